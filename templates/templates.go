@@ -1,0 +1,70 @@
+// Package templates holds every prompt, message and slash-command text that
+// plansmith shows to a model or a user, as embedded markdown files rendered
+// with text/template.
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"strings"
+	"sync"
+	"text/template"
+)
+
+//go:embed *
+var files embed.FS
+
+var (
+	mu    sync.Mutex
+	cache = map[string]*template.Template{}
+)
+
+// Text returns the raw contents of the embedded file name (for example
+// "phases/understand.md"), or an error naming the file when it is absent.
+func Text(name string) (string, error) {
+	b, err := files.ReadFile(name)
+	if err != nil {
+		return "", fmt.Errorf("template %s: %w", name, err)
+	}
+	return string(b), nil
+}
+
+// Render executes the embedded template name with data. Templates are parsed
+// once per process and cached.
+func Render(name string, data any) (string, error) {
+	t, err := load(name)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, data); err != nil {
+		return "", fmt.Errorf("template %s: %w", name, err)
+	}
+	return buf.String(), nil
+}
+
+func load(name string) (*template.Template, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if t, ok := cache[name]; ok {
+		return t, nil
+	}
+	src, err := Text(name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", name, err)
+	}
+	cache[name] = t
+	return t, nil
+}
+
+var funcs = template.FuncMap{
+	"join":  strings.Join,
+	"trim":  strings.TrimSpace,
+	"lower": strings.ToLower,
+	"add":   func(a, b int) int { return a + b },
+}
