@@ -1,0 +1,66 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Archive ends the loop: it writes f, marked inactive with reason, into the
+// archive folder and removes the state file, so no stale `active: true` file
+// is left behind. It returns the archived file's path.
+func Archive(p Paths, f *File, reason string, now time.Time) (string, error) {
+	f.Loop.Active = false
+	f.Loop.Paused = false
+	f.Loop.ExitReason = reason
+	f.Loop.EndedAt = now.UTC()
+	data, err := Marshal(f)
+	if err != nil {
+		return "", err
+	}
+	dst, err := archiveName(p, reason, now)
+	if err != nil {
+		return "", err
+	}
+	if err := WriteFile(dst, data); err != nil {
+		return "", err
+	}
+	if err := os.Remove(p.State()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return dst, fmt.Errorf("removing %s after archiving it: %w", p.State(), err)
+	}
+	return dst, nil
+}
+
+// ArchiveRaw moves an unreadable state file into the archive untouched, so it
+// stops steering hooks but stays available for inspection.
+func ArchiveRaw(p Paths, reason string, now time.Time) (string, error) {
+	dst, err := archiveName(p, reason, now)
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(p.State(), dst); err != nil {
+		return "", fmt.Errorf("moving %s to %s: %w", p.State(), dst, err)
+	}
+	return dst, nil
+}
+
+func archiveName(p Paths, reason string, now time.Time) (string, error) {
+	dir := p.Archive()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("creating %s: %w", dir, err)
+	}
+	stamp := now.UTC().Format("20060102-150405")
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("%s-%s.md", stamp, reason)
+		if i > 0 {
+			name = fmt.Sprintf("%s-%s-%d.md", stamp, reason, i)
+		}
+		path := filepath.Join(dir, name)
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			return path, nil
+		}
+	}
+}

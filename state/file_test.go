@@ -1,0 +1,214 @@
+package state
+
+import (
+	"errors"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func sampleLoop() Loop {
+	return Loop{
+		Active:            true,
+		SessionID:         "3d94a655-edf3-4f8c-9940-e61026060e52",
+		StartedAt:         time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+		Request:           "Add auth",
+		Phases:            []string{"understand", "explore", "draft"},
+		RefineIterations:  2,
+		MaxRetries:        3,
+		CritiqueMode:      "principles",
+		UseMemory:         true,
+		BlockTools:        true,
+		RequiredSections:  []string{"Goal", "Steps"},
+		CompletionPromise: "PLAN_OK",
+		Gate:              true,
+		GateRetries:       2,
+		Phase:             "understand",
+	}
+}
+
+func TestRoundTripTrickyText(t *testing.T) {
+	cases := map[string]string{
+		"document marker line":  "first\n---\nsecond",
+		"indented marker":       "a\n   ---   \nb",
+		"only a marker":         "---",
+		"quotes":                `say "hi" and 'bye'`,
+		"colons and hash":       "key: value # not a comment",
+		"backslashes":           `C:\path\to\file \n not a newline`,
+		"korean":                "인증 기능을 추가해 주세요: 목표와 범위",
+		"emoji and nul-free":    "ship it 🚀 — done",
+		"leading spaces":        "   indented start",
+		"trailing newline":      "ends with newline\n",
+		"crlf":                  "windows\r\nline",
+		"yaml keywords":         "yes",
+		"number-like":           "0x1F",
+		"flow characters":       "[a, b] {c: d} & * ! | > % @ `",
+		"document end marker":   "a\n...\nb",
+		"tabs":                  "\tx\ty",
+		"promise-like":          `<promise>"PLAN_OK"</promise>`,
+		"empty lines in middle": "a\n\n\n---\n\n",
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			l := sampleLoop()
+			l.Request = text
+			l.CompletionPromise = `He said "done" --- ok`
+			l.RequiredSections = []string{text, "Steps"}
+			assertRoundTrip(t, &File{Loop: l, Body: "body\n---\nmore\n"})
+		})
+	}
+}
+
+func assertRoundTrip(t *testing.T, f *File) {
+	t.Helper()
+	data, err := Marshal(f)
+	require.NoError(t, err)
+	got, err := Parse(data)
+	require.NoError(t, err, "file was:\n%s", data)
+	assert.Equal(t, f.Loop.Request, got.Loop.Request)
+	assert.Equal(t, f.Loop.CompletionPromise, got.Loop.CompletionPromise)
+	assert.Equal(t, f.Loop.RequiredSections, got.Loop.RequiredSections)
+	assert.Equal(t, f.Body, got.Body)
+	assert.Equal(t, f.Loop, got.Loop)
+}
+
+// TestRoundTripProperty builds random texts from the characters that broke
+// the original's hand-rolled YAML and checks every one round-trips exactly.
+func TestRoundTripProperty(t *testing.T) {
+	pieces := []string{"---", "-", "\n", "\r\n", " ", "\t", `"`, "'", ":", "#", `\`, "{", "}", "[", "]",
+		"a", "Z", "9", "목표", "é", "…", "|", ">", "&", "*", "!", "%", "@", "`", "...", "<promise>", "\u00a0", "\u2028"}
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 2000; i++ {
+		var b strings.Builder
+		for n := r.Intn(12); n >= 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		text := b.String()
+		l := sampleLoop()
+		l.Request = text
+		l.CompletionPromise = text + "x"
+		f := &File{Loop: l, Body: text}
+		data, err := Marshal(f)
+		require.NoError(t, err)
+		got, err := Parse(data)
+		require.NoError(t, err, "text %q gave file:\n%s", text, data)
+		require.Equal(t, text, got.Loop.Request, "file:\n%s", data)
+		require.Equal(t, text+"x", got.Loop.CompletionPromise)
+		require.Equal(t, text, got.Body)
+	}
+}
+
+func TestParseRejectsCorruptFiles(t *testing.T) {
+	cases := map[string]string{
+		"empty":              "",
+		"no frontmatter":     "# just markdown\n",
+		"unclosed":           "---\nactive: true\nphases: [a]\n",
+		"bad yaml":           "---\nactive: [true\n---\n",
+		"wrong type":         "---\nactive: maybe\nphases: [a]\n---\n",
+		"no phases":          "---\nactive: true\n---\n",
+		"index out of range": "---\nactive: true\nphases: [understand]\nphase_index: 5\n---\n",
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(data))
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestLoadReportsMissingAndCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Load(filepath.Join(dir, "nope.md"))
+	assert.True(t, errors.Is(err, fs.ErrNotExist))
+
+	bad := filepath.Join(dir, "bad.md")
+	require.NoError(t, os.WriteFile(bad, []byte("---\nactive: [\n---\n"), 0o644))
+	_, err = Load(bad)
+	var corrupt *CorruptError
+	require.ErrorAs(t, err, &corrupt)
+	assert.Contains(t, err.Error(), bad)
+}
+
+func TestSaveIsAtomicAndLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	p := Paths{Project: dir}
+	f := &File{Loop: sampleLoop(), Body: "hello\n"}
+	require.NoError(t, Save(p.State(), f))
+	got, err := Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, f.Loop, got.Loop)
+	entries, err := os.ReadDir(filepath.Dir(p.State()))
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.False(t, strings.Contains(e.Name(), ".tmp-"), "temp file left: %s", e.Name())
+	}
+}
+
+func TestOutputsRoundTrip(t *testing.T) {
+	f := &File{Body: "# loop\n"}
+	tricky := "text with a fake header\n<!-- plansmith:output phase=x round=0 bytes=3 -->\nabc\n<!-- /plansmith:output -->\nend"
+	f.AppendOutput(Output{Phase: "understand", Text: "1. a\n2. b"})
+	f.AppendOutput(Output{Phase: "draft", Text: tricky})
+	f.AppendOutput(Output{Phase: "critique", Round: 1, Text: "P1: FAIL"})
+	outs := f.Outputs()
+	require.Len(t, outs, 3)
+	assert.Equal(t, Output{Phase: "draft", Text: tricky}, outs[1])
+	assert.Equal(t, 1, outs[2].Round)
+	assert.Equal(t, tricky, f.BestPlan())
+}
+
+func TestOutputsSkipDamagedRecords(t *testing.T) {
+	f := &File{Body: "<!-- plansmith:output phase=draft round=0 bytes=999 -->\nshort\n"}
+	assert.Empty(t, f.Outputs())
+	assert.Equal(t, "", f.BestPlan())
+}
+
+func TestArchiveRemovesStateAndMarksInactive(t *testing.T) {
+	dir := t.TempDir()
+	p := Paths{Project: dir}
+	f := &File{Loop: sampleLoop()}
+	require.NoError(t, Save(p.State(), f))
+	now := time.Date(2026, 11, 22, 11, 0, 0, 0, time.UTC)
+	dst, err := Archive(p, f, ExitCancelled, now)
+	require.NoError(t, err)
+	_, err = os.Stat(p.State())
+	assert.True(t, errors.Is(err, fs.ErrNotExist))
+	got, err := Load(dst)
+	require.NoError(t, err)
+	assert.False(t, got.Loop.Active)
+	assert.Equal(t, ExitCancelled, got.Loop.ExitReason)
+
+	// A second archive in the same second gets a distinct name.
+	require.NoError(t, Save(p.State(), &File{Loop: sampleLoop()}))
+	dst2, err := Archive(p, &File{Loop: sampleLoop()}, ExitCancelled, now)
+	require.NoError(t, err)
+	assert.NotEqual(t, dst, dst2)
+}
+
+func TestLockSerialises(t *testing.T) {
+	p := Paths{Project: t.TempDir()}
+	unlock, err := Lock(p)
+	require.NoError(t, err)
+	acquired := make(chan struct{})
+	go func() {
+		u, err := Lock(p)
+		if err == nil {
+			u()
+		}
+		close(acquired)
+	}()
+	select {
+	case <-acquired:
+		t.Fatal("second lock acquired while the first was held")
+	case <-time.After(50 * time.Millisecond):
+	}
+	unlock()
+	<-acquired
+}

@@ -1,0 +1,64 @@
+package state
+
+import "time"
+
+// Loop is the state file's frontmatter: the options the loop started with
+// and its progress. Large texts (phase outputs) live in the body, so that
+// parsing the frontmatter stays cheap however long a session runs.
+type Loop struct {
+	Active    bool      `yaml:"active"`
+	SessionID string    `yaml:"session_id"`
+	StartedAt time.Time `yaml:"started_at"`
+	Request   string    `yaml:"request"`
+
+	// Options.
+	Phases            []string `yaml:"phases"`
+	RefineIterations  int      `yaml:"refine_iterations"`
+	MaxPhases         int      `yaml:"max_phases"`
+	MaxRetries        int      `yaml:"max_retries"`
+	CritiqueMode      string   `yaml:"critique_mode"` // principles | open
+	UseMemory         bool     `yaml:"use_memory"`
+	BlockTools        bool     `yaml:"block_tools"`
+	RequiredSections  []string `yaml:"required_sections"`
+	CompletionPromise string   `yaml:"completion_promise"`
+	Gate              bool     `yaml:"gate"`
+	GateRetries       int      `yaml:"gate_retries"`
+	Converge          bool     `yaml:"converge"`
+
+	// Progress.
+	Phase             string   `yaml:"phase"`       // name of the current phase, for people reading the file
+	PhaseIndex        int      `yaml:"phase_index"` // index into Phases; len(Phases) is iterate
+	Retries           int      `yaml:"retries"`     // failed validations in the current phase
+	RetriesTotal      int      `yaml:"retries_total"`
+	Transitions       int      `yaml:"transitions"`
+	ConsecutiveBlocks int      `yaml:"consecutive_blocks"` // Stop blocks since the last tool call or user prompt
+	Paused            bool     `yaml:"paused"`
+	PausedReason      string   `yaml:"paused_reason,omitempty"` // what the paused block would have said
+	LastProblems      []string `yaml:"last_problems,omitempty"`
+
+	// Records kept for the saved plan and memory.
+	PrincipleFails []PrincipleFail `yaml:"principle_fails,omitempty"`
+	CritiqueRounds int             `yaml:"critique_rounds"`
+
+	// Set when the loop ends.
+	ExitReason string    `yaml:"exit_reason,omitempty"`
+	EndedAt    time.Time `yaml:"ended_at,omitempty"`
+}
+
+// PrincipleFail is one principle a critique judged FAIL, kept for memory.
+type PrincipleFail struct {
+	Round     int    `yaml:"round"`
+	Principle string `yaml:"principle"`
+	Note      string `yaml:"note,omitempty"`
+}
+
+// Exit reasons.
+const (
+	ExitCompleted        = "completed"
+	ExitCancelled        = "cancelled"
+	ExitMaxPhases        = "max_phases_reached"
+	ExitRetriesExhausted = "retries_exhausted"
+	ExitGateFailed       = "gate_failed"
+	ExitRethink          = "rethink"
+	ExitCorrupt          = "corrupt"
+)

@@ -1,0 +1,100 @@
+package state
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// encodeExact turns v into a YAML node in which every string is a
+// double-quoted scalar. yaml.v3's own choice of block styles does not
+// round-trip every string (a value starting with a newline loses it), and a
+// block scalar line reading "---" would end the frontmatter early; quoted
+// scalars have neither problem.
+func encodeExact(v reflect.Value) (*yaml.Node, error) {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}, nil
+		}
+		v = v.Elem()
+	}
+	if t, ok := v.Interface().(time.Time); ok {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: t.Format(time.RFC3339Nano)}, nil
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.String(), Style: yaml.DoubleQuotedStyle}, nil
+	case reflect.Struct:
+		return encodeStruct(v)
+	case reflect.Slice, reflect.Array:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Style: flowIfEmpty(v.Len())}
+		for i := 0; i < v.Len(); i++ {
+			c, err := encodeExact(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, c)
+		}
+		return n, nil
+	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String {
+			return nil, fmt.Errorf("cannot encode map with %s keys", v.Type().Key())
+		}
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		n := &yaml.Node{Kind: yaml.MappingNode, Style: flowIfEmpty(len(keys))}
+		for _, k := range keys {
+			c, err := encodeExact(v.MapIndex(k))
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k.String(), Style: yaml.DoubleQuotedStyle}, c)
+		}
+		return n, nil
+	default:
+		var n yaml.Node
+		if err := n.Encode(v.Interface()); err != nil {
+			return nil, err
+		}
+		return &n, nil
+	}
+}
+
+func flowIfEmpty(n int) yaml.Style {
+	if n == 0 {
+		return yaml.FlowStyle
+	}
+	return 0
+}
+
+func encodeStruct(v reflect.Value) (*yaml.Node, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		fv := v.Field(i)
+		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+			continue
+		}
+		c, err := encodeExact(fv)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", name, err)
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, c)
+	}
+	return n, nil
+}
