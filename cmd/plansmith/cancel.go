@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plansmith/plansmith/hooks"
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/state"
+)
+
+func newCancelCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "cancel",
+		Short: "End the active planning loop (safe to run when none is active)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := env.paths()
+			if err != nil {
+				return err
+			}
+			msg, err := cancelRun(p, env)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(env.Stdout, msg)
+			return nil
+		},
+	}
+}
+
+// cancelRun archives the loop under the lock, so a hook running at the same
+// moment either finishes first or finds no loop afterwards.
+func cancelRun(p state.Paths, env *Env) (string, error) {
+	unlock, err := state.Lock(p)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	f, err := state.Load(p.State())
+	var corrupt *state.CorruptError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "plansmith: no planning loop is active; nothing to cancel.", nil
+	case errors.As(err, &corrupt):
+		dst, aerr := state.ArchiveRaw(p, state.ExitCorrupt, env.Now())
+		if aerr != nil {
+			return "", aerr
+		}
+		return fmt.Sprintf("plansmith: the state file was unreadable (%v); moved it to %s. No loop is active now.", corrupt.Err, p.Rel(dst)), nil
+	case err != nil:
+		return "", err
+	}
+	was := "an inactive loop"
+	if f.Loop.Active {
+		was = "the planning loop at " + phases.Label(hooks.MachineConfig(f, ""), hooks.MachineProgress(f))
+	}
+	dst, err := state.Archive(p, f, state.ExitCancelled, env.Now())
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("plansmith: cancelled %s (request: %q). Archived to %s.", was, oneLine(f.Loop.Request, 80), p.Rel(dst)), nil
+}
+
+func oneLine(s string, max int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' || c == '\r' {
+			r[i] = ' '
+		}
+	}
+	if len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return string(r)
+}

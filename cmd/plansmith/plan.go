@@ -1,0 +1,292 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/plansmith/plansmith/hooks"
+	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// PlanOptions holds every input of `plansmith plan`.
+type PlanOptions struct {
+	MaxPhases         int
+	RefineIterations  int
+	Phases            string
+	SkipUnderstand    bool
+	SkipExplore       bool
+	SkipAlternatives  bool
+	OpenCritique      bool
+	NoMemory          bool
+	ClearMemory       bool
+	NoBlockTools      bool
+	RequiredSections  string
+	CompletionPromise string
+	NoGate            bool
+	GateRetries       int
+	MaxRetries        int
+	Converge          bool
+	Prompt            []string
+}
+
+const defaultSections = "Goal,Scope,Non-Scope,Steps,Verification,Risks,Open Questions"
+
+func planFlags(o *PlanOptions) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
+	fs.IntVar(&o.MaxPhases, "max-phases", 0, "phase transitions allowed before the loop stops (0 = unlimited)")
+	fs.IntVar(&o.MaxPhases, "max-iterations", 0, "alias of --max-phases")
+	fs.IntVar(&o.RefineIterations, "refine-iterations", 2, "critique/revise cycles, 1 to 4")
+	fs.StringVar(&o.Phases, "phases", "", `exact phase list, e.g. "understand,draft,critique,revise"`)
+	fs.BoolVar(&o.SkipUnderstand, "skip-understand", false, "leave out the understand phase")
+	fs.BoolVar(&o.SkipExplore, "skip-explore", false, "leave out the explore phase")
+	fs.BoolVar(&o.SkipAlternatives, "skip-alternatives", false, "leave out the alternatives phase")
+	fs.BoolVar(&o.OpenCritique, "open-critique", false, "free-form critique instead of the 12 principles")
+	fs.BoolVar(&o.NoMemory, "no-memory", false, "neither use nor record Reflexion memory")
+	fs.BoolVar(&o.ClearMemory, "clear-memory", false, "erase Reflexion memory before starting")
+	fs.BoolVar(&o.NoBlockTools, "no-block-tools", false, "do not keep the session read-only")
+	fs.StringVar(&o.RequiredSections, "required-sections", defaultSections, "sections the plan must contain, comma-separated")
+	fs.StringVar(&o.CompletionPromise, "completion-promise", "PLAN_OK", "text the final revise wraps in <promise></promise>")
+	fs.BoolVar(&o.NoGate, "no-gate", false, "turn off the gap-coverage gate")
+	fs.IntVar(&o.GateRetries, "gate-retries", 2, "failed gate assessments allowed before the loop ends, 1 to 10")
+	fs.IntVar(&o.MaxRetries, "max-retries", 3, "failed validations allowed per phase, 0 to 20")
+	fs.BoolVar(&o.Converge, "converge", false, "let a challenge ledger decide when the plan is done")
+	fs.SortFlags = false
+	return fs
+}
+
+func newPlanCmd(env *Env) *cobra.Command {
+	opts := &PlanOptions{}
+	fs := planFlags(opts)
+	cmd := &cobra.Command{
+		Use:   "plan [flags] PROMPT...",
+		Short: "Start a planning loop (what /plansmith:plan runs)",
+		Long: "Start a planning loop for PROMPT in this project. Words that are not flags are the\n" +
+			"request, wherever they stand; put the request after -- to pass words such as\n" +
+			"--verbose literally.",
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prompt, help, err := splitPlanArgs(fs, args)
+			if help {
+				fmt.Fprintf(env.Stdout, "%s\n\nUsage:\n  plansmith plan [flags] PROMPT...\n\nFlags:\n%s", cmd.Long, fs.FlagUsages())
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			opts.Prompt = prompt
+			return planRun(env, opts)
+		},
+	}
+	return cmd
+}
+
+// splitPlanArgs separates flags from request words. Flags may stand anywhere;
+// any word that is not a --flag (including "---" and a lone "-") is request
+// text, and "--" makes every later word request text.
+func splitPlanArgs(fs *pflag.FlagSet, args []string) (prompt []string, help bool, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(prompt, args[i+1:]...), false, nil
+		case a == "-h" || a == "--help":
+			return nil, true, nil
+		case strings.HasPrefix(a, "--") && len(a) > 2 && a[2] != '-':
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			f := fs.Lookup(name)
+			if f == nil {
+				return nil, false, usagef("plan: unknown flag --%s (see 'plansmith plan --help'; put the request after -- to use it as text)", name)
+			}
+			if f.Value.Type() == "bool" {
+				if !hasVal {
+					val = "true"
+				}
+				if err := f.Value.Set(val); err != nil {
+					return nil, false, usagef("plan: --%s takes no value or true/false (got %q)", name, val)
+				}
+				continue
+			}
+			if !hasVal {
+				if i+1 >= len(args) {
+					return nil, false, usagef("plan: --%s needs a value", name)
+				}
+				i++
+				val = args[i]
+			}
+			if err := f.Value.Set(val); err != nil {
+				return nil, false, usagef("plan: --%s needs a whole number (got %q)", name, val)
+			}
+			f.Changed = true
+		default:
+			prompt = append(prompt, a)
+		}
+	}
+	return prompt, false, nil
+}
+
+// validate checks every option and returns the first problem as a one-line
+// usage error naming the flag and what it allows.
+func (o *PlanOptions) validate() error {
+	switch {
+	case o.MaxPhases < 0:
+		return usagef("plan: --max-phases must be 0 (unlimited) or more (got %d)", o.MaxPhases)
+	case o.RefineIterations < 1 || o.RefineIterations > 4:
+		return usagef("plan: --refine-iterations must be from 1 to 4 (got %d)", o.RefineIterations)
+	case o.GateRetries < 1 || o.GateRetries > 10:
+		return usagef("plan: --gate-retries must be from 1 to 10 (got %d)", o.GateRetries)
+	case o.MaxRetries < 0 || o.MaxRetries > 20:
+		return usagef("plan: --max-retries must be from 0 to 20 (got %d)", o.MaxRetries)
+	case strings.TrimSpace(o.CompletionPromise) == "":
+		return usagef("plan: --completion-promise must not be empty")
+	case strings.Contains(o.CompletionPromise, "<") || strings.Contains(o.CompletionPromise, ">"):
+		return usagef("plan: --completion-promise must not contain < or > (got %q)", o.CompletionPromise)
+	case strings.Contains(o.CompletionPromise, "\n"):
+		return usagef("plan: --completion-promise must be one line")
+	}
+	if len(splitList(o.RequiredSections)) == 0 {
+		return usagef("plan: --required-sections must name at least one section, e.g. \"Goal,Steps\"")
+	}
+	if o.Phases != "" || hasOnlySeparators(o.Phases) {
+		if len(splitList(o.Phases)) == 0 {
+			return usagef("plan: --phases must name at least one phase (allowed: %s)", strings.Join(allPhases, ", "))
+		}
+	}
+	if strings.TrimSpace(strings.Join(o.Prompt, " ")) == "" {
+		return usagef("plan: a request is required, e.g. plansmith plan Add rate limiting to the API")
+	}
+	return nil
+}
+
+var allPhases = []string{phases.Understand, phases.Explore, phases.Alternatives, phases.Draft, phases.Critique, phases.Revise}
+
+func hasOnlySeparators(s string) bool {
+	return s != "" && strings.Trim(s, ", ") == ""
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if p := strings.TrimSpace(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func planRun(env *Env, o *PlanOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	var explicit []string
+	if o.Phases != "" {
+		explicit = splitList(o.Phases)
+	}
+	seq, err := phases.Sequence(phases.SequenceOptions{
+		Refine:           o.RefineIterations,
+		SkipUnderstand:   o.SkipUnderstand,
+		SkipExplore:      o.SkipExplore,
+		SkipAlternatives: o.SkipAlternatives,
+		Explicit:         explicit,
+	})
+	if err != nil {
+		return usagef("plan: --phases: %v", err)
+	}
+	p, err := env.paths()
+	if err != nil {
+		return err
+	}
+	now := env.Now().UTC()
+	loop := state.Loop{
+		Active:            true,
+		SessionID:         env.Getenv("CLAUDE_CODE_SESSION_ID"),
+		StartedAt:         now,
+		Request:           strings.Join(o.Prompt, " "),
+		Phases:            seq,
+		RefineIterations:  o.RefineIterations,
+		MaxPhases:         o.MaxPhases,
+		MaxRetries:        o.MaxRetries,
+		CritiqueMode:      "principles",
+		UseMemory:         !o.NoMemory,
+		BlockTools:        !o.NoBlockTools,
+		RequiredSections:  splitList(o.RequiredSections),
+		CompletionPromise: strings.TrimSpace(o.CompletionPromise),
+		Gate:              !o.NoGate,
+		GateRetries:       o.GateRetries,
+		Converge:          o.Converge,
+		Phase:             seq[0],
+	}
+	if o.OpenCritique {
+		loop.CritiqueMode = "open"
+	}
+
+	unlock, err := state.Lock(p)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := refuseIfActive(p); err != nil {
+		return err
+	}
+	if o.ClearMemory {
+		if err := memory.Clear(p.Memory()); err != nil {
+			return err
+		}
+	}
+	body, err := templates.Render("cli/state-body.md", loop)
+	if err != nil {
+		return err
+	}
+	f := &state.File{Loop: loop, Body: body}
+	if err := state.Save(p.State(), f); err != nil {
+		return err
+	}
+	cfg := hooks.MachineConfig(f, "")
+	started, err := templates.Render("cli/started.md", map[string]any{
+		"Loop":   loop,
+		"Label":  phases.Label(cfg, phases.Progress{}),
+		"Prompt": phases.Prompt(cfg, phases.Progress{}, ""),
+		"State":  p.Rel(p.State()),
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(env.Stdout, started)
+	return nil
+}
+
+// refuseIfActive stops a second loop from replacing a running or unreadable
+// one; a leftover inactive file is archived first so nothing is lost.
+func refuseIfActive(p state.Paths) error {
+	f, err := state.Load(p.State())
+	var corrupt *state.CorruptError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case errors.As(err, &corrupt):
+		return fmt.Errorf("%v\nInspect it, then run 'plansmith cancel' to archive it before starting a new loop", err)
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", p.State(), err)
+	case f.Loop.Active:
+		cfg := hooks.MachineConfig(f, "")
+		return fmt.Errorf("a planning loop is already active (%s, started %s)\nRun 'plansmith cancel' (or /plansmith:cancel) to end it first",
+			phases.Label(cfg, hooks.MachineProgress(f)), f.Loop.StartedAt.Format("2006-01-02 15:04 UTC"))
+	default:
+		_, err := state.Archive(p, f, orDefault(f.Loop.ExitReason, "inactive"), f.Loop.EndedAt)
+		return err
+	}
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

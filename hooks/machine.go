@@ -1,0 +1,43 @@
+package hooks
+
+import (
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/state"
+)
+
+// MachineConfig is the phase machine's view of a loop's options; mem is the
+// rendered Reflexion memory to inject into explore.
+func MachineConfig(f *state.File, mem string) phases.Config {
+	l := f.Loop
+	return phases.Config{
+		Phases:            l.Phases,
+		RequiredSections:  l.RequiredSections,
+		CompletionPromise: l.CompletionPromise,
+		OpenCritique:      l.CritiqueMode == "open",
+		MaxPhases:         l.MaxPhases,
+		MaxRetries:        l.MaxRetries,
+		Request:           l.Request,
+		Memory:            mem,
+		Converge:          l.Converge,
+	}
+}
+
+// MachineProgress is where the loop stands, in the phase machine's terms.
+func MachineProgress(f *state.File) phases.Progress {
+	return phases.Progress{Index: f.Loop.PhaseIndex, Retries: f.Loop.Retries, Transitions: f.Loop.Transitions}
+}
+
+// setProgress stores the machine's progress back into the loop.
+func setProgress(f *state.File, p phases.Progress) {
+	f.Loop.PhaseIndex = p.Index
+	f.Loop.Retries = p.Retries
+	f.Loop.Transitions = p.Transitions
+	f.Loop.Phase = phaseName(f.Loop.Phases, p.Index)
+}
+
+func phaseName(seq []string, i int) string {
+	if i >= 0 && i < len(seq) {
+		return seq[i]
+	}
+	return phases.Iterate
+}

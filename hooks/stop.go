@@ -1,0 +1,123 @@
+package hooks
+
+import (
+	"fmt"
+
+	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// Stop is the phase machine's hook: it judges the agent's last answer for
+// the current phase and either blocks the stop with the next instructions,
+// pauses before Claude Code's block cap, or ends the loop and saves the plan.
+// It returns the JSON answer, or nil to let the stop happen silently.
+func Stop(in Input, env Env) any {
+	s := openLoop(in, env)
+	if s == nil {
+		return nil
+	}
+	defer s.close(env)
+	f := s.file
+	if f.Loop.Paused {
+		// The user decides when to resume; until then no reply is judged.
+		return nil
+	}
+	msg, err := lastMessage(in)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plansmith: %v\n", err)
+	}
+	s.dirty = true
+	if gateAwaiting(f) {
+		return gateReply(s, msg, env)
+	}
+	return advance(s, msg, env)
+}
+
+// advance runs one phase-machine step on msg and applies its outcome.
+func advance(s *session, msg string, env Env) any {
+	f := s.file
+	cfg := MachineConfig(f, loadMemory(s, env))
+	oc := phases.Step(cfg, MachineProgress(f), msg)
+	if oc.Output != nil {
+		record(f, oc.Output)
+	}
+	f.Loop.LastProblems = oc.Problems
+	if len(oc.Problems) > 0 {
+		f.Loop.RetriesTotal++
+	}
+	switch oc.Kind {
+	case phases.Block:
+		setProgress(f, oc.Next)
+		return block(s, oc.Reason, env)
+	case phases.Finalize:
+		setProgress(f, oc.Next)
+		if f.Loop.Gate {
+			return gateBegin(s, oc.Plan, env)
+		}
+		return finish(s, state.ExitCompleted, oc.Plan, nil, env)
+	case phases.Exhausted:
+		return finish(s, state.ExitRetriesExhausted, bestPlan(f, msg), oc.Problems, env)
+	case phases.MaxPhases:
+		setProgress(f, oc.Next)
+		return finish(s, state.ExitMaxPhases, bestPlan(f, msg), nil, env)
+	}
+	fmt.Fprintf(env.Stderr, "plansmith: unknown phase outcome %d\n", oc.Kind)
+	return nil
+}
+
+// record keeps a phase answer in the state body, and a critique's principle
+// FAILs in the frontmatter for memory.
+func record(f *state.File, o *phases.Output) {
+	f.AppendOutput(state.Output{Phase: o.Phase, Round: o.Round, Text: o.Text})
+	if o.Phase == phases.Critique {
+		f.Loop.CritiqueRounds++
+		for _, v := range o.Principles {
+			if !v.Pass {
+				f.Loop.PrincipleFails = append(f.Loop.PrincipleFails, state.PrincipleFail{Round: o.Round, Principle: v.ID, Note: v.Note})
+			}
+		}
+	}
+}
+
+// block continues the turn with reason, unless that would exceed Claude
+// Code's consecutive-block cap: then the loop pauses and tells the user, and
+// the next prompt resumes it (see UserPromptSubmit).
+func block(s *session, reason string, env Env) any {
+	f := s.file
+	limit := blockCap(env)
+	if limit > 0 && f.Loop.ConsecutiveBlocks >= limit {
+		f.Loop.Paused = true
+		f.Loop.PausedReason = reason
+		msg, err := templates.Render("messages/paused.md", map[string]any{
+			"Label": phases.Label(MachineConfig(f, ""), MachineProgress(f)),
+			"Cap":   limit,
+		})
+		if err != nil {
+			msg = "plansmith paused; send any message to resume, or run /plansmith:cancel."
+		}
+		return &StopOutput{SystemMessage: msg}
+	}
+	f.Loop.ConsecutiveBlocks++
+	return &StopOutput{Decision: "block", Reason: reason}
+}
+
+func loadMemory(s *session, env Env) string {
+	if !s.file.Loop.UseMemory {
+		return ""
+	}
+	runs, err := memory.Load(s.paths.Memory())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plansmith: %v (continuing without memory)\n", err)
+		return ""
+	}
+	return memory.Render(runs)
+}
+
+func bestPlan(f *state.File, msg string) string {
+	if p := f.BestPlan(); p != "" {
+		return stripPromise(p)
+	}
+	return stripPromise(msg)
+}

@@ -1,0 +1,160 @@
+// Package memory is plansmith's Reflexion memory: after each finished run it
+// keeps the task and what the critics found wanting (principle FAILs, the
+// gate's uncovered findings), capped, and renders the most recent lessons for
+// the next run's explore phase.
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+// Run is one finished planning run's lessons.
+type Run struct {
+	When    time.Time
+	Task    string
+	Lessons []string
+}
+
+// Caps: the file keeps the newest MaxRuns runs, and each run at most
+// MaxLessons lessons of at most MaxLessonLen bytes, so the file stays small
+// enough to inject whole.
+const (
+	MaxRuns      = 20
+	MaxLessons   = 12
+	MaxLessonLen = 300
+	// InjectRuns is how many recent runs the explore prompt sees.
+	InjectRuns = 5
+)
+
+const header = "# plansmith memory\n\nLessons from earlier planning runs in this project, newest last. Kept by plansmith;\n`plansmith memory clear` erases them.\n"
+
+// Load reads the memory file; a missing file is an empty memory.
+func Load(path string) ([]Run, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading memory %s: %w", path, err)
+	}
+	return Parse(string(data)), nil
+}
+
+// Parse reads runs from the memory file's markdown: one "## " section per
+// run whose heading is "<RFC 3339 time> — <task>", and "- " lessons.
+// Lines it does not understand are ignored, so a hand edit cannot break it.
+func Parse(text string) []Run {
+	var runs []Run
+	var cur *Run
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			head := strings.TrimPrefix(line, "## ")
+			stamp, task, _ := strings.Cut(head, " — ")
+			t, _ := time.Parse(time.RFC3339, strings.TrimSpace(stamp))
+			runs = append(runs, Run{When: t, Task: strings.TrimSpace(task)})
+			cur = &runs[len(runs)-1]
+		case cur != nil && strings.HasPrefix(line, "- "):
+			cur.Lessons = append(cur.Lessons, strings.TrimSpace(line[2:]))
+		}
+	}
+	return runs
+}
+
+// Format renders runs as the memory file.
+func Format(runs []Run) string {
+	var b strings.Builder
+	b.WriteString(header)
+	for _, r := range runs {
+		fmt.Fprintf(&b, "\n## %s — %s\n", r.When.UTC().Format(time.RFC3339), oneLine(r.Task, 160))
+		for _, l := range r.Lessons {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	return b.String()
+}
+
+// Append records a run under the caps. A run with no lessons is not kept:
+// a plan the critics found nothing wrong with teaches nothing.
+func Append(path string, r Run) error {
+	r.Lessons = capLessons(r.Lessons)
+	if len(r.Lessons) == 0 {
+		return nil
+	}
+	runs, err := Load(path)
+	if err != nil {
+		return err
+	}
+	runs = append(runs, r)
+	if len(runs) > MaxRuns {
+		runs = runs[len(runs)-MaxRuns:]
+	}
+	return state.WriteFile(path, []byte(Format(runs)))
+}
+
+// Clear erases the memory; clearing an absent memory is not an error.
+func Clear(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("clearing memory %s: %w", path, err)
+	}
+	return nil
+}
+
+// Render is the text injected into the explore prompt: the lessons of the
+// newest InjectRuns runs, or "" when there are none.
+func Render(runs []Run) string {
+	if len(runs) > InjectRuns {
+		runs = runs[len(runs)-InjectRuns:]
+	}
+	var b strings.Builder
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		if len(r.Lessons) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "- Earlier task %q:\n", oneLine(r.Task, 120))
+		for _, l := range r.Lessons {
+			fmt.Fprintf(&b, "  - %s\n", l)
+		}
+	}
+	return b.String()
+}
+
+func capLessons(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range in {
+		l = oneLine(l, MaxLessonLen)
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		out = append(out, l)
+		if len(out) == MaxLessons {
+			break
+		}
+	}
+	return out
+}
+
+// oneLine folds whitespace and cuts s to max bytes on a rune boundary.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

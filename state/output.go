@@ -1,0 +1,64 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"reflect"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// PlanMeta is the saved plan's frontmatter: how the plan came to be.
+type PlanMeta struct {
+	GeneratedAt    time.Time      `yaml:"generated_at"`
+	ExitReason     string         `yaml:"exit_reason"`
+	Verified       bool           `yaml:"verified"` // the gate passed (false when it failed or was off)
+	Request        string         `yaml:"request"`
+	SessionID      string         `yaml:"session_id,omitempty"`
+	Phases         []string       `yaml:"phases"`
+	PhasesRun      []string       `yaml:"phases_run"`
+	Retries        int            `yaml:"retries"`
+	CritiqueRounds int            `yaml:"critique_rounds"`
+	PrincipleFails map[string]int `yaml:"principle_fails"`
+	Gate           any            `yaml:"gate,omitempty"`
+	Converge       any            `yaml:"converge,omitempty"`
+	Problems       []string       `yaml:"problems,omitempty"`
+}
+
+// SaveOutput writes the saved plan. An earlier saved plan is moved into the
+// archive first, so approving a new plan never silently destroys an old one.
+func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
+	if _, err := os.Stat(p.Output()); err == nil {
+		dst, err := archiveName(p, "output", now)
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(p.Output(), dst); err != nil {
+			return fmt.Errorf("archiving the previous plan %s: %w", p.Output(), err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("checking %s: %w", p.Output(), err)
+	}
+	n, err := encodeExact(reflect.ValueOf(meta))
+	if err != nil {
+		return fmt.Errorf("encoding plan metadata: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("---\n")
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return fmt.Errorf("encoding plan metadata: %w", err)
+	}
+	enc.Close()
+	buf.WriteString("---\n")
+	buf.WriteString(plan)
+	if len(plan) > 0 && plan[len(plan)-1] != '\n' {
+		buf.WriteByte('\n')
+	}
+	return WriteFile(p.Output(), buf.Bytes())
+}
