@@ -6,9 +6,9 @@ package phases
 import "fmt"
 
 type SequenceOptions struct {
-	Refine                                       int
+	Refine                                        int
 	SkipUnderstand, SkipExplore, SkipAlternatives bool
-	Explicit                                     []string
+	Explicit                                      []string
 }
 
 func Sequence(o SequenceOptions) ([]string, error) {

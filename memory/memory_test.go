@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func TestAppendLoadRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mem.md")
+	require.NoError(t, Append(path, Run{When: t0, Task: "Add auth\nwith tokens", Lessons: []string{"P4 FAIL: no rollback", "missed gap: cache warmup"}}))
+	runs, err := Load(path)
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	assert.Equal(t, "Add auth with tokens", runs[0].Task)
+	assert.Equal(t, []string{"P4 FAIL: no rollback", "missed gap: cache warmup"}, runs[0].Lessons)
+	assert.True(t, runs[0].When.Equal(t0))
+}
+
+func TestAppendSkipsRunsWithoutLessons(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mem.md")
+	require.NoError(t, Append(path, Run{When: t0, Task: "x"}))
+	runs, err := Load(path)
+	require.NoError(t, err)
+	assert.Empty(t, runs)
+}
+
+func TestCaps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mem.md")
+	for i := 0; i < MaxRuns+5; i++ {
+		var lessons []string
+		for j := 0; j < MaxLessons+3; j++ {
+			lessons = append(lessons, fmt.Sprintf("lesson %d.%d %s", i, j, strings.Repeat("x", MaxLessonLen)))
+		}
+		lessons = append(lessons, lessons[0]) // duplicates are dropped
+		require.NoError(t, Append(path, Run{When: t0.Add(time.Duration(i) * time.Minute), Task: fmt.Sprintf("task %d", i), Lessons: lessons}))
+	}
+	runs, err := Load(path)
+	require.NoError(t, err)
+	require.Len(t, runs, MaxRuns, "only the newest runs are kept")
+	assert.Equal(t, "task 5", runs[0].Task)
+	for _, r := range runs {
+		assert.Len(t, r.Lessons, MaxLessons)
+		for _, l := range r.Lessons {
+			assert.LessOrEqual(t, len(l), MaxLessonLen+len("…"))
+		}
+	}
+}
+
+func TestRenderShowsNewestFirstAndOnlyRecent(t *testing.T) {
+	var runs []Run
+	for i := 0; i < InjectRuns+2; i++ {
+		runs = append(runs, Run{Task: fmt.Sprintf("task %d", i), Lessons: []string{fmt.Sprintf("lesson %d", i)}})
+	}
+	out := Render(runs)
+	assert.NotContains(t, out, "task 0")
+	assert.NotContains(t, out, "task 1")
+	assert.Less(t, strings.Index(out, "task 6"), strings.Index(out, "task 2"))
+	assert.Equal(t, "", Render(nil))
+}
+
+func TestParseIgnoresHandEdits(t *testing.T) {
+	runs := Parse("# title\nrandom text\n- stray bullet\n## not-a-time — Task A\n- lesson a\nprose\n## 2026-11-22T10:00:00Z — Task B\n- lesson b\n")
+	require.Len(t, runs, 2)
+	assert.Equal(t, "Task A", runs[0].Task)
+	assert.Equal(t, []string{"lesson b"}, runs[1].Lessons)
+}
+
+func TestClearIsIdempotent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mem.md")
+	require.NoError(t, Clear(path))
+	require.NoError(t, Append(path, Run{When: t0, Task: "x", Lessons: []string{"l"}}))
+	require.NoError(t, Clear(path))
+	runs, err := Load(path)
+	require.NoError(t, err)
+	assert.Empty(t, runs)
+}
+
+func TestLessons(t *testing.T) {
+	f := &state.File{Loop: state.Loop{PrincipleFails: []state.PrincipleFail{{Round: 1, Principle: "P4", Note: "no rollback"}, {Round: 2, Principle: "P9"}}}}
+	assert.Equal(t, []string{"P4 FAIL: no rollback", "P9 FAIL", "missed gap: FINDING-2 (high) cache"},
+		Lessons(f, []string{"FINDING-2 (high) cache"}))
+
+	open := &state.File{Loop: state.Loop{CritiqueMode: "open"}}
+	open.AppendOutput(state.Output{Phase: "critique", Round: 1, Text: "Issues:\n1. Steps lack owners\n2) No rollback\nprose"})
+	assert.Equal(t, []string{"critique: Steps lack owners", "critique: No rollback"}, Lessons(open, nil))
+}
+
+func TestOneLineCutsOnRuneBoundary(t *testing.T) {
+	s := oneLine(strings.Repeat("목", 200), 10)
+	assert.True(t, strings.HasSuffix(s, "…"))
+	assert.True(t, len(s) <= 10+len("…"))
+	assert.Equal(t, "목목목…", s)
+}
