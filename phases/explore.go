@@ -54,8 +54,15 @@ func countFileRefs(text string, limit int) int {
 		}
 		tok := strings.TrimRight(text[i:j], ".-")
 		ticked := i > 0 && text[i-1] == '`'
-		url := j+2 < len(text) && text[j] == ':' && text[j+1] == '/' && text[j+2] == '/'
-		if !url && !seen[tok] && isFileRef(tok, ticked) {
+		if j+2 < len(text) && text[j] == ':' && text[j+1] == '/' && text[j+2] == '/' {
+			// A URL: skip it whole, its path is not a file in this project.
+			for j < len(text) && text[j] != ' ' && text[j] != '\n' && text[j] != '\t' {
+				j++
+			}
+			i = j
+			continue
+		}
+		if !seen[tok] && isFileRef(tok, ticked) {
 			seen[tok] = true
 			if len(seen) >= limit {
 				return len(seen)
@@ -71,18 +78,17 @@ func isPathByte(b byte) bool {
 }
 
 func isFileRef(tok string, ticked bool) bool {
-	if !strings.ContainsFunc(tok, func(r rune) bool { return r < 128 && isASCIILetter(byte(r)) }) {
-		return false
-	}
 	base := tok
 	if k := strings.LastIndexByte(tok, '/'); k >= 0 {
 		base = tok[k+1:]
 	}
-	lb := strings.ToLower(base)
-	if bareFiles[lb] {
+	if len(base) <= len("procfile") && bareFiles[asciiLower(base)] {
 		return true
 	}
-	if k := strings.LastIndexByte(lb, '.'); k > 0 && sourceExts[lb[k+1:]] {
+	if !strings.ContainsAny(tok, "./") || !strings.ContainsFunc(tok, func(r rune) bool { return r < 128 && isASCIILetter(byte(r)) }) {
+		return false
+	}
+	if k := strings.LastIndexByte(base, '.'); k > 0 && len(base)-k <= 11 && sourceExts[asciiLower(base[k+1:])] {
 		return true
 	}
 	slashes := strings.Count(tok, "/")
