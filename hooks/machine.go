@@ -19,6 +19,7 @@ func MachineConfig(f *state.File, mem string) phases.Config {
 		Request:           l.Request,
 		Memory:            mem,
 		Converge:          l.Converge,
+		Gate:              l.Gate,
 	}
 }
 

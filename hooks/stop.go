@@ -5,6 +5,7 @@ import (
 
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/principles"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -40,27 +41,27 @@ func advance(s *session, msg string, env Env) any {
 	f := s.file
 	cfg := MachineConfig(f, loadMemory(s, env))
 	oc := phases.Step(cfg, MachineProgress(f), msg)
-	if oc.Output != nil {
+	problems := problemLines(oc.Problems)
+	f.Loop.LastProblems = problems
+	if oc.Passed {
 		record(f, oc.Output)
-	}
-	f.Loop.LastProblems = oc.Problems
-	if len(oc.Problems) > 0 {
+	} else {
 		f.Loop.RetriesTotal++
 	}
 	switch oc.Kind {
 	case phases.Block:
-		setProgress(f, oc.Next)
+		setProgress(f, oc.Progress)
 		return block(s, oc.Reason, env)
 	case phases.Finalize:
-		setProgress(f, oc.Next)
+		setProgress(f, oc.Progress)
 		if f.Loop.Gate {
 			return gateBegin(s, oc.Plan, env)
 		}
 		return finish(s, state.ExitCompleted, oc.Plan, nil, env)
 	case phases.Exhausted:
-		return finish(s, state.ExitRetriesExhausted, bestPlan(f, msg), oc.Problems, env)
+		return finish(s, state.ExitRetriesExhausted, bestPlan(f, msg), problems, env)
 	case phases.MaxPhases:
-		setProgress(f, oc.Next)
+		setProgress(f, oc.Progress)
 		return finish(s, state.ExitMaxPhases, bestPlan(f, msg), nil, env)
 	}
 	fmt.Fprintf(env.Stderr, "plansmith: unknown phase outcome %d\n", oc.Kind)
@@ -69,16 +70,31 @@ func advance(s *session, msg string, env Env) any {
 
 // record keeps a phase answer in the state body, and a critique's principle
 // FAILs in the frontmatter for memory.
-func record(f *state.File, o *phases.Output) {
+func record(f *state.File, o phases.Output) {
 	f.AppendOutput(state.Output{Phase: o.Phase, Round: o.Round, Text: o.Text})
 	if o.Phase == phases.Critique {
 		f.Loop.CritiqueRounds++
-		for _, v := range o.Principles {
-			if !v.Pass {
-				f.Loop.PrincipleFails = append(f.Loop.PrincipleFails, state.PrincipleFail{Round: o.Round, Principle: v.ID, Note: v.Note})
+		for _, v := range o.Verdicts {
+			if v.Result == principles.Fail {
+				f.Loop.PrincipleFails = append(f.Loop.PrincipleFails, state.PrincipleFail{Round: o.Round, Principle: principleName(v.ID), Note: v.Note})
 			}
 		}
 	}
+}
+
+func principleName(id int) string {
+	if p, ok := principles.ByID(id); ok {
+		return p.Label() + " (" + p.Name + ")"
+	}
+	return fmt.Sprintf("P%d", id)
+}
+
+func problemLines(ps []phases.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
 }
 
 // block continues the turn with reason, unless that would exceed Claude

@@ -4,6 +4,8 @@
 // writes the outcome.
 package phases
 
+import "github.com/plansmith/plansmith/principles"
+
 // Phase names, as they appear in --phases and in the state file.
 const (
 	Understand   = "understand"
@@ -28,7 +30,8 @@ type Config struct {
 	MaxRetries        int      // failed validations allowed per phase
 	Request           string   // the user's original request
 	Memory            string   // rendered lessons from earlier runs, for explore
-	Converge          bool     // convergence mode (challenge ledger)
+	Converge          bool     // convergence mode (challenge ledger); handled outside this package
+	Gate              bool     // gap-coverage gate on: prompts from draft on ask for a gaps block
 }
 
 // Progress is where a loop stands; the hooks package persists it.
@@ -36,6 +39,11 @@ type Progress struct {
 	Index       int // position in Config.Phases; len(Config.Phases) means Iterate
 	Retries     int // failed validations in the current phase
 	Transitions int // phases passed so far
+	// FinalNext forces the current revise (or iterate) to be validated and
+	// prompted as the final one, whatever its place in the sequence. It is
+	// the seam for convergence mode, which decides finality from its ledger;
+	// this package only reads it.
+	FinalNext bool
 }
 
 // Kind says what the Stop hook must do with an Outcome.
@@ -52,3 +60,37 @@ const (
 	// MaxPhases: the phase budget is spent.
 	MaxPhases
 )
+
+// String names the kind for logs and tests.
+func (k Kind) String() string {
+	switch k {
+	case Block:
+		return "block"
+	case Finalize:
+		return "finalize"
+	case Exhausted:
+		return "exhausted"
+	case MaxPhases:
+		return "max_phases"
+	}
+	return "unknown"
+}
+
+// Outcome is Step's decision. The caller persists Progress and acts on Kind.
+type Outcome struct {
+	Kind     Kind
+	Progress Progress  // the progress to persist (unchanged fields copied)
+	Reason   string    // Block: the text for the model; Exhausted/MaxPhases: a short user-facing explanation
+	Plan     string    // Finalize: the plan, promise tags removed, trimmed
+	Passed   bool      // the message passed the current phase's checks
+	Problems []Problem // why it did not pass (empty when Passed)
+	Output   Output    // what was answered, for the state body and memory
+}
+
+// Output describes the answer Step judged, so the caller can record it.
+type Output struct {
+	Phase    string               // phase name (Iterate after the sequence)
+	Round    int                  // critique round (1-based) for critique phases, else 0
+	Text     string               // the assistant message as given
+	Verdicts []principles.Verdict // critique in principles mode: parsed PASS/FAIL verdicts
+}

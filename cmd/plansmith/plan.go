@@ -154,21 +154,13 @@ func (o *PlanOptions) validate() error {
 	if len(splitList(o.RequiredSections)) == 0 {
 		return usagef("plan: --required-sections must name at least one section, e.g. \"Goal,Steps\"")
 	}
-	if o.Phases != "" || hasOnlySeparators(o.Phases) {
-		if len(splitList(o.Phases)) == 0 {
-			return usagef("plan: --phases must name at least one phase (allowed: %s)", strings.Join(allPhases, ", "))
-		}
+	if o.Phases != "" && len(splitList(o.Phases)) == 0 {
+		return usagef("plan: --phases must name at least one phase (allowed: %s)", strings.Join(phases.Known, ", "))
 	}
 	if strings.TrimSpace(strings.Join(o.Prompt, " ")) == "" {
 		return usagef("plan: a request is required, e.g. plansmith plan Add rate limiting to the API")
 	}
 	return nil
-}
-
-var allPhases = []string{phases.Understand, phases.Explore, phases.Alternatives, phases.Draft, phases.Critique, phases.Revise}
-
-func hasOnlySeparators(s string) bool {
-	return s != "" && strings.Trim(s, ", ") == ""
 }
 
 func splitList(s string) []string {
@@ -187,17 +179,17 @@ func planRun(env *Env, o *PlanOptions) error {
 	}
 	var explicit []string
 	if o.Phases != "" {
-		explicit = splitList(o.Phases)
+		explicit = phases.ParseList(o.Phases)
 	}
 	seq, err := phases.Sequence(phases.SequenceOptions{
+		Phases:           explicit,
 		Refine:           o.RefineIterations,
 		SkipUnderstand:   o.SkipUnderstand,
 		SkipExplore:      o.SkipExplore,
 		SkipAlternatives: o.SkipAlternatives,
-		Explicit:         explicit,
 	})
 	if err != nil {
-		return usagef("plan: --phases: %v", err)
+		return usagef("plan: %v", err)
 	}
 	p, err := env.paths()
 	if err != nil {

@@ -1,0 +1,37 @@
+package phases
+
+// Alternatives: compare at least two approaches with their trade-offs and
+// recommend one — without writing the plan.
+
+const alternativesOptions = 2
+
+var recommendKeywords = []string{
+	"recommend", "prefer", "choose|chose|chosen", "go with", "pick", "select", "best option|best approach",
+	"추천", "권장", "선택", "채택",
+}
+
+var tradeoffKeywords = []string{
+	"trade-off|tradeoff|trade off", "pros", "cons", "advantage", "disadvantage", "downside", "upside",
+	"drawback", "benefit", "cost", "risk",
+	"장점", "단점", "장단점", "트레이드오프", "비용", "위험",
+}
+
+func validateAlternatives(cfg Config, a *answer) []Problem {
+	var probs []Problem
+	sh := a.shape()
+	if got := max(sh.numbered, len(sh.options)); got < alternativesOptions {
+		probs = append(probs, Problem{Check: "options", Found: got, Need: alternativesOptions,
+			Hint: "present each approach as a numbered item (1., 2.) or as \"Option A\", \"Option B\""})
+	}
+	lower := a.lowered()
+	if len(keywordsIn(lower, recommendKeywords)) == 0 {
+		probs = append(probs, Problem{Check: "recommendation", Need: 1,
+			Hint: "say which option you recommend and why (e.g. \"Recommendation: Option B\" / \"추천: 방안 2\")"})
+	}
+	if len(keywordsIn(lower, tradeoffKeywords)) == 0 {
+		probs = append(probs, Problem{Check: "trade-offs", Need: 1,
+			Hint: "give each option's pros and cons (trade-offs / 장단점)"})
+	}
+	probs = append(probs, promiseTag(a, "this phase only compares approaches; the promise belongs to the final revise")...)
+	return append(probs, planHeadings(cfg, a)...)
+}

@@ -1,0 +1,39 @@
+package phases
+
+import (
+	"strings"
+	"testing"
+)
+
+// mib builds a ~1 MiB answer from unit, repeated.
+func mib(unit string) string {
+	return strings.Repeat(unit, (1<<20)/len(unit)+1)[:1<<20]
+}
+
+// BenchmarkStep1MiB runs a 1 MiB message through each phase; the critique
+// (line scan, principle parsing, promise search) and the final revise
+// (heading scan against every section) are the heaviest.
+func BenchmarkStep1MiB(b *testing.B) {
+	seq := []string{Understand, Explore, Alternatives, Draft, Critique, Revise, Critique, Revise}
+	cfg := Config{Phases: seq, CompletionPromise: "PLAN_OK", MaxRetries: 3, Request: "r"}
+	cases := []struct {
+		name  string
+		index int
+		msg   string
+	}{
+		{"understand", 0, mib("1. The problem and its constraint: the state file is shared, ünïcode ok.\n")},
+		{"explore", 1, mib("Read and/or write input/output; nothing here is a file at all, 1.2.3.\n")},
+		{"critique", 4, mib("3. P4 (Error paths): FAIL — missing timeout for the lock in the hook path\n")},
+		{"final-revise", 7, mib("## Goal step\nSome text about the plan, with **bold** and `code`.\n")},
+		{"final-revise-korean", 7, mib("### 단계 계획 초안\n계획에 대한 설명과 검증 방법.\n")},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Step(cfg, Progress{Index: c.index}, c.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package phases
+
+import (
+	"strings"
+
+	"github.com/plansmith/plansmith/principles"
+	"github.com/plansmith/plansmith/templates"
+)
+
+var templatesRender = templates.Render
+
+// phaseData is what every templates/phases/<phase>.md sees.
+type phaseData struct {
+	Phase       string   // phase name
+	Label       string   // "critique [5/8]"
+	Sections    []string // required plan sections
+	Promise     string   // completion promise text
+	Memory      string   // lessons from earlier runs (explore only; may be empty)
+	Gate        bool     // ask for the gaps block
+	Gaps        string   // the gaps block instructions, rendered (empty when Gate is off)
+	Round       int      // critique round, 1-based
+	Perspective string   // technical | maintainability | devils-advocate
+	Open        bool     // open critique (no principles)
+	Principles  string   // principles section of the critique prompt
+	Final       bool     // this revise finalizes
+	Iterate     bool     // the extra revise after the sequence
+	Later       []string // the phases still to come after this one, for "not yet" hints
+
+	UnderstandItems, UnderstandKeywords, ExploreRefs, Options, CritiqueItems, CritiqueEvidence int
+}
+
+// Prompt returns the instructions for the phase at p: a header with the
+// phase and progress, note (when non-empty) set apart at the top, the
+// phase's instructions, and the original request. The Stop hook sends it
+// when a phase begins; `plansmith plan` prints the first one; a resumed
+// loop re-sends it; the gate passes a note naming uncovered findings.
+func Prompt(cfg Config, p Progress, note string) string {
+	phase := PhaseAt(cfg, p.Index)
+	d := phaseData{
+		Phase:              phase,
+		Label:              Label(cfg, p),
+		Sections:           sectionNames(cfg),
+		Promise:            strings.TrimSpace(cfg.CompletionPromise),
+		Memory:             strings.TrimSpace(cfg.Memory),
+		Gate:               cfg.Gate,
+		Open:               cfg.OpenCritique,
+		Final:              isFinal(cfg, p),
+		Iterate:            phase == Iterate,
+		UnderstandItems:    understandItems,
+		UnderstandKeywords: understandKeywords,
+		ExploreRefs:        exploreRefs,
+		Options:            alternativesOptions,
+		CritiqueItems:      critiqueItems,
+		CritiqueEvidence:   critiqueEvidence,
+	}
+	if p.Index >= 0 && p.Index < len(cfg.Phases) {
+		d.Later = cfg.Phases[p.Index+1:]
+	}
+	if cfg.Gate {
+		d.Gaps = render("phases/gaps.md", nil)
+	}
+	if phase == Critique {
+		d.Round = CritiqueRound(cfg, p.Index)
+		d.Perspective = Perspective(d.Round)
+		if !cfg.OpenCritique {
+			s, err := principles.Render()
+			if err != nil {
+				s = "plansmith: internal error rendering the principles: " + err.Error()
+			}
+			d.Principles = strings.TrimSpace(s)
+		}
+	}
+	name := phase
+	if phase == Iterate {
+		name = Revise
+	}
+	return render("messages/prompt.md", promptData{
+		Label:        d.Label,
+		Note:         strings.TrimSpace(note),
+		Instructions: strings.TrimSpace(render("phases/"+name+".md", d)),
+		Request:      strings.TrimSpace(cfg.Request),
+	})
+}
+
+type promptData struct {
+	Label, Note, Instructions, Request string
+}
+
+func sectionNames(cfg Config) []string {
+	if len(cfg.RequiredSections) == 0 {
+		return DefaultSections
+	}
+	return cfg.RequiredSections
+}

@@ -1,0 +1,44 @@
+package phases
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Revise: rewrite the plan to answer the critique. Only the final revise
+// (the last revise of the sequence, or Iterate, which repeats it) may
+// finalize, by ending with the completion promise; an earlier revise that
+// carries the promise is refused so the remaining critique rounds happen.
+
+func validateRevise(cfg Config, a *answer, final bool) []Problem {
+	if !final {
+		return promiseTag(a, "this is not the last revise: improve the plan and leave the promise for the final revise")
+	}
+	return append(promiseMatches(cfg, a), sections(cfg, a)...)
+}
+
+// promiseMatches is the positive check of the final revise: a promise tag
+// whose content is exactly the completion promise (surrounding space
+// ignored). With no completion promise configured any tag will do.
+func promiseMatches(cfg Config, a *answer) []Problem {
+	want := strings.TrimSpace(cfg.CompletionPromise)
+	hint := fmt.Sprintf("end your answer with <promise>%s</promise> on its own line", want)
+	spans := findPromises(a.lowered())
+	for _, sp := range spans {
+		if want == "" || strings.TrimSpace(a.text[sp.innerStart:sp.innerEnd]) == want {
+			return nil
+		}
+	}
+	p := Problem{Check: "completion promise", Need: 1, Hint: hint}
+	if len(spans) > 0 {
+		got := strings.TrimSpace(a.text[spans[0].innerStart:spans[0].innerEnd])
+		if len(got) > 80 {
+			got = got[:80] + "…"
+		}
+		p.Detail = fmt.Sprintf("found <promise>%s</promise>, which is not the completion promise", got)
+		if spans[0].end == spans[0].innerEnd {
+			p.Detail = "found a <promise> tag that is never closed"
+		}
+	}
+	return []Problem{p}
+}

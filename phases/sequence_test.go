@@ -1,0 +1,76 @@
+package phases
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSequence(t *testing.T) {
+	base := []string{Understand, Explore, Alternatives, Draft}
+	tests := []struct {
+		name    string
+		opts    SequenceOptions
+		want    []string
+		wantErr string
+	}{
+		{"default", SequenceOptions{Refine: DefaultRefine}, append(base[:4:4], Critique, Revise, Critique, Revise), ""},
+		{"refine 1", SequenceOptions{Refine: 1}, append(base[:4:4], Critique, Revise), ""},
+		{"refine 4", SequenceOptions{Refine: 4}, append(base[:4:4], Critique, Revise, Critique, Revise, Critique, Revise, Critique, Revise), ""},
+		{"refine 0 rejected", SequenceOptions{Refine: 0}, nil, "--refine-iterations: 0 is out of range (1–4)"},
+		{"refine 5 rejected", SequenceOptions{Refine: 5}, nil, "--refine-iterations: 5 is out of range (1–4)"},
+		{"skip understand", SequenceOptions{Refine: 1, SkipUnderstand: true}, []string{Explore, Alternatives, Draft, Critique, Revise}, ""},
+		{"skip explore", SequenceOptions{Refine: 1, SkipExplore: true}, []string{Understand, Alternatives, Draft, Critique, Revise}, ""},
+		{"skip alternatives", SequenceOptions{Refine: 1, SkipAlternatives: true}, []string{Understand, Explore, Draft, Critique, Revise}, ""},
+		{"skip all three", SequenceOptions{Refine: 1, SkipUnderstand: true, SkipExplore: true, SkipAlternatives: true}, []string{Draft, Critique, Revise}, ""},
+		{"explicit exact", SequenceOptions{Phases: []string{"draft", "Critique", " revise "}, Refine: 9, SkipExplore: true}, []string{Draft, Critique, Revise}, ""},
+		{"explicit repeats", SequenceOptions{Phases: []string{"critique", "revise", "critique", "revise"}}, []string{Critique, Revise, Critique, Revise}, ""},
+		{"explicit empty", SequenceOptions{Phases: []string{}}, nil, "--phases: no phases given (allowed: understand, explore, alternatives, draft, critique, revise)"},
+		{"explicit unknown", SequenceOptions{Phases: []string{"draft", "polish"}}, nil, `--phases: unknown phase "polish" (allowed: understand, explore, alternatives, draft, critique, revise)`},
+		{"explicit iterate not allowed", SequenceOptions{Phases: []string{"iterate"}}, nil, `--phases: unknown phase "iterate"`},
+		{"explicit blank name", SequenceOptions{Phases: []string{"draft", " "}}, nil, "--phases: empty phase name at position 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Sequence(tt.opts)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseList(t *testing.T) {
+	assert.Equal(t, []string{"a", "b", "c"}, ParseList(" a, b,,c ,"))
+	got := ParseList("")
+	assert.NotNil(t, got, "an empty flag value is still an explicit list")
+	assert.Empty(t, got)
+}
+
+func TestCritiqueRoundAndFinal(t *testing.T) {
+	cfg := Config{Phases: []string{Understand, Draft, Critique, Revise, Critique, Revise, Critique, Revise}}
+	rounds := []int{0, 0, 1, 1, 2, 2, 3, 3, 3}
+	finals := []bool{false, false, false, false, false, false, false, true, true}
+	for i := range len(cfg.Phases) + 1 {
+		assert.Equal(t, rounds[i], CritiqueRound(cfg, i), "round at %d", i)
+		assert.Equal(t, finals[i], IsFinalRevise(cfg, i), "final at %d", i)
+	}
+	assert.Equal(t, PerspectiveTechnical, Perspective(1))
+	assert.Equal(t, PerspectiveMaintainability, Perspective(2))
+	assert.Equal(t, PerspectiveDevilsAdvocate, Perspective(3))
+	assert.Equal(t, PerspectiveDevilsAdvocate, Perspective(4))
+	assert.True(t, IsFinalRevise(Config{}, 0), "an empty sequence goes straight to iterate")
+}
+
+func TestLabel(t *testing.T) {
+	cfg := Config{Phases: []string{Understand, Explore, Alternatives, Draft, Critique, Revise, Critique, Revise}}
+	assert.Equal(t, "understand [1/8]", Label(cfg, Progress{Index: 0}))
+	assert.Equal(t, "critique [5/8]", Label(cfg, Progress{Index: 4}))
+	assert.Equal(t, "iterate [8/8+]", Label(cfg, Progress{Index: 8}))
+	assert.Equal(t, "understand [1/8]", Label(cfg, Progress{Index: -3}))
+}

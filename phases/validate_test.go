@@ -1,0 +1,187 @@
+package phases
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+const (
+	understandEN = `1. Problem: status prints only text, so scripts cannot read it.
+2. Constraint: the plain output must not change.
+3. Success criteria: ` + "`status --json`" + ` prints one valid JSON object.
+4. Assumption: nobody parses the plain output today.`
+	understandKO = `1. 문제: status 출력이 텍스트뿐이라 스크립트가 읽을 수 없다.
+2. 제약: 기존 출력은 바뀌면 안 된다.
+3. 성공 기준: --json 옵션이 유효한 JSON을 출력한다.`
+	exploreEN = "Read `cmd/app/status.go` (prints the table) and internal/state/load.go (reads the file).\nTests live in status_test.go."
+	altEN     = `1. Encode the existing struct with encoding/json. Pros: tiny. Cons: leaks field names.
+2. Add a dedicated view type. Trade-off: more code, stable output.
+
+Recommendation: option 2.`
+	altOptions = `### Option A: reuse the struct
+Cheap, but the downside is coupling.
+
+### Option B: a view type
+More work.
+
+We choose B.`
+	altKO = `### 방안 1: 기존 구조체 사용
+장점: 간단함. 단점: 결합도.
+### 방안 2: 별도 뷰 타입
+추천: 방안 2`
+	critiquePrinciples = `1. P1 (Step ordering): PASS — builds up
+2. P2 (File references): FAIL — no paths in step 3
+3. P3 (Interface contracts): PASS
+4. P4 (Error paths): FAIL — unreadable state file not handled
+5. P5 (Edge cases): FAIL — empty state
+6. P6 (Runnable verification): PASS — go test commands given
+7. P9 (No vague language): FAIL — "as needed" in step 2`
+	critiqueOpen = `1. Step 3 has no file.
+2. The error path for a missing state file is absent.
+3. Verification lacks a command.`
+)
+
+// plan builds a plan with one markdown heading per section and a promise.
+func plan(sections []string, promise string) string {
+	var b strings.Builder
+	for _, s := range sections {
+		fmt.Fprintf(&b, "## %s\n\nText for %s.\n\n", s, s)
+	}
+	if promise != "" {
+		fmt.Fprintf(&b, "<promise>%s</promise>\n", promise)
+	}
+	return b.String()
+}
+
+var sectionsKO = []string{"목표", "범위", "비범위", "단계별 계획", "검증", "리스크", "오픈 질문"}
+
+func TestValidate(t *testing.T) {
+	seq := []string{Understand, Explore, Alternatives, Draft, Critique, Revise, Critique, Revise}
+	at := func(phase string) int {
+		for i, p := range seq {
+			if p == phase {
+				return i
+			}
+		}
+		return len(seq)
+	}
+	const finalRevise, iterate = 7, 8
+	tests := []struct {
+		name  string
+		index int
+		cfg   func(*Config)
+		msg   string
+		want  []string // rendered problems, each checked with Contains; empty = passes
+	}{
+		{"empty answer", at(Understand), nil, " \n\t", []string{"answer text: found 0, need 1"}},
+
+		{"understand passes", at(Understand), nil, understandEN, nil},
+		{"understand passes in korean", at(Understand), nil, understandKO, nil},
+		{"understand too few items", at(Understand), nil, "1. Problem: x\n2. Constraint: y", []string{"numbered items: found 2, need 3"}},
+		{"understand too few keywords", at(Understand), nil, "1. a\n2. b\n3. the problem", []string{"problem-analysis keywords: found 1, need 2 (found: problem)"}},
+		{"understand no keywords", at(Understand), nil, "1. a\n2. b\n3. c", []string{"problem-analysis keywords: found 0, need 2"}},
+		{"understand refuses plan heading", at(Understand), nil, understandEN + "\n## Steps\n1. do it", []string{"plan section headings: found 1, must be 0 (Steps)"}},
+		{"understand refuses korean plan heading", at(Understand), nil, understandEN + "\n### 단계별 계획\n", []string{"plan section headings: found 1, must be 0 (Steps)"}},
+		{"understand refuses bold-line heading", at(Understand), nil, understandEN + "\n**Goal:**\nship it", []string{"plan section headings: found 1, must be 0 (Goal)"}},
+		{"understand refuses bold heading with colon after", at(Understand), nil, understandEN + "\n**Risks**:\n", []string{"(Risks)"}},
+		{"understand reports non-scope not scope", at(Understand), nil, understandEN + "\n## Non-Scope\n", []string{"must be 0 (Non-Scope)"}},
+		{"understand reports 범위 외 as non-scope", at(Understand), nil, understandEN + "\n## 범위 외\n", []string{"must be 0 (Non-Scope)"}},
+		{"understand allows bold label with prose", at(Understand), nil, understandEN + "\n**Goal:** make scripts happy", nil},
+		{"understand allows other headings", at(Understand), nil, "## Success criteria\n" + understandEN + "\n## Questions for the user\n", nil},
+		{"understand ignores headings in code fences", at(Understand), nil, understandEN + "\n```sh\n# Steps to reproduce\n```", nil},
+		{"understand heading needs a space after hashes", at(Understand), nil, understandEN + "\n#Steps", nil},
+		{"understand seven hashes is no heading", at(Understand), nil, understandEN + "\n####### Steps", nil},
+		{"understand scope prefix of longer word", at(Understand), nil, understandEN + "\n## Scopes-creep notes", nil},
+		{"understand items inside fence do not count", at(Understand), nil, "problem and constraint\n```\n1. a\n2. b\n3. c\n```", []string{"numbered items: found 0, need 3"}},
+
+		{"explore passes", at(Explore), nil, exploreEN, nil},
+		{"explore passes with bare file names", at(Explore), nil, "Looked at main.go and util.py.", nil},
+		{"explore passes with absolute and dir paths", at(Explore), nil, "See /etc/app and ./scripts/ here.", nil},
+		{"explore prose slashes are not paths", at(Explore), nil, "Read and/or write, input/output, pass/fail. Version 1.2.3.", []string{"file references: found 0, need 2"}},
+		{"explore urls are not files", at(Explore), nil, "See https://example.com/a/b/c and main.go", []string{"file references: found 1, need 2"}},
+		{"explore same file counts once", at(Explore), nil, "main.go, main.go, and main.go again", []string{"file references: found 1, need 2"}},
+		{"explore backticked package path", at(Explore), nil, "Packages `pkg/state` and `pkg/hooks`.", nil},
+		{"explore refuses plan heading", at(Explore), nil, exploreEN + "\n## Verification\n", []string{"plan section headings: found 1, must be 0 (Verification)"}},
+
+		{"alternatives passes numbered", at(Alternatives), nil, altEN, nil},
+		{"alternatives passes with option labels", at(Alternatives), nil, altOptions, nil},
+		{"alternatives passes in korean", at(Alternatives), nil, altKO, nil},
+		{"alternatives one option", at(Alternatives), nil, "1. Only way. Pros: easy. We recommend it.", []string{"options: found 1, need 2"}},
+		{"alternatives same option twice is one", at(Alternatives), nil, "Option A is good.\nOption A again. Pros. Recommend A.", []string{"options: found 1, need 2"}},
+		{"alternatives no recommendation", at(Alternatives), nil, "1. a, pros\n2. b, cons", []string{"recommendation: found 0, need 1"}},
+		{"alternatives no trade-off", at(Alternatives), nil, "1. a\n2. b\nI recommend a.", []string{"trade-offs: found 0, need 1"}},
+		{"alternatives refuses promise", at(Alternatives), nil, altEN + "\n<promise>PLAN_OK</promise>", []string{"<promise> tags: found 1, must be 0"}},
+		{"alternatives refuses plan headings", at(Alternatives), nil, altEN + "\n## Goal\n## Steps\n", []string{"plan section headings: found 2, must be 0 (Goal, Steps)"}},
+
+		{"draft passes", at(Draft), nil, plan(DefaultSections, ""), nil},
+		{"draft passes in korean", at(Draft), nil, plan(sectionsKO, ""), nil},
+		{"draft missing two", at(Draft), nil, plan([]string{"Goal", "Scope", "Non-Scope", "Steps", "Open Questions"}, ""),
+			[]string{"required section headings: found 5, need 7 (missing: Verification, Risks)"}},
+		{"draft non-scope does not satisfy scope", at(Draft), nil, plan([]string{"Goal", "Non-Scope", "Steps", "Verification", "Risks", "Open Questions"}, ""),
+			[]string{"(missing: Scope)"}},
+		{"draft 비범위 does not satisfy 범위", at(Draft), nil, plan([]string{"목표", "비범위", "단계별 계획", "검증", "리스크", "오픈 질문"}, ""),
+			[]string{"(missing: Scope)"}},
+		{"draft accepts decorated headings", at(Draft), nil, "# 1. 🎯 Goal\n## 2) Scope:\n## Out of scope\n### Steps (least to most)\n#### Verification ##\n##### Risks and mitigations\n###### Open Questions?", nil},
+		{"draft accepts bold-line headings", at(Draft), nil, "**Goal**\n**Scope:**\n__Non-Scope__\n**Steps**:\n**Verification**\n**Risks**\n**Open Questions**", nil},
+		{"draft plain lines are not headings", at(Draft), nil, "Goal: x\nScope: y\nNon-Scope:\nSteps:\nVerification:\nRisks:\nOpen Questions:", []string{"found 0, need 7"}},
+		{"draft fenced headings do not count", at(Draft), nil, "```\n" + plan(DefaultSections, "") + "```\n", []string{"found 0, need 7"}},
+		{"draft custom sections", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollback plan", nil},
+		{"draft custom sections missing", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollbacks", []string{"found 1, need 2 (missing: Rollback)"}},
+		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, "## Goal\n## Verification", nil},
+
+		{"critique passes", at(Critique), nil, critiquePrinciples, nil},
+		{"critique too little evidence", at(Critique), nil, "1. P1: PASS\n2. P2: FAIL\n3. P3: PASS", []string{"principles with a PASS/FAIL verdict: found 3, need 6"}},
+		{"critique too few items", at(Critique), nil, "P1: PASS\nP2: PASS\nP3: PASS\nP4: FAIL\nP5: FAIL\nP6: PASS", []string{"numbered items: found 0, need 3"}},
+		{"critique refuses promise", at(Critique), nil, critiquePrinciples + "\n<promise>PLAN_OK</promise>", []string{"<promise> tags: found 1, must be 0"}},
+		{"critique open mode ignores principles", at(Critique), func(c *Config) { c.OpenCritique = true }, critiqueOpen, nil},
+		{"critique open mode still needs items", at(Critique), func(c *Config) { c.OpenCritique = true }, "1. one\n2. two", []string{"numbered items: found 2, need 3"}},
+
+		{"non-final revise passes without promise", at(Revise), nil, "## Goal\nbetter", nil},
+		{"non-final revise refuses promise", at(Revise), nil, plan(DefaultSections, "PLAN_OK"), []string{"<promise> tags: found 1, must be 0", "not the last revise"}},
+		{"non-final revise refuses unclosed promise", at(Revise), nil, "plan <PROMISE>", []string{"<promise> tags: found 1, must be 0"}},
+		{"final revise passes", finalRevise, nil, plan(DefaultSections, "PLAN_OK"), nil},
+		{"final revise passes in korean", finalRevise, nil, plan(sectionsKO, " PLAN_OK "), nil},
+		{"final revise without promise", finalRevise, nil, plan(DefaultSections, ""), []string{"completion promise: found 0, need 1", "<promise>PLAN_OK</promise>"}},
+		{"final revise wrong promise", finalRevise, nil, plan(DefaultSections, "DONE"), []string{"found <promise>DONE</promise>, which is not the completion promise"}},
+		{"final revise unclosed promise", finalRevise, nil, plan(DefaultSections, "") + "<promise>PLAN_OK", []string{"never closed"}},
+		{"final revise missing section", finalRevise, nil, plan(DefaultSections[:6], "PLAN_OK"), []string{"(missing: Open Questions)"}},
+		{"final revise promise with quotes", finalRevise, func(c *Config) { c.CompletionPromise = `say "done"` }, plan(DefaultSections, `say "done"`), nil},
+		{"iterate validates as final", iterate, nil, plan(DefaultSections, ""), []string{"completion promise: found 0, need 1"}},
+		{"iterate passes", iterate, nil, plan(DefaultSections, "PLAN_OK"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Phases: seq, CompletionPromise: "PLAN_OK"}
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			got := problemLines(Validate(cfg, Progress{Index: tt.index}, tt.msg))
+			if len(tt.want) == 0 {
+				assert.Empty(t, got)
+				return
+			}
+			joined := strings.Join(got, "\n")
+			for _, w := range tt.want {
+				assert.Contains(t, joined, w)
+			}
+		})
+	}
+}
+
+func TestFinalNextSeam(t *testing.T) {
+	cfg := Config{Phases: []string{Critique, Revise, Critique, Revise}, CompletionPromise: "OK"}
+	msg := plan(DefaultSections, "OK")
+	assert.NotEmpty(t, Validate(cfg, Progress{Index: 1}, msg), "an early revise refuses the promise")
+	assert.Empty(t, Validate(cfg, Progress{Index: 1, FinalNext: true}, msg), "FinalNext makes it final")
+	assert.NotEmpty(t, Validate(cfg, Progress{Index: 0, FinalNext: true}, msg), "FinalNext does not make a critique a revise")
+}
+
+func TestStripPromises(t *testing.T) {
+	assert.Equal(t, "## Goal\nx", stripPromises("## Goal\nx\n\n<promise>PLAN_OK</promise>\n"))
+	assert.Equal(t, "a  b", stripPromises("a <PROMISE>x</Promise> b"))
+	assert.Equal(t, "plan\nunclosed", stripPromises("plan\n<promise>unclosed"), "only the tag goes; such a message never passes the final check anyway")
+	assert.Equal(t, "İİ plan", stripPromises("İİ plan <promise>OK</promise>"), "non-ASCII text keeps its offsets")
+}

@@ -1,0 +1,188 @@
+package principles
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Result is a principle's verdict.
+type Result string
+
+const (
+	Pass Result = "PASS"
+	Fail Result = "FAIL"
+)
+
+// Verdict is one principle's judgement as read from a critique.
+type Verdict struct {
+	ID     int    // principle number, 1..12
+	Result Result // Pass or Fail
+	Note   string // the critic's reason, as written after the verdict (may be empty)
+}
+
+// String renders the verdict for memory and status, e.g.
+// "P4 Error paths: FAIL — no timeout handling".
+func (v Verdict) String() string {
+	name := ""
+	if p, ok := ByID(v.ID); ok {
+		name = " " + p.Name
+	}
+	s := fmt.Sprintf("P%d%s: %s", v.ID, name, v.Result)
+	if v.Note != "" {
+		s += " — " + v.Note
+	}
+	return s
+}
+
+// lookahead is how many lines after a principle reference may still carry
+// its verdict ("### P4 Error paths" followed by "Verdict: FAIL").
+const lookahead = 2
+
+// Parse reads per-principle verdicts from a critique, in order of first
+// appearance, one per principle (the first verdict given wins). It accepts the
+// shapes critics actually write: "P4: FAIL — …", "**P4 (Error paths)**: FAIL",
+// "- P4 FAIL", table rows "| P4 | Error paths | FAIL | … |", and a reference
+// line followed within two lines by its verdict. Verdict words are PASS/FAIL
+// (upper or title case, optionally with -ED), 통과/실패, or ✅/❌. Lower-case
+// "pass"/"fail" are ignored because they appear in ordinary prose. Parse runs
+// in time linear in the input and never panics.
+func Parse(critique string) []Verdict {
+	var (
+		out     []Verdict
+		seen    [13]bool
+		pending int // principle waiting for its verdict on a following line
+		left    int // lines pending may still wait
+	)
+	add := func(id int, r Result, note string) {
+		if seen[id] {
+			return
+		}
+		seen[id] = true
+		out = append(out, Verdict{ID: id, Result: r, Note: note})
+	}
+	rest := critique
+	for len(rest) > 0 {
+		line := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		id, end := findRef(line)
+		if id == 0 {
+			if pending == 0 {
+				continue
+			}
+			if r, after, ok := findResult(line); ok {
+				add(pending, r, cleanNote(line[after:]))
+				pending = 0
+			} else if strings.TrimSpace(line) != "" {
+				if left--; left <= 0 {
+					pending = 0
+				}
+			}
+			continue
+		}
+		if r, after, ok := findResult(line[end:]); ok {
+			add(id, r, cleanNote(line[end+after:]))
+			pending = 0
+			continue
+		}
+		pending, left = id, lookahead
+	}
+	return out
+}
+
+// Evidence counts the distinct principles that received a PASS or FAIL
+// verdict in text. The critique validator requires a floor of these.
+func Evidence(text string) int {
+	return len(Parse(text))
+}
+
+// findRef returns the first principle reference P1..P12 in line and the byte
+// offset just after it, or 0 when there is none. A reference must not be
+// glued to a preceding letter or digit ("HTTP2", "SP1") nor be followed by a
+// further digit ("P123").
+func findRef(line string) (id, end int) {
+	for i := 0; i < len(line); i++ {
+		if line[i] != 'P' || (i > 0 && isWordByte(line[i-1])) {
+			continue
+		}
+		j := i + 1
+		n := 0
+		for j < len(line) && j-i <= 3 && line[j] >= '0' && line[j] <= '9' {
+			n = n*10 + int(line[j]-'0')
+			j++
+		}
+		if j == i+1 || (j < len(line) && (isWordByte(line[j]))) {
+			continue
+		}
+		if n >= 1 && n <= 12 {
+			return n, j
+		}
+	}
+	return 0, 0
+}
+
+// findResult returns the earliest verdict token in s and the offset just
+// after it.
+func findResult(s string) (Result, int, bool) {
+	best, bestEnd := -1, 0
+	var res Result
+	consider := func(at, end int, r Result) {
+		if at >= 0 && (best < 0 || at < best) {
+			best, bestEnd, res = at, end, r
+		}
+	}
+	for _, t := range tokens {
+		from := 0
+		for from < len(s) {
+			k := strings.Index(s[from:], t.text)
+			if k < 0 {
+				break
+			}
+			at := from + k
+			end := at + len(t.text)
+			if t.ascii {
+				if end+2 <= len(s) && (s[end:end+2] == "ED" || s[end:end+2] == "ed") {
+					end += 2
+				}
+				if (at > 0 && isWordByte(s[at-1])) || (end < len(s) && isWordByte(s[end])) {
+					from = at + 1
+					continue
+				}
+			}
+			consider(at, end, t.r)
+			break
+		}
+	}
+	return res, bestEnd, best >= 0
+}
+
+var tokens = []struct {
+	text  string
+	r     Result
+	ascii bool
+}{
+	{"PASS", Pass, true}, {"Pass", Pass, true},
+	{"FAIL", Fail, true}, {"Fail", Fail, true},
+	{"통과", Pass, false}, {"실패", Fail, false},
+	{"✅", Pass, false}, {"❌", Fail, false},
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')
+}
+
+// cleanNote trims the separators critics put between a verdict and its
+// reason ("— ", ": ", "| ", "** ") and table pipes at the end.
+func cleanNote(s string) string {
+	s = strings.TrimLeft(s, " \t*_:;,.|)]-–—")
+	s = strings.TrimRight(s, " \t\r*_|")
+	s = strings.TrimSpace(s)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "")
+	}
+	return s
+}

@@ -1,0 +1,95 @@
+package principles
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []Verdict
+	}{
+		{"colon and dash note", "P4: FAIL — no timeout handling", []Verdict{{4, Fail, "no timeout handling"}}},
+		{"bold with name", "**P4 (Error paths)**: FAIL", []Verdict{{4, Fail, ""}}},
+		{"list item no colon", "- P4 FAIL", []Verdict{{4, Fail, ""}}},
+		{"numbered with name", "1. P1 (Step ordering): PASS — steps build up", []Verdict{{1, Pass, "steps build up"}}},
+		{"bold verdict", "3. **P3 Interface contracts** — **PASS**: signatures given", []Verdict{{3, Pass, "signatures given"}}},
+		{"table row", "| P7 | Breaking changes | FAIL | config format changes |", []Verdict{{7, Fail, "config format changes"}}},
+		{"title case", "P2 — Pass. Paths are concrete.", []Verdict{{2, Pass, "Paths are concrete."}}},
+		{"past tense", "P5: FAILED (no empty-input case)", []Verdict{{5, Fail, "(no empty-input case)"}}},
+		{"two digit", "P10: PASS\nP11: FAIL\nP12: PASS", []Verdict{{10, Pass, ""}, {11, Fail, ""}, {12, Pass, ""}}},
+		{"verdict on next line", "### P6 Runnable verification\n\nVerdict: FAIL — commands missing", []Verdict{{6, Fail, "commands missing"}}},
+		{"verdict too far away", "### P6\na\nb\nc\nFAIL", nil},
+		{"korean", "P8 범위 경계: 실패 — 비범위 없음\nP9: 통과", []Verdict{{8, Fail, "비범위 없음"}, {9, Pass, ""}}},
+		{"emoji", "- P1 ✅ ordered\n- P2 ❌ no paths", []Verdict{{1, Pass, "ordered"}, {2, Fail, "no paths"}}},
+		{"lowercase prose ignored", "P4: the tests pass but nothing says what happens on fail", nil},
+		{"first verdict wins per principle", "P4: FAIL\nsummary: P4 PASS", []Verdict{{4, Fail, ""}}},
+		{"out of range ids", "P0: PASS\nP13: FAIL\nP123: PASS", nil},
+		{"glued prefix ignored", "HTTP2: PASS\nSP1 FAIL", nil},
+		{"word containing verdict ignored", "P3: PASSING grade", nil},
+		{"empty", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Parse(tt.in))
+		})
+	}
+}
+
+func TestEvidence(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&b, "%d. P%d: PASS\n", i, i)
+	}
+	assert.Equal(t, 12, Evidence(b.String()))
+	assert.Equal(t, 0, Evidence(""))
+	assert.Equal(t, 1, Evidence("P1 P2 P3 PASS PASS PASS"), "one line gives one principle, not six pieces of evidence")
+}
+
+func TestVerdictString(t *testing.T) {
+	assert.Equal(t, "P4 Error paths: FAIL — no timeout", Verdict{4, Fail, "no timeout"}.String())
+	assert.Equal(t, "P1 Step ordering: PASS", Verdict{1, Pass, ""}.String())
+}
+
+func TestAllAndRender(t *testing.T) {
+	require.Len(t, All, 12)
+	for i, p := range All {
+		assert.Equal(t, i+1, p.ID)
+		assert.NotEmpty(t, p.Name)
+		assert.True(t, strings.HasSuffix(p.Question, "?"), p.Label())
+	}
+	_, ok := ByID(13)
+	assert.False(t, ok)
+	out, err := Render()
+	require.NoError(t, err)
+	for _, p := range All {
+		assert.Contains(t, out, p.Label()+" "+p.Name)
+	}
+	assert.Contains(t, out, "PASS")
+	assert.Contains(t, out, "FAIL")
+}
+
+func FuzzParsePrinciples(f *testing.F) {
+	for _, s := range []string{"P4: FAIL — x", "**P4 (Error paths)**: FAIL", "- P4 FAIL", "### P6\n\nFAIL", "P12 ❌", "P1\xff: PASS \xfe", "P", "P1", "P99999999999999999999: PASS"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		vs := Parse(s)
+		seen := map[int]bool{}
+		for _, v := range vs {
+			if v.ID < 1 || v.ID > 12 || seen[v.ID] || (v.Result != Pass && v.Result != Fail) {
+				t.Fatalf("bad verdict %+v", v)
+			}
+			seen[v.ID] = true
+		}
+		if Evidence(s) != len(vs) {
+			t.Fatal("evidence disagrees with parse")
+		}
+	})
+}
