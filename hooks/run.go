@@ -65,13 +65,9 @@ func Run(event string, stdin io.Reader, stdout io.Writer, env Env) {
 }
 
 func writeJSON(w io.Writer, v any, env Env) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plansmith: encoding hook output: %v\n", err)
-		return
-	}
-	data = append(data, '\n')
-	if _, err := w.Write(data); err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // the model reads these; <promise> must stay legible
+	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(env.Stderr, "plansmith: writing hook output: %v\n", err)
 	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -20,11 +22,37 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "../../testdata/script",
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"stopinput": cmdStopInput,
+		},
 		Setup: func(env *testscript.Env) error {
+			root, err := filepath.Abs("../..")
+			if err != nil {
+				return err
+			}
+			env.Setenv("REPO", root)
 			env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
 			return nil
 		},
 	})
+}
+
+// cmdStopInput writes a Stop hook input whose last_assistant_message is a
+// file's contents: stopinput SESSION MESSAGE-FILE OUTPUT-FILE.
+func cmdStopInput(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: stopinput SESSION MESSAGE-FILE OUTPUT-FILE")
+	}
+	msg := ts.ReadFile(args[1])
+	data, err := json.Marshal(map[string]any{
+		"session_id":             args[0],
+		"transcript_path":        "/nonexistent/transcript.jsonl",
+		"hook_event_name":        "Stop",
+		"stop_hook_active":       false,
+		"last_assistant_message": msg,
+	})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), data, 0o644))
 }
