@@ -97,6 +97,10 @@ type Parsed struct {
 	// critique is a statement and not a forgotten format.
 	NoChallenges bool
 	Problems     []Problem // malformed blocks; the critique should be rejected
+
+	// invalid holds "id/field" for fields given with a bad value, so that
+	// they are not reported a second time as missing.
+	invalid map[string]bool
 }
 
 var (
@@ -128,7 +132,7 @@ const (
 // fields are checked by Apply, not here.
 func ParseChallenges(critique string) Parsed {
 	var (
-		out     Parsed
+		out     = Parsed{invalid: map[string]bool{}}
 		cur     *Challenge
 		seen    = map[string]int{} // field name -> line, within the current block
 		ids     = map[string]int{} // id -> heading line
@@ -217,6 +221,7 @@ func ParseChallenges(critique string) Parsed {
 		case fSeverity:
 			s, ok := parseSeverity(value)
 			if !ok {
+				out.invalid[cur.ID+"/"+name] = true
 				out.Problems = append(out.Problems, Problem{ID: cur.ID, Line: n,
 					Text: fmt.Sprintf("severity %q is not one of BLOCKING, SIGNIFICANT, MINOR", value)})
 				continue
@@ -225,6 +230,7 @@ func ParseChallenges(critique string) Parsed {
 		case fStatus:
 			s, ok := parseStatus(value)
 			if !ok {
+				out.invalid[cur.ID+"/"+name] = true
 				out.Problems = append(out.Problems, Problem{ID: cur.ID, Line: n,
 					Text: fmt.Sprintf("status %q is not one of OPEN, RESOLVED, UNRESOLVED, DEFERRED, WITHDRAWN", value)})
 				continue
@@ -261,10 +267,10 @@ func (c *Challenge) fieldFor(name string) *string {
 // missing lists the problems of a block whose id is new (isNew) or already
 // in the ledger. A new challenge must be complete; an update needs only its
 // status, since the ledger already holds the rest.
-func (c Challenge) missing(isNew bool) []Problem {
+func (c Challenge) missing(isNew bool, invalid map[string]bool) []Problem {
 	var ps []Problem
 	need := func(ok bool, label, hint string) {
-		if !ok {
+		if !ok && !invalid[c.ID+"/"+normName(label)] {
 			ps = append(ps, Problem{ID: c.ID, Line: c.Line, Text: "missing `- **" + label + "**:` line" + hint})
 		}
 	}

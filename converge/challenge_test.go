@@ -109,24 +109,26 @@ func TestParseChallenges(t *testing.T) {
 
 func TestChallengeMissing(t *testing.T) {
 	tests := []struct {
-		name  string
-		c     Challenge
-		isNew bool
-		want  []string
+		name    string
+		c       Challenge
+		isNew   bool
+		invalid map[string]bool
+		want    []string
 	}{
-		{"new and complete", Challenge{ID: "C1", Severity: Minor, Status: Open, Concern: "c", FailureScenario: "f"}, true, nil},
-		{"new without severity", Challenge{ID: "C1", Line: 3, Status: Open, Concern: "c", FailureScenario: "f"}, true,
+		{"new and complete", Challenge{ID: "C1", Severity: Minor, Status: Open, Concern: "c", FailureScenario: "f"}, true, nil, nil},
+		{"new without severity", Challenge{ID: "C1", Line: 3, Status: Open, Concern: "c", FailureScenario: "f"}, true, nil,
 			[]string{"C1 (line 3): missing `- **Severity**:` line (BLOCKING, SIGNIFICANT or MINOR)"}},
-		{"new without concern and failure scenario", Challenge{ID: "C2", Line: 1, Severity: Minor, Status: Open}, true,
+		{"new without concern and failure scenario", Challenge{ID: "C2", Line: 1, Severity: Minor, Status: Open}, true, nil,
 			[]string{"C2 (line 1): missing `- **Concern**:` line", "C2 (line 1): missing `- **Failure scenario**:` line (what concretely goes wrong if the concern is real)"}},
-		{"update needs only status", Challenge{ID: "C1", Status: Resolved}, false, nil},
-		{"update without status", Challenge{ID: "C1", Line: 7}, false,
+		{"update needs only status", Challenge{ID: "C1", Status: Resolved}, false, nil, nil},
+		{"update without status", Challenge{ID: "C1", Line: 7}, false, nil,
 			[]string{"C1 (line 7): missing `- **Status**:` line (OPEN, RESOLVED, UNRESOLVED, DEFERRED or WITHDRAWN)"}},
+		{"a field given with a bad value is not also missing", Challenge{ID: "C1", Line: 2}, false, map[string]bool{"C1/status": true}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, p := range tt.c.missing(tt.isNew) {
+			for _, p := range tt.c.missing(tt.isNew, tt.invalid) {
 				got = append(got, p.String())
 			}
 			assert.Equal(t, tt.want, got)

@@ -2,6 +2,7 @@ package converge
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -126,11 +127,11 @@ func Apply(l Ledger, critique string) (Ledger, Report) {
 	for _, c := range parsed.Challenges {
 		i := slices.IndexFunc(next.Challenges, func(e Entry) bool { return e.ID == c.ID })
 		if i < 0 {
-			ps := c.missing(true)
+			ps := c.missing(true, parsed.invalid)
 			if c.Status == Resolved || c.Status == Withdrawn {
 				ps = append(ps, Problem{ID: c.ID, Line: c.Line, Text: fmt.Sprintf(
-					"%s is not in the ledger, so it cannot start as %s: raise it as OPEN or UNRESOLVED, drop it, or use the id of the existing challenge you meant%s",
-					c.ID, c.Status, idRange(l))})
+					"not in the ledger, so it cannot start as %s: raise it as OPEN or UNRESOLVED, drop it, or use the id of the existing challenge you meant%s",
+					c.Status, idRange(l))})
 			}
 			if c.Status == Deferred && c.Severity != Minor && c.Severity != "" {
 				ps = append(ps, deferProblem(c, c.Severity))
@@ -148,7 +149,7 @@ func Apply(l Ledger, critique string) (Ledger, Report) {
 			continue
 		}
 		e := &next.Challenges[i]
-		ps := c.missing(false)
+		ps := c.missing(false, parsed.invalid)
 		sev := e.Severity
 		if c.Severity != "" {
 			if c.Severity.rank() < e.Severity.rank() {
@@ -194,6 +195,10 @@ func Apply(l Ledger, critique string) (Ledger, Report) {
 			strings.Join(leastSevere(next, active, len(active)-MaxActive), ", "))})
 	}
 	if len(problems) > 0 {
+		// In reading order; the critique-wide problems (line 0) last.
+		slices.SortStableFunc(problems, func(a, b Problem) int {
+			return sortLine(a.Line) - sortLine(b.Line)
+		})
 		msgs := make([]string, len(problems))
 		for i, p := range problems {
 			msgs[i] = p.String()
@@ -265,4 +270,11 @@ func (l Ledger) clone() Ledger {
 		c.Challenges[i] = e
 	}
 	return c
+}
+
+func sortLine(n int) int {
+	if n == 0 {
+		return math.MaxInt32
+	}
+	return n
 }
