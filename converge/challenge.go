@@ -1,0 +1,368 @@
+// Package converge is the pure logic of convergence mode (plansmith plan
+// --converge): it parses the challenges a critique raises, keeps them in a
+// ledger across critique iterations, enforces the guards that keep the loop
+// converging, decides when the plan is done, scores the final critique, and
+// sizes the critique team from the task's complexity. It does no I/O: the
+// phase machine passes texts in and stores the returned values.
+package converge
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Severity is how badly a challenge hurts the plan if it is real.
+type Severity string
+
+// Severities, most severe first.
+const (
+	Blocking    Severity = "BLOCKING"    // the plan fails as written
+	Significant Severity = "SIGNIFICANT" // the plan works but with real damage
+	Minor       Severity = "MINOR"       // worth fixing, safe to handle later
+)
+
+// rank orders severities so that a downgrade can be detected; unknown is 0.
+func (s Severity) rank() int {
+	switch s {
+	case Blocking:
+		return 3
+	case Significant:
+		return 2
+	case Minor:
+		return 1
+	}
+	return 0
+}
+
+// Status is where a challenge stands in its lifecycle.
+type Status string
+
+// Statuses. OPEN and UNRESOLVED are active: they still count against the plan.
+const (
+	Open       Status = "OPEN"       // raised, not yet settled
+	Resolved   Status = "RESOLVED"   // evidence or a plan change settled it
+	Unresolved Status = "UNRESOLVED" // confirmed real, not settled
+	Deferred   Status = "DEFERRED"   // MINOR only: handled during implementation
+	Withdrawn  Status = "WITHDRAWN"  // its premise turned out false
+)
+
+// Active reports whether a challenge with this status still counts against
+// the plan (OPEN or UNRESOLVED).
+func (s Status) Active() bool { return s == Open || s == Unresolved }
+
+var (
+	severities = []Severity{Blocking, Significant, Minor}
+	statuses   = []Status{Open, Resolved, Unresolved, Deferred, Withdrawn}
+)
+
+// Challenge is one `### C<n>: <claim>` block as written in a critique.
+// Fields the block did not give are left empty.
+type Challenge struct {
+	ID              string // normalized, e.g. "C3" (for "### C03: …")
+	Claim           string
+	Severity        Severity
+	Status          Status
+	Concern         string
+	FailureScenario string
+	Mitigation      string
+	Line            int // 1-based line of the heading in the critique
+}
+
+// Problem is one precise reason a critique cannot be accepted.
+type Problem struct {
+	ID   string // the challenge concerned; empty for the critique as a whole
+	Line int    // 1-based line; 0 when not tied to one line
+	Text string
+}
+
+func (p Problem) String() string {
+	switch {
+	case p.ID != "" && p.Line > 0:
+		return fmt.Sprintf("%s (line %d): %s", p.ID, p.Line, p.Text)
+	case p.ID != "":
+		return p.ID + ": " + p.Text
+	case p.Line > 0:
+		return fmt.Sprintf("line %d: %s", p.Line, p.Text)
+	}
+	return p.Text
+}
+
+// Parsed is what ParseChallenges found in a critique.
+type Parsed struct {
+	Challenges []Challenge // in order of appearance, ids unique
+	// NoChallenges is true when the critique says explicitly that it raises
+	// or updates nothing (a `### NO CHALLENGES` heading), so that an empty
+	// critique is a statement and not a forgotten format.
+	NoChallenges bool
+	Problems     []Problem // malformed blocks; the critique should be rejected
+
+	// invalid holds "id/field" for fields given with a bad value, so that
+	// they are not reported a second time as missing.
+	invalid map[string]bool
+}
+
+var (
+	// A challenge heading: any heading level, "C" and a number, then the
+	// claim after an optional separator. Case of the C is forgiven.
+	headingRe = regexp.MustCompile(`^#{1,6}\s*[Cc](\d+)\b\s*[:.)\-–—]?\s*(.*)$`)
+	// A field line: a bullet, an optionally bold name, a colon inside or
+	// outside the bold, then the value.
+	fieldRe = regexp.MustCompile(`^[-*+]\s+\**\s*([A-Za-z][A-Za-z /-]*?)\s*(?::\s*\**|\**\s*:)\s*(.*)$`)
+)
+
+// field names as normalized by normName.
+const (
+	fSeverity = "severity"
+	fStatus   = "status"
+	fConcern  = "concern"
+	fScenario = "failure scenario"
+	fMitigate = "mitigation"
+)
+
+// ParseChallenges reads every challenge block of a critique. A block starts
+// at a `### C<n>: <claim>` heading and runs to the next heading; its fields
+// are bullet lines `- **Name**: value` (a value may continue on the
+// following non-blank lines). Names and values are matched without regard to
+// case; unknown fields are ignored so that critiques may add evidence.
+// Fenced code blocks are skipped: they quote, they do not raise. Bad values,
+// duplicate fields and duplicate ids become Problems; which fields are
+// required depends on whether the id is already in the ledger, so missing
+// fields are checked by Apply, not here.
+func ParseChallenges(critique string) Parsed {
+	var (
+		out     = Parsed{invalid: map[string]bool{}}
+		cur     *Challenge
+		seen    = map[string]int{} // field name -> line, within the current block
+		ids     = map[string]int{} // id -> heading line
+		last    *string            // the field a continuation line extends
+		fence   string
+		pending []Challenge
+	)
+	flush := func() {
+		if cur != nil {
+			pending = append(pending, *cur)
+		}
+		cur, last = nil, nil
+		clear(seen)
+	}
+	for i, raw := range strings.Split(critique, "\n") {
+		n := i + 1
+		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
+		if fence != "" {
+			if strings.HasPrefix(line, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOf(line); f != "" {
+			fence = f
+			last = nil
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			flush()
+			if isNoChallenges(line) {
+				out.NoChallenges = true
+				continue
+			}
+			m := headingRe.FindStringSubmatch(line)
+			if m == nil {
+				continue // some other heading: it ends the block, nothing more
+			}
+			id, ok := normID(m[1])
+			if !ok {
+				out.Problems = append(out.Problems, Problem{ID: "C" + m[1], Line: n,
+					Text: "challenge number is too large; number challenges C1, C2, …"})
+				continue
+			}
+			claim := strings.TrimSpace(strings.Trim(strings.TrimSpace(m[2]), "*_`"))
+			if prev, dup := ids[id]; dup {
+				out.Problems = append(out.Problems, Problem{ID: id, Line: n,
+					Text: fmt.Sprintf("%s already has a block at line %d; give each challenge one block", id, prev)})
+				continue
+			}
+			ids[id] = n
+			if claim == "" {
+				out.Problems = append(out.Problems, Problem{ID: id, Line: n,
+					Text: "the heading has no claim; write `### " + id + ": <the claim in one sentence>`"})
+			}
+			cur = &Challenge{ID: id, Claim: claim, Line: n}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if line == "" {
+			last = nil
+			continue
+		}
+		m := fieldRe.FindStringSubmatch(line)
+		if m == nil {
+			if last != nil {
+				*last = strings.TrimSpace(*last + " " + line)
+			}
+			continue
+		}
+		name, value := normName(m[1]), cleanValue(m[2])
+		last = nil
+		target := cur.fieldFor(name)
+		if target == nil {
+			continue // an extra field such as Evidence: allowed, not kept
+		}
+		if prev, dup := seen[name]; dup {
+			out.Problems = append(out.Problems, Problem{ID: cur.ID, Line: n,
+				Text: fmt.Sprintf("%s is given twice (first at line %d); keep one", fieldLabel(name), prev)})
+			continue
+		}
+		seen[name] = n
+		switch name {
+		case fSeverity:
+			s, ok := parseSeverity(value)
+			if !ok {
+				out.invalid[cur.ID+"/"+name] = true
+				out.Problems = append(out.Problems, Problem{ID: cur.ID, Line: n,
+					Text: fmt.Sprintf("severity %q is not one of BLOCKING, SIGNIFICANT, MINOR", value)})
+				continue
+			}
+			cur.Severity = s
+		case fStatus:
+			s, ok := parseStatus(value)
+			if !ok {
+				out.invalid[cur.ID+"/"+name] = true
+				out.Problems = append(out.Problems, Problem{ID: cur.ID, Line: n,
+					Text: fmt.Sprintf("status %q is not one of OPEN, RESOLVED, UNRESOLVED, DEFERRED, WITHDRAWN", value)})
+				continue
+			}
+			cur.Status = s
+		default:
+			*target = value
+			last = target
+		}
+	}
+	flush()
+	out.Challenges = pending
+	return out
+}
+
+// fieldFor returns where a field's text is kept, or nil for a field this
+// package does not track. Severity and status have their own parsing but
+// still need a non-nil answer so that duplicates are noticed.
+func (c *Challenge) fieldFor(name string) *string {
+	var scratch string
+	switch name {
+	case fSeverity, fStatus:
+		return &scratch
+	case fConcern:
+		return &c.Concern
+	case fScenario:
+		return &c.FailureScenario
+	case fMitigate:
+		return &c.Mitigation
+	}
+	return nil
+}
+
+// missing lists the problems of a block whose id is new (isNew) or already
+// in the ledger. A new challenge must be complete; an update needs only its
+// status, since the ledger already holds the rest.
+func (c Challenge) missing(isNew bool, invalid map[string]bool) []Problem {
+	var ps []Problem
+	need := func(ok bool, label, hint string) {
+		if !ok && !invalid[c.ID+"/"+normName(label)] {
+			ps = append(ps, Problem{ID: c.ID, Line: c.Line, Text: "missing `- **" + label + "**:` line" + hint})
+		}
+	}
+	if isNew {
+		need(c.Severity != "", "Severity", " (BLOCKING, SIGNIFICANT or MINOR)")
+	}
+	need(c.Status != "", "Status", " (OPEN, RESOLVED, UNRESOLVED, DEFERRED or WITHDRAWN)")
+	if isNew {
+		need(c.Concern != "", "Concern", "")
+		need(c.FailureScenario != "", "Failure scenario", " (what concretely goes wrong if the concern is real)")
+	}
+	return ps
+}
+
+func fenceOf(line string) string {
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(line, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+func isNoChallenges(line string) bool {
+	t := strings.ToUpper(strings.Join(strings.Fields(strings.Trim(strings.TrimLeft(line, "#"), " *_`.:")), " "))
+	return t == "NO CHALLENGES" || t == "NO NEW CHALLENGES"
+}
+
+// normID turns the digits after C into a canonical id ("007" -> "C7").
+func normID(digits string) (string, bool) {
+	if len(digits) > 6 {
+		return "", false
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return "", false
+	}
+	return "C" + strconv.Itoa(n), true
+}
+
+// idNum is the number of a canonical id, 0 when it is not one.
+func idNum(id string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "C"))
+	if err != nil || !strings.HasPrefix(id, "C") {
+		return 0
+	}
+	return n
+}
+
+func normName(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(s, "-", " ")), " "))
+}
+
+func fieldLabel(name string) string {
+	if name == "" {
+		return name
+	}
+	return strings.ToUpper(name[:1]) + name[1:]
+}
+
+func cleanValue(s string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "*_`"))
+}
+
+// keyword is the leading word of a value, upper-cased, so that
+// "Resolved — see step 3" reads as RESOLVED.
+func keyword(value string) string {
+	end := strings.IndexFunc(value, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '_')
+	})
+	if end < 0 {
+		end = len(value)
+	}
+	return strings.ToUpper(value[:end])
+}
+
+func parseSeverity(v string) (Severity, bool) {
+	k := keyword(v)
+	for _, s := range severities {
+		if string(s) == k {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func parseStatus(v string) (Status, bool) {
+	k := keyword(v)
+	for _, s := range statuses {
+		if string(s) == k {
+			return s, true
+		}
+	}
+	return "", false
+}
