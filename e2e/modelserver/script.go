@@ -1,6 +1,9 @@
 package modelserver
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Reply is one scripted answer of the model to a main-agent request: text,
 // one tool call, or both (text first). When Respond is set it is called with
@@ -60,6 +63,13 @@ type Request struct {
 	Overrun bool
 	// Body is the raw request body, for assertions the fields above miss.
 	Body json.RawMessage
+}
+
+// String summarises the request in one line, so a failed assertion on a
+// list of requests stays readable.
+func (r Request) String() string {
+	return fmt.Sprintf("request %d (%d messages, %d tool results, overrun=%v): last user text %.200q",
+		r.Index, r.Messages, len(r.ToolResults), r.Overrun, r.LastUserText)
 }
 
 // ToolResult is one tool_result block the client sent back.
