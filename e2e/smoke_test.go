@@ -162,16 +162,54 @@ func e2eProject(r ms.Request) string {
 
 func TestFixtureCommandRunsShellBeforeTheModel(t *testing.T) {
 	t.Parallel()
-	e := fixtureEnv(t, ms.Text("ok"))
+	tests := []struct {
+		name string
+		args string
+		want string
+	}{
+		{name: "plain words", args: "one two", want: "bang-args=[one two] root=[PLUGIN]"},
+		// $ARGUMENTS is pasted into the shell text unquoted: a prompt can
+		// break out of the quotes and run commands. A command must never put
+		// user text inside !`...`.
+		{name: "arguments are shell text", args: `x"; echo "INJECTED-$((6*7))`, want: "INJECTED-42"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := fixtureEnv(t, ms.Text("ok"))
+			e.WriteProjectFile(".hooklog/stop-blocks", "0")
+			res := e.Run("/fixture:bang " + tt.args)
+			assert.Equal(t, "ok", res.Result)
+			reqs := e.Model.Requests()
+			require.Len(t, reqs, 1)
+			// The !`...` line ran in -p mode and its output replaced the line.
+			assert.Contains(t, reqs[0].LastUserText, strings.ReplaceAll(tt.want, "PLUGIN", e.PluginDir))
+			assert.NotContains(t, reqs[0].LastUserText, "!`echo")
+		})
+	}
+}
+
+func TestBashToolEnvironment(t *testing.T) {
+	t.Parallel()
+	e := fixtureEnv(t,
+		ms.Tool("Bash", map[string]string{"command": `echo "cc=$CLAUDECODE sid=$CLAUDE_CODE_SESSION_ID"; echo "path=$PATH"`, "description": "env"}),
+		ms.Text("done"),
+	)
 	e.WriteProjectFile(".hooklog/stop-blocks", "0")
-	res := e.Run("/fixture:bang one two")
-	assert.Equal(t, "ok", res.Result)
+	res := e.Run("show the environment")
 	reqs := e.Model.Requests()
-	require.Len(t, reqs, 1)
-	// The !`...` line ran in -p mode, with $ARGUMENTS substituted into the
-	// shell text, and its output replaced the line.
-	assert.Contains(t, reqs[0].LastUserText, "bang-args=[one two] root=["+e.PluginDir+"]")
-	assert.NotContains(t, reqs[0].LastUserText, "!`echo")
+	require.Len(t, reqs, 2)
+	require.Len(t, reqs[1].ToolResults, 1)
+	out := reqs[1].ToolResults[0].Content
+	assert.False(t, reqs[1].ToolResults[0].IsError)
+	// plansmith plan, run by the agent, can tell which session owns the loop.
+	assert.Contains(t, out, "cc=1 sid="+res.SessionID+"\n")
+	// The plugin's bin/ folder is on the agent's PATH (appended).
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(out), ":"+filepath.Join(e.PluginDir, "bin")), out)
+	post := hookLog(t, e, "PostToolUse")
+	require.Len(t, post, 1)
+	assert.Equal(t, "Bash", post[0]["tool_name"])
+	assert.Contains(t, post[0], "tool_response")
 }
 
 func TestStopHookBlockCap(t *testing.T) {
