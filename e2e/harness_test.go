@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	ms "github.com/plansmith/plansmith/e2e/modelserver"
+)
+
+func TestEnvironStripsTheSurroundingSession(t *testing.T) {
+	for _, kv := range []string{
+		"CLAUDECODE=1", "CLAUDE_CODE_SESSION_ID=outer", "CLAUDE_CODE_ENTRYPOINT=cli",
+		"CLAUDE_PROJECT_DIR=/elsewhere", "CLAUDE_CONFIG_DIR=/cfg", "ANTHROPIC_AUTH_TOKEN=secret",
+		"ANTHROPIC_MODEL=big", "DISABLE_AUTOUPDATER=0", "IS_SANDBOX=0", "KEEP_ME=yes",
+	} {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	model := ms.New()
+	defer model.Close()
+	e := &Env{Home: "/tmp/home", Model: model, ExtraEnv: []string{"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3"}}
+	env := map[string][]string{}
+	for _, kv := range e.environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = append(env[k], v)
+	}
+	want := map[string]string{
+		"HOME":               "/tmp/home",
+		"ANTHROPIC_BASE_URL": model.URL,
+		"ANTHROPIC_API_KEY":  "test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+		"DISABLE_TELEMETRY":                        "1",
+		"DISABLE_AUTOUPDATER":                      "1",
+		"IS_SANDBOX":                               "1",
+		"KEEP_ME":                                  "yes",
+		"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP":          "3",
+	}
+	for k, v := range want {
+		assert.Equal(t, []string{v}, env[k], k)
+	}
+	for _, k := range []string{"CLAUDECODE", "CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT",
+		"CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_MODEL"} {
+		assert.NotContains(t, env, k)
+	}
+}
+
+func TestLastJSONLine(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "one object", in: `{"a":1}` + "\n", want: `{"a":1}`},
+		{name: "noise before", in: "warning: x\n{\"a\":1}\n", want: `{"a":1}`},
+		{name: "last object wins", in: "{\"a\":1}\n{\"a\":2}\n\n", want: `{"a":2}`},
+		{name: "no object", in: "  oops  ", want: "oops"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, string(lastJSONLine([]byte(tt.in))))
+		})
+	}
+}
+
+func TestBuildPlansmith(t *testing.T) {
+	root := mustRepoRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "cmd", "plansmith")); err != nil {
+		t.Skip("cmd/plansmith is not in this tree yet")
+	}
+	bin := BuildPlansmith(t)
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.NotEmpty(t, strings.TrimSpace(string(out)))
+}
