@@ -17,13 +17,16 @@ fmt-check:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.cache/*')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-# e2e-deps installs the real Claude Code CLI (from npm) for the end-to-end
-# tests; when npm is unreachable those tests skip and say so.
+# e2e-deps installs the real Claude Code CLI and the hook types (from npm)
+# into .cache/ for the end-to-end tests; exit 3 means the npm registry is
+# unreachable, and only then do those tests skip (saying so).
 e2e-deps:
-	@bash e2e/install-deps.sh || echo "make: end-to-end dependencies unavailable; e2e tests will skip"
+	@rc=0; bash .ci/e2e-deps || rc=$$?; \
+	if [ $$rc -eq 3 ]; then echo "make: npm registry unreachable; end-to-end tests will skip"; \
+	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 unit:
-	$(GO) test -race ./...
+	PLANSMITH_E2E=1 $(GO) test -race ./...
 
 test: vet fmt-check e2e-deps unit
 
