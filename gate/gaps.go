@@ -234,8 +234,8 @@ func parseItems(lines []line, prefix string, heading *regexp.Regexp, strictHeadi
 			}
 			continue
 		}
-		if t == "" {
-			inDesc = false
+		if c, run := fenceRun(t); t == "" || (run >= 3 && c != 0) {
+			inDesc = false // a blank line or a code fence ends a description
 			continue
 		}
 		if inDesc && cur >= 0 {

@@ -179,6 +179,8 @@ func isWordRune(r rune) bool {
 //
 // One gap per phrase (not per line) keeps the count honest when a plan
 // repeats the same hedge; its description quotes up to three of the lines.
+// A phrase whose gap the block already holds (same generated title, as left
+// by an earlier merge) is not added again, so merging twice changes nothing.
 func MergeLeakage(plan string) (string, []Gap, error) {
 	return mergeLeakage(plan, Phrases())
 }
@@ -206,17 +208,28 @@ func mergeLeakage(plan string, phrases []string) (string, []Gap, error) {
 	for _, h := range hits {
 		byPhrase[h.Phrase] = append(byPhrase[h.Phrase], h)
 	}
+	have := map[string]bool{}
+	for _, it := range g.Items {
+		have[it.Title] = true
+	}
 	added := make([]Gap, 0, len(distinct))
 	for _, p := range distinct {
+		title := leakTitle(p)
+		if have[title] {
+			continue // merged by an earlier assessment and kept by the agent
+		}
 		added = append(added, Gap{
 			ID:          next,
-			Title:       fmt.Sprintf("Unresolved wording in the plan: %q", p),
+			Title:       title,
 			Severity:    Medium,
 			Description: leakDescription(p, byPhrase[p]),
 		})
 		next++
 	}
 
+	if len(added) == 0 {
+		return plan, nil, nil
+	}
 	lines := strings.SplitAfter(plan, "\n")
 	endIdx := g.End - 1 // g.End is 1-based; the block is well formed here
 	nl := "\n"
@@ -250,6 +263,10 @@ func mergeLeakage(plan string, phrases []string) (string, []Gap, error) {
 		}
 	}
 	return out, added, nil
+}
+
+func leakTitle(phrase string) string {
+	return fmt.Sprintf("Unresolved wording in the plan: %q", phrase)
 }
 
 func leakDescription(phrase string, hits []Hit) string {

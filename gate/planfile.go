@@ -132,7 +132,8 @@ func OwnedBy(content, sessionID string) bool {
 // is not JSON, or whose status is not pass or fail, resets to pending with a
 // reason saying so. The metadata goes at the end of the file, after one blank
 // line; the rest of the file is kept byte for byte except for the removed
-// metadata lines and trailing blank lines. Only an empty sessionID is an error.
+// metadata lines and trailing blank lines, and a code fence left open at the
+// end, which is closed so it cannot hide the metadata. Only an empty sessionID is an error.
 func Maintain(content, sessionID string, now time.Time) (string, error) {
 	if strings.TrimSpace(sessionID) == "" {
 		return content, fmt.Errorf("maintain plan metadata: empty session id")
@@ -174,6 +175,16 @@ func Maintain(content, sessionID string, now time.Time) (string, error) {
 	for len(kept) > 0 && strings.TrimSpace(kept[len(kept)-1]) == "" {
 		kept = kept[:len(kept)-1]
 	}
+	// A code block left open would swallow the metadata appended below;
+	// closing it at the end changes nothing a reader sees.
+	var fence fenceState
+	for _, k := range kept {
+		fence.step(k)
+	}
+	if fence.n > 0 {
+		kept = append(kept, strings.Repeat(string(fence.char), fence.n))
+		keptMeta = append(keptMeta, false)
+	}
 	// The metadata stays one group: no blank line after a session marker
 	// that already ends the file.
 	sep := "\n\n"
@@ -193,23 +204,22 @@ func Maintain(content, sessionID string, now time.Time) (string, error) {
 	if err != nil {
 		return content, fmt.Errorf("maintain plan metadata: %w", err)
 	}
+	head := ""
+	if body != "" {
+		head = strings.ReplaceAll(body+sep, "\n", nl)
+	}
+	// Hash the text as it will be written: the metadata lines are not
+	// part of either hash, so the head alone gives the file's hashes.
 	var tail []string
 	if !hasSession {
 		tail = append(tail, "<!-- "+metaSession+sessionID+" -->")
 	}
 	tail = append(tail,
-		"<!-- "+metaPlanHash+PlanHash(body)+" -->",
-		"<!-- "+metaGapsHash+GapsHash(body)+" -->",
+		"<!-- "+metaPlanHash+PlanHash(head)+" -->",
+		"<!-- "+metaGapsHash+GapsHash(head)+" -->",
 		"<!-- "+metaValidation+string(vj)+" -->",
 	)
-	var out strings.Builder
-	if body != "" {
-		out.WriteString(body)
-		out.WriteString(sep)
-	}
-	out.WriteString(strings.Join(tail, "\n"))
-	out.WriteString("\n")
-	return strings.ReplaceAll(out.String(), "\n", nl), nil
+	return head + strings.Join(tail, nl) + nl, nil
 }
 
 // ExitCase names why ExitPlanMode is allowed or refused.
