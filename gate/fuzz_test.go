@@ -3,8 +3,11 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func seedPlans(f *testing.F) {
@@ -102,6 +105,44 @@ func FuzzParseMeta(f *testing.F) {
 		}
 		if m.PlanHash != PlanHash(out) || m.GapsHash != GapsHash(out) {
 			t.Fatalf("maintained hashes do not match:\n%q", out)
+		}
+	})
+}
+
+// naiveLeakage is the obvious per-line scan that leakage must agree with.
+func naiveLeakage(plan string, phrases []string) []Hit {
+	var hits []Hit
+	for _, l := range scan(plan) {
+		if l.Kind != kindText {
+			continue
+		}
+		text := strings.ToLower(stripInlineCode(l.Text))
+		for _, p := range phrases {
+			for from := 0; from <= len(text); {
+				i := strings.Index(text[from:], p)
+				if i < 0 {
+					break
+				}
+				at := from + i
+				if boundaryBefore(text, at, p) && boundaryAfter(text, at+len(p), p) {
+					hits = append(hits, Hit{Phrase: p, Line: l.N, Text: strings.TrimSpace(l.Text)})
+					break
+				}
+				_, size := utf8.DecodeRuneInString(text[at:])
+				from = at + size
+			}
+		}
+	}
+	return hits
+}
+
+func FuzzLeakageMatchesNaive(f *testing.F) {
+	seedPlans(f)
+	f.Add("TODO todo\nunclear-ish: not sure\n`tbd` TBD\n불확실한 İstanbul risk of\n")
+	f.Fuzz(func(t *testing.T, plan string) {
+		got, want := Leakage(plan), naiveLeakage(plan, Phrases())
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("leakage %v, naive %v", got, want)
 		}
 	})
 }
