@@ -131,9 +131,11 @@ func OwnedBy(content, sessionID string) bool {
 // RFC 3339); without a signal, any edit resets it to pending. A signal that
 // is not JSON, or whose status is not pass or fail, resets to pending with a
 // reason saying so. The metadata goes at the end of the file, after one blank
-// line; the rest of the file is kept byte for byte except for the removed
-// metadata lines and trailing blank lines, and a code fence left open at the
-// end, which is closed so it cannot hide the metadata. Only an empty sessionID is an error.
+// line (none when the file already ends with its session marker); the rest
+// of the file is kept except for the removed metadata lines, trailing blank
+// lines, and a code fence left open at the end, which is closed so it cannot
+// hide the metadata. The output is stable: maintaining it again with the same
+// time changes nothing. Only an empty sessionID is an error.
 func Maintain(content, sessionID string, now time.Time) (string, error) {
 	if strings.TrimSpace(sessionID) == "" {
 		return content, fmt.Errorf("maintain plan metadata: empty session id")
