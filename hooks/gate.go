@@ -18,5 +18,3 @@ func convergeMeta(f *state.File, meta *state.PlanMeta) {}
 
 // GateStatus describes the gate for `plansmith status`.
 func GateStatus(f *state.File) string { return "on" }
-
-func planModeMalformed(err error) any { return nil }

@@ -37,6 +37,3 @@ func PreToolUse(in Input, env Env) any {
 	}
 	return deny(d.Reason)
 }
-
-// TEMPORARY until the plan-mode gate merges.
-func planModeExit(in Input, env Env) any { return nil }

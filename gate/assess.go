@@ -1,0 +1,378 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/plansmith/plansmith/templates"
+)
+
+// Names of the files Begin asks the caller to write, relative to Config.Dir.
+const (
+	CriticFile    = "critic-prompt.md"    // critic instructions + the plan without its gaps
+	ValidatorFile = "validator-prompt.md" // validator instructions + the gaps
+	PlanFile      = "plan.md"             // the plan under assessment, leakage gaps merged
+)
+
+// DefaultMaxAttempts is --gate-retries' default.
+const DefaultMaxAttempts = 2
+
+// Config is how the caller runs the gate.
+type Config struct {
+	// Dir is the directory the caller writes Step.Files into (normally
+	// <project>/.claude/plansmith/gate); instructions name files under it.
+	Dir string
+	// MaxAttempts is how many failed assessments end the gate as failed:
+	// with 2, the first failure sends the agent back to revise and the
+	// second one fails the gate. Values below 1 mean 1.
+	MaxAttempts int
+	// Models for the two sub-agents; empty means "opus" and "haiku".
+	CriticModel    string
+	ValidatorModel string
+}
+
+func (c Config) maxAttempts() int { return max(c.MaxAttempts, 1) }
+
+func (c Config) criticModel() string {
+	if c.CriticModel == "" {
+		return "opus"
+	}
+	return c.CriticModel
+}
+
+func (c Config) validatorModel() string {
+	if c.ValidatorModel == "" {
+		return "haiku"
+	}
+	return c.ValidatorModel
+}
+
+func (c Config) path(name string) string {
+	if c.Dir == "" {
+		return name
+	}
+	return filepath.Join(c.Dir, name)
+}
+
+// Status is where a gate session stands.
+type Status string
+
+const (
+	StatusNone     Status = ""         // no assessment begun
+	StatusAwaiting Status = "awaiting" // critic/validator outputs requested
+	StatusRevising Status = "revising" // an assessment failed; waiting for a revised plan
+	StatusPassed   Status = "passed"
+	StatusFailed   Status = "failed" // attempts exhausted or outputs unreadable: plan unverified
+)
+
+// Session is the gate's state between hook calls. The caller persists it (in
+// the loop's YAML frontmatter) and hands it back unchanged.
+type Session struct {
+	Status          Status    `yaml:"status,omitempty" json:"status,omitempty"`
+	PlanHash        string    `yaml:"plan_hash,omitempty" json:"plan_hash,omitempty"`
+	GapsHash        string    `yaml:"gaps_hash,omitempty" json:"gaps_hash,omitempty"`
+	Attempts        int       `yaml:"attempts,omitempty" json:"attempts,omitempty"` // failed assessments so far
+	CriticReruns    int       `yaml:"critic_reruns,omitempty" json:"critic_reruns,omitempty"`
+	ValidatorReruns int       `yaml:"validator_reruns,omitempty" json:"validator_reruns,omitempty"`
+	LeakageGaps     []string  `yaml:"leakage_gaps,omitempty" json:"leakage_gaps,omitempty"` // "GAP-4: title" added this assessment
+	Findings        Counts    `yaml:"findings,omitempty" json:"findings,omitempty"`         // of the last readable critic output
+	Uncovered       []Finding `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`       // of the last failed assessment
+}
+
+// Action says what the caller does with a Step.
+type Action string
+
+const (
+	// ActionFix: the plan cannot be assessed yet (gaps block missing or
+	// malformed). Block with Reason; no assessment is used up.
+	ActionFix Action = "fix"
+	// ActionRun: write Files under Config.Dir, keep Plan as the plan under
+	// assessment, and block with Reason (run critic, then validator).
+	ActionRun Action = "run"
+	// ActionRerun: one output was unreadable; block with Reason asking
+	// for a re-run.
+	ActionRerun Action = "rerun"
+	// ActionRevise: the assessment failed and attempts remain; block with
+	// Reason, which names the uncovered findings.
+	ActionRevise Action = "revise"
+	// ActionPass: the gate passed; save the plan with Record.
+	ActionPass Action = "passed"
+	// ActionFail: the gate failed for good; save the plan marked
+	// unverified with Record (its uncovered findings).
+	ActionFail Action = "failed"
+)
+
+// Step is the gate's decision for one hook call.
+type Step struct {
+	Action  Action
+	Reason  string            // the text for the agent (or, on pass/fail, for the user)
+	Files   map[string]string // ActionRun: Config.Dir-relative name → content
+	Plan    string            // ActionRun: the plan under assessment (leakage merged); pass it to Assess
+	Added   []Gap             // ActionRun: gaps the leakage scan added
+	Session Session           // the state to persist
+	Record  *Record           // ActionPass and ActionFail
+}
+
+// Record is the gate's verdict for the saved plan's frontmatter.
+type Record struct {
+	Status      string    `yaml:"status" json:"status"`     // "passed" or "failed"
+	Verified    bool      `yaml:"verified" json:"verified"` // false marks the plan unverified
+	PlanHash    string    `yaml:"plan_hash" json:"plan_hash"`
+	GapsHash    string    `yaml:"gaps_hash" json:"gaps_hash"`
+	Findings    Counts    `yaml:"findings" json:"findings"`
+	Gaps        int       `yaml:"gaps" json:"gaps"`
+	Covered     []string  `yaml:"covered,omitempty" json:"covered,omitempty"` // labels of high/medium findings judged covered
+	Uncovered   []Finding `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`
+	Attempts    int       `yaml:"attempts" json:"attempts"` // assessments made, the last one included
+	LeakageGaps []string  `yaml:"leakage_gaps,omitempty" json:"leakage_gaps,omitempty"`
+	Note        string    `yaml:"note,omitempty" json:"note,omitempty"` // why the hook overrode the validator or failed closed
+}
+
+// Stale reports whether plan is not the plan s was begun on: its plan or
+// gaps hash differs from the recorded one, or nothing was recorded.
+func Stale(plan string, s Session) bool {
+	return s.PlanHash == "" || PlanHash(plan) != s.PlanHash || GapsHash(plan) != s.GapsHash
+}
+
+// Begin starts an assessment of plan. It requires a well-formed gaps block
+// (otherwise ActionFix with the format, or the line-precise problems), merges
+// leaked uncertainty into the gaps (MergeLeakage), binds the session to the
+// merged plan's hashes, and returns ActionRun with the files to write and the
+// instructions. Failed attempts carry over from s; re-run counters reset.
+func Begin(plan string, s Session, cfg Config) Step {
+	g, err := ParseGaps(plan)
+	if err == nil && !g.Present {
+		return Step{Action: ActionFix, Session: s, Reason: render("gate/gaps-missing.md", map[string]any{
+			"Start": GapsStart, "End": GapsEnd,
+		})}
+	}
+	if err != nil {
+		return Step{Action: ActionFix, Session: s, Reason: render("gate/gaps-malformed.md", map[string]any{
+			"Problems": problemsOf(err), "Start": GapsStart, "End": GapsEnd,
+		})}
+	}
+	merged, added, err := MergeLeakage(plan)
+	if err != nil {
+		// ParseGaps accepted the block, so this is not the agent's doing;
+		// assess the plan as written rather than block forever.
+		merged, added = plan, nil
+	}
+
+	next := Session{
+		Status:   StatusAwaiting,
+		PlanHash: PlanHash(merged),
+		GapsHash: GapsHash(merged),
+		Attempts: s.Attempts,
+	}
+	for _, a := range added {
+		next.LeakageGaps = append(next.LeakageGaps, a.Label()+": "+a.Title)
+	}
+	gaps := GapsContent(merged)
+	files := map[string]string{
+		CriticFile:    render("gate/critic.md", map[string]any{"Plan": strings.TrimSpace(PlanContent(merged))}),
+		ValidatorFile: render("gate/validator.md", map[string]any{"Gaps": strings.TrimSpace(gaps)}),
+		PlanFile:      merged,
+	}
+	return Step{
+		Action:  ActionRun,
+		Files:   files,
+		Plan:    merged,
+		Added:   added,
+		Session: next,
+		Reason:  render("gate/begin.md", cfg.data(next, map[string]any{"Added": added})),
+	}
+}
+
+// Assess judges the agent's reply to a Begin or re-run step. plan is the
+// plan under assessment (Step.Plan of Begin); when it is Stale, or s is not
+// awaiting a reply, Assess starts afresh with Begin. An unreadable or missing
+// part is re-run once (the critic's re-run includes the validator's, whose
+// input it changes); a second failure of the same sub-agent fails closed,
+// counting as a failed assessment. Over a readable reply the hook checks the
+// validator's word:
+//   - no high or medium findings (the critic's NO ISSUES FOUND included) is a
+//     PASS whatever the validator said, since the rubric has nothing to
+//     cover; this is how NO ISSUES FOUND with an empty block passes;
+//   - PASS with high or medium findings and no gaps at all is a FAIL;
+//   - on FAIL, the uncovered findings are the high/medium ones the reason
+//     names, or all high/medium ones when it names none of them.
+//
+// A failed assessment goes back to revise until Config.MaxAttempts failed
+// assessments have been made, then the gate fails (ActionFail).
+func Assess(plan, reply string, s Session, cfg Config) Step {
+	if s.Status != StatusAwaiting || Stale(plan, s) {
+		return Begin(plan, s, cfg)
+	}
+	g, err := ParseGaps(plan)
+	if err != nil || !g.Present {
+		return Begin(plan, s, cfg)
+	}
+	r := SplitReply(reply)
+	findings, critErr := parsePart(r.HasCritic, r.Critic, CriticTag, ParseFindings)
+	if critErr != nil {
+		if s.CriticReruns == 0 {
+			s.CriticReruns++
+			return Step{Action: ActionRerun, Session: s,
+				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": critErr.Error()}))}
+		}
+		return failClosed(plan, s, cfg, "critic", critErr)
+	}
+	verdict, valErr := parsePart(r.HasValidator, r.Validator, ValidatorTag, ParseVerdict)
+	if valErr != nil {
+		if s.ValidatorReruns == 0 {
+			s.ValidatorReruns++
+			return Step{Action: ActionRerun, Session: s,
+				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": false, "Problem": valErr.Error()}))}
+		}
+		return failClosed(plan, s, cfg, "validator", valErr)
+	}
+
+	counts := findings.Counts()
+	s.Findings = counts
+	serious := findings.Serious()
+	var uncovered []Finding
+	note := ""
+	switch {
+	case len(serious) == 0:
+		if !verdict.Pass {
+			note = "validator FAIL overridden: the critic reported no high or medium findings"
+		}
+	case verdict.Pass && len(g.Items) == 0:
+		uncovered = serious
+		note = fmt.Sprintf("validator PASS overridden: %d high/medium findings and the plan documents no gaps", len(serious))
+	case verdict.Pass:
+	default:
+		for _, id := range verdict.Refs {
+			if f, ok := findings.ByID(id); ok && (f.Severity == High || f.Severity == Medium) {
+				uncovered = append(uncovered, f)
+			}
+		}
+		if len(uncovered) == 0 {
+			uncovered = serious
+			note = "validator FAIL named no high/medium finding; all of them count as uncovered"
+		}
+	}
+
+	rec := &Record{
+		PlanHash:    s.PlanHash,
+		GapsHash:    s.GapsHash,
+		Findings:    counts,
+		Gaps:        len(g.Items),
+		Uncovered:   uncovered,
+		LeakageGaps: s.LeakageGaps,
+		Note:        note,
+	}
+	for _, f := range serious {
+		if !containsFinding(uncovered, f.ID) {
+			rec.Covered = append(rec.Covered, f.Label())
+		}
+	}
+	if len(uncovered) == 0 {
+		s.Status = StatusPassed
+		s.Uncovered = nil
+		rec.Status, rec.Verified, rec.Attempts = string(StatusPassed), true, s.Attempts+1
+		return Step{Action: ActionPass, Session: s, Record: rec,
+			Reason: render("gate/passed.md", map[string]any{"Record": rec})}
+	}
+	s.Attempts++
+	s.Uncovered = uncovered
+	rec.Attempts = s.Attempts
+	if s.Attempts >= cfg.maxAttempts() {
+		s.Status = StatusFailed
+		rec.Status = string(StatusFailed)
+		return Step{Action: ActionFail, Session: s, Record: rec,
+			Reason: render("gate/failed.md", cfg.data(s, map[string]any{"Uncovered": uncovered, "Unreadable": ""}))}
+	}
+	s.Status = StatusRevising
+	return Step{Action: ActionRevise, Session: s,
+		Reason: render("gate/revise.md", cfg.data(s, map[string]any{"Uncovered": uncovered, "Unreadable": ""}))}
+}
+
+// failClosed ends an assessment whose sub-agent output stayed unreadable
+// after its re-run: it is a failed assessment, never a pass.
+func failClosed(plan string, s Session, cfg Config, who string, cause error) Step {
+	s.Attempts++
+	s.Uncovered = nil
+	g, _ := ParseGaps(plan)
+	rec := &Record{
+		Status:      string(StatusFailed),
+		PlanHash:    s.PlanHash,
+		GapsHash:    s.GapsHash,
+		Findings:    s.Findings,
+		Gaps:        len(g.Items),
+		Attempts:    s.Attempts,
+		LeakageGaps: s.LeakageGaps,
+		Note:        fmt.Sprintf("%s output unreadable twice: %v", who, cause),
+	}
+	data := map[string]any{"Uncovered": []Finding(nil), "Unreadable": who, "Problem": cause.Error()}
+	if s.Attempts >= cfg.maxAttempts() {
+		s.Status = StatusFailed
+		return Step{Action: ActionFail, Session: s, Record: rec, Reason: render("gate/failed.md", cfg.data(s, data))}
+	}
+	s.Status = StatusRevising
+	return Step{Action: ActionRevise, Session: s, Reason: render("gate/revise.md", cfg.data(s, data))}
+}
+
+func parsePart[T any](has bool, text, tag string, parse func(string) (T, error)) (T, error) {
+	if !has {
+		var zero T
+		return zero, fmt.Errorf("%w: the reply has no <%s>…</%s> part", ErrUnparseable, tag, tag)
+	}
+	return parse(text)
+}
+
+func containsFinding(fs []Finding, id int) bool {
+	for _, f := range fs {
+		if f.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// data is the template data every gate message shares, plus extra.
+func (c Config) data(s Session, extra map[string]any) map[string]any {
+	d := map[string]any{
+		"CriticPath":     c.path(CriticFile),
+		"ValidatorPath":  c.path(ValidatorFile),
+		"CriticModel":    c.criticModel(),
+		"ValidatorModel": c.validatorModel(),
+		"CriticTag":      CriticTag,
+		"ValidatorTag":   ValidatorTag,
+		"Attempt":        s.Attempts + 1,
+		"Attempts":       s.Attempts,
+		"MaxAttempts":    c.maxAttempts(),
+		"Start":          GapsStart,
+		"End":            GapsEnd,
+	}
+	for k, v := range extra {
+		d[k] = v
+	}
+	return d
+}
+
+// problemsOf lists a parse error's problems as lines for a message.
+func problemsOf(err error) []string {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		out := make([]string, len(fe.Problems))
+		for i, p := range fe.Problems {
+			out[i] = p.String()
+		}
+		return out
+	}
+	return []string{err.Error()}
+}
+
+// render executes an embedded gate template. The templates are compiled in
+// and every one is rendered by the package tests, so an error here is a
+// build defect; it still yields a readable message instead of a panic.
+func render(name string, data any) string {
+	out, err := templates.Render(name, data)
+	if err != nil {
+		return fmt.Sprintf("plansmith internal error: %v", err)
+	}
+	return strings.TrimSpace(out)
+}

@@ -1,0 +1,300 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+const dir = "/proj/.claude/plansmith/gate"
+
+var cfg = Config{Dir: dir, MaxAttempts: 2}
+
+const planBody = "# Plan\n\n## Goal\nShip CSV export.\n\n## Steps\n1. Add the endpoint.\n"
+
+func planWith(gaps string) string {
+	return planBody + "\n" + GapsStart + "\n" + gaps + GapsEnd + "\n"
+}
+
+const oneGap = "### GAP-1: Large exports\n- **Severity**: medium\n- **Description**: Memory use over 100k rows is not measured.\n"
+
+const (
+	noIssues      = "### NO ISSUES FOUND"
+	twoFindings   = "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: The migration cannot be undone.\n\n### FINDING-2: Big exports\n- **Severity**: medium\n- **Description**: Memory use is unbounded.\n\n### FINDING-3: Naming\n- **Severity**: low\n- **Description**: Odd endpoint name.\n"
+	onlyLow       = "### FINDING-1: Naming\n- **Severity**: low\n- **Description**: Odd endpoint name.\n"
+	pass          = "### VERDICT: PASS\n**Reason**: All HIGH and MEDIUM findings covered."
+	failFinding1  = "### VERDICT: FAIL\n**Reason**: FINDING-1 has no matching gap."
+	failNoRefs    = "### VERDICT: FAIL\n**Reason**: Several findings are not covered."
+	garbageCritic = "The plan seems mostly fine, a few concerns maybe."
+)
+
+func reply(critic, validator string) string {
+	return wrap(CriticTag, critic) + "\n" + wrap(ValidatorTag, validator)
+}
+
+// begun returns the plan under assessment and the session after Begin.
+func begun(t *testing.T, plan string, s Session) (string, Session) {
+	t.Helper()
+	st := Begin(plan, s, cfg)
+	require.Equal(t, ActionRun, st.Action, st.Reason)
+	return st.Plan, st.Session
+}
+
+func TestBeginRequiresGapsBlock(t *testing.T) {
+	tests := []struct {
+		name string
+		plan string
+		want []string
+	}{
+		{"missing block", planBody, []string{"no gaps block", GapsStart, "### GAP-1: <short title>", "- **Severity**: high|medium|low", GapsEnd, "empty block"}},
+		{"malformed block", planWith("### GAP-1: A\n- **Severity**: huge\n- **Description**: d\n"), []string{"malformed", `line 11: GAP-1 has severity "huge"`, "one of high, medium, low"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := Session{Attempts: 1}
+			st := Begin(tt.plan, s, cfg)
+			assert.Equal(t, ActionFix, st.Action)
+			assert.Equal(t, s, st.Session, "no assessment used up")
+			assert.Empty(t, st.Files)
+			for _, w := range tt.want {
+				assert.Contains(t, st.Reason, w)
+			}
+		})
+	}
+}
+
+func TestBeginWritesIsolatedPrompts(t *testing.T) {
+	plan := planWith(oneGap)
+	st := Begin(plan, Session{Attempts: 1, CriticReruns: 1}, cfg)
+	require.Equal(t, ActionRun, st.Action)
+
+	critic := st.Files[CriticFile]
+	assert.Contains(t, critic, "adversarial")
+	assert.Contains(t, critic, "### NO ISSUES FOUND")
+	assert.Contains(t, critic, "Ship CSV export.")
+	assert.NotContains(t, critic, "Large exports", "the critic never sees the gaps")
+	assert.NotContains(t, critic, "rodin:")
+
+	validator := st.Files[ValidatorFile]
+	assert.Contains(t, validator, "### VERDICT: PASS")
+	assert.Contains(t, validator, "### GAP-1: Large exports")
+	assert.NotContains(t, validator, "Ship CSV export.", "the validator judges gaps, not the plan")
+	assert.Equal(t, plan, st.Files[PlanFile])
+	assert.Equal(t, plan, st.Plan)
+
+	assert.Equal(t, Session{Status: StatusAwaiting, PlanHash: PlanHash(plan), GapsHash: GapsHash(plan), Attempts: 1}, st.Session)
+	for _, w := range []string{dir + "/critic-prompt.md", dir + "/validator-prompt.md", "`opus`", "`haiku`", "<critic-output>", "</validator-output>", "attempt 2 of 2", "verbatim"} {
+		assert.Contains(t, st.Reason, w)
+	}
+}
+
+func TestBeginEmptyGapsTellsValidator(t *testing.T) {
+	st := Begin(planWith(""), Session{}, cfg)
+	assert.Contains(t, st.Files[ValidatorFile], "claims the plan has no known gaps")
+}
+
+func TestBeginMergesLeakage(t *testing.T) {
+	plan := planBody + "2. This might fail.\n3. Hopefully fast.\n4. TODO pick a lib.\n\n" + GapsStart + "\n" + oneGap + GapsEnd + "\n"
+	st := Begin(plan, Session{}, cfg)
+	require.Equal(t, ActionRun, st.Action)
+	require.Len(t, st.Added, 3)
+	assert.Equal(t, 2, st.Added[0].ID)
+	assert.Contains(t, st.Reason, "GAP-2: Unresolved wording in the plan: \"might fail\"")
+	assert.Contains(t, st.Files[ValidatorFile], "### GAP-4:")
+	assert.Contains(t, st.Plan, "### GAP-4:")
+	assert.Equal(t, GapsHash(st.Plan), st.Session.GapsHash, "bound to the merged plan")
+	assert.Len(t, st.Session.LeakageGaps, 3)
+	assert.False(t, Stale(st.Plan, st.Session))
+	assert.True(t, Stale(plan, st.Session), "the unmerged plan is not the one under assessment")
+}
+
+func TestAssess(t *testing.T) {
+	tests := []struct {
+		name      string
+		gaps      string
+		critic    string
+		validator string
+		attempts  int
+		action    Action
+		uncovered []int
+		covered   []string
+		note      string
+		reason    []string
+	}{
+		{name: "critic no issues and empty gaps pass", gaps: "", critic: noIssues, validator: pass, action: ActionPass},
+		{name: "critic no issues passes even if the validator says FAIL", gaps: "", critic: noIssues, validator: failNoRefs, action: ActionPass, note: "validator FAIL overridden"},
+		{name: "only low findings pass over a FAIL", gaps: "", critic: onlyLow, validator: failFinding1, action: ActionPass, note: "no high or medium"},
+		{name: "validator PASS with gaps passes", gaps: oneGap, critic: twoFindings, validator: pass, action: ActionPass, covered: []string{"FINDING-1", "FINDING-2"},
+			reason: []string{"1 high, 1 medium and 1 low", "1 documented gap cover"}},
+		{name: "lying validator: PASS, serious findings, no gaps", gaps: "", critic: twoFindings, validator: pass, action: ActionRevise, uncovered: []int{1, 2}, note: "validator PASS overridden",
+			reason: []string{"FINDING-1: No rollback** (high): The migration cannot be undone.", "FINDING-2: Big exports** (medium)", "1 of 2"}},
+		{name: "FAIL names the uncovered finding", gaps: oneGap, critic: twoFindings, validator: failFinding1, action: ActionRevise, uncovered: []int{1}, covered: []string{"FINDING-2"},
+			reason: []string{"FINDING-1: No rollback", GapsStart}},
+		{name: "FAIL naming nothing counts every serious finding", gaps: oneGap, critic: twoFindings, validator: failNoRefs, action: ActionRevise, uncovered: []int{1, 2}, note: "named no high/medium finding"},
+		{name: "FAIL naming only a low finding counts every serious finding", gaps: oneGap, critic: twoFindings, validator: "### VERDICT: FAIL\n**Reason**: FINDING-3 is not covered", action: ActionRevise, uncovered: []int{1, 2}},
+		{name: "second failed assessment fails the gate", gaps: oneGap, critic: twoFindings, validator: failFinding1, attempts: 1, action: ActionFail, uncovered: []int{1}, covered: []string{"FINDING-2"},
+			reason: []string{"unverified", "FINDING-1: No rollback", "2 failed assessments"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan, s := begun(t, planWith(tt.gaps), Session{Attempts: tt.attempts})
+			st := Assess(plan, reply(tt.critic, tt.validator), s, cfg)
+			require.Equal(t, tt.action, st.Action, st.Reason)
+			var ids []int
+			for _, f := range st.Session.Uncovered {
+				ids = append(ids, f.ID)
+			}
+			assert.Equal(t, tt.uncovered, ids)
+			for _, w := range tt.reason {
+				assert.Contains(t, st.Reason, w)
+			}
+			assert.NotContains(t, st.Reason, "internal error")
+			switch tt.action {
+			case ActionPass:
+				require.NotNil(t, st.Record)
+				assert.Equal(t, StatusPassed, st.Session.Status)
+				assert.Equal(t, "passed", st.Record.Status)
+				assert.True(t, st.Record.Verified)
+				assert.Equal(t, tt.attempts+1, st.Record.Attempts)
+				assert.Equal(t, tt.covered, st.Record.Covered)
+				assert.Equal(t, PlanHash(plan), st.Record.PlanHash)
+				assert.Equal(t, GapsHash(plan), st.Record.GapsHash)
+				assert.Contains(t, st.Record.Note, tt.note)
+			case ActionRevise:
+				assert.Nil(t, st.Record)
+				assert.Equal(t, StatusRevising, st.Session.Status)
+				assert.Equal(t, tt.attempts+1, st.Session.Attempts)
+			case ActionFail:
+				require.NotNil(t, st.Record)
+				assert.Equal(t, StatusFailed, st.Session.Status)
+				assert.Equal(t, "failed", st.Record.Status)
+				assert.False(t, st.Record.Verified)
+				assert.Equal(t, tt.attempts+1, st.Record.Attempts)
+				assert.Equal(t, tt.covered, st.Record.Covered)
+				require.Len(t, st.Record.Uncovered, len(tt.uncovered))
+			}
+		})
+	}
+}
+
+func TestAssessRerunsThenFailsClosed(t *testing.T) {
+	tests := []struct {
+		name        string
+		first       string
+		second      string
+		maxAttempts int
+		rerun       string // fragment of the re-run request
+		final       Action
+	}{
+		{"malformed critic twice fails closed, back to revise", reply(garbageCritic, pass), reply(garbageCritic, pass), 2, "critic's output could not be read", ActionRevise},
+		{"malformed critic twice with one attempt ends the gate", reply(garbageCritic, pass), reply(garbageCritic, pass), 1, "Run the critic again", ActionFail},
+		{"missing validator part twice", wrap(CriticTag, twoFindings), wrap(CriticTag, twoFindings), 2, "validator's output could not be read", ActionRevise},
+		{"validator without reason twice", reply(noIssues, "### VERDICT: PASS"), reply(noIssues, "### VERDICT: PASS"), 1, "**Reason**", ActionFail},
+		{"malformed critic then a good reply passes", reply("", pass), reply(noIssues, pass), 2, "Then run the validator again", ActionPass},
+		{"missing reply then a good reply passes", "I ran them, all good.", reply(noIssues, pass), 2, "critic's output could not be read", ActionPass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := cfg
+			c.MaxAttempts = tt.maxAttempts
+			plan, s := begun(t, planWith(""), Session{})
+			st := Assess(plan, tt.first, s, c)
+			require.Equal(t, ActionRerun, st.Action)
+			assert.Contains(t, st.Reason, tt.rerun)
+			assert.Contains(t, st.Reason, "only re-run")
+			assert.Equal(t, 0, st.Session.Attempts, "a re-run is not a failed assessment")
+
+			st = Assess(plan, tt.second, st.Session, c)
+			require.Equal(t, tt.final, st.Action, st.Reason)
+			if tt.final == ActionPass {
+				return
+			}
+			assert.Equal(t, 1, st.Session.Attempts)
+			assert.Contains(t, st.Reason, "even after a re-run")
+			if tt.final == ActionFail {
+				require.NotNil(t, st.Record)
+				assert.False(t, st.Record.Verified)
+				assert.Contains(t, st.Record.Note, "unreadable twice")
+			}
+		})
+	}
+}
+
+func TestAssessStalePlanStartsAfresh(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{Attempts: 1})
+	tests := []struct {
+		name string
+		plan string
+	}{
+		{"plan text changed", strings.Replace(plan, "Add the endpoint", "Add two endpoints", 1)},
+		{"gaps changed", strings.Replace(plan, "not measured", "measured badly", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.True(t, Stale(tt.plan, s))
+			st := Assess(tt.plan, reply(noIssues, pass), s, cfg)
+			assert.Equal(t, ActionRun, st.Action, "a changed plan needs a fresh assessment")
+			assert.Equal(t, PlanHash(tt.plan), st.Session.PlanHash)
+			assert.Equal(t, GapsHash(tt.plan), st.Session.GapsHash)
+			assert.Equal(t, 1, st.Session.Attempts, "failed attempts carry over")
+		})
+	}
+	assert.False(t, Stale(plan, s))
+	assert.True(t, Stale(plan, Session{}))
+}
+
+func TestAssessWithoutBeginBegins(t *testing.T) {
+	plan := planWith("")
+	st := Assess(plan, reply(noIssues, pass), Session{Status: StatusRevising, PlanHash: PlanHash(plan), GapsHash: GapsHash(plan)}, cfg)
+	assert.Equal(t, ActionRun, st.Action)
+}
+
+func TestMaxAttemptsBelowOneMeansOne(t *testing.T) {
+	c := cfg
+	c.MaxAttempts = 0
+	plan, s := begun(t, planWith(""), Session{})
+	st := Assess(plan, reply(twoFindings, failFinding1), s, c)
+	assert.Equal(t, ActionFail, st.Action)
+}
+
+func TestSessionYAMLRoundTrip(t *testing.T) {
+	plan, s := begun(t, planWith(""), Session{})
+	st := Assess(plan, reply(twoFindings, failFinding1), s, cfg)
+	out, err := yaml.Marshal(st.Session)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "status: revising")
+	assert.Contains(t, string(out), "plan_hash: ")
+	var back Session
+	require.NoError(t, yaml.Unmarshal(out, &back))
+	assert.Equal(t, st.Session.Uncovered[0].Title, back.Uncovered[0].Title)
+	back.Uncovered[0].Line = st.Session.Uncovered[0].Line // not persisted
+	assert.Equal(t, st.Session, back)
+
+	empty, err := yaml.Marshal(Session{})
+	require.NoError(t, err)
+	assert.Equal(t, "{}\n", string(empty))
+}
+
+func TestRecordYAML(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{})
+	st := Assess(plan, reply(twoFindings, pass), s, cfg)
+	out, err := yaml.Marshal(st.Record)
+	require.NoError(t, err)
+	for _, w := range []string{"status: passed", "verified: true", "plan_hash: " + PlanHash(plan), "high: 1", "medium: 1", "low: 1", "- FINDING-1", "attempts: 1", "gaps: 1"} {
+		assert.Contains(t, string(out), w)
+	}
+}
+
+func TestEveryExitMessageRenders(t *testing.T) {
+	for _, c := range []ExitCase{ExitNoAssessment, ExitNoValidation, ExitPending, ExitFailed, ExitPlanChanged, ExitGapsChanged, ExitGapsMissing, ExitGapsMalformed, ExitCorrupt, ExitNoSessionInput} {
+		t.Run(string(c), func(t *testing.T) {
+			e := refuse(c, map[string]any{"Reason": "r", "Detail": "d", "Problems": []string{"p"}})
+			assert.False(t, e.Allow)
+			assert.NotContains(t, e.Message, "internal error")
+			assert.Contains(t, e.Message, "[plansmith gate]")
+		})
+	}
+}

@@ -1,0 +1,98 @@
+package gate
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFindings(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string
+		noIssues bool
+		items    []Finding
+		counts   Counts
+	}{
+		{
+			name:     "explicit no issues",
+			text:     "### NO ISSUES FOUND",
+			noIssues: true,
+		},
+		{
+			name:     "no issues after a preamble, lowercase",
+			text:     "I read the plan carefully.\n\n### No issues found.\n",
+			noIssues: true,
+		},
+		{
+			name: "findings of each severity with a summary heading",
+			text: "## Review\n### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: Migration has no way back.\n\n### FINDING-2: Slow export\n- **Severity**: medium\n- **Description**: Streams are not used.\n### FINDING-3: Naming\n- **Severity**: low\n- **Description**: Odd name.\n## Summary\nThree issues.",
+			items: []Finding{
+				{1, "No rollback", High, "Migration has no way back.", 2},
+				{2, "Slow export", Medium, "Streams are not used.", 6},
+				{3, "Naming", Low, "Odd name.", 9},
+			},
+			counts: Counts{High: 1, Medium: 1, Low: 1},
+		},
+		{
+			name:   "findings win over a stray no-issues line",
+			text:   "### FINDING-1: A\n- **Severity**: high\n- **Description**: d\n### NO ISSUES FOUND\n",
+			items:  []Finding{{1, "A", High, "d", 1}},
+			counts: Counts{High: 1},
+		},
+		{
+			name:   "inside a fenced block the critic added",
+			text:   "```markdown\n### FINDING-1: A\n- **Severity**: medium\n- **Description**: d\n```",
+			items:  []Finding{{1, "A", Medium, "d", 2}},
+			counts: Counts{Medium: 1},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := ParseFindings(tt.text)
+			require.NoError(t, err)
+			assert.Equal(t, tt.noIssues, f.NoIssues)
+			assert.Equal(t, tt.items, f.Items)
+			assert.Equal(t, tt.counts, f.Counts())
+		})
+	}
+}
+
+func TestParseFindingsErrors(t *testing.T) {
+	tests := []struct {
+		name        string
+		text        string
+		unparseable bool
+		want        string
+	}{
+		{"empty output", "", true, "FINDING-<n>"},
+		{"prose only", "The plan looks fine to me.", true, "NO ISSUES FOUND"},
+		{"wrong heading level", "## FINDING-1: A\n- **Severity**: high\n- **Description**: d", true, "FINDING"},
+		{"finding without severity", "### FINDING-1: A\n- **Description**: d", false, "line 1: FINDING-1 has no severity"},
+		{"finding with bad severity", "### FINDING-1: A\n- **Severity**: blocker\n- **Description**: d", false, `line 2: FINDING-1 has severity "blocker"`},
+		{"finding without description", "### FINDING-1: A\n- **Severity**: low", false, "FINDING-1 has no description"},
+		{"duplicate finding id", "### FINDING-1: A\n- **Severity**: low\n- **Description**: d\n### FINDING-1: B\n- **Severity**: low\n- **Description**: d", false, "FINDING-1 is used twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseFindings(tt.text)
+			require.Error(t, err)
+			assert.Equal(t, tt.unparseable, errors.Is(err, ErrUnparseable))
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestFindingsHelpers(t *testing.T) {
+	f := Findings{Items: []Finding{{ID: 1, Severity: Low}, {ID: 4, Severity: High}, {ID: 2, Severity: Medium}}}
+	assert.Equal(t, []Finding{{ID: 4, Severity: High}, {ID: 2, Severity: Medium}}, f.Serious())
+	got, ok := f.ByID(2)
+	assert.True(t, ok)
+	assert.Equal(t, Medium, got.Severity)
+	_, ok = f.ByID(3)
+	assert.False(t, ok)
+	assert.Equal(t, 2, f.Counts().Serious())
+	assert.Equal(t, "FINDING-4", f.Items[1].Label())
+}

@@ -1,0 +1,273 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Severities, lowercase as they are written in gaps and findings.
+const (
+	High   = "high"
+	Medium = "medium"
+	Low    = "low"
+)
+
+// Gap is one item of the gaps block.
+type Gap struct {
+	ID          int    `yaml:"id" json:"id"`
+	Title       string `yaml:"title" json:"title"`
+	Severity    string `yaml:"severity" json:"severity"` // high, medium or low
+	Description string `yaml:"description" json:"description"`
+	Line        int    `yaml:"line,omitempty" json:"line,omitempty"` // of its heading, 1-based
+}
+
+// Label is the gap's id as written in a plan, e.g. "GAP-3".
+func (g Gap) Label() string { return "GAP-" + strconv.Itoa(g.ID) }
+
+// Gaps is what ParseGaps found. Present with no Items is a claim that the
+// plan has no known gaps.
+type Gaps struct {
+	Present bool
+	Start   int // line of the start marker, 0 when absent
+	End     int // line of the end marker, 0 when absent
+	Items   []Gap
+}
+
+// ErrNoGapsBlock is returned (wrapped) by functions that need a gaps block
+// when the plan has none. ParseGaps itself reports a missing block as
+// Gaps{Present: false} with no error.
+var ErrNoGapsBlock = errors.New("the plan has no gaps block")
+
+// Problem is one thing wrong with a block the agent wrote, located and with
+// the remedy, so a message can tell the agent exactly what to change.
+type Problem struct {
+	Line int    // 1-based; 0 when the problem has no single line
+	What string // what is wrong
+	Fix  string // how to fix it
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d: %s; %s", p.Line, p.What, p.Fix)
+	}
+	return fmt.Sprintf("%s; %s", p.What, p.Fix)
+}
+
+// FormatError lists every problem found in one parse.
+type FormatError struct {
+	Subject  string // "gaps block", "critic output", ...
+	Problems []Problem
+}
+
+func (e *FormatError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return fmt.Sprintf("malformed %s: %s", e.Subject, strings.Join(parts, "; "))
+}
+
+var (
+	gapHeadingRe = regexp.MustCompile(`^###\s+(?i:gap)-(\d+)\s*:\s*(.*)$`)
+	anyHeadingRe = regexp.MustCompile(`^#{1,6}\s`)
+	// fieldRe accepts "- **Severity**: x", "- **Severity:** x" and
+	// "- Severity: x": models vary the bold, never the meaning.
+	fieldRe = regexp.MustCompile(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
+)
+
+// ParseGaps finds and parses the gaps block of plan. A plan without a block
+// gives Gaps{Present: false} and no error. A malformed block gives a
+// *FormatError naming each offending line, what is wrong and how to fix it:
+// an unclosed start marker, an end marker without a start, a second block, a
+// heading that is not "### GAP-<n>: <title>", a duplicate id, a missing or
+// unknown severity, or a missing description.
+func ParseGaps(plan string) (Gaps, error) {
+	var g Gaps
+	var probs []Problem
+	var body []line
+	blocks := 0
+	for _, l := range scan(plan) {
+		switch l.Kind {
+		case kindGapsStart:
+			blocks++
+			if blocks == 1 {
+				g.Start = l.N
+			} else {
+				probs = append(probs, Problem{l.N, "a second gaps block starts here",
+					"keep a single block: move these gaps into the first block and delete these markers"})
+			}
+		case kindGapsEnd:
+			if blocks == 1 {
+				g.End = l.N
+			}
+		case kindStrayEnd:
+			probs = append(probs, Problem{l.N, "end marker " + GapsEnd + " without a start marker before it",
+				"put " + GapsStart + " on its own line before the gaps, or delete this line"})
+		case kindGapsBody:
+			if blocks == 1 {
+				body = append(body, l)
+			}
+			if strings.TrimSpace(l.Text) == GapsStart {
+				probs = append(probs, Problem{l.N, "start marker inside an open gaps block",
+					"close the block with " + GapsEnd + " before starting another, or delete this line"})
+			}
+		}
+	}
+	if blocks == 0 {
+		return g, joinProblems("gaps block", probs)
+	}
+	g.Present = true
+	if g.End == 0 {
+		probs = append(probs, Problem{g.Start, "gaps block is never closed",
+			"add " + GapsEnd + " on its own line after the last gap"})
+	}
+	items, itemProbs := parseItems(body, "GAP", gapHeadingRe, true)
+	probs = append(probs, itemProbs...)
+	for _, it := range items {
+		g.Items = append(g.Items, Gap(it))
+	}
+	return g, joinProblems("gaps block", probs)
+}
+
+func joinProblems(subject string, probs []Problem) error {
+	if len(probs) == 0 {
+		return nil
+	}
+	return &FormatError{Subject: subject, Problems: probs}
+}
+
+// item is the shared shape of a gap and a finding.
+type item struct {
+	ID          int
+	Title       string
+	Severity    string
+	Description string
+	Line        int
+}
+
+// parseItems reads "### <PREFIX>-<n>: title" items with Severity and
+// Description fields. A description may continue on following lines until a
+// blank line, another field or a heading. With strictHeadings, any other
+// heading in the lines is a problem (inside a gaps block it is almost surely
+// a gap written in the wrong form, which would otherwise vanish silently).
+func parseItems(lines []line, prefix string, heading *regexp.Regexp, strictHeadings bool) ([]item, []Problem) {
+	var items []item
+	var probs []Problem
+	seen := map[int]int{}
+	cur := -1
+	inDesc := false
+	var sevLine, descLine []int
+	format := "### " + prefix + "-<n>: <title>"
+	for _, l := range lines {
+		t := strings.TrimSpace(l.Text)
+		if m := heading.FindStringSubmatch(t); m != nil {
+			inDesc = false
+			id, err := strconv.Atoi(m[1])
+			if err != nil || id < 1 {
+				probs = append(probs, Problem{l.N, fmt.Sprintf("%s id %q is not a positive number", prefix, m[1]),
+					"number items " + prefix + "-1, " + prefix + "-2, ..."})
+				cur = -1
+				continue
+			}
+			title := strings.TrimSpace(m[2])
+			if title == "" {
+				probs = append(probs, Problem{l.N, fmt.Sprintf("%s-%d has no title", prefix, id),
+					"write a short title after the colon: " + format})
+			}
+			if first, dup := seen[id]; dup {
+				probs = append(probs, Problem{l.N, fmt.Sprintf("%s-%d is used twice (first on line %d)", prefix, id, first),
+					"give this item the next unused number"})
+			}
+			seen[id] = l.N
+			items = append(items, item{ID: id, Title: title, Line: l.N})
+			sevLine = append(sevLine, 0)
+			descLine = append(descLine, 0)
+			cur = len(items) - 1
+			continue
+		}
+		if anyHeadingRe.MatchString(t) {
+			inDesc = false
+			if strictHeadings {
+				probs = append(probs, Problem{l.N, fmt.Sprintf("heading %q is not an item heading", t),
+					"write each item as " + format + " (three #, the id, a colon, the title)"})
+			}
+			cur = -1
+			continue
+		}
+		if m := fieldRe.FindStringSubmatch(t); m != nil {
+			inDesc = false
+			name := strings.ToLower(m[1])
+			if cur < 0 {
+				if strictHeadings {
+					probs = append(probs, Problem{l.N, name + " line outside any item",
+						"put it under its item heading " + format})
+				}
+				continue
+			}
+			it := &items[cur]
+			switch name {
+			case "severity":
+				if sevLine[cur] != 0 {
+					probs = append(probs, Problem{l.N, fmt.Sprintf("%s-%d has a second severity", prefix, it.ID),
+						"keep one severity line per item"})
+					continue
+				}
+				sevLine[cur] = l.N
+				sev, ok := parseSeverity(m[2])
+				if !ok {
+					probs = append(probs, Problem{l.N, fmt.Sprintf("%s-%d has severity %q", prefix, it.ID, strings.TrimSpace(m[2])),
+						"use exactly one of high, medium, low"})
+				}
+				it.Severity = sev
+			case "description":
+				if descLine[cur] != 0 {
+					probs = append(probs, Problem{l.N, fmt.Sprintf("%s-%d has a second description", prefix, it.ID),
+						"merge them into one description line"})
+					continue
+				}
+				descLine[cur] = l.N
+				it.Description = strings.TrimSpace(m[2])
+				inDesc = true
+			}
+			continue
+		}
+		if c, run := fenceRun(t); t == "" || (run >= 3 && c != 0) {
+			inDesc = false // a blank line or a code fence ends a description
+			continue
+		}
+		if inDesc && cur >= 0 {
+			it := &items[cur]
+			it.Description = strings.TrimSpace(it.Description + " " + t)
+		}
+		// Any other prose is tolerated: it changes no item.
+	}
+	for i, it := range items {
+		if sevLine[i] == 0 {
+			probs = append(probs, Problem{it.Line, fmt.Sprintf("%s-%d has no severity", prefix, it.ID),
+				"add a line \"- **Severity**: high|medium|low\" under its heading"})
+		}
+		if it.Description == "" {
+			probs = append(probs, Problem{it.Line, fmt.Sprintf("%s-%d has no description", prefix, it.ID),
+				"add a line \"- **Description**: <what is missing or uncertain>\" under its heading"})
+		}
+	}
+	return items, probs
+}
+
+// parseSeverity reads the first word of a severity value, forgiving case,
+// bold and trailing words ("**High** – blocks rollout").
+func parseSeverity(v string) (string, bool) {
+	f := strings.Fields(strings.ToLower(v))
+	if len(f) == 0 {
+		return "", false
+	}
+	w := strings.Trim(f[0], "*_`.,;:()[]")
+	switch w {
+	case High, Medium, Low:
+		return w, true
+	}
+	return "", false
+}

@@ -1,0 +1,121 @@
+package gate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func block(body string) string {
+	return "# Plan\n\n## Goals\n- g\n\n" + GapsStart + "\n" + body + GapsEnd + "\n"
+}
+
+func TestParseGaps(t *testing.T) {
+	tests := []struct {
+		name  string
+		plan  string
+		want  []Gap
+		start int
+		end   int
+	}{
+		{
+			name:  "two gaps",
+			plan:  block("### GAP-1: Rollback\n- **Severity**: high\n- **Description**: No rollback.\n\n### GAP-2: Auth timeout\n- **Severity**: Medium\n- **Description**: Token expiry mid-call.\n"),
+			want:  []Gap{{1, "Rollback", High, "No rollback.", 7}, {2, "Auth timeout", Medium, "Token expiry mid-call.", 11}},
+			start: 6, end: 14,
+		},
+		{
+			name:  "empty block claims no gaps",
+			plan:  block(""),
+			start: 6, end: 7,
+		},
+		{
+			name:  "bold variants, trailing words and a continued description",
+			plan:  block("### GAP-3: Load\n- **Severity:** **LOW** (cosmetic)\n- Description: first part\n  second part\n"),
+			want:  []Gap{{3, "Load", Low, "first part second part", 7}},
+			start: 6, end: 11,
+		},
+		{
+			name:  "prose inside the block is tolerated",
+			plan:  block("Known gaps follow.\n### GAP-1: A\n- **Severity**: low\n- **Description**: d\n"),
+			want:  []Gap{{1, "A", Low, "d", 8}},
+			start: 6, end: 11,
+		},
+		{
+			name:  "indented markers and CRLF",
+			plan:  strings.ReplaceAll("  "+GapsStart+"\n### GAP-1: A\n- **Severity**: high\n- **Description**: d\n"+GapsEnd+"  \n", "\n", "\r\n"),
+			want:  []Gap{{1, "A", High, "d", 2}},
+			start: 1, end: 5,
+		},
+		{
+			name:  "fenced example does not open a block",
+			plan:  "```\n" + GapsStart + "\n```\n" + GapsStart + "\n" + GapsEnd + "\n",
+			start: 4, end: 5,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := ParseGaps(tt.plan)
+			require.NoError(t, err)
+			assert.True(t, g.Present)
+			assert.Equal(t, tt.want, g.Items)
+			assert.Equal(t, tt.start, g.Start)
+			assert.Equal(t, tt.end, g.End)
+		})
+	}
+}
+
+func TestParseGapsAbsent(t *testing.T) {
+	g, err := ParseGaps("# Plan\n\nno block here; " + GapsStart + " inline does not count\n")
+	require.NoError(t, err)
+	assert.False(t, g.Present)
+	assert.Empty(t, g.Items)
+}
+
+func TestParseGapsMalformed(t *testing.T) {
+	item := "### GAP-1: A\n- **Severity**: high\n- **Description**: d\n"
+	tests := []struct {
+		name string
+		plan string
+		want []string // fragments, each must appear in the error
+	}{
+		{"unclosed start", "x\n" + GapsStart + "\n" + item, []string{"line 2: gaps block is never closed", "add " + GapsEnd}},
+		{"end without start", "x\n" + GapsEnd + "\n", []string{"line 2: end marker", "without a start marker"}},
+		{"two blocks", block(item) + GapsStart + "\n" + GapsEnd + "\n", []string{"line 11: a second gaps block", "keep a single block"}},
+		{"start inside a block", "a\n" + GapsStart + "\n" + GapsStart + "\n" + GapsEnd + "\n", []string{"line 3: start marker inside an open gaps block"}},
+		{"duplicate id", block(item + item), []string{"line 10: GAP-1 is used twice (first on line 7)", "next unused number"}},
+		{"missing severity", block("### GAP-1: A\n- **Description**: d\n"), []string{"line 7: GAP-1 has no severity", "- **Severity**: high|medium|low"}},
+		{"bad severity", block("### GAP-1: A\n- **Severity**: critical\n- **Description**: d\n"), []string{`line 8: GAP-1 has severity "critical"`, "one of high, medium, low"}},
+		{"missing description", block("### GAP-1: A\n- **Severity**: low\n"), []string{"line 7: GAP-1 has no description"}},
+		{"empty description", block("### GAP-1: A\n- **Severity**: low\n- **Description**:\n"), []string{"GAP-1 has no description"}},
+		{"missing title", block("### GAP-1:\n- **Severity**: low\n- **Description**: d\n"), []string{"line 7: GAP-1 has no title"}},
+		{"wrong heading form", block("### Gap 1: A\n- **Severity**: low\n- **Description**: d\n"), []string{`line 7: heading "### Gap 1: A" is not an item heading`, "line 8: severity line outside any item"}},
+		{"id zero", block("### GAP-0: A\n- **Severity**: low\n- **Description**: d\n"), []string{`GAP id "0" is not a positive number`}},
+		{"two severities", block("### GAP-1: A\n- **Severity**: low\n- **Severity**: high\n- **Description**: d\n"), []string{"line 9: GAP-1 has a second severity"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseGaps(tt.plan)
+			require.Error(t, err)
+			var fe *FormatError
+			require.True(t, errors.As(err, &fe))
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestGapContentAndPlanContent(t *testing.T) {
+	plan := "# P\n\n" + GapsStart + "\n### GAP-1: A\n- **Severity**: low\n- **Description**: d\n" + GapsEnd + "\ntext\n<!-- rodin:session=x -->\n  <!-- rodin:plan:hash=abc -->\n"
+	assert.Equal(t, "# P\n\ntext", PlanContent(plan))
+	assert.Equal(t, "### GAP-1: A\n- **Severity**: low\n- **Description**: d", GapsContent(plan))
+	assert.Equal(t, "", GapsContent("# no block\n"))
+	assert.Equal(t, GapsHash("# no block\n"), GapsHash(block("")), "absent and empty blocks hash alike")
+	assert.Equal(t, "01ba4719c80b6fe911b091a7c05124b64eeece964e09c058ef8f9805daca546b", GapsHash(block("")), "empty content hashes as a lone newline, like echo \"\"")
+	assert.NotEqual(t, PlanHash("a\n"), PlanHash("a \n"), "trailing spaces count")
+	assert.Equal(t, PlanHash(plan), PlanHash(strings.Replace(plan, "- **Description**: d", "- **Description**: e", 1)), "gaps do not change the plan hash")
+}

@@ -1,0 +1,132 @@
+// Package gate is the gap-coverage gate as pure logic: the gaps block a plan
+// carries, the leakage scan for uncertainty left outside it, the critic's
+// findings and the validator's verdict, the hashes that bind a verdict to one
+// version of a plan, the small state machine the Stop hook drives, and the
+// embedded metadata that guards Claude Code's own plan mode. Nothing here does
+// I/O; callers read and write files and pass strings in.
+package gate
+
+import "strings"
+
+// The markers that delimit the gaps block. They count only when a line holds
+// nothing else (surrounding spaces allowed) and is outside a fenced code
+// block, so a plan can show the format in an example without opening a block.
+const (
+	GapsStart = "<!-- rodin:gaps:start -->"
+	GapsEnd   = "<!-- rodin:gaps:end -->"
+)
+
+// kind classifies one line of a plan.
+type kind int
+
+const (
+	kindText      kind = iota // ordinary plan text
+	kindCode                  // a fence line or a line inside a fenced code block
+	kindGapsStart             // the start marker
+	kindGapsEnd               // the end marker closing an open block
+	kindGapsBody              // a line between the markers
+	kindStrayEnd              // an end marker with no open block
+	kindMeta                  // a single-line <!-- rodin:... --> comment
+)
+
+// line is one classified line. Text has any trailing "\r" removed; N is the
+// 1-based line number in the input.
+type line struct {
+	N    int
+	Text string
+	Kind kind
+}
+
+// scan splits plan into lines and classifies each one. It never fails: a
+// block left open runs to the end of the input (as a sed range would), and
+// its shape is judged by ParseGaps, not here.
+func scan(plan string) []line {
+	raw := strings.Split(plan, "\n")
+	if len(raw) > 0 && raw[len(raw)-1] == "" {
+		raw = raw[:len(raw)-1] // the final newline does not start a line
+	}
+	out := make([]line, 0, len(raw))
+	inGaps := false
+	var fence fenceState
+	for i, r := range raw {
+		t := strings.TrimSuffix(r, "\r")
+		l := line{N: i + 1, Text: t}
+		trimmed := strings.TrimSpace(t)
+		switch {
+		case fence.step(t):
+			// Fences are tracked inside the gaps block too, so an end
+			// marker quoted in a gap's code example does not close it.
+			if inGaps {
+				l.Kind = kindGapsBody
+			} else {
+				l.Kind = kindCode
+			}
+		case inGaps && trimmed == GapsEnd:
+			l.Kind = kindGapsEnd
+			inGaps = false
+		case inGaps && trimmed != GapsStart && isMeta(trimmed):
+			// Metadata is never gap content, so a block left open does
+			// not swallow the session marker and hashes after it.
+			l.Kind = kindMeta
+		case inGaps:
+			l.Kind = kindGapsBody
+		case trimmed == GapsStart:
+			l.Kind = kindGapsStart
+			inGaps = true
+		case trimmed == GapsEnd:
+			l.Kind = kindStrayEnd
+		case isMeta(trimmed):
+			l.Kind = kindMeta
+		default:
+			l.Kind = kindText
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// isMeta reports whether a trimmed line is a single-line rodin comment.
+func isMeta(trimmed string) bool {
+	return strings.HasPrefix(trimmed, "<!-- rodin:") && strings.HasSuffix(trimmed, "-->")
+}
+
+// fenceState follows CommonMark-style fenced code blocks: a run of three or
+// more backticks or tildes, indented at most three spaces, opens a block that
+// the same character repeated at least as often closes.
+type fenceState struct {
+	char byte
+	n    int
+}
+
+// step consumes one line and reports whether it is part of a code block
+// (the fences included).
+func (f *fenceState) step(s string) bool {
+	indent := len(s) - len(strings.TrimLeft(s, " "))
+	if indent > 3 && f.n == 0 {
+		return false
+	}
+	body := strings.TrimLeft(s, " ")
+	c, run := fenceRun(body)
+	if f.n > 0 {
+		if c == f.char && run >= f.n && strings.TrimSpace(body[run:]) == "" && indent <= 3 {
+			f.n = 0
+		}
+		return true
+	}
+	if run >= 3 && !(c == '`' && strings.Contains(body[run:], "`")) {
+		f.char, f.n = c, run
+		return true
+	}
+	return false
+}
+
+func fenceRun(s string) (byte, int) {
+	if s == "" || (s[0] != '`' && s[0] != '~') {
+		return 0, 0
+	}
+	n := 0
+	for n < len(s) && s[n] == s[0] {
+		n++
+	}
+	return s[0], n
+}

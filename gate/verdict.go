@@ -1,0 +1,97 @@
+package gate
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Verdict is a parsed validator output.
+type Verdict struct {
+	Pass   bool
+	Reason string
+	// Refs are the FINDING-<n> ids the reason names, in order of first
+	// mention; on FAIL they are the findings the validator says are
+	// uncovered.
+	Refs []int
+}
+
+var (
+	verdictRe = regexp.MustCompile(`^###\s+(?i:verdict)\s*:\s*\*{0,2}\s*([A-Za-z]+)\s*\*{0,2}\s*\.?$`)
+	reasonRe  = regexp.MustCompile(`^\*\*(?i:reason)\*\*\s*:\s*(.*)$|^\*\*(?i:reason):\*\*\s*(.*)$`)
+	refRe     = regexp.MustCompile(`(?i)\bFINDING-(\d+)\b`)
+)
+
+// ParseVerdict parses a validator's output: one "### VERDICT: PASS" or
+// "### VERDICT: FAIL" line and a "**Reason**: ..." that may run over the
+// following lines up to the next heading. Text without a verdict line or
+// without a reason gives an error wrapping ErrUnparseable; a verdict word
+// other than PASS or FAIL, or two verdict lines that disagree, give a
+// *FormatError.
+func ParseVerdict(text string) (Verdict, error) {
+	var v Verdict
+	var probs []Problem
+	verdictLine, reasonLine := 0, 0
+	var reason []string
+	inReason := false
+	for i, raw := range strings.Split(text, "\n") {
+		n := i + 1
+		t := strings.TrimSpace(raw)
+		if m := verdictRe.FindStringSubmatch(t); m != nil {
+			inReason = false
+			var pass bool
+			switch strings.ToUpper(m[1]) {
+			case "PASS":
+				pass = true
+			case "FAIL":
+			default:
+				probs = append(probs, Problem{n, fmt.Sprintf("verdict %q is neither PASS nor FAIL", m[1]),
+					"write exactly \"### VERDICT: PASS\" or \"### VERDICT: FAIL\""})
+				continue
+			}
+			if verdictLine != 0 && pass != v.Pass {
+				probs = append(probs, Problem{n, fmt.Sprintf("a second verdict contradicts the one on line %d", verdictLine),
+					"give exactly one verdict"})
+				continue
+			}
+			if verdictLine == 0 {
+				verdictLine, v.Pass = n, pass
+			}
+			continue
+		}
+		if m := reasonRe.FindStringSubmatch(t); m != nil && reasonLine == 0 {
+			reasonLine = n
+			reason = append(reason, strings.TrimSpace(m[1]+m[2]))
+			inReason = true
+			continue
+		}
+		if inReason {
+			if strings.HasPrefix(t, "#") {
+				inReason = false
+				continue
+			}
+			reason = append(reason, t)
+		}
+	}
+	if verdictLine == 0 && len(probs) == 0 {
+		return v, fmt.Errorf("validator output: %w: expected \"### VERDICT: PASS\" or \"### VERDICT: FAIL\"", ErrUnparseable)
+	}
+	if reasonLine == 0 {
+		return v, fmt.Errorf("validator output: %w: expected a \"**Reason**: ...\" line", ErrUnparseable)
+	}
+	if err := joinProblems("validator output", probs); err != nil {
+		return v, err
+	}
+	v.Reason = strings.TrimSpace(strings.Join(reason, "\n"))
+	seen := map[int]bool{}
+	for _, m := range refRe.FindAllStringSubmatch(v.Reason, -1) {
+		id, err := strconv.Atoi(m[1])
+		if err != nil || seen[id] {
+			continue
+		}
+		seen[id] = true
+		v.Refs = append(v.Refs, id)
+	}
+	return v, nil
+}
