@@ -1,6 +1,10 @@
 package state
 
-import "time"
+import (
+	"time"
+
+	"github.com/plansmith/plansmith/gate"
+)
 
 // Loop is the state file's frontmatter: the options the loop started with
 // and its progress. Large texts (phase outputs) live in the body, so that
@@ -39,6 +43,11 @@ type Loop struct {
 	// Records kept for the saved plan and memory.
 	PrincipleFails []PrincipleFail `yaml:"principle_fails,omitempty"`
 	CritiqueRounds int             `yaml:"critique_rounds"`
+
+	// The gap-coverage gate in the final revise.
+	GateSession gate.Session `yaml:"gate_session,omitempty"`
+	GateRecord  *gate.Record `yaml:"gate_record,omitempty"`
+	GateMissed  []string     `yaml:"gate_missed,omitempty"` // uncovered findings of every failed assessment, for memory
 
 	// Set when the loop ends.
 	ExitReason string    `yaml:"exit_reason,omitempty"`
