@@ -139,7 +139,7 @@ func Uninstall(o Options) (Result, error) {
 		return r, err
 	}
 	if existed {
-		out, changed, err := Remove(old)
+		out, changed, err := Remove(old, o.Binary)
 		if err != nil {
 			return r, settingsError(o.Settings(), err)
 		}

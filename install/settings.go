@@ -131,15 +131,16 @@ func Quote(path string) string {
 }
 
 // ParseCommand recognises a plansmith hook command: its first word is a file
-// named plansmith (quoted or not, any folder) and the next two are "hook" and
-// one of hooks.Events. It returns the binary's path and the event.
-func ParseCommand(cmd string) (binary, event string, ok bool) {
+// named plansmith (quoted or not, any folder), or is self (the binary being
+// installed, whatever its name), and the next two are "hook" and one of
+// hooks.Events. It returns the binary's path and the event.
+func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 	binary, rest, ok := firstWord(strings.TrimSpace(cmd))
 	if !ok {
 		return "", "", false
 	}
 	base := filepath.Base(binary)
-	if base != "plansmith" && base != "plansmith.exe" {
+	if base != "plansmith" && base != "plansmith.exe" && (self == "" || binary != self) {
 		return "", "", false
 	}
 	words := strings.Fields(rest)
@@ -193,8 +194,9 @@ type Registration struct {
 	Hook    string // the plansmith hook subcommand, e.g. pretooluse
 }
 
-// Find lists plansmith's hook entries in settings.
-func Find(settings []byte) ([]Registration, error) {
+// Find lists plansmith's hook entries in settings; self is this binary's
+// path (see ParseCommand).
+func Find(settings []byte, self string) ([]Registration, error) {
 	doc, err := loadSettings(settings)
 	if err != nil {
 		return nil, err
@@ -221,7 +223,7 @@ func Find(settings []byte) ([]Registration, error) {
 			raw, _ := obj.get("hooks")
 			entries, _ := parseArray(raw)
 			for _, e := range entries {
-				if bin, hook, ok := entryCommand(e); ok {
+				if bin, hook, ok := entryCommand(e, self); ok {
 					out = append(out, Registration{ev.key, matcher, bin, hook})
 				}
 			}
@@ -230,7 +232,7 @@ func Find(settings []byte) ([]Registration, error) {
 	return out, nil
 }
 
-func entryCommand(entry json.RawMessage) (binary, event string, ok bool) {
+func entryCommand(entry json.RawMessage, self string) (binary, event string, ok bool) {
 	o, err := parseObject(entry)
 	if err != nil {
 		return "", "", false
@@ -240,7 +242,7 @@ func entryCommand(entry json.RawMessage) (binary, event string, ok bool) {
 	if !found || json.Unmarshal(c, &cmd) != nil {
 		return "", "", false
 	}
-	return ParseCommand(cmd)
+	return ParseCommand(cmd, self)
 }
 
 // Merge returns settings with h's hook entries registered: earlier plansmith
@@ -257,7 +259,7 @@ func Merge(settings []byte, h Hooks) (out []byte, changed bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	firstAt, emptied := strip(hk)
+	firstAt, emptied := strip(hk, h.Binary)
 	for _, want := range h.events {
 		var groups []json.RawMessage
 		if raw, ok := hk.get(want.event); ok && !isNull(raw) {
@@ -280,9 +282,10 @@ func Merge(settings []byte, h Hooks) (out []byte, changed bool, err error) {
 	return finish(settings, doc)
 }
 
-// Remove returns settings without plansmith's hook entries. An event list, or
-// the hooks object, that only plansmith's entries filled is removed too.
-func Remove(settings []byte) (out []byte, changed bool, err error) {
+// Remove returns settings without plansmith's hook entries (self: see
+// ParseCommand). An event list, or the hooks object, that only plansmith's
+// entries filled is removed too.
+func Remove(settings []byte, self string) (out []byte, changed bool, err error) {
 	doc, err := loadSettings(settings)
 	if err != nil {
 		return nil, false, err
@@ -295,7 +298,7 @@ func Remove(settings []byte) (out []byte, changed bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	_, emptied := strip(hk)
+	_, emptied := strip(hk, self)
 	if len(hk) == len(emptied) && len(emptied) > 0 {
 		doc.remove("hooks")
 		return finish(settings, doc)
@@ -310,7 +313,7 @@ func Remove(settings []byte) (out []byte, changed bool, err error) {
 // strip takes plansmith's entries out of every event in hk, in place. It
 // reports, per event, the index of the first group that held one, and the
 // events whose lists it left empty.
-func strip(hk object) (firstAt map[string]int, emptied map[string]bool) {
+func strip(hk object, self string) (firstAt map[string]int, emptied map[string]bool) {
 	firstAt, emptied = map[string]int{}, map[string]bool{}
 	for i, ev := range hk {
 		groups, ok := parseArray(ev.value)
@@ -320,7 +323,7 @@ func strip(hk object) (firstAt map[string]int, emptied map[string]bool) {
 		kept := groups[:0:0]
 		touched := false
 		for _, g := range groups {
-			ng, removed, gone := stripGroup(g)
+			ng, removed, gone := stripGroup(g, self)
 			if removed {
 				touched = true
 				if _, seen := firstAt[ev.key]; !seen {
@@ -344,7 +347,7 @@ func strip(hk object) (firstAt map[string]int, emptied map[string]bool) {
 
 // stripGroup removes plansmith's entries from one matcher group. gone means
 // the group held nothing else and should go.
-func stripGroup(group json.RawMessage) (out json.RawMessage, removed, gone bool) {
+func stripGroup(group json.RawMessage, self string) (out json.RawMessage, removed, gone bool) {
 	g, err := parseObject(group)
 	if err != nil {
 		return group, false, false
@@ -356,7 +359,7 @@ func stripGroup(group json.RawMessage) (out json.RawMessage, removed, gone bool)
 	}
 	kept := entries[:0:0]
 	for _, e := range entries {
-		if _, _, ours := entryCommand(e); ours {
+		if _, _, ours := entryCommand(e, self); ours {
 			removed = true
 			continue
 		}

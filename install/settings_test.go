@@ -35,7 +35,7 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 	assert.Equal(t, []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit"}, h.Events())
 	out, _, err := Merge(nil, h)
 	require.NoError(t, err)
-	regs, err := Find(out)
+	regs, err := Find(out, bin)
 	require.NoError(t, err)
 	assert.Equal(t, []Registration{
 		{"Stop", "", bin, "stop"},
@@ -149,7 +149,7 @@ func TestMergeRefusesBadSettings(t *testing.T) {
 			_, _, err := Merge([]byte(tt.in), hooksFor(t, bin))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
-			_, _, err = Remove([]byte(tt.in))
+			_, _, err = Remove([]byte(tt.in), bin)
 			if tt.name != "event not an array" { // Remove leaves lists it does not understand alone
 				assert.Error(t, err)
 			}
@@ -172,12 +172,12 @@ func TestRemoveRestoresTheOriginal(t *testing.T) {
 			installed, changed, err := Merge([]byte(tt.in), hooksFor(t, bin))
 			require.NoError(t, err)
 			require.True(t, changed)
-			out, changed, err := Remove(installed)
+			out, changed, err := Remove(installed, bin)
 			require.NoError(t, err)
 			assert.True(t, changed)
 			assert.Equal(t, tt.in, string(out))
 
-			again, changed, err := Remove(out)
+			again, changed, err := Remove(out, bin)
 			require.NoError(t, err)
 			assert.False(t, changed, "a second uninstall changes nothing")
 			assert.Equal(t, tt.in, string(again))
@@ -187,7 +187,7 @@ func TestRemoveRestoresTheOriginal(t *testing.T) {
 
 func TestRemoveWithoutFileOrHooks(t *testing.T) {
 	for _, in := range []string{"", `{"model":"x"}`, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lint"}]}]}}`} {
-		out, changed, err := Remove([]byte(in))
+		out, changed, err := Remove([]byte(in), bin)
 		require.NoError(t, err)
 		assert.False(t, changed, in)
 		assert.Equal(t, in, string(out))
@@ -208,12 +208,14 @@ func TestParseCommand(t *testing.T) {
 		{`/usr/bin/plansmith hook sessionstart`, "", "", false},
 		{`/usr/bin/plansmith status`, "", "", false},
 		{`/usr/bin/other hook stop`, "", "", false},
+		{`"/self/ps" hook stop`, "/self/ps", "stop", true},
+		{`/elsewhere/ps hook stop`, "", "", false},
 		{`"/unterminated/plansmith hook stop`, "", "", false},
 		{``, "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			b, e, ok := ParseCommand(tt.cmd)
+			b, e, ok := ParseCommand(tt.cmd, "/self/ps")
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.bin, b)
 			assert.Equal(t, tt.event, e)
@@ -223,7 +225,7 @@ func TestParseCommand(t *testing.T) {
 
 func TestQuoteRoundTrips(t *testing.T) {
 	for _, p := range []string{"/plain/plansmith", "/with space/plansmith", `/we"ird/$HOME/` + "`x`" + `\/plansmith`} {
-		b, _, ok := ParseCommand(Quote(p) + " hook stop")
+		b, _, ok := ParseCommand(Quote(p)+" hook stop", "")
 		require.True(t, ok, p)
 		assert.Equal(t, p, b)
 	}
@@ -245,9 +247,9 @@ func FuzzMerge(f *testing.F) {
 		require.NoError(t, err)
 		require.False(t, changed)
 		require.Equal(t, out, again)
-		removed, _, err := Remove(out)
+		removed, _, err := Remove(out, bin)
 		require.NoError(t, err)
-		regs, err := Find(removed)
+		regs, err := Find(removed, bin)
 		require.NoError(t, err)
 		require.Empty(t, regs)
 	})
