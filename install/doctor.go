@@ -293,7 +293,7 @@ func roundIdle(d time.Duration) string {
 	if d < 2*time.Hour {
 		return d.Round(time.Minute).String()
 	}
-	return fmt.Sprintf("%dh", int(d.Hours()))
+	return fmt.Sprintf("%dh", int(d.Round(time.Hour).Hours()))
 }
 
 // GateConfig is the per-project settings file the plan-mode gate reads.
