@@ -161,16 +161,14 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 func syntaxError(data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(data, se.Offset)
+		line, col := position(data, se.Offset-1) // Offset counts the offending byte
 		return fmt.Errorf("line %d, column %d: %w", line, col, err)
 	}
 	return err
 }
 
 func position(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
+	offset = min(max(offset, 0), int64(len(data)))
 	line, col = 1, 1
 	for _, c := range data[:offset] {
 		if c == '\n' {

@@ -138,7 +138,7 @@ func TestMergeRefusesBadSettings(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"malformed", "{\n  \"model\": \"opus\",\n}", "line 3, column 2"},
+		{"malformed", "{\n  \"model\": \"opus\",\n}", "line 3, column 1"},
 		{"top level array", `[1]`, "top level must be an object"},
 		{"trailing data", `{} {}`, "line 1"},
 		{"hooks not an object", `{"hooks": []}`, `"hooks" must be an object`},
