@@ -105,6 +105,7 @@ func newRoot(env *Env) *cobra.Command {
 		newMemoryCmd(env),
 		newHookCmd(env),
 		newVersionCmd(env),
+		newInstallCmd(env), newUninstallCmd(env), newDoctorCmd(env),
 	)
 	return root
 }

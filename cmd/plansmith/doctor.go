@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plansmith/plansmith/install"
+)
+
+func newDoctorCmd(env *Env) *cobra.Command {
+	var asJSON bool
+	var binary string
+	cmd := &cobra.Command{
+		Use:   "doctor [--json]",
+		Short: "Check the binary, hook registration, stale loops and settings, and print fixes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			bin, err := binaryPath(binary)
+			if err != nil {
+				return err
+			}
+			p, err := env.paths()
+			if err != nil {
+				return err
+			}
+			checks := install.Doctor(install.DoctorEnv{
+				Project: p.Project,
+				Home:    env.Getenv("HOME"),
+				Binary:  bin,
+				Version: fmt.Sprintf("plansmith %s (%s, %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH),
+				Getenv:  env.Getenv,
+				Now:     env.Now(),
+				LookGo:  lookGo(env),
+				Probe:   probeVersion,
+			})
+			if asJSON {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(map[string]any{"ok": !install.Failed(checks), "checks": checks}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprint(env.Stdout, install.FormatChecks(checks))
+			}
+			if install.Failed(checks) {
+				return &exitError{1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	cmd.Flags().StringVar(&binary, "binary", "", "check as if PATH were the plansmith binary (default: this one)")
+	return cmd
+}
+
+// lookGo finds Go where the launcher looks: on $PATH, else /usr/local/go.
+func lookGo(env *Env) func() (string, error) {
+	return func() (string, error) {
+		path := ""
+		for _, dir := range strings.Split(env.Getenv("PATH"), string(os.PathListSeparator)) {
+			if dir == "" {
+				continue
+			}
+			if p, err := exec.LookPath(dir + "/go"); err == nil {
+				path = p
+				break
+			}
+		}
+		if path == "" {
+			if _, err := os.Stat("/usr/local/go/bin/go"); err != nil {
+				return "", fmt.Errorf("no go on $PATH or in /usr/local/go/bin")
+			}
+			path = "/usr/local/go/bin/go"
+		}
+		out, err := runShort(path, "version")
+		if err != nil {
+			return "", fmt.Errorf("%s version: %w", path, err)
+		}
+		return strings.TrimSpace(out) + " at " + path, nil
+	}
+}
+
+func probeVersion(binary string) (string, error) { return runShort(binary, "version") }
+
+// runShort runs a command that should answer at once; a hung one is cut off.
+func runShort(name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, name, args...).Output()
+	return string(out), err
+}

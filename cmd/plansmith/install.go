@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plansmith/plansmith/install"
+)
+
+// InstallOptions holds the inputs of `plansmith install` and `uninstall`.
+type InstallOptions struct {
+	User   bool
+	Binary string
+}
+
+func newInstallCmd(env *Env) *cobra.Command {
+	o := &InstallOptions{}
+	cmd := &cobra.Command{
+		Use:   "install [--user] [--binary PATH]",
+		Short: "Register plansmith's hooks and slash commands in .claude/ (or ~/.claude/ with --user)",
+		Long: "Register plansmith's hooks in .claude/settings.json and write its slash commands\n" +
+			"(/plansmith-plan, /plansmith-cancel, ...) to .claude/commands/, all running this\n" +
+			"binary by its absolute path. Other hooks and settings are kept as they are; the\n" +
+			"settings file is backed up before it changes. Running it again changes nothing.\n" +
+			"Use this instead of the plugin, not as well: both would run every hook twice.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := installTarget(env, o)
+			if err != nil {
+				return err
+			}
+			res, err := install.Install(opts)
+			if err != nil {
+				return err
+			}
+			if res.Changed() {
+				fmt.Fprintf(env.Stdout, "plansmith: installed in %s for %s\n", opts.Dir, opts.Binary)
+			} else {
+				fmt.Fprintf(env.Stdout, "plansmith: already installed in %s for %s; nothing changed\n", opts.Dir, opts.Binary)
+			}
+			fmt.Fprint(env.Stdout, res.Lines())
+			return nil
+		},
+	}
+	installFlags(cmd, o)
+	return cmd
+}
+
+func newUninstallCmd(env *Env) *cobra.Command {
+	o := &InstallOptions{}
+	cmd := &cobra.Command{
+		Use:   "uninstall [--user]",
+		Short: "Remove what 'plansmith install' added (other hooks and edited command files stay)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := installTarget(env, o)
+			if err != nil {
+				return err
+			}
+			res, err := install.Uninstall(opts)
+			if err != nil {
+				return err
+			}
+			if res.Changed() {
+				fmt.Fprintf(env.Stdout, "plansmith: uninstalled from %s\n", opts.Dir)
+			} else {
+				fmt.Fprintf(env.Stdout, "plansmith: nothing of plansmith's to remove in %s\n", opts.Dir)
+			}
+			fmt.Fprint(env.Stdout, res.Lines())
+			return nil
+		},
+	}
+	installFlags(cmd, o)
+	return cmd
+}
+
+func installFlags(cmd *cobra.Command, o *InstallOptions) {
+	cmd.Flags().BoolVar(&o.User, "user", false, "use ~/.claude/ (every project) instead of this project's .claude/")
+	cmd.Flags().StringVar(&o.Binary, "binary", "", "the plansmith binary the hooks run (default: this one)")
+}
+
+// installTarget picks the .claude folder and the binary's absolute path.
+func installTarget(env *Env, o *InstallOptions) (install.Options, error) {
+	bin, err := binaryPath(o.Binary)
+	if err != nil {
+		return install.Options{}, err
+	}
+	opts := install.Options{Binary: bin, Now: env.Now()}
+	if o.User {
+		home := env.Getenv("HOME")
+		if home == "" {
+			return opts, usagef("--user: $HOME is not set")
+		}
+		opts.Dir = filepath.Join(home, ".claude")
+		return opts, nil
+	}
+	p, err := env.paths()
+	if err != nil {
+		return opts, err
+	}
+	opts.Dir = filepath.Join(p.Project, ".claude")
+	return opts, nil
+}
+
+// binaryPath resolves --binary, or this process's own executable.
+func binaryPath(flag string) (string, error) {
+	if flag != "" {
+		bin, err := install.ResolveBinary(flag)
+		if err != nil {
+			return "", usagef("--binary: %v", err)
+		}
+		return bin, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding this binary's path: %w", err)
+	}
+	return install.ResolveBinary(self)
+}

@@ -1,0 +1,368 @@
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+// Level grades one doctor check. Only Problem makes doctor fail.
+type Level string
+
+const (
+	OK      Level = "ok"
+	Warn    Level = "warn"
+	Problem Level = "problem"
+)
+
+// Check is one line of doctor's report.
+type Check struct {
+	Name   string `json:"name"`
+	Level  Level  `json:"level"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// DoctorEnv is everything doctor looks at.
+type DoctorEnv struct {
+	Project string // the project directory
+	Home    string // the user's home (for ~/.claude); empty skips user settings
+	Binary  string // this binary's resolved path
+	Version string // this binary's version line
+	Getenv  func(string) string
+	Now     time.Time
+	// LookGo finds the Go toolchain the launcher builds with.
+	LookGo func() (string, error)
+	// Probe runs `<binary> version` for a registered binary other than this one.
+	Probe func(binary string) (string, error)
+}
+
+// StaleAfter is how long an active loop may sit untouched before doctor
+// calls it stale.
+const StaleAfter = 24 * time.Hour
+
+// Doctor runs every check, in a fixed order.
+func Doctor(e DoctorEnv) []Check {
+	checks := []Check{{Name: "binary", Level: OK, Detail: fmt.Sprintf("%s at %s", e.Version, e.Binary)}}
+	checks = append(checks, registrationChecks(e)...)
+	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Now))
+	checks = append(checks, gateCheck(e.Project))
+	checks = append(checks, BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")))
+	checks = append(checks, goCheck(e.LookGo))
+	return checks
+}
+
+// Failed reports whether any check is a problem.
+func Failed(checks []Check) bool {
+	for _, c := range checks {
+		if c.Level == Problem {
+			return true
+		}
+	}
+	return false
+}
+
+// FormatChecks writes one line per check: level, name, detail, and the fix.
+func FormatChecks(checks []Check) string {
+	var b strings.Builder
+	for _, c := range checks {
+		fmt.Fprintf(&b, "%-8s %s: %s", c.Level, c.Name, c.Detail)
+		if c.Fix != "" {
+			fmt.Fprintf(&b, " — fix: %s", c.Fix)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// settingsSource is one settings file that can register hooks.
+type settingsSource struct {
+	label   string // for messages
+	path    string
+	install string // the command that manages it
+}
+
+func registrationChecks(e DoctorEnv) []Check {
+	sources := []settingsSource{
+		{"project settings", filepath.Join(e.Project, ".claude", "settings.json"), "plansmith install"},
+		{"project local settings", filepath.Join(e.Project, ".claude", "settings.local.json"), ""},
+	}
+	if e.Home != "" {
+		sources = append(sources, settingsSource{"user settings", filepath.Join(e.Home, ".claude", "settings.json"), "plansmith install --user"})
+	}
+	var checks []Check
+	var registered []string
+	pluginEnabled := ""
+	for _, s := range sources {
+		data, err := os.ReadFile(s.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("cannot read %s: %v", s.path, err), "check the file's permissions"})
+			continue
+		}
+		regs, err := Find(data, e.Binary)
+		if err != nil {
+			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s is not valid settings JSON (%v)", s.path, err), "fix the file; Claude Code cannot read it either"})
+			continue
+		}
+		if name := enabledPlugin(data); name != "" && pluginEnabled == "" {
+			pluginEnabled = fmt.Sprintf("plugin %s (enabled in %s)", name, s.path)
+		}
+		if len(regs) == 0 {
+			continue
+		}
+		registered = append(registered, fmt.Sprintf("%s (%s)", s.label, s.path))
+		checks = append(checks, sourceCheck(e, s, regs))
+	}
+
+	root, loadable := PluginRoot(e.Binary)
+	if pluginEnabled != "" {
+		registered = append(registered, pluginEnabled)
+	}
+	switch {
+	case len(registered) > 1:
+		checks = append(checks, Check{"hooks", Problem,
+			fmt.Sprintf("registered %d times — %s — so every hook runs %d times", len(registered), strings.Join(registered, "; "), len(registered)),
+			"keep one: 'plansmith uninstall' (project) or 'plansmith uninstall --user', or disable the plugin"})
+	case len(registered) == 1 && loadable && pluginEnabled == "":
+		checks = append(checks, Check{"hooks", Warn,
+			fmt.Sprintf("this binary also sits in a loadable plugin (%s): loading it with 'claude --plugin-dir' as well would run every hook twice", root),
+			"use either the plugin or the settings registration, not both"})
+	case len(registered) == 0 && loadable:
+		checks = append(checks, Check{"hooks", OK,
+			fmt.Sprintf("no settings registration; the plugin at %s is loadable (claude --plugin-dir %s)", root, root), ""})
+	case len(registered) == 0:
+		checks = append(checks, Check{"hooks", Problem, "plansmith's hooks are not registered anywhere, so no planning loop can run",
+			"run 'plansmith install' in the project (or 'plansmith install --user'), or load the plugin with 'claude --plugin-dir'"})
+	}
+	return checks
+}
+
+// sourceCheck judges one settings file's plansmith entries: every event
+// present once, each running an existing executable.
+func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
+	fix := s.install
+	if fix == "" {
+		fix = "edit " + s.path + " by hand, or remove its plansmith entries and run 'plansmith install'"
+	} else {
+		fix = "run '" + fix + "' to register this binary again"
+	}
+	want, _ := PluginHooks(e.Binary)
+	count := map[string]int{}
+	binaries := map[string]bool{}
+	for _, r := range regs {
+		count[r.Event]++
+		binaries[r.Binary] = true
+	}
+	var missing, doubled []string
+	for _, ev := range want.Events() {
+		switch count[ev] {
+		case 0:
+			missing = append(missing, ev)
+		case 1:
+		default:
+			doubled = append(doubled, ev)
+		}
+	}
+	where := s.label + " (" + s.path + ")"
+	switch {
+	case len(missing) > 0:
+		return Check{"hooks", Problem, fmt.Sprintf("%s: no plansmith hook for %s", where, strings.Join(missing, ", ")), fix}
+	case len(doubled) > 0:
+		return Check{"hooks", Problem, fmt.Sprintf("%s: plansmith is registered more than once for %s", where, strings.Join(doubled, ", ")), fix}
+	}
+	var others []string
+	for b := range binaries {
+		if _, err := ResolveBinary(b); err != nil {
+			return Check{"hooks", Problem, fmt.Sprintf("%s: hooks run %s, which is not an executable file", where, b), fix}
+		}
+		if b != e.Binary {
+			others = append(others, b)
+		}
+	}
+	if len(others) > 0 {
+		slices.Sort(others)
+		detail := fmt.Sprintf("%s: hooks run %s, not this binary", where, strings.Join(others, ", "))
+		if e.Probe != nil {
+			out, err := e.Probe(others[0])
+			if err != nil {
+				return Check{"hooks", Problem, fmt.Sprintf("%s: hooks run %s, which fails to run (%v)", where, others[0], err), fix}
+			}
+			detail += " (" + strings.TrimSpace(out) + ")"
+		}
+		return Check{"hooks", Warn, detail, fix + " if this binary is the one to use"}
+	}
+	return Check{"hooks", OK, fmt.Sprintf("%s: all %d events registered, running this binary", where, len(want.Events())), ""}
+}
+
+// enabledPlugin names a plansmith plugin a settings file enables
+// ("enabledPlugins": {"plansmith@market": true}).
+func enabledPlugin(settings []byte) string {
+	var s struct {
+		Enabled map[string]any `json:"enabledPlugins"`
+	}
+	if json.Unmarshal(settings, &s) != nil {
+		return ""
+	}
+	for name, on := range s.Enabled {
+		if b, ok := on.(bool); ok && b && (name == "plansmith" || strings.HasPrefix(name, "plansmith@")) {
+			return name
+		}
+	}
+	return ""
+}
+
+// PluginRoot finds the plugin folder a binary was built in (the launcher
+// builds into <root>/build/), and whether Claude Code could load it.
+func PluginRoot(binary string) (string, bool) {
+	root := filepath.Dir(filepath.Dir(binary))
+	for _, f := range []string{".claude-plugin/plugin.json", "hooks/hooks.json"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			return root, false
+		}
+	}
+	return root, true
+}
+
+func loopCheck(p state.Paths, now time.Time) Check {
+	rel := p.Rel(p.State())
+	info, err := os.Stat(p.State())
+	if errors.Is(err, fs.ErrNotExist) {
+		return Check{"loop", OK, "no planning loop in this project", ""}
+	}
+	if err != nil {
+		return Check{"loop", Problem, fmt.Sprintf("cannot read %s: %v", rel, err), "check the file's permissions"}
+	}
+	f, err := state.Load(p.State())
+	if err != nil {
+		return Check{"loop", Problem, fmt.Sprintf("%s cannot be read as a loop (%v); hooks ignore it", rel, unwrapCorrupt(err)),
+			"run 'plansmith cancel' to archive it"}
+	}
+	return LoopCheck(rel, f.Loop, now.Sub(info.ModTime()))
+}
+
+func unwrapCorrupt(err error) error {
+	var c *state.CorruptError
+	if errors.As(err, &c) {
+		return c.Err
+	}
+	return err
+}
+
+// LoopCheck judges a loop whose state file was last written idle ago.
+func LoopCheck(rel string, l state.Loop, idle time.Duration) Check {
+	switch {
+	case !l.Active:
+		return Check{"loop", OK, fmt.Sprintf("%s holds an ended loop (%s); the next 'plansmith plan' archives it", rel, orNone(l.ExitReason)), ""}
+	case idle > StaleAfter:
+		return Check{"loop", Problem,
+			fmt.Sprintf("%s is active (phase %s) but untouched for %s: a stale loop would judge unrelated replies", rel, l.Phase, roundIdle(idle)),
+			"run 'plansmith cancel' unless you mean to continue it"}
+	case l.Paused:
+		return Check{"loop", Warn, fmt.Sprintf("the loop in %s is paused (phase %s) after Claude Code's stop-hook cap", rel, l.Phase),
+			"send any message in its session to resume, or run 'plansmith cancel'"}
+	default:
+		return Check{"loop", OK, fmt.Sprintf("a loop is active (phase %s, last activity %s ago)", l.Phase, roundIdle(idle)), ""}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no exit reason"
+	}
+	return s
+}
+
+func roundIdle(d time.Duration) string {
+	if d < time.Minute {
+		return "under a minute"
+	}
+	if d < 2*time.Hour {
+		return d.Round(time.Minute).String()
+	}
+	return fmt.Sprintf("%dh", int(d.Round(time.Hour).Hours()))
+}
+
+// GateConfig is the per-project settings file the plan-mode gate reads.
+const GateConfig = ".claude/plansmith.yaml"
+
+func gateCheck(project string) Check {
+	data, err := os.ReadFile(filepath.Join(project, GateConfig))
+	if errors.Is(err, fs.ErrNotExist) {
+		data, err = nil, nil
+	}
+	if err != nil {
+		return Check{"plan-mode gate", Problem, fmt.Sprintf("cannot read %s: %v", GateConfig, err), "check the file's permissions"}
+	}
+	return GateCheck(data)
+}
+
+// GateCheck reports the plan_mode_gate switch from .claude/plansmith.yaml
+// (on unless set to off).
+func GateCheck(config []byte) Check {
+	fix := "set 'plan_mode_gate: on' or 'plan_mode_gate: off' in " + GateConfig
+	var cfg map[string]any
+	if err := yaml.Unmarshal(config, &cfg); err != nil {
+		return Check{"plan-mode gate", Problem, fmt.Sprintf("%s is not valid YAML (%v)", GateConfig, err), "fix the file"}
+	}
+	v, ok := cfg["plan_mode_gate"]
+	if !ok || v == nil {
+		return Check{"plan-mode gate", OK, "on (the default)", ""}
+	}
+	switch v {
+	case "on", true:
+		return Check{"plan-mode gate", OK, "on (" + GateConfig + ")", ""}
+	case "off", false:
+		return Check{"plan-mode gate", OK, "off (" + GateConfig + "): ExitPlanMode is not gated in this project", ""}
+	}
+	return Check{"plan-mode gate", Problem, fmt.Sprintf("plan_mode_gate is %v; it must be on or off", v), fix}
+}
+
+// BlockCapCheck judges CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: the number of
+// consecutive Stop-hook blocks Claude Code obeys, which plansmith pauses
+// before reaching.
+func BlockCapCheck(v string) Check {
+	const name = "stop-hook block cap"
+	if strings.TrimSpace(v) == "" {
+		return Check{name, OK, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP unset: Claude Code's default of 8, and plansmith pauses before it", ""}
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	switch {
+	case err != nil:
+		return Check{name, Warn, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q is not a number; plansmith assumes the default of 8", v),
+			"set it to a whole number, or unset it"}
+	case n <= 0:
+		return Check{name, Warn, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d disables the cap: a looping Stop hook is never cut off, and plansmith never pauses (only its retry budget ends a loop)", n),
+			"unset it, or set a positive number"}
+	case n == 8:
+		return Check{name, OK, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=8, the default; plansmith pauses before it", ""}
+	default:
+		return Check{name, OK, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d (default 8); plansmith pauses before %d consecutive blocks", n, n), ""}
+	}
+}
+
+func goCheck(look func() (string, error)) Check {
+	if look == nil {
+		return Check{"go toolchain", Warn, "not checked", ""}
+	}
+	v, err := look()
+	if err != nil {
+		return Check{"go toolchain", Warn,
+			fmt.Sprintf("not found (%v): the plugin's bin/plansmith launcher cannot build or rebuild the binary", err),
+			"install Go 1.26 or newer from https://go.dev/dl/ (a settings install that points at a built binary does not need it)"}
+	}
+	return Check{"go toolchain", OK, v, ""}
+}

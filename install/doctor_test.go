@@ -1,0 +1,232 @@
+package install
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+func TestBlockCapCheck(t *testing.T) {
+	tests := []struct {
+		value string
+		level Level
+		want  string
+	}{
+		{"", OK, "default of 8"},
+		{"8", OK, "the default"},
+		{"5", OK, "pauses before 5"},
+		{"0", Warn, "disables the cap"},
+		{"-1", Warn, "never cut off"},
+		{"many", Warn, "not a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			c := BlockCapCheck(tt.value)
+			assert.Equal(t, tt.level, c.Level)
+			assert.Contains(t, c.Detail, tt.want)
+		})
+	}
+}
+
+func TestGateCheck(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		level      Level
+		want       string
+	}{
+		{"no file", "", OK, "on (the default)"},
+		{"other keys only", "x: 1\n", OK, "on (the default)"},
+		{"on", "plan_mode_gate: on\n", OK, "on ("},
+		{"off", "plan_mode_gate: off\n", OK, "off ("},
+		{"yaml bool", "plan_mode_gate: false\n", OK, "off ("},
+		{"bad value", "plan_mode_gate: maybe\n", Problem, "must be on or off"},
+		{"bad yaml", "plan_mode_gate: [\n", Problem, "not valid YAML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := GateCheck([]byte(tt.yaml))
+			assert.Equal(t, tt.level, c.Level)
+			assert.Contains(t, c.Detail, tt.want)
+		})
+	}
+}
+
+func TestLoopCheck(t *testing.T) {
+	tests := []struct {
+		name  string
+		loop  state.Loop
+		idle  time.Duration
+		level Level
+		want  string
+	}{
+		{"fresh active loop", state.Loop{Active: true, Phase: "draft"}, time.Hour, OK, "a loop is active (phase draft"},
+		{"stale active loop", state.Loop{Active: true, Phase: "draft"}, 30 * time.Hour, Problem, "untouched for 30h"},
+		{"paused loop", state.Loop{Active: true, Paused: true, Phase: "explore"}, time.Minute, Warn, "paused"},
+		{"ended loop", state.Loop{ExitReason: "completed"}, 100 * time.Hour, OK, "ended loop (completed)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := LoopCheck(".claude/plansmith.local.md", tt.loop, tt.idle)
+			assert.Equal(t, tt.level, c.Level)
+			assert.Contains(t, c.Detail, tt.want)
+			if tt.level != OK {
+				assert.Contains(t, c.Fix, "plansmith cancel")
+			}
+		})
+	}
+}
+
+// doctorWorld is a project, a home and a binary in temporary folders.
+type doctorWorld struct {
+	env DoctorEnv
+}
+
+func newWorld(t *testing.T) *doctorWorld {
+	t.Helper()
+	root := t.TempDir()
+	binary := filepath.Join(root, "tools", "build", "plansmith")
+	require.NoError(t, os.MkdirAll(filepath.Dir(binary), 0o755))
+	require.NoError(t, os.WriteFile(binary, []byte("#!/bin/sh\necho plansmith test\n"), 0o755))
+	binary, _ = filepath.EvalSymlinks(binary)
+	env := DoctorEnv{
+		Project: filepath.Join(root, "project"),
+		Home:    filepath.Join(root, "home"),
+		Binary:  binary,
+		Version: "plansmith test",
+		Getenv:  func(string) string { return "" },
+		Now:     time.Now(),
+		LookGo:  func() (string, error) { return "go version go1.26", nil },
+	}
+	require.NoError(t, os.MkdirAll(env.Project, 0o755))
+	return &doctorWorld{env}
+}
+
+func (w *doctorWorld) install(t *testing.T, dir string) {
+	t.Helper()
+	_, err := Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+}
+
+func (w *doctorWorld) write(t *testing.T, path, text string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+}
+
+// find returns the checks named name.
+func find(checks []Check, name string) []Check {
+	var out []Check
+	for _, c := range checks {
+		if c.Name == name {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestDoctor(t *testing.T) {
+	tests := []struct {
+		name   string
+		setup  func(t *testing.T, w *doctorWorld)
+		check  string // which check to look at
+		level  Level
+		want   string
+		failed bool
+	}{
+		{"nothing registered", func(t *testing.T, w *doctorWorld) {}, "hooks", Problem, "not registered anywhere", true},
+		{"project install", func(t *testing.T, w *doctorWorld) { w.install(t, filepath.Join(w.env.Project, ".claude")) },
+			"hooks", OK, "all 4 events registered", false},
+		{"user install", func(t *testing.T, w *doctorWorld) { w.install(t, filepath.Join(w.env.Home, ".claude")) },
+			"hooks", OK, "user settings", false},
+		{"registered twice", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.install(t, filepath.Join(w.env.Home, ".claude"))
+		}, "hooks", Problem, "registered 2 times", true},
+		{"settings and an enabled plugin", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.write(t, filepath.Join(w.env.Home, ".claude", "settings.json"), `{"enabledPlugins": {"plansmith@market": true}}`)
+		}, "hooks", Problem, "runs 2 times", true},
+		{"settings and a loadable plugin", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			root := filepath.Dir(filepath.Dir(w.env.Binary))
+			w.write(t, filepath.Join(root, ".claude-plugin", "plugin.json"), "{}")
+			w.write(t, filepath.Join(root, "hooks", "hooks.json"), "{}")
+		}, "hooks", Warn, "would run every hook twice", false},
+		{"plugin only", func(t *testing.T, w *doctorWorld) {
+			root := filepath.Dir(filepath.Dir(w.env.Binary))
+			w.write(t, filepath.Join(root, ".claude-plugin", "plugin.json"), "{}")
+			w.write(t, filepath.Join(root, "hooks", "hooks.json"), "{}")
+		}, "hooks", OK, "plugin at", false},
+		{"hooks point at a missing binary", func(t *testing.T, w *doctorWorld) {
+			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
+				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}],
+				"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/gone/plansmith hook pretooluse"}]}],
+				"PostToolUse": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook posttooluse"}]}],
+				"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook userpromptsubmit"}]}]}}`)
+		}, "hooks", Problem, "/gone/plansmith, which is not an executable file", true},
+		{"an event missing", func(t *testing.T, w *doctorWorld) {
+			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
+				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}]}}`)
+		}, "hooks", Problem, "no plansmith hook for PreToolUse, PostToolUse, UserPromptSubmit", true},
+		{"malformed settings", func(t *testing.T, w *doctorWorld) {
+			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": `)
+		}, "hooks", Problem, "is not valid settings JSON", true},
+		{"corrupt state file", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.write(t, filepath.Join(w.env.Project, ".claude", "plansmith.local.md"), "not a loop\n")
+		}, "loop", Problem, "cannot be read as a loop", true},
+		{"stale loop by mtime", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			p := filepath.Join(w.env.Project, ".claude", "plansmith.local.md")
+			require.NoError(t, state.Save(p, &state.File{Loop: state.Loop{Active: true, Phases: []string{"draft"}, Phase: "draft"}}))
+			old := time.Now().Add(-48 * time.Hour)
+			require.NoError(t, os.Chtimes(p, old, old))
+		}, "loop", Problem, "untouched for 48h", true},
+		{"gate off", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.write(t, filepath.Join(w.env.Project, ".claude", "plansmith.yaml"), "plan_mode_gate: off\n")
+		}, "plan-mode gate", OK, "off", false},
+		{"block cap disabled", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.env.Getenv = func(k string) string {
+				if k == "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" {
+					return "0"
+				}
+				return ""
+			}
+		}, "stop-hook block cap", Warn, "disables the cap", false},
+		{"no go", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.env.LookGo = func() (string, error) { return "", errors.New("no go on $PATH") }
+		}, "go toolchain", Warn, "not found", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			tt.setup(t, w)
+			checks := Doctor(w.env)
+			got := find(checks, tt.check)
+			require.NotEmpty(t, got, FormatChecks(checks))
+			last := got[len(got)-1]
+			for _, c := range got { // the line about the case, when a check has several
+				if strings.Contains(c.Detail, tt.want) {
+					last = c
+				}
+			}
+			assert.Equal(t, tt.level, last.Level, FormatChecks(checks))
+			assert.Contains(t, last.Detail, tt.want)
+			if tt.level != OK {
+				assert.NotEmpty(t, last.Fix)
+			}
+			assert.Equal(t, tt.failed, Failed(checks), FormatChecks(checks))
+		})
+	}
+}

@@ -1,0 +1,284 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+// Options says where to install and for which binary.
+type Options struct {
+	Dir    string    // the .claude folder: <project>/.claude or ~/.claude
+	Binary string    // absolute path of the plansmith binary the hooks run
+	Now    time.Time // names the settings backup
+}
+
+// Settings is the settings file install edits.
+func (o Options) Settings() string { return filepath.Join(o.Dir, "settings.json") }
+
+// CommandsDir is where the slash commands go.
+func (o Options) CommandsDir() string { return filepath.Join(o.Dir, "commands") }
+
+// Action is one thing install or uninstall did, or chose not to do, to a file.
+type Action struct {
+	File    string // relative to Options.Dir
+	Did     string // what happened, for people
+	Changed bool
+}
+
+// Result lists the actions of one install or uninstall.
+type Result struct {
+	Actions []Action
+}
+
+// Changed reports whether any file was written or removed.
+func (r Result) Changed() bool {
+	return slices.ContainsFunc(r.Actions, func(a Action) bool { return a.Changed })
+}
+
+func (r *Result) add(file string, changed bool, format string, a ...any) {
+	r.Actions = append(r.Actions, Action{file, fmt.Sprintf(format, a...), changed})
+}
+
+// ResolveBinary makes path absolute, follows symlinks, and checks that it is
+// an executable file: hooks must keep working whatever the working directory
+// and however the binary was reached.
+func ResolveBinary(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("binary %s: %w", path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("binary %s: %w", path, err)
+	}
+	info, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("binary %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("binary %s is not an executable file", real)
+	}
+	return real, nil
+}
+
+// Install registers the hooks in settings.json and writes the slash
+// commands. It changes nothing at all when settings.json cannot be parsed,
+// and nothing that is already in place; a settings file it does change is
+// first copied to a backup beside it. Command files the user edited, or that
+// install did not write, are kept.
+func Install(o Options) (Result, error) {
+	var r Result
+	h, err := PluginHooks(o.Binary)
+	if err != nil {
+		return r, err
+	}
+	cmds, err := Commands(o.Binary)
+	if err != nil {
+		return r, err
+	}
+	old, existed, err := readSettings(o.Settings())
+	if err != nil {
+		return r, err
+	}
+	merged, changed, err := Merge(old, h)
+	if err != nil {
+		return r, settingsError(o.Settings(), err)
+	}
+	if changed {
+		did := "registered hooks for " + strings.Join(h.Events(), ", ")
+		if err := writeSettings(o, merged, existed, &did); err != nil {
+			return r, err
+		}
+		r.add("settings.json", true, "%s", did)
+	} else {
+		r.add("settings.json", false, "hooks already registered")
+	}
+
+	for _, c := range cmds {
+		rel := filepath.Join("commands", c.Name)
+		p := filepath.Join(o.Dir, rel)
+		cur, err := os.ReadFile(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := state.WriteFile(p, c.Data); err != nil {
+				return r, err
+			}
+			r.add(rel, true, "written")
+		case err != nil:
+			return r, fmt.Errorf("reading %s: %w", p, err)
+		case string(cur) == string(c.Data):
+			r.add(rel, false, "already up to date")
+		case Inspect(cur) == Unchanged: // an earlier install's text: safe to refresh
+			if err := state.WriteFile(p, c.Data); err != nil {
+				return r, err
+			}
+			r.add(rel, true, "updated")
+		case Inspect(cur) == Edited:
+			r.add(rel, false, "kept: it was edited since install (delete it and run install again to replace it)")
+		default:
+			r.add(rel, false, "kept: plansmith install did not write it (move it away and run install again to replace it)")
+		}
+	}
+	return r, nil
+}
+
+// Uninstall takes out what Install added: plansmith's hook entries (other
+// hooks and keys stay) and the command files it wrote that are unchanged.
+func Uninstall(o Options) (Result, error) {
+	var r Result
+	old, existed, err := readSettings(o.Settings())
+	if err != nil {
+		return r, err
+	}
+	if existed {
+		out, changed, err := Remove(old, o.Binary)
+		if err != nil {
+			return r, settingsError(o.Settings(), err)
+		}
+		if changed {
+			did := "removed plansmith's hooks"
+			if err := writeSettings(o, out, true, &did); err != nil {
+				return r, err
+			}
+			r.add("settings.json", true, "%s", did)
+		} else {
+			r.add("settings.json", false, "no plansmith hooks registered")
+		}
+	}
+
+	cmds, err := Commands(o.Binary)
+	if err != nil {
+		return r, err
+	}
+	names := map[string]bool{}
+	for _, c := range cmds {
+		names[c.Name] = true
+	}
+	// Files an older version wrote under other names carry the marker too.
+	found, _ := filepath.Glob(filepath.Join(o.CommandsDir(), CommandPrefix+"*.md"))
+	for _, p := range found {
+		names[filepath.Base(p)] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	slices.Sort(sorted)
+	removed := false
+	for _, name := range sorted {
+		rel := filepath.Join("commands", name)
+		p := filepath.Join(o.Dir, rel)
+		cur, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return r, fmt.Errorf("reading %s: %w", p, err)
+		}
+		switch Inspect(cur) {
+		case Unchanged:
+			if err := os.Remove(p); err != nil {
+				return r, fmt.Errorf("removing %s: %w", p, err)
+			}
+			removed = true
+			r.add(rel, true, "removed")
+		case Edited:
+			r.add(rel, false, "kept: it was edited since install (delete it yourself if you no longer want it)")
+		default:
+			r.add(rel, false, "kept: plansmith install did not write it")
+		}
+	}
+	if removed {
+		_ = os.Remove(o.CommandsDir()) // only succeeds when nothing else is left in it
+	}
+	return r, nil
+}
+
+func readSettings(path string) (data []byte, existed bool, err error) {
+	data, err = os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, true, nil
+}
+
+func settingsError(path string, err error) error {
+	return fmt.Errorf("%s is not valid settings JSON (%w); nothing was changed — fix the file, then run the command again", path, err)
+}
+
+// writeSettings backs up the current file (when there is one), then replaces
+// it atomically, keeping its permissions. did gains the backup's name.
+func writeSettings(o Options, data []byte, existed bool, did *string) error {
+	path := o.Settings()
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // a settings file linked from a dotfiles folder stays a link
+	}
+	mode := fs.FileMode(0o644)
+	if existed {
+		info, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		mode = info.Mode().Perm()
+		backup, err := backupFile(path, o.Now)
+		if err != nil {
+			return err
+		}
+		*did += " (backup: " + filepath.Base(backup) + ")"
+	} else {
+		*did += " (new file)"
+	}
+	if err := state.WriteFile(path, data); err != nil {
+		return err
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// backupFile copies path to path.plansmith-backup-<UTC time>, never
+// overwriting an earlier backup.
+func backupFile(path string, now time.Time) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	base := path + ".plansmith-backup-" + now.UTC().Format("20060102T150405Z")
+	name := base
+	for n := 2; ; n++ {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			name = fmt.Sprintf("%s-%d", base, n)
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("backing up %s: %w", path, err)
+		}
+		_, werr := f.Write(data)
+		cerr := f.Close()
+		if werr != nil || cerr != nil {
+			return "", fmt.Errorf("backing up %s to %s: %w", path, name, errors.Join(werr, cerr))
+		}
+		return name, nil
+	}
+}
+
+// Lines lists the actions, one indented line each.
+func (r Result) Lines() string {
+	var b strings.Builder
+	for _, a := range r.Actions {
+		fmt.Fprintf(&b, "  %s: %s\n", a.File, a.Did)
+	}
+	return b.String()
+}

@@ -1,0 +1,175 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func options(t *testing.T) Options {
+	t.Helper()
+	dir := t.TempDir()
+	return Options{Dir: filepath.Join(dir, ".claude"), Binary: bin, Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func backups(t *testing.T, o Options) []string {
+	t.Helper()
+	m, err := filepath.Glob(o.Settings() + ".plansmith-backup-*")
+	require.NoError(t, err)
+	return m
+}
+
+func TestInstallThenUninstall(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings string // "" = no file
+	}{
+		{"no settings file", ""},
+		{"settings with other keys and hooks", "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"lint\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := options(t)
+			if tt.settings != "" {
+				require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+				require.NoError(t, os.WriteFile(o.Settings(), []byte(tt.settings), 0o600))
+			}
+			r, err := Install(o)
+			require.NoError(t, err)
+			assert.True(t, r.Changed())
+			for _, name := range []string{"plansmith-plan.md", "plansmith-cancel.md", "plansmith-help.md"} {
+				assert.FileExists(t, filepath.Join(o.CommandsDir(), name))
+			}
+			if tt.settings != "" {
+				require.Len(t, backups(t, o), 1)
+				b, _ := os.ReadFile(backups(t, o)[0])
+				assert.Equal(t, tt.settings, string(b))
+				info, _ := os.Stat(o.Settings())
+				assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "permissions kept")
+			} else {
+				assert.Empty(t, backups(t, o), "nothing to back up")
+			}
+
+			r, err = Install(o)
+			require.NoError(t, err)
+			assert.False(t, r.Changed(), "second install")
+			assert.Len(t, backups(t, o), min(1, len(tt.settings)), "no backup when nothing changes")
+
+			r, err = Uninstall(o)
+			require.NoError(t, err)
+			assert.True(t, r.Changed())
+			got, _ := os.ReadFile(o.Settings())
+			if tt.settings != "" {
+				assert.Equal(t, tt.settings, string(got))
+			} else {
+				assert.Equal(t, "{}\n", string(got))
+			}
+			assert.NoDirExists(t, o.CommandsDir(), "an emptied commands folder goes")
+
+			r, err = Uninstall(o)
+			require.NoError(t, err)
+			assert.False(t, r.Changed(), "second uninstall")
+		})
+	}
+}
+
+func TestInstallRefusesMalformedSettings(t *testing.T) {
+	o := options(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	bad := "{\n  \"model\": \"opus\",,\n}\n"
+	require.NoError(t, os.WriteFile(o.Settings(), []byte(bad), 0o644))
+	_, err := Install(o)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), o.Settings())
+	assert.Contains(t, err.Error(), "line 2")
+	assert.Contains(t, err.Error(), "nothing was changed")
+	got, _ := os.ReadFile(o.Settings())
+	assert.Equal(t, bad, string(got))
+	assert.NoDirExists(t, o.CommandsDir())
+	assert.Empty(t, backups(t, o))
+
+	_, err = Uninstall(o)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), o.Settings())
+}
+
+func TestCommandFilesTheUserOwns(t *testing.T) {
+	o := options(t)
+	_, err := Install(o)
+	require.NoError(t, err)
+	edited := filepath.Join(o.CommandsDir(), "plansmith-plan.md")
+	data, _ := os.ReadFile(edited)
+	require.NoError(t, os.WriteFile(edited, append(data, "my own note\n"...), 0o644))
+	foreign := filepath.Join(o.CommandsDir(), "plansmith-help.md")
+	require.NoError(t, os.WriteFile(foreign, []byte("mine\n"), 0o644))
+	stale := filepath.Join(o.CommandsDir(), "plansmith-cancel.md")
+	require.NoError(t, os.WriteFile(stale, Render("---\n---\nold text\n", "/old/plansmith"), 0o644))
+
+	r, err := Install(o)
+	require.NoError(t, err)
+	text := r.Lines()
+	assert.Contains(t, text, "plansmith-plan.md: kept: it was edited since install")
+	assert.Contains(t, text, "plansmith-help.md: kept: plansmith install did not write it")
+	assert.Contains(t, text, "plansmith-cancel.md: updated")
+	got, _ := os.ReadFile(stale)
+	assert.NotContains(t, string(got), "old text", "an unedited older copy is refreshed")
+
+	r, err = Uninstall(o)
+	require.NoError(t, err)
+	assert.FileExists(t, edited)
+	assert.FileExists(t, foreign)
+	assert.NoFileExists(t, stale)
+	assert.Contains(t, r.Lines(), "plansmith-plan.md: kept: it was edited since install")
+}
+
+func TestInstallKeepsASymlinkedSettingsFile(t *testing.T) {
+	o := options(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	real := filepath.Join(t.TempDir(), "dotfiles-settings.json")
+	require.NoError(t, os.WriteFile(real, []byte(`{"model": "opus"}`), 0o644))
+	require.NoError(t, os.Symlink(real, o.Settings()))
+	_, err := Install(o)
+	require.NoError(t, err)
+	target, err := os.Readlink(o.Settings())
+	require.NoError(t, err, "still a link")
+	assert.Equal(t, real, target)
+	got, _ := os.ReadFile(real)
+	assert.True(t, strings.Contains(string(got), "hook stop"))
+}
+
+func TestResolveBinary(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "plansmith")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(exe, link))
+	plain := filepath.Join(dir, "plain")
+	require.NoError(t, os.WriteFile(plain, nil, 0o644))
+	tests := []struct {
+		name, in, want, err string
+	}{
+		{"executable", exe, exe, ""},
+		{"symlink resolved", link, exe, ""},
+		{"missing", filepath.Join(dir, "nope"), "", "no such file"},
+		{"not executable", plain, "", "not an executable file"},
+		{"a folder", dir, "", "not an executable file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ResolveBinary(tt.in)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			want, _ := filepath.EvalSymlinks(tt.want)
+			assert.Equal(t, want, got)
+		})
+	}
+}

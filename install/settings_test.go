@@ -1,0 +1,256 @@
+package install
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const bin = "/opt/plansmith/bin/plansmith"
+
+func hooksFor(t *testing.T, binary string) Hooks {
+	t.Helper()
+	h, err := PluginHooks(binary)
+	require.NoError(t, err)
+	return h
+}
+
+// keysOf lists an object's keys in file order.
+func keysOf(t *testing.T, raw []byte) []string {
+	t.Helper()
+	o, err := parseObject(raw)
+	require.NoError(t, err)
+	var keys []string
+	for _, m := range o {
+		keys = append(keys, m.key)
+	}
+	return keys
+}
+
+func TestPluginHooksMatchHooksJSON(t *testing.T) {
+	h := hooksFor(t, bin)
+	assert.Equal(t, []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit"}, h.Events())
+	out, _, err := Merge(nil, h)
+	require.NoError(t, err)
+	regs, err := Find(out, bin)
+	require.NoError(t, err)
+	assert.Equal(t, []Registration{
+		{"Stop", "", bin, "stop"},
+		{"PreToolUse", "*", bin, "pretooluse"},
+		{"PostToolUse", "Write|Edit|MultiEdit", bin, "posttooluse"},
+		{"UserPromptSubmit", "", bin, "userpromptsubmit"},
+	}, regs)
+	assert.Contains(t, string(out), `"command": "\"/opt/plansmith/bin/plansmith\" hook stop"`)
+	assert.Contains(t, string(out), `"timeout": 60`)
+}
+
+func TestMerge(t *testing.T) {
+	other := `{"type": "command", "command": "lint --fix"}`
+	tests := []struct {
+		name     string
+		in       string
+		changed  bool
+		keys     []string // top-level keys in order
+		hookKeys []string // keys of "hooks" in order
+		check    func(*testing.T, string)
+	}{
+		{name: "no file", in: "", changed: true, keys: []string{"hooks"},
+			hookKeys: []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit"}},
+		{name: "empty object", in: "{}\n", changed: true, keys: []string{"hooks"}},
+		{name: "blank file", in: "  \n", changed: true, keys: []string{"hooks"}},
+		{name: "unknown keys keep their order and content",
+			in:      `{"zeta": {"b": 1, "a": [1, 2.50, "x\u0026y"]}, "model": "opus", "permissions": {"allow": ["Bash(ls)"]}}`,
+			changed: true, keys: []string{"zeta", "model", "permissions", "hooks"},
+			check: func(t *testing.T, out string) {
+				assert.Contains(t, out, `"a": [`)
+				assert.Contains(t, out, `2.50`, "numbers are copied verbatim")
+				assert.Contains(t, out, `"x\u0026y"`, "strings are copied verbatim")
+				assert.Less(t, strings.Index(out, `"b"`), strings.Index(out, `"a"`))
+			}},
+		{name: "other hooks for the same event stay first",
+			in:      `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [` + other + `]}], "Notification": [{"hooks": [` + other + `]}]}}`,
+			changed: true, keys: []string{"hooks"},
+			hookKeys: []string{"PreToolUse", "Notification", "Stop", "PostToolUse", "UserPromptSubmit"},
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, 2, strings.Count(out, "lint --fix"))
+				assert.Less(t, strings.Index(out, `"Bash"`), strings.Index(out, "hook pretooluse"))
+			}},
+		{name: "old binary path is replaced, not duplicated, in place",
+			in: `{"hooks": {"Stop": [{"hooks": [` + other + `]}, {"hooks": [{"type": "command", "command": "\"/old/place/plansmith\" hook stop", "timeout": 60}]}, {"hooks": [{"type": "command", "command": "after"}]}],
+			  "SessionStart": [{"hooks": [{"type": "command", "command": "/old/place/plansmith hook stop"}]}]}}`,
+			changed: true,
+			check: func(t *testing.T, out string) {
+				assert.NotContains(t, out, "/old/place")
+				assert.Equal(t, 1, strings.Count(out, "hook stop"))
+				assert.Less(t, strings.Index(out, "lint --fix"), strings.Index(out, "hook stop"))
+				assert.Less(t, strings.Index(out, "hook stop"), strings.Index(out, `"after"`))
+				assert.NotContains(t, out, "SessionStart", "an event only plansmith filled goes with it")
+			}},
+		{name: "plansmith entry sharing a group with another hook",
+			in:      `{"hooks": {"Stop": [{"hooks": [` + other + `, {"type": "command", "command": "plansmith hook stop"}]}]}}`,
+			changed: true,
+			check: func(t *testing.T, out string) {
+				assert.Equal(t, 1, strings.Count(out, "hook stop"))
+				assert.Contains(t, out, "lint --fix")
+			}},
+		{name: "a plansmith lookalike is not ours",
+			in:      `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/x/plansmith-old hook stop"}, {"type": "command", "command": "/x/plansmith status"}]}]}}`,
+			changed: true,
+			check: func(t *testing.T, out string) {
+				assert.Contains(t, out, "plansmith-old hook stop")
+				assert.Contains(t, out, "/x/plansmith status")
+			}},
+		{name: "hooks null is treated as absent", in: `{"hooks": null}`, changed: true, keys: []string{"hooks"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, changed, err := Merge([]byte(tt.in), hooksFor(t, bin))
+			require.NoError(t, err)
+			assert.Equal(t, tt.changed, changed)
+			require.True(t, json.Valid(out), "output is JSON:\n%s", out)
+			if tt.keys != nil {
+				assert.Equal(t, tt.keys, keysOf(t, out))
+			}
+			doc, _ := parseObject(out)
+			hk, _ := doc.get("hooks")
+			if tt.hookKeys != nil {
+				assert.Equal(t, tt.hookKeys, keysOf(t, hk))
+			}
+			for _, ev := range []string{"hook stop", "hook pretooluse", "hook posttooluse", "hook userpromptsubmit"} {
+				assert.Equal(t, 1, strings.Count(string(out), `\"`+bin+`\" `+ev), ev)
+			}
+			if tt.check != nil {
+				tt.check(t, string(out))
+			}
+
+			again, changed, err := Merge(out, hooksFor(t, bin))
+			require.NoError(t, err)
+			assert.False(t, changed, "a second install changes nothing")
+			assert.Equal(t, string(out), string(again))
+		})
+	}
+}
+
+func TestMergeRefusesBadSettings(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"malformed", "{\n  \"model\": \"opus\",\n}", "line 3, column 1"},
+		{"top level array", `[1]`, "top level must be an object"},
+		{"trailing data", `{} {}`, "line 1"},
+		{"hooks not an object", `{"hooks": []}`, `"hooks" must be an object`},
+		{"event not an array", `{"hooks": {"Stop": {}}}`, `"hooks.Stop" is not an array`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Merge([]byte(tt.in), hooksFor(t, bin))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			_, _, err = Remove([]byte(tt.in), bin)
+			if tt.name != "event not an array" { // Remove leaves lists it does not understand alone
+				assert.Error(t, err)
+			}
+		})
+	}
+}
+
+func TestRemoveRestoresTheOriginal(t *testing.T) {
+	tests := []struct {
+		name, in string
+	}{
+		{"empty object", "{}\n"},
+		{"unknown keys", "{\n  \"model\": \"opus\",\n  \"env\": {\n    \"A\": \"1\"\n  }\n}\n"},
+		{"other hooks", "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"lint\"\n          }\n        ]\n      }\n    ]\n  },\n  \"z\": 1\n}\n"},
+		{"four-space indent", "{\n    \"model\": \"opus\",\n    \"hooks\": {\n        \"Notification\": []\n    }\n}\n"},
+		{"tab indent", "{\n\t\"model\": \"opus\"\n}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			installed, changed, err := Merge([]byte(tt.in), hooksFor(t, bin))
+			require.NoError(t, err)
+			require.True(t, changed)
+			out, changed, err := Remove(installed, bin)
+			require.NoError(t, err)
+			assert.True(t, changed)
+			assert.Equal(t, tt.in, string(out))
+
+			again, changed, err := Remove(out, bin)
+			require.NoError(t, err)
+			assert.False(t, changed, "a second uninstall changes nothing")
+			assert.Equal(t, tt.in, string(again))
+		})
+	}
+}
+
+func TestRemoveWithoutFileOrHooks(t *testing.T) {
+	for _, in := range []string{"", `{"model":"x"}`, `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lint"}]}]}}`} {
+		out, changed, err := Remove([]byte(in), bin)
+		require.NoError(t, err)
+		assert.False(t, changed, in)
+		assert.Equal(t, in, string(out))
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		cmd, bin, event string
+		ok              bool
+	}{
+		{`"/a b/plansmith" hook stop`, "/a b/plansmith", "stop", true},
+		{`/usr/bin/plansmith hook pretooluse`, "/usr/bin/plansmith", "pretooluse", true},
+		{`'/x/plansmith' hook posttooluse --extra`, "/x/plansmith", "posttooluse", true},
+		{`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook userpromptsubmit`, "${CLAUDE_PLUGIN_ROOT}/bin/plansmith", "userpromptsubmit", true},
+		{`"/a \"q\"/plansmith" hook stop`, `/a "q"/plansmith`, "stop", true},
+		{`/usr/bin/plansmith hook`, "", "", false},
+		{`/usr/bin/plansmith hook sessionstart`, "", "", false},
+		{`/usr/bin/plansmith status`, "", "", false},
+		{`/usr/bin/other hook stop`, "", "", false},
+		{`"/self/ps" hook stop`, "/self/ps", "stop", true},
+		{`/elsewhere/ps hook stop`, "", "", false},
+		{`"/unterminated/plansmith hook stop`, "", "", false},
+		{``, "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			b, e, ok := ParseCommand(tt.cmd, "/self/ps")
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.bin, b)
+			assert.Equal(t, tt.event, e)
+		})
+	}
+}
+
+func TestQuoteRoundTrips(t *testing.T) {
+	for _, p := range []string{"/plain/plansmith", "/with space/plansmith", `/we"ird/$HOME/` + "`x`" + `\/plansmith`} {
+		b, _, ok := ParseCommand(Quote(p)+" hook stop", "")
+		require.True(t, ok, p)
+		assert.Equal(t, p, b)
+	}
+}
+
+func FuzzMerge(f *testing.F) {
+	for _, s := range []string{"", "{}", `{"hooks":{"Stop":[{"hooks":[{"command":"plansmith hook stop"}]}]}}`, `{"a":[1,{"b":null}]}`, `[`, `{"hooks":{"Stop":"x"}}`} {
+		f.Add(s)
+	}
+	h, err := PluginHooks(bin)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, in string) {
+		out, _, err := Merge([]byte(in), h)
+		if err != nil {
+			return
+		}
+		require.True(t, json.Valid(out))
+		again, changed, err := Merge(out, h)
+		require.NoError(t, err)
+		require.False(t, changed)
+		require.Equal(t, out, again)
+		removed, _, err := Remove(out, bin)
+		require.NoError(t, err)
+		regs, err := Find(removed, bin)
+		require.NoError(t, err)
+		require.Empty(t, regs)
+	})
+}
