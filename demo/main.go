@@ -75,12 +75,13 @@ func (d *demo) run() {
 		d.answer("09-gate.md", "the critic's and validator's outputs")
 	}
 
-	say("\nThe saved plan, .claude/plansmith-output.local.md (first lines):\n")
+	say("\nThe saved plan, .claude/plansmith-output.local.md (its frontmatter and first lines):\n")
 	saved, err := os.ReadFile(filepath.Join(d.project, ".claude", "plansmith-output.local.md"))
 	if err != nil {
 		fail(err)
 	}
-	say("%s", indent(firstLines(string(saved), 30)))
+	front, body, _ := strings.Cut(strings.TrimPrefix(string(saved), "---\n"), "\n---\n")
+	say("%s", indent("---\n"+front+"\n---\n"+firstLines(body, 8)))
 	say("    …\n")
 	say("Reflexion memory for the next run (plansmith memory show):\n")
 	say("%s", indent(d.exec(nil, "memory", "show")))
