@@ -39,7 +39,7 @@ var wrappers = map[string]wrapperSpec{
 		longVal: []string{"--user", "--group", "--chdir", "--prompt", "--host", "--other-user"},
 		refuse:  "esivKV", refuseLong: []string{"--edit", "--shell", "--login", "--validate", "--remove-timestamp"}},
 	"xargs": {flags: "0rtxp", valued: "adEILnPs", long: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty"},
-		longVal: []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"},
+		longVal:    []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"},
 		refuseLong: []string{"--process-slot-var"}, noCommand: true},
 }
 
