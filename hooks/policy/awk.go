@@ -75,13 +75,15 @@ func awkProgram(p string) string {
 			word := p[i:j]
 			i = j
 			prev = operand
-			switch word {
-			case "system":
+			switch {
+			case word == "system":
 				return "awk system() runs a command"
-			case "print", "printf":
+			case word == "print" || word == "printf":
 				printDepth = depth
 				prev = operator
-			case "return", "in", "getline":
+			case awkKeywords[word]:
+				// A slash after a keyword starts a regular expression;
+				// reading it as a division could hide code behind "#".
 				prev = operator
 			}
 		case ch >= '0' && ch <= '9' || ch == '.':
@@ -111,7 +113,12 @@ func awkProgram(p string) string {
 			}
 			var target string
 			target, i = awkString(p, i)
-			if !sinkFile(target) {
+			for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+				i++
+			}
+			// The target must be the whole expression: "/dev/null" "x"
+			// would concatenate into another file name.
+			if !sinkFile(target) || i < len(p) && p[i] != ';' && p[i] != '}' && p[i] != '\n' {
 				return "awk print > writes " + target
 			}
 			prev = operand
@@ -127,9 +134,10 @@ func awkProgram(p string) string {
 			printDepth = -1
 			i++
 			prev = operator
-		case ch == '$':
-			i++
-			prev = operator
+		case (ch == '+' || ch == '-') && i+1 < len(p) && p[i+1] == ch:
+			// Taken as postfix: a slash after x++ divides.
+			i += 2
+			prev = operand
 		default:
 			i++
 			prev = operator
@@ -159,6 +167,11 @@ func awkString(p string, i int) (string, int) {
 	return b.String(), i
 }
 
+// awkKeywords are the words after which a slash starts a regular
+// expression.
+var awkKeywords = set("BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break",
+	"continue", "next", "nextfile", "exit", "return", "delete", "getline", "in", "case", "default", "switch")
+
 // awkRegex scans the regular expression starting at p[i] == '/' and returns
 // the index after it. A slash inside a bracket expression does not end it.
 func awkRegex(p string, i int) int {
@@ -168,7 +181,16 @@ func awkRegex(p string, i int) int {
 		case '\\':
 			i++
 		case '[':
-			inBracket = true
+			if !inBracket {
+				inBracket = true
+				// "[]...]" and "[^]...]" hold a literal "]".
+				if i+1 < len(p) && p[i+1] == '^' {
+					i++
+				}
+				if i+1 < len(p) && p[i+1] == ']' {
+					i++
+				}
+			}
 		case ']':
 			inBracket = false
 		case '/':

@@ -283,7 +283,7 @@ func forbiddenVar(name string, exported bool) bool {
 		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR":
 		return true
 	}
-	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_"} {
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
