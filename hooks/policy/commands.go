@@ -18,8 +18,8 @@ var inert = set(
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64",
 	"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf", "arch",
 	"sleep", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "shift",
-	"jobs", "wait", "numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
-	"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk",
+	"jobs", "numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
+	"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk", "bc", "yes", "lsof",
 )
 
 // checks hold the commands that are read-only only in some forms. Each gets
@@ -150,7 +150,7 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	// deals with computed values.
 	if !looseArgs[cmd] {
 		for _, a := range args[1:] {
-			if !a.inert() {
+			if !a.inert() && !(cmd == "git" && longValue(a)) {
 				c.fail("dynamic-arg", n, "")
 				return
 			}
@@ -297,4 +297,20 @@ func positionals(args []arg, valued string, longValued ...string) []arg {
 func (c *checker) deny(n syntax.Node, rule, detail string) bool {
 	c.fail(rule, n, detail)
 	return false
+}
+
+// longValue reports whether a is "--name=" followed by a computed value: the
+// value cannot become another option, and the name is still checked.
+func longValue(a arg) bool {
+	name, _, ok := strings.Cut(a.val, "=")
+	return ok && a.single && len(name) > 2 && strings.HasPrefix(name, "--") && isOptionName(name[2:])
+}
+
+func isOptionName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
 }

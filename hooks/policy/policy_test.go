@@ -142,6 +142,10 @@ func TestBashRules(t *testing.T) {
 		{"go test", `go test ./...`, "unknown-command"},
 		{"npm ci", `npm ci`, "unknown-command"},
 		{"tail of xargs into sort", `ls | xargs sort`, "dynamic-arg"},
+		{"git long option with computed value", `git log --since="$(date +%F)" --oneline`, ""},
+		{"git output with computed value", `git diff --output="$f"`, "git-option"},
+		{"git computed positional", `git show "$rev"`, "dynamic-arg"},
+		{"wait can assign", `wait -p PATH`, "unknown-command"},
 		{"unknown xargs option", `xargs --process-slot-var=PATH ls`, "wrapper-option"},
 	}
 	for _, tc := range tests {

@@ -280,7 +280,7 @@ func forbiddenVar(name string, exported bool) bool {
 	switch name {
 	case "PATH", "IFS", "ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "HOME",
 		"PS4", "PROMPT_COMMAND", "EDITOR", "VISUAL", "SHELL", "BROWSER",
-		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR":
+		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR", "PWD", "OLDPWD":
 		return true
 	}
 	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE"} {

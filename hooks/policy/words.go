@@ -17,6 +17,10 @@ type arg struct {
 	// single is false when the shell may split the word into several (an
 	// unquoted expansion or a brace expression).
 	single bool
+	// absolute is true when the word starts with an expansion of a variable
+	// that always holds an absolute path the command line cannot change
+	// ($HOME, $PWD, $CLAUDE_PROJECT_DIR, $CLAUDE_PLUGIN_ROOT).
+	absolute bool
 }
 
 // inert reports whether the word can only ever be one argument that is not an
@@ -28,12 +32,34 @@ func (a arg) inert() bool {
 	if a.known {
 		return true
 	}
-	return a.single && a.val != "" && a.val[0] != '-'
+	return a.absolute || a.single && a.val != "" && a.val[0] != '-'
+}
+
+// trustedPath reports whether part expands one of the variables that hold an
+// absolute path and that the policy refuses to let a command reassign.
+func trustedPath(part syntax.WordPart) bool {
+	p, ok := part.(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
+		p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return false
+	}
+	switch p.Param.Value {
+	case "HOME", "PWD", "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT":
+		return true
+	}
+	return false
 }
 
 // analyse computes an arg for w.
 func analyse(w *syntax.Word) arg {
 	a := arg{word: w, known: true, single: true}
+	if len(w.Parts) > 0 {
+		first := w.Parts[0]
+		if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
+			first = dq.Parts[0]
+		}
+		a.absolute = trustedPath(first)
+	}
 	var b strings.Builder
 	for _, part := range w.Parts {
 		switch p := part.(type) {
