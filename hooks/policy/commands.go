@@ -142,7 +142,7 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 			c.fail(r, n, cmd)
 			return
 		}
-		c.fail("unknown-command", n, cmd)
+		c.fail("unknown-command", n, cmd+" is not on the read-only list")
 		return
 	}
 	// These commands change meaning with their options, so every argument

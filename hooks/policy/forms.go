@@ -174,7 +174,7 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 	return c.deny(n, "unknown-command", "go "+sub)
 }
 
-var npmReads = set("ls", "list", "la", "ll", "view", "info", "show", "v", "outdated", "explain", "why", "root", "prefix", "--version", "-v", "help")
+var npmReads = set("ls", "list", "la", "ll", "view", "info", "show", "v", "outdated", "explain", "why", "root", "prefix", "--version", "-v")
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) > 0 && npmReads[args[0].val] {

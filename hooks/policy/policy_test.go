@@ -146,6 +146,11 @@ func TestBashRules(t *testing.T) {
 		{"git output with computed value", `git diff --output="$f"`, "git-option"},
 		{"git computed positional", `git show "$rev"`, "dynamic-arg"},
 		{"wait can assign", `wait -p PATH`, "unknown-command"},
+		{"xargs input naming env's command", `echo "PATH=/tmp rm x" | xargs env`, "dynamic-command"},
+		{"xargs into nice without command", `ls | xargs nice`, "dynamic-command"},
+		{"xargs into xargs", `ls | xargs xargs`, "dynamic-command"},
+		{"xargs into wrapper with command", `ls | xargs timeout 5 grep foo`, ""},
+		{"npm help opens a viewer", `npm help ls`, "unknown-command"},
 		{"unknown xargs option", `xargs --process-slot-var=PATH ls`, "wrapper-option"},
 	}
 	for _, tc := range tests {

@@ -105,7 +105,7 @@ func (c *checker) redirect(r *syntax.Redirect) {
 		if a.known && sinkFile(a.val) {
 			return
 		}
-		c.fail("redirect", r, "")
+		c.fail("redirect", r, "writes "+c.text(r.Word))
 	default:
 		c.fail("redirect", r, "")
 	}

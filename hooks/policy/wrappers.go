@@ -136,6 +136,12 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 	}
 	i += w.operands
 	if i >= len(args) {
+		if tail {
+			// Under xargs the input would supply the command itself
+			// ("xargs env" runs whatever the input names).
+			c.fail("dynamic-command", n, "xargs input would name the command "+name+" runs")
+			return
+		}
 		if w.noCommand {
 			return
 		}
