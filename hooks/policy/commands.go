@@ -89,7 +89,7 @@ var systemDirs = set("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin",
 func (c *checker) call(ce *syntax.CallExpr) {
 	exported := len(ce.Args) > 0
 	for _, a := range ce.Assigns {
-		if a.Name != nil && a.Name.Value == "IFS" && ce.Args[0].Lit() == "read" && len(ce.Assigns) == 1 {
+		if a.Name != nil && a.Name.Value == "IFS" && exported && ce.Args[0].Lit() == "read" && len(ce.Assigns) == 1 {
 			continue // "IFS= read -r line" only changes how read splits
 		}
 		if a.Name != nil && forbiddenVar(a.Name.Value, exported) {

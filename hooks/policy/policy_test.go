@@ -82,6 +82,7 @@ func TestBashRules(t *testing.T) {
 	}{
 		{"ifs only for read", "while IFS= read -r line; do echo \"$line\"; done < f", ""},
 		{"ifs before another command", "IFS=/ echo x", "env-var"},
+		{"ifs assigned alone", "IFS=,", "env-var"},
 		{"awk print to stderr allowed", `awk '{print > "/dev/stderr"}' f`, ""},
 		{"awk concatenated target", `awk '{print > "/dev/null" "x"}' f`, "awk-program"},
 		{"awk postfix increment then division hides nothing", `awk '{ x++ / 1; system("rm x"); y = 1 / 1 }' f`, "awk-program"},
@@ -242,6 +243,9 @@ func FuzzBash(f *testing.F) {
 		if !d.Allow {
 			if d.Reason == "" || d.Rule == "" {
 				t.Fatalf("denial without reason or rule for %q", command)
+			}
+			if d.Rule == "internal" {
+				t.Fatalf("the policy panicked on %q: %s", command, d.Reason)
 			}
 			return
 		}
