@@ -54,8 +54,8 @@ func checkUniq(c *checker, n syntax.Node, args []arg) bool {
 
 func checkTree(c *checker, n syntax.Node, args []arg) bool {
 	for _, a := range args {
-		switch {
-		case a.val == "-o" || a.val == "-R" || longIs(a.val, "--output"):
+		// tree takes bundled short options, so "-ao FILE" writes too.
+		if shortHas(a.val, 'o', "PILHT") || shortHas(a.val, 'R', "PILHT") || longIs(a.val, "--output") {
 			return c.deny(n, "tree-output", "tree "+a.val)
 		}
 	}
@@ -150,22 +150,26 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 		return true
 	case "env":
 		for _, a := range args[1:] {
-			if a.val == "-w" || a.val == "-u" {
+			// Go's flag package takes -w, --w and -w=true alike.
+			if key, _, _ := strings.Cut(strings.TrimLeft(a.val, "-"), "="); strings.HasPrefix(a.val, "-") && (key == "w" || key == "u") {
 				return c.deny(n, "write-option", "go env "+a.val)
 			}
 		}
 		return true
 	case "list":
 		for _, a := range args[1:] {
-			key, val, _ := strings.Cut(strings.TrimPrefix(a.val, "-"), "=")
+			if !strings.HasPrefix(a.val, "-") {
+				continue
+			}
+			key, val, _ := strings.Cut(strings.TrimLeft(a.val, "-"), "=")
 			switch key {
-			case "-toolexec", "toolexec", "exec", "-exec", "o", "overlay", "-overlay":
+			case "toolexec", "exec", "o", "overlay":
 				return c.deny(n, "exec-option", "go list "+a.val)
-			case "mod", "-mod":
+			case "mod":
 				if val == "mod" {
 					return c.deny(n, "write-option", "go list "+a.val)
 				}
-			case "modfile", "-modfile":
+			case "modfile":
 				return c.deny(n, "write-option", "go list "+a.val)
 			}
 		}

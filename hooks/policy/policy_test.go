@@ -152,6 +152,13 @@ func TestBashRules(t *testing.T) {
 		{"xargs into xargs", `ls | xargs xargs`, "dynamic-command"},
 		{"xargs into wrapper with command", `ls | xargs timeout 5 grep foo`, ""},
 		{"npm help opens a viewer", `npm help ls`, "unknown-command"},
+		{"sed script after double dash", `sed -- 'w out' file`, "sed-script"},
+		{"sed read-only script after double dash", `sed -n -- '1p' file`, ""},
+		{"tree bundled output", `tree -ao out`, "tree-output"},
+		{"tree pattern holding o", `tree -P '*.go'`, ""},
+		{"go env double-dash w", `go env --w GOFLAGS=x`, "write-option"},
+		{"go env w with value", `go env -w=true GOFLAGS=x`, "write-option"},
+		{"go list double-dash toolexec", `go list --toolexec=x ./...`, "exec-option"},
 		{"unknown xargs option", `xargs --process-slot-var=PATH ls`, "wrapper-option"},
 	}
 	for _, tc := range tests {

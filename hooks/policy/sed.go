@@ -15,7 +15,13 @@ func checkSed(c *checker, n syntax.Node, args []arg) bool {
 		v := args[i].val
 		switch {
 		case v == "--":
-			operands += len(args) - i - 1
+			rest := args[i+1:]
+			if len(scripts) == 0 && len(rest) > 0 {
+				// "sed -- SCRIPT FILE": the first operand is still the script.
+				scripts = append(scripts, rest[0].val)
+				rest = rest[1:]
+			}
+			operands += len(rest)
 			i = len(args)
 		case strings.HasPrefix(v, "--"):
 			key, val, hasVal := strings.Cut(v, "=")
