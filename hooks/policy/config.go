@@ -31,7 +31,9 @@ const ConfigFile = ".claude/plansmith-policy.yaml"
 // first arguments equal an entry's words; its remaining arguments are free.
 // Everything else still applies: redirects must not write files, command
 // substitutions inside it are judged on their own, and wrappers such as env
-// or xargs are looked through.
+// or xargs are looked through. An entry is checked before the built-in
+// rules, so it can allow anything, including a wrapper with whatever it runs
+// ("xargs" would allow "xargs rm"): name the real command.
 type Config struct {
 	Allow []string `yaml:"allow"`
 }

@@ -1,12 +1,3 @@
-// Package policy decides which tool calls a planning session may make: it
-// keeps the project read-only. Tools that edit files are refused; Bash
-// commands are parsed with a real bash parser and allowed only when every
-// command anywhere in them (pipelines, lists, subshells, substitutions,
-// here-documents) is known to be read-only and every redirect goes nowhere
-// but /dev/null or another descriptor. Anything not understood is refused.
-//
-// The package is pure: strings and bytes in, a Decision out. Reading the hook
-// input and writing the hook's answer belong to the caller.
 package policy
 
 import (
