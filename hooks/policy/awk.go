@@ -1,0 +1,209 @@
+package policy
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// checkAwk allows awk with an inline program that only prints to standard
+// output, and only the options -F and -v.
+func checkAwk(c *checker, n syntax.Node, args []arg) bool {
+	program, have := "", false
+	for i := 0; i < len(args) && !have; i++ {
+		v := args[i].val
+		switch {
+		case v == "--":
+			if i+1 < len(args) {
+				program, have = args[i+1].val, true
+			}
+		case v == "-F" || v == "-v" || v == "--field-separator" || v == "--assign":
+			i++
+		case strings.HasPrefix(v, "-F") || strings.HasPrefix(v, "-v") ||
+			strings.HasPrefix(v, "--field-separator=") || strings.HasPrefix(v, "--assign="):
+		case v == "--posix" || v == "--re-interval" || v == "--characters-as-bytes" || v == "--traditional" || v == "--sandbox":
+		case len(v) > 1 && v[0] == '-':
+			return c.deny(n, "awk-option", "awk "+v)
+		default:
+			program, have = v, true
+		}
+	}
+	if !have {
+		return true // awk reports the missing program
+	}
+	if why := awkProgram(program); why != "" {
+		return c.deny(n, "awk-program", why)
+	}
+	return true
+}
+
+// awkProgram returns why an awk program is refused, or "" when it only reads
+// and prints to standard output. It scans tokens, skipping strings, regular
+// expressions and comments, and refuses system(), any pipe, gawk's @load and
+// @include, and output redirection in print statements other than to
+// /dev/stdout, /dev/stderr or /dev/null.
+func awkProgram(p string) string {
+	const (
+		operator = iota // a regular expression may follow
+		operand         // a division may follow
+	)
+	prev := operator
+	depth := 0
+	printDepth := -1 // paren depth of the print statement being scanned
+	for i := 0; i < len(p); {
+		ch := p[i]
+		switch {
+		case ch == '#':
+			for i < len(p) && p[i] != '\n' {
+				i++
+			}
+		case ch == '\\' && i+1 < len(p) && p[i+1] == '\n':
+			i += 2
+		case ch == ' ' || ch == '\t' || ch == '\r':
+			i++
+		case ch == '"':
+			_, i = awkString(p, i)
+			prev = operand
+		case ch == '/' && prev == operator:
+			i = awkRegex(p, i)
+			prev = operand
+		case isIdentStart(ch):
+			j := i
+			for j < len(p) && (isIdentStart(p[j]) || p[j] >= '0' && p[j] <= '9') {
+				j++
+			}
+			word := p[i:j]
+			i = j
+			prev = operand
+			switch {
+			case word == "system":
+				return "awk system() runs a command"
+			case word == "print" || word == "printf":
+				printDepth = depth
+				prev = operator
+			case awkKeywords[word]:
+				// A slash after a keyword starts a regular expression;
+				// reading it as a division could hide code behind "#".
+				prev = operator
+			}
+		case ch >= '0' && ch <= '9' || ch == '.':
+			for i < len(p) && (p[i] >= '0' && p[i] <= '9' || p[i] == '.' || p[i] == 'e' || p[i] == 'E' || p[i] == 'x') {
+				i++
+			}
+			prev = operand
+		case ch == '@':
+			return "gawk @ directives load code"
+		case ch == '|':
+			if i+1 < len(p) && p[i+1] == '|' {
+				i += 2
+				prev = operator
+				continue
+			}
+			return "awk | pipes to or from a command"
+		case ch == '>' && printDepth >= 0 && depth == printDepth:
+			i++
+			if i < len(p) && p[i] == '>' {
+				i++
+			}
+			for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+				i++
+			}
+			if i >= len(p) || p[i] != '"' {
+				return "awk print > writes a file"
+			}
+			var target string
+			target, i = awkString(p, i)
+			for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+				i++
+			}
+			// The target must be the whole expression: "/dev/null" "x"
+			// would concatenate into another file name.
+			if !sinkFile(target) || i < len(p) && p[i] != ';' && p[i] != '}' && p[i] != '\n' {
+				return "awk print > writes " + target
+			}
+			prev = operand
+		case ch == '(' || ch == '[':
+			depth++
+			i++
+			prev = operator
+		case ch == ')' || ch == ']':
+			depth--
+			i++
+			prev = operand
+		case ch == ';' || ch == '\n' || ch == '{' || ch == '}':
+			printDepth = -1
+			i++
+			prev = operator
+		case (ch == '+' || ch == '-') && i+1 < len(p) && p[i+1] == ch:
+			// Taken as postfix: a slash after x++ divides.
+			i += 2
+			prev = operand
+		default:
+			i++
+			prev = operator
+		}
+	}
+	return ""
+}
+
+// awkString scans the string literal starting at p[i] == '"' and returns its
+// value (escapes kept) and the index after it.
+func awkString(p string, i int) (string, int) {
+	var b strings.Builder
+	for i++; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			if i+1 < len(p) {
+				b.WriteByte(p[i])
+				i++
+				b.WriteByte(p[i])
+			}
+			continue
+		case '"':
+			return b.String(), i + 1
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String(), i
+}
+
+// awkKeywords are the words after which a slash starts a regular
+// expression.
+var awkKeywords = set("BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break",
+	"continue", "next", "nextfile", "exit", "return", "delete", "getline", "in", "case", "default", "switch")
+
+// awkRegex scans the regular expression starting at p[i] == '/' and returns
+// the index after it. A slash inside a bracket expression does not end it.
+func awkRegex(p string, i int) int {
+	inBracket := false
+	for i++; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '[':
+			if !inBracket {
+				inBracket = true
+				// "[]...]" and "[^]...]" hold a literal "]".
+				if i+1 < len(p) && p[i+1] == '^' {
+					i++
+				}
+				if i+1 < len(p) && p[i+1] == ']' {
+					i++
+				}
+			}
+		case ']':
+			inBracket = false
+		case '/':
+			if !inBracket {
+				return i + 1
+			}
+		case '\n':
+			return i
+		}
+	}
+	return i
+}
+
+func isIdentStart(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

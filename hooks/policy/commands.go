@@ -1,0 +1,316 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// inert commands only read, whatever their arguments: none of their options
+// writes a file, runs a program or assigns a shell variable.
+var inert = set(
+	"cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "ls", "echo", "cut", "tr",
+	"diff", "diff3", "cmp", "comm", "stat", "du", "df", "pwd", "basename", "dirname",
+	"realpath", "readlink", "which", "whereis", "type", "uname", "id", "whoami", "groups",
+	"ps", "pgrep", "printenv", "true", "false", ":", "seq", "expr", "nl", "paste", "join",
+	"fold", "fmt", "column", "rev", "tac", "od", "hexdump", "strings", "md5sum", "sha1sum",
+	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64",
+	"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf", "arch",
+	"sleep", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "shift",
+	"jobs", "numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
+	"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk", "bc", "yes", "lsof",
+)
+
+// checks hold the commands that are read-only only in some forms. Each gets
+// the arguments after the command name.
+var checks map[string]func(c *checker, n syntax.Node, args []arg) bool
+
+func init() {
+	checks = map[string]func(c *checker, n syntax.Node, args []arg) bool{
+		"find":     checkFind,
+		"fd":       checkFd,
+		"fdfind":   checkFd,
+		"sort":     checkSort,
+		"uniq":     checkUniq,
+		"sed":      checkSed,
+		"awk":      checkAwk,
+		"gawk":     checkAwk,
+		"mawk":     checkAwk,
+		"nawk":     checkAwk,
+		"tree":     checkTree,
+		"date":     checkDate,
+		"hostname": checkHostname,
+		"tee":      checkTee,
+		"git":      checkGit,
+		"rg":       checkRg,
+		"ag":       checkAg,
+		"file":     checkFile,
+		"yq":       checkYq,
+		"go":       checkGo,
+		"npm":      checkNpm,
+		"printf":   checkPrintf,
+		"read":     checkRead,
+		"unset":    checkUnset,
+		"set":      checkSet,
+		"shopt":    checkShopt,
+		"test":     checkTest,
+		"[":        checkTest,
+	}
+}
+
+// looseArgs are checked commands whose rule judges computed arguments
+// itself, because they are common in read-only scripts ([ -f "$f" ]).
+var looseArgs = set("test", "[", "printf")
+
+// denied names commands that are refused with a specific rule rather than
+// the generic "not on the list" one.
+var denied = map[string]string{
+	"eval": "eval", "exec": "eval", "source": "eval", ".": "eval", "trap": "eval",
+	"alias": "eval", "hash": "eval", "enable": "eval", "mapfile": "eval", "readarray": "eval",
+	"complete": "eval", "let": "arithmetic",
+	"bash": "interpreter", "sh": "interpreter", "zsh": "interpreter", "dash": "interpreter",
+	"ksh": "interpreter", "fish": "interpreter", "csh": "interpreter", "tcsh": "interpreter",
+	"python": "interpreter", "python3": "interpreter", "python2": "interpreter",
+	"node": "interpreter", "nodejs": "interpreter", "deno": "interpreter", "bun": "interpreter",
+	"perl": "interpreter", "ruby": "interpreter", "php": "interpreter", "lua": "interpreter",
+	"tclsh": "interpreter", "osascript": "interpreter", "pwsh": "interpreter", "Rscript": "interpreter",
+}
+
+// interpreters may print their version: nothing else of theirs is read-only
+// enough to allow.
+var interpreters = set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
+
+// systemDirs hold the standard programs; a command named by a path inside
+// them is judged as its base name. Any other path runs a script.
+var systemDirs = set("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin")
+
+// call judges one simple command with its assignments.
+func (c *checker) call(ce *syntax.CallExpr) {
+	exported := len(ce.Args) > 0
+	for _, a := range ce.Assigns {
+		if a.Name != nil && a.Name.Value == "IFS" && exported && ce.Args[0].Lit() == "read" && len(ce.Assigns) == 1 {
+			continue // "IFS= read -r line" only changes how read splits
+		}
+		if a.Name != nil && forbiddenVar(a.Name.Value, exported) {
+			c.fail("env-var", ce, a.Name.Value)
+			return
+		}
+	}
+	if len(ce.Args) == 0 {
+		return
+	}
+	c.argv(ce, analyseAll(ce.Args), false)
+}
+
+// argv judges a command line given as words: args[0] is the command. tail is
+// true when more arguments of unknown value will be appended (xargs).
+func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
+	if isPlansmith(args[0]) {
+		c.plansmith(n, args[1:], tail)
+		return
+	}
+	name := args[0]
+	if !name.known || hasGlob(name.word) || name.val == "" {
+		c.fail("dynamic-command", n, "")
+		return
+	}
+	cmd := name.val
+	if strings.Contains(cmd, "/") {
+		if !systemDirs[path.Dir(cmd)] {
+			c.fail("script", n, cmd)
+			return
+		}
+		cmd = path.Base(cmd)
+	}
+	if c.configAllows(cmd, args[1:]) {
+		return
+	}
+	if w, ok := wrappers[cmd]; ok {
+		c.wrapper(n, cmd, w, args, tail)
+		return
+	}
+	if inert[cmd] {
+		return
+	}
+	check, ok := checks[cmd]
+	if !ok {
+		if interpreters[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" || args[1].val == "-V") {
+			return
+		}
+		if r, ok := denied[cmd]; ok && r != "" {
+			c.fail(r, n, cmd)
+			return
+		}
+		c.fail("unknown-command", n, cmd+" is not on the read-only list")
+		return
+	}
+	// These commands change meaning with their options, so every argument
+	// must be known or unable to become an option, unless the rule itself
+	// deals with computed values.
+	if !looseArgs[cmd] {
+		for _, a := range args[1:] {
+			if !a.inert() && !(cmd == "git" && longValue(a)) {
+				c.fail("dynamic-arg", n, "")
+				return
+			}
+		}
+	}
+	if tail {
+		c.fail("dynamic-arg", n, "xargs appends arguments read from its input")
+		return
+	}
+	check(c, n, args[1:])
+}
+
+// configAllows reports whether a project entry allows cmd with args.
+func (c *checker) configAllows(cmd string, args []arg) bool {
+next:
+	for _, entry := range c.allow {
+		if entry[0] != cmd || len(args) < len(entry)-1 {
+			continue
+		}
+		for i, want := range entry[1:] {
+			if !args[i].known || args[i].val != want {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isPlansmith recognises the plansmith binary by base name, including the
+// plugin form "${CLAUDE_PLUGIN_ROOT}/bin/plansmith".
+func isPlansmith(a arg) bool {
+	if a.known {
+		return path.Base(a.val) == "plansmith" && !hasGlob(a.word)
+	}
+	parts := a.word.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 2 {
+		return false
+	}
+	p, ok := parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Param.Value != "CLAUDE_PLUGIN_ROOT" || p.Short || p.Excl || p.Length ||
+		p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return false
+	}
+	l, ok := parts[1].(*syntax.Lit)
+	return ok && l.Value == "/bin/plansmith"
+}
+
+// plansmith allows exactly the binary's read-only commands and cancel.
+func (c *checker) plansmith(n syntax.Node, args []arg, tail bool) {
+	words := make([]string, len(args))
+	for i, a := range args {
+		if !a.known {
+			words[i] = "\x00" // an unknown value, allowed only as a file operand
+			if !a.single {
+				words[i] = "\x01"
+			}
+			continue
+		}
+		words[i] = a.val
+	}
+	form := strings.Join(words, " ")
+	if !tail {
+		switch form {
+		case "status", "status --json", "memory show", "memory path", "cancel", "version",
+			"gate check-findings", "gate check-verdict":
+			return
+		}
+		if len(words) == 3 && words[0] == "gate" && (words[1] == "critic-input" || words[1] == "leakage") && words[2] != "\x01" {
+			return
+		}
+	}
+	c.fail("plansmith", n, "")
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// Option helpers shared by the per-command rules.
+
+// longIs reports whether a is the long option full or a unique-looking
+// abbreviation of it (GNU getopt and git accept prefixes), with or without
+// "=value".
+func longIs(a, full string) bool {
+	name, _, _ := strings.Cut(a, "=")
+	return len(name) > 2 && strings.HasPrefix(name, "--") && strings.HasPrefix(full, name)
+}
+
+// shortHas reports whether a is a bundle of short options ("-abc") that holds
+// flag before any option in valued (whose value would end the bundle).
+func shortHas(a string, flag byte, valued string) bool {
+	if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+		return false
+	}
+	for i := 1; i < len(a); i++ {
+		if a[i] == flag {
+			return true
+		}
+		if strings.IndexByte(valued, a[i]) >= 0 {
+			return false
+		}
+	}
+	return false
+}
+
+// positionals returns the operands of args: words that are not options and
+// not values of the options listed in valued (short letters) or longValued.
+func positionals(args []arg, valued string, longValued ...string) []arg {
+	var out []arg
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		switch {
+		case v == "--":
+			return append(out, args[i+1:]...)
+		case strings.HasPrefix(v, "--") && args[i].known:
+			if !strings.Contains(v, "=") {
+				for _, l := range longValued {
+					if v == l {
+						i++
+					}
+				}
+			}
+		case len(v) > 1 && v[0] == '-' && args[i].known:
+			if strings.IndexByte(valued, v[len(v)-1]) >= 0 && !strings.ContainsAny(v[1:len(v)-1], valued) {
+				i++
+			}
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+func (c *checker) deny(n syntax.Node, rule, detail string) bool {
+	c.fail(rule, n, detail)
+	return false
+}
+
+// longValue reports whether a is "--name=" followed by a computed value: the
+// value cannot become another option, and the name is still checked.
+func longValue(a arg) bool {
+	name, _, ok := strings.Cut(a.val, "=")
+	return ok && a.single && len(name) > 2 && strings.HasPrefix(name, "--") && isOptionName(name[2:])
+}
+
+func isOptionName(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ConfigFile is where a project extends the read-only allow-list, relative to
+// the project directory.
+const ConfigFile = ".claude/plansmith-policy.yaml"
+
+// Config is a project's extension of the policy.
+//
+// The file .claude/plansmith-policy.yaml holds one key:
+//
+//	allow:
+//	  - make -n
+//	  - kubectl get
+//	  - bazel query
+//
+// Each entry is a command name followed by an optional fixed prefix of its
+// arguments, separated by spaces. A command is allowed when its name and its
+// first arguments equal an entry's words; its remaining arguments are free.
+// Everything else still applies: redirects must not write files, command
+// substitutions inside it are judged on their own, and wrappers such as env
+// or xargs are looked through. An entry is checked before the built-in
+// rules, so it can allow anything, including a wrapper with whatever it runs
+// ("xargs" would allow "xargs rm"): name the real command.
+type Config struct {
+	Allow []string `yaml:"allow"`
+}
+
+// LoadConfig reads projectDir/.claude/plansmith-policy.yaml. A missing file
+// is an empty Config; a malformed one is an error naming the file and line.
+func LoadConfig(projectDir string) (Config, error) {
+	path := filepath.Join(projectDir, ConfigFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return parseConfig(path, data)
+}
+
+func parseConfig(path string, data []byte) (Config, error) {
+	var raw struct {
+		Allow []yaml.Node `yaml:"allow"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	var cfg Config
+	for _, n := range raw.Allow {
+		if n.Kind != yaml.ScalarNode || strings.TrimSpace(n.Value) == "" {
+			return Config{}, fmt.Errorf("%s: line %d: allow entries must be non-empty strings such as \"make -n\"", path, n.Line)
+		}
+		cfg.Allow = append(cfg.Allow, n.Value)
+	}
+	return cfg, nil
+}
+
+// parseAllow splits the Config entries into words once per judgement.
+func parseAllow(cfg Config) [][]string {
+	out := make([][]string, 0, len(cfg.Allow))
+	for _, e := range cfg.Allow {
+		if f := strings.Fields(e); len(f) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,42 @@
+// Package policy decides which tool calls a planning session may make: it
+// keeps the project read-only and cannot be argued out of it, because it
+// judges what a command does, not what it says about itself.
+//
+// Tools that edit files (Edit, MultiEdit, Write, NotebookEdit) are refused.
+// Bash commands are parsed with mvdan.cc/sh (bash dialect) and allowed only
+// when every simple command anywhere in them (statements, pipelines, lists,
+// subshells, blocks, loops, command and process substitutions, here-document
+// bodies) is read-only, and every redirect goes to /dev/null, /dev/stdout or
+// /dev/stderr or copies a descriptor. Reading redirects are fine. Anything
+// not understood is refused: this is an allow-list.
+//
+// The choices, in order of the code:
+//
+//   - Inert commands (cat, grep, ls, wc, head, diff, jq, stat, ...) read
+//     whatever their arguments; see the inert table.
+//   - Commands read-only only in some forms get a rule each: find, fd, sort,
+//     uniq, sed, awk, tree, date, hostname, tee, git, rg, ag, file, yq, go
+//     (version, env, list, doc), npm (ls, view, outdated, ...), printf, read,
+//     unset, set, shopt, test. Their arguments must be literal or unable to
+//     become an option, since a value computed at run time could be -delete.
+//   - Wrappers (env, xargs, nice, timeout, command, builtin, time, nohup, sudo,
+//     stdbuf, ionice) are looked through after their own options; under
+//     xargs the wrapped command gets unknown trailing arguments.
+//   - Refused outright: interpreters and shells (bash -c, python3 -c, node -e,
+//     scripts), eval, exec, source, trap, alias, functions, coprocesses,
+//     command names built from expansions or globs, and programs named by a
+//     path outside the system directories. go test, go build and make write
+//     files and are left to the project's Config.
+//   - Assignments to variables that change what runs (PATH, IFS, BASH_ENV,
+//     ENV, LD_*, GIT_*, *PAGER, ...) are refused, and a variable exported to
+//     a program (NAME=v cmd, env NAME=v, export) must be lower-case or on a
+//     short list of harmless names (LC_*, LANG, TZ, NO_COLOR, ...).
+//   - Arithmetic, [[ -eq ]], test -v, ${!x} and computed subscripts are
+//     refused unless their operands are literal: bash evaluates array
+//     subscripts inside such values, which runs command substitutions.
+//   - plansmith's own read-only commands and cancel are allowed by exact
+//     form, by any path or as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith".
+//
+// The package is pure: strings and bytes in, a Decision out. Reading the hook
+// input and writing the hook's answer belong to the caller.
+package policy

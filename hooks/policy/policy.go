@@ -1,0 +1,115 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/plansmith/plansmith/templates"
+)
+
+// Decision is the policy's answer for one tool call.
+type Decision struct {
+	Allow bool
+	// Rule names the rule that refused the call; empty when allowed.
+	Rule string
+	// Reason is the full text shown to the model and the user on a denial:
+	// what was refused, which rule refused it and a read-only alternative.
+	Reason string
+}
+
+// editTools change files directly; no input makes them read-only.
+var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true}
+
+// Tool judges one tool call by name and raw JSON input. Edit, MultiEdit,
+// Write and NotebookEdit are denied; Bash is judged by Bash; every other tool
+// (Read, Grep, Glob, Agent, Task, WebFetch, ...) is allowed.
+func Tool(name string, input json.RawMessage, cfg Config) Decision {
+	if editTools[name] {
+		var in struct {
+			FilePath     string `json:"file_path"`
+			NotebookPath string `json:"notebook_path"`
+		}
+		_ = json.Unmarshal(input, &in) // the path only improves the message
+		what := name
+		if p := in.FilePath + in.NotebookPath; p != "" {
+			what += " " + p
+		}
+		return deny(finding{rule: "edit-tool", what: what})
+	}
+	if name != "Bash" {
+		return Decision{Allow: true}
+	}
+	var in struct {
+		Command *string `json:"command"`
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return deny(finding{rule: "bad-input", what: "Bash", detail: "input is not a JSON object with a command string"})
+	}
+	if in.Command == nil || strings.TrimSpace(*in.Command) == "" {
+		return deny(finding{rule: "bad-input", what: "Bash", detail: "the command is missing or empty"})
+	}
+	return Bash(*in.Command, cfg)
+}
+
+// Bash judges a bash command line. It is allowed only when every simple
+// command in it, at any depth, is on the read-only list (or the project's
+// Config allows it) in a read-only form, and no redirect writes a file.
+// Commands that cannot be parsed are denied.
+func Bash(command string, cfg Config) (d Decision) {
+	defer func() {
+		// The hook must answer even if a rule has a bug: fail closed.
+		if r := recover(); r != nil {
+			d = deny(finding{rule: "internal", what: clip(command), detail: fmt.Sprint(r)})
+		}
+	}()
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
+	}
+	c := &checker{src: command, allow: parseAllow(cfg)}
+	syntax.Walk(file, c.visit)
+	if c.found != nil {
+		return deny(*c.found)
+	}
+	return Decision{Allow: true}
+}
+
+// finding is one reason to refuse, with the source text it is about.
+type finding struct {
+	rule   string
+	what   string
+	detail string
+}
+
+func deny(f finding) Decision {
+	r, ok := rules[f.rule]
+	if !ok {
+		r = rules["internal"]
+	}
+	text, err := templates.Render("policy/deny.md", map[string]string{
+		"What":        f.what,
+		"Detail":      f.detail,
+		"Rule":        f.rule,
+		"Why":         r.why,
+		"Alternative": r.alt,
+	})
+	if err != nil {
+		// The template is embedded; this only happens if it is broken, and a
+		// plain text still tells the model what happened.
+		text = fmt.Sprintf("refused %q by rule %s: %s; instead: %s", f.what, f.rule, r.why, r.alt)
+	}
+	return Decision{Rule: f.rule, Reason: strings.TrimSpace(text)}
+}
+
+// clip keeps quoted source short enough for a message.
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	const max = 160
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}

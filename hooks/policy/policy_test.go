@@ -1,0 +1,276 @@
+package policy
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func TestTool(t *testing.T) {
+	tests := []struct {
+		name  string
+		tool  string
+		input string
+		allow bool
+		rule  string
+	}{
+		{"edit denied", "Edit", `{"file_path":"/p/a.go","old_string":"a","new_string":"b"}`, false, "edit-tool"},
+		{"multiedit denied", "MultiEdit", `{"file_path":"/p/a.go"}`, false, "edit-tool"},
+		{"write denied", "Write", `{"file_path":"/p/a.go","content":"x"}`, false, "edit-tool"},
+		{"notebook edit denied", "NotebookEdit", `{"notebook_path":"/p/a.ipynb"}`, false, "edit-tool"},
+		{"edit with bad input still denied", "Write", `not json`, false, "edit-tool"},
+		{"read-only bash allowed", "Bash", `{"command":"grep -rn foo src | head -20","description":"search"}`, true, ""},
+		{"destructive bash denied", "Bash", `{"command":"rm -rf build"}`, false, "unknown-command"},
+		{"bash without command", "Bash", `{"description":"x"}`, false, "bad-input"},
+		{"bash with empty command", "Bash", `{"command":"  "}`, false, "bad-input"},
+		{"bash with non-string command", "Bash", `{"command":5}`, false, "bad-input"},
+		{"bash with bad json", "Bash", `{"command":`, false, "bad-input"},
+		{"read allowed", "Read", `{"file_path":"/p/a.go"}`, true, ""},
+		{"grep allowed", "Grep", `{"pattern":"x"}`, true, ""},
+		{"glob allowed", "Glob", `{"pattern":"*.go"}`, true, ""},
+		{"agent allowed", "Agent", `{"prompt":"x"}`, true, ""},
+		{"task allowed", "Task", `{"prompt":"x"}`, true, ""},
+		{"webfetch allowed", "WebFetch", `{"url":"https://x"}`, true, ""},
+		{"todo tool allowed", "TaskCreate", `{}`, true, ""},
+		{"skill allowed", "Skill", `{}`, true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Tool(tc.tool, json.RawMessage(tc.input), Config{})
+			assert.Equal(t, tc.allow, d.Allow, d.Reason)
+			assert.Equal(t, tc.rule, d.Rule)
+			if !tc.allow {
+				assert.NotEmpty(t, d.Reason)
+			}
+		})
+	}
+}
+
+func TestDenialText(t *testing.T) {
+	d := Bash("sed -i 's/a/b/' main.go", Config{})
+	require.False(t, d.Allow)
+	assert.Contains(t, d.Reason, "sed -i 's/a/b/' main.go", "names what was refused")
+	assert.Contains(t, d.Reason, "sed-in-place", "names the rule")
+	assert.Contains(t, d.Reason, "edits files in place", "says why")
+	assert.Contains(t, d.Reason, "without -i", "offers a read-only alternative")
+
+	d = Tool("Write", json.RawMessage(`{"file_path":"/p/plan.md"}`), Config{})
+	assert.Contains(t, d.Reason, "Write /p/plan.md")
+}
+
+func TestEveryRuleHasText(t *testing.T) {
+	for name, r := range rules {
+		assert.NotEmpty(t, r.why, name)
+		assert.NotEmpty(t, r.alt, name)
+		assert.False(t, strings.HasSuffix(r.why, "."), "%s: the template adds the full stop", name)
+	}
+}
+
+// TestBashRules holds cases beyond the corpus: tricky spellings and the
+// edges of each rule.
+func TestBashRules(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		rule    string // "" means allowed
+	}{
+		{"ifs only for read", "while IFS= read -r line; do echo \"$line\"; done < f", ""},
+		{"ifs before another command", "IFS=/ echo x", "env-var"},
+		{"ifs assigned alone", "IFS=,", "env-var"},
+		{"awk print to stderr allowed", `awk '{print > "/dev/stderr"}' f`, ""},
+		{"awk concatenated target", `awk '{print > "/dev/null" "x"}' f`, "awk-program"},
+		{"awk postfix increment then division hides nothing", `awk '{ x++ / 1; system("rm x"); y = 1 / 1 }' f`, "awk-program"},
+		{"awk regex after else hides nothing", `awk '{ if (a) b; else /#/; system("rm x") }' f`, "awk-program"},
+		{"awk bracket slash in regex", `awk '/[/]/ { print }' f`, ""},
+		{"awk bracket close first", `awk '/[]/"]/; { system("x") }' f`, "awk-program"},
+		{"awk comparison in condition", `awk '$3 > 100 { print $1 }' f`, ""},
+		{"awk parenthesised comparison in print", `awk '{ print ($1 > 2) }' f`, ""},
+		{"awk or operator", `awk '$1 == "a" || $2 == "b"' f`, ""},
+		{"sed label then write", `sed ':a;N;$!ba;w out' f`, "sed-script"},
+		{"sed a text is only text", `sed '1a hello; w out' f`, ""},
+		{"sed unknown command", `sed 'k' f`, "sed-script"},
+		{"sed s with w flag after g", `sed 's/a/b/gw out' f`, "sed-script"},
+		{"sed in place after the file", `sed p f -i`, "sed-in-place"},
+		{"sed escaped delimiter", `sed 's/\//|/g' f`, ""},
+		{"sed tac idiom", `sed '1!G;h;$!d' f`, ""},
+		{"sort glued -t then o is a separator", `sort -to f`, ""},
+		{"git diff output indicator", `git diff --output-indicator-new=+ HEAD`, ""},
+		{"git out abbreviation", `git diff --out=x`, "git-option"},
+		{"git grep O bundled", `git grep -nO foo`, "git-option"},
+		{"git help", `git log --help`, "git-option"},
+		{"git tag verify", `git tag -v v1.0`, ""},
+		{"git branch with -a and a name", `git branch -a foo`, "git-branch"},
+		{"git config one name reads", `git config core.editor`, ""},
+		{"git config new get", `git config get user.name`, ""},
+		{"git notes add", `git notes add -m x`, "git"},
+		{"git stash show", `git stash show -p`, ""},
+		{"plugin root without braces", `"$CLAUDE_PLUGIN_ROOT/bin/plansmith" status`, "dynamic-command"},
+		{"plugin root reassigned", `CLAUDE_PLUGIN_ROOT=/tmp; "${CLAUDE_PLUGIN_ROOT}/bin/plansmith" status`, "env-var"},
+		{"plansmith gate with unquoted expansion", `plansmith gate leakage $f`, "plansmith"},
+		{"plansmith gate with quoted expansion", `plansmith gate leakage "$f"`, ""},
+		{"plansmith under xargs", `echo x | xargs plansmith gate leakage`, "plansmith"},
+		{"ansi c command name", `$'\x72\x6d' x`, "dynamic-command"},
+		{"glob command name", `/bin/r* x`, "dynamic-command"},
+		{"command -v prints", `command -v rm`, ""},
+		{"xargs without command echoes", `ls | xargs`, ""},
+		{"xargs with inert command", `git ls-files | xargs wc -l`, ""},
+		{"xargs replace into inert command", `ls | xargs -I{} grep -n foo {}`, ""},
+		{"timeout with signal", `timeout -s KILL 5 rm x`, "unknown-command"},
+		{"nice numeric", `nice -10 ls`, ""},
+		{"test computed operands in a row", `[ "$a" "$b" ]`, "dynamic-arg"},
+		{"test file check on computed path", `[ -f "$f" ]`, ""},
+		{"printf computed format", `printf "$fmt" x`, "dynamic-arg"},
+		{"arithmetic on literals", `echo $(( (3 + 4) * 2 ))`, ""},
+		{"arithmetic base literal", `echo $((16#ff))`, ""},
+		{"array keys", `echo "${!arr[@]}"`, ""},
+		{"names by prefix", `echo "${!BASH@}"`, ""},
+		{"dev stdout sink", `echo x > /dev/stdout`, ""},
+		{"close descriptor", `ls >&-`, ""},
+		{"redirect to descriptor variable", `ls >&$fd`, "redirect"},
+		{"export printing", `export -p`, ""},
+		{"local lower-case", `x=1; readonly x`, ""},
+		{"uppercase plain shell variable", `COUNT=0; echo $COUNT`, ""},
+		{"uppercase exported", `COUNT=0 ls`, "env-var"},
+		{"set positional parameters", `set -- a b c`, ""},
+		{"set bundled o with bad option", `set -eo allexport`, "shell-option"},
+		{"interpreter version", `python3 --version`, ""},
+		{"go test", `go test ./...`, "unknown-command"},
+		{"npm ci", `npm ci`, "unknown-command"},
+		{"tail of xargs into sort", `ls | xargs sort`, "dynamic-arg"},
+		{"git long option with computed value", `git log --since="$(date +%F)" --oneline`, ""},
+		{"git output with computed value", `git diff --output="$f"`, "git-option"},
+		{"git computed positional", `git show "$rev"`, "dynamic-arg"},
+		{"wait can assign", `wait -p PATH`, "unknown-command"},
+		{"xargs input naming env's command", `echo "PATH=/tmp rm x" | xargs env`, "dynamic-command"},
+		{"xargs into nice without command", `ls | xargs nice`, "dynamic-command"},
+		{"xargs into xargs", `ls | xargs xargs`, "dynamic-command"},
+		{"xargs into wrapper with command", `ls | xargs timeout 5 grep foo`, ""},
+		{"npm help opens a viewer", `npm help ls`, "unknown-command"},
+		{"sed script after double dash", `sed -- 'w out' file`, "sed-script"},
+		{"sed read-only script after double dash", `sed -n -- '1p' file`, ""},
+		{"tree bundled output", `tree -ao out`, "tree-output"},
+		{"tree pattern holding o", `tree -P '*.go'`, ""},
+		{"go env double-dash w", `go env --w GOFLAGS=x`, "write-option"},
+		{"go env w with value", `go env -w=true GOFLAGS=x`, "write-option"},
+		{"go list double-dash toolexec", `go list --toolexec=x ./...`, "exec-option"},
+		{"unknown xargs option", `xargs --process-slot-var=PATH ls`, "wrapper-option"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Bash(tc.command, Config{})
+			if tc.rule == "" {
+				assert.True(t, d.Allow, d.Reason)
+				return
+			}
+			assert.False(t, d.Allow)
+			assert.Equal(t, tc.rule, d.Rule, d.Reason)
+		})
+	}
+}
+
+func TestConfigAllows(t *testing.T) {
+	cfg := Config{Allow: []string{"make -n", "kubectl get", "bazel"}}
+	tests := []struct {
+		name    string
+		command string
+		allow   bool
+	}{
+		{"entry with prefix", "make -n all", true},
+		{"entry without its prefix", "make all", false},
+		{"entry name only", "bazel query //...", true},
+		{"other subcommand", "kubectl delete pod x", false},
+		{"listed subcommand", "kubectl get pods -o wide", true},
+		{"redirect still refused", "make -n > out", false},
+		{"substitution still judged", "make -n $(rm x)", false},
+		{"looked through wrappers", "timeout 5 kubectl get pods", true},
+		{"computed prefix word", `kubectl "$verb" pods`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Bash(tc.command, cfg)
+			assert.Equal(t, tc.allow, d.Allow, d.Reason)
+		})
+	}
+	assert.False(t, Bash("make -n all", Config{}).Allow, "without the config")
+}
+
+func TestLoadConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string // "" means no file
+		want    []string
+		errs    []string
+	}{
+		{name: "missing file", want: nil},
+		{name: "list", content: "allow:\n  - make -n\n  - kubectl get\n", want: []string{"make -n", "kubectl get"}},
+		{name: "flow list", content: `allow: ["bazel query"]`, want: []string{"bazel query"}},
+		{name: "empty document", content: "# nothing\n", want: nil},
+		{name: "bad yaml", content: "allow: [a\n", errs: []string{"plansmith-policy.yaml", "line"}},
+		{name: "unknown key", content: "alow:\n  - x\n", errs: []string{"plansmith-policy.yaml", "line 1", "alow"}},
+		{name: "non-string entry", content: "allow:\n  - make\n  - {a: b}\n", errs: []string{"plansmith-policy.yaml", "line 3"}},
+		{name: "empty entry", content: "allow:\n  - \"\"\n", errs: []string{"line 2"}},
+		{name: "not a list", content: "allow: make\n", errs: []string{"plansmith-policy.yaml", "line 1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.content != "" {
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFile), []byte(tc.content), 0o644))
+			}
+			cfg, err := LoadConfig(dir)
+			if tc.errs != nil {
+				require.Error(t, err)
+				for _, e := range tc.errs {
+					assert.Contains(t, err.Error(), e)
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, cfg.Allow)
+		})
+	}
+}
+
+func FuzzBash(f *testing.F) {
+	for _, name := range []string{"allow.txt", "deny.txt"} {
+		for _, tc := range loadCorpus(f, name) {
+			f.Add(tc.command)
+		}
+	}
+	parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	f.Fuzz(func(t *testing.T, command string) {
+		d := Bash(command, Config{})
+		if !d.Allow {
+			if d.Reason == "" || d.Rule == "" {
+				t.Fatalf("denial without reason or rule for %q", command)
+			}
+			if d.Rule == "internal" {
+				t.Fatalf("the policy panicked on %q: %s", command, d.Reason)
+			}
+			return
+		}
+		if _, err := parser.Parse(strings.NewReader(command), ""); err != nil {
+			t.Fatalf("unparseable command allowed: %q", command)
+		}
+	})
+}
+
+func BenchmarkBash(b *testing.B) {
+	var commands []string
+	for _, name := range []string{"allow.txt", "deny.txt"} {
+		for _, tc := range loadCorpus(b, name) {
+			commands = append(commands, tc.command)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Bash(commands[i%len(commands)], Config{})
+	}
+}

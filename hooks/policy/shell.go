@@ -1,0 +1,310 @@
+package policy
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// checker walks one parsed command line and keeps the first finding.
+type checker struct {
+	src   string
+	allow [][]string
+	found *finding
+}
+
+func (c *checker) fail(rule string, n syntax.Node, detail string) {
+	if c.found == nil {
+		c.found = &finding{rule: rule, what: c.text(n), detail: detail}
+	}
+}
+
+// text is the source of n, clipped for a message.
+func (c *checker) text(n syntax.Node) string {
+	if n == nil {
+		return clip(c.src)
+	}
+	start, end := n.Pos().Offset(), n.End().Offset()
+	if start >= end || end > uint(len(c.src)) {
+		return clip(c.src)
+	}
+	return clip(c.src[start:end])
+}
+
+// visit is the syntax.Walk callback. Every node kind that can run, write or
+// evaluate something is judged here; the walk then continues into children,
+// so substitutions nested in words are judged as commands of their own.
+func (c *checker) visit(node syntax.Node) bool {
+	if c.found != nil {
+		return false
+	}
+	switch n := node.(type) {
+	case *syntax.Stmt:
+		if n.Coprocess {
+			c.fail("eval", n, "coprocess")
+		}
+	case *syntax.CallExpr:
+		c.call(n)
+	case *syntax.Redirect:
+		c.redirect(n)
+	case *syntax.FuncDecl:
+		c.fail("function", n, "")
+	case *syntax.CoprocClause:
+		c.fail("eval", n, "coproc")
+	case *syntax.TestDecl:
+		c.fail("function", n, "")
+	case *syntax.DeclClause:
+		c.decl(n)
+	case *syntax.LetClause:
+		c.fail("arithmetic", n, "let")
+	case *syntax.ArithmExp:
+		c.arith(n, n.X)
+	case *syntax.ArithmCmd:
+		c.arith(n, n.X)
+	case *syntax.CStyleLoop:
+		for _, x := range []syntax.ArithmExpr{n.Init, n.Cond, n.Post} {
+			if x != nil {
+				c.arith(n, x)
+			}
+		}
+	case *syntax.ParamExp:
+		c.param(n)
+	case *syntax.ArrayElem:
+		if n.Index != nil {
+			c.arith(n, n.Index)
+		}
+	case *syntax.Assign:
+		if n.Index != nil {
+			c.arith(n, n.Index)
+		}
+	case *syntax.ForClause:
+		if it, ok := n.Loop.(*syntax.WordIter); ok && forbiddenVar(it.Name.Value, false) {
+			c.fail("env-var", n, it.Name.Value)
+		}
+	case *syntax.TestClause:
+		c.test(n.X)
+	}
+	return c.found == nil
+}
+
+// redirect allows reading redirects, here-documents, descriptor copies and
+// writes to the few device files that discard or pass output through.
+func (c *checker) redirect(r *syntax.Redirect) {
+	switch r.Op {
+	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return
+	case syntax.DplIn, syntax.DplOut:
+		a := analyse(r.Word)
+		if a.known && isFD(a.val) {
+			return
+		}
+		// `>&word` with a word that is not a descriptor writes to a file.
+		c.fail("redirect", r, "")
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+		a := analyse(r.Word)
+		if a.known && sinkFile(a.val) {
+			return
+		}
+		c.fail("redirect", r, "writes "+c.text(r.Word))
+	default:
+		c.fail("redirect", r, "")
+	}
+}
+
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true // `>&-` closes a descriptor
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func sinkFile(s string) bool {
+	switch s {
+	case "/dev/null", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return false
+}
+
+// arith refuses arithmetic that refers to anything but literal numbers:
+// bash evaluates a variable's value as an expression there, and an array
+// subscript inside that value runs command substitutions.
+func (c *checker) arith(n syntax.Node, x syntax.ArithmExpr) {
+	ok := true
+	syntax.Walk(x, func(m syntax.Node) bool {
+		switch w := m.(type) {
+		case *syntax.Word:
+			if !isNumber(w.Lit()) {
+				ok = false
+			}
+			return false
+		}
+		return ok
+	})
+	if !ok {
+		c.fail("arithmetic", n, "")
+	}
+}
+
+func isNumber(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '#' || r == '_' || r == '@') {
+			return false
+		}
+	}
+	return true
+}
+
+// param judges a parameter expansion: indirection, computed subscripts and
+// slices evaluate values as code; ${x=...} assigns; ${x@P} runs prompt
+// expansion, which includes command substitution.
+func (c *checker) param(p *syntax.ParamExp) {
+	allIndex := false
+	if p.Index != nil {
+		if w, ok := p.Index.(*syntax.Word); ok && (w.Lit() == "@" || w.Lit() == "*") {
+			allIndex = true
+		} else {
+			c.arith(p, p.Index)
+		}
+	}
+	if p.Excl && p.Names == 0 && !allIndex {
+		c.fail("arithmetic", p, "indirect expansion")
+	}
+	if p.Slice != nil {
+		if p.Slice.Offset != nil {
+			c.arith(p, p.Slice.Offset)
+		}
+		if p.Slice.Length != nil {
+			c.arith(p, p.Slice.Length)
+		}
+	}
+	if p.Exp != nil {
+		switch p.Exp.Op {
+		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			if p.Param != nil && forbiddenVar(p.Param.Value, false) {
+				c.fail("env-var", p, p.Param.Value)
+			}
+		case syntax.OtherParamOps:
+			if p.Exp.Word != nil && strings.Contains(p.Exp.Word.Lit(), "P") {
+				c.fail("eval", p, "prompt expansion")
+			}
+		}
+	}
+}
+
+// test judges [[ ]]: arithmetic comparisons and -v evaluate their operands.
+func (c *checker) test(x syntax.TestExpr) {
+	syntax.Walk(x, func(m syntax.Node) bool {
+		switch t := m.(type) {
+		case *syntax.BinaryTest:
+			if t.Op >= syntax.TsEql && t.Op <= syntax.TsGtr {
+				for _, side := range []syntax.TestExpr{t.X, t.Y} {
+					if w, ok := side.(*syntax.Word); !ok || !isNumber(w.Lit()) && !isNegNumber(w.Lit()) {
+						c.fail("arithmetic", t, "")
+					}
+				}
+			}
+		case *syntax.UnaryTest:
+			if t.Op == syntax.TsVarSet || t.Op == syntax.TsRefVar {
+				if w, ok := t.X.(*syntax.Word); !ok || !isName(w.Lit()) {
+					c.fail("arithmetic", t, "")
+				}
+			}
+		}
+		return c.found == nil
+	})
+}
+
+func isNegNumber(s string) bool { return strings.HasPrefix(s, "-") && isNumber(s[1:]) }
+
+// isName reports whether s is a plain shell variable name.
+func isName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// decl judges declare, typeset, local, export, readonly and nameref.
+func (c *checker) decl(d *syntax.DeclClause) {
+	variant := d.Variant.Value
+	if variant == "nameref" {
+		c.fail("eval", d, "nameref")
+		return
+	}
+	exported := variant == "export"
+	for _, a := range d.Args {
+		if a.Naked && a.Name == nil {
+			w := analyse(a.Value)
+			if !w.known || !strings.HasPrefix(w.val, "-") && !strings.HasPrefix(w.val, "+") {
+				c.fail("dynamic-arg", d, "")
+				return
+			}
+			if strings.ContainsAny(w.val[1:], "ni") {
+				c.fail("eval", d, variant+" "+w.val)
+				return
+			}
+			if strings.Contains(w.val, "x") && w.val[0] == '-' {
+				exported = true
+			}
+		}
+	}
+	for _, a := range d.Args {
+		if a.Name != nil && forbiddenVar(a.Name.Value, exported) {
+			c.fail("env-var", d, a.Name.Value)
+			return
+		}
+	}
+}
+
+// forbiddenVar reports whether assigning name could change which programs
+// run or how they read their input. exported is true when the value reaches
+// the environment of programs (NAME=v cmd, env NAME=v, export): there every
+// upper-case name not known to be harmless is refused, since tools read many
+// of them (PAGER, GIT_*, LESSOPEN, RIPGREP_CONFIG_PATH, ...).
+func forbiddenVar(name string, exported bool) bool {
+	switch name {
+	case "PATH", "IFS", "ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "HOME",
+		"PS4", "PROMPT_COMMAND", "EDITOR", "VISUAL", "SHELL", "BROWSER",
+		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR", "PWD", "OLDPWD":
+		return true
+	}
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	upper := strings.ToUpper(name)
+	if strings.HasSuffix(upper, "PAGER") || strings.HasPrefix(upper, "NPM_CONFIG_") {
+		return true
+	}
+	if exported && name == upper {
+		return !harmlessEnv(name)
+	}
+	return false
+}
+
+func harmlessEnv(name string) bool {
+	switch name {
+	case "LANG", "LANGUAGE", "TZ", "NO_COLOR", "TERM", "COLUMNS", "LINES", "CLICOLOR",
+		"CLICOLOR_FORCE", "FORCE_COLOR", "COLORTERM", "GREP_COLOR", "GREP_COLORS", "LS_COLORS",
+		"TIME_STYLE", "QUOTING_STYLE", "BLOCK_SIZE", "DU_BLOCK_SIZE", "DF_BLOCK_SIZE",
+		"POSIXLY_CORRECT", "JQ_COLORS", "TABSIZE":
+		return true
+	}
+	return strings.HasPrefix(name, "LC_")
+}

@@ -1,0 +1,176 @@
+package policy
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// arg is what the policy can know statically about one shell word.
+type arg struct {
+	word *syntax.Word
+	// val is the word's value after quote removal when known is true; when
+	// known is false it holds only the literal prefix before the first
+	// expansion.
+	val   string
+	known bool
+	// single is false when the shell may split the word into several (an
+	// unquoted expansion or a brace expression).
+	single bool
+	// absolute is true when the word starts with an expansion of a variable
+	// that always holds an absolute path the command line cannot change
+	// ($HOME, $PWD, $CLAUDE_PROJECT_DIR, $CLAUDE_PLUGIN_ROOT).
+	absolute bool
+}
+
+// inert reports whether the word can only ever be one argument that is not an
+// option: either fully known, or a single word whose known prefix does not
+// start with a dash. Commands whose meaning depends on their options accept
+// nothing else, since a value computed at run time could be "-delete" or
+// "--output=FILE".
+func (a arg) inert() bool {
+	if a.known {
+		return true
+	}
+	return a.absolute || a.single && a.val != "" && a.val[0] != '-'
+}
+
+// trustedPath reports whether part expands one of the variables that hold an
+// absolute path and that the policy refuses to let a command reassign.
+func trustedPath(part syntax.WordPart) bool {
+	p, ok := part.(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
+		p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return false
+	}
+	switch p.Param.Value {
+	case "HOME", "PWD", "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT":
+		return true
+	}
+	return false
+}
+
+// analyse computes an arg for w.
+func analyse(w *syntax.Word) arg {
+	a := arg{word: w, known: true, single: true}
+	if len(w.Parts) > 0 {
+		first := w.Parts[0]
+		if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
+			first = dq.Parts[0]
+		}
+		a.absolute = trustedPath(first)
+	}
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if strings.Contains(p.Value, "{") && (strings.Contains(p.Value, ",") || strings.Contains(p.Value, "..")) {
+				// Brace expansion turns one word into several.
+				a.single = false
+				a.stop(&b)
+			}
+			if a.known {
+				b.WriteString(unescape(p.Value))
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar && strings.Contains(p.Value, `\`) {
+				a.stop(&b)
+			} else if a.known {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					if a.known {
+						b.WriteString(unescapeDouble(l.Value))
+					}
+					continue
+				}
+				a.stop(&b)
+			}
+		case *syntax.ProcSubst:
+			// Expands to one /dev/fd path.
+			if a.known {
+				b.WriteString("/dev/fd/")
+			}
+			a.stop(&b)
+		default:
+			// ParamExp, CmdSubst, ArithmExp, ExtGlob unquoted: unknown and
+			// subject to word splitting or globbing.
+			a.single = false
+			a.stop(&b)
+		}
+	}
+	a.val = b.String()
+	return a
+}
+
+func (a *arg) stop(b *strings.Builder) {
+	if a.known {
+		a.known = false
+		a.val = b.String()
+	}
+}
+
+// unescape removes the backslashes of unquoted text: \x is x, and a
+// backslash-newline disappears.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeDouble removes the backslashes that double quotes give meaning to.
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '$', '`', '"', '\\':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// hasGlob reports whether an unquoted part of w holds a glob character, which
+// makes the word's value depend on the files present.
+func hasGlob(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		l, ok := part.(*syntax.Lit)
+		if ok && l.Value != "[" && l.Value != "[[" && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+		if _, ok := part.(*syntax.ExtGlob); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func analyseAll(ws []*syntax.Word) []arg {
+	out := make([]arg, len(ws))
+	for i, w := range ws {
+		out[i] = analyse(w)
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package policy
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// wrapperSpec describes a command that runs another command: its options
+// (so they can be skipped), how many operands precede the wrapped command,
+// and whether it may run with no command at all.
+type wrapperSpec struct {
+	flags   string   // short options without a value
+	valued  string   // short options with a value (glued or next word)
+	long    []string // long options without a value
+	longVal []string // long options with a value (--x=v or --x v)
+	refuse  string   // short options that change what runs or write
+	// refuseLong are long options refused for the same reason.
+	refuseLong []string
+	operands   int  // words before the command, e.g. timeout's duration
+	noCommand  bool // allowed with no command (env prints, xargs echoes)
+	assigns    bool // NAME=VALUE words before the command (env)
+	numeric    bool // accepts -N (nice -5)
+}
+
+var wrappers = map[string]wrapperSpec{
+	"env": {flags: "i0v", valued: "uC", long: []string{"--ignore-environment", "--null", "--debug"},
+		longVal: []string{"--unset", "--chdir"}, refuse: "S", refuseLong: []string{"--split-string"},
+		noCommand: true, assigns: true},
+	"nice":    {valued: "n", longVal: []string{"--adjustment"}, noCommand: true, numeric: true},
+	"nohup":   {},
+	"timeout": {flags: "vf", valued: "ks", long: []string{"--preserve-status", "--foreground", "--verbose"}, longVal: []string{"--kill-after", "--signal"}, operands: 1},
+	"command": {flags: "p"},
+	"builtin": {},
+	"time":    {flags: "pvaq", valued: "f", long: []string{"--portability", "--verbose", "--append", "--quiet"}, longVal: []string{"--format"}, refuse: "o", refuseLong: []string{"--output"}},
+	"stdbuf":  {valued: "ioe", longVal: []string{"--input", "--output", "--error"}},
+	"ionice":  {flags: "t", valued: "cn", longVal: []string{"--class", "--classdata"}, refuse: "pPu", refuseLong: []string{"--pid", "--pgid", "--uid"}, noCommand: true},
+	"sudo": {flags: "EHnPSbkl", valued: "ugCDphrtUT", long: []string{"--preserve-env", "--set-home", "--non-interactive", "--stdin", "--background", "--reset-timestamp"},
+		longVal: []string{"--user", "--group", "--chdir", "--prompt", "--host", "--other-user"},
+		refuse:  "esivKV", refuseLong: []string{"--edit", "--shell", "--login", "--validate", "--remove-timestamp"}},
+	"xargs": {flags: "0rtxp", valued: "adEILnPs", long: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty"},
+		longVal:    []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"},
+		refuseLong: []string{"--process-slot-var"}, noCommand: true},
+}
+
+// wrapper skips a wrapper's own options and judges the command it runs.
+func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg, tail bool) {
+	replace := ""
+	i := 1
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !a.inert() {
+			c.fail("dynamic-arg", n, "")
+			return
+		}
+		v := a.val
+		if !a.known || v == "" || v[0] != '-' || v == "-" {
+			break
+		}
+		if name == "command" && (v == "-v" || v == "-V") {
+			return // prints what a name would run
+		}
+		if v == "--" {
+			i++
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			key, _, hasVal := strings.Cut(v, "=")
+			switch {
+			case contains(w.refuseLong, key):
+				c.fail("wrapper-option", n, name+" "+key)
+				return
+			case contains(w.long, key):
+			case contains(w.longVal, key):
+				if name == "xargs" && key == "--replace" {
+					replace = "{}"
+					if hasVal {
+						_, replace, _ = strings.Cut(v, "=")
+					}
+					continue
+				}
+				if !hasVal {
+					i++
+				}
+			default:
+				c.fail("wrapper-option", n, name+" "+key)
+				return
+			}
+			continue
+		}
+		if w.numeric && isNumber(v[1:]) {
+			continue
+		}
+		// A bundle of short options, the last of which may take a value.
+		for j := 1; j < len(v); j++ {
+			f := v[j]
+			switch {
+			case strings.IndexByte(w.refuse, f) >= 0:
+				c.fail("wrapper-option", n, name+" -"+string(f))
+				return
+			case name == "xargs" && f == 'i':
+				replace = "{}"
+				if j+1 < len(v) {
+					replace = v[j+1:]
+				}
+				j = len(v)
+			case name == "xargs" && (f == 'e' || f == 'l'):
+				j = len(v) // optional glued value
+			case strings.IndexByte(w.flags, f) >= 0:
+			case strings.IndexByte(w.valued, f) >= 0:
+				val := v[j+1:]
+				if val == "" {
+					i++
+					if i < len(args) {
+						val = args[i].val
+					}
+				}
+				if name == "xargs" && f == 'I' {
+					replace = val
+				}
+				j = len(v)
+			default:
+				c.fail("wrapper-option", n, name+" -"+string(f))
+				return
+			}
+		}
+	}
+	if w.assigns {
+		for ; i < len(args) && args[i].known && strings.Contains(args[i].val, "="); i++ {
+			key, _, _ := strings.Cut(args[i].val, "=")
+			if !isName(key) || forbiddenVar(key, true) {
+				c.fail("env-var", n, key)
+				return
+			}
+		}
+	}
+	i += w.operands
+	if i >= len(args) {
+		if tail {
+			// Under xargs the input would supply the command itself
+			// ("xargs env" runs whatever the input names).
+			c.fail("dynamic-command", n, "xargs input would name the command "+name+" runs")
+			return
+		}
+		if w.noCommand {
+			return
+		}
+		c.fail("wrapper-option", n, name+" without a command")
+		return
+	}
+	inner := append([]arg(nil), args[i:]...)
+	if name == "xargs" {
+		tail = true
+		if replace != "" {
+			tail = false // with -I the input replaces the marker instead
+			for k := range inner {
+				if strings.Contains(inner[k].val, replace) {
+					inner[k].known = false
+					inner[k].val, _, _ = strings.Cut(inner[k].val, replace)
+				}
+			}
+		}
+	}
+	c.argv(n, inner, tail)
+}
+
+func contains(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
