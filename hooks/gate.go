@@ -14,8 +14,6 @@ func gateReply(s *session, msg string, env Env) any { return advance(s, msg, env
 
 func gateMeta(f *state.File, meta *state.PlanMeta) []string { return nil }
 
-func convergeMeta(f *state.File, meta *state.PlanMeta) {}
-
 // GateStatus describes the gate for `plansmith status`.
 func GateStatus(f *state.File) string { return "on" }
 
