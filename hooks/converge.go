@@ -67,12 +67,23 @@ func summary(f *state.File) (s converge.Summary, d converge.Decision, ok bool) {
 	return s, d, true
 }
 
+// ConvergeRecord is the `converge:` block of a saved plan's frontmatter:
+// the summary (verdict, quality score, iterations, counts, complexity,
+// team) and the ledger's challenges, each with its status history.
+type ConvergeRecord struct {
+	converge.Summary `yaml:",inline"`
+	Ledger           []converge.Entry `yaml:"ledger"`
+}
+
 // convergeMeta puts the convergence result into the saved plan's
-// frontmatter: verdict, quality score, iterations, challenge counts,
-// complexity and team (a converge.Summary).
+// frontmatter.
 func convergeMeta(f *state.File, meta *state.PlanMeta) {
 	if s, _, ok := summary(f); ok {
-		meta.Converge = s
+		rec := ConvergeRecord{Summary: s, Ledger: []converge.Entry{}}
+		if c := f.Loop.Convergence; c != nil && c.Ledger.Challenges != nil {
+			rec.Ledger = c.Ledger.Challenges
+		}
+		meta.Converge = rec
 	}
 }
 

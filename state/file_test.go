@@ -6,12 +6,14 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/plansmith/plansmith/converge"
 )
@@ -235,4 +237,24 @@ func TestRoundTripConvergence(t *testing.T) {
 
 	l.Convergence = &Convergence{} // before the first critique
 	assertRoundTrip(t, &File{Loop: l, Body: "body\n"})
+}
+
+func TestEncodeInlineStruct(t *testing.T) {
+	type Inner struct {
+		A string `yaml:"a"`
+		N int    `yaml:"n,omitempty"`
+	}
+	type outer struct {
+		Inner `yaml:",inline"`
+		B     []string `yaml:"b"`
+	}
+	in := outer{Inner{A: "x: \"y\"\n---", N: 2}, []string{"c"}}
+	n, err := encodeExact(reflect.ValueOf(in))
+	require.NoError(t, err)
+	out, err := yaml.Marshal(n)
+	require.NoError(t, err)
+	assert.Equal(t, "a: \"x: \\\"y\\\"\\n---\"\nn: 2\nb:\n    - \"c\"\n", string(out))
+	var back outer
+	require.NoError(t, yaml.Unmarshal(out, &back))
+	assert.Equal(t, in, back)
 }

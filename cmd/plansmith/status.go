@@ -168,7 +168,7 @@ func (st Status) text() string {
 func convergeText(c *hooks.ConvergeStatus) string {
 	var b strings.Builder
 	if c.Complexity != nil {
-		fmt.Fprintf(&b, "Converge: complexity %d/16, %s team (critique as %s)\n", *c.Complexity, c.Team, strings.Join(c.Perspectives, ", "))
+		fmt.Fprintf(&b, "Converge: complexity %d/16, %s team (next critique: %s)\n", *c.Complexity, c.Team, strings.Join(c.Perspectives, ", "))
 	} else {
 		fmt.Fprintf(&b, "Converge: complexity not assessed yet (after explore), %s team until then\n", c.Team)
 	}
