@@ -20,7 +20,7 @@ func convergeFile(c *state.Convergence, body string) *state.File {
 func TestConvergeState(t *testing.T) {
 	withLedger := &state.Convergence{
 		Complexity: &converge.Complexity{Score: 8, Team: converge.Scaled},
-		Scores:     &converge.Scores{7, 6, 8, 7, 5, 9},
+		Scores:     &converge.Scores{ApproachSoundness: 7, RiskCoverage: 6, AssumptionValidity: 8, IntegrationFeasibility: 7, UnknownsCoverage: 5, ConstraintAlignment: 9},
 		Ledger: converge.Ledger{Iteration: 1, Limit: 2, Challenges: []converge.Entry{
 			{ID: "C1", Claim: "slow", Severity: converge.Significant, Status: converge.Unresolved, Mitigation: "cache"},
 		}},
