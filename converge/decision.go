@@ -52,8 +52,8 @@ func (d Decision) Converged() bool { return d.Verdict == Proceed }
 //   - no BLOCKING and 1–2 SIGNIFICANT, each UNRESOLVED with a mitigation:
 //     REVISE, the next revise is final (an OPEN one is not settled yet, so
 //     before the last iteration it keeps the loop going);
-//   - otherwise, before iteration MaxIterations: Continue;
-//   - at iteration MaxIterations every outcome is terminal: a BLOCKING
+//   - otherwise, before the last iteration (l.Last()): Continue;
+//   - at the last iteration every outcome is terminal: a BLOCKING
 //     challenge still active gives RETHINK and the loop ends; otherwise the
 //     SIGNIFICANT ones are judged as they stand (OPEN counts as
 //     UNRESOLVED): 1–2 with mitigations give REVISE, anything more gives
@@ -74,13 +74,13 @@ func Decide(l Ledger) Decision {
 			d.Blocking = append(d.Blocking, e.ID)
 		case Significant:
 			d.Significant = append(d.Significant, e.ID)
-			settled := e.Status == Unresolved || l.Iteration >= MaxIterations
+			settled := e.Status == Unresolved || l.Iteration >= l.Last()
 			if !settled || strings.TrimSpace(e.Mitigation) == "" {
 				unmitigated++
 			}
 		}
 	}
-	last := l.Iteration >= MaxIterations
+	last := l.Iteration >= l.Last()
 	switch {
 	case l.Iteration == 0:
 		d.Next, d.Reason = Continue, "no critique has been taken into the ledger yet"
@@ -92,7 +92,7 @@ func Decide(l Ledger) Decision {
 		d.Reason = fmt.Sprintf("no BLOCKING challenge; SIGNIFICANT %s unresolved with mitigations", strings.Join(d.Significant, ", "))
 	case !last:
 		d.Next = Continue
-		d.Reason = continueReason(d, unmitigated)
+		d.Reason = continueReason(d, unmitigated, l.Last())
 	case len(d.Blocking) > 0:
 		d.Next, d.Verdict = End, Rethink
 		d.Reason = fmt.Sprintf("BLOCKING %s still open after %d iterations", strings.Join(d.Blocking, ", "), l.Iteration)
@@ -104,7 +104,7 @@ func Decide(l Ledger) Decision {
 	return d
 }
 
-func continueReason(d Decision, unmitigated int) string {
+func continueReason(d Decision, unmitigated, last int) string {
 	var parts []string
 	if len(d.Blocking) > 0 {
 		parts = append(parts, "BLOCKING "+strings.Join(d.Blocking, ", ")+" open")
@@ -115,5 +115,5 @@ func continueReason(d Decision, unmitigated int) string {
 	if unmitigated > 0 {
 		parts = append(parts, fmt.Sprintf("%d SIGNIFICANT not yet UNRESOLVED with a mitigation", unmitigated))
 	}
-	return strings.Join(parts, "; ") + fmt.Sprintf("; iteration %d of %d", d.Iteration, MaxIterations)
+	return strings.Join(parts, "; ") + fmt.Sprintf("; iteration %d of %d", d.Iteration, last)
 }

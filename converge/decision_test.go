@@ -1,6 +1,7 @@
 package converge
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -106,4 +107,42 @@ func TestLoopEndsByTheThirdCritique(t *testing.T) {
 	assert.Equal(t, Rethink, d.Verdict)
 	_, r := Apply(l, critique(update("C1", Resolved)))
 	assert.False(t, r.Accepted)
+}
+
+// TestLimitEndsTheLoopEarlier: a ledger limited to fewer iterations judges
+// its last one as terminal, says so in its prompts, and refuses one more.
+func TestLimitEndsTheLoopEarlier(t *testing.T) {
+	tests := []struct {
+		name    string
+		limit   int
+		last    int
+		next    Next
+		verdict Verdict
+	}{
+		{"no limit: three iterations", 0, 3, Continue, ""},
+		{"limit 1: the first critique is the last", 1, 1, End, Rethink},
+		{"limit 2: the second is", 2, 2, Continue, ""},
+		{"a limit above the maximum is the maximum", 9, 3, Continue, ""},
+		{"a negative limit is no limit", -1, 3, Continue, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := Ledger{Limit: tt.limit}
+			assert.Equal(t, tt.last, l.Last())
+			prompt, err := CritiquePrompt(l, Base)
+			assert.NoError(t, err)
+			assert.Contains(t, prompt, fmt.Sprintf("iteration 1 of %d", tt.last))
+			l, r := Apply(l, critique(block("C1", "broken", Blocking, Open, "")))
+			assert.True(t, r.Accepted)
+			d := Decide(l)
+			assert.Equal(t, tt.next, d.Next)
+			assert.Equal(t, tt.verdict, d.Verdict)
+			assert.Equal(t, tt.last, Summarize(l, d, nil).Last)
+			if tt.last == 1 {
+				_, r = Apply(l, critique(update("C1", Resolved)))
+				assert.False(t, r.Accepted)
+				assert.Contains(t, r.Problems[0], "its 1 critique iterations")
+			}
+		})
+	}
 }

@@ -18,7 +18,11 @@ const (
 // lead stores it in the state file's YAML frontmatter; its zero value is the
 // ledger before the first critique.
 type Ledger struct {
-	Iteration  int     `yaml:"iteration"`          // critiques accepted so far
+	Iteration int `yaml:"iteration"` // critiques accepted so far
+	// Limit is the loop's last iteration when the user asked for fewer
+	// than MaxIterations (plan --converge --refine-iterations N); 0 means
+	// MaxIterations. Decide judges the Limit-th iteration as the last.
+	Limit      int     `yaml:"limit,omitempty"`
 	Degraded   bool    `yaml:"degraded,omitempty"` // the last iteration created more than it resolved
 	Rounds     []Round `yaml:"rounds,omitempty"`   // one per accepted critique
 	Challenges []Entry `yaml:"challenges,omitempty"`
@@ -71,6 +75,15 @@ type Report struct {
 	Instruction string
 }
 
+// Last is the loop's last critique iteration: Limit when it is set and
+// below MaxIterations, else MaxIterations (there is never a fourth).
+func (l Ledger) Last() int {
+	if l.Limit > 0 && l.Limit < MaxIterations {
+		return l.Limit
+	}
+	return MaxIterations
+}
+
 // Get returns the entry with the given id.
 func (l Ledger) Get(id string) (Entry, bool) {
 	for _, e := range l.Challenges {
@@ -110,9 +123,9 @@ func (l Ledger) NextID() string {
 // report lists every problem, Accepted is false and the ledger comes back
 // unchanged. Challenges the critique does not mention keep their status.
 func Apply(l Ledger, critique string) (Ledger, Report) {
-	if l.Iteration >= MaxIterations {
+	if l.Iteration >= l.Last() {
 		return l, Report{Problems: []string{fmt.Sprintf(
-			"the convergence loop has already run its %d critique iterations; no further critique is accepted", MaxIterations)}}
+			"the convergence loop has already run its %d critique iterations; no further critique is accepted", l.Last())}}
 	}
 	parsed := ParseChallenges(critique)
 	problems := parsed.Problems

@@ -16,7 +16,7 @@ func RenderLedger(l Ledger) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "After iteration %d of %d: %d challenge(s), %d active (at most %d). New challenges start at %s.\n",
-		l.Iteration, MaxIterations, len(l.Challenges), len(l.Active()), MaxActive, l.NextID())
+		l.Iteration, l.Last(), len(l.Challenges), len(l.Active()), MaxActive, l.NextID())
 	for _, e := range l.Challenges {
 		fmt.Fprintf(&b, "\n- %s [%s, %s] %s", e.ID, e.Severity, e.Status, oneLine(e.Claim))
 		if e.Mitigation != "" {
@@ -45,8 +45,8 @@ func CritiquePrompt(l Ledger, team Team) (string, error) {
 	round := l.Iteration + 1
 	data := map[string]any{
 		"Round":         round,
-		"MaxIterations": MaxIterations,
-		"Last":          round >= MaxIterations,
+		"MaxIterations": l.Last(),
+		"Last":          round >= l.Last(),
 		"Perspectives":  RoundPerspectives(team, round),
 		"Ledger":        RenderLedger(l),
 		"NextID":        l.NextID(),
@@ -87,7 +87,7 @@ func RevisePrompt(l Ledger, d Decision) (string, error) {
 		"Verdict":       string(d.Verdict),
 		"Reason":        d.Reason,
 		"Iteration":     l.Iteration,
-		"MaxIterations": MaxIterations,
+		"MaxIterations": l.Last(),
 		"Active":        active,
 	})
 }

@@ -127,10 +127,10 @@ func TestSummary(t *testing.T) {
 		text   string
 	}{
 		{"while the loop runs", Decision{Next: Continue}, nil,
-			Summary{Iterations: 2, Challenges: 4, Active: 3, BySeverity: SeverityCounts{1, 1, 2}, ByStatus: StatusCounts{Open: 2, Resolved: 1, Unresolved: 1}, Degraded: true},
+			Summary{Iterations: 2, Last: 3, Challenges: 4, Active: 3, BySeverity: SeverityCounts{1, 1, 2}, ByStatus: StatusCounts{Open: 2, Resolved: 1, Unresolved: 1}, Degraded: true},
 			"converge: iteration 2/3, 4 challenge(s) (1 blocking, 1 significant, 2 minor; 3 active, 1 resolved), not converged yet, DEGRADATION flagged"},
 		{"with a verdict and scores", Decision{Verdict: Revise}, &scores,
-			Summary{Verdict: Revise, QualityScore: 6.4, Scores: &scores, Iterations: 2, Challenges: 4, Active: 3, BySeverity: SeverityCounts{1, 1, 2}, ByStatus: StatusCounts{Open: 2, Resolved: 1, Unresolved: 1}, Degraded: true},
+			Summary{Verdict: Revise, QualityScore: 6.4, Scores: &scores, Iterations: 2, Last: 3, Challenges: 4, Active: 3, BySeverity: SeverityCounts{1, 1, 2}, ByStatus: StatusCounts{Open: 2, Resolved: 1, Unresolved: 1}, Degraded: true},
 			"verdict REVISE, quality 6.4/10, DEGRADATION flagged"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ type Summary struct {
 	QualityScore float64        `yaml:"quality_score,omitempty"` // Weighted(scores); 0 = not scored
 	Scores       *Scores        `yaml:"scores,omitempty"`
 	Iterations   int            `yaml:"iterations"`
+	Last         int            `yaml:"max_iterations"` // the loop's last iteration (Ledger.Last)
 	Challenges   int            `yaml:"challenges"`
 	Active       int            `yaml:"active"`
 	BySeverity   SeverityCounts `yaml:"by_severity"`
@@ -42,7 +43,7 @@ type StatusCounts struct {
 // (nil when the final critique gave none) for the output frontmatter.
 // Complexity and Team are left for the caller, who holds the Assess result.
 func Summarize(l Ledger, d Decision, scores *Scores) Summary {
-	s := Summary{Verdict: d.Verdict, Iterations: l.Iteration, Challenges: len(l.Challenges), Active: len(l.Active())}
+	s := Summary{Verdict: d.Verdict, Iterations: l.Iteration, Last: l.Last(), Challenges: len(l.Challenges), Active: len(l.Active())}
 	if scores != nil {
 		sc := *scores
 		s.Scores, s.QualityScore = &sc, Weighted(sc)
@@ -77,13 +78,17 @@ func Summarize(l Ledger, d Decision, scores *Scores) Summary {
 
 // Text is a one-line account for `plansmith status`.
 func (s Summary) Text() string {
+	last := s.Last
+	if last <= 0 {
+		last = MaxIterations
+	}
 	out, err := templates.Render("converge/status.md", struct {
 		Summary
 		MaxIterations int
-	}{s, MaxIterations})
+	}{s, last})
 	if err != nil {
 		// The template is embedded; keep status working even so.
-		return fmt.Sprintf("converge: iteration %d/%d, %d challenge(s), verdict %q", s.Iterations, MaxIterations, s.Challenges, s.Verdict)
+		return fmt.Sprintf("converge: iteration %d/%d, %d challenge(s), verdict %q", s.Iterations, last, s.Challenges, s.Verdict)
 	}
 	return strings.TrimSpace(out)
 }

@@ -35,7 +35,7 @@ func finish(s *session, reason, plan string, problems []string, env Env) any {
 		errs = append(errs, err.Error())
 	}
 	if f.Loop.UseMemory && reason != state.ExitCancelled {
-		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: memory.Lessons(f, uncovered)}
+		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(f)...)}
 		if err := memory.Append(s.paths.Memory(), run); err != nil {
 			errs = append(errs, err.Error())
 		}
@@ -57,6 +57,7 @@ func finish(s *session, reason, plan string, problems []string, env Env) any {
 		"Problems":  problems,
 		"Uncovered": uncovered,
 		"Verified":  meta.Verified,
+		"Converge":  convergeLine(f),
 	})
 	if err != nil {
 		msg = fmt.Sprintf("plansmith: loop ended (%s); plan saved to %s.", reason, s.paths.Rel(s.paths.Output()))

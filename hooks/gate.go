@@ -138,5 +138,3 @@ func oneLine(s string, max int) string {
 	}
 	return s
 }
-
-func convergeMeta(f *state.File, meta *state.PlanMeta) {}

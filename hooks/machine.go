@@ -23,9 +23,12 @@ func MachineConfig(f *state.File, mem string) phases.Config {
 	}
 }
 
-// MachineProgress is where the loop stands, in the phase machine's terms.
+// MachineProgress is where the loop stands, in the phase machine's terms,
+// convergence mode's ledger included.
 func MachineProgress(f *state.File) phases.Progress {
-	return phases.Progress{Index: f.Loop.PhaseIndex, Retries: f.Loop.Retries, Transitions: f.Loop.Transitions}
+	p := phases.Progress{Index: f.Loop.PhaseIndex, Retries: f.Loop.Retries, Transitions: f.Loop.Transitions, FinalNext: f.Loop.FinalNext}
+	convergeProgress(f, &p)
+	return p
 }
 
 // setProgress stores the machine's progress back into the loop.
@@ -33,7 +36,9 @@ func setProgress(f *state.File, p phases.Progress) {
 	f.Loop.PhaseIndex = p.Index
 	f.Loop.Retries = p.Retries
 	f.Loop.Transitions = p.Transitions
+	f.Loop.FinalNext = p.FinalNext
 	f.Loop.Phase = phaseName(f.Loop.Phases, p.Index)
+	setConverge(f, p, nil)
 }
 
 func phaseName(seq []string, i int) string {

@@ -48,6 +48,9 @@ func advance(s *session, msg string, env Env) any {
 	} else {
 		f.Loop.RetriesTotal++
 	}
+	if oc.Decision != nil {
+		setConverge(f, oc.Progress, oc.Decision)
+	}
 	switch oc.Kind {
 	case phases.Block:
 		setProgress(f, oc.Progress)
@@ -63,6 +66,9 @@ func advance(s *session, msg string, env Env) any {
 	case phases.MaxPhases:
 		setProgress(f, oc.Progress)
 		return finish(s, state.ExitMaxPhases, bestPlan(f, msg), nil, env)
+	case phases.Rethink:
+		setProgress(f, oc.Progress)
+		return finish(s, state.ExitRethink, bestPlan(f, msg), rethinkProblems(f, oc.Decision), env)
 	}
 	fmt.Fprintf(env.Stderr, "plansmith: unknown phase outcome %d\n", oc.Kind)
 	return nil

@@ -1,8 +1,11 @@
 package phases
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/plansmith/plansmith/converge"
 )
 
 // mib builds a ~1 MiB answer from unit, repeated.
@@ -33,6 +36,41 @@ func BenchmarkStep1MiB(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				Step(cfg, Progress{Index: c.index}, c.msg)
+			}
+		})
+	}
+}
+
+// BenchmarkConverge1MiB runs 1 MiB answers through convergence mode: a
+// critique of challenge blocks (taken into a ledger of eight active
+// challenges, so the guards and the rejection run too), a critique that
+// is one huge valid block, and a revise checked for every active id.
+func BenchmarkConverge1MiB(b *testing.B) {
+	seq := []string{Understand, Explore, Alternatives, Draft, Critique, Revise, Critique, Revise, Critique, Revise}
+	cfg := Config{Phases: seq, CompletionPromise: "PLAN_OK", MaxRetries: 3, Request: "r", Converge: true}
+	var l converge.Ledger
+	for i := 1; i <= converge.MaxActive; i++ {
+		l.Challenges = append(l.Challenges, converge.Entry{ID: fmt.Sprintf("C%d", i), Claim: "c", Severity: converge.Significant, Status: converge.Open})
+	}
+	l.Iteration = 1
+	block := "### C9: another concern\n- **Severity**: MINOR\n- **Status**: OPEN\n- **Concern**: text\n- **Failure scenario**: text\n\n"
+	one := "### C1: one concern\n- **Severity**: SIGNIFICANT\n- **Status**: UNRESOLVED\n- **Mitigation**: m\n- **Concern**: " +
+		mib("a long concern line with words, `code` and C12 ids. ") + "\n" + scoresOK
+	cases := []struct {
+		name  string
+		index int
+		msg   string
+	}{
+		{"critique-many-blocks", 6, mib(block)},
+		{"critique-one-block", 6, one},
+		{"revise", 7, mib("## Steps\nC1 C2 C3 C4 C5 C6 C7 text about the plan.\n")},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Step(cfg, Progress{Index: c.index, Converge: Convergence{Ledger: l}}, c.msg)
 			}
 		})
 	}

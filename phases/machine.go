@@ -4,7 +4,10 @@
 // writes the outcome.
 package phases
 
-import "github.com/plansmith/plansmith/principles"
+import (
+	"github.com/plansmith/plansmith/converge"
+	"github.com/plansmith/plansmith/principles"
+)
 
 // Phase names, as they appear in --phases and in the state file.
 const (
@@ -30,7 +33,7 @@ type Config struct {
 	MaxRetries        int      // failed validations allowed per phase
 	Request           string   // the user's original request
 	Memory            string   // rendered lessons from earlier runs, for explore
-	Converge          bool     // convergence mode (challenge ledger); handled outside this package
+	Converge          bool     // convergence mode: a challenge ledger decides when the plan is done (converge.go)
 	Gate              bool     // gap-coverage gate on: prompts from draft on ask for a gaps block
 }
 
@@ -42,8 +45,11 @@ type Progress struct {
 	// FinalNext forces the current revise (or iterate) to be validated and
 	// prompted as the final one, whatever its place in the sequence. It is
 	// the seam for convergence mode, which decides finality from its ledger;
-	// this package only reads it.
+	// Step sets it when the ledger decides to finalize.
 	FinalNext bool
+	// Converge is convergence mode's state (the challenge ledger and what
+	// was judged from it); zero outside convergence mode.
+	Converge Convergence
 }
 
 // Kind says what the Stop hook must do with an Outcome.
@@ -59,6 +65,10 @@ const (
 	Exhausted
 	// MaxPhases: the phase budget is spent.
 	MaxPhases
+	// Rethink: convergence mode's verdict RETHINK — a BLOCKING challenge
+	// survived the last critique iteration. The caller saves the current
+	// plan marked as such and ends the loop; Reason explains it.
+	Rethink
 )
 
 // String names the kind for logs and tests.
@@ -72,6 +82,8 @@ func (k Kind) String() string {
 		return "exhausted"
 	case MaxPhases:
 		return "max_phases"
+	case Rethink:
+		return "rethink"
 	}
 	return "unknown"
 }
@@ -80,11 +92,14 @@ func (k Kind) String() string {
 type Outcome struct {
 	Kind     Kind
 	Progress Progress  // the progress to persist (unchanged fields copied)
-	Reason   string    // Block: the text for the model; Exhausted/MaxPhases: a short user-facing explanation
+	Reason   string    // Block: the text for the model; Exhausted/MaxPhases/Rethink: a short user-facing explanation
 	Plan     string    // Finalize: the plan, promise tags removed, trimmed
 	Passed   bool      // the message passed the current phase's checks
 	Problems []Problem // why it did not pass (empty when Passed)
 	Output   Output    // what was answered, for the state body and memory
+	// Decision is what the challenge ledger decided after an accepted
+	// convergence critique; nil for every other answer.
+	Decision *converge.Decision
 }
 
 // Output describes the answer Step judged, so the caller can record it.

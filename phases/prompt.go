@@ -25,6 +25,7 @@ type phaseData struct {
 	Final       bool     // this revise finalizes
 	Iterate     bool     // the extra revise after the sequence
 	Later       []string // the phases still to come after this one, for "not yet" hints
+	Converge    string   // convergence mode: the ledger part of a critique or revise prompt
 
 	UnderstandItems, UnderstandKeywords, ExploreRefs, Options, CritiqueItems, CritiqueEvidence int
 }
@@ -59,10 +60,18 @@ func Prompt(cfg Config, p Progress, note string) string {
 	if cfg.Gate {
 		d.Gaps = render("phases/gaps.md", nil)
 	}
+	if cfg.Converge {
+		switch phase {
+		case Critique:
+			d.Converge = convergeCritiquePrompt(cfg, p)
+		case Revise, Iterate:
+			d.Converge = convergeRevisePrompt(cfg, p)
+		}
+	}
 	if phase == Critique {
 		d.Round = CritiqueRound(cfg, p.Index)
 		d.Perspective = Perspective(d.Round)
-		if !cfg.OpenCritique {
+		if !cfg.OpenCritique && !cfg.Converge {
 			s, err := principles.Render()
 			if err != nil {
 				s = "plansmith: internal error rendering the principles: " + err.Error()

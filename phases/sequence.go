@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/plansmith/plansmith/converge"
 )
 
 // DefaultRefine is the default number of critique/revise cycles.
@@ -32,6 +34,11 @@ type SequenceOptions struct {
 	SkipUnderstand   bool
 	SkipExplore      bool
 	SkipAlternatives bool
+	// Converge: convergence mode runs at most converge.MaxIterations
+	// critiques, so Refine is capped there and an explicit list must hold
+	// one to converge.MaxIterations critiques. (The caller picks the
+	// default: converge.MaxIterations cycles unless the user chose Refine.)
+	Converge bool
 }
 
 // Sequence builds the phase list for a loop: understand, explore,
@@ -39,7 +46,17 @@ type SequenceOptions struct {
 // phases — or exactly opts.Phases when given. Errors name the flag involved.
 func Sequence(opts SequenceOptions) ([]string, error) {
 	if opts.Phases != nil {
-		return CheckPhases(opts.Phases)
+		seq, err := CheckPhases(opts.Phases)
+		if err != nil || !opts.Converge {
+			return seq, err
+		}
+		if n := ConvergeLast(Config{Phases: seq}); n == 0 || n < countOf(seq, Critique) {
+			return nil, fmt.Errorf("--phases: --converge needs 1 to %d critique phases (got %d)", converge.MaxIterations, countOf(seq, Critique))
+		}
+		return seq, nil
+	}
+	if opts.Converge && (opts.Refine < MinRefine || opts.Refine > converge.MaxIterations) {
+		return nil, fmt.Errorf("--refine-iterations: %d is out of range with --converge (%d–%d)", opts.Refine, MinRefine, converge.MaxIterations)
 	}
 	if opts.Refine < MinRefine || opts.Refine > MaxRefine {
 		return nil, fmt.Errorf("--refine-iterations: %d is out of range (%d–%d)", opts.Refine, MinRefine, MaxRefine)
@@ -93,6 +110,16 @@ func CheckPhases(list []string) ([]string, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+func countOf(seq []string, phase string) int {
+	n := 0
+	for _, ph := range seq {
+		if ph == phase {
+			n++
+		}
+	}
+	return n
 }
 
 func isKnown(name string) bool {

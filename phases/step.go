@@ -3,6 +3,8 @@ package phases
 import (
 	"fmt"
 	"strings"
+
+	"github.com/plansmith/plansmith/converge"
 )
 
 // Step judges the assistant's message for the current phase and decides
@@ -18,6 +20,10 @@ import (
 //     reached it, the loop ends with MaxPhases; else Index+1, Retries 0, and
 //     Block with the next phase's instructions.
 //
+// In convergence mode (see converge.go) a passed answer also updates
+// Progress.Converge, and an accepted critique's Decision can mark the next
+// revise final (FinalNext, skipping to it) or end the loop with Rethink.
+//
 // Output always describes the judged message, so the caller can record it
 // (critique text and verdicts) whatever the Kind. A negative Retries or an
 // out-of-range Index never panics: the index is read as Iterate past the
@@ -26,11 +32,12 @@ func Step(cfg Config, p Progress, message string) Outcome {
 	a := &answer{text: message}
 	phase := PhaseAt(cfg, p.Index)
 	out := Outcome{Progress: p, Output: Output{Phase: phase, Text: message}}
+	out.Progress.Converge.Understand, out.Progress.Converge.Explore = "", ""
 	if phase == Critique {
 		out.Output.Round = CritiqueRound(cfg, p.Index)
 	}
 	out.Problems = validate(cfg, p, a)
-	if phase == Critique && !cfg.OpenCritique {
+	if phase == Critique && !cfg.OpenCritique && !cfg.Converge {
 		out.Output.Verdicts = a.verdicts()
 	}
 
@@ -57,9 +64,17 @@ func Step(cfg Config, p Progress, message string) Outcome {
 
 	out.Passed = true
 	out.Progress.Transitions = p.Transitions + 1
+	if cfg.Converge {
+		out.Progress.Converge, out.Decision = convergeStep(cfg, p, a, phase)
+	}
 	if isFinal(cfg, p) {
 		out.Kind = Finalize
 		out.Plan = stripPromises(message)
+		return out
+	}
+	if out.Decision != nil && out.Decision.Next == converge.End {
+		out.Kind = Rethink
+		out.Reason = rethinkReason(Label(cfg, p), *out.Decision)
 		return out
 	}
 	if cfg.MaxPhases > 0 && out.Progress.Transitions >= cfg.MaxPhases {
@@ -69,7 +84,10 @@ func Step(cfg Config, p Progress, message string) Outcome {
 		})
 		return out
 	}
-	next := Progress{Index: max(p.Index, 0) + 1, Transitions: out.Progress.Transitions}
+	next := Progress{Index: max(p.Index, 0) + 1, Transitions: out.Progress.Transitions, Converge: out.Progress.Converge}
+	if out.Decision != nil && out.Decision.Next == converge.FinalRevise {
+		next.Index, next.FinalNext = nextRevise(cfg, p.Index), true
+	}
 	if next.Index > len(cfg.Phases) {
 		next.Index = len(cfg.Phases)
 	}

@@ -15,11 +15,17 @@ type Problem struct {
 	Negative bool   // the thing must be absent: Found must be 0
 	Detail   string // specifics: names missing or found, the wrong promise text
 	Hint     string // what to do about it
+	// Text, when set, is the whole problem as written by a check that does
+	// not count things (the convergence ledger's rules); String returns it.
+	Text string
 }
 
 // String renders the problem, e.g. "numbered items: found 1, need 3 — number
 // each point (1., 2., 3.)".
 func (p Problem) String() string {
+	if p.Text != "" {
+		return p.Text
+	}
 	var b strings.Builder
 	b.WriteString(p.Check)
 	if p.Negative {
@@ -46,6 +52,7 @@ type answer struct {
 	lowerd bool
 	vs     []principles.Verdict
 	parsed bool
+	conv   *converged
 }
 
 func (a *answer) shape() shape {
@@ -86,9 +93,16 @@ func validate(cfg Config, p Progress, a *answer) []Problem {
 	case Draft:
 		return validateDraft(cfg, a)
 	case Critique:
+		if cfg.Converge {
+			return validateConvergeCritique(cfg, p, a)
+		}
 		return validateCritique(cfg, a)
 	case Revise, Iterate:
-		return validateRevise(cfg, a, isFinal(cfg, p))
+		probs := validateRevise(cfg, a, isFinal(cfg, p))
+		if cfg.Converge {
+			probs = append(probs, unaddressed(cfg, p, a)...)
+		}
+		return probs
 	}
 	return []Problem{{Check: "known phase", Need: 1, Detail: fmt.Sprintf("the state names phase %q", phase), Hint: "the loop's state is damaged; cancel it and start again"}}
 }

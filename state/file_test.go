@@ -6,12 +6,16 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith/converge"
 )
 
 func sampleLoop() Loop {
@@ -211,4 +215,46 @@ func TestLockSerialises(t *testing.T) {
 	}
 	unlock()
 	<-acquired
+}
+
+func TestRoundTripConvergence(t *testing.T) {
+	l := sampleLoop()
+	l.Converge, l.FinalNext = true, true
+	l.Convergence = &Convergence{
+		Verdict: converge.ReviseStrong, Next: converge.FinalRevise, Reason: `SIGNIFICANT C2 left: "slow" --- path`,
+		Complexity: &converge.Complexity{Score: 8, Steps: 3, Domains: []string{"backend", "data"}, Integrations: []string{"payments"}, Unknowns: 4, Files: 6, Team: converge.Scaled},
+		Scores:     &converge.Scores{ApproachSoundness: 7, RiskCoverage: 6, AssumptionValidity: 5, IntegrationFeasibility: 8, UnknownsCoverage: 4, ConstraintAlignment: 9},
+		Ledger: converge.Ledger{Iteration: 2, Limit: 3, Degraded: true,
+			Rounds: []converge.Round{{Iteration: 1, New: 2}, {Iteration: 2, New: 1, Resolved: 0, Degraded: true}},
+			Challenges: []converge.Entry{
+				{ID: "C1", Claim: "cache: never \"invalidated\"\n---", Severity: converge.Blocking, Status: converge.Resolved,
+					History: []converge.Mark{{Iteration: 1, Status: converge.Open}, {Iteration: 2, Status: converge.Resolved}}},
+				{ID: "C2", Claim: "인증 지연", Severity: converge.Significant, Status: converge.Unresolved, Mitigation: "retry",
+					History: []converge.Mark{{Iteration: 2, Status: converge.Unresolved}}},
+			}},
+	}
+	assertRoundTrip(t, &File{Loop: l, Body: "body\n"})
+
+	l.Convergence = &Convergence{} // before the first critique
+	assertRoundTrip(t, &File{Loop: l, Body: "body\n"})
+}
+
+func TestEncodeInlineStruct(t *testing.T) {
+	type Inner struct {
+		A string `yaml:"a"`
+		N int    `yaml:"n,omitempty"`
+	}
+	type outer struct {
+		Inner `yaml:",inline"`
+		B     []string `yaml:"b"`
+	}
+	in := outer{Inner{A: "x: \"y\"\n---", N: 2}, []string{"c"}}
+	n, err := encodeExact(reflect.ValueOf(in))
+	require.NoError(t, err)
+	out, err := yaml.Marshal(n)
+	require.NoError(t, err)
+	assert.Equal(t, "a: \"x: \\\"y\\\"\\n---\"\nn: 2\nb:\n    - \"c\"\n", string(out))
+	var back outer
+	require.NoError(t, yaml.Unmarshal(out, &back))
+	assert.Equal(t, in, back)
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"time"
 
+	"github.com/plansmith/plansmith/converge"
 	"github.com/plansmith/plansmith/gate"
 )
 
@@ -20,7 +21,7 @@ type Loop struct {
 	RefineIterations  int      `yaml:"refine_iterations"`
 	MaxPhases         int      `yaml:"max_phases"`
 	MaxRetries        int      `yaml:"max_retries"`
-	CritiqueMode      string   `yaml:"critique_mode"` // principles | open
+	CritiqueMode      string   `yaml:"critique_mode"` // principles | open | converge
 	UseMemory         bool     `yaml:"use_memory"`
 	BlockTools        bool     `yaml:"block_tools"`
 	RequiredSections  []string `yaml:"required_sections"`
@@ -39,6 +40,10 @@ type Loop struct {
 	Paused            bool     `yaml:"paused"`
 	PausedReason      string   `yaml:"paused_reason,omitempty"` // what the paused block would have said
 	LastProblems      []string `yaml:"last_problems,omitempty"`
+	FinalNext         bool     `yaml:"final_next,omitempty"` // the current or next revise is the final one (set by convergence mode)
+
+	// Convergence mode's record (--converge); nil outside it.
+	Convergence *Convergence `yaml:"convergence,omitempty"`
 
 	// Records kept for the saved plan and memory.
 	PrincipleFails []PrincipleFail `yaml:"principle_fails,omitempty"`
@@ -52,6 +57,19 @@ type Loop struct {
 	// Set when the loop ends.
 	ExitReason string    `yaml:"exit_reason,omitempty"`
 	EndedAt    time.Time `yaml:"ended_at,omitempty"`
+}
+
+// Convergence is what convergence mode keeps between Stop-hook calls: the
+// challenge ledger (its iteration, rounds and every challenge with its
+// status history), the complexity assessment that picked the critique
+// team, the last critique's scores, and the last decision.
+type Convergence struct {
+	Verdict    converge.Verdict     `yaml:"verdict,omitempty"` // empty while the loop continues
+	Next       converge.Next        `yaml:"next,omitempty"`    // what the last decision said comes next
+	Reason     string               `yaml:"reason,omitempty"`  // why, in one sentence
+	Complexity *converge.Complexity `yaml:"complexity,omitempty"`
+	Scores     *converge.Scores     `yaml:"scores,omitempty"`
+	Ledger     converge.Ledger      `yaml:"ledger"`
 }
 
 // PrincipleFail is one principle a critique judged FAIL, kept for memory.

@@ -101,6 +101,11 @@ func encodeStruct(v reflect.Value) (*yaml.Node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", name, err)
 		}
+		if strings.Contains(opts, "inline") && c.Kind == yaml.MappingNode {
+			// As yaml.v3 does: the embedded struct's keys join this mapping.
+			n.Content = append(n.Content, c.Content...)
+			continue
+		}
 		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, c)
 	}
 	return n, nil

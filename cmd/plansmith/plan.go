@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/plansmith/plansmith/converge"
 	"github.com/plansmith/plansmith/hooks"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
@@ -34,7 +35,10 @@ type PlanOptions struct {
 	GateRetries       int
 	MaxRetries        int
 	Converge          bool
-	Prompt            []string
+	// RefineSet is true when --refine-iterations was given: --converge
+	// then keeps it (1 to converge.MaxIterations) instead of its own default.
+	RefineSet bool
+	Prompt    []string
 }
 
 const defaultSections = "Goal,Scope,Non-Scope,Steps,Verification,Risks,Open Questions"
@@ -43,7 +47,7 @@ func planFlags(o *PlanOptions) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fs.IntVar(&o.MaxPhases, "max-phases", 0, "phase transitions allowed before the loop stops (0 = unlimited)")
 	fs.IntVar(&o.MaxPhases, "max-iterations", 0, "alias of --max-phases")
-	fs.IntVar(&o.RefineIterations, "refine-iterations", 2, "critique/revise cycles, 1 to 4")
+	fs.IntVar(&o.RefineIterations, "refine-iterations", 2, "critique/revise cycles, 1 to 4 (with --converge: at most 3, default 3)")
 	fs.StringVar(&o.Phases, "phases", "", `exact phase list, e.g. "understand,draft,critique,revise"`)
 	fs.BoolVar(&o.SkipUnderstand, "skip-understand", false, "leave out the understand phase")
 	fs.BoolVar(&o.SkipExplore, "skip-explore", false, "leave out the explore phase")
@@ -57,7 +61,7 @@ func planFlags(o *PlanOptions) *pflag.FlagSet {
 	fs.BoolVar(&o.NoGate, "no-gate", false, "turn off the gap-coverage gate")
 	fs.IntVar(&o.GateRetries, "gate-retries", 2, "failed gate assessments allowed before the loop ends, 1 to 10")
 	fs.IntVar(&o.MaxRetries, "max-retries", 3, "failed validations allowed per phase, 0 to 20")
-	fs.BoolVar(&o.Converge, "converge", false, "let a challenge ledger decide when the plan is done")
+	fs.BoolVar(&o.Converge, "converge", false, "let a challenge ledger decide when the plan is done (up to 3 critique/revise cycles)")
 	fs.SortFlags = false
 	return fs
 }
@@ -82,6 +86,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 				return err
 			}
 			opts.Prompt = prompt
+			opts.RefineSet = fs.Changed("refine-iterations")
 			return planRun(env, opts)
 		},
 	}
@@ -140,6 +145,10 @@ func (o *PlanOptions) validate() error {
 		return usagef("plan: --max-phases must be 0 (unlimited) or more (got %d)", o.MaxPhases)
 	case o.RefineIterations < 1 || o.RefineIterations > 4:
 		return usagef("plan: --refine-iterations must be from 1 to 4 (got %d)", o.RefineIterations)
+	case o.Converge && o.RefineSet && o.RefineIterations > converge.MaxIterations:
+		return usagef("plan: --refine-iterations must be from 1 to %d with --converge (got %d)", converge.MaxIterations, o.RefineIterations)
+	case o.Converge && o.OpenCritique:
+		return usagef("plan: --open-critique cannot be combined with --converge (convergence critiques are challenge blocks)")
 	case o.GateRetries < 1 || o.GateRetries > 10:
 		return usagef("plan: --gate-retries must be from 1 to 10 (got %d)", o.GateRetries)
 	case o.MaxRetries < 0 || o.MaxRetries > 20:
@@ -181,15 +190,24 @@ func planRun(env *Env, o *PlanOptions) error {
 	if o.Phases != "" {
 		explicit = phases.ParseList(o.Phases)
 	}
+	refine := o.RefineIterations
+	if o.Converge && !o.RefineSet {
+		// The ledger, not a count, ends the loop: give it every iteration.
+		refine = converge.MaxIterations
+	}
 	seq, err := phases.Sequence(phases.SequenceOptions{
 		Phases:           explicit,
-		Refine:           o.RefineIterations,
+		Refine:           refine,
+		Converge:         o.Converge,
 		SkipUnderstand:   o.SkipUnderstand,
 		SkipExplore:      o.SkipExplore,
 		SkipAlternatives: o.SkipAlternatives,
 	})
 	if err != nil {
 		return usagef("plan: %v", err)
+	}
+	if o.Converge {
+		refine = phases.ConvergeLast(phases.Config{Phases: seq}) // what an explicit --phases holds
 	}
 	p, err := env.paths()
 	if err != nil {
@@ -202,7 +220,7 @@ func planRun(env *Env, o *PlanOptions) error {
 		StartedAt:         now,
 		Request:           strings.Join(o.Prompt, " "),
 		Phases:            seq,
-		RefineIterations:  o.RefineIterations,
+		RefineIterations:  refine,
 		MaxPhases:         o.MaxPhases,
 		MaxRetries:        o.MaxRetries,
 		CritiqueMode:      "principles",
@@ -215,8 +233,12 @@ func planRun(env *Env, o *PlanOptions) error {
 		Converge:          o.Converge,
 		Phase:             seq[0],
 	}
-	if o.OpenCritique {
+	switch {
+	case o.OpenCritique:
 		loop.CritiqueMode = "open"
+	case o.Converge:
+		loop.CritiqueMode = "converge"
+		loop.Convergence = &state.Convergence{}
 	}
 
 	unlock, err := state.Lock(p)

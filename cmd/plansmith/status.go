@@ -35,6 +35,8 @@ type Status struct {
 	CritiqueMode      string   `json:"critique_mode,omitempty"`
 	StartedAt         string   `json:"started_at,omitempty"`
 	LastProblems      []string `json:"last_problems,omitempty"`
+	// Converge is convergence mode's state: complexity, team, ledger.
+	Converge *hooks.ConvergeStatus `json:"converge,omitempty"`
 }
 
 func newStatusCmd(env *Env) *cobra.Command {
@@ -102,6 +104,7 @@ func statusOf(f *state.File) Status {
 	if l.Gate {
 		st.Gate = hooks.GateStatus(f)
 	}
+	st.Converge = hooks.Converge(f)
 	return st
 }
 
@@ -150,8 +153,33 @@ func (st Status) text() string {
 	fmt.Fprintf(&b, "Gate:     %s\n", st.Gate)
 	onOff := map[bool]string{true: "on", false: "off"}
 	fmt.Fprintf(&b, "Options:  critique %s, memory %s, read-only tools %s\n", st.CritiqueMode, onOff[st.Memory], onOff[st.BlockTools])
+	if c := st.Converge; c != nil {
+		b.WriteString(convergeText(c))
+	}
 	for _, p := range st.LastProblems {
 		fmt.Fprintf(&b, "Last check: %s\n", p)
+	}
+	return b.String()
+}
+
+// convergeText is convergence mode's part of the status text: the team and
+// what chose it, the ledger in one line, the last decision, and the active
+// challenges.
+func convergeText(c *hooks.ConvergeStatus) string {
+	var b strings.Builder
+	if c.Complexity != nil {
+		fmt.Fprintf(&b, "Converge: complexity %d/16, %s team (next critique: %s)\n", *c.Complexity, c.Team, strings.Join(c.Perspectives, ", "))
+	} else {
+		fmt.Fprintf(&b, "Converge: complexity not assessed yet (after explore), %s team until then\n", c.Team)
+	}
+	fmt.Fprintf(&b, "Ledger:   %s\n", c.Summary)
+	if c.Next != "" {
+		fmt.Fprintf(&b, "Decision: %s — %s\n", c.Next, c.Reason)
+	}
+	for _, e := range c.Ledger {
+		if e.Status == "OPEN" || e.Status == "UNRESOLVED" {
+			fmt.Fprintf(&b, "  %s [%s, %s] %s\n", e.ID, e.Severity, e.Status, oneLine(e.Claim, 90))
+		}
 	}
 	return b.String()
 }
