@@ -553,3 +553,167 @@ func TestSecondSessionIsLeftAlone(t *testing.T) {
 	assert.Contains(t, out, "exit_reason: \"completed\"")
 	assert.Contains(t, out, "retries: 0")
 }
+
+// The gap-coverage gate (DESIGN.md, "The gap-coverage gate"). After the final
+// revise passes its checks the Stop hook blocks: run the critic and the
+// validator with the Agent tool on the prompts it wrote under
+// .claude/plansmith/gate/, then reply with both outputs wrapped in
+// <critic-output> and <validator-output>.
+
+const (
+	criticPrompt    = ".claude/plansmith/gate/critic-prompt.md"
+	validatorPrompt = ".claude/plansmith/gate/validator-prompt.md"
+)
+
+// wrapped is a gate reply: the sub-agents' outputs in their tags.
+func wrapped(critic, validator string) string {
+	return "<critic-output>\n" + critic + "\n</critic-output>\n\n<validator-output>\n" + validator + "\n</validator-output>"
+}
+
+// between returns the text between open and close in s.
+func between(s, open, close string) string {
+	_, rest, _ := strings.Cut(s, open)
+	inner, _, _ := strings.Cut(rest, close)
+	return strings.TrimSpace(inner)
+}
+
+// agent calls the Agent tool with a prompt made from the project file rel
+// (read when the reply is due) and extra text after it.
+func agent(what, rel, extra string) ms.Reply {
+	return ms.Func(func(r ms.Request) ms.Reply {
+		b, err := os.ReadFile(filepath.Join(e2eProject(r), rel))
+		if err != nil {
+			return ms.Text("cannot read " + rel + ": " + err.Error())
+		}
+		prompt := string(b)
+		if extra != "" {
+			prompt += "\n\n" + extra
+		}
+		return ms.Tool("Agent", map[string]string{"description": what, "prompt": prompt, "subagent_type": "general-purpose"})
+	})
+}
+
+// subAgentPrompts records the prompts the sub-agents' requests carried and
+// answers each with the next of outputs.
+type subAgentPrompts struct {
+	mu      sync.Mutex
+	prompts []string
+}
+
+func (s *subAgentPrompts) answer(output string) ms.Reply {
+	return ms.Func(func(r ms.Request) ms.Reply {
+		s.mu.Lock()
+		s.prompts = append(s.prompts, r.LastUserText)
+		s.mu.Unlock()
+		return ms.Text(output)
+	})
+}
+
+func (s *subAgentPrompts) all() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.prompts...)
+}
+
+func TestGatePassesWithSubAgents(t *testing.T) {
+	t.Parallel()
+	gate := sessionText(t, "09-gate.md")
+	critic := between(gate, "<critic-output>", "</critic-output>")
+	validator := between(gate, "<validator-output>", "</validator-output>")
+	sub := &subAgentPrompts{}
+	e := plansmithEnv(t,
+		runCommand("plan"),
+		answer(t, "08-final.md"),
+		// Sub-agent requests reach the same model server, in order, between
+		// the main agent's Agent call and the request carrying its result.
+		agent("critic", criticPrompt, ""),
+		sub.answer(critic),
+		agent("validator", validatorPrompt, critic),
+		sub.answer(validator),
+		ms.Text(gate),
+	)
+	res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+	assert.Zero(t, e.Model.Overruns())
+	reqs := e.Model.Requests()
+	got := feedback(reqs)
+	require.Len(t, got, 1, "the gate blocks once, after the final revise")
+	require.Len(t, reqs, 7)
+	begin := got[0]
+	assert.Contains(t, begin, "Agent tool")
+	assert.Contains(t, begin, "critic-prompt.md")
+	assert.Contains(t, begin, "validator-prompt.md")
+	assert.Contains(t, begin, "<critic-output>")
+	assert.Contains(t, begin, "<validator-output>")
+
+	// The critic never sees the plan's gaps; the validator sees them.
+	prompts := sub.all()
+	require.Len(t, prompts, 2)
+	assert.Contains(t, prompts[0], "## Steps")
+	assert.NotContains(t, prompts[0], "GAP-1")
+	assert.NotContains(t, prompts[0], "rodin:gaps")
+	assert.Contains(t, prompts[1], "GAP-1: Redis failover behaviour")
+	assert.Contains(t, prompts[1], "FINDING-1: Counters reset on Redis failover")
+	for _, i := range []int{3, 5} {
+		require.Len(t, reqs[i].ToolResults, 1)
+		assert.Equal(t, "Agent", reqs[i].ToolResults[0].ToolName)
+		assert.False(t, reqs[i].ToolResults[0].IsError, "the Agent tool is allowed while planning")
+	}
+	assert.Contains(t, reqs[3].ToolResults[0].Content, critic)
+	assert.Empty(t, res.PermissionDenials)
+
+	// PASS: the stop is allowed, the plan saved as verified with its gaps.
+	assert.Equal(t, gate, res.Result)
+	stops := stopOutputs(t, res)
+	require.NotEmpty(t, stops)
+	last := stops[len(stops)-1]
+	assert.Empty(t, last.Decision)
+	assert.Contains(t, last.SystemMessage, "approved by the gate")
+	assert.Nil(t, loop(t, e))
+	out := e.ProjectFile(".claude/plansmith-output.local.md")
+	assert.Contains(t, out, "exit_reason: \"completed\"")
+	assert.Contains(t, out, "verified: true")
+	assert.Contains(t, out, "GAP-1: Redis failover behaviour")
+	assert.NotContains(t, out, "<promise>")
+}
+
+func TestGateFailsThenPasses(t *testing.T) {
+	t.Parallel()
+	final := sessionText(t, "08-final.md")
+	finding := "### FINDING-1: No rollback plan for the limiter\n" +
+		"- **Severity**: high\n" +
+		"- **Description**: If the limiter misbehaves in production there is no flag to turn it off without a deploy."
+	fail := wrapped(finding, "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered by any gap.")
+	pass := wrapped(finding, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-2.")
+	gap2 := "### GAP-2: No switch to turn the limiter off\n" +
+		"- **Severity**: high\n" +
+		"- **Description**: Disabling the limiter needs a deploy; a runtime flag is left for a follow-up."
+	revised := strings.Replace(final, "<!-- rodin:gaps:end -->", gap2+"\n<!-- rodin:gaps:end -->", 1)
+	require.NotEqual(t, final, revised)
+
+	// The scripted agent skips the sub-agents and replies with their
+	// outputs directly, as demo/session/09-gate.md does.
+	e := plansmithEnv(t,
+		runCommand("plan"),
+		ms.Text(final),
+		ms.Text(fail),
+		ms.Text(revised),
+		ms.Text(pass),
+	)
+	res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+	got := feedback(e.Model.Requests())
+	require.Len(t, got, 3, "assess, revise with the uncovered finding, assess again")
+	assert.Zero(t, e.Model.Overruns())
+	assert.Equal(t, pass, res.Result)
+	assert.Contains(t, got[0], "critic-prompt.md")
+	assert.Contains(t, got[1], "FINDING-1")
+	assert.Contains(t, got[1], "No rollback plan for the limiter")
+	assert.Contains(t, got[1], "rodin:gaps:start", "the agent is told where to document the gap")
+	assert.Contains(t, got[2], "critic-prompt.md", "the changed plan needs a fresh assessment")
+	assert.Contains(t, e.ProjectFile(validatorPrompt), "GAP-2", "the new assessment sees the new gap")
+
+	assert.Nil(t, loop(t, e))
+	out := e.ProjectFile(".claude/plansmith-output.local.md")
+	assert.Contains(t, out, "exit_reason: \"completed\"")
+	assert.Contains(t, out, "verified: true")
+	assert.Contains(t, out, "GAP-2: No switch to turn the limiter off")
+}
