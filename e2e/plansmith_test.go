@@ -403,20 +403,19 @@ func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 	assert.Contains(t, out, fmt.Sprintf("retries: %d", hooks.DefaultBlockCap+1))
 }
 
-// pausedEarly is the opening of a loop that pauses after one block, with
-// Claude Code's cap (which plansmith reads too) lowered to 1: the loop is
-// left active and paused at alternatives [3/8] when the run ends.
-func pausedEarly(t *testing.T) []ms.Reply {
-	return []ms.Reply{runCommand("plan"), answer(t, "01-understand.md"), answer(t, "02-explore.md")}
-}
-
 func TestCancelEndsTheLoop(t *testing.T) {
 	t.Parallel()
-	script := append(pausedEarly(t),
+	script := []ms.Reply{
+		// With Claude Code's cap (which plansmith reads too) lowered to 1,
+		// the first run pauses after one block, leaving the loop active at
+		// alternatives [3/8]; the user then cancels it.
+		runCommand("plan"),
+		answer(t, "01-understand.md"),
+		answer(t, "02-explore.md"),
 		runCommand("cancel"),
 		fileTool("Write", "NOTES.md", map[string]string{"content": "free again\n"}),
 		ms.Text(failing),
-	)
+	}
 	e := plansmithEnv(t, script...)
 	e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
 
@@ -443,7 +442,9 @@ func TestCancelEndsTheLoop(t *testing.T) {
 	assert.False(t, reqs[5].ToolResults[0].IsError, "writes are allowed again: %s", reqs[5].ToolResults[0].Content)
 	assert.Equal(t, "free again\n", e.ProjectFile("NOTES.md"))
 	assert.Empty(t, feedback(reqs[3:]))
-	for _, o := range stopOutputs(t, res2) {
+	stops := stopOutputs(t, res2)
+	require.NotEmpty(t, stops)
+	for _, o := range stops {
 		assert.Equal(t, hooks.StopOutput{}, o)
 	}
 
