@@ -654,12 +654,14 @@ func TestGatePassesWithSubAgents(t *testing.T) {
 	assert.NotContains(t, prompts[0], "rodin:gaps")
 	assert.Contains(t, prompts[1], "GAP-1: Redis failover behaviour")
 	assert.Contains(t, prompts[1], "FINDING-1: Counters reset on Redis failover")
-	for _, i := range []int{3, 5} {
+	// Requests 3 and 5 are the sub-agents' own; the main agent gets their
+	// results in the requests after them.
+	for _, i := range []int{4, 6} {
 		require.Len(t, reqs[i].ToolResults, 1)
 		assert.Equal(t, "Agent", reqs[i].ToolResults[0].ToolName)
 		assert.False(t, reqs[i].ToolResults[0].IsError, "the Agent tool is allowed while planning")
 	}
-	assert.Contains(t, reqs[3].ToolResults[0].Content, critic)
+	assert.Contains(t, reqs[4].ToolResults[0].Content, critic)
 	assert.Empty(t, res.PermissionDenials)
 
 	// PASS: the stop is allowed, the plan saved as verified with its gaps.

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/templates"
@@ -12,6 +13,11 @@ import (
 // For a running loop it only resets the block count and reminds the agent
 // which phase it is in.
 func UserPromptSubmit(in Input, env Env) any {
+	if isCancelPrompt(in.Prompt) {
+		// The user is ending the loop: resuming it now would tell the agent
+		// to carry on with a phase in the same breath.
+		return nil
+	}
 	s := openLoop(in, env)
 	if s == nil {
 		return nil
@@ -36,4 +42,16 @@ func UserPromptSubmit(in Input, env Env) any {
 	}
 	f.Loop.PausedReason = ""
 	return addContext(text)
+}
+
+// isCancelPrompt recognises the cancel slash command, as a plugin command
+// (/plansmith:cancel) or as installed into settings (/plansmith-cancel).
+func isCancelPrompt(prompt string) bool {
+	p := strings.TrimSpace(prompt)
+	for _, c := range []string{"/plansmith:cancel", "/plansmith-cancel"} {
+		if p == c || strings.HasPrefix(p, c+" ") {
+			return true
+		}
+	}
+	return false
 }
