@@ -59,6 +59,8 @@ func TestHookOutputsGolden(t *testing.T) {
 	understand := sessionText(t, "01-understand.md")
 	final := sessionText(t, "08-final.md")
 	capOne := []string{"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1"}
+	gatePass := sessionText(t, "09-gate.md")
+	gateFail := "<critic-output>\n### FINDING-1: No backoff guidance\n- **Severity**: high\n- **Description**: Clients are not told how to back off.\n</critic-output>\n<validator-output>\n### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered by any gap.\n</validator-output>"
 
 	tests := []struct {
 		// name is the golden file's name without .json, "<event>-<case>";
@@ -93,6 +95,15 @@ func TestHookOutputsGolden(t *testing.T) {
 			env: capOne, plan: []string{"--no-gate", request}, before: []hookCall{stopCall(failing), stopCall(failing)}, call: promptCall("continue")},
 		{name: "userpromptsubmit-reminder", what: "a prompt while the loop runs: which phase is being answered",
 			plan: []string{"--no-gate", request}, call: promptCall("how is it going?")},
+
+		{name: "stop-gate-begin", what: "the final revise passes with the gate on: ask for the critic and validator",
+			plan: []string{"--phases", "revise", request}, call: stopCall(final)},
+		{name: "stop-gate-revise", what: "the validator finds an uncovered finding: back to revise",
+			plan: []string{"--phases", "revise", request}, before: []hookCall{stopCall(final)}, call: stopCall(gateFail)},
+		{name: "stop-gate-passed", what: "the gate passes: save the verified plan",
+			plan: []string{"--phases", "revise", request}, before: []hookCall{stopCall(final)}, call: stopCall(gatePass)},
+		{name: "stop-gate-failed", what: "the last allowed assessment fails: save the plan unverified",
+			plan: []string{"--phases", "revise", "--gate-retries", "1", request}, before: []hookCall{stopCall(final)}, call: stopCall(gateFail)},
 
 		{what: "stop without a loop", call: stopCall(understand)},
 		{what: "stop in another session", plan: []string{"--no-gate", request}, session: "other-session", call: stopCall(failing)},
