@@ -221,27 +221,82 @@ func newGateCheckFindingsCmd(env *Env) *cobra.Command {
 }
 
 func newGateCheckVerdictCmd(env *Env) *cobra.Command {
-	return &cobra.Command{
+	var planPath string
+	cmd := &cobra.Command{
 		Use:   "check-verdict [FILE|-]",
 		Short: "Check the validator's output (stdin by default): PASS or FAIL and its reason",
-		Args:  cobra.MaximumNArgs(1),
+		Long: "Parses the validator's output and prints its verdict and reason. The input may be the bare\n" +
+			"output or wrapped in <" + gate.ValidatorTag + ">…</" + gate.ValidatorTag + ">. With --plan, the input must also\n" +
+			"hold the critic's output in <" + gate.CriticTag + ">…</" + gate.CriticTag + ">, and the deterministic cross-checks\n" +
+			"apply: no high or medium findings is a PASS whatever the validator said, and a PASS with high\n" +
+			"or medium findings while the plan documents no gaps at all is a FAIL.",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := readTextArg(env, args)
 			if err != nil {
 				return checkFailed(env, "gate check-verdict: %v", err)
 			}
-			v, err := gate.ParseVerdict(text)
+			r := gate.SplitReply(text)
+			vtext := text
+			if r.HasValidator {
+				vtext = r.Validator
+			}
+			v, err := gate.ParseVerdict(vtext)
 			if err != nil {
 				return checkFailed(env, "gate check-verdict: %v; run the validator once more", err)
 			}
+			pass, reason, note := v.Pass, v.Reason, ""
+			if planPath != "" {
+				if !r.HasCritic || !r.HasValidator {
+					return checkFailed(env, "gate check-verdict: with --plan, wrap the critic's output in <%s>…</%s> and the validator's in <%s>…</%s>",
+						gate.CriticTag, gate.CriticTag, gate.ValidatorTag, gate.ValidatorTag)
+				}
+				f, err := gate.ParseFindings(r.Critic)
+				if err != nil {
+					return checkFailed(env, "gate check-verdict: %v; run the critic once more", err)
+				}
+				plan, err := os.ReadFile(planPath)
+				if err != nil {
+					return checkFailed(env, "gate check-verdict: --plan: %v", err)
+				}
+				g, err := gate.ParseGaps(string(plan))
+				if err != nil {
+					return checkFailed(env, "gate check-verdict: --plan %s: %v", planPath, err)
+				}
+				pass, reason, note = crossCheck(pass, reason, f, g)
+			}
 			word := "FAIL"
-			if v.Pass {
+			if pass {
 				word = "PASS"
 			}
-			fmt.Fprintf(env.Stdout, "verdict: %s\nreason: %s\n", word, v.Reason)
+			fmt.Fprintf(env.Stdout, "verdict: %s\nreason: %s\n", word, reason)
+			if note != "" {
+				fmt.Fprintf(env.Stdout, "note: %s\n", note)
+			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&planPath, "plan", "", "the plan file: cross-check the verdict with the critic's findings and the plan's gaps")
+	return cmd
+}
+
+// crossCheck overrides the validator where the facts decide alone, as the
+// loop's gate does: the validator judges coverage, not whether findings or
+// gaps exist.
+func crossCheck(pass bool, reason string, f gate.Findings, g gate.Gaps) (bool, string, string) {
+	serious := f.Serious()
+	switch {
+	case len(serious) == 0 && !pass:
+		return true, "the critic reported no high or medium findings", "validator FAIL overridden: " + reason
+	case len(serious) > 0 && pass && len(g.Items) == 0:
+		labels := make([]string, len(serious))
+		for i, s := range serious {
+			labels[i] = s.Label() + " (" + s.Title + ")"
+		}
+		return false, "uncovered: " + strings.Join(labels, ", ") + "; the plan documents no gaps",
+			"validator PASS overridden: high or medium findings and an empty gaps block"
+	}
+	return pass, reason, ""
 }
 
 func newGateSignalCmd(env *Env) *cobra.Command {
