@@ -40,11 +40,23 @@ const maxInput = 64 << 20
 
 // DecodeInput reads one hook input object from r.
 func DecodeInput(r io.Reader) (Input, error) {
-	var in Input
+	in, _, err := readInput(r)
+	return in, err
+}
+
+// readInput is DecodeInput that also returns the bytes it read, for the one
+// caller that must look at input it could not decode (ExitPlanMode).
+func readInput(r io.Reader) (Input, []byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
 	if err != nil {
-		return in, fmt.Errorf("reading hook input: %w", err)
+		return Input{}, data, fmt.Errorf("reading hook input: %w", err)
 	}
+	in, err := decodeInput(data)
+	return in, data, err
+}
+
+func decodeInput(data []byte) (Input, error) {
+	var in Input
 	if len(data) > maxInput {
 		return in, errors.New("hook input is larger than 64 MiB")
 	}

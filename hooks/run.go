@@ -34,12 +34,12 @@ func Run(event string, stdin io.Reader, stdout io.Writer, env Env) {
 			fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
 		}
 	}()
-	in, err := DecodeInput(stdin)
+	in, raw, err := readInput(stdin)
 	if err != nil {
 		if event == "pretooluse" {
 			// The one hook that must not fail open: a malformed ExitPlanMode
 			// call is refused by the plan-mode gate, everything else passes.
-			if out := planModeMalformed(err); out != nil {
+			if out := planModeMalformed(in, raw, err, env); out != nil {
 				writeJSON(stdout, out, env)
 			}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,6 +25,13 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") != "",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"stopinput": cmdStopInput,
+			"expand":    cmdExpand,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" { // file modes do not stop root from reading
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(env *testscript.Env) error {
 			root, err := filepath.Abs("../..")
@@ -55,4 +63,14 @@ func cmdStopInput(ts *testscript.TestScript, neg bool, args []string) {
 	})
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), data, 0o644))
+}
+
+// cmdExpand copies a file with $VARS replaced by the script's environment,
+// for hook inputs that must hold absolute paths: expand IN OUT.
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand IN OUT")
+	}
+	out := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
 }

@@ -37,6 +37,41 @@ type Status struct {
 	LastProblems      []string `json:"last_problems,omitempty"`
 	// Converge is convergence mode's state: complexity, team, ledger.
 	Converge *hooks.ConvergeStatus `json:"converge,omitempty"`
+	// PlanModeGate is the project's plan-mode gate switch; it applies with
+	// or without a loop.
+	PlanModeGate PlanModeGate `json:"plan_mode_gate"`
+}
+
+// PlanModeGate is the plan-mode gate's state in a project.
+type PlanModeGate struct {
+	State   string `json:"state"`             // on or off
+	Source  string `json:"source"`            // the settings file, or "default"
+	Problem string `json:"problem,omitempty"` // why the settings file was ignored
+}
+
+func planModeGateOf(project string) PlanModeGate {
+	s, err := hooks.LoadPlanModeSetting(project)
+	g := PlanModeGate{State: "on", Source: "default"}
+	if !s.On {
+		g.State = "off"
+	}
+	if s.Source != "" {
+		g.Source = s.Source
+	}
+	if err != nil {
+		g.Problem = err.Error()
+	}
+	return g
+}
+
+func (g PlanModeGate) text() string {
+	switch {
+	case g.Problem != "":
+		return fmt.Sprintf("Plan-mode gate: %s (%s; ignored, so the gate stays on)\n", g.State, g.Problem)
+	case g.Source == "default":
+		return fmt.Sprintf("Plan-mode gate: %s (default; plan_mode_gate: off in %s turns it off)\n", g.State, hooks.SettingsFile)
+	}
+	return fmt.Sprintf("Plan-mode gate: %s (set in %s)\n", g.State, g.Source)
 }
 
 func newStatusCmd(env *Env) *cobra.Command {
@@ -57,6 +92,7 @@ func newStatusCmd(env *Env) *cobra.Command {
 				return fmt.Errorf("%v\nRun 'plansmith cancel' to archive it", err)
 			}
 			st := statusOf(f)
+			st.PlanModeGate = planModeGateOf(p.Project)
 			if asJSON {
 				enc := json.NewEncoder(env.Stdout)
 				enc.SetIndent("", "  ")
@@ -130,7 +166,7 @@ func progressLine(seq []string, index int) string {
 
 func (st Status) text() string {
 	if !st.Active {
-		return "plansmith: no planning loop is active.\n"
+		return "plansmith: no planning loop is active.\n" + st.PlanModeGate.text()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "plansmith: planning loop active (started %s", st.StartedAt)
@@ -159,6 +195,7 @@ func (st Status) text() string {
 	for _, p := range st.LastProblems {
 		fmt.Fprintf(&b, "Last check: %s\n", p)
 	}
+	b.WriteString(st.PlanModeGate.text())
 	return b.String()
 }
 

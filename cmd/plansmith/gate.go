@@ -1,0 +1,342 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/state"
+)
+
+// The gate subcommands are the deterministic half of /plansmith:gate: the
+// slash command's agent runs the critic and validator, and these print
+// exactly what to give them and check exactly what came back. Each prints
+// plainly; a failed check is exit status 1 with a one-line reason.
+
+func newGateCmd(env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gate",
+		Short: "Helpers for the plan-mode gap-coverage gate (/plansmith:gate)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("gate: name a subcommand: critic-input, leakage, check-plan, check-findings, check-verdict or signal")
+		},
+	}
+	cmd.AddCommand(
+		newGateCriticInputCmd(env),
+		newGateLeakageCmd(env),
+		newGateCheckPlanCmd(env),
+		newGateCheckFindingsCmd(env),
+		newGateCheckVerdictCmd(env),
+		newGateSignalCmd(env),
+	)
+	return cmd
+}
+
+// checkFailed reports a failed check: one line on stderr, exit status 1.
+func checkFailed(env *Env, format string, a ...any) error {
+	msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
+	fmt.Fprintf(env.Stderr, "plansmith: %s\n", msg)
+	return &exitError{code: 1}
+}
+
+func onePath(name string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usagef("gate %s: give exactly one plan file (got %d arguments)", name, len(args))
+		}
+		return nil
+	}
+}
+
+func newGateCriticInputCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "critic-input PLAN",
+		Short: "Print the plan as the critic must see it: without the gaps block and rodin metadata",
+		Args:  onePath("critic-input"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			plan, err := os.ReadFile(args[0])
+			if err != nil {
+				return checkFailed(env, "gate critic-input: %v", err)
+			}
+			fmt.Fprintln(env.Stdout, strings.TrimRight(gate.PlanContent(string(plan)), "\n"))
+			return nil
+		},
+	}
+}
+
+func newGateLeakageCmd(env *Env) *cobra.Command {
+	var merge bool
+	cmd := &cobra.Command{
+		Use:   "leakage PLAN",
+		Short: "List the gap-like phrases the plan uses outside its gaps block; --merge adds them as gaps",
+		Long: fmt.Sprintf("Scans the plan outside its gaps block for wording that admits uncertainty, deferral or risk.\n"+
+			"With %d or more distinct phrases, --merge adds one medium gap per phrase to the gaps block\n"+
+			"(next free GAP number; existing gaps are never changed) and writes the plan file.", gate.LeakageThreshold),
+		Args: onePath("leakage"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return checkFailed(env, "gate leakage: %v", err)
+			}
+			plan := string(data)
+			hits := gate.Leakage(plan)
+			distinct := gate.Distinct(hits)
+			lines := map[string][]string{}
+			for _, h := range hits {
+				lines[h.Phrase] = append(lines[h.Phrase], fmt.Sprint(h.Line))
+			}
+			for _, p := range distinct {
+				fmt.Fprintf(env.Stdout, "%q: line %s\n", p, strings.Join(lines[p], ", "))
+			}
+			n := len(distinct)
+			switch {
+			case n == 0:
+				fmt.Fprintln(env.Stdout, "no gap-like phrases outside the gaps block")
+			case n < gate.LeakageThreshold:
+				fmt.Fprintf(env.Stdout, "%d distinct gap-like phrase(s), below the threshold of %d: nothing to merge\n", n, gate.LeakageThreshold)
+			default:
+				fmt.Fprintf(env.Stdout, "%d distinct gap-like phrases, at or above the threshold of %d\n", n, gate.LeakageThreshold)
+			}
+			if !merge {
+				if n >= gate.LeakageThreshold {
+					fmt.Fprintln(env.Stdout, "run again with --merge to add them to the gaps block")
+				}
+				return nil
+			}
+			out, added, err := gate.MergeLeakage(plan)
+			if err != nil {
+				if errors.Is(err, gate.ErrNoGapsBlock) {
+					return checkFailed(env, "gate leakage: %s has no gaps block; add %s and %s lines and run again", path, gate.GapsStart, gate.GapsEnd)
+				}
+				return checkFailed(env, "gate leakage: %s: %v", path, err)
+			}
+			if len(added) == 0 {
+				fmt.Fprintln(env.Stdout, "merged nothing: the gaps block is unchanged")
+				return nil
+			}
+			if err := writeKeepingMode(path, out); err != nil {
+				return checkFailed(env, "gate leakage: %v", err)
+			}
+			fmt.Fprintf(env.Stdout, "added %d gap(s) to %s:\n", len(added), path)
+			for _, g := range added {
+				fmt.Fprintf(env.Stdout, "  %s (line %d): %s\n", g.Label(), g.Line, g.Title)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&merge, "merge", false, "add the phrases to the plan's gaps block when they reach the threshold")
+	return cmd
+}
+
+// writeKeepingMode replaces path atomically, keeping its permissions.
+func writeKeepingMode(path, content string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if err := state.WriteFile(path, []byte(content)); err != nil {
+		return err
+	}
+	if perm := info.Mode().Perm(); perm != 0o644 {
+		return os.Chmod(path, perm)
+	}
+	return nil
+}
+
+func newGateCheckPlanCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check-plan PLAN",
+		Short: "Check that the plan has a Goals section and a well-formed gaps block",
+		Args:  onePath("check-plan"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return checkFailed(env, "gate check-plan: %v", err)
+			}
+			plan := string(data)
+			if !gate.HasGoals(plan) {
+				return checkFailed(env, "gate check-plan: %s has no \"## Goals\" section; add one with the plan's success criteria, then run the check again", path)
+			}
+			g, err := gate.ParseGaps(plan)
+			if err != nil {
+				return checkFailed(env, "gate check-plan: %s: %v", path, err)
+			}
+			if !g.Present {
+				return checkFailed(env, "gate check-plan: %s has no gaps block; add the known gaps between a %s line and a %s line (nothing between them claims there are none), then run the check again", path, gate.GapsStart, gate.GapsEnd)
+			}
+			fmt.Fprintf(env.Stdout, "plan ok: Goals section present; gaps block on lines %d-%d with %d gap(s)\n", g.Start, g.End, len(g.Items))
+			return nil
+		},
+	}
+}
+
+// readTextArg reads FILE, or stdin for "-" or no argument.
+func readTextArg(env *Env, args []string) (string, error) {
+	if len(args) == 0 || args[0] == "-" {
+		b, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("reading stdin: %w", err)
+		}
+		return string(b), nil
+	}
+	b, err := os.ReadFile(args[0])
+	return string(b), err
+}
+
+func newGateCheckFindingsCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check-findings [FILE|-]",
+		Short: "Check the critic's output (stdin by default) and count its findings by severity",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := readTextArg(env, args)
+			if err != nil {
+				return checkFailed(env, "gate check-findings: %v", err)
+			}
+			f, err := gate.ParseFindings(text)
+			if err != nil {
+				return checkFailed(env, "gate check-findings: %v; run the critic once more", err)
+			}
+			if f.NoIssues {
+				fmt.Fprintln(env.Stdout, "critic output ok: no issues found")
+				return nil
+			}
+			c := f.Counts()
+			fmt.Fprintf(env.Stdout, "critic output ok: %d finding(s): high %d, medium %d, low %d\n", len(f.Items), c.High, c.Medium, c.Low)
+			for _, it := range f.Items {
+				fmt.Fprintf(env.Stdout, "%s [%s] %s\n", it.Label(), it.Severity, it.Title)
+			}
+			return nil
+		},
+	}
+}
+
+func newGateCheckVerdictCmd(env *Env) *cobra.Command {
+	var planPath string
+	cmd := &cobra.Command{
+		Use:   "check-verdict [FILE|-]",
+		Short: "Check the validator's output (stdin by default): PASS or FAIL and its reason",
+		Long: "Parses the validator's output and prints its verdict and reason. The input may be the bare\n" +
+			"output or wrapped in <" + gate.ValidatorTag + ">…</" + gate.ValidatorTag + ">. With --plan, the input must also\n" +
+			"hold the critic's output in <" + gate.CriticTag + ">…</" + gate.CriticTag + ">, and the deterministic cross-checks\n" +
+			"apply: no high or medium findings is a PASS whatever the validator said, and a PASS with high\n" +
+			"or medium findings while the plan documents no gaps at all is a FAIL.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := readTextArg(env, args)
+			if err != nil {
+				return checkFailed(env, "gate check-verdict: %v", err)
+			}
+			r := gate.SplitReply(text)
+			vtext := text
+			if r.HasValidator {
+				vtext = r.Validator
+			}
+			v, err := gate.ParseVerdict(vtext)
+			if err != nil {
+				return checkFailed(env, "gate check-verdict: %v; run the validator once more", err)
+			}
+			pass, reason, note := v.Pass, v.Reason, ""
+			if planPath != "" {
+				if !r.HasCritic || !r.HasValidator {
+					return checkFailed(env, "gate check-verdict: with --plan, wrap the critic's output in <%s>…</%s> and the validator's in <%s>…</%s>",
+						gate.CriticTag, gate.CriticTag, gate.ValidatorTag, gate.ValidatorTag)
+				}
+				f, err := gate.ParseFindings(r.Critic)
+				if err != nil {
+					return checkFailed(env, "gate check-verdict: %v; run the critic once more", err)
+				}
+				plan, err := os.ReadFile(planPath)
+				if err != nil {
+					return checkFailed(env, "gate check-verdict: --plan: %v", err)
+				}
+				g, err := gate.ParseGaps(string(plan))
+				if err != nil {
+					return checkFailed(env, "gate check-verdict: --plan %s: %v", planPath, err)
+				}
+				pass, reason, note = crossCheck(pass, reason, f, g)
+			}
+			word := "FAIL"
+			if pass {
+				word = "PASS"
+			}
+			fmt.Fprintf(env.Stdout, "verdict: %s\nreason: %s\n", word, reason)
+			if note != "" {
+				fmt.Fprintf(env.Stdout, "note: %s\n", note)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&planPath, "plan", "", "the plan file: cross-check the verdict with the critic's findings and the plan's gaps")
+	return cmd
+}
+
+// crossCheck overrides the validator where the facts decide alone, as the
+// loop's gate does: the validator judges coverage, not whether findings or
+// gaps exist.
+func crossCheck(pass bool, reason string, f gate.Findings, g gate.Gaps) (bool, string, string) {
+	serious := f.Serious()
+	switch {
+	case len(serious) == 0 && !pass:
+		return true, "the critic reported no high or medium findings", "validator FAIL overridden: " + reason
+	case len(serious) > 0 && pass && len(g.Items) == 0:
+		labels := make([]string, len(serious))
+		for i, s := range serious {
+			labels[i] = s.Label() + " (" + s.Title + ")"
+		}
+		return false, "uncovered: " + strings.Join(labels, ", ") + "; the plan documents no gaps",
+			"validator PASS overridden: high or medium findings and an empty gaps block"
+	}
+	return pass, reason, ""
+}
+
+func newGateSignalCmd(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "signal pass|fail REASON...",
+		Short: "Print the verdict signal line to write at the end of the plan file (REASON - reads stdin)",
+		Long: "Prints the <!-- rodin:verdict:signal=... --> line for the plan file. The words of REASON are\n" +
+			"joined with spaces; a single - reads the reason from stdin. The PostToolUse hook turns the\n" +
+			"line into the plan's validation once the agent writes it with the Edit or Write tool.",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usagef("gate signal: want pass|fail and a reason, e.g. 'plansmith gate signal fail \"FINDING-2 is not covered\"'")
+			}
+			status := strings.ToLower(args[0])
+			if status != gate.ValidationPass && status != gate.ValidationFail {
+				return usagef("gate signal: status %q must be pass or fail", args[0])
+			}
+			reason := strings.Join(args[1:], " ")
+			if len(args) == 2 && args[1] == "-" {
+				b, err := io.ReadAll(env.Stdin)
+				if err != nil {
+					return checkFailed(env, "gate signal: reading stdin: %v", err)
+				}
+				reason = string(b)
+			}
+			reason = strings.TrimSpace(reason)
+			if reason == "" {
+				return usagef("gate signal: the reason is empty; say why the plan passed or failed")
+			}
+			fmt.Fprintln(env.Stdout, signalLine(status, reason))
+			return nil
+		},
+	}
+}
+
+// signalLine is the verdict signal comment for the plan file. The JSON is
+// compact and HTML-escaped, so a reason can never hold "-->" and end the
+// comment early, nor a newline that would split it.
+func signalLine(status, reason string) string {
+	b, _ := json.Marshal(gate.Validation{Status: status, Reason: reason}) // a struct of strings always marshals
+	return "<!-- rodin:verdict:signal=" + string(b) + " -->"
+}
