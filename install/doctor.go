@@ -12,8 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/plansmith/plansmith/hooks"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -57,7 +56,7 @@ func Doctor(e DoctorEnv) []Check {
 	checks := []Check{{Name: "binary", Level: OK, Detail: fmt.Sprintf("%s at %s", e.Version, e.Binary)}}
 	checks = append(checks, registrationChecks(e)...)
 	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Now))
-	checks = append(checks, gateCheck(e.Project))
+	checks = append(checks, GateCheck(e.Project))
 	checks = append(checks, BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")))
 	checks = append(checks, goCheck(e.LookGo))
 	return checks
@@ -296,39 +295,23 @@ func roundIdle(d time.Duration) string {
 	return fmt.Sprintf("%dh", int(d.Round(time.Hour).Hours()))
 }
 
-// GateConfig is the per-project settings file the plan-mode gate reads.
-const GateConfig = ".claude/plansmith.yaml"
-
-func gateCheck(project string) Check {
-	data, err := os.ReadFile(filepath.Join(project, GateConfig))
-	if errors.Is(err, fs.ErrNotExist) {
-		data, err = nil, nil
-	}
+// GateCheck reports the project's plan-mode gate switch, read by the same
+// function the hooks use (hooks.LoadPlanModeSetting): on unless
+// `plan_mode_gate: off` is set in .claude/plansmith.yaml.
+func GateCheck(project string) Check {
+	const name = "plan-mode gate"
+	s, err := hooks.LoadPlanModeSetting(project)
 	if err != nil {
-		return Check{"plan-mode gate", Problem, fmt.Sprintf("cannot read %s: %v", GateConfig, err), "check the file's permissions"}
+		return Check{name, Problem, err.Error() + "; the gate stays on",
+			"set 'plan_mode_gate: on' or 'plan_mode_gate: off' in " + hooks.SettingsFile}
 	}
-	return GateCheck(data)
-}
-
-// GateCheck reports the plan_mode_gate switch from .claude/plansmith.yaml
-// (on unless set to off).
-func GateCheck(config []byte) Check {
-	fix := "set 'plan_mode_gate: on' or 'plan_mode_gate: off' in " + GateConfig
-	var cfg map[string]any
-	if err := yaml.Unmarshal(config, &cfg); err != nil {
-		return Check{"plan-mode gate", Problem, fmt.Sprintf("%s is not valid YAML (%v)", GateConfig, err), "fix the file"}
+	switch {
+	case !s.On:
+		return Check{name, OK, "off (" + s.Source + "): ExitPlanMode is not gated in this project", ""}
+	case s.Source != "":
+		return Check{name, OK, "on (" + s.Source + ")", ""}
 	}
-	v, ok := cfg["plan_mode_gate"]
-	if !ok || v == nil {
-		return Check{"plan-mode gate", OK, "on (the default)", ""}
-	}
-	switch v {
-	case "on", true:
-		return Check{"plan-mode gate", OK, "on (" + GateConfig + ")", ""}
-	case "off", false:
-		return Check{"plan-mode gate", OK, "off (" + GateConfig + "): ExitPlanMode is not gated in this project", ""}
-	}
-	return Check{"plan-mode gate", Problem, fmt.Sprintf("plan_mode_gate is %v; it must be on or off", v), fix}
+	return Check{name, OK, "on (the default)", ""}
 }
 
 // BlockCapCheck judges CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: the number of

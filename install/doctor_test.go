@@ -47,12 +47,17 @@ func TestGateCheck(t *testing.T) {
 		{"on", "plan_mode_gate: on\n", OK, "on ("},
 		{"off", "plan_mode_gate: off\n", OK, "off ("},
 		{"yaml bool", "plan_mode_gate: false\n", OK, "off ("},
-		{"bad value", "plan_mode_gate: maybe\n", Problem, "must be on or off"},
+		{"bad value", "plan_mode_gate: maybe\n", Problem, "the gate stays on"},
 		{"bad yaml", "plan_mode_gate: [\n", Problem, "not valid YAML"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := GateCheck([]byte(tt.yaml))
+			dir := t.TempDir()
+			if tt.yaml != "" {
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "plansmith.yaml"), []byte(tt.yaml), 0o644))
+			}
+			c := GateCheck(dir)
 			assert.Equal(t, tt.level, c.Level)
 			assert.Contains(t, c.Detail, tt.want)
 		})
