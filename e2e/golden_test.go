@@ -105,6 +105,9 @@ func TestHookOutputsGolden(t *testing.T) {
 		{name: "stop-gate-failed", what: "the last allowed assessment fails: save the plan unverified",
 			plan: []string{"--phases", "revise", "--gate-retries", "1", request}, before: []hookCall{stopCall(final)}, call: stopCall(gateFail)},
 
+		{name: "pretooluse-deny-exitplanmode", what: "ExitPlanMode with no assessed plan: the plan-mode gate refuses",
+			env: []string{"HOME=" + realTempDir(t)}, call: toolCall("ExitPlanMode", map[string]any{"plan": "## Goals\n- x\n"})},
+
 		{what: "stop without a loop", call: stopCall(understand)},
 		{what: "stop in another session", plan: []string{"--no-gate", request}, session: "other-session", call: stopCall(failing)},
 		{what: "stop while paused", env: capOne, plan: []string{"--no-gate", request},
