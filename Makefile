@@ -8,7 +8,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 .PHONY: build test vet fmt-check unit e2e-deps demo bench fuzz clean
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/plansmith
+	$(GO) build -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/plansmith
 
 vet:
 	$(GO) vet ./...

@@ -130,8 +130,11 @@ func runProcess(b *testing.B, bin, event string, input []byte) (maxRSSKiB int64)
 	return 0
 }
 
-func benchProcess(b *testing.B, event string, input []byte, reset func()) {
+func benchProcess(b *testing.B, event string, input []byte, reset func(), binary ...string) {
 	bin := plansmithBinary(b)
+	if len(binary) > 0 {
+		bin = binary[0]
+	}
 	var peak int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -151,6 +154,19 @@ func BenchmarkHookProcess(b *testing.B) {
 	b.Run("stop/no-loop", func(b *testing.B) {
 		dir := b.TempDir()
 		benchProcess(b, "stop", stopInput(b, dir, "hello"), nil)
+	})
+	b.Run("stop/no-loop-via-launcher", func(b *testing.B) {
+		// What the plugin's hooks run: bin/plansmith, which execs build/plansmith
+		// (make bench builds it), which checks its sources are not newer.
+		launcher, err := filepath.Abs("../../bin/plansmith")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := os.Stat("../../build/plansmith"); err != nil {
+			b.Skip("build/plansmith is missing: run make build first")
+		}
+		dir := b.TempDir()
+		benchProcess(b, "stop", stopInput(b, dir, "hello"), nil, launcher)
 	})
 	b.Run("stop/understand-retry", func(b *testing.B) {
 		dir, reset := benchProject(b, 0)

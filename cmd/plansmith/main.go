@@ -9,6 +9,7 @@ import (
 )
 
 func main() {
+	relaunchIfStale(os.Getenv)
 	os.Exit(run(os.Args[1:], processEnv()))
 }
 
