@@ -59,41 +59,54 @@ func mustRepoRoot(t testing.TB) string {
 	return root
 }
 
-var (
-	claudeOnce sync.Once
-	claudePath string
-	claudeSkip string
-	claudeErr  error
-)
+// npmDependency is something the end-to-end tests need from the npm
+// registry, installed into .cache/ by a script under e2e/. It is looked up
+// (or installed) once per test process.
+type npmDependency struct {
+	what    string // for messages, e.g. "Claude Code CLI"
+	script  string // the installer under e2e/; it prints the path on stdout
+	present string // relative to the repository: exists once installed
+	result  string // relative to the repository: the path returned when present
 
-// Claude returns the path of the pinned Claude Code CLI, installing it when
-// PLANSMITH_E2E=1. It skips the test when the CLI is absent and installing
-// was not asked for, or when the npm registry is unreachable.
-func Claude(t testing.TB) string {
-	t.Helper()
-	claudeOnce.Do(func() { claudePath, claudeSkip, claudeErr = findClaude() })
-	if claudeErr != nil {
-		t.Fatal(claudeErr)
-	}
-	if claudeSkip != "" {
-		t.Skip(claudeSkip)
-	}
-	return claudePath
+	once       sync.Once
+	path, skip string
+	err        error
 }
 
-func findClaude() (path, skip string, err error) {
+var (
+	claudeCLI = &npmDependency{what: "Claude Code CLI", script: "install-claude.sh",
+		present: ".cache/claude-code/node_modules/.bin/claude", result: ".cache/claude-code/node_modules/.bin/claude"}
+	hookTypes = &npmDependency{what: "hook type definitions", script: "install-hook-types.sh",
+		present: ".cache/hook-types/installed", result: ".cache/hook-types"}
+)
+
+// get returns the dependency's path, installing it when PLANSMITH_E2E=1. It
+// skips the test when it is absent and installing was not asked for, or
+// when the npm registry is unreachable.
+func (d *npmDependency) get(t testing.TB) string {
+	t.Helper()
+	d.once.Do(func() { d.path, d.skip, d.err = d.find() })
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
+	if d.skip != "" {
+		t.Skip(d.skip)
+	}
+	return d.path
+}
+
+func (d *npmDependency) find() (path, skip string, err error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return "", "", err
 	}
 	if os.Getenv("PLANSMITH_E2E") != "1" {
-		p := filepath.Join(root, ".cache", "claude-code", "node_modules", ".bin", "claude")
-		if _, err := os.Stat(p); err != nil {
-			return "", "Claude Code CLI not installed: run e2e/install-claude.sh or set PLANSMITH_E2E=1", nil
+		if _, err := os.Stat(filepath.Join(root, d.present)); err != nil {
+			return "", fmt.Sprintf("%s not installed: run e2e/%s or set PLANSMITH_E2E=1", d.what, d.script), nil
 		}
-		return p, "", nil
+		return filepath.Join(root, d.result), "", nil
 	}
-	script := filepath.Join(root, "e2e", "install-claude.sh")
+	script := filepath.Join(root, "e2e", d.script)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("bash", script)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -101,12 +114,15 @@ func findClaude() (path, skip string, err error) {
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit) && exit.ExitCode() == installUnreachable:
-		return "", "npm registry unreachable, cannot install Claude Code CLI: " + strings.TrimSpace(stderr.String()), nil
+		return "", fmt.Sprintf("npm registry unreachable, cannot install the %s: %s", d.what, strings.TrimSpace(stderr.String())), nil
 	case err != nil:
 		return "", "", fmt.Errorf("running %s: %w\n%s", script, err, stderr.String())
 	}
 	return strings.TrimSpace(stdout.String()), "", nil
 }
+
+// Claude returns the path of the pinned Claude Code CLI (see npmDependency).
+func Claude(t testing.TB) string { return claudeCLI.get(t) }
 
 var (
 	buildOnce sync.Once

@@ -11,58 +11,12 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 )
 
-var (
-	typesOnce sync.Once
-	typesDir  string
-	typesSkip string
-	typesErr  error
-)
-
 // HookTypes returns the folder holding the pinned Agent SDK type
-// definitions and tsc (e2e/install-hook-types.sh), installing them when
-// PLANSMITH_E2E=1. It skips the test as Claude does.
-func HookTypes(t testing.TB) string {
-	t.Helper()
-	typesOnce.Do(func() { typesDir, typesSkip, typesErr = findHookTypes() })
-	if typesErr != nil {
-		t.Fatal(typesErr)
-	}
-	if typesSkip != "" {
-		t.Skip(typesSkip)
-	}
-	return typesDir
-}
-
-func findHookTypes() (dir, skip string, err error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return "", "", err
-	}
-	if os.Getenv("PLANSMITH_E2E") != "1" {
-		d := filepath.Join(root, ".cache", "hook-types")
-		if _, err := os.Stat(filepath.Join(d, "installed")); err != nil {
-			return "", "hook type definitions not installed: run e2e/install-hook-types.sh or set PLANSMITH_E2E=1", nil
-		}
-		return d, "", nil
-	}
-	script := filepath.Join(root, "e2e", "install-hook-types.sh")
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("bash", script)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == installUnreachable:
-		return "", "npm registry unreachable, cannot install hook type definitions: " + strings.TrimSpace(stderr.String()), nil
-	case err != nil:
-		return "", "", fmt.Errorf("running %s: %w\n%s", script, err, stderr.String())
-	}
-	return strings.TrimSpace(stdout.String()), "", nil
-}
+// definitions and tsc (e2e/install-hook-types.sh); see npmDependency.
+func HookTypes(t testing.TB) string { return hookTypes.get(t) }
 
 // tscError matches one diagnostic of `tsc --pretty false`.
 var tscError = regexp.MustCompile(`^(out\d+)\.ts\(\d+,\d+\): (error TS\d+: .*)$`)
