@@ -2,7 +2,7 @@
 # Measures plansmith's targets and prints medians (make bench).
 #   - a hook call as a whole process (start to exit) and in-process;
 #   - the Stop hook on a 1 MiB assistant message;
-#   - peak memory (max RSS) of the hook process;
+#   - peak memory (max RSS) of the hook process (bench/peak.sh);
 #   - the phase validators and the tool policy in-process.
 # Results are saved under bench/out/ (ignored by git). COUNT=N sets repetitions.
 set -euo pipefail
@@ -20,7 +20,6 @@ awk '
 /^Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name)
 	ns[name] = ns[name] " " $3
-	for (i = 4; i < NF; i++) if ($(i+1) == "peak-MiB") rss[name] = rss[name] " " $i
 }
 function median(list,   a, n, i, j, t) {
 	n = split(list, a, " ")
@@ -30,10 +29,10 @@ function median(list,   a, n, i, j, t) {
 END {
 	for (name in ns) {
 		m = median(ns[name])
-		line = sprintf("%-58s %10.3f ms", name, m / 1e6)
-		if (name in rss) line = line sprintf("   peak %.1f MiB", median(rss[name]))
-		print line
+		print sprintf("%-58s %10.3f ms", name, m / 1e6)
 	}
 }' "$out" | sort
+echo
+bash bench/peak.sh build/plansmith | tee -a "$out"
 echo
 echo "Reference: the bash original takes 140-190 ms per hook call on this machine (DESIGN.md)."

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Peak memory (max RSS) of single plansmith hook calls on the real binary,
+# measured by GNU time (a small parent, so nothing of it counts).
+# Usage: bench/peak.sh BINARY
+set -euo pipefail
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+if [ ! -x /usr/bin/time ]; then
+	echo "peak memory: /usr/bin/time (GNU time) is not installed; skipped"
+	exit 0
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export CLAUDE_CODE_SESSION_ID=s1
+
+# inputs: a 1 MiB+ plan built from the demo's final revise.
+python3 - "$here/../demo/session/08-final.md" "$work" <<'PY'
+import json, sys
+base = open(sys.argv[1]).read()
+steps = "".join(f"{i}. Edit `internal/limit/bucket{i}.go`; verify with `go test ./internal/limit`.\n" for i in range(14000))
+big = base.replace("## Verification", steps + "\n## Verification")
+for name, msg in (("small", "hello"), ("big", big)):
+    json.dump({"session_id": "s1", "last_assistant_message": msg}, open(f"{sys.argv[2]}/{name}.json", "w"))
+json.dump({"session_id": "s1", "tool_name": "Bash", "tool_input": {"command": "grep -rn TODO src | sort | head -20"}},
+          open(f"{sys.argv[2]}/bash.json", "w"))
+print(f"(the large answer is {len(big) >> 10} KiB)")
+PY
+
+measure() { # name, input, event, plan args...
+	local name=$1 input=$2 event=$3
+	shift 3
+	local project
+	project=$(mktemp -d "$work/p.XXXX")
+	if [ $# -gt 0 ]; then (cd "$project" && CLAUDE_PROJECT_DIR=$project "$bin" plan "$@" >/dev/null); fi
+	local kib
+	kib=$(cd "$project" && CLAUDE_PROJECT_DIR=$project /usr/bin/time -f %M "$bin" hook "$event" <"$work/$input" 2>&1 >/dev/null | tail -1)
+	printf 'peak memory  %-44s %6.1f MiB\n' "$name" "$(echo "$kib / 1024" | bc -l)"
+}
+measure "stop, no loop" small.json stop
+measure "pretooluse, bash pipeline in a loop" bash.json pretooluse --no-gate x
+measure "stop, 1 MiB draft" big.json stop --no-gate --phases draft,revise x
+measure "stop, 1 MiB final revise, gate begins" big.json stop --phases revise x
