@@ -34,7 +34,7 @@ measure() { # name, input, event, plan args...
 	if [ $# -gt 0 ]; then (cd "$project" && CLAUDE_PROJECT_DIR=$project "$bin" plan "$@" >/dev/null); fi
 	local kib
 	kib=$(cd "$project" && CLAUDE_PROJECT_DIR=$project /usr/bin/time -f %M "$bin" hook "$event" <"$work/$input" 2>&1 >/dev/null | tail -1)
-	printf 'peak memory  %-44s %6.1f MiB\n' "$name" "$(echo "$kib / 1024" | bc -l)"
+	awk -v n="$name" -v k="$kib" 'BEGIN { printf "peak memory  %-44s %6.1f MiB\n", n, k / 1024 }'
 }
 measure "stop, no loop" small.json stop
 measure "pretooluse, bash pipeline in a loop" bash.json pretooluse --no-gate x
