@@ -13,6 +13,7 @@ import (
 	"github.com/plansmith/plansmith/hooks"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/principles"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -254,7 +255,7 @@ func planRun(env *Env, o *PlanOptions) error {
 			return err
 		}
 	}
-	body, err := templates.Render("cli/state-body.md", loop)
+	body, err := templates.Render("cli/state-body.md", map[string]any{"Loop": loop, "Principles": principles.All})
 	if err != nil {
 		return err
 	}
