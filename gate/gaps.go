@@ -27,6 +27,13 @@ type Gap struct {
 // Label is the gap's id as written in a plan, e.g. "GAP-3".
 func (g Gap) Label() string { return "GAP-" + strconv.Itoa(g.ID) }
 
+// Markdown is the gap as it stands in a gaps block, each line ended by nl.
+func (g Gap) Markdown(nl string) string {
+	return "### " + g.Label() + ": " + g.Title + nl +
+		"- **Severity**: " + g.Severity + nl +
+		"- **Description**: " + g.Description + nl
+}
+
 // Gaps is what ParseGaps found. Present with no Items is a claim that the
 // plan has no known gaps.
 type Gaps struct {

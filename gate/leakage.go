@@ -270,8 +270,7 @@ func mergeLeakage(plan string, phrases []string) (string, []Gap, error) {
 		if i > 0 {
 			ins.WriteString(nl)
 		}
-		fmt.Fprintf(&ins, "### %s: %s%s- **Severity**: %s%s- **Description**: %s%s",
-			a.Label(), a.Title, nl, a.Severity, nl, a.Description, nl)
+		ins.WriteString(a.Markdown(nl))
 	}
 	out := strings.Join(lines[:endIdx], "") + ins.String() + strings.Join(lines[endIdx:], "")
 

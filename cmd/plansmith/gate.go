@@ -72,7 +72,7 @@ func newGateCriticInputCmd(env *Env) *cobra.Command {
 }
 
 func newGateLeakageCmd(env *Env) *cobra.Command {
-	var merge bool
+	var merge, show bool
 	cmd := &cobra.Command{
 		Use:   "leakage PLAN",
 		Short: "List the gap-like phrases the plan uses outside its gaps block; --merge adds them as gaps",
@@ -105,9 +105,9 @@ func newGateLeakageCmd(env *Env) *cobra.Command {
 			default:
 				fmt.Fprintf(env.Stdout, "%d distinct gap-like phrases, at or above the threshold of %d\n", n, gate.LeakageThreshold)
 			}
-			if !merge {
+			if !merge && !show {
 				if n >= gate.LeakageThreshold {
-					fmt.Fprintln(env.Stdout, "run again with --merge to add them to the gaps block")
+					fmt.Fprintln(env.Stdout, "run again with --gaps to print the gaps to add, or --merge to add them to the plan file")
 				}
 				return nil
 			}
@@ -122,6 +122,16 @@ func newGateLeakageCmd(env *Env) *cobra.Command {
 				fmt.Fprintln(env.Stdout, "merged nothing: the gaps block is unchanged")
 				return nil
 			}
+			if show {
+				fmt.Fprintf(env.Stdout, "add these %d gap(s) just before the %s line:\n\n", len(added), gate.GapsEnd)
+				for i, g := range added {
+					if i > 0 {
+						fmt.Fprintln(env.Stdout)
+					}
+					fmt.Fprint(env.Stdout, g.Markdown("\n"))
+				}
+				return nil
+			}
 			if err := writeKeepingMode(path, out); err != nil {
 				return checkFailed(env, "gate leakage: %v", err)
 			}
@@ -133,6 +143,8 @@ func newGateLeakageCmd(env *Env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&merge, "merge", false, "add the phrases to the plan's gaps block when they reach the threshold")
+	cmd.Flags().BoolVar(&show, "gaps", false, "print the gaps --merge would add, without writing (for the Edit tool in plan mode)")
+	cmd.MarkFlagsMutuallyExclusive("merge", "gaps")
 	return cmd
 }
 
