@@ -36,17 +36,19 @@ install_pinned() {
 		fi
 	fi
 
+	local pkgs=() a
+	for a in "$@"; do [[ $a == -* ]] || pkgs+=("$a"); done
 	command -v npm >/dev/null || { echo "$name: npm not found on PATH" >&2; exit 1; }
 	# Fail fast when offline: no retries, short timeouts.
 	local fetch=(--fetch-retries=0 --fetch-timeout=15000)
 	if ! timeout 30 npm ping "${fetch[@]}" >/dev/null 2>&1; then
-		echo "$name: npm registry $(npm config get registry 2>/dev/null || echo '?') unreachable; cannot install $*" >&2
+		echo "$name: npm registry $(npm config get registry 2>/dev/null || echo '?') unreachable; cannot install ${pkgs[*]}" >&2
 		exit 3
 	fi
 
 	scratch="$(mktemp -d "$dest.tmp.XXXXXX")"
 	trap 'rm -rf "$scratch"' EXIT
-	echo "$name: installing $* into $dest" >&2
+	echo "$name: installing ${pkgs[*]} into $dest" >&2
 	npm_quiet install "${fetch[@]}" --prefix "$scratch" --no-audit --no-fund --no-save --loglevel=error "$@" >&2
 	"$verify" "$scratch"
 
