@@ -76,16 +76,9 @@ func PostToolUse(in Input, env Env) any {
 	if err != nil || out == content {
 		return nil
 	}
-	if err := state.WriteFile(path, []byte(out)); err != nil {
+	// A plan the user keeps private stays private.
+	if err := state.WriteFileMode(path, []byte(out), info.Mode().Perm()); err != nil {
 		fmt.Fprintf(env.Stderr, "plansmith: plan-mode gate: %v\n", err)
-		return nil
-	}
-	// WriteFile creates files world-readable; a plan the user keeps
-	// private stays private.
-	if perm := info.Mode().Perm(); perm != 0o644 {
-		if err := os.Chmod(path, perm); err != nil {
-			fmt.Fprintf(env.Stderr, "plansmith: plan-mode gate: restoring the mode of %s: %v\n", path, err)
-		}
 	}
 	return nil
 }
