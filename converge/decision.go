@@ -43,9 +43,6 @@ type Decision struct {
 	Reason      string   // one sentence on why, for the block reason and the log
 }
 
-// Converged reports whether the plan converged cleanly (PROCEED).
-func (d Decision) Converged() bool { return d.Verdict == Proceed }
-
 // Decide judges the ledger after an accepted critique:
 //
 //   - no active BLOCKING or SIGNIFICANT: PROCEED, the next revise is final;

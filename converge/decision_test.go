@@ -65,7 +65,6 @@ func TestDecide(t *testing.T) {
 			assert.Equal(t, tt.verdict, d.Verdict)
 			assert.Equal(t, tt.l.Iteration, d.Iteration)
 			assert.Contains(t, d.Reason, tt.reason)
-			assert.Equal(t, tt.verdict == Proceed, d.Converged())
 		})
 	}
 }

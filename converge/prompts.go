@@ -121,16 +121,6 @@ func hasID(text, id string) bool {
 	}
 }
 
-// RejectionText renders a rejected report's problems as the instruction
-// the agent gets to rewrite its critique. It is empty for an accepted
-// report.
-func RejectionText(r Report) (string, error) {
-	if r.Accepted || len(r.Problems) == 0 {
-		return "", nil
-	}
-	return templates.Render("converge/rejected.md", map[string]any{"Problems": r.Problems})
-}
-
 // degradationText renders the narrow-scope instruction. The template is
 // embedded, so failure means a broken build; a plain sentence stands in
 // rather than losing the instruction.

@@ -106,16 +106,6 @@ func TestUnaddressed(t *testing.T) {
 	}
 }
 
-func TestRejectionText(t *testing.T) {
-	got, err := RejectionText(Report{Problems: []string{"C1 (line 3): bad", "no blocks"}})
-	require.NoError(t, err)
-	assert.Contains(t, got, "(2 problem(s))")
-	assert.Contains(t, got, "\n- C1 (line 3): bad\n- no blocks")
-	got, err = RejectionText(Report{Accepted: true})
-	require.NoError(t, err)
-	assert.Empty(t, got)
-}
-
 func TestSummary(t *testing.T) {
 	l := sampleLedger()
 	scores := Scores{7, 6, 5, 8, 4, 9}

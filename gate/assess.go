@@ -16,9 +16,6 @@ const (
 	PlanFile      = "plan.md"             // the plan under assessment, leakage gaps merged
 )
 
-// DefaultMaxAttempts is --gate-retries' default.
-const DefaultMaxAttempts = 2
-
 // Config is how the caller runs the gate.
 type Config struct {
 	// Dir is the directory the caller writes Step.Files into (normally

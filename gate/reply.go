@@ -34,18 +34,6 @@ func SplitReply(reply string) Reply {
 	return r
 }
 
-// Missing returns the names of the absent parts ("critic", "validator").
-func (r Reply) Missing() []string {
-	var out []string
-	if !r.HasCritic {
-		out = append(out, "critic")
-	}
-	if !r.HasValidator {
-		out = append(out, "validator")
-	}
-	return out
-}
-
 // cut extracts the last <tag>…</tag> pair of s and returns its trimmed inner
 // text and s without the pair.
 func cut(s, tag string) (string, bool, string) {

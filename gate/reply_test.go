@@ -27,6 +27,4 @@ func TestSplitReply(t *testing.T) {
 			assert.Equal(t, tt.want, SplitReply(tt.reply))
 		})
 	}
-	assert.Equal(t, []string{"critic", "validator"}, SplitReply("").Missing())
-	assert.Equal(t, []string{"validator"}, SplitReply("<critic-output>c</critic-output>").Missing())
 }

@@ -76,29 +76,26 @@ func PostToolUse(in Input, env Env) any {
 	if err != nil || out == content {
 		return nil
 	}
-	if err := state.WriteFile(path, []byte(out)); err != nil {
+	// A plan the user keeps private stays private.
+	if err := state.WriteFileMode(path, []byte(out), info.Mode().Perm()); err != nil {
 		fmt.Fprintf(env.Stderr, "plansmith: plan-mode gate: %v\n", err)
-		return nil
-	}
-	// WriteFile creates files world-readable; a plan the user keeps
-	// private stays private.
-	if perm := info.Mode().Perm(); perm != 0o644 {
-		if err := os.Chmod(path, perm); err != nil {
-			fmt.Fprintf(env.Stderr, "plansmith: plan-mode gate: restoring the mode of %s: %v\n", path, err)
-		}
 	}
 	return nil
 }
 
 // planFile returns the canonical path of target when it is a .md file
-// directly inside dir, the canonical plans folder. Symlinks and ".." are
-// resolved first, so neither can lead outside the folder.
+// directly inside dir, the canonical plans folder, and not hidden (Claude
+// Code names plans <slug>.md; editors and atomic writes leave dot files).
+// Symlinks and ".." are resolved first, so neither can lead outside the
+// folder. Both hooks use it, so the file PostToolUse maintains is the file
+// the ExitPlanMode check finds.
 func planFile(dir, target string) (string, bool) {
 	path, err := filepath.EvalSymlinks(target)
 	if err != nil {
 		return "", false
 	}
-	if filepath.Dir(path) != dir || !strings.HasSuffix(path, ".md") || filepath.Base(path) == ".md" {
+	base := filepath.Base(path)
+	if filepath.Dir(path) != dir || !strings.HasSuffix(base, ".md") || strings.HasPrefix(base, ".") {
 		return "", false
 	}
 	return path, true
@@ -173,9 +170,6 @@ func sessionPlan(home, sessionID string) (string, error) {
 	var firstErr error
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
-			continue
-		}
 		path, ok := planFile(canon, filepath.Join(canon, name))
 		if !ok {
 			continue // a symlink out of the folder is not a plan file

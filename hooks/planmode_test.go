@@ -17,7 +17,7 @@ func TestPlanFile(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "plans")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
-	for _, f := range []string{"a.md", "notes.txt", "sub/b.md", ".md"} {
+	for _, f := range []string{"a.md", "notes.txt", "sub/b.md", ".md", ".draft.md"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), nil, 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(root, "outside.md"), nil, 0o644))
@@ -39,6 +39,7 @@ func TestPlanFile(t *testing.T) {
 		{name: "not markdown", target: "plans/notes.txt"},
 		{name: "nested folder", target: "plans/sub/b.md"},
 		{name: "bare .md", target: "plans/.md"},
+		{name: "hidden file", target: "plans/.draft.md"},
 		{name: "missing file", target: "plans/missing.md"},
 		{name: "the folder itself", target: "plans"},
 	}

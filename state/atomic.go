@@ -12,6 +12,13 @@ import (
 // milliseconds on ordinary disks, and what it guards against (power loss) at
 // worst loses the last phase transition, which the agent simply repeats.
 func WriteFile(path string, data []byte) error {
+	return WriteFileMode(path, data, 0o644)
+}
+
+// WriteFileMode is WriteFile with the permissions the new file gets. They
+// are set before the rename, so a file kept private (say 0600) is never
+// readable by others, not even for a moment.
+func WriteFileMode(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -29,7 +36,7 @@ func WriteFile(path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if err := os.Chmod(name, 0o644); err != nil {
+	if err := os.Chmod(name, perm); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := os.Rename(name, path); err != nil {

@@ -154,13 +154,7 @@ func writeKeepingMode(path, content string) error {
 	if err != nil {
 		return err
 	}
-	if err := state.WriteFile(path, []byte(content)); err != nil {
-		return err
-	}
-	if perm := info.Mode().Perm(); perm != 0o644 {
-		return os.Chmod(path, perm)
-	}
-	return nil
+	return state.WriteFileMode(path, []byte(content), info.Mode().Perm())
 }
 
 func newGateCheckPlanCmd(env *Env) *cobra.Command {
