@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/state"
 )
@@ -60,7 +60,7 @@ func gateApply(s *session, step gate.Step, plan string, env Env) any {
 	f.Loop.GateSession = step.Session
 	if step.Action == gate.ActionRevise || step.Action == gate.ActionFail {
 		for _, u := range step.Session.Uncovered {
-			f.Loop.GateMissed = appendNew(f.Loop.GateMissed, fmt.Sprintf("%s (%s) %s: %s", u.Label(), u.Severity, u.Title, oneLine(u.Description, 160)))
+			f.Loop.GateMissed = appendNew(f.Loop.GateMissed, fmt.Sprintf("%s (%s) %s: %s", u.Label(), u.Severity, u.Title, memory.OneLine(u.Description, 160)))
 		}
 	}
 	switch step.Action {
@@ -129,12 +129,4 @@ func GateStatus(f *state.File) string {
 		return fmt.Sprintf("on — assessment failed, waiting for a revised plan (%d of %d used; %d uncovered findings)", gs.Attempts, f.Loop.GateRetries, len(gs.Uncovered))
 	}
 	return fmt.Sprintf("on — runs after the final revise (%d assessments allowed)", f.Loop.GateRetries)
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return s
 }

@@ -73,7 +73,7 @@ func Format(runs []Run) string {
 	var b strings.Builder
 	b.WriteString(header)
 	for _, r := range runs {
-		fmt.Fprintf(&b, "\n## %s — %s\n", r.When.UTC().Format(time.RFC3339), oneLine(r.Task, 160))
+		fmt.Fprintf(&b, "\n## %s — %s\n", r.When.UTC().Format(time.RFC3339), OneLine(r.Task, 160))
 		for _, l := range r.Lessons {
 			fmt.Fprintf(&b, "- %s\n", l)
 		}
@@ -119,7 +119,7 @@ func Render(runs []Run) string {
 		if len(r.Lessons) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "- Earlier task %q:\n", oneLine(r.Task, 120))
+		fmt.Fprintf(&b, "- Earlier task %q:\n", OneLine(r.Task, 120))
 		for _, l := range r.Lessons {
 			fmt.Fprintf(&b, "  - %s\n", l)
 		}
@@ -131,7 +131,7 @@ func capLessons(in []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, l := range in {
-		l = oneLine(l, MaxLessonLen)
+		l = OneLine(l, MaxLessonLen)
 		if l == "" || seen[l] {
 			continue
 		}
@@ -144,8 +144,10 @@ func capLessons(in []string) []string {
 	return out
 }
 
-// oneLine folds whitespace and cuts s to max bytes on a rune boundary.
-func oneLine(s string, max int) string {
+// OneLine folds whitespace (newlines included) into single spaces and cuts
+// s to max bytes on a rune boundary, marking a cut with "…". Lessons, tasks
+// and requests quoted in one-line messages all go through it.
+func OneLine(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= max {
 		return s

@@ -96,7 +96,7 @@ func TestLessons(t *testing.T) {
 }
 
 func TestOneLineCutsOnRuneBoundary(t *testing.T) {
-	s := oneLine(strings.Repeat("목", 200), 10)
+	s := OneLine(strings.Repeat("목", 200), 10)
 	assert.True(t, strings.HasSuffix(s, "…"))
 	assert.True(t, len(s) <= 10+len("…"))
 	assert.Equal(t, "목목목…", s)

@@ -22,16 +22,27 @@ func Archive(p Paths, f *File, reason string, now time.Time) (string, error) {
 		return "", err
 	}
 	dst, err := archiveName(p, reason, now)
-	if err != nil {
-		return "", err
+	if err == nil {
+		err = WriteFile(dst, data)
 	}
-	if err := WriteFile(dst, data); err != nil {
-		return "", err
+	if err != nil {
+		// The loop has ended whether or not the archive can be written:
+		// leave it inactive in place rather than active for the next hook.
+		return "", deactivateInPlace(p, data, err)
 	}
 	if err := os.Remove(p.State()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return dst, fmt.Errorf("removing %s after archiving it: %w", p.State(), err)
+		return dst, deactivateInPlace(p, data, fmt.Errorf("removing %s after archiving it: %w", p.State(), err))
 	}
 	return dst, nil
+}
+
+// deactivateInPlace writes the ended loop over the state file after the
+// archive failed, and returns that failure.
+func deactivateInPlace(p Paths, data []byte, cause error) error {
+	if err := WriteFile(p.State(), data); err != nil {
+		return fmt.Errorf("%w; and could not mark %s inactive: %v", cause, p.State(), err)
+	}
+	return fmt.Errorf("%w; %s is kept in place, marked inactive", cause, p.State())
 }
 
 // ArchiveRaw moves an unreadable state file into the archive untouched, so it

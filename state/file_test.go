@@ -196,6 +196,23 @@ func TestArchiveRemovesStateAndMarksInactive(t *testing.T) {
 	assert.NotEqual(t, dst, dst2)
 }
 
+func TestArchiveFailureStillDeactivates(t *testing.T) {
+	dir := t.TempDir()
+	p := Paths{Project: dir}
+	require.NoError(t, Save(p.State(), &File{Loop: sampleLoop()}))
+	// A file where the archive folder should be: the archive cannot be written.
+	require.NoError(t, os.MkdirAll(p.Work(), 0o755))
+	require.NoError(t, os.WriteFile(p.Archive(), nil, 0o644))
+
+	_, err := Archive(p, &File{Loop: sampleLoop()}, ExitCompleted, time.Now())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "marked inactive")
+	got, err := Load(p.State())
+	require.NoError(t, err)
+	assert.False(t, got.Loop.Active, "an ended loop must not stay active when its archive fails")
+	assert.Equal(t, ExitCompleted, got.Loop.ExitReason)
+}
+
 func TestLockSerialises(t *testing.T) {
 	p := Paths{Project: t.TempDir()}
 	unlock, err := Lock(p)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/hooks"
+	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/state"
 )
@@ -62,18 +63,5 @@ func cancelRun(p state.Paths, env *Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("plansmith: cancelled %s (request: %q). Archived to %s.", was, oneLine(f.Loop.Request, 80), p.Rel(dst)), nil
-}
-
-func oneLine(s string, max int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' {
-			r[i] = ' '
-		}
-	}
-	if len(r) > max {
-		return string(r[:max]) + "…"
-	}
-	return string(r)
+	return fmt.Sprintf("plansmith: cancelled %s (request: %q). Archived to %s.", was, memory.OneLine(f.Loop.Request, 80), p.Rel(dst)), nil
 }

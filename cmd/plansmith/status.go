@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/hooks"
+	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/state"
 )
@@ -174,7 +175,7 @@ func (st Status) text() string {
 		fmt.Fprintf(&b, ", session %s", st.SessionID)
 	}
 	b.WriteString(")\n")
-	fmt.Fprintf(&b, "Request:  %s\n", oneLine(st.Request, 100))
+	fmt.Fprintf(&b, "Request:  %s\n", memory.OneLine(st.Request, 100))
 	pos := fmt.Sprintf("%d/%d", st.Position, st.Total)
 	if st.Position > st.Total {
 		pos = "past the last phase"
@@ -215,7 +216,7 @@ func convergeText(c *hooks.ConvergeStatus) string {
 	}
 	for _, e := range c.Ledger {
 		if e.Status == "OPEN" || e.Status == "UNRESOLVED" {
-			fmt.Fprintf(&b, "  %s [%s, %s] %s\n", e.ID, e.Severity, e.Status, oneLine(e.Claim, 90))
+			fmt.Fprintf(&b, "  %s [%s, %s] %s\n", e.ID, e.Severity, e.Status, memory.OneLine(e.Claim, 90))
 		}
 	}
 	return b.String()

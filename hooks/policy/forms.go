@@ -180,8 +180,24 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 
 var npmReads = set("ls", "list", "la", "ll", "view", "info", "show", "v", "outdated", "explain", "why", "root", "prefix", "--version", "-v")
 
+// npmOptions are the options allowed with the reading subcommands. Any
+// other could name a place npm writes to (--cache, --logs-dir, --prefix all
+// create files there, even for "npm ls"), and npm accepts abbreviations, so
+// the list is positive.
+var npmOptions = set("--json", "--long", "-l", "--all", "-a", "--depth", "--parseable", "-p", "--global", "-g",
+	"--omit", "--include", "--production", "--dev", "--link", "--workspace", "-w", "--workspaces", "--ws", "--offline")
+
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) > 0 && npmReads[args[0].val] {
+		for _, a := range args[1:] {
+			if a.val == "--" {
+				break
+			}
+			key, _, _ := strings.Cut(a.val, "=")
+			if strings.HasPrefix(key, "-") && !npmOptions[key] {
+				return c.deny(n, "write-option", "npm "+args[0].val+" "+a.val)
+			}
+		}
 		return true
 	}
 	if len(args) > 1 && args[0].val == "config" && (args[1].val == "get" || args[1].val == "list" || args[1].val == "ls") {

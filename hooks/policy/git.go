@@ -124,9 +124,8 @@ func gitListing(c *checker, n syntax.Node, sub string, rest []arg, flags map[str
 			}
 		case key == "--sort" || key == "--format" || key == "--abbrev" || key == "--column" || key == "--color":
 		case flags[v]:
-			if v == "-v" || v == "-vv" || v == "--verbose" {
-				listing = listing || sub == "branch"
-			}
+			// -v does not make "git branch -v NAME" a listing: git 2.39
+			// creates NAME. Only -l/--list and the filters do.
 			if sub == "tag" && (v == "-v" || v == "--verify") {
 				return true // verifies the named tags' signatures
 			}
