@@ -105,10 +105,10 @@ func Step(cfg Config, p Progress, message string) Outcome {
 // Iterate, past the sequence, shows as "iterate [8/8+]".
 func Label(cfg Config, p Progress) string {
 	n := len(cfg.Phases)
-	if p.Index >= n {
+	i := max(p.Index, 0)
+	if i >= n {
 		return fmt.Sprintf("%s [%d/%d+]", Iterate, n, n)
 	}
-	i := max(p.Index, 0)
 	return fmt.Sprintf("%s [%d/%d]", cfg.Phases[i], i+1, n)
 }
 

@@ -216,6 +216,8 @@ func TestStepOddProgressDoesNotPanic(t *testing.T) {
 		assert.NotPanics(t, func() { Prompt(cfg, p, "") })
 	}
 	assert.NotPanics(t, func() { Step(Config{}, Progress{}, "") })
+	assert.NotPanics(t, func() { Step(Config{}, Progress{Index: -1}, "x") }, "an empty sequence with a negative index")
+	assert.NotPanics(t, func() { Prompt(Config{}, Progress{Index: -1}, "") })
 	out := Step(Config{Phases: []string{"bogus"}, MaxRetries: 1}, Progress{}, "x")
 	assert.Contains(t, out.Reason, `phase "bogus"`)
 }
