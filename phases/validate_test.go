@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -177,6 +179,15 @@ func TestFinalNextSeam(t *testing.T) {
 	assert.NotEmpty(t, Validate(cfg, Progress{Index: 1}, msg), "an early revise refuses the promise")
 	assert.Empty(t, Validate(cfg, Progress{Index: 1, FinalNext: true}, msg), "FinalNext makes it final")
 	assert.NotEmpty(t, Validate(cfg, Progress{Index: 0, FinalNext: true}, msg), "FinalNext does not make a critique a revise")
+}
+
+func TestWrongPromiseDetailIsCutOnARune(t *testing.T) {
+	cfg := Config{Phases: []string{Revise}, CompletionPromise: "OK"}
+	long := strings.Repeat("완", 40) // 120 bytes; byte 80 falls inside a rune
+	probs := Validate(cfg, Progress{}, plan(DefaultSections, long))
+	require.Len(t, probs, 1)
+	assert.True(t, utf8.ValidString(probs[0].Detail), "%q", probs[0].Detail)
+	assert.Contains(t, probs[0].Detail, strings.Repeat("완", 26)+"…")
 }
 
 func TestStripPromises(t *testing.T) {
