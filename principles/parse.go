@@ -94,12 +94,6 @@ func Parse(critique string) []Verdict {
 	return out
 }
 
-// Evidence counts the distinct principles that received a PASS or FAIL
-// verdict in text. The critique validator requires a floor of these.
-func Evidence(text string) int {
-	return len(Parse(text))
-}
-
 // findRef returns the first principle reference P1..P12 in line and the byte
 // offset just after it, or 0 when there is none. A reference must not be
 // glued to a preceding letter or digit ("HTTP2", "SP1") nor be followed by a
