@@ -355,3 +355,29 @@ func TestConvergeLimitFromSequence(t *testing.T) {
 	assert.Contains(t, out.Reason, "after 1 iterations")
 	assert.Equal(t, 1, out.Progress.Converge.Ledger.Limit)
 }
+
+// TestConvergeFinalReviseSkipsCritiques: a FinalRevise decision jumps over
+// critiques the sequence still holds, to the next revise (or to iterate).
+func TestConvergeFinalReviseSkipsCritiques(t *testing.T) {
+	proceed := "Nothing holds up.\n\n### NO CHALLENGES\n" + scoresOK
+	tests := []struct {
+		name  string
+		seq   []string
+		index int // of the critique judged
+		want  int // Progress.Index afterwards
+	}{
+		{"to the revise after a second critique", []string{Critique, Critique, Revise}, 0, 2},
+		{"to iterate when no revise follows", []string{Draft, Critique, Critique}, 1, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Phases: tt.seq, CompletionPromise: "OK", MaxRetries: 1, Request: request, Converge: true}
+			out := Step(cfg, Progress{Index: tt.index}, proceed)
+			require.True(t, out.Passed, "%v", out.Problems)
+			require.Equal(t, Block, out.Kind)
+			assert.Equal(t, tt.want, out.Progress.Index)
+			assert.True(t, out.Progress.FinalNext)
+			assert.Contains(t, out.Reason, "<promise>OK</promise>")
+		})
+	}
+}
