@@ -88,9 +88,6 @@ func Step(cfg Config, p Progress, message string) Outcome {
 	if out.Decision != nil && out.Decision.Next == converge.FinalRevise {
 		next.Index, next.FinalNext = nextRevise(cfg, p.Index), true
 	}
-	if next.Index > len(cfg.Phases) {
-		next.Index = len(cfg.Phases)
-	}
 	out.Progress = next
 	out.Kind = Block
 	out.Reason = render("messages/advance.md", advanceData{
