@@ -82,8 +82,8 @@ func knownGroup(n string) int {
 func (m sectionMatcher) section(heading string) int {
 	h := normHeading(heading)
 	for _, a := range m.aliases {
-		if !strings.HasPrefix(h, a.text) {
-			continue
+		if !strings.HasPrefix(h, a.text) || (a.text == "" && h != "") {
+			continue // a name with no letters ("🎯", "1") must not match every heading
 		}
 		if rest := h[len(a.text):]; rest != "" {
 			last, _ := utf8.DecodeLastRuneInString(a.text)

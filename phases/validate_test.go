@@ -132,6 +132,8 @@ func TestValidate(t *testing.T) {
 		{"draft fenced headings do not count", at(Draft), nil, "```\n" + plan(DefaultSections, "") + "```\n", []string{"found 0, need 7"}},
 		{"draft custom sections", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollback plan", nil},
 		{"draft custom sections missing", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollbacks", []string{"found 1, need 2 (missing: Rollback)"}},
+		{"understand custom section without letters matches no other heading", at(Understand), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Success criteria\n" + understandEN, nil},
+		{"draft custom section without letters still needs its heading", at(Draft), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Goal\n## Steps", []string{"(missing: 🎯)"}},
 		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, "## Goal\n## Verification", nil},
 
 		{"critique passes", at(Critique), nil, critiquePrinciples, nil},
