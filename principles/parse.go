@@ -61,14 +61,8 @@ func Parse(critique string) []Verdict {
 		seen[id] = true
 		out = append(out, Verdict{ID: id, Result: r, Note: note})
 	}
-	rest := critique
-	for len(rest) > 0 {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for line := range strings.Lines(critique) {
+		line = strings.TrimSuffix(line, "\n")
 		id, end := findRef(line)
 		if id == 0 {
 			if pending == 0 {
