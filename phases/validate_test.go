@@ -101,6 +101,7 @@ func TestValidate(t *testing.T) {
 
 		{"explore passes", at(Explore), nil, exploreEN, nil},
 		{"explore passes with bare file names", at(Explore), nil, "Looked at main.go and util.py.", nil},
+		{"explore counts known names without extension", at(Explore), nil, "Read the Dockerfile and the Makefile.", nil},
 		{"explore passes with absolute and dir paths", at(Explore), nil, "See /etc/app and ./scripts/ here.", nil},
 		{"explore prose slashes are not paths", at(Explore), nil, "Read and/or write, input/output, pass/fail. Version 1.2.3.", []string{"file references: found 0, need 2"}},
 		{"explore urls are not files", at(Explore), nil, "See https://example.com/a/b/c and main.go", []string{"file references: found 1, need 2"}},
@@ -197,4 +198,11 @@ func TestStripPromises(t *testing.T) {
 	assert.Equal(t, "a  b", stripPromises("a <PROMISE>x</Promise> b"))
 	assert.Equal(t, "plan\nunclosed", stripPromises("plan\n<promise>unclosed"), "only the tag goes; such a message never passes the final check anyway")
 	assert.Equal(t, "İİ plan", stripPromises("İİ plan <promise>OK</promise>"), "non-ASCII text keeps its offsets")
+}
+
+func TestBareFilesFitTheLengthGuard(t *testing.T) {
+	for name := range bareFiles {
+		assert.LessOrEqual(t, len(name), longestBare, name)
+		assert.Equal(t, 1, countFileRefs(strings.ToUpper(name[:1])+name[1:], 2), name)
+	}
 }
