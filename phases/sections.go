@@ -67,6 +67,21 @@ func newSectionMatcher(required []string) sectionMatcher {
 	return m
 }
 
+// koreanName returns the Korean heading accepted for a known section
+// ("Goal" → "목표"), or "" for a section plansmith does not know.
+func koreanName(section string) string {
+	g := knownGroup(normHeading(section))
+	if g < 0 {
+		return ""
+	}
+	for _, a := range sectionAliases[g] {
+		if a[0] >= utf8.RuneSelf {
+			return a
+		}
+	}
+	return ""
+}
+
 func knownGroup(n string) int {
 	for g, group := range sectionAliases {
 		for _, a := range group {

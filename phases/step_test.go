@@ -185,7 +185,8 @@ func TestPrompt(t *testing.T) {
 		{"non-final revise", nil, 5, "", []string{"not** the final revise"}, []string{"<promise>PLAN_OK</promise>"}},
 		{"final revise", nil, 7, "", []string{"final revise", "<promise>PLAN_OK</promise>"}, nil},
 		{"note is prominent", nil, 7, "Uncovered: FINDING-2 (high) no rollback", []string{"Read this first", "FINDING-2"}, nil},
-		{"custom sections", func(c *Config) { c.RequiredSections = []string{"Context", "Plan"} }, 3, "", []string{"- Context", "- Plan", "## Context"}, []string{"- Goal"}},
+		{"draft names the korean heading", nil, 3, "", []string{"`## Goal`; Korean names such as `## 목표` count too"}, nil},
+		{"custom sections", func(c *Config) { c.RequiredSections = []string{"Context", "Plan"} }, 3, "", []string{"- Context", "- Plan", "## Context"}, []string{"- Goal", "Korean"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
