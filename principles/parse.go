@@ -1,7 +1,6 @@
 package principles
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,20 +18,6 @@ type Verdict struct {
 	ID     int    // principle number, 1..12
 	Result Result // Pass or Fail
 	Note   string // the critic's reason, as written after the verdict (may be empty)
-}
-
-// String renders the verdict for memory and status, e.g.
-// "P4 Error paths: FAIL — no timeout handling".
-func (v Verdict) String() string {
-	name := ""
-	if p, ok := ByID(v.ID); ok {
-		name = " " + p.Name
-	}
-	s := fmt.Sprintf("P%d%s: %s", v.ID, name, v.Result)
-	if v.Note != "" {
-		s += " — " + v.Note
-	}
-	return s
 }
 
 // lookahead is how many lines after a principle reference may still carry

@@ -52,11 +52,6 @@ func TestParseCountsEachPrincipleOnce(t *testing.T) {
 	assert.Len(t, Parse("P1 P2 P3 PASS PASS PASS"), 1, "one line gives one principle, not six pieces of evidence")
 }
 
-func TestVerdictString(t *testing.T) {
-	assert.Equal(t, "P4 Error paths: FAIL — no timeout", Verdict{4, Fail, "no timeout"}.String())
-	assert.Equal(t, "P1 Step ordering: PASS", Verdict{1, Pass, ""}.String())
-}
-
 func TestAllAndRender(t *testing.T) {
 	require.Len(t, All, 12)
 	for i, p := range All {
