@@ -176,13 +176,3 @@ func convergeRevisePrompt(cfg Config, p Progress) string {
 	}
 	return strings.TrimSpace(s)
 }
-
-type rethinkData struct {
-	Label     string
-	Iteration int
-	Reason    string
-}
-
-func rethinkReason(label string, d converge.Decision) string {
-	return render("messages/rethink.md", rethinkData{Label: label, Iteration: d.Iteration, Reason: d.Reason})
-}

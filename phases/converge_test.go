@@ -115,7 +115,7 @@ func TestConvergeCritique(t *testing.T) {
 			ledger:   converge.Ledger{Iteration: 2, Challenges: []converge.Entry{{ID: "C1", Claim: "broken", Severity: converge.Blocking, Status: converge.Open}}},
 			critique: convCritique(statusOnly("C1", converge.Unresolved)),
 			kind:     Rethink, passed: true, next: converge.End, verdict: converge.Rethink, index: 1,
-			reason: []string{"RETHINK", "BLOCKING C1 still open after 3 iterations"}},
+			reason: []string{"BLOCKING C1 still open after 3 iterations"}},
 		{name: "significant left at the last iteration revises strongly",
 			ledger:   converge.Ledger{Iteration: 2, Challenges: []converge.Entry{{ID: "C1", Claim: "slow", Severity: converge.Significant, Status: converge.Open}}},
 			critique: convCritique(statusOnly("C1", converge.Open)),
@@ -131,8 +131,12 @@ func TestConvergeCritique(t *testing.T) {
 			assert.Equal(t, tt.passed, out.Passed)
 			assert.Equal(t, tt.index, out.Progress.Index)
 			assert.Equal(t, tt.finalNext, out.Progress.FinalNext)
+			got := out.Reason
+			if out.Decision != nil {
+				got += "\n" + out.Decision.Reason
+			}
 			for _, s := range tt.reason {
-				assert.Contains(t, out.Reason, s)
+				assert.Contains(t, got, s)
 			}
 			assert.Nil(t, out.Output.Verdicts, "no principle verdicts in convergence mode")
 			if !tt.passed {
@@ -352,6 +356,33 @@ func TestConvergeLimitFromSequence(t *testing.T) {
 	cfg := Config{Phases: []string{Draft, Critique, Revise}, CompletionPromise: "OK", MaxRetries: 1, Converge: true}
 	out := Step(cfg, Progress{Index: 1}, convCritique(challenge("C1", converge.Blocking, converge.Open, "")))
 	assert.Equal(t, Rethink, out.Kind)
-	assert.Contains(t, out.Reason, "after 1 iterations")
+	require.NotNil(t, out.Decision)
+	assert.Contains(t, out.Decision.Reason, "after 1 iterations")
 	assert.Equal(t, 1, out.Progress.Converge.Ledger.Limit)
+}
+
+// TestConvergeFinalReviseSkipsCritiques: a FinalRevise decision jumps over
+// critiques the sequence still holds, to the next revise (or to iterate).
+func TestConvergeFinalReviseSkipsCritiques(t *testing.T) {
+	proceed := "Nothing holds up.\n\n### NO CHALLENGES\n" + scoresOK
+	tests := []struct {
+		name  string
+		seq   []string
+		index int // of the critique judged
+		want  int // Progress.Index afterwards
+	}{
+		{"to the revise after a second critique", []string{Critique, Critique, Revise}, 0, 2},
+		{"to iterate when no revise follows", []string{Draft, Critique, Critique}, 1, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Phases: tt.seq, CompletionPromise: "OK", MaxRetries: 1, Request: request, Converge: true}
+			out := Step(cfg, Progress{Index: tt.index}, proceed)
+			require.True(t, out.Passed, "%v", out.Problems)
+			require.Equal(t, Block, out.Kind)
+			assert.Equal(t, tt.want, out.Progress.Index)
+			assert.True(t, out.Progress.FinalNext)
+			assert.Contains(t, out.Reason, "<promise>OK</promise>")
+		})
+	}
 }

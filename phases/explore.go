@@ -25,6 +25,10 @@ var sourceExts = map[string]bool{
 // bareFiles are file names without an extension that are still files.
 var bareFiles = map[string]bool{"makefile": true, "dockerfile": true, "gemfile": true, "rakefile": true, "justfile": true, "procfile": true, "license": true}
 
+// longestBare is the length of the longest bareFiles name: longer words
+// are not looked up, which spares lower-casing every word of prose.
+const longestBare = len("dockerfile")
+
 func validateExplore(cfg Config, a *answer) []Problem {
 	var probs []Problem
 	if n := countFileRefs(a.text, exploreRefs); n < exploreRefs {
@@ -82,7 +86,7 @@ func isFileRef(tok string, ticked bool) bool {
 	if k := strings.LastIndexByte(tok, '/'); k >= 0 {
 		base = tok[k+1:]
 	}
-	if len(base) <= len("procfile") && bareFiles[asciiLower(base)] {
+	if len(base) <= longestBare && bareFiles[asciiLower(base)] {
 		return true
 	}
 	if !strings.ContainsAny(tok, "./") || !strings.ContainsFunc(tok, func(r rune) bool { return r < 128 && isASCIILetter(byte(r)) }) {

@@ -67,7 +67,7 @@ const (
 	MaxPhases
 	// Rethink: convergence mode's verdict RETHINK — a BLOCKING challenge
 	// survived the last critique iteration. The caller saves the current
-	// plan marked as such and ends the loop; Reason explains it.
+	// plan marked as such and ends the loop; Decision explains it.
 	Rethink
 )
 
@@ -91,8 +91,11 @@ func (k Kind) String() string {
 // Outcome is Step's decision. The caller persists Progress and acts on Kind.
 type Outcome struct {
 	Kind     Kind
-	Progress Progress  // the progress to persist (unchanged fields copied)
-	Reason   string    // Block: the text for the model; Exhausted/MaxPhases/Rethink: a short user-facing explanation
+	Progress Progress // the progress to persist (unchanged fields copied)
+	// Reason is, for Block, the text for the model; empty otherwise: the
+	// caller words the end of a loop, since only it knows where the plan
+	// was saved (templates/messages/finished.md).
+	Reason   string
 	Plan     string    // Finalize: the plan, promise tags removed, trimmed
 	Passed   bool      // the message passed the current phase's checks
 	Problems []Problem // why it did not pass (empty when Passed)

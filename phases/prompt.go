@@ -14,6 +14,7 @@ type phaseData struct {
 	Phase       string   // phase name
 	Label       string   // "critique [5/8]"
 	Sections    []string // required plan sections
+	Korean      string   // the first section's Korean heading, when it has one
 	Promise     string   // completion promise text
 	Memory      string   // lessons from earlier runs (explore only; may be empty)
 	Gate        bool     // ask for the gaps block
@@ -41,6 +42,7 @@ func Prompt(cfg Config, p Progress, note string) string {
 		Phase:              phase,
 		Label:              Label(cfg, p),
 		Sections:           sectionNames(cfg),
+		Korean:             koreanName(sectionNames(cfg)[0]),
 		Promise:            strings.TrimSpace(cfg.CompletionPromise),
 		Memory:             strings.TrimSpace(cfg.Memory),
 		Gate:               cfg.Gate,

@@ -3,6 +3,7 @@ package phases
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Revise: rewrite the plan to answer the critique. Only the final revise
@@ -33,7 +34,11 @@ func promiseMatches(cfg Config, a *answer) []Problem {
 	if len(spans) > 0 {
 		got := strings.TrimSpace(a.text[spans[0].innerStart:spans[0].innerEnd])
 		if len(got) > 80 {
-			got = got[:80] + "…"
+			cut := 80
+			for cut > 0 && !utf8.RuneStart(got[cut]) {
+				cut-- // never split a rune: the detail ends up in hook JSON
+			}
+			got = got[:cut] + "…"
 		}
 		p.Detail = fmt.Sprintf("found <promise>%s</promise>, which is not the completion promise", got)
 		if spans[0].end == spans[0].innerEnd {

@@ -67,6 +67,21 @@ func newSectionMatcher(required []string) sectionMatcher {
 	return m
 }
 
+// koreanName returns the Korean heading accepted for a known section
+// ("Goal" → "목표"), or "" for a section plansmith does not know.
+func koreanName(section string) string {
+	g := knownGroup(normHeading(section))
+	if g < 0 {
+		return ""
+	}
+	for _, a := range sectionAliases[g] {
+		if a[0] >= utf8.RuneSelf {
+			return a
+		}
+	}
+	return ""
+}
+
 func knownGroup(n string) int {
 	for g, group := range sectionAliases {
 		for _, a := range group {
@@ -82,8 +97,8 @@ func knownGroup(n string) int {
 func (m sectionMatcher) section(heading string) int {
 	h := normHeading(heading)
 	for _, a := range m.aliases {
-		if !strings.HasPrefix(h, a.text) {
-			continue
+		if !strings.HasPrefix(h, a.text) || (a.text == "" && h != "") {
+			continue // a name with no letters ("🎯", "1") must not match every heading
 		}
 		if rest := h[len(a.text):]; rest != "" {
 			last, _ := utf8.DecodeLastRuneInString(a.text)

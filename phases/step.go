@@ -11,7 +11,7 @@ import (
 // what the Stop hook does next. It is pure: same inputs, same Outcome.
 //
 //   - Fails the checks: Retries+1. Past cfg.MaxRetries the loop is
-//     Exhausted (Reason for the user); otherwise Block with a retry reason
+//     Exhausted; otherwise Block with a retry reason
 //     naming the phase, progress, each problem (found vs needed), what to
 //     do, the phase instructions and the original request.
 //   - Passes: Transitions+1. A final revise (last revise of the sequence,
@@ -45,9 +45,6 @@ func Step(cfg Config, p Progress, message string) Outcome {
 		out.Progress.Retries = max(p.Retries, 0) + 1
 		if out.Progress.Retries > cfg.MaxRetries {
 			out.Kind = Exhausted
-			out.Reason = render("messages/exhausted.md", exhaustedData{
-				Label: Label(cfg, p), Phase: phase, Failures: out.Progress.Retries, Problems: problemLines(out.Problems),
-			})
 			return out
 		}
 		out.Kind = Block
@@ -74,22 +71,15 @@ func Step(cfg Config, p Progress, message string) Outcome {
 	}
 	if out.Decision != nil && out.Decision.Next == converge.End {
 		out.Kind = Rethink
-		out.Reason = rethinkReason(Label(cfg, p), *out.Decision)
 		return out
 	}
 	if cfg.MaxPhases > 0 && out.Progress.Transitions >= cfg.MaxPhases {
 		out.Kind = MaxPhases
-		out.Reason = render("messages/maxphases.md", maxPhasesData{
-			Label: Label(cfg, p), Transitions: out.Progress.Transitions, MaxPhases: cfg.MaxPhases,
-		})
 		return out
 	}
 	next := Progress{Index: max(p.Index, 0) + 1, Transitions: out.Progress.Transitions, Converge: out.Progress.Converge}
 	if out.Decision != nil && out.Decision.Next == converge.FinalRevise {
 		next.Index, next.FinalNext = nextRevise(cfg, p.Index), true
-	}
-	if next.Index > len(cfg.Phases) {
-		next.Index = len(cfg.Phases)
 	}
 	out.Progress = next
 	out.Kind = Block
@@ -105,10 +95,10 @@ func Step(cfg Config, p Progress, message string) Outcome {
 // Iterate, past the sequence, shows as "iterate [8/8+]".
 func Label(cfg Config, p Progress) string {
 	n := len(cfg.Phases)
-	if p.Index >= n {
+	i := max(p.Index, 0)
+	if i >= n {
 		return fmt.Sprintf("%s [%d/%d+]", Iterate, n, n)
 	}
-	i := max(p.Index, 0)
 	return fmt.Sprintf("%s [%d/%d]", cfg.Phases[i], i+1, n)
 }
 
@@ -129,17 +119,6 @@ type retryData struct {
 
 type advanceData struct {
 	Passed, Label, Prompt string
-}
-
-type exhaustedData struct {
-	Label, Phase string
-	Failures     int
-	Problems     []string
-}
-
-type maxPhasesData struct {
-	Label                  string
-	Transitions, MaxPhases int
 }
 
 // render executes an embedded template. The templates are part of the

@@ -78,8 +78,8 @@ func TestStepRetryThenExhausted(t *testing.T) {
 	out := Step(cfg, p, "1. only one")
 	assert.Equal(t, Exhausted, out.Kind)
 	assert.Equal(t, cfg.MaxRetries+1, out.Progress.Retries)
-	assert.Contains(t, out.Reason, "understand")
-	assert.Contains(t, out.Reason, "--max-retries")
+	assert.Equal(t, problemLines(Validate(cfg, p, "1. only one")), problemLines(out.Problems), "the caller reports the last problems")
+	assert.Empty(t, out.Reason, "the caller words the end of a loop")
 	assert.Equal(t, "1. only one", out.Output.Text, "the caller can save the last text")
 }
 
@@ -102,7 +102,7 @@ func TestStepMaxPhases(t *testing.T) {
 	assert.Equal(t, MaxPhases, out.Kind)
 	assert.True(t, out.Passed)
 	assert.Equal(t, 3, out.Progress.Transitions)
-	assert.Contains(t, out.Reason, "--max-phases 3")
+	assert.Empty(t, out.Reason, "the caller words the end of a loop")
 
 	out = Step(cfg, Progress{Index: 1, Transitions: 1}, exploreEN)
 	assert.Equal(t, Block, out.Kind, "below the budget the loop goes on")
@@ -185,7 +185,8 @@ func TestPrompt(t *testing.T) {
 		{"non-final revise", nil, 5, "", []string{"not** the final revise"}, []string{"<promise>PLAN_OK</promise>"}},
 		{"final revise", nil, 7, "", []string{"final revise", "<promise>PLAN_OK</promise>"}, nil},
 		{"note is prominent", nil, 7, "Uncovered: FINDING-2 (high) no rollback", []string{"Read this first", "FINDING-2"}, nil},
-		{"custom sections", func(c *Config) { c.RequiredSections = []string{"Context", "Plan"} }, 3, "", []string{"- Context", "- Plan", "## Context"}, []string{"- Goal"}},
+		{"draft names the korean heading", nil, 3, "", []string{"`## Goal`; Korean names such as `## 목표` count too"}, nil},
+		{"custom sections", func(c *Config) { c.RequiredSections = []string{"Context", "Plan"} }, 3, "", []string{"- Context", "- Plan", "## Context"}, []string{"- Goal", "Korean"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +217,8 @@ func TestStepOddProgressDoesNotPanic(t *testing.T) {
 		assert.NotPanics(t, func() { Prompt(cfg, p, "") })
 	}
 	assert.NotPanics(t, func() { Step(Config{}, Progress{}, "") })
+	assert.NotPanics(t, func() { Step(Config{}, Progress{Index: -1}, "x") }, "an empty sequence with a negative index")
+	assert.NotPanics(t, func() { Prompt(Config{}, Progress{Index: -1}, "") })
 	out := Step(Config{Phases: []string{"bogus"}, MaxRetries: 1}, Progress{}, "x")
 	assert.Contains(t, out.Reason, `phase "bogus"`)
 }

@@ -32,14 +32,7 @@ func scan(text string) shape {
 	var sh shape
 	inFence := false
 	var fence string
-	rest := text
-	for len(rest) > 0 {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for line := range strings.Lines(text) {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			switch {

@@ -108,13 +108,12 @@ func validate(cfg Config, p Progress, a *answer) []Problem {
 }
 
 // PhaseAt returns the phase name at index: Iterate at or past the end of
-// the sequence, the first phase for a negative index.
+// the sequence (and for any index of an empty one), the first phase for a
+// negative index.
 func PhaseAt(cfg Config, index int) string {
+	index = max(index, 0)
 	if index >= len(cfg.Phases) {
 		return Iterate
-	}
-	if index < 0 {
-		index = 0
 	}
 	return cfg.Phases[index]
 }
@@ -122,10 +121,11 @@ func PhaseAt(cfg Config, index int) string {
 // IsFinalRevise reports whether the phase at index is the final revise: the
 // last revise of the sequence, or Iterate.
 func IsFinalRevise(cfg Config, index int) bool {
+	index = max(index, 0) // read like PhaseAt
 	if index >= len(cfg.Phases) {
 		return true
 	}
-	if index < 0 || cfg.Phases[index] != Revise {
+	if cfg.Phases[index] != Revise {
 		return false
 	}
 	for _, ph := range cfg.Phases[index+1:] {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -99,6 +101,7 @@ func TestValidate(t *testing.T) {
 
 		{"explore passes", at(Explore), nil, exploreEN, nil},
 		{"explore passes with bare file names", at(Explore), nil, "Looked at main.go and util.py.", nil},
+		{"explore counts known names without extension", at(Explore), nil, "Read the Dockerfile and the Makefile.", nil},
 		{"explore passes with absolute and dir paths", at(Explore), nil, "See /etc/app and ./scripts/ here.", nil},
 		{"explore prose slashes are not paths", at(Explore), nil, "Read and/or write, input/output, pass/fail. Version 1.2.3.", []string{"file references: found 0, need 2"}},
 		{"explore urls are not files", at(Explore), nil, "See https://example.com/a/b/c and main.go", []string{"file references: found 1, need 2"}},
@@ -130,6 +133,8 @@ func TestValidate(t *testing.T) {
 		{"draft fenced headings do not count", at(Draft), nil, "```\n" + plan(DefaultSections, "") + "```\n", []string{"found 0, need 7"}},
 		{"draft custom sections", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollback plan", nil},
 		{"draft custom sections missing", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollbacks", []string{"found 1, need 2 (missing: Rollback)"}},
+		{"understand custom section without letters matches no other heading", at(Understand), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Success criteria\n" + understandEN, nil},
+		{"draft custom section without letters still needs its heading", at(Draft), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Goal\n## Steps", []string{"(missing: 🎯)"}},
 		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, "## Goal\n## Verification", nil},
 
 		{"critique passes", at(Critique), nil, critiquePrinciples, nil},
@@ -179,9 +184,25 @@ func TestFinalNextSeam(t *testing.T) {
 	assert.NotEmpty(t, Validate(cfg, Progress{Index: 0, FinalNext: true}, msg), "FinalNext does not make a critique a revise")
 }
 
+func TestWrongPromiseDetailIsCutOnARune(t *testing.T) {
+	cfg := Config{Phases: []string{Revise}, CompletionPromise: "OK"}
+	long := strings.Repeat("완", 40) // 120 bytes; byte 80 falls inside a rune
+	probs := Validate(cfg, Progress{}, plan(DefaultSections, long))
+	require.Len(t, probs, 1)
+	assert.True(t, utf8.ValidString(probs[0].Detail), "%q", probs[0].Detail)
+	assert.Contains(t, probs[0].Detail, strings.Repeat("완", 26)+"…")
+}
+
 func TestStripPromises(t *testing.T) {
 	assert.Equal(t, "## Goal\nx", stripPromises("## Goal\nx\n\n<promise>PLAN_OK</promise>\n"))
 	assert.Equal(t, "a  b", stripPromises("a <PROMISE>x</Promise> b"))
 	assert.Equal(t, "plan\nunclosed", stripPromises("plan\n<promise>unclosed"), "only the tag goes; such a message never passes the final check anyway")
 	assert.Equal(t, "İİ plan", stripPromises("İİ plan <promise>OK</promise>"), "non-ASCII text keeps its offsets")
+}
+
+func TestBareFilesFitTheLengthGuard(t *testing.T) {
+	for name := range bareFiles {
+		assert.LessOrEqual(t, len(name), longestBare, name)
+		assert.Equal(t, 1, countFileRefs(strings.ToUpper(name[:1])+name[1:], 2), name)
+	}
 }

@@ -1,7 +1,6 @@
 package principles
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,20 +18,6 @@ type Verdict struct {
 	ID     int    // principle number, 1..12
 	Result Result // Pass or Fail
 	Note   string // the critic's reason, as written after the verdict (may be empty)
-}
-
-// String renders the verdict for memory and status, e.g.
-// "P4 Error paths: FAIL — no timeout handling".
-func (v Verdict) String() string {
-	name := ""
-	if p, ok := ByID(v.ID); ok {
-		name = " " + p.Name
-	}
-	s := fmt.Sprintf("P%d%s: %s", v.ID, name, v.Result)
-	if v.Note != "" {
-		s += " — " + v.Note
-	}
-	return s
 }
 
 // lookahead is how many lines after a principle reference may still carry
@@ -61,14 +46,8 @@ func Parse(critique string) []Verdict {
 		seen[id] = true
 		out = append(out, Verdict{ID: id, Result: r, Note: note})
 	}
-	rest := critique
-	for len(rest) > 0 {
-		line := rest
-		if i := strings.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
+	for line := range strings.Lines(critique) {
+		line = strings.TrimSuffix(line, "\n")
 		id, end := findRef(line)
 		if id == 0 {
 			if pending == 0 {
@@ -92,12 +71,6 @@ func Parse(critique string) []Verdict {
 		pending, left = id, lookahead
 	}
 	return out
-}
-
-// Evidence counts the distinct principles that received a PASS or FAIL
-// verdict in text. The critique validator requires a floor of these.
-func Evidence(text string) int {
-	return len(Parse(text))
 }
 
 // findRef returns the first principle reference P1..P12 in line and the byte
