@@ -37,13 +37,6 @@ func setProgress(f *state.File, p phases.Progress) {
 	f.Loop.Retries = p.Retries
 	f.Loop.Transitions = p.Transitions
 	f.Loop.FinalNext = p.FinalNext
-	f.Loop.Phase = phaseName(f.Loop.Phases, p.Index)
+	f.Loop.Phase = phases.PhaseAt(phases.Config{Phases: f.Loop.Phases}, p.Index)
 	setConverge(f, p, nil)
-}
-
-func phaseName(seq []string, i int) string {
-	if i >= 0 && i < len(seq) {
-		return seq[i]
-	}
-	return phases.Iterate
 }

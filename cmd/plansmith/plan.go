@@ -42,13 +42,12 @@ type PlanOptions struct {
 	Prompt    []string
 }
 
-const defaultSections = "Goal,Scope,Non-Scope,Steps,Verification,Risks,Open Questions"
-
 func planFlags(o *PlanOptions) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fs.IntVar(&o.MaxPhases, "max-phases", 0, "phase transitions allowed before the loop stops (0 = unlimited)")
 	fs.IntVar(&o.MaxPhases, "max-iterations", 0, "alias of --max-phases")
-	fs.IntVar(&o.RefineIterations, "refine-iterations", 2, "critique/revise cycles, 1 to 4 (with --converge: at most 3, default 3)")
+	fs.IntVar(&o.RefineIterations, "refine-iterations", phases.DefaultRefine,
+		fmt.Sprintf("critique/revise cycles, %d to %d (with --converge: at most 3, default 3)", phases.MinRefine, phases.MaxRefine))
 	fs.StringVar(&o.Phases, "phases", "", `exact phase list, e.g. "understand,draft,critique,revise"`)
 	fs.BoolVar(&o.SkipUnderstand, "skip-understand", false, "leave out the understand phase")
 	fs.BoolVar(&o.SkipExplore, "skip-explore", false, "leave out the explore phase")
@@ -57,7 +56,7 @@ func planFlags(o *PlanOptions) *pflag.FlagSet {
 	fs.BoolVar(&o.NoMemory, "no-memory", false, "neither use nor record Reflexion memory")
 	fs.BoolVar(&o.ClearMemory, "clear-memory", false, "erase Reflexion memory before starting")
 	fs.BoolVar(&o.NoBlockTools, "no-block-tools", false, "do not keep the session read-only")
-	fs.StringVar(&o.RequiredSections, "required-sections", defaultSections, "sections the plan must contain, comma-separated")
+	fs.StringVar(&o.RequiredSections, "required-sections", strings.Join(phases.DefaultSections, ","), "sections the plan must contain, comma-separated")
 	fs.StringVar(&o.CompletionPromise, "completion-promise", "PLAN_OK", "text the final revise wraps in <promise></promise>")
 	fs.BoolVar(&o.NoGate, "no-gate", false, "turn off the gap-coverage gate")
 	fs.IntVar(&o.GateRetries, "gate-retries", 2, "failed gate assessments allowed before the loop ends, 1 to 10")
@@ -144,8 +143,8 @@ func (o *PlanOptions) validate() error {
 	switch {
 	case o.MaxPhases < 0:
 		return usagef("plan: --max-phases must be 0 (unlimited) or more (got %d)", o.MaxPhases)
-	case o.RefineIterations < 1 || o.RefineIterations > 4:
-		return usagef("plan: --refine-iterations must be from 1 to 4 (got %d)", o.RefineIterations)
+	case o.RefineIterations < phases.MinRefine || o.RefineIterations > phases.MaxRefine:
+		return usagef("plan: --refine-iterations must be from %d to %d (got %d)", phases.MinRefine, phases.MaxRefine, o.RefineIterations)
 	case o.Converge && o.RefineSet && o.RefineIterations > converge.MaxIterations:
 		return usagef("plan: --refine-iterations must be from 1 to %d with --converge (got %d)", converge.MaxIterations, o.RefineIterations)
 	case o.Converge && o.OpenCritique:
@@ -161,26 +160,16 @@ func (o *PlanOptions) validate() error {
 	case strings.Contains(o.CompletionPromise, "\n"):
 		return usagef("plan: --completion-promise must be one line")
 	}
-	if len(splitList(o.RequiredSections)) == 0 {
+	if len(phases.ParseList(o.RequiredSections)) == 0 {
 		return usagef("plan: --required-sections must name at least one section, e.g. \"Goal,Steps\"")
 	}
-	if o.Phases != "" && len(splitList(o.Phases)) == 0 {
+	if o.Phases != "" && len(phases.ParseList(o.Phases)) == 0 {
 		return usagef("plan: --phases must name at least one phase (allowed: %s)", strings.Join(phases.Known, ", "))
 	}
 	if strings.TrimSpace(strings.Join(o.Prompt, " ")) == "" {
 		return usagef("plan: a request is required, e.g. plansmith plan Add rate limiting to the API")
 	}
 	return nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if p := strings.TrimSpace(part); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func planRun(env *Env, o *PlanOptions) error {
@@ -227,7 +216,7 @@ func planRun(env *Env, o *PlanOptions) error {
 		CritiqueMode:      "principles",
 		UseMemory:         !o.NoMemory,
 		BlockTools:        !o.NoBlockTools,
-		RequiredSections:  splitList(o.RequiredSections),
+		RequiredSections:  phases.ParseList(o.RequiredSections),
 		CompletionPromise: strings.TrimSpace(o.CompletionPromise),
 		Gate:              !o.NoGate,
 		GateRetries:       o.GateRetries,
