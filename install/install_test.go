@@ -63,11 +63,12 @@ func TestInstallThenUninstall(t *testing.T) {
 			r, err = Uninstall(o)
 			require.NoError(t, err)
 			assert.True(t, r.Changed())
-			got, _ := os.ReadFile(o.Settings())
 			if tt.settings != "" {
+				got, _ := os.ReadFile(o.Settings())
 				assert.Equal(t, tt.settings, string(got))
+				assert.Len(t, backups(t, o), 2, "uninstall backs up the file it edits")
 			} else {
-				assert.Equal(t, "{}\n", string(got))
+				assert.NoDirExists(t, o.Dir, "the settings file and .claude folder install made are gone, with no backup")
 			}
 			assert.NoDirExists(t, o.CommandsDir(), "an emptied commands folder goes")
 
