@@ -146,9 +146,10 @@ func Uninstall(o Options) (Result, error) {
 			return r, settingsError(o.Settings(), err)
 		}
 		switch {
-		case changed && sameJSON(out, []byte("{}")):
+		case changed && sameJSON(out, []byte("{}")) && isPlainFile(o.Settings()):
 			// Nothing but plansmith's hooks was in it, so install wrote the
-			// file and 'plansmith install' can write it again: no backup.
+			// file and 'plansmith install' can write it again: no backup. (A
+			// linked settings file is emptied below instead, link kept.)
 			if err := os.Remove(o.Settings()); err != nil {
 				return r, fmt.Errorf("removing %s: %w", o.Settings(), err)
 			}
@@ -212,6 +213,11 @@ func Uninstall(o Options) (Result, error) {
 		_ = os.Remove(o.Dir) // likewise: a .claude folder install made and nothing else uses
 	}
 	return r, nil
+}
+
+func isPlainFile(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 func readSettings(path string) (data []byte, existed bool, err error) {

@@ -143,6 +143,23 @@ func TestInstallKeepsASymlinkedSettingsFile(t *testing.T) {
 	assert.True(t, strings.Contains(string(got), "hook stop"))
 }
 
+func TestUninstallEmptiesALinkedSettingsFileInsteadOfRemovingIt(t *testing.T) {
+	o := options(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	real := filepath.Join(t.TempDir(), "dotfiles-settings.json")
+	require.NoError(t, os.WriteFile(real, nil, 0o644))
+	require.NoError(t, os.Symlink(real, o.Settings()))
+	_, err := Install(o)
+	require.NoError(t, err)
+	_, err = Uninstall(o)
+	require.NoError(t, err)
+	target, err := os.Readlink(o.Settings())
+	require.NoError(t, err, "still a link")
+	assert.Equal(t, real, target)
+	got, _ := os.ReadFile(real)
+	assert.Equal(t, "{}\n", string(got), "the linked file holds no plansmith hooks")
+}
+
 func TestResolveBinary(t *testing.T) {
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "plansmith")
