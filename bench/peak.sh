@@ -5,8 +5,9 @@
 set -euo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 here=$(cd "$(dirname "$0")" && pwd)
-if [ ! -x /usr/bin/time ]; then
-	echo "peak memory: /usr/bin/time (GNU time) is not installed; skipped"
+# GNU time's -f; BSD time (macOS) has no such option.
+if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+	echo "peak memory: GNU time (/usr/bin/time -f) is not installed; skipped"
 	exit 0
 fi
 work=$(mktemp -d)

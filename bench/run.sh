@@ -12,7 +12,7 @@ mkdir -p bench/out
 out="bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt"
 
 go test -run '^$' -bench 'Hook' -benchtime 30x -count "$count" ./cmd/plansmith | tee "$out"
-go test -run '^$' -bench . -count "$count" ./phases ./hooks/policy ./gate 2>/dev/null | tee -a "$out" || true
+go test -run '^$' -bench . -count "$count" ./phases ./hooks/policy ./gate | tee -a "$out"
 
 echo
 echo "Medians over $count runs ($out):"

@@ -185,7 +185,7 @@ type goldenHook struct {
 
 func (h goldenHook) call(c hookCall, session string) []byte {
 	h.t.Helper()
-	in := map[string]any{"session_id": session, "cwd": h.project, "hook_event_name": c.event}
+	in := map[string]any{"session_id": session, "cwd": h.project, "hook_event_name": hookEvents[c.event]}
 	for k, v := range c.input {
 		in[k] = v
 	}

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -258,10 +259,18 @@ func (e *Env) Run(prompt string, args ...string) *Result {
 	cmd.Env = e.environ()
 	// Hooks may leave children holding the pipes; do not wait on them forever.
 	cmd.WaitDelay = 5 * time.Second
+	// The CLI gets a process group of its own, and the whole group goes when
+	// the run ends or times out: hooks, shells and sub-processes it started
+	// never outlive the test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	res := &Result{Elapsed: time.Since(start), Stdout: stdout.String(), Stderr: stderr.String()}
 	e.last = res
 	var exit *exec.ExitError

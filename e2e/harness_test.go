@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,4 +76,29 @@ func TestBuildPlansmith(t *testing.T) {
 	out, err := exec.Command(bin, "version").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.NotEmpty(t, strings.TrimSpace(string(out)))
+}
+
+func TestRunKillsWhatTheCLILeftBehind(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("needs /proc to see the left-behind process")
+	}
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "claude")
+	// A "CLI" that leaves a background process running, as a hung hook would.
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\n"+
+		"sleep 300 >/dev/null 2>&1 &\necho $! >child.pid\necho '{\"type\":\"result\",\"result\":\"ok\"}'\n"), 0o755))
+	model := ms.New()
+	defer model.Close()
+	e := &Env{T: t, Claude: fake, PluginDir: dir, Project: dir, Home: dir, Model: model, PermissionMode: "default"}
+
+	res := e.Run("hello")
+	require.Equal(t, "ok", res.Result)
+
+	pid := strings.TrimSpace(e.ProjectFile("child.pid"))
+	require.NotEmpty(t, pid)
+	assert.Eventually(t, func() bool {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		// Gone, or a zombie waiting for init to reap it: either way not running.
+		return err != nil || strings.Contains(string(stat), ") Z ")
+	}, 5*time.Second, 10*time.Millisecond, "process %s outlived the run", pid)
 }

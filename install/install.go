@@ -132,6 +132,8 @@ func Install(o Options) (Result, error) {
 
 // Uninstall takes out what Install added: plansmith's hook entries (other
 // hooks and keys stay) and the command files it wrote that are unchanged.
+// A settings file left with nothing in it is removed, and so are the
+// commands and .claude folders when that leaves them empty.
 func Uninstall(o Options) (Result, error) {
 	var r Result
 	old, existed, err := readSettings(o.Settings())
@@ -143,13 +145,22 @@ func Uninstall(o Options) (Result, error) {
 		if err != nil {
 			return r, settingsError(o.Settings(), err)
 		}
-		if changed {
+		switch {
+		case changed && sameJSON(out, []byte("{}")) && isPlainFile(o.Settings()):
+			// Nothing but plansmith's hooks was in it, so install wrote the
+			// file and 'plansmith install' can write it again: no backup. (A
+			// linked settings file is emptied below instead, link kept.)
+			if err := os.Remove(o.Settings()); err != nil {
+				return r, fmt.Errorf("removing %s: %w", o.Settings(), err)
+			}
+			r.add("settings.json", true, "removed (it held only plansmith's hooks)")
+		case changed:
 			did := "removed plansmith's hooks"
 			if err := writeSettings(o, out, true, &did); err != nil {
 				return r, err
 			}
 			r.add("settings.json", true, "%s", did)
-		} else {
+		default:
 			r.add("settings.json", false, "no plansmith hooks registered")
 		}
 	}
@@ -198,7 +209,15 @@ func Uninstall(o Options) (Result, error) {
 	if removed {
 		_ = os.Remove(o.CommandsDir()) // only succeeds when nothing else is left in it
 	}
+	if r.Changed() {
+		_ = os.Remove(o.Dir) // likewise: a .claude folder install made and nothing else uses
+	}
 	return r, nil
+}
+
+func isPlainFile(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 func readSettings(path string) (data []byte, existed bool, err error) {

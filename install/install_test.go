@@ -63,11 +63,12 @@ func TestInstallThenUninstall(t *testing.T) {
 			r, err = Uninstall(o)
 			require.NoError(t, err)
 			assert.True(t, r.Changed())
-			got, _ := os.ReadFile(o.Settings())
 			if tt.settings != "" {
+				got, _ := os.ReadFile(o.Settings())
 				assert.Equal(t, tt.settings, string(got))
+				assert.Len(t, backups(t, o), 2, "uninstall backs up the file it edits")
 			} else {
-				assert.Equal(t, "{}\n", string(got))
+				assert.NoDirExists(t, o.Dir, "the settings file and .claude folder install made are gone, with no backup")
 			}
 			assert.NoDirExists(t, o.CommandsDir(), "an emptied commands folder goes")
 
@@ -140,6 +141,23 @@ func TestInstallKeepsASymlinkedSettingsFile(t *testing.T) {
 	assert.Equal(t, real, target)
 	got, _ := os.ReadFile(real)
 	assert.True(t, strings.Contains(string(got), "hook stop"))
+}
+
+func TestUninstallEmptiesALinkedSettingsFileInsteadOfRemovingIt(t *testing.T) {
+	o := options(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	real := filepath.Join(t.TempDir(), "dotfiles-settings.json")
+	require.NoError(t, os.WriteFile(real, nil, 0o644))
+	require.NoError(t, os.Symlink(real, o.Settings()))
+	_, err := Install(o)
+	require.NoError(t, err)
+	_, err = Uninstall(o)
+	require.NoError(t, err)
+	target, err := os.Readlink(o.Settings())
+	require.NoError(t, err, "still a link")
+	assert.Equal(t, real, target)
+	got, _ := os.ReadFile(real)
+	assert.Equal(t, "{}\n", string(got), "the linked file holds no plansmith hooks")
 }
 
 func TestResolveBinary(t *testing.T) {
