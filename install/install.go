@@ -257,13 +257,9 @@ func writeSettings(o Options, data []byte, existed bool, did *string) error {
 	} else {
 		*did += " (new file)"
 	}
-	if err := state.WriteFile(path, data); err != nil {
-		return err
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	// The mode is set before the rename, so a private settings file is never
+	// readable by others, not even for a moment.
+	return state.WriteFileMode(path, data, mode)
 }
 
 // backupFile copies path to path.plansmith-backup-<UTC time>, never

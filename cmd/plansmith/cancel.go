@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +37,10 @@ func newCancelCmd(env *Env) *cobra.Command {
 // cancelRun archives the loop under the lock, so a hook running at the same
 // moment either finishes first or finds no loop afterwards.
 func cancelRun(p state.Paths, env *Env) (string, error) {
+	if _, err := os.Lstat(p.State()); errors.Is(err, fs.ErrNotExist) {
+		// Nothing to end: say so without creating .claude/plansmith/ here.
+		return noLoop, nil
+	}
 	unlock, err := state.Lock(p)
 	if err != nil {
 		return "", err
@@ -45,7 +50,7 @@ func cancelRun(p state.Paths, env *Env) (string, error) {
 	var corrupt *state.CorruptError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "plansmith: no planning loop is active; nothing to cancel.", nil
+		return noLoop, nil
 	case errors.As(err, &corrupt):
 		dst, aerr := state.ArchiveRaw(p, state.ExitCorrupt, env.Now())
 		if aerr != nil {
@@ -65,3 +70,5 @@ func cancelRun(p state.Paths, env *Env) (string, error) {
 	}
 	return fmt.Sprintf("plansmith: cancelled %s (request: %q). Archived to %s.", was, memory.OneLine(f.Loop.Request, 80), p.Rel(dst)), nil
 }
+
+const noLoop = "plansmith: no planning loop is active; nothing to cancel."

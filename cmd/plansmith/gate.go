@@ -119,7 +119,11 @@ func newGateLeakageCmd(env *Env) *cobra.Command {
 				return checkFailed(env, "gate leakage: %s: %v", path, err)
 			}
 			if len(added) == 0 {
-				fmt.Fprintln(env.Stdout, "merged nothing: the gaps block is unchanged")
+				if show {
+					fmt.Fprintln(env.Stdout, "nothing to add: the gaps block already documents these phrases, or they are below the threshold")
+				} else {
+					fmt.Fprintln(env.Stdout, "merged nothing: the gaps block is unchanged")
+				}
 				return nil
 			}
 			if show {
