@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := build/plansmith
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test vet fmt-check unit e2e-deps demo bench fuzz clean
+.PHONY: build test vet fmt-check go-test e2e-deps demo bench fuzz clean
 
 build:
 	$(GO) build -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/plansmith
@@ -25,10 +25,11 @@ e2e-deps:
 	if [ $$rc -eq 3 ]; then echo "make: npm registry unreachable; end-to-end tests will skip"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-unit:
+# go-test runs every Go test, the end-to-end ones included.
+go-test:
 	PLANSMITH_E2E=1 $(GO) test -race ./...
 
-test: vet fmt-check e2e-deps unit
+test: vet fmt-check e2e-deps go-test
 
 demo: build
 	$(GO) run ./demo $(BIN)

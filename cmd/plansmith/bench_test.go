@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,30 +22,17 @@ import (
 // few milliseconds per call, under 100 ms for a 1 MiB answer, and under
 // 30 MiB peak memory.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-func plansmithBinary(b *testing.B) string {
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "plansmith-bench")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "plansmith")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = err
-			b.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		b.Fatalf("building plansmith: %v", buildErr)
+// builtBinary is build/plansmith, the binary users run (make bench builds
+// it first); the process benchmarks skip, saying why, when it is missing.
+func builtBinary(b *testing.B) string {
+	path, err := filepath.Abs("../../build/plansmith")
+	if err != nil {
+		b.Fatal(err)
 	}
-	return binPath
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("build/plansmith is missing: run make build (make bench does) first")
+	}
+	return path
 }
 
 // benchProject makes a project with an active loop at phase index, owned by
@@ -130,7 +116,7 @@ func runProcess(b *testing.B, bin, event string, input []byte) {
 }
 
 func benchProcess(b *testing.B, event string, input []byte, reset func(), binary ...string) {
-	bin := plansmithBinary(b)
+	bin := builtBinary(b)
 	if len(binary) > 0 {
 		bin = binary[0]
 	}
@@ -153,12 +139,10 @@ func BenchmarkHookProcess(b *testing.B) {
 	b.Run("stop/no-loop-via-launcher", func(b *testing.B) {
 		// What the plugin's hooks run: bin/plansmith, which execs build/plansmith
 		// (make bench builds it), which checks its sources are not newer.
+		builtBinary(b)
 		launcher, err := filepath.Abs("../../bin/plansmith")
 		if err != nil {
 			b.Fatal(err)
-		}
-		if _, err := os.Stat("../../build/plansmith"); err != nil {
-			b.Skip("build/plansmith is missing: run make build first")
 		}
 		dir := b.TempDir()
 		benchProcess(b, "stop", stopInput(b, dir, "hello"), nil, launcher)
