@@ -24,23 +24,25 @@ func UserPromptSubmit(in Input, env Env) any {
 	}
 	defer s.close(env)
 	f := s.file
-	f.Loop.ConsecutiveBlocks = 0
-	s.dirty = true
-	label := phases.Label(MachineConfig(f, ""), MachineProgress(f))
 	name := "messages/reminder.md"
 	if f.Loop.Paused {
 		name = "messages/resume.md"
-		f.Loop.Paused = false
 	}
 	text, err := templates.Render(name, map[string]any{
-		"Label":  label,
+		"Label":  phases.Label(MachineConfig(f, ""), MachineProgress(f)),
 		"Reason": f.Loop.PausedReason,
 	})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plansmith: %v\n", err)
 		return nil
 	}
-	f.Loop.PausedReason = ""
+	// A new prompt starts a new turn: Claude Code's block count starts over.
+	if f.Loop.ConsecutiveBlocks != 0 || f.Loop.Paused {
+		f.Loop.ConsecutiveBlocks = 0
+		f.Loop.Paused = false
+		f.Loop.PausedReason = ""
+		s.dirty = true
+	}
 	return addContext(text)
 }
 
