@@ -16,19 +16,11 @@ func newHookCmd(env *Env) *cobra.Command {
 		},
 	}
 	for _, ev := range hooks.Events {
-		ev := ev
 		cmd.AddCommand(&cobra.Command{
 			Use:   ev,
 			Short: "The " + ev + " hook",
 			Args:  cobra.ArbitraryArgs, // Claude Code may grow arguments; never fail a hook on them
-			Run: func(cmd *cobra.Command, args []string) {
-				hooks.Run(ev, env.Stdin, env.Stdout, hooks.Env{
-					Stderr: env.Stderr,
-					Getenv: env.Getenv,
-					Getwd:  env.Getwd,
-					Now:    env.Now,
-				})
-			},
+			Run:   func(cmd *cobra.Command, args []string) { hooks.Run(ev, *env) },
 		})
 	}
 	return cmd
