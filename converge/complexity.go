@@ -1,10 +1,11 @@
 package converge
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Team is the size of the critique team: which perspectives critique the plan.
@@ -178,12 +179,12 @@ func wordByte(b byte) bool {
 	return b < 0x80 && (unicode.IsLetter(rune(b)) || unicode.IsDigit(rune(b)))
 }
 
-var numberedRe = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+\S`)
-
+// countNumbered counts numbered items outside code blocks, as the phase
+// validators count them (mdtext.Numbered).
 func countNumbered(text string) int {
 	n := 0
-	for _, l := range strings.Split(text, "\n") {
-		if numberedRe.MatchString(l) {
+	for l := range mdtext.Lines(text) {
+		if _, ok := mdtext.Numbered(l.Text); ok && !l.Code {
 			n++
 		}
 	}
