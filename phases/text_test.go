@@ -3,6 +3,8 @@ package phases
 import (
 	"testing"
 
+	"github.com/plansmith/plansmith/converge"
+
 	"github.com/stretchr/testify/assert"
 )
 
@@ -43,4 +45,12 @@ func TestScanFollowsCommonMarkFences(t *testing.T) {
 func TestExploreQuotingAPlanInALongFence(t *testing.T) {
 	msg := exploreEN + "\n\nThe old README shows:\n````md\n## Steps\n```\n## Goal\n````\n"
 	assert.Empty(t, Validate(Config{Phases: Known}, Progress{Index: 1}, msg))
+}
+
+// The explore check and the convergence complexity score read file
+// references the same way: one list of extensions and names.
+func TestExploreAndComplexityCountTheSameFiles(t *testing.T) {
+	text := "Read cmd/app/main.go:12, `pkg/core`, Gemfile, flake.nix, main.scala and ./run; and/or https://x.io/a/b.go."
+	assert.Equal(t, 6, countFileRefs(text, 0))
+	assert.Equal(t, countFileRefs(text, 0), converge.Assess("", text).Files)
 }
