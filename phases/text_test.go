@@ -3,9 +3,9 @@ package phases
 import (
 	"testing"
 
-	"github.com/plansmith/plansmith/converge"
-
 	"github.com/stretchr/testify/assert"
+
+	"github.com/plansmith/plansmith/converge"
 )
 
 // Code blocks follow CommonMark: the prefix check this replaced let three
