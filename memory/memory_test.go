@@ -94,6 +94,9 @@ func TestLessons(t *testing.T) {
 	open := &state.File{Loop: state.Loop{CritiqueMode: "open"}}
 	open.AppendOutput(state.Output{Phase: "critique", Round: 1, Text: "Issues:\n1. Steps lack owners\n2) No rollback\nprose"})
 	assert.Equal(t, []string{"critique: Steps lack owners", "critique: No rollback"}, Lessons(open, nil))
+	quoted := &state.File{Loop: state.Loop{CritiqueMode: "open"}}
+	quoted.AppendOutput(state.Output{Phase: "critique", Round: 1, Text: "```\n1. quoted in code\n```\n**1.** Steps lack owners"})
+	assert.Equal(t, []string{"critique: Steps lack owners"}, Lessons(quoted, nil), "items in code blocks are quotes, not findings")
 }
 
 func TestOneLineCutsOnRuneBoundary(t *testing.T) {
