@@ -13,6 +13,9 @@ type Cancelled struct {
 	// Unreadable is why a corrupt state file could not be read; it was
 	// moved aside to Archive.
 	Unreadable error
+	// Link is true when the state file was a symbolic link: the link moved
+	// aside to Archive, its target untouched.
+	Link bool
 	// Active is true when the loop was running (at Label); an inactive
 	// leftover file is archived all the same.
 	Active  bool
@@ -28,14 +31,19 @@ type Cancelled struct {
 func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	t, err := begin(p, false)
 	var corrupt *state.CorruptError
+	var link *state.LinkError
 	switch {
-	case errors.As(err, &corrupt):
+	case errors.As(err, &corrupt), errors.As(err, &link):
 		defer t.commit()
-		dst, err := t.archiveCorrupt(env.Now())
-		if err != nil {
-			return Cancelled{}, err
+		dst, aerr := t.archiveCorrupt(env.Now())
+		if aerr != nil {
+			return Cancelled{}, aerr
 		}
-		return Cancelled{Found: true, Unreadable: corrupt.Err, Archive: p.Rel(dst)}, nil
+		c := Cancelled{Found: true, Link: link != nil, Archive: p.Rel(dst)}
+		if corrupt != nil {
+			c.Unreadable = corrupt.Err
+		}
+		return c, nil
 	case err != nil:
 		return Cancelled{}, err
 	}

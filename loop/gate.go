@@ -2,7 +2,6 @@ package loop
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/plansmith/plansmith/gate"
@@ -44,7 +43,7 @@ func (r *stop) gateReply(msg string) StopOutcome {
 			return r.advance(msg)
 		}
 	}
-	plan, err := os.ReadFile(filepath.Join(r.t.paths.Gate(), gate.PlanFile))
+	plan, err := state.ReadOwned(filepath.Join(r.t.paths.Gate(), gate.PlanFile))
 	if err != nil {
 		// The plan under assessment is gone: assess the latest plan again.
 		r.env.note("%v; starting a fresh assessment", err)
@@ -66,7 +65,7 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 	switch step.Action {
 	case gate.ActionRun:
 		for name, content := range step.Files {
-			if err := state.WriteFile(filepath.Join(r.t.paths.Gate(), name), []byte(content)); err != nil {
+			if err := state.WriteOwned(filepath.Join(r.t.paths.Gate(), name), []byte(content)); err != nil {
 				r.env.note("%v", err)
 			}
 		}
@@ -86,7 +85,7 @@ func (r *stop) finishGate(reason, plan string, step gate.Step) StopOutcome {
 	if step.Record != nil {
 		r.f.Loop.GateRecord = step.Record
 	}
-	if p, err := os.ReadFile(filepath.Join(r.t.paths.Gate(), gate.PlanFile)); err == nil && plan == "" {
+	if p, err := state.ReadOwned(filepath.Join(r.t.paths.Gate(), gate.PlanFile)); err == nil && plan == "" {
 		plan = string(p)
 	}
 	return r.finish(reason, plan, nil)

@@ -73,12 +73,14 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 	}
 	store(&l, phases.Progress{}, nil)
 	t, err := begin(p, true)
-	var corrupt *state.CorruptError
-	switch {
-	case errors.As(err, &corrupt):
-		t.commit()
-		return Started{}, fmt.Errorf("%v\nInspect it, then run 'plansmith cancel' to archive it before starting a new loop", err)
-	case err != nil:
+	if err != nil {
+		if t != nil {
+			t.commit()
+		}
+		var corrupt *state.CorruptError
+		if errors.As(err, &corrupt) {
+			return Started{}, fmt.Errorf("%v\nInspect it, then run 'plansmith cancel' to archive it before starting a new loop", err)
+		}
 		return Started{}, err
 	}
 	defer t.commit()

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -50,14 +49,12 @@ type PlanModeGateView struct {
 // is an error that says how to clear it.
 func Status(env Env, p state.Paths) (View, error) {
 	t, err := begin(p, false)
-	var corrupt *state.CorruptError
-	if errors.As(err, &corrupt) {
-		t.commit()
+	if t != nil {
+		t.commit() // a view needs no lock past the load
 	}
 	if err != nil {
 		return View{}, fmt.Errorf("%v\nRun 'plansmith cancel' to archive it", err)
 	}
-	t.commit()
 	v := View{}
 	if t.active() {
 		v = viewOf(t.file)

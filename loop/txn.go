@@ -26,9 +26,10 @@ type txn struct {
 // create decides: false returns a txn with a nil file without locking, so
 // a project without a loop gets no .claude/plansmith folder; true takes the
 // lock anyway, for a caller about to write one. A corrupt file comes back
-// as a *state.CorruptError with the lock held (the caller archives it with
-// archiveCorrupt, or refuses, and commits); any other failure releases the
-// lock and returns a nil txn.
+// as a *state.CorruptError, and a symbolic link in the state file's place
+// as a *state.LinkError, each with the lock held (the caller moves it aside
+// with archiveCorrupt, or refuses, and commits); any other failure releases
+// the lock and returns a nil txn.
 func begin(p state.Paths, create bool) (*txn, error) {
 	t := &txn{paths: p, unlock: func() {}}
 	if !create && !exists(p.State()) {
@@ -41,11 +42,14 @@ func begin(p state.Paths, create bool) (*txn, error) {
 	t.unlock = unlock
 	f, err := state.Load(p.State())
 	var corrupt *state.CorruptError
+	var link *state.LinkError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return t, nil
 	case errors.As(err, &corrupt):
 		return t, err
+	case errors.As(err, &link) && link.Path == p.State():
+		return t, fmt.Errorf("reading %s: %w", p.State(), err)
 	case err != nil:
 		unlock()
 		return nil, fmt.Errorf("reading %s: %w", p.State(), err)
@@ -78,7 +82,8 @@ func (t *txn) archive(reason string, now time.Time) (string, error) {
 	return state.Archive(t.paths, t.file, reason, now)
 }
 
-// archiveCorrupt moves an unreadable state file aside, untouched.
+// archiveCorrupt moves an unreadable state file aside, untouched (a link
+// moves as a link; its target is never touched).
 func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 	t.ended = true
 	return state.ArchiveRaw(t.paths, state.ExitCorrupt, now)
@@ -107,6 +112,9 @@ func openSession(env Env, s Session) *txn {
 		return nil
 	case err != nil:
 		env.note("%v", err)
+		if t != nil {
+			t.commit()
+		}
 		return nil
 	}
 	if !t.active() {

@@ -33,6 +33,8 @@ func cancelText(c loop.Cancelled) string {
 	switch {
 	case !c.Found:
 		return "plansmith: no planning loop is active; nothing to cancel."
+	case c.Link:
+		return fmt.Sprintf("plansmith: the state file was a symbolic link, which plansmith does not follow; moved the link to %s (its target is untouched). No loop is active now.", c.Archive)
 	case c.Unreadable != nil:
 		return fmt.Sprintf("plansmith: the state file was unreadable (%v); moved it to %s. No loop is active now.", c.Unreadable, c.Archive)
 	}
