@@ -1,10 +1,11 @@
 package converge
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
 )
 
 // Team is the size of the critique team: which perspectives critique the plan.
@@ -178,7 +179,7 @@ func wordByte(b byte) bool {
 	return b < 0x80 && (unicode.IsLetter(rune(b)) || unicode.IsDigit(rune(b)))
 }
 
-var numberedRe = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+\S`)
+var numberedRe = lazyre.New(`^\s*\d{1,3}[.)]\s+\S`)
 
 func countNumbered(text string) int {
 	n := 0

@@ -2,9 +2,9 @@ package memory
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -36,7 +36,7 @@ func Lessons(f *state.File, uncovered []string) []string {
 	return out
 }
 
-var numbered = regexp.MustCompile(`^\s*\d+[.)]\s+(.+)$`)
+var numbered = lazyre.New(`^\s*\d+[.)]\s+(.+)$`)
 
 func numberedItems(text string, max int) []string {
 	var items []string
