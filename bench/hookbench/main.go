@@ -33,8 +33,10 @@ func main() {
 	rounds := flag.Int("n", 101, "rounds (every variant runs once per round)")
 	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor always runs)")
 	root := flag.String("root", ".", "the plugin folder (the repository root)")
+	var extra extraFlag
+	flag.Var(&extra, "cmd", "also time `NAME=COMMAND` (sh -c COMMAND in a project with no loop, stdin a PreToolUse input); repeatable")
 	flag.Parse()
-	if err := run(*root, *rounds, *only); err != nil {
+	if err := run(*root, *rounds, *only, extra); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -54,7 +56,21 @@ type variant struct {
 	times []time.Duration
 }
 
-func run(root string, rounds int, only string) error {
+// extraFlag collects -cmd NAME=COMMAND pairs.
+type extraFlag [][2]string
+
+func (e *extraFlag) String() string { return fmt.Sprint(*e) }
+
+func (e *extraFlag) Set(v string) error {
+	name, cmd, ok := strings.Cut(v, "=")
+	if !ok || name == "" || cmd == "" {
+		return errors.New("want NAME=COMMAND")
+	}
+	*e = append(*e, [2]string{name, cmd})
+	return nil
+}
+
+func run(root string, rounds int, only string, extra extraFlag) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
 		return err
@@ -80,12 +96,19 @@ func run(root string, rounds int, only string) error {
 	if err != nil {
 		return err
 	}
+	for _, x := range extra {
+		vs = append(vs, &variant{name: x[0], cmd: x[1], dir: fx.noLoop,
+			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+root),
+			stdin: hookInput(fx.noLoop, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]string{"command": readOnlyCommand}})})
+	}
 	if only != "" {
 		re, err := regexp.Compile(only)
 		if err != nil {
 			return fmt.Errorf("-only: %w", err)
 		}
-		vs = slices.DeleteFunc(vs, func(v *variant) bool { return v.name != "floor" && !re.MatchString(v.name) })
+		vs = slices.DeleteFunc(vs, func(v *variant) bool {
+			return v.name != "floor" && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
+		})
 	}
 	for _, v := range vs {
 		if err := v.warm(); err != nil {
