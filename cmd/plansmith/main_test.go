@@ -39,6 +39,9 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("REPO", root)
+			// Under -race the plansmith the scripts run is the race-built test
+			// binary, which sleeps 1 s at exit by default: hundreds of calls.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
