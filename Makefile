@@ -17,7 +17,7 @@ fmt-check:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.cache/*')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-# e2e-deps installs the real Claude Code CLI and the hook types (from npm)
+# e2e-deps installs the real Claude Code and Codex CLIs and the hook types (from npm)
 # into .cache/ for the end-to-end tests; exit 3 means the npm registry is
 # unreachable, and only then do those tests skip (saying so).
 e2e-deps:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Severities, lowercase as they are written in gaps and findings.
@@ -242,7 +243,7 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 			}
 			continue
 		}
-		if c, run := fenceRun(t); t == "" || (run >= 3 && c != 0) {
+		if t == "" || mdtext.OpensFence(t) {
 			inDesc = false // a blank line or a code fence ends a description
 			continue
 		}

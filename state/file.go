@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 
 	"gopkg.in/yaml.v3"
@@ -31,10 +30,15 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Load reads the state file at path. A missing file yields an error
-// satisfying errors.Is(err, fs.ErrNotExist); a file that cannot be parsed
-// yields a *CorruptError.
+// satisfying errors.Is(err, fs.ErrNotExist); a symbolic link on the way
+// yields a *LinkError (see ReadOwned); a file that cannot be parsed, or a
+// directory or other non-file in its place, yields a *CorruptError.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadOwned(path)
+	var notFile *NotFileError
+	if errors.As(err, &notFile) {
+		return nil, &CorruptError{Path: path, Err: fmt.Errorf("it is %s, not a file", describeMode(notFile.Mode))}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +110,12 @@ func Marshal(f *File) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Save writes f to path atomically.
+// Save writes f to path atomically, refusing symbolic links (see
+// WriteOwned). An error means the file on disk still holds what it held.
 func Save(path string, f *File) error {
 	data, err := Marshal(f)
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, data)
+	return WriteOwned(path, data)
 }
