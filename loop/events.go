@@ -14,14 +14,25 @@ type Session struct {
 type StopEvent struct {
 	Session
 	// LastMessage returns the agent's final answer. It is called only when
-	// an active loop judges the answer, so an adapter that must read a
-	// transcript for it does so only then. Nil means an empty answer.
+	// the project has a state file, before the lock is taken, so an adapter
+	// that must read a transcript does so only then and without holding up
+	// other hooks. An error (ideally a *NoAnswerError) pauses the loop
+	// without judging anything. Nil means an empty answer.
 	LastMessage func() (string, error)
 	// BlockCap is how many consecutive blocks the agent obeys before it
 	// overrides the next one; the loop pauses instead of reaching it. 0
 	// means no cap.
 	BlockCap int
 }
+
+// NoAnswerError says the agent's last answer could not be read at all. It
+// is not a wrong answer: nothing is judged and no retry is spent. Why is
+// shown to the user.
+type NoAnswerError struct {
+	Why string
+}
+
+func (e *NoAnswerError) Error() string { return "could not read the agent's last answer: " + e.Why }
 
 // ToolEvent is a tool call, before (PreToolUse) or after (PostToolUse) it runs.
 type ToolEvent struct {

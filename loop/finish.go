@@ -2,9 +2,9 @@ package loop
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -80,7 +80,7 @@ func principleCounts(l *state.Loop) map[string]int {
 	return counts
 }
 
-var promiseTag = regexp.MustCompile(`(?s)<promise>.*?</promise>`)
+var promiseTag = lazyre.New(`(?s)<promise>.*?</promise>`)
 
 // stripPromise removes completion-promise tags from a plan.
 func stripPromise(s string) string {

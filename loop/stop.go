@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
@@ -14,8 +16,19 @@ import (
 // agent's last answer for the current phase and either blocks the stop with
 // the next instructions, pauses before the agent's block cap, or ends the
 // loop and saves the plan. Outside a loop of ev's session, and while the
-// loop is paused, it lets the stop happen.
+// loop is paused, it lets the stop happen. An answer that cannot be read
+// is not a wrong one: the loop pauses without judging anything.
 func Stop(env Env, ev StopEvent) StopOutcome {
+	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
+		return StopOutcome{} // no loop: neither the lock nor the answer is touched
+	}
+	// Read the answer before taking the lock: a transcript can be large,
+	// and cancel and PreToolUse wait on the lock meanwhile.
+	var msg string
+	var msgErr error
+	if ev.LastMessage != nil {
+		msg, msgErr = ev.LastMessage()
+	}
 	t := openSession(env, ev.Session)
 	if t == nil {
 		return StopOutcome{}
@@ -25,15 +38,11 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// The user decides when to resume; until then no reply is judged.
 		return StopOutcome{}
 	}
-	var msg string
-	if ev.LastMessage != nil {
-		var err error
-		if msg, err = ev.LastMessage(); err != nil {
-			env.note("%v", err)
-		}
-	}
 	t.dirty = true
 	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap}
+	if msgErr != nil {
+		return r.noAnswer(msgErr)
+	}
 	if r.gateAwaiting() {
 		return r.gateReply(msg)
 	}
@@ -46,6 +55,29 @@ type stop struct {
 	t   *txn
 	f   *state.File
 	cap int
+}
+
+// noAnswer pauses the loop when the answer could not be read, holding the
+// phase's instructions back and telling the user why; their next message
+// resumes it (see PromptSubmit). Nothing is judged and no retry is spent.
+func (r *stop) noAnswer(cause error) StopOutcome {
+	l := &r.f.Loop
+	cfg, prog := config(l, r.loadMemory()), progress(r.f)
+	l.Paused = true
+	l.PausedReason = phases.Prompt(cfg, prog, "")
+	why := cause.Error()
+	var na *NoAnswerError
+	if errors.As(cause, &na) {
+		why = na.Why
+	}
+	msg, err := templates.Render("messages/no-answer.md", map[string]any{
+		"Label": phases.Label(cfg, prog),
+		"Why":   why,
+	})
+	if err != nil {
+		msg = "plansmith could not read the agent's last answer (" + why + "); the loop is paused: send any message to resume, or run /plansmith:cancel."
+	}
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
 // advance runs one phase-machine step on msg and applies its outcome.
