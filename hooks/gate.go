@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/plansmith/plansmith/gate"
@@ -43,7 +42,7 @@ func gateReply(s *session, msg string, env Env) any {
 			return advance(s, msg, env)
 		}
 	}
-	plan, err := os.ReadFile(filepath.Join(s.paths.Gate(), gate.PlanFile))
+	plan, err := state.ReadOwned(filepath.Join(s.paths.Gate(), gate.PlanFile))
 	if err != nil {
 		// The plan under assessment is gone: assess the latest plan again.
 		fmt.Fprintf(env.Stderr, "plansmith: %v; starting a fresh assessment\n", err)
@@ -66,7 +65,7 @@ func gateApply(s *session, step gate.Step, plan string, env Env) any {
 	switch step.Action {
 	case gate.ActionRun:
 		for name, content := range step.Files {
-			if err := state.WriteFile(filepath.Join(s.paths.Gate(), name), []byte(content)); err != nil {
+			if err := state.WriteOwned(filepath.Join(s.paths.Gate(), name), []byte(content)); err != nil {
 				fmt.Fprintf(env.Stderr, "plansmith: %v\n", err)
 			}
 		}
@@ -86,7 +85,7 @@ func finishGate(s *session, reason, plan string, step gate.Step, env Env) any {
 	if step.Record != nil {
 		s.file.Loop.GateRecord = step.Record
 	}
-	if p, err := os.ReadFile(filepath.Join(s.paths.Gate(), gate.PlanFile)); err == nil && plan == "" {
+	if p, err := state.ReadOwned(filepath.Join(s.paths.Gate(), gate.PlanFile)); err == nil && plan == "" {
 		plan = string(p)
 	}
 	return finish(s, reason, plan, nil, env)

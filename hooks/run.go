@@ -119,10 +119,10 @@ type session struct {
 // another session's loop. A corrupt file is moved aside with a one-line
 // reason on stderr. An unbound loop is bound to this session.
 func openLoop(in Input, env Env) *session {
-	p := ProjectPaths(in, env)
-	if _, err := os.Stat(p.State()); err != nil {
+	if !stateExists(in, env) {
 		return nil // the common case outside a loop: no lock, no work
 	}
+	p := ProjectPaths(in, env)
 	unlock, err := state.Lock(p)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "plansmith: %v\n", err)
@@ -162,6 +162,13 @@ func openLoop(in Input, env Env) *session {
 		return nil
 	}
 	return s
+}
+
+// stateExists says whether the project has a state file (or anything in
+// its place) — the cheap check before any lock or transcript is touched.
+func stateExists(in Input, env Env) bool {
+	_, err := os.Lstat(ProjectPaths(in, env).State())
+	return err == nil
 }
 
 // close saves the loop when it changed and releases the lock.

@@ -1,7 +1,9 @@
 package hooks
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
@@ -15,6 +17,12 @@ import (
 // pauses before Claude Code's block cap, or ends the loop and saves the plan.
 // It returns the JSON answer, or nil to let the stop happen silently.
 func Stop(in Input, env Env) any {
+	if !stateExists(in, env) {
+		return nil
+	}
+	// Read the answer before taking the lock: a transcript can be large,
+	// and cancel and PreToolUse wait on the lock meanwhile.
+	msg, msgErr := lastMessage(in)
 	s := openLoop(in, env)
 	if s == nil {
 		return nil
@@ -25,15 +33,39 @@ func Stop(in Input, env Env) any {
 		// The user decides when to resume; until then no reply is judged.
 		return nil
 	}
-	msg, err := lastMessage(in)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plansmith: %v\n", err)
+	if msgErr != nil {
+		return noAnswer(s, msgErr, env)
 	}
 	s.dirty = true
 	if gateAwaiting(f) {
 		return gateReply(s, msg, env)
 	}
 	return advance(s, msg, env)
+}
+
+// noAnswer handles a Stop whose answer could not be read: an unreadable
+// answer is not a wrong one, so nothing is judged and no retry is spent. The
+// loop pauses with the phase's instructions held back, and the user is
+// told why; their next message resumes it (see UserPromptSubmit).
+func noAnswer(s *session, cause error, env Env) any {
+	f := s.file
+	cfg, prog := MachineConfig(f, loadMemory(s, env)), MachineProgress(f)
+	f.Loop.Paused = true
+	f.Loop.PausedReason = phases.Prompt(cfg, prog, "")
+	s.dirty = true
+	why := cause.Error()
+	var na *NoAnswerError
+	if errors.As(cause, &na) {
+		why = na.Why
+	}
+	msg, err := templates.Render("messages/no-answer.md", map[string]any{
+		"Label": phases.Label(cfg, prog),
+		"Why":   why,
+	})
+	if err != nil {
+		msg = "plansmith could not read the agent's last answer (" + why + "); the loop is paused: send any message to resume, or run /plansmith:cancel."
+	}
+	return &StopOutput{SystemMessage: strings.TrimSpace(msg)}
 }
 
 // advance runs one phase-machine step on msg and applies its outcome.

@@ -48,6 +48,7 @@ func cancelRun(p state.Paths, env *Env) (string, error) {
 	defer unlock()
 	f, err := state.Load(p.State())
 	var corrupt *state.CorruptError
+	var link *state.LinkError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return noLoop, nil
@@ -57,6 +58,13 @@ func cancelRun(p state.Paths, env *Env) (string, error) {
 			return "", aerr
 		}
 		return fmt.Sprintf("plansmith: the state file was unreadable (%v); moved it to %s. No loop is active now.", corrupt.Err, p.Rel(dst)), nil
+	case errors.As(err, &link) && link.Path == p.State():
+		// Moving a link renames the link itself, never its target.
+		dst, aerr := state.ArchiveRaw(p, state.ExitCorrupt, env.Now())
+		if aerr != nil {
+			return "", aerr
+		}
+		return fmt.Sprintf("plansmith: the state file was a symbolic link, which plansmith does not follow; moved the link to %s (its target is untouched). No loop is active now.", p.Rel(dst)), nil
 	case err != nil:
 		return "", err
 	}
