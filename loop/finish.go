@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
@@ -47,7 +46,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	for _, e := range errs {
 		r.env.note("%v", e)
 	}
-	msg, err := templates.Render("messages/finished.md", map[string]any{
+	msg := templates.Show("messages/finished.md", map[string]any{
 		"Reason":    reason,
 		"Output":    p.Rel(p.Output()),
 		"Archive":   p.Rel(archived),
@@ -58,9 +57,6 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Verified":  meta.Verified,
 		"Converge":  convergeLine(f),
 	})
-	if err != nil {
-		msg = fmt.Sprintf("plansmith: loop ended (%s); plan saved to %s.", reason, p.Rel(p.Output()))
-	}
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
 }
 
