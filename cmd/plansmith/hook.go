@@ -19,14 +19,11 @@ func newHookCmd(env *Env) *cobra.Command {
 		},
 	}
 	for _, ev := range hooks.Events {
-		ev := ev
 		cmd.AddCommand(&cobra.Command{
 			Use:   ev,
 			Short: "The " + ev + " hook",
 			Args:  cobra.ArbitraryArgs, // Claude Code may grow arguments; never fail a hook on them
-			Run: func(cmd *cobra.Command, args []string) {
-				runHook(ev, env)
-			},
+			Run:   func(cmd *cobra.Command, args []string) { runHook(ev, env) },
 		})
 	}
 	return cmd
@@ -47,11 +44,4 @@ func hookEvent(args []string) (string, bool) {
 	return args[1], true
 }
 
-func runHook(event string, env *Env) {
-	hooks.Run(event, env.Stdin, env.Stdout, hooks.Env{
-		Stderr: env.Stderr,
-		Getenv: env.Getenv,
-		Getwd:  env.Getwd,
-		Now:    env.Now,
-	})
-}
+func runHook(event string, env *Env) { hooks.Run(event, *env) }
