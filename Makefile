@@ -25,9 +25,10 @@ e2e-deps:
 	if [ $$rc -eq 3 ]; then echo "make: npm registry unreachable; end-to-end tests will skip"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-# go-test runs every Go test, the end-to-end ones included.
+# go-test runs every Go test, the end-to-end ones included. GORACE: race-built
+# binaries otherwise sleep 1 s at exit (each test binary, each process a test starts).
 go-test:
-	PLANSMITH_E2E=1 $(GO) test -race ./...
+	GORACE=atexit_sleep_ms=0 PLANSMITH_E2E=1 $(GO) test -race ./...
 
 test: vet fmt-check e2e-deps go-test
 

@@ -2,9 +2,9 @@ package hooks
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -81,7 +81,7 @@ func principleCounts(f *state.File) map[string]int {
 	return counts
 }
 
-var promiseTag = regexp.MustCompile(`(?s)<promise>.*?</promise>`)
+var promiseTag = lazyre.New(`(?s)<promise>.*?</promise>`)
 
 // stripPromise removes completion-promise tags from a plan.
 func stripPromise(s string) string {
