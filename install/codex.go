@@ -305,3 +305,19 @@ func codexTrusts(configFile, project string) bool {
 	}
 	return false
 }
+
+// codexOnly softens Claude Code's "hooks not registered anywhere" to a
+// warning when plansmith is installed for Codex: planning works there.
+func codexOnly(claude, codex []Check) []Check {
+	if len(codex) == 0 || codex[0].Level != OK || !strings.HasPrefix(codex[0].Detail, "hooks registered") {
+		return claude
+	}
+	out := append([]Check(nil), claude...)
+	for i, c := range out {
+		if c.Name == "hooks" && c.Level == Problem && strings.Contains(c.Detail, "not registered anywhere") {
+			out[i].Level = Warn
+			out[i].Detail += " for Claude Code (installed for Codex only)"
+		}
+	}
+	return out
+}
