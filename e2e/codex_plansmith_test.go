@@ -128,7 +128,7 @@ func TestCodexPlanFullLoopToSavedPlan(t *testing.T) {
 	out := e.ProjectFile(".claude/plansmith-output.local.md")
 	assert.Contains(t, out, "exit_reason: \"completed\"")
 	assert.Contains(t, out, "verified: false")
-	assert.Contains(t, out, "status: unavailable-on-codex")
+	assert.Contains(t, out, `"status": "unavailable-on-codex"`)
 	assert.Contains(t, out, "session_id: \""+res.ThreadID+"\"", "the loop was bound to the Codex thread")
 	assert.Contains(t, out, "## Steps")
 	assert.NotContains(t, out, "<promise>")

@@ -9,16 +9,14 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/plansmith/plansmith/loop"
 )
 
 // NoAnswerError says the agent's last answer could not be read at all (no
-// last_assistant_message and no readable transcript). It is not a wrong
-// answer: nothing is judged and no retry is spent.
-type NoAnswerError struct {
-	Why string
-}
-
-func (e *NoAnswerError) Error() string { return "could not read the agent's last answer: " + e.Why }
+// last_assistant_message and no readable transcript): the loop's error for
+// it, so the loop pauses instead of judging.
+type NoAnswerError = loop.NoAnswerError
 
 // lastMessage is the agent's final answer: last_assistant_message when
 // Claude Code sent it, else the last assistant message in the transcript.

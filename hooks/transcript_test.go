@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/loop"
 )
 
 func TestLastMessagePrefersInputField(t *testing.T) {
@@ -118,7 +120,7 @@ func TestTranscriptIsReadFromTheEnd(t *testing.T) {
 func TestBlockCap(t *testing.T) {
 	cases := map[string]int{"": 8, "3": 3, "0": 0, "-1": 0, "junk": 8}
 	for v, want := range cases {
-		env := Env{Getenv: func(string) string { return v }}
+		env := loop.Env{Getenv: func(string) string { return v }}
 		assert.Equal(t, want, blockCap(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)
 	}
 }

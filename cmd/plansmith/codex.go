@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/plansmith/plansmith/hooks"
 	"github.com/plansmith/plansmith/hooks/codex"
 	"github.com/plansmith/plansmith/install"
 )
@@ -13,10 +12,9 @@ import (
 // agent is reported on stderr and the call is let through, as every hook
 // failure is.
 func runAgentHook(agent, event string, env *Env) {
-	henv := hooks.Env{Stderr: env.Stderr, Getenv: env.Getenv, Getwd: env.Getwd, Now: env.Now}
 	switch agent {
 	case "codex":
-		codex.Run(event, env.Stdin, env.Stdout, henv)
+		codex.Run(event, *env)
 	default:
 		fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); ignoring this call\n", agent)
 	}
@@ -39,7 +37,7 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 		}
 		opts.Dir, opts.Skills = home, filepath.Join(home, "skills")
 	} else {
-		p, err := env.paths()
+		p, err := paths(env)
 		if err != nil {
 			return err
 		}

@@ -20,7 +20,6 @@ func newHookCmd(env *Env) *cobra.Command {
 	}
 	agent := cmd.PersistentFlags().String("agent", "claude", "the agent running the hook: claude or codex (Codex CLI, see docs/codex.md)")
 	for _, ev := range hooks.Events {
-		ev := ev
 		cmd.AddCommand(&cobra.Command{
 			Use:   ev,
 			Short: "The " + ev + " hook",
@@ -52,11 +51,4 @@ func hookEvent(args []string) (string, bool) {
 	return args[1], true
 }
 
-func runHook(event string, env *Env) {
-	hooks.Run(event, env.Stdin, env.Stdout, hooks.Env{
-		Stderr: env.Stderr,
-		Getenv: env.Getenv,
-		Getwd:  env.Getwd,
-		Now:    env.Now,
-	})
-}
+func runHook(event string, env *Env) { hooks.Run(event, *env) }

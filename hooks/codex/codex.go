@@ -1,149 +1,188 @@
-// Package codex is plansmith's edge to Codex CLI's hooks. Codex sends hook
-// inputs in Claude Code's shape — its shell tool arrives as tool "Bash" with
-// {"command": …}, its file edits as tool "apply_patch" with the patch in
-// "command" — so an event is decoded as for Claude Code and runs the same
-// loop, phase machine and tool policy. What differs is handled here, from
-// what Codex 0.169.0 was seen to do (docs/codex.md):
+// Package codex is plansmith's edge to Codex CLI's hooks (docs/codex.md has
+// what Codex 0.169.0 was seen to send and honour). It decodes Codex's hook
+// inputs into the loop package's events and maps the loop's outcomes to the
+// answers Codex accepts, as hooks/ does for Claude Code: the same loop, phase
+// machine and tool policy run behind both.
 //
-//   - Codex has no cap on consecutive Stop blocks, so the loop never pauses
-//     to stay under one (Claude Code's CLAUDE_CODE_STOP_HOOK_BLOCK_CAP is
-//     read as 0, no cap).
-//   - last_assistant_message may be null; the transcript is Codex's own
-//     format, never parsed as Claude Code's: a null answer is empty.
-//   - Codex runs the call on a PreToolUse answer it does not support (allow,
-//     ask) and on a deny without a reason: the adapter only ever answers deny,
+// Events and tool names. Codex reports its shell tool (exec_command) as tool
+// "Bash" with {"command": "<shell text>"}, judged by the same shell policy,
+// and its file edits as tool "apply_patch" with the patch in "command", an
+// edit tool to the policy; other names pass through unchanged. What differs
+// from Claude Code:
+//
+//   - Codex obeys every consecutive Stop block (no cap), so the loop never
+//     pauses to stay under one: BlockCap is 0.
+//   - last_assistant_message may be null; Codex's transcript is not Claude
+//     Code's, so a null answer is judged as an empty one.
+//   - Codex runs a call on a PreToolUse answer it does not support (allow,
+//     ask) or a deny without a reason, so the adapter answers only deny,
 //     always with a reason, or nothing.
-//   - A Stop block must carry a reason, or Codex ignores it.
+//   - A Stop block needs a reason, or Codex ignores it.
+//   - PostToolUse (plan-mode metadata for Claude Code's plan files) has no
+//     Codex counterpart and is not registered.
 package codex
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/plansmith/plansmith/hooks"
+	"github.com/plansmith/plansmith/loop"
 )
 
-// Events are the hook subcommands Codex runs, as
-// `plansmith hook EVENT --agent codex`.
+// Input is the part of a Codex hook input the adapter reads (Codex's
+// schemas forbid unknown fields in its own output, not ours to read).
+type Input struct {
+	SessionID      string          `json:"session_id"`
+	TurnID         string          `json:"turn_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	PermissionMode string          `json:"permission_mode"`
+	StopHookActive bool            `json:"stop_hook_active"`
+	LastMessage    *string         `json:"last_assistant_message"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	Prompt         string          `json:"prompt"`
+}
+
+// StopAnswer is a Stop hook answer Codex honours.
+type StopAnswer struct {
+	Decision      string `json:"decision,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+// SpecificAnswer carries hookSpecificOutput: a PreToolUse deny or a
+// UserPromptSubmit context.
+type SpecificAnswer struct {
+	HookSpecificOutput Specific `json:"hookSpecificOutput"`
+}
+
+// Specific is Codex's hookSpecificOutput object.
+type Specific struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+}
+
+// handlers maps each event Codex runs (`plansmith hook EVENT --agent
+// codex`) to its handler.
+var handlers = map[string]func(Input, loop.Env) any{
+	"stop":             stop,
+	"pretooluse":       preToolUse,
+	"userpromptsubmit": userPromptSubmit,
+}
+
+// Events names the events registered for Codex (install's codex/hooks.json).
 var Events = []string{"stop", "pretooluse", "userpromptsubmit"}
 
 // maxInput bounds what is read from stdin, as for Claude Code's hooks.
 const maxInput = 64 << 20
 
-// fallbackDeny is the reason given when a refusal came without one: Codex
-// would run a call denied without a reason.
+// fallbackDeny is given when a refusal came without a reason: Codex would
+// run a call denied without one.
 const fallbackDeny = "plansmith is planning, so the project stays read-only: this call was refused."
 
-// Run handles one Codex hook call: stdin is Codex's input, stdout gets the
-// answer Codex honours, or nothing. Like hooks.Run it never panics and
-// never asks for a non-zero exit.
-func Run(event string, stdin io.Reader, stdout io.Writer, env hooks.Env) {
+// fallbackBlock is given when a block came without a reason: Codex would
+// ignore it.
+const fallbackBlock = "Continue plansmith's planning loop: answer the current phase."
+
+// Run handles one Codex hook call: env.Stdin is Codex's input, env.Stdout
+// gets the answer, or nothing. It never panics and never asks for a non-zero
+// exit: Codex runs the call (or ends the turn) when a hook fails, which is
+// what every other hook failure does too.
+func Run(event string, env loop.Env) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(env.Stderr, "plansmith: internal error in the Codex %s hook: %v\n", event, r)
 		}
 	}()
-	known := false
-	for _, e := range Events {
-		known = known || e == event
-	}
-	if !known {
+	h, ok := handlers[event]
+	if !ok {
 		fmt.Fprintf(env.Stderr, "plansmith: the %s hook is not used with Codex; ignoring this call\n", event)
 		return
 	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
-	if err != nil || len(data) > maxInput {
-		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: reading input failed or it is over 64 MiB; ignoring this call\n", event)
+	in, err := decode(env.Stdin)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; ignoring this call\n", event, err)
 		return
 	}
-	if event == "stop" {
-		data = nullAnswerIsEmpty(data)
-	}
-	var out bytes.Buffer
-	hooks.Run(event, bytes.NewReader(data), &out, noBlockCap(env))
-	if answer := codexAnswer(event, out.Bytes(), env); answer != nil {
-		stdout.Write(answer)
-	}
-}
-
-// noBlockCap is env with Claude Code's block-cap variable read as 0.
-func noBlockCap(env hooks.Env) hooks.Env {
-	get := env.Getenv
-	env.Getenv = func(k string) string {
-		if k == "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" {
-			return "0"
+	if out := h(in, env); out != nil {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false) // the model reads these; <promise> must stay legible
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(env.Stderr, "plansmith: writing the Codex hook answer: %v\n", err)
 		}
-		if get == nil {
-			return ""
+	}
+}
+
+func decode(r io.Reader) (Input, error) {
+	var in Input
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	switch {
+	case err != nil:
+		return in, fmt.Errorf("reading hook input: %w", err)
+	case len(data) > maxInput:
+		return in, errors.New("hook input is larger than 64 MiB")
+	case len(data) == 0:
+		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("hook input is not a JSON object: %w", err)
+	}
+	return in, nil
+}
+
+func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }
+
+func stop(in Input, env loop.Env) any {
+	o := loop.Stop(env, loop.StopEvent{
+		Session: session(in),
+		LastMessage: func() (string, error) {
+			if in.LastMessage == nil {
+				return "", nil // no text in the turn: an empty answer
+			}
+			return *in.LastMessage, nil
+		},
+		BlockCap: 0, // Codex has none
+	})
+	switch o.Kind {
+	case loop.Block:
+		reason := o.Reason
+		if strings.TrimSpace(reason) == "" {
+			reason = fallbackBlock
 		}
-		return get(k)
-	}
-	return env
-}
-
-// nullAnswerIsEmpty sets a missing or null last_assistant_message to "",
-// so the Claude Code transcript reader never reads Codex's rollout file.
-// Input that is not a JSON object is passed on unchanged for the hook to
-// report.
-func nullAnswerIsEmpty(data []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
-		return data
-	}
-	if v, ok := m["last_assistant_message"]; ok && string(bytes.TrimSpace(v)) != "null" {
-		return data
-	}
-	m["last_assistant_message"] = json.RawMessage(`""`)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return data
-	}
-	return out
-}
-
-// codexAnswer turns the Claude Code hook's answer into one Codex honours.
-func codexAnswer(event string, out []byte, env hooks.Env) []byte {
-	if len(bytes.TrimSpace(out)) == 0 {
-		return nil
-	}
-	switch event {
-	case "pretooluse":
-		var a hooks.SpecificAnswer
-		if err := json.Unmarshal(out, &a); err != nil {
-			fmt.Fprintf(env.Stderr, "plansmith: Codex pretooluse hook: unreadable answer %q: %v\n", out, err)
+		return &StopAnswer{Decision: "block", Reason: reason, SystemMessage: o.Message}
+	case loop.Pause, loop.Finish:
+		if o.Message == "" {
 			return nil
 		}
-		if a.HookSpecificOutput.PermissionDecision != "deny" {
-			return nil // Codex supports no other decision
-		}
-		if strings.TrimSpace(a.HookSpecificOutput.PermissionDecisionReason) == "" {
-			a.HookSpecificOutput.PermissionDecisionReason = fallbackDeny
-		}
-		return encode(a, env)
-	case "stop":
-		var o hooks.StopOutput
-		if err := json.Unmarshal(out, &o); err != nil {
-			fmt.Fprintf(env.Stderr, "plansmith: Codex stop hook: unreadable answer %q: %v\n", out, err)
-			return nil
-		}
-		if o.Decision == "block" && strings.TrimSpace(o.Reason) == "" {
-			o.Reason = "Continue with plansmith's planning loop: answer the current phase."
-		}
-		return encode(o, env)
+		return &StopAnswer{SystemMessage: o.Message}
 	}
-	return out
+	return nil
 }
 
-func encode(v any, env hooks.Env) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(env.Stderr, "plansmith: writing the Codex hook answer: %v\n", err)
+func preToolUse(in Input, env loop.Env) any {
+	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in), Tool: in.ToolName, Input: in.ToolInput,
+		PermissionMode: in.PermissionMode})
+	if !o.Deny {
+		return nil // Codex supports no allow: saying nothing lets the call run
+	}
+	reason := o.Reason
+	if strings.TrimSpace(reason) == "" {
+		reason = fallbackDeny
+	}
+	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "PreToolUse",
+		PermissionDecision: "deny", PermissionDecisionReason: reason}}
+}
+
+func userPromptSubmit(in Input, env loop.Env) any {
+	o := loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt})
+	if o.Context == "" {
 		return nil
 	}
-	return b.Bytes()
+	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "UserPromptSubmit", AdditionalContext: o.Context}}
 }
