@@ -33,20 +33,45 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if t == nil {
 		return StopOutcome{}
 	}
-	defer t.close(env)
 	if t.file.Loop.Paused {
 		// The user decides when to resume; until then no reply is judged.
+		t.close(env)
 		return StopOutcome{}
 	}
+	before := label(t.file)
 	t.dirty = true
 	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap}
-	if msgErr != nil {
-		return r.noAnswer(msgErr)
+	var out StopOutcome
+	switch {
+	case msgErr != nil:
+		out = r.noAnswer(msgErr)
+	case r.gateAwaiting():
+		out = r.gateReply(msg)
+	default:
+		out = r.advance(msg)
 	}
-	if r.gateAwaiting() {
-		return r.gateReply(msg)
+	if err := t.commit(); err != nil {
+		// What out announces (an advance, a retry) did not happen: the
+		// state file still holds the loop as it was.
+		env.note("%v", err)
+		return saveFailed(before, err)
 	}
-	return r.advance(msg)
+	return out
+}
+
+// saveFailed is the answer when the loop's state could not be saved: the
+// turn ends with the user told why, nothing is announced to the agent, and
+// the loop stays where it was on disk (no retry spent). Blocking instead
+// would only have the agent answer again into the same failing disk.
+func saveFailed(at string, cause error) StopOutcome {
+	msg, err := templates.Render("messages/save-failed.md", map[string]any{
+		"Label": at,
+		"Why":   plainError(cause),
+	})
+	if err != nil {
+		msg = "plansmith could not save the planning loop's state (" + plainError(cause) + "); the loop has not moved."
+	}
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
 // stop is one Stop call on an open loop.
