@@ -21,10 +21,11 @@ type Decision struct {
 }
 
 // editTools change files directly; no input makes them read-only.
-var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true}
+// apply_patch is Codex CLI's file-editing tool (see patch.go).
+var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true, "apply_patch": true}
 
 // Tool judges one tool call by name and raw JSON input. Edit, MultiEdit,
-// Write and NotebookEdit are denied; Bash is judged by Bash; every other tool
+// Write, NotebookEdit and apply_patch are denied; Bash is judged by Bash; every other tool
 // (Read, Grep, Glob, Agent, Task, WebFetch, ...) is allowed.
 func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	if editTools[name] {
@@ -36,6 +37,9 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 		what := name
 		if p := in.FilePath + in.NotebookPath; p != "" {
 			what += " " + p
+		}
+		if name == "apply_patch" {
+			what = patchWhat(input)
 		}
 		return deny(finding{rule: "edit-tool", what: what})
 	}
