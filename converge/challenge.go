@@ -8,10 +8,10 @@ package converge
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
@@ -108,10 +108,10 @@ type Parsed struct {
 var (
 	// A challenge heading: any heading level, "C" and a number, then the
 	// claim after an optional separator. Case of the C is forgiven.
-	headingRe = regexp.MustCompile(`^#{1,6}\s*[Cc](\d+)\b\s*[:.)\-–—]?\s*(.*)$`)
+	headingRe = lazyre.New(`^#{1,6}\s*[Cc](\d+)\b\s*[:.)\-–—]?\s*(.*)$`)
 	// A field line: a bullet, an optionally bold name, a colon inside or
 	// outside the bold, then the value.
-	fieldRe = regexp.MustCompile(`^[-*+]\s+\**\s*([A-Za-z][A-Za-z /-]*?)\s*(?::\s*\**|\**\s*:)\s*`)
+	fieldRe = lazyre.New(`^[-*+]\s+\**\s*([A-Za-z][A-Za-z /-]*?)\s*(?::\s*\**|\**\s*:)\s*`)
 )
 
 // fieldHead bounds how much of a line matchField hands to the regexp: a

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/plansmith/plansmith/converge"
-	"github.com/plansmith/plansmith/hooks"
-	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/phases"
-	"github.com/plansmith/plansmith/principles"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -36,9 +32,12 @@ type PlanOptions struct {
 	GateRetries       int
 	MaxRetries        int
 	Converge          bool
+	Agent             string // "claude" or "codex"
 	// RefineSet is true when --refine-iterations was given: --converge
 	// then keeps it (1 to converge.MaxIterations) instead of its own default.
 	RefineSet bool
+	// PhasesSet is true when --phases was given, even as an empty value.
+	PhasesSet bool
 	Prompt    []string
 }
 
@@ -62,6 +61,7 @@ func planFlags(o *PlanOptions) *pflag.FlagSet {
 	fs.IntVar(&o.GateRetries, "gate-retries", 2, "failed gate assessments allowed before the loop ends, 1 to 10")
 	fs.IntVar(&o.MaxRetries, "max-retries", 3, "failed validations allowed per phase, 0 to 20")
 	fs.BoolVar(&o.Converge, "converge", false, "let a challenge ledger decide when the plan is done (up to 3 critique/revise cycles)")
+	fs.StringVar(&o.Agent, "agent", "claude", "the agent that runs the loop: claude or codex (Codex CLI: no gate, recorded as unavailable-on-codex)")
 	fs.SortFlags = false
 	return fs
 }
@@ -87,6 +87,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 			}
 			opts.Prompt = prompt
 			opts.RefineSet = fs.Changed("refine-iterations")
+			opts.PhasesSet = fs.Changed("phases")
 			return planRun(env, opts)
 		},
 	}
@@ -151,6 +152,8 @@ func (o *PlanOptions) validate() error {
 		return usagef("plan: --open-critique cannot be combined with --converge (convergence critiques are challenge blocks)")
 	case o.GateRetries < 1 || o.GateRetries > 10:
 		return usagef("plan: --gate-retries must be from 1 to 10 (got %d)", o.GateRetries)
+	case o.Agent != "claude" && o.Agent != "codex":
+		return usagef("plan: --agent must be claude or codex (got %q)", o.Agent)
 	case o.MaxRetries < 0 || o.MaxRetries > 20:
 		return usagef("plan: --max-retries must be from 0 to 20 (got %d)", o.MaxRetries)
 	case strings.TrimSpace(o.CompletionPromise) == "":
@@ -163,8 +166,11 @@ func (o *PlanOptions) validate() error {
 	if len(phases.ParseList(o.RequiredSections)) == 0 {
 		return usagef("plan: --required-sections must name at least one section, e.g. \"Goal,Steps\"")
 	}
-	if o.Phases != "" && len(phases.ParseList(o.Phases)) == 0 {
+	if (o.PhasesSet || o.Phases != "") && len(phases.ParseList(o.Phases)) == 0 {
 		return usagef("plan: --phases must name at least one phase (allowed: %s)", strings.Join(phases.Known, ", "))
+	}
+	if o.Phases != "" && o.RefineSet {
+		return usagef("plan: --refine-iterations cannot be combined with --phases (the list sets the critique/revise cycles)")
 	}
 	if strings.TrimSpace(strings.Join(o.Prompt, " ")) == "" {
 		return usagef("plan: a request is required, e.g. plansmith plan Add rate limiting to the API")
@@ -178,7 +184,7 @@ func planRun(env *Env, o *PlanOptions) error {
 	}
 	var explicit []string
 	if o.Phases != "" {
-		explicit = phases.ParseList(o.Phases)
+		explicit = strings.Split(o.Phases, ",") // empty entries are refused, not skipped
 	}
 	refine := o.RefineIterations
 	if o.Converge && !o.RefineSet {
@@ -199,98 +205,47 @@ func planRun(env *Env, o *PlanOptions) error {
 	if o.Converge {
 		refine = phases.ConvergeLast(phases.Config{Phases: seq}) // what an explicit --phases holds
 	}
-	p, err := env.paths()
+	mode := state.CritiquePrinciples
+	switch {
+	case o.OpenCritique:
+		mode = state.CritiqueOpen
+	case o.Converge:
+		mode = state.CritiqueConverge
+	}
+	p, err := paths(env)
 	if err != nil {
 		return err
 	}
-	now := env.Now().UTC()
-	loop := state.Loop{
-		Active:            true,
-		SessionID:         env.Getenv("CLAUDE_CODE_SESSION_ID"),
-		StartedAt:         now,
+	session, agent, gateOn := env.Getenv("CLAUDE_CODE_SESSION_ID"), "", !o.NoGate
+	if o.Agent == "codex" {
+		// The loop binds to the Codex thread of its first hook call, and the
+		// gate cannot run in Codex (docs/codex.md).
+		session, agent, gateOn = "", state.AgentCodex, false
+	}
+	started, err := loop.Start(*env, p, loop.Options{
+		SessionID:         session,
 		Request:           strings.Join(o.Prompt, " "),
 		Phases:            seq,
 		RefineIterations:  refine,
 		MaxPhases:         o.MaxPhases,
 		MaxRetries:        o.MaxRetries,
-		CritiqueMode:      "principles",
+		CritiqueMode:      mode,
 		UseMemory:         !o.NoMemory,
+		ClearMemory:       o.ClearMemory,
 		BlockTools:        !o.NoBlockTools,
 		RequiredSections:  phases.ParseList(o.RequiredSections),
 		CompletionPromise: strings.TrimSpace(o.CompletionPromise),
-		Gate:              !o.NoGate,
+		Gate:              gateOn,
 		GateRetries:       o.GateRetries,
-		Converge:          o.Converge,
-		Phase:             seq[0],
-	}
-	switch {
-	case o.OpenCritique:
-		loop.CritiqueMode = "open"
-	case o.Converge:
-		loop.CritiqueMode = "converge"
-		loop.Convergence = &state.Convergence{}
-	}
-
-	unlock, err := state.Lock(p)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if err := refuseIfActive(p); err != nil {
-		return err
-	}
-	if o.ClearMemory {
-		if err := memory.Clear(p.Memory()); err != nil {
-			return err
-		}
-	}
-	body, err := templates.Render("cli/state-body.md", map[string]any{"Loop": loop, "Principles": principles.All})
-	if err != nil {
-		return err
-	}
-	f := &state.File{Loop: loop, Body: body}
-	if err := state.Save(p.State(), f); err != nil {
-		return err
-	}
-	cfg := hooks.MachineConfig(f, "")
-	started, err := templates.Render("cli/started.md", map[string]any{
-		"Loop":   loop,
-		"Label":  phases.Label(cfg, phases.Progress{}),
-		"Prompt": phases.Prompt(cfg, phases.Progress{}, ""),
-		"State":  p.Rel(p.State()),
+		Agent:             agent,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(env.Stdout, started)
-	return nil
-}
-
-// refuseIfActive stops a second loop from replacing a running or unreadable
-// one; a leftover inactive file is archived first so nothing is lost.
-func refuseIfActive(p state.Paths) error {
-	f, err := state.Load(p.State())
-	var corrupt *state.CorruptError
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case errors.As(err, &corrupt):
-		return fmt.Errorf("%v\nInspect it, then run 'plansmith cancel' to archive it before starting a new loop", err)
-	case err != nil:
-		return fmt.Errorf("reading %s: %w", p.State(), err)
-	case f.Loop.Active:
-		cfg := hooks.MachineConfig(f, "")
-		return fmt.Errorf("a planning loop is already active (%s, started %s)\nRun 'plansmith cancel' (or /plansmith:cancel) to end it first",
-			phases.Label(cfg, hooks.MachineProgress(f)), f.Loop.StartedAt.Format("2006-01-02 15:04 UTC"))
-	default:
-		_, err := state.Archive(p, f, orDefault(f.Loop.ExitReason, "inactive"), f.Loop.EndedAt)
+	text, err := templates.Render("cli/started.md", started)
+	if err != nil {
 		return err
 	}
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
+	fmt.Fprint(env.Stdout, text)
+	return nil
 }
