@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +55,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	if archived != "" {
 		archive = p.Rel(archived)
 	}
-	msg, err := templates.Render("messages/finished.md", map[string]any{
+	msg := templates.Show("messages/finished.md", map[string]any{
 		"Reason":    reason,
 		"Output":    p.Rel(p.Output()),
 		"Archive":   archive,
@@ -68,9 +67,6 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Converge":  convergeLine(f),
 		"Trouble":   trouble,
 	})
-	if err != nil {
-		msg = fmt.Sprintf("plansmith: loop ended (%s); plan saved to %s.", reason, p.Rel(p.Output()))
-	}
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
 }
 
@@ -112,11 +108,7 @@ func (r *stop) keepPlan(plan string, cause error) StopOutcome {
 	if recovery != "" {
 		data["Recovery"] = p.Rel(recovery)
 	}
-	msg, err := templates.Render("messages/plan-not-saved.md", data)
-	if err != nil {
-		msg = "plansmith could not save the plan (" + plainError(cause) + "); the loop stays active."
-	}
-	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/plan-not-saved.md", data))}
 }
 
 func phasesRun(f *state.File) []string {

@@ -64,13 +64,10 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 // the loop stays where it was on disk (no retry spent). Blocking instead
 // would only have the agent answer again into the same failing disk.
 func saveFailed(at string, cause error) StopOutcome {
-	msg, err := templates.Render("messages/save-failed.md", map[string]any{
+	msg := templates.Show("messages/save-failed.md", map[string]any{
 		"Label": at,
 		"Why":   plainError(cause),
 	})
-	if err != nil {
-		msg = "plansmith could not save the planning loop's state (" + plainError(cause) + "); the loop has not moved."
-	}
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
@@ -95,13 +92,10 @@ func (r *stop) noAnswer(cause error) StopOutcome {
 	if errors.As(cause, &na) {
 		why = na.Why
 	}
-	msg, err := templates.Render("messages/no-answer.md", map[string]any{
+	msg := templates.Show("messages/no-answer.md", map[string]any{
 		"Label": phases.Label(cfg, prog),
 		"Why":   why,
 	})
-	if err != nil {
-		msg = "plansmith could not read the agent's last answer (" + why + "); the loop is paused: send any message to resume, or run /plansmith:cancel."
-	}
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
@@ -175,14 +169,10 @@ func (r *stop) block(reason string) StopOutcome {
 	if r.cap > 0 && l.ConsecutiveBlocks >= r.cap {
 		l.Paused = true
 		l.PausedReason = reason
-		msg, err := templates.Render("messages/paused.md", map[string]any{
+		return StopOutcome{Kind: Pause, Message: templates.Show("messages/paused.md", map[string]any{
 			"Label": label(r.f),
 			"Cap":   r.cap,
-		})
-		if err != nil {
-			msg = "plansmith paused; send any message to resume, or run /plansmith:cancel."
-		}
-		return StopOutcome{Kind: Pause, Message: msg}
+		})}
 	}
 	l.ConsecutiveBlocks++
 	return StopOutcome{Kind: Block, Reason: reason}

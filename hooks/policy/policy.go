@@ -93,18 +93,13 @@ func deny(f finding) Decision {
 	if !ok {
 		r = rules["internal"]
 	}
-	text, err := templates.Render("policy/deny.md", map[string]string{
+	text := templates.Show("policy/deny.md", map[string]string{
 		"What":        f.what,
 		"Detail":      f.detail,
 		"Rule":        f.rule,
 		"Why":         r.why,
 		"Alternative": r.alt,
 	})
-	if err != nil {
-		// The template is embedded; this only happens if it is broken, and a
-		// plain text still tells the model what happened.
-		text = fmt.Sprintf("refused %q by rule %s: %s; instead: %s", f.what, f.rule, r.why, r.alt)
-	}
 	return Decision{Rule: f.rule, Reason: strings.TrimSpace(text)}
 }
 
