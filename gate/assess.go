@@ -393,9 +393,5 @@ func problemsOf(err error) []string {
 // and every one is rendered by the package tests, so an error here is a
 // build defect; it still yields a readable message instead of a panic.
 func render(name string, data any) string {
-	out, err := templates.Render(name, data)
-	if err != nil {
-		return fmt.Sprintf("plansmith internal error: %v", err)
-	}
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(templates.Show(name, data))
 }
