@@ -31,6 +31,12 @@ type txn struct {
 // with archiveCorrupt, or refuses, and commits); any other failure releases
 // the lock and returns a nil txn.
 func begin(p state.Paths, create bool) (*txn, error) {
+	return beginWith(p, create, state.Load)
+}
+
+// beginWith is begin with the loader of the state file: state.Load, or
+// state.LoadHead for a hook that needs only the frontmatter.
+func beginWith(p state.Paths, create bool, load func(string) (*state.File, error)) (*txn, error) {
 	t := &txn{paths: p, unlock: func() {}}
 	if !create && !exists(p.State()) {
 		return t, nil // the common case outside a loop: no lock, no work
@@ -40,7 +46,7 @@ func begin(p state.Paths, create bool) (*txn, error) {
 		return nil, err
 	}
 	t.unlock = unlock
-	f, err := state.Load(p.State())
+	f, err := load(p.State())
 	var corrupt *state.CorruptError
 	var link *state.LinkError
 	switch {
@@ -94,11 +100,22 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 // another session's loop. A corrupt file is moved aside with a one-line
 // note. An unbound loop is bound to s. The caller commits a non-nil txn.
 func openSession(env Env, s Session) *txn {
+	return openSessionWith(env, s, state.Load)
+}
+
+// openSessionHead is openSession for a hook that reads and changes only
+// the frontmatter (state.LoadHead): the answers kept in the body, however
+// large, are neither read nor, when the txn saves, rewritten from memory.
+func openSessionHead(env Env, s Session) *txn {
+	return openSessionWith(env, s, state.LoadHead)
+}
+
+func openSessionWith(env Env, s Session, load func(string) (*state.File, error)) *txn {
 	p, err := env.Paths(s.Cwd)
 	if err != nil {
 		return nil
 	}
-	t, err := begin(p, false)
+	t, err := beginWith(p, false, load)
 	var corrupt *state.CorruptError
 	switch {
 	case errors.As(err, &corrupt):
