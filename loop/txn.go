@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/plansmith/plansmith/state"
@@ -75,10 +76,20 @@ func (t *txn) active() bool { return t.file != nil && t.file.Loop.Active }
 // commit saves the file when it changed and releases the lock.
 func (t *txn) commit() error {
 	defer t.unlock()
+	return t.save()
+}
+
+// save writes the file when it changed, keeping the lock. An error means
+// the state file on disk still holds what it held before.
+func (t *txn) save() error {
 	if !t.dirty || t.ended || t.file == nil {
 		return nil
 	}
-	return state.Save(t.paths.State(), t.file)
+	if err := state.Save(t.paths.State(), t.file); err != nil {
+		return err
+	}
+	t.dirty = false
+	return nil
 }
 
 // archive ends the loop: the file, marked inactive with reason, moves to
@@ -96,21 +107,27 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 }
 
 // openSession is the hooks' way in: the running loop that belongs to s, or
-// nil when there is nothing to do — no state file, an inactive loop, or
-// another session's loop. A corrupt file is moved aside with a one-line
-// note. An unbound loop is bound to s. The caller commits a non-nil txn.
-func openSession(env Env, s Session) *txn {
-	return openSessionWith(env, s, state.Load)
+// nil when there is nothing to do — no state file, an inactive loop,
+// another session's loop, or a loop recorded for another project folder (a
+// state file committed to a repository and cloned elsewhere). A corrupt
+// file is moved aside with a one-line note. An unbound loop (started
+// without a session id) is bound to s only when bind is set: by the
+// session's own Stop or prompt, never by a tool call, which any session
+// may make; a tool call on an unbound loop is judged by it all the same.
+// The caller commits a non-nil txn.
+func openSession(env Env, s Session, bind bool) *txn {
+	return openSessionWith(env, s, bind, state.Load)
 }
 
-// openSessionHead is openSession for a hook that reads and changes only
-// the frontmatter (state.LoadHead): the answers kept in the body, however
-// large, are neither read nor, when the txn saves, rewritten from memory.
+// openSessionHead is openSession for a tool call (it never binds) that
+// reads and changes only the frontmatter (state.LoadHead): the answers kept
+// in the body, however large, are neither read nor, when the txn saves,
+// rewritten from memory.
 func openSessionHead(env Env, s Session) *txn {
-	return openSessionWith(env, s, state.LoadHead)
+	return openSessionWith(env, s, false, state.LoadHead)
 }
 
-func openSessionWith(env Env, s Session, load func(string) (*state.File, error)) *txn {
+func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) *txn {
 	p, err := env.Paths(s.Cwd)
 	if err != nil {
 		return nil
@@ -140,7 +157,10 @@ func openSessionWith(env Env, s Session, load func(string) (*state.File, error))
 	}
 	l := &t.file.Loop
 	switch {
-	case l.SessionID == "" && s.ID != "":
+	case l.Project != "" && !sameDir(l.Project, p.Project):
+		t.commit()
+		return nil
+	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
 	case l.SessionID != "" && s.ID != l.SessionID:
@@ -148,6 +168,19 @@ func openSessionWith(env Env, s Session, load func(string) (*state.File, error))
 		return nil
 	}
 	return t
+}
+
+// sameDir reports whether a and b name the same folder.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 // close commits a hook's txn; a failed save is a note, since a hook must

@@ -15,6 +15,9 @@ type Loop struct {
 	SessionID string    `yaml:"session_id"`
 	StartedAt time.Time `yaml:"started_at"`
 	Request   string    `yaml:"request"`
+	// Project is the folder the loop was started in. A state file found in
+	// another folder (committed to a repository and cloned) is not run.
+	Project string `yaml:"project,omitempty"`
 
 	// Options.
 	Phases            []string `yaml:"phases"`
@@ -28,6 +31,7 @@ type Loop struct {
 	CompletionPromise string   `yaml:"completion_promise"`
 	Gate              bool     `yaml:"gate"`
 	GateRetries       int      `yaml:"gate_retries"`
+	Agent             string   `yaml:"agent,omitempty"` // the agent the loop runs in: "" (Claude Code) or AgentCodex
 	// Files written before critique_mode said "converge" also carry
 	// `converge: true`; it is ignored, as critique_mode says the same.
 
@@ -97,3 +101,8 @@ const (
 	ExitRethink          = "rethink"
 	ExitCorrupt          = "corrupt"
 )
+
+// AgentCodex marks a loop started for Codex CLI (`plansmith plan --agent
+// codex`): its gate cannot run there (docs/codex.md), which the saved plan
+// records.
+const AgentCodex = "codex"
