@@ -17,9 +17,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/plansmith/plansmith"
-	"github.com/plansmith/plansmith/hooks"
 )
 
 // PluginPlaceholder is how the plugin's files name the binary; install puts
@@ -133,7 +133,8 @@ func Quote(path string) string {
 // ParseCommand recognises a plansmith hook command: its first word is a file
 // named plansmith (quoted or not, any folder), or is self (the binary being
 // installed, whatever its name), and the next two are "hook" and one of
-// hooks.Events. It returns the binary's path and the event.
+// the hook subcommands the plugin's hooks/hooks.json runs. It returns the
+// binary's path and the event.
 func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 	binary, rest, ok := firstWord(strings.TrimSpace(cmd))
 	if !ok {
@@ -144,11 +145,38 @@ func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 		return "", "", false
 	}
 	words := strings.Fields(rest)
-	if len(words) < 2 || words[0] != "hook" || !slices.Contains(hooks.Events, words[1]) {
+	if len(words) < 2 || words[0] != "hook" || !slices.Contains(HookSubcommands(), words[1]) {
 		return "", "", false
 	}
 	return binary, words[1], true
 }
+
+// HookSubcommands names the `plansmith hook EVENT` subcommands the plugin's
+// embedded hooks/hooks.json runs, sorted.
+var HookSubcommands = sync.OnceValue(func() []string {
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, _ := fs.ReadFile(plansmith.Plugin, "hooks/hooks.json")
+	_ = json.Unmarshal(data, &doc) // embedded and tested: TestHookSubcommands
+	var out []string
+	for _, groups := range doc.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				words := strings.Fields(h.Command)
+				if i := slices.Index(words, "hook"); i >= 0 && i+1 < len(words) && !slices.Contains(out, words[i+1]) {
+					out = append(out, words[i+1])
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+})
 
 // firstWord splits off one shell word written bare, in double quotes (with
 // backslash escapes) or in single quotes.

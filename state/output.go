@@ -36,7 +36,10 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(p.Output()); err == nil {
+	if err := CheckOwned(p.Output()); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(p.Output()); err == nil {
 		dst, err := archiveName(p, "output", now)
 		if err != nil {
 			return err
@@ -47,7 +50,7 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("checking %s: %w", p.Output(), err)
 	}
-	return WriteFile(p.Output(), doc)
+	return WriteOwned(p.Output(), doc)
 }
 
 // EncodePlan renders a saved plan: the metadata as YAML frontmatter, then

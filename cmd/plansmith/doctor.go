@@ -27,7 +27,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := env.paths()
+			p, err := paths(env)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,240 @@
+// Package planmode is the plan-mode gate: it guards Claude Code's own plan
+// mode with the gate package's metadata embedded in the plan file
+// (~/.claude/plans/<slug>.md), and reads the project's switch for it
+// (plan_mode_gate in .claude/plansmith.yaml). It does no decoding of hook
+// input: the loop package hands it a Call.
+package planmode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// The two halves fail in opposite directions on purpose: PostToolUse only
+// maintains metadata, so it fails open and never disturbs an edit; the
+// ExitPlanMode check is the enforcement, so it fails closed. A missed
+// maintenance step is caught at exit as stale or missing metadata.
+
+// PlansDir is where Claude Code keeps plan-mode plan files, relative to HOME.
+const PlansDir = ".claude/plans"
+
+// Call is one tool call as the plan-mode gate sees it.
+type Call struct {
+	Project        string // the project, for its settings file
+	Home           string // $HOME, where ~/.claude/plans lives
+	SessionID      string
+	PermissionMode string // "plan" in plan mode
+	Tool           string
+	Input          json.RawMessage // the tool's input object
+	Response       json.RawMessage // the tool's response (after the call)
+}
+
+// Maintain maintains the plan-mode gate's metadata after the agent writes
+// its plan file in plan mode: for Write, Edit and MultiEdit with
+// permission_mode "plan" on a file whose canonical path is a .md file
+// directly in the canonical ~/.claude/plans, it rewrites the file with
+// gate.Maintain (session marker, hashes, validation), atomically and only
+// when something changed. Anything else, and any input it cannot make sense
+// of, is left alone: no output, and a stderr note only for real I/O errors.
+func Maintain(c Call, now time.Time, notes io.Writer) {
+	switch c.Tool {
+	case "Write", "Edit", "MultiEdit":
+	default:
+		return
+	}
+	if c.PermissionMode != "plan" || strings.TrimSpace(c.SessionID) == "" {
+		return
+	}
+	target := rawString(c.Input, "file_path")
+	if target == "" {
+		target = rawString(c.Response, "filePath")
+	}
+	if target == "" || !filepath.IsAbs(target) || !On(c.Project, notes) || c.Home == "" {
+		return
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Join(c.Home, PlansDir))
+	if err != nil {
+		return
+	}
+	path, ok := planFile(dir, target)
+	if !ok {
+		return
+	}
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(notes, "plansmith: plan-mode gate: reading %s: %v\n", path, err)
+		return
+	}
+	content := string(data)
+	out, err := gate.Maintain(content, c.SessionID, now)
+	if err != nil || out == content {
+		return
+	}
+	// A plan the user keeps private stays private.
+	if err := state.WriteFileMode(path, []byte(out), info.Mode().Perm()); err != nil {
+		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+	}
+}
+
+// planFile returns the canonical path of target when it is a .md file
+// directly inside dir, the canonical plans folder, and not hidden (Claude
+// Code names plans <slug>.md; editors and atomic writes leave dot files).
+// Symlinks and ".." are resolved first, so neither can lead outside the
+// folder. Both hooks use it, so the file PostToolUse maintains is the file
+// the ExitPlanMode check finds.
+func planFile(dir, target string) (string, bool) {
+	path, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return "", false
+	}
+	base := filepath.Base(path)
+	if filepath.Dir(path) != dir || !strings.HasSuffix(base, ".md") || strings.HasPrefix(base, ".") {
+		return "", false
+	}
+	return path, true
+}
+
+// rawString reads one string field of a JSON object, or "" when raw is not
+// an object or the field is absent, null or not a string.
+func rawString(raw json.RawMessage, key string) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(obj[key], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// CheckExit judges an ExitPlanMode call: the session's plan file (found
+// by its session marker among ~/.claude/plans/*.md; the most recently
+// modified when several carry it) must hold a pass verdict bound to its
+// current plan and gaps (gate.CheckExit). It fails closed: no session id, no
+// plan with the marker, an unreadable folder or file, or an internal error
+// all deny, each with a message that says how to proceed. It returns the
+// reason for the denial, or "" to let plan mode end.
+func CheckExit(c Call, notes io.Writer) (deny string) {
+	defer func() {
+		if r := recover(); r != nil {
+			deny = exitMessage("unreadable", fmt.Sprintf("internal error: %v", r))
+		}
+	}()
+	if !On(c.Project, notes) {
+		return ""
+	}
+	if strings.TrimSpace(c.SessionID) == "" {
+		return gate.CheckExit("", "").Message
+	}
+	content, err := sessionPlan(c.Home, c.SessionID)
+	if err != nil {
+		return exitMessage("unreadable", err.Error())
+	}
+	// No plan carries the marker: CheckExit says "no assessment".
+	ex := gate.CheckExit(content, c.SessionID)
+	if ex.Allow {
+		return ""
+	}
+	return ex.Message
+}
+
+// sessionPlan returns the contents of the plan file marked with sessionID,
+// or "" when none is. A plan file that cannot be read is an error only when
+// no readable file carries the marker: it might have been this session's.
+func sessionPlan(home, sessionID string) (string, error) {
+	if home == "" {
+		return "", fmt.Errorf("HOME is not set, so %s cannot be found", filepath.Join("~", PlansDir))
+	}
+	dir := filepath.Join(home, PlansDir)
+	canon, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "", nil // no plans at all
+		}
+		return "", fmt.Errorf("reading %s: %w", dir, err)
+	}
+	entries, err := os.ReadDir(canon)
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %w", dir, err)
+	}
+	marker := "rodin:session=" + sessionID
+	var best string
+	var bestInfo fs.FileInfo
+	var firstErr error
+	for _, e := range entries {
+		name := e.Name()
+		path, ok := planFile(canon, filepath.Join(canon, name))
+		if !ok {
+			continue // a symlink out of the folder is not a plan file
+		}
+		info, err := os.Stat(path)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("reading %s: %w", filepath.Join(dir, name), err)
+			}
+			continue
+		}
+		// The substring test skips other plans without parsing them.
+		if !bytes.Contains(data, []byte(marker)) || !gate.OwnedBy(string(data), sessionID) {
+			continue
+		}
+		if bestInfo == nil || info.ModTime().After(bestInfo.ModTime()) {
+			best, bestInfo = string(data), info
+		}
+	}
+	if bestInfo == nil && firstErr != nil {
+		return "", firstErr
+	}
+	return best, nil
+}
+
+// CheckMalformed answers a tool call whose input could not be decoded
+// (raw is what was read, err why it failed). The tool is unknown, so other
+// tools pass (the policy cannot judge them either), but input that names
+// ExitPlanMode is refused: the plan-mode gate fails closed. It returns the
+// reason for the denial, or "" to let the call through.
+func CheckMalformed(project string, raw []byte, err error, notes io.Writer) (deny string) {
+	if !bytes.Contains(raw, []byte("ExitPlanMode")) || !On(project, notes) {
+		return ""
+	}
+	return exitMessage("malformed-input", err.Error())
+}
+
+// On reads the project's switch; a broken settings file leaves the gate
+// on, with a note.
+func On(project string, notes io.Writer) bool {
+	s, err := LoadSetting(project)
+	if err != nil {
+		fmt.Fprintf(notes, "plansmith: %v (the plan-mode gate stays on)\n", err)
+	}
+	return s.On
+}
+
+func exitMessage(name, detail string) string {
+	d := map[string]any{"Command": gate.GateCommand, "Detail": detail}
+	out, err := templates.Render("gate/exit/"+name+".md", d)
+	if err != nil {
+		return fmt.Sprintf("[plansmith gate] internal error: %v", err)
+	}
+	return strings.TrimSpace(out)
+}

@@ -1,0 +1,76 @@
+package planmode
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SettingsFile is the per-project settings file, relative to the project.
+// Other keys may live in it; this package reads only its own.
+const SettingsFile = ".claude/plansmith.yaml"
+
+// Setting says whether the plan-mode gate guards a project, and
+// where that was decided.
+type Setting struct {
+	On     bool
+	Source string // the settings file that sets it; "" when it is the default
+}
+
+// LoadSetting reads the plan-mode gate's switch, `plan_mode_gate:
+// on|off`, from the project's settings file. The gate is on unless the
+// file turns it off: a missing file or key means on, and so does a file
+// that cannot be read or parsed, which also returns an error naming it (a
+// broken file must not silently drop the guard).
+func LoadSetting(project string) (Setting, error) {
+	def := Setting{On: true}
+	if project == "" {
+		return def, nil
+	}
+	path := filepath.Join(project, SettingsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return def, nil
+	}
+	if err != nil {
+		return def, fmt.Errorf("reading %s: %w", path, err)
+	}
+	on, set, err := parseSetting(data)
+	if err != nil {
+		return def, fmt.Errorf("%s: %w", path, err)
+	}
+	if !set {
+		return def, nil
+	}
+	return Setting{On: on, Source: path}, nil
+}
+
+// parseSetting reads plan_mode_gate from a settings file: set is
+// false when the key is absent or empty.
+func parseSetting(data []byte) (on, set bool, err error) {
+	var doc struct {
+		PlanModeGate any `yaml:"plan_mode_gate"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return true, false, fmt.Errorf("not valid YAML settings: %w", err)
+	}
+	switch v := doc.PlanModeGate.(type) {
+	case nil:
+		return true, false, nil
+	case bool:
+		return v, true, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on", "true", "yes":
+			return true, true, nil
+		case "off", "false", "no":
+			return false, true, nil
+		}
+	}
+	return true, false, fmt.Errorf("plan_mode_gate is %v; use on or off", doc.PlanModeGate)
+}

@@ -1,0 +1,99 @@
+package planmode
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseSetting(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		on, set bool
+		err     string
+	}{
+		{name: "empty file", yaml: "", on: true},
+		{name: "comment only", yaml: "# nothing here\n", on: true},
+		{name: "other keys only", yaml: "allow:\n  - make lint\n", on: true},
+		{name: "off", yaml: "plan_mode_gate: off\n", on: false, set: true},
+		{name: "OFF in capitals", yaml: "plan_mode_gate: OFF\n", on: false, set: true},
+		{name: "quoted off", yaml: "plan_mode_gate: \"off\"\n", on: false, set: true},
+		{name: "false", yaml: "plan_mode_gate: false\n", on: false, set: true},
+		{name: "no", yaml: "plan_mode_gate: no\n", on: false, set: true},
+		{name: "on", yaml: "plan_mode_gate: on\n", on: true, set: true},
+		{name: "true", yaml: "plan_mode_gate: true\n", on: true, set: true},
+		{name: "empty value is the default", yaml: "plan_mode_gate:\n", on: true},
+		{name: "beside other keys", yaml: "allow: [x]\nplan_mode_gate: off\n", on: false, set: true},
+		{name: "unknown word", yaml: "plan_mode_gate: maybe\n", on: true, err: "plan_mode_gate is maybe; use on or off"},
+		{name: "number", yaml: "plan_mode_gate: 0\n", on: true, err: "use on or off"},
+		{name: "list", yaml: "plan_mode_gate: [off]\n", on: true, err: "use on or off"},
+		{name: "broken yaml", yaml: "plan_mode_gate: [\n", on: true, err: "not valid YAML"},
+		{name: "not a mapping", yaml: "- off\n", on: true, err: "not valid YAML"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			on, set, err := parseSetting([]byte(tt.yaml))
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.on, on, "on")
+			assert.Equal(t, tt.set, set, "set")
+		})
+	}
+}
+
+func TestLoadSetting(t *testing.T) {
+	tests := []struct {
+		name  string
+		file  *string // nil: no settings file
+		dir   bool    // the settings path is a folder (unreadable as a file)
+		want  Setting
+		isErr bool
+	}{
+		{name: "no project", want: Setting{On: true}},
+		{name: "no file", want: Setting{On: true}},
+		{name: "off", file: strPtr("plan_mode_gate: off\n"), want: Setting{On: false, Source: "SRC"}},
+		{name: "on explicitly", file: strPtr("plan_mode_gate: on\n"), want: Setting{On: true, Source: "SRC"}},
+		{name: "key absent", file: strPtr("other: 1\n"), want: Setting{On: true}},
+		{name: "malformed stays on", file: strPtr("plan_mode_gate: {\n"), want: Setting{On: true}, isErr: true},
+		{name: "unreadable stays on", dir: true, want: Setting{On: true}, isErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			project := ""
+			if tt.name != "no project" {
+				project = t.TempDir()
+			}
+			src := filepath.Join(project, SettingsFile)
+			if tt.file != nil || tt.dir {
+				require.NoError(t, os.MkdirAll(filepath.Dir(src), 0o755))
+			}
+			if tt.file != nil {
+				require.NoError(t, os.WriteFile(src, []byte(*tt.file), 0o644))
+			}
+			if tt.dir {
+				require.NoError(t, os.Mkdir(src, 0o755))
+			}
+			got, err := LoadSetting(project)
+			if tt.isErr {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), src, "the error names the file")
+			} else {
+				require.NoError(t, err)
+			}
+			if tt.want.Source == "SRC" {
+				tt.want.Source = src
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func strPtr(s string) *string { return &s }
