@@ -3,9 +3,11 @@ package loop
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/plans"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -31,8 +33,17 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	uncovered := gateMeta(&f.Loop, &meta)
 	convergeMeta(f, &meta)
 	var errs []error
-	if err := state.SaveOutput(p, meta, plan, now); err != nil {
-		errs = append(errs, err)
+	saved := state.SaveOutput(p, meta, plan, now)
+	if saved != nil {
+		errs = append(errs, saved)
+	}
+	kept, keepErr := "", ""
+	if saved == nil && reason == state.ExitCompleted {
+		var err error
+		if kept, err = keepPlan(p, meta, plan, now); err != nil {
+			errs = append(errs, err)
+			keepErr = err.Error()
+		}
 	}
 	if f.Loop.UseMemory && reason != state.ExitCancelled {
 		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
@@ -57,11 +68,36 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Uncovered": uncovered,
 		"Verified":  meta.Verified,
 		"Converge":  convergeLine(f),
+		"Kept":      kept,
+		"KeepError": keepErr,
 	})
 	if err != nil {
 		msg = fmt.Sprintf("plansmith: loop ended (%s); plan saved to %s.", reason, p.Rel(p.Output()))
 	}
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
+}
+
+// keepPlan keeps an approved plan in the project's plans folder under a
+// readable name, beside the output file that holds "the latest". It
+// returns the kept file relative to the project, or "" when keeping is
+// turned off.
+func keepPlan(p state.Paths, meta state.PlanMeta, plan string, now time.Time) (string, error) {
+	cfg, err := plans.LoadConfig(p.Project)
+	if err != nil {
+		return "", err
+	}
+	if cfg.Off {
+		return "", nil
+	}
+	doc, err := state.EncodePlan(meta, plan)
+	if err != nil {
+		return "", err
+	}
+	path, err := plans.Keep(p.Project, cfg, doc, meta.Request, now)
+	if err != nil {
+		return "", err
+	}
+	return p.Rel(path), nil
 }
 
 func phasesRun(f *state.File) []string {

@@ -81,6 +81,29 @@ func List(project string, cfg Config) ([]Entry, error) {
 	return out, nil
 }
 
+// Read describes one saved plan file (the output file, say) as an Entry;
+// ok is false when the file does not exist or has no plansmith frontmatter.
+// A link is refused: a repository may plant one.
+func Read(path string) (Entry, bool, error) {
+	info, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return Entry{}, false, fmt.Errorf("refusing to read %s: it is not a regular file (a link or a folder)", path)
+	}
+	e, ok := readEntry(path)
+	if !ok {
+		return Entry{}, false, nil
+	}
+	e.Name = strings.TrimSuffix(filepath.Base(path), ".md")
+	e.Path = path
+	return e, true, nil
+}
+
 // readEntry parses the frontmatter of a kept plan; ok is false for a file
 // that is not one.
 func readEntry(path string) (Entry, bool) {
@@ -153,14 +176,25 @@ func Find(entries []Entry, name string) (Entry, error) {
 	if name == "" || name == "." || name == "latest" {
 		return entries[len(entries)-1], nil
 	}
-	var matches []Entry
+	// The whole name, then a name that ends in it (the slug without its
+	// date), then any part of a name.
+	var whole, ending, matches []Entry
 	for _, e := range entries {
-		if e.Name == name {
-			return e, nil
+		switch {
+		case e.Name == name:
+			whole = append(whole, e)
+		case strings.HasSuffix(e.Name, "-"+name):
+			ending = append(ending, e)
 		}
 		if strings.Contains(e.Name, name) {
 			matches = append(matches, e)
 		}
+	}
+	if len(whole) == 1 {
+		return whole[0], nil
+	}
+	if len(ending) == 1 {
+		return ending[0], nil
 	}
 	switch len(matches) {
 	case 0:
