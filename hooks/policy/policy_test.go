@@ -31,6 +31,8 @@ func TestTool(t *testing.T) {
 		{"bash with empty command", "Bash", `{"command":"  "}`, false, "bad-input"},
 		{"bash with non-string command", "Bash", `{"command":5}`, false, "bad-input"},
 		{"bash with bad json", "Bash", `{"command":`, false, "bad-input"},
+		{"plans show with the name on a quoted heredoc allowed", "Bash", `{"command":"\"${CLAUDE_PLUGIN_ROOT}/bin/plansmith\" plans show --name-from-stdin <<'PLANSMITH_PLAN_NAME'\nadd caching; rm -rf /\nPLANSMITH_PLAN_NAME\n"}`, true, ""},
+		{"plans show with an option refused", "Bash", `{"command":"plansmith plans show --output x"}`, false, "plansmith"},
 		{"read allowed", "Read", `{"file_path":"/p/a.go"}`, true, ""},
 		{"grep allowed", "Grep", `{"pattern":"x"}`, true, ""},
 		{"glob allowed", "Glob", `{"pattern":"*.go"}`, true, ""},
