@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -145,6 +146,24 @@ func TestLegacyConvergeFlag(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, v.Converge)
 	assert.Equal(t, 1, v.Converge.MaxIterations)
+}
+
+func TestGateLine(t *testing.T) {
+	tests := []struct {
+		l    state.Loop
+		want string
+	}{
+		{state.Loop{}, "off"},
+		{state.Loop{Agent: state.AgentCodex}, "off — unavailable-on-codex (" + codexGateReason + ")"},
+		{state.Loop{Gate: true, GateRetries: 2}, "on — runs after the final revise (2 assessments allowed)"},
+		{state.Loop{Gate: true, GateRetries: 2, GateSession: gate.Session{Status: gate.StatusAwaiting, Attempts: 1}},
+			"on — awaiting the critic and validator outputs (1 of 2 failed assessments used)"},
+		{state.Loop{Gate: true, GateRetries: 3, GateSession: gate.Session{Status: gate.StatusRevising, Attempts: 1, Uncovered: []gate.Finding{{ID: 1}, {ID: 2}}}},
+			"on — assessment failed, waiting for a revised plan (1 of 3 used; 2 uncovered findings)"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, gateLine(&tt.l))
+	}
 }
 
 // A loop started without a session id is bound by a session's own Stop or
