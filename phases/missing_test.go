@@ -17,7 +17,7 @@ func TestOutcomeMissing(t *testing.T) {
 	assert.Greater(t, two.Missing(), 0)
 
 	assert.Equal(t, 6, Outcome{Problems: []Problem{
-		{Check: "numbered items", Found: 1, Need: 3},        // 2
+		{Check: "numbered items", Found: 1, Need: 3},       // 2
 		{Check: "plan headings", Found: 2, Negative: true}, // 2
 		{Check: "promise", Found: 0, Need: 0},              // at least 1
 		{Text: "C3 is missing a failure scenario"},         // 1
