@@ -212,3 +212,28 @@ func TestLoopFromAnotherProjectIsForeign(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "a foreign loop is neither bound nor advanced")
 }
+
+// TestPreToolUseKeepsALargeBody: PreToolUse loads only the frontmatter
+// (state.LoadHead); when it resets the block count and saves, the answers in
+// the body survive byte for byte (Save splices them back from disk).
+func TestPreToolUseKeepsALargeBody(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	require.Equal(t, 1, f.Loop.ConsecutiveBlocks)
+	f.AppendOutput(state.Output{Phase: "understand", Text: strings.Repeat("a long answer\n", 200<<10)})
+	require.NoError(t, state.Save(p.State(), f))
+
+	out := PreToolUse(env, ToolEvent{Session: s, Tool: "Write"})
+	assert.True(t, out.Deny)
+	got, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, 0, got.Loop.ConsecutiveBlocks, "a tool call resets the count")
+	assert.Equal(t, f.Body, got.Body)
+}
