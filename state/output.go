@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith"
 )
 
 // PlanMeta is the saved plan's frontmatter: how the plan came to be.
@@ -27,6 +29,9 @@ type PlanMeta struct {
 	Gate           any            `yaml:"gate,omitempty"`
 	Converge       any            `yaml:"converge,omitempty"`
 	Problems       []string       `yaml:"problems,omitempty"`
+	// Version is the plansmith that saved the plan (plansmith.Version);
+	// SaveOutput fills it in when empty.
+	Version string `yaml:"plansmith_version,omitempty"`
 }
 
 // SaveOutput writes the saved plan. An earlier saved plan is moved into the
@@ -42,6 +47,9 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("checking %s: %w", p.Output(), err)
+	}
+	if meta.Version == "" {
+		meta.Version = plansmith.Version()
 	}
 	n, err := encodeExact(reflect.ValueOf(meta))
 	if err != nil {
