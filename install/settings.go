@@ -79,7 +79,10 @@ func hooksFrom(data []byte, binary string) (Hooks, error) {
 		}
 		for i, g := range groups {
 			groups[i], err = rewriteCommands(g, func(cmd string) string {
-				return strings.ReplaceAll(cmd, `"`+PluginPlaceholder+`"`, Quote(binary))
+				if ev, ok := pluginHookEvent(cmd); ok {
+					return SettingsCommand(binary, ev)
+				}
+				return cmd
 			})
 			if err != nil {
 				return bad(err)
@@ -116,6 +119,35 @@ func rewriteCommands(group json.RawMessage, f func(string) string) (json.RawMess
 	return g.marshal(), nil
 }
 
+// KindEnv is the environment variable that tells the binary which install
+// runs it, so its messages name commands that exist there: "plugin" (the
+// launcher sets it; /plansmith:cancel, ...) or "settings" (the hook commands
+// install registers set it; /plansmith-cancel, ...). Command files cannot set
+// it: the read-only policy refuses variable assignments in the agent's shell
+// commands.
+const KindEnv = "PLANSMITH_INSTALL"
+
+// SettingsCommand is the hook command a settings install registers for one
+// plansmith hook event: the binary by its absolute path, told that it runs
+// from a settings install.
+func SettingsCommand(binary, event string) string {
+	return KindEnv + "=settings " + Quote(binary) + " hook " + event
+}
+
+// pluginHookEvent finds the event a hooks/hooks.json command runs: the word
+// after its last "/plansmith" hook.
+func pluginHookEvent(cmd string) (string, bool) {
+	i := strings.LastIndex(cmd, PluginPlaceholder+`" hook `)
+	if i < 0 {
+		return "", false
+	}
+	words := strings.Fields(cmd[i+len(PluginPlaceholder+`" hook `):])
+	if len(words) == 0 || !slices.Contains(hooks.Events, words[0]) {
+		return "", false
+	}
+	return words[0], true
+}
+
 // Quote writes path as one double-quoted shell word.
 func Quote(path string) string {
 	var b strings.Builder
@@ -135,7 +167,8 @@ func Quote(path string) string {
 // installed, whatever its name), and the next two are "hook" and one of
 // hooks.Events. It returns the binary's path and the event.
 func ParseCommand(cmd, self string) (binary, event string, ok bool) {
-	binary, rest, ok := firstWord(strings.TrimSpace(cmd))
+	cmd = skipAssignments(strings.TrimSpace(cmd))
+	binary, rest, ok := firstWord(cmd)
 	if !ok {
 		return "", "", false
 	}
@@ -148,6 +181,22 @@ func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 		return "", "", false
 	}
 	return binary, words[1], true
+}
+
+// skipAssignments drops leading NAME=value words (unquoted values), such as
+// the PLANSMITH_INSTALL=settings that SettingsCommand writes.
+func skipAssignments(s string) string {
+	for {
+		end := strings.IndexAny(s, " \t")
+		if end < 0 {
+			return s
+		}
+		name, _, ok := strings.Cut(s[:end], "=")
+		if !ok || name == "" || strings.ContainsAny(s[:end], `"'$`+"`") || strings.TrimLeft(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			return s
+		}
+		s = strings.TrimLeft(s[end:], " \t")
+	}
 }
 
 // firstWord splits off one shell word written bare, in double quotes (with
