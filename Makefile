@@ -48,7 +48,7 @@ fmt-check:
 	@out=$$(gofmt -l $$(find . -name '*.go' -not -path './.cache/*')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-# e2e-deps installs the real Claude Code CLI and the hook types (from npm)
+# e2e-deps installs the real Claude Code and Codex CLIs and the hook types (from npm)
 # into .cache/ for the end-to-end tests; exit 3 means the npm registry is
 # unreachable, and only then do those tests skip (saying so).
 e2e-deps:
@@ -56,9 +56,10 @@ e2e-deps:
 	if [ $$rc -eq 3 ]; then echo "make: npm registry unreachable; end-to-end tests will skip"; \
 	elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-# go-test runs every Go test, the end-to-end ones included.
+# go-test runs every Go test, the end-to-end ones included. GORACE: race-built
+# binaries otherwise sleep 1 s at exit (each test binary, each process a test starts).
 go-test:
-	PLANSMITH_E2E=1 $(GO) test -race ./...
+	GORACE=atexit_sleep_ms=0 PLANSMITH_E2E=1 $(GO) test -race ./...
 
 test: vet fmt-check e2e-deps go-test
 

@@ -3,7 +3,6 @@ module github.com/plansmith/plansmith
 go 1.26.0
 
 require (
-	github.com/adrg/frontmatter v0.2.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
@@ -14,9 +13,7 @@ require (
 )
 
 require (
-	github.com/BurntSushi/toml v0.3.1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/tools v0.38.0 // indirect
-	gopkg.in/yaml.v2 v2.3.0 // indirect
 )

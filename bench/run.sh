@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Measures plansmith's targets and prints medians (make bench).
+#   - hook calls as Claude Code makes them (sh -c on hooks.json's command),
+#     interleaved with the floor (sh -c /bin/true) and the bash original
+#     (bench/original), with medians and ratios from one run (bench/hookbench);
 #   - a hook call as a whole process (start to exit) and in-process;
 #   - the Stop hook on a 1 MiB assistant message;
 #   - peak memory (max RSS) of the hook process (bench/peak.sh);
 #   - the phase validators and the tool policy in-process.
-# Results are saved under bench/out/ (ignored by git). COUNT=N sets repetitions.
+# Results are saved under bench/out/ (ignored by git). COUNT=N sets the Go
+# benchmarks' repetitions, ROUNDS=N the interleaved rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-7}
 mkdir -p bench/out
 out="bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt"
 
-go test -run '^$' -bench 'Hook' -benchtime 30x -count "$count" ./cmd/plansmith | tee "$out"
+go run ./bench/hookbench -n "${ROUNDS:-101}" | tee "$out"
+echo
+go test -run '^$' -bench 'Hook' -benchtime 30x -count "$count" ./cmd/plansmith | tee -a "$out"
 go test -run '^$' -bench . -count "$count" ./phases ./hooks/policy ./gate | tee -a "$out"
 
 echo
@@ -34,5 +40,3 @@ END {
 }' "$out" | sort
 echo
 bash bench/peak.sh build/plansmith | tee -a "$out"
-echo
-echo "Reference: the bash original takes 140-190 ms per hook call on this machine (DESIGN.md)."

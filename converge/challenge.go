@@ -8,9 +8,11 @@ package converge
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Severity is how badly a challenge hurts the plan if it is real.
@@ -106,10 +108,10 @@ type Parsed struct {
 var (
 	// A challenge heading: any heading level, "C" and a number, then the
 	// claim after an optional separator. Case of the C is forgiven.
-	headingRe = regexp.MustCompile(`^#{1,6}\s*[Cc](\d+)\b\s*[:.)\-–—]?\s*(.*)$`)
+	headingRe = lazyre.New(`^#{1,6}\s*[Cc](\d+)\b\s*[:.)\-–—]?\s*(.*)$`)
 	// A field line: a bullet, an optionally bold name, a colon inside or
 	// outside the bold, then the value.
-	fieldRe = regexp.MustCompile(`^[-*+]\s+\**\s*([A-Za-z][A-Za-z /-]*?)\s*(?::\s*\**|\**\s*:)\s*`)
+	fieldRe = lazyre.New(`^[-*+]\s+\**\s*([A-Za-z][A-Za-z /-]*?)\s*(?::\s*\**|\**\s*:)\s*`)
 )
 
 // fieldHead bounds how much of a line matchField hands to the regexp: a
@@ -159,7 +161,7 @@ func ParseChallenges(critique string) Parsed {
 		seen    = map[string]int{} // field name -> line, within the current block
 		ids     = map[string]int{} // id -> heading line
 		last    *string            // the field a continuation line extends
-		fence   string
+		fence   mdtext.Fence
 		pending []Challenge
 	)
 	flush := func() {
@@ -171,18 +173,14 @@ func ParseChallenges(critique string) Parsed {
 	}
 	for i, raw := range strings.Split(critique, "\n") {
 		n := i + 1
-		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
-		if fence != "" {
-			if strings.HasPrefix(line, fence) {
-				fence = ""
+		wasCode := fence.Open()
+		if fence.Step(raw) {
+			if !wasCode {
+				last = nil // a code block ends the field it follows
 			}
 			continue
 		}
-		if f := fenceOf(line); f != "" {
-			fence = f
-			last = nil
-			continue
-		}
+		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
 		if strings.HasPrefix(line, "#") {
 			flush()
 			if isNoChallenges(line) {
@@ -305,15 +303,6 @@ func (c Challenge) missing(isNew bool, invalid map[string]bool) []Problem {
 		need(c.FailureScenario != "", "Failure scenario", " (what concretely goes wrong if the concern is real)")
 	}
 	return ps
-}
-
-func fenceOf(line string) string {
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(line, f) {
-			return f
-		}
-	}
-	return ""
 }
 
 func isNoChallenges(line string) bool {

@@ -50,6 +50,16 @@ func TestParseChallenges(t *testing.T) {
 			want: []Challenge{{ID: "C1", Claim: "same claim", Status: Open, Line: 5}},
 		},
 		{
+			name: "a four-backtick block quoting a three-backtick example is skipped whole",
+			in:   "````md\n### C8: example\n```\n### C9: example\n- **Severity**: BLOCKING\n````\n" + update("C1", Open),
+			want: []Challenge{{ID: "C1", Claim: "same claim", Status: Open, Line: 7}},
+		},
+		{
+			name: "an indented fence is not a fence",
+			in:   "    ```\n" + update("C1", Open),
+			want: []Challenge{{ID: "C1", Claim: "same claim", Status: Open, Line: 2}},
+		},
+		{
 			name: "no challenges marker",
 			in:   "All settled.\n\n### NO CHALLENGES\n",
 			none: true,

@@ -1,10 +1,11 @@
 package converge
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Team is the size of the critique team: which perspectives critique the plan.
@@ -178,12 +179,12 @@ func wordByte(b byte) bool {
 	return b < 0x80 && (unicode.IsLetter(rune(b)) || unicode.IsDigit(rune(b)))
 }
 
-var numberedRe = regexp.MustCompile(`^\s*\d{1,3}[.)]\s+\S`)
-
+// countNumbered counts numbered items outside code blocks, as the phase
+// validators count them (mdtext.Numbered).
 func countNumbered(text string) int {
 	n := 0
-	for _, l := range strings.Split(text, "\n") {
-		if numberedRe.MatchString(l) {
+	for l := range mdtext.Lines(text) {
+		if _, ok := mdtext.Numbered(l.Text); ok && !l.Code {
 			n++
 		}
 	}
@@ -207,47 +208,8 @@ func countUnknowns(text string) int {
 	return n
 }
 
-var fileExts = map[string]bool{}
-
-func init() {
-	for _, e := range strings.Fields("go py ts tsx js jsx mjs rs java kt rb php c h cc cpp hpp cs swift sh bash yaml yml json toml md sql html css scss proto tf xml gradle txt env lock") {
-		fileExts[e] = true
-	}
-}
-
-// countFiles counts distinct file references: words that are a file name
-// with a source or config extension (optionally with a path and a :line),
-// Makefile or Dockerfile. It splits words by hand: a regular expression
-// over a large explore output was two orders of magnitude slower.
+// countFiles counts distinct file references as the explore check does
+// (mdtext.FileRefs): one list of extensions and file names for both.
 func countFiles(text string) int {
-	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return unicode.IsSpace(r) || strings.ContainsRune("()[]`'\",<>", r)
-	}) {
-		w = strings.TrimRight(w, ".;:!?*")
-		if i := strings.LastIndexByte(w, ':'); i > 0 && strings.Trim(w[i+1:], "0123456789") == "" {
-			w = strings.TrimRight(w[:i], ".;:")
-		}
-		if isFileRef(w) {
-			seen[w] = true
-		}
-	}
-	return len(seen)
-}
-
-func isFileRef(w string) bool {
-	base := w[strings.LastIndexByte(w, '/')+1:]
-	if base == "Makefile" || base == "Dockerfile" {
-		return true
-	}
-	dot := strings.LastIndexByte(base, '.')
-	if dot <= 0 || !fileExts[base[dot+1:]] || strings.Contains(w, "://") {
-		return false
-	}
-	for _, r := range base[:dot] {
-		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-.", r)) {
-			return false
-		}
-	}
-	return true
+	return len(mdtext.FileRefs(text, 0))
 }

@@ -3,9 +3,10 @@ package converge
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
 )
 
 // Dimension is one axis of the quality score.
@@ -54,9 +55,9 @@ func Weighted(s Scores) float64 {
 }
 
 var (
-	scoresHeadingRe = regexp.MustCompile(`(?i)^#{1,6}\s*(?:final\s+|quality\s+)?(?:scores?|scoring)\b`)
+	scoresHeadingRe = lazyre.New(`(?i)^#{1,6}\s*(?:final\s+|quality\s+)?(?:scores?|scoring)\b`)
 	// "7/10", "7 / 10", "7", "**7**/10", "7.5/10" (the last is refused with a reason).
-	markRe = regexp.MustCompile(`^\**\s*(-?\d+(?:[.,]\d+)?)\s*\**\s*(?:/\s*10\b.*|out of 10.*|\(.*|)$`)
+	markRe = lazyre.New(`^\**\s*(-?\d+(?:[.,]\d+)?)\s*\**\s*(?:/\s*10\b.*|out of 10.*|\(.*|)$`)
 )
 
 // ParseScores reads the `### Scores` section of a critique (the last one,

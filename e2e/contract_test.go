@@ -26,39 +26,41 @@ func readOutputs(t *testing.T, dir string) map[string][]byte {
 // TestHookOutputsMatchTheSDKTypes holds the hook outputs in
 // testdata/hook-outputs (the binary's golden outputs) to the contract Claude
 // Code publishes for them: SyncHookJSONOutput in the Agent SDK released with
-// CLI 2.1.197. The known-bad outputs in e2e/testdata/hook-outputs-bad must
-// all be refused, proving the check bites.
+// each tested CLI (the pinned one and the newest). The known-bad outputs in
+// e2e/testdata/hook-outputs-bad must all be refused, proving the check bites.
 func TestHookOutputsMatchTheSDKTypes(t *testing.T) {
 	t.Parallel()
-	dir := HookTypes(t)
-	root := mustRepoRoot(t)
-	good := readOutputs(t, filepath.Join(root, "testdata", "hook-outputs"))
-	bad := readOutputs(t, filepath.Join("testdata", "hook-outputs-bad"))
-	require.NotEmpty(t, good)
-	require.NotEmpty(t, bad)
+	EachCLI(t, func(t *testing.T, cli string) {
+		dir := HookTypes(t, cli)
+		root := mustRepoRoot(t)
+		good := readOutputs(t, filepath.Join(root, "testdata", "hook-outputs"))
+		bad := readOutputs(t, filepath.Join("testdata", "hook-outputs-bad"))
+		require.NotEmpty(t, good)
+		require.NotEmpty(t, bad)
 
-	all := map[string][]byte{}
-	for name, b := range good {
-		all["good/"+name] = b
-	}
-	for name, b := range bad {
-		all["bad/"+name] = b
-	}
-	problems, err := CheckHookOutputs(dir, all)
-	require.NoError(t, err)
+		all := map[string][]byte{}
+		for name, b := range good {
+			all["good/"+name] = b
+		}
+		for name, b := range bad {
+			all["bad/"+name] = b
+		}
+		problems, err := CheckHookOutputs(dir, all)
+		require.NoError(t, err)
 
-	for name, b := range good {
-		t.Run("good/"+name, func(t *testing.T) {
-			assert.Empty(t, problems["good/"+name])
-			assert.Empty(t, EventMismatch(name, b))
-		})
-	}
-	for name := range bad {
-		t.Run("bad/"+name, func(t *testing.T) {
-			assert.NotEmpty(t, problems["bad/"+name], "a known-bad output passed the type check")
-			t.Log(problems["bad/"+name])
-		})
-	}
+		for name, b := range good {
+			t.Run("good/"+name, func(t *testing.T) {
+				assert.Empty(t, problems["good/"+name])
+				assert.Empty(t, EventMismatch(name, b))
+			})
+		}
+		for name := range bad {
+			t.Run("bad/"+name, func(t *testing.T) {
+				assert.NotEmpty(t, problems["bad/"+name], "a known-bad output passed the type check")
+				t.Log(problems["bad/"+name])
+			})
+		}
+	})
 }
 
 func TestEventMismatch(t *testing.T) {

@@ -2,9 +2,11 @@
 // (package modelserver) with a plugin loaded, to prove the plugin's hooks
 // and commands behave as designed inside the real client.
 //
-// Tests skip unless the pinned CLI is installed in the repository's cache
-// (e2e/install-claude.sh), or PLANSMITH_E2E=1 asks them to install it; with
-// PLANSMITH_E2E=1 they skip only when the npm registry is unreachable.
+// Every scenario runs once per Claude Code version in claude-code-versions
+// (EachCLI): the pinned CLI and the newest. Tests skip unless the CLIs are
+// installed in the repository's cache (.ci/e2e-deps), or PLANSMITH_E2E=1
+// asks them to install them; with PLANSMITH_E2E=1 they skip only when the
+// npm registry is unreachable.
 package e2e
 
 import (
@@ -16,6 +18,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,22 +68,100 @@ func mustRepoRoot(t testing.TB) string {
 // registry, installed into .cache/ by a script under e2e/. It is looked up
 // (or installed) once per test process.
 type npmDependency struct {
-	what    string // for messages, e.g. "Claude Code CLI"
-	script  string // the installer under e2e/; it prints the path on stdout
-	present string // relative to the repository: exists once installed
-	result  string // relative to the repository: the path returned when present
+	what    string   // for messages, e.g. "Claude Code CLI 2.1.197"
+	script  string   // the installer under e2e/; it prints the path on stdout
+	env     []string // KEY=VALUE for the installer
+	present string   // relative to the repository: exists once installed
+	result  string   // relative to the repository: the path returned when present
 
 	once       sync.Once
 	path, skip string
 	err        error
 }
 
+// versionsFile names the Claude Code versions the tests run against.
+const versionsFile = "e2e/claude-code-versions"
+
+// CLIVersions returns the Claude Code versions every end-to-end scenario
+// runs against, the pinned one first, from e2e/claude-code-versions.
+func CLIVersions() ([]string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(root, versionsFile))
+	if err != nil {
+		return nil, fmt.Errorf("reading the tested Claude Code versions: %w", err)
+	}
+	return parseVersions(string(b))
+}
+
+// parseVersions reads CLAUDE_CODE_PINNED and CLAUDE_CODE_NEWEST from the
+// KEY=VALUE lines of the versions file; the newest is left out when it is
+// the pinned one.
+func parseVersions(text string) ([]string, error) {
+	vars := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s: line %q is not KEY=VALUE", versionsFile, line)
+		}
+		vars[k] = strings.Trim(v, `"'`)
+	}
+	var out []string
+	for _, k := range []string{"CLAUDE_CODE_PINNED", "CLAUDE_CODE_NEWEST"} {
+		v := vars[k]
+		if !versionRe.MatchString(v) {
+			return nil, fmt.Errorf("%s: %s is %q, want a version such as 2.1.197", versionsFile, k, v)
+		}
+		if len(out) == 0 || out[0] != v {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+var versionRe = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// sdkVersion is the Agent SDK released with Claude Code cli: 0.3.<patch>
+// for 2.1.<patch> (install-hook-types.sh checks the SDK's claudeCodeVersion).
+func sdkVersion(cli string) string { return "0.3." + cli[strings.LastIndex(cli, ".")+1:] }
+
 var (
-	claudeCLI = &npmDependency{what: "Claude Code CLI", script: "install-claude.sh",
-		present: ".cache/claude-code/node_modules/.bin/claude", result: ".cache/claude-code/node_modules/.bin/claude"}
-	hookTypes = &npmDependency{what: "hook type definitions", script: "install-hook-types.sh",
-		present: ".cache/hook-types/installed", result: ".cache/hook-types"}
+	depsMu  sync.Mutex
+	clis    = map[string]*npmDependency{}
+	typeSet = map[string]*npmDependency{}
 )
+
+func claudeCLI(version string) *npmDependency {
+	depsMu.Lock()
+	defer depsMu.Unlock()
+	if d := clis[version]; d != nil {
+		return d
+	}
+	bin := ".cache/claude-code-" + version + "/node_modules/.bin/claude"
+	d := &npmDependency{what: "Claude Code CLI " + version, script: "install-claude.sh",
+		env: []string{"CLAUDE_CODE_VERSION=" + version}, present: bin, result: bin}
+	clis[version] = d
+	return d
+}
+
+func hookTypesFor(version string) *npmDependency {
+	depsMu.Lock()
+	defer depsMu.Unlock()
+	if d := typeSet[version]; d != nil {
+		return d
+	}
+	dir := ".cache/hook-types-" + sdkVersion(version)
+	d := &npmDependency{what: "hook type definitions of Agent SDK " + sdkVersion(version), script: "install-hook-types.sh",
+		env: []string{"CLAUDE_CODE_VERSION=" + version}, present: dir + "/installed", result: dir}
+	typeSet[version] = d
+	return d
+}
 
 // get returns the dependency's path, installing it when PLANSMITH_E2E=1. It
 // skips the test when it is absent and installing was not asked for, or
@@ -103,13 +185,14 @@ func (d *npmDependency) find() (path, skip string, err error) {
 	}
 	if os.Getenv("PLANSMITH_E2E") != "1" {
 		if _, err := os.Stat(filepath.Join(root, d.present)); err != nil {
-			return "", fmt.Sprintf("%s not installed: run e2e/%s or set PLANSMITH_E2E=1", d.what, d.script), nil
+			return "", fmt.Sprintf("%s not installed: run .ci/e2e-deps or set PLANSMITH_E2E=1", d.what), nil
 		}
 		return filepath.Join(root, d.result), "", nil
 	}
 	script := filepath.Join(root, "e2e", d.script)
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command("bash", script)
+	cmd.Env = append(os.Environ(), d.env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
@@ -122,8 +205,31 @@ func (d *npmDependency) find() (path, skip string, err error) {
 	return strings.TrimSpace(stdout.String()), "", nil
 }
 
-// Claude returns the path of the pinned Claude Code CLI (see npmDependency).
-func Claude(t testing.TB) string { return claudeCLI.get(t) }
+// Claude returns the path of Claude Code CLI version (see npmDependency).
+func Claude(t testing.TB, version string) string { return claudeCLI(version).get(t) }
+
+// Versions returns CLIVersions, failing the test when the file is wrong.
+func Versions(t testing.TB) []string {
+	t.Helper()
+	vs, err := CLIVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs
+}
+
+// EachCLI runs scenario as a parallel subtest per tested Claude Code
+// version, named "claude-<version>", so every scenario proves itself on the
+// pinned CLI and on the newest.
+func EachCLI(t *testing.T, scenario func(t *testing.T, cli string)) {
+	t.Helper()
+	for _, v := range Versions(t) {
+		t.Run("claude-"+v, func(t *testing.T) {
+			t.Parallel()
+			scenario(t, v)
+		})
+	}
+}
 
 var (
 	buildOnce sync.Once
@@ -160,8 +266,9 @@ func BuildPlansmith(t testing.TB) string {
 // and HOME, and the plugin folder the CLI loads.
 type Env struct {
 	T testing.TB
-	// Claude is the CLI's path.
-	Claude string
+	// Version is the CLI's version; Claude is its path.
+	Version string
+	Claude  string
 	// PluginDir is passed as --plugin-dir (the repository root by default).
 	PluginDir string
 	// Project is the CLI's working directory, an empty temp folder.
@@ -178,15 +285,16 @@ type Env struct {
 	last *Result
 }
 
-// NewEnv makes an Env whose model answers with script, loading the plugin at
-// the repository root. It skips the test when the CLI is unavailable (see
-// Claude). Everything is cleaned up when the test ends; on failure the last
+// NewEnv makes an Env on Claude Code CLI version whose model answers with
+// script, loading the plugin at the repository root. It skips the test when
+// the CLI is unavailable (see Claude). Everything is cleaned up when the test ends; on failure the last
 // run's output and the model's requests are logged.
-func NewEnv(t testing.TB, script ...modelserver.Reply) *Env {
+func NewEnv(t testing.TB, version string, script ...modelserver.Reply) *Env {
 	t.Helper()
 	e := &Env{
 		T:              t,
-		Claude:         Claude(t),
+		Version:        version,
+		Claude:         Claude(t, version),
 		PluginDir:      mustRepoRoot(t),
 		Project:        realTempDir(t),
 		Home:           realTempDir(t),
@@ -200,6 +308,29 @@ func NewEnv(t testing.TB, script ...modelserver.Reply) *Env {
 		}
 	})
 	return e
+}
+
+// DenyPrefix is what the CLI puts before a PreToolUse hook's deny reason in
+// the tool_result the model receives: nothing up to 2.1.197,
+// "PreToolUse:<tool> hook error: " in 2.1.330.
+func (e *Env) DenyPrefix(tool string) string {
+	if versionLess(e.Version, "2.1.330") {
+		return ""
+	}
+	return "PreToolUse:" + tool + " hook error: "
+}
+
+// versionLess compares dotted numeric versions.
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(as) < len(bs)
 }
 
 // realTempDir is t.TempDir with symlinks resolved, so paths compare equal

@@ -102,3 +102,49 @@ func TestRunKillsWhatTheCLILeftBehind(t *testing.T) {
 		return err != nil || strings.Contains(string(stat), ") Z ")
 	}, 5*time.Second, 10*time.Millisecond, "process %s outlived the run", pid)
 }
+
+func TestParseVersions(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+		err      string
+	}{
+		{name: "both", in: "# comment\nCLAUDE_CODE_PINNED=2.1.197\n\nCLAUDE_CODE_NEWEST=\"2.1.330\"\n",
+			want: []string{"2.1.197", "2.1.330"}},
+		{name: "newest is the pinned one", in: "CLAUDE_CODE_PINNED=2.1.197\nCLAUDE_CODE_NEWEST=2.1.197\n",
+			want: []string{"2.1.197"}},
+		{name: "newest missing", in: "CLAUDE_CODE_PINNED=2.1.197\n",
+			err: `CLAUDE_CODE_NEWEST is "", want a version`},
+		{name: "not a version", in: "CLAUDE_CODE_PINNED=latest\nCLAUDE_CODE_NEWEST=2.1.330\n",
+			err: `CLAUDE_CODE_PINNED is "latest"`},
+		{name: "not KEY=VALUE", in: "export it\n", err: `line "export it" is not KEY=VALUE`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseVersions(tt.in)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestTheRepositoryTestsTwoCLIs(t *testing.T) {
+	vs, err := CLIVersions()
+	require.NoError(t, err)
+	require.Len(t, vs, 2, "the pinned CLI and the newest")
+	assert.Equal(t, "0.3.330", sdkVersion("2.1.330"))
+}
+
+func TestVersionLess(t *testing.T) {
+	assert.True(t, versionLess("2.1.197", "2.1.330"))
+	assert.True(t, versionLess("2.1.99", "2.1.197"), "numeric, not lexical")
+	assert.False(t, versionLess("2.1.330", "2.1.330"))
+	assert.False(t, versionLess("2.2.0", "2.1.330"))
+	assert.Equal(t, "", (&Env{Version: "2.1.197"}).DenyPrefix("Write"))
+	assert.Equal(t, "PreToolUse:Write hook error: ", (&Env{Version: "2.1.330"}).DenyPrefix("Write"))
+}

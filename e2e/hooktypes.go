@@ -14,9 +14,10 @@ import (
 	"testing"
 )
 
-// HookTypes returns the folder holding the pinned Agent SDK type
-// definitions and tsc (e2e/install-hook-types.sh); see npmDependency.
-func HookTypes(t testing.TB) string { return hookTypes.get(t) }
+// HookTypes returns the folder holding the type definitions of the Agent
+// SDK released with Claude Code version, and tsc
+// (e2e/install-hook-types.sh); see npmDependency.
+func HookTypes(t testing.TB, version string) string { return hookTypesFor(version).get(t) }
 
 // tscError matches one diagnostic of `tsc --pretty false`.
 var tscError = regexp.MustCompile(`^(out\d+)\.ts\(\d+,\d+\): (error TS\d+: .*)$`)

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Installs the Claude Code CLI the end-to-end tests drive, pinned, into the
-# repository's ignored cache, and prints the path of the `claude` executable.
+# Installs one Claude Code CLI the end-to-end tests drive, pinned, into the
+# repository's ignored cache (.cache/claude-code-<version>/, so versions sit
+# side by side), and prints the path of its `claude` executable.
+# CLAUDE_CODE_VERSION picks the version (default: the pinned one in
+# claude-code-versions).
 # Exit statuses: see npm-install.sh (3 = npm registry unreachable).
 set -euo pipefail
 
-version="${CLAUDE_CODE_VERSION:-2.1.197}"
-pkg="@anthropic-ai/claude-code"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-dest="$(cd "$here/.." && pwd)/.cache/claude-code"
+# shellcheck source=claude-code-versions
+source "$here/claude-code-versions"
+version="${CLAUDE_CODE_VERSION:-$CLAUDE_CODE_PINNED}"
+pkg="@anthropic-ai/claude-code"
+dest="$(cd "$here/.." && pwd)/.cache/claude-code-$version"
 bin="$dest/node_modules/.bin/claude"
 # shellcheck source=npm-install.sh
 source "$here/npm-install.sh"

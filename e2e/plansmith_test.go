@@ -27,10 +27,10 @@ const request = "Add rate limiting to the public API"
 
 // plansmithEnv is an Env that loads the real plugin and points its launcher
 // at a binary built once for the test process, so no hook ever builds.
-func plansmithEnv(t *testing.T, script ...ms.Reply) *Env {
+func plansmithEnv(t *testing.T, cli string, script ...ms.Reply) *Env {
 	t.Helper()
 	bin := BuildPlansmith(t)
-	e := NewEnv(t, script...)
+	e := NewEnv(t, cli, script...)
 	e.ExtraEnv = append(e.ExtraEnv, "PLANSMITH_BIN="+bin)
 	return e
 }
@@ -189,158 +189,165 @@ func seedProject(e *Env) {
 
 func TestPlanFullLoopToSavedPlan(t *testing.T) {
 	t.Parallel()
-	e := plansmithEnv(t,
-		runCommand("plan"),
-		answer(t, "01-understand.md"),
-		fileTool("Read", "cmd/api/main.go", nil),
-		answer(t, "02-explore.md"),
-		answer(t, "03-alternatives.md"),
-		answer(t, "04-draft.md"),
-		answer(t, "05-critique.md"),
-		answer(t, "06-revise.md"),
-		answer(t, "07-critique.md"),
-		answer(t, "08-final.md"),
-	)
-	seedProject(e)
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "01-understand.md"),
+			fileTool("Read", "cmd/api/main.go", nil),
+			answer(t, "02-explore.md"),
+			answer(t, "03-alternatives.md"),
+			answer(t, "04-draft.md"),
+			answer(t, "05-critique.md"),
+			answer(t, "06-revise.md"),
+			answer(t, "07-critique.md"),
+			answer(t, "08-final.md"),
+		)
+		seedProject(e)
 
-	res := e.Run("/plansmith:plan --no-gate "+request, withHookEvents...)
-	assert.Equal(t, 0, res.ExitCode)
-	assert.False(t, res.IsError)
-	assert.Equal(t, sessionText(t, "08-final.md"), res.Result, "the final revise ends the turn: its stop is allowed")
-	assert.Empty(t, res.PermissionDenials)
-	assert.Zero(t, e.Model.Overruns())
-	assert.Zero(t, e.Model.Remaining())
+		res := e.Run("/plansmith:plan --no-gate "+request, withHookEvents...)
+		assert.Equal(t, 0, res.ExitCode)
+		assert.False(t, res.IsError)
+		assert.Equal(t, sessionText(t, "08-final.md"), res.Result, "the final revise ends the turn: its stop is allowed")
+		assert.Empty(t, res.PermissionDenials)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
 
-	reqs := e.Model.Requests()
-	require.Len(t, reqs, 10)
-	assert.Contains(t, reqs[0].LastUserText, "<command-name>/plansmith:plan</command-name>")
-	require.Len(t, reqs[1].ToolResults, 1)
-	started := reqs[1].ToolResults[0]
-	assert.False(t, started.IsError, started.Content)
-	assert.Contains(t, started.Content, "plansmith: planning loop started")
-	assert.Contains(t, started.Content, "Request:  "+request)
-	assert.Contains(t, started.Content, "=== understand [1/8] ===")
-	require.Len(t, reqs[3].ToolResults, 1)
-	assert.False(t, reqs[3].ToolResults[0].IsError, "reading is allowed while planning")
-	assert.Contains(t, reqs[3].ToolResults[0].Content, "register the rate limiter")
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 10)
+		assert.Contains(t, reqs[0].LastUserText, "<command-name>/plansmith:plan</command-name>")
+		require.Len(t, reqs[1].ToolResults, 1)
+		started := reqs[1].ToolResults[0]
+		assert.False(t, started.IsError, started.Content)
+		assert.Contains(t, started.Content, "plansmith: planning loop started")
+		assert.Contains(t, started.Content, "Request:  "+request)
+		assert.Contains(t, started.Content, "=== understand [1/8] ===")
+		require.Len(t, reqs[3].ToolResults, 1)
+		assert.False(t, reqs[3].ToolResults[0].IsError, "reading is allowed while planning")
+		assert.Contains(t, reqs[3].ToolResults[0].Content, "register the rate limiter")
 
-	got := feedback(reqs)
-	want := []string{"explore [2/8]", "alternatives [3/8]", "draft [4/8]", "critique [5/8]", "revise [6/8]", "critique [7/8]", "revise [8/8]"}
-	require.Len(t, got, len(want))
-	for i, label := range want {
-		assert.Contains(t, got[i], "Now: "+label, "block %d", i+1)
-		assert.Contains(t, got[i], request, "block %d repeats the request", i+1)
-	}
-	stops := stopOutputs(t, res)
-	require.Len(t, stops, 8)
-	for i, o := range stops[:7] {
-		assert.Equal(t, hooks.StopOutput{Decision: "block", Reason: got[i]}, o, "the block reason reaches the model unchanged")
-	}
-	assert.Empty(t, stops[7].Decision)
-	assert.Contains(t, stops[7].SystemMessage, "plansmith: plan saved to .claude/plansmith-output.local.md (8 phases, 0 failed checks on the way).")
+		got := feedback(reqs)
+		want := []string{"explore [2/8]", "alternatives [3/8]", "draft [4/8]", "critique [5/8]", "revise [6/8]", "critique [7/8]", "revise [8/8]"}
+		require.Len(t, got, len(want))
+		for i, label := range want {
+			assert.Contains(t, got[i], "Now: "+label, "block %d", i+1)
+			assert.Contains(t, got[i], request, "block %d repeats the request", i+1)
+		}
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, 8)
+		for i, o := range stops[:7] {
+			assert.Equal(t, hooks.StopOutput{Decision: "block", Reason: got[i]}, o, "the block reason reaches the model unchanged")
+		}
+		assert.Empty(t, stops[7].Decision)
+		assert.Contains(t, stops[7].SystemMessage, "plansmith: plan saved to .claude/plansmith-output.local.md (8 phases, 0 failed checks on the way).")
 
-	// The loop is over: plan saved without the promise, state archived, memory kept.
-	assert.Nil(t, loop(t, e))
-	out := e.ProjectFile(".claude/plansmith-output.local.md")
-	assert.Contains(t, out, "exit_reason: \"completed\"")
-	assert.Contains(t, out, "session_id: \""+res.SessionID+"\"")
-	assert.Contains(t, out, "critique_rounds: 2")
-	assert.Contains(t, out, "## Steps")
-	assert.NotContains(t, out, "<promise>")
-	names := archived(t, e)
-	require.Len(t, names, 1)
-	assert.True(t, strings.HasSuffix(names[0], "-completed.md"), names[0])
-	assert.Contains(t, e.ProjectFile(".claude/plansmith-memory.local.md"), request)
+		// The loop is over: plan saved without the promise, state archived, memory kept.
+		assert.Nil(t, loop(t, e))
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "exit_reason: \"completed\"")
+		assert.Contains(t, out, "session_id: \""+res.SessionID+"\"")
+		assert.Contains(t, out, "critique_rounds: 2")
+		assert.Contains(t, out, "## Steps")
+		assert.NotContains(t, out, "<promise>")
+		names := archived(t, e)
+		require.Len(t, names, 1)
+		assert.True(t, strings.HasSuffix(names[0], "-completed.md"), names[0])
+		assert.Contains(t, e.ProjectFile(".claude/plansmith-memory.local.md"), request)
+	})
 }
 
 func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 	t.Parallel()
-	e := plansmithEnv(t,
-		runCommand("plan"),
-		fileTool("Write", "internal/ratelimit/limiter.go", map[string]string{"content": "package ratelimit\n"}),
-		// Claude Code refuses to edit a file it has not read, before any hook runs.
-		fileTool("Read", "cmd/api/main.go", nil),
-		fileTool("Edit", "cmd/api/main.go", map[string]string{"old_string": "func main() {}", "new_string": "func main() { limit() }"}),
-		bash("rm -rf build"),
-		bash("grep -rn TODO . | head -5"),
-		answer(t, "01-understand.md"),
-	)
-	seedProject(e)
-	inProject := func(rel string) string { return filepath.Join(e.Project, rel) }
-	mainGo := e.ProjectFile("cmd/api/main.go")
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			fileTool("Write", "internal/ratelimit/limiter.go", map[string]string{"content": "package ratelimit\n"}),
+			// Claude Code refuses to edit a file it has not read, before any hook runs.
+			fileTool("Read", "cmd/api/main.go", nil),
+			fileTool("Edit", "cmd/api/main.go", map[string]string{"old_string": "func main() {}", "new_string": "func main() { limit() }"}),
+			bash("rm -rf build"),
+			bash("grep -rn TODO . | head -5"),
+			answer(t, "01-understand.md"),
+		)
+		seedProject(e)
+		inProject := func(rel string) string { return filepath.Join(e.Project, rel) }
+		mainGo := e.ProjectFile("cmd/api/main.go")
 
-	// One phase, then the loop ends at the phase limit and the turn with it.
-	res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
-	assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
-	assert.Zero(t, e.Model.Overruns())
-	reqs := e.Model.Requests()
-	require.Len(t, reqs, 7)
+		// One phase, then the loop ends at the phase limit and the turn with it.
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
+		assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
+		assert.Zero(t, e.Model.Overruns())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 7)
 
-	// Each refused call comes back to the model as an error result holding
-	// plansmith's reason, exactly as the PreToolUse hook gave it.
-	reasons := denials(t, res)
-	refused := []struct {
-		tool string
-		what string
-		req  int // the request carrying the result
-	}{
-		{tool: "Write", what: inProject("internal/ratelimit/limiter.go"), req: 2},
-		{tool: "Edit", what: inProject("cmd/api/main.go"), req: 4},
-		{tool: "Bash", what: "rm -rf build", req: 5},
-	}
-	require.Len(t, reasons, len(refused))
-	require.Len(t, res.PermissionDenials, len(refused))
-	for i, r := range refused {
-		tr := reqs[r.req].ToolResults
-		require.Len(t, tr, 1, r.tool)
-		assert.Equal(t, r.tool, tr[0].ToolName)
-		assert.True(t, tr[0].IsError, r.tool)
-		assert.Equal(t, reasons[i], tr[0].Content, r.tool)
-		assert.Contains(t, tr[0].Content, "read-only", r.tool)
-		assert.Contains(t, tr[0].Content, r.what, r.tool)
-		assert.Equal(t, r.tool, res.PermissionDenials[i].ToolName)
-	}
-	assert.NoFileExists(t, inProject("internal/ratelimit/limiter.go"))
-	assert.Equal(t, mainGo, e.ProjectFile("cmd/api/main.go"))
-	assert.FileExists(t, inProject("build/keep.txt"))
+		// Each refused call comes back to the model as an error result holding
+		// plansmith's reason, exactly as the PreToolUse hook gave it (2.1.330
+		// names the hook before it).
+		reasons := denials(t, res)
+		refused := []struct {
+			tool string
+			what string
+			req  int // the request carrying the result
+		}{
+			{tool: "Write", what: inProject("internal/ratelimit/limiter.go"), req: 2},
+			{tool: "Edit", what: inProject("cmd/api/main.go"), req: 4},
+			{tool: "Bash", what: "rm -rf build", req: 5},
+		}
+		require.Len(t, reasons, len(refused))
+		require.Len(t, res.PermissionDenials, len(refused))
+		for i, r := range refused {
+			tr := reqs[r.req].ToolResults
+			require.Len(t, tr, 1, r.tool)
+			assert.Equal(t, r.tool, tr[0].ToolName)
+			assert.True(t, tr[0].IsError, r.tool)
+			assert.Equal(t, e.DenyPrefix(r.tool)+reasons[i], tr[0].Content, r.tool)
+			assert.Contains(t, tr[0].Content, "read-only", r.tool)
+			assert.Contains(t, tr[0].Content, r.what, r.tool)
+			assert.Equal(t, r.tool, res.PermissionDenials[i].ToolName)
+		}
+		assert.NoFileExists(t, inProject("internal/ratelimit/limiter.go"))
+		assert.Equal(t, mainGo, e.ProjectFile("cmd/api/main.go"))
+		assert.FileExists(t, inProject("build/keep.txt"))
 
-	// A read-only pipeline runs.
-	grep := reqs[6].ToolResults
-	require.Len(t, grep, 1)
-	assert.False(t, grep[0].IsError, grep[0].Content)
-	assert.Contains(t, grep[0].Content, "TODO: register the rate limiter after auth.")
+		// A read-only pipeline runs.
+		grep := reqs[6].ToolResults
+		require.Len(t, grep, 1)
+		assert.False(t, grep[0].IsError, grep[0].Content)
+		assert.Contains(t, grep[0].Content, "TODO: register the rate limiter after auth.")
 
-	assert.Empty(t, feedback(reqs))
-	assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "exit_reason: \"max_phases_reached\"")
+		assert.Empty(t, feedback(reqs))
+		assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "exit_reason: \"max_phases_reached\"")
+	})
 }
 
 func TestPlanRetriesAWeakAnswer(t *testing.T) {
 	t.Parallel()
-	e := plansmithEnv(t,
-		runCommand("plan"),
-		answer(t, "03-alternatives-weak.md"),
-		answer(t, "03-alternatives.md"),
-		answer(t, "08-final.md"),
-	)
-	res := e.Run("/plansmith:plan --no-gate --phases alternatives,revise " + request)
-	assert.Equal(t, sessionText(t, "08-final.md"), res.Result)
-	assert.Zero(t, e.Model.Overruns())
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "03-alternatives-weak.md"),
+			answer(t, "03-alternatives.md"),
+			answer(t, "08-final.md"),
+		)
+		res := e.Run("/plansmith:plan --no-gate --phases alternatives,revise " + request)
+		assert.Equal(t, sessionText(t, "08-final.md"), res.Result)
+		assert.Zero(t, e.Model.Overruns())
 
-	got := feedback(e.Model.Requests())
-	require.Len(t, got, 2)
-	retry := got[0]
-	assert.Contains(t, retry, "✗ alternatives [1/2]: this answer did not pass the phase's checks (attempt 1; 2 more tries before the loop stops)")
-	assert.Contains(t, retry, "- recommendation: found 0, need 1")
-	assert.Contains(t, retry, "- trade-offs: found 0, need 1")
-	_, missing, _ := strings.Cut(retry, "What is missing:\n")
-	missing, _, _ = strings.Cut(missing, "\n\n")
-	assert.Len(t, strings.Split(missing, "\n"), 2, "the answer had enough options; only what is missing is named: %q", missing)
-	assert.Contains(t, retry, request)
-	assert.Contains(t, got[1], "✓ alternatives [1/2] passed its checks. Now: revise [2/2].")
+		got := feedback(e.Model.Requests())
+		require.Len(t, got, 2)
+		retry := got[0]
+		assert.Contains(t, retry, "✗ alternatives [1/2]: this answer did not pass the phase's checks (attempt 1; 2 more tries before the loop stops)")
+		assert.Contains(t, retry, "- recommendation: found 0, need 1")
+		assert.Contains(t, retry, "- trade-offs: found 0, need 1")
+		_, missing, _ := strings.Cut(retry, "What is missing:\n")
+		missing, _, _ = strings.Cut(missing, "\n\n")
+		assert.Len(t, strings.Split(missing, "\n"), 2, "the answer had enough options; only what is missing is named: %q", missing)
+		assert.Contains(t, retry, request)
+		assert.Contains(t, got[1], "✓ alternatives [1/2] passed its checks. Now: revise [2/2].")
 
-	out := e.ProjectFile(".claude/plansmith-output.local.md")
-	assert.Contains(t, out, "exit_reason: \"completed\"")
-	assert.Contains(t, out, "retries: 1")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "exit_reason: \"completed\"")
+		assert.Contains(t, out, "retries: 1")
+	})
 }
 
 // failing is an answer no understand check accepts.
@@ -348,110 +355,114 @@ const failing = "Not an analysis at all."
 
 func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 	t.Parallel()
-	script := []ms.Reply{runCommand("plan")}
-	for range hooks.DefaultBlockCap + 1 {
-		script = append(script, ms.Text(failing))
-	}
-	script = append(script, answer(t, "01-understand.md"), answer(t, "08-final.md"))
-	e := plansmithEnv(t, script...)
+	EachCLI(t, func(t *testing.T, cli string) {
+		script := []ms.Reply{runCommand("plan")}
+		for range hooks.DefaultBlockCap + 1 {
+			script = append(script, ms.Text(failing))
+		}
+		script = append(script, answer(t, "01-understand.md"), answer(t, "08-final.md"))
+		e := plansmithEnv(t, cli, script...)
 
-	// Nine failing answers in a row, no tool call between them.
-	res := e.Run("/plansmith:plan --no-gate --max-retries 20 --phases understand,revise "+request, withHookEvents...)
-	assert.Equal(t, failing, res.Result, "plansmith let the ninth stop happen, so Claude Code's cap never cut the turn")
-	reqs := e.Model.Requests()
-	require.Len(t, reqs, hooks.DefaultBlockCap+2)
-	got := feedback(reqs)
-	require.Len(t, got, hooks.DefaultBlockCap)
-	for i, reason := range got {
-		assert.Contains(t, reason, fmt.Sprintf("✗ understand [1/2]: this answer did not pass the phase's checks (attempt %d;", i+1))
-	}
-	stops := stopOutputs(t, res)
-	require.Len(t, stops, hooks.DefaultBlockCap+1)
-	paused := stops[hooks.DefaultBlockCap]
-	assert.Empty(t, paused.Decision)
-	assert.Contains(t, paused.SystemMessage, "plansmith paused the planning loop at understand [1/2]")
-	l := loop(t, e)
-	require.NotNil(t, l)
-	assert.True(t, l.Active)
-	assert.True(t, l.Paused)
-	assert.Equal(t, res.SessionID, l.SessionID)
-	assert.Equal(t, hooks.DefaultBlockCap+1, l.Retries)
-	held := l.PausedReason
-	assert.Contains(t, held, "✗ understand [1/2]: this answer did not pass the phase's checks (attempt 9;")
+		// Nine failing answers in a row, no tool call between them.
+		res := e.Run("/plansmith:plan --no-gate --max-retries 20 --phases understand,revise "+request, withHookEvents...)
+		assert.Equal(t, failing, res.Result, "plansmith let the ninth stop happen, so Claude Code's cap never cut the turn")
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, hooks.DefaultBlockCap+2)
+		got := feedback(reqs)
+		require.Len(t, got, hooks.DefaultBlockCap)
+		for i, reason := range got {
+			assert.Contains(t, reason, fmt.Sprintf("✗ understand [1/2]: this answer did not pass the phase's checks (attempt %d;", i+1))
+		}
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, hooks.DefaultBlockCap+1)
+		paused := stops[hooks.DefaultBlockCap]
+		assert.Empty(t, paused.Decision)
+		assert.Contains(t, paused.SystemMessage, "plansmith paused the planning loop at understand [1/2]")
+		l := loop(t, e)
+		require.NotNil(t, l)
+		assert.True(t, l.Active)
+		assert.True(t, l.Paused)
+		assert.Equal(t, res.SessionID, l.SessionID)
+		assert.Equal(t, hooks.DefaultBlockCap+1, l.Retries)
+		held := l.PausedReason
+		assert.Contains(t, held, "✗ understand [1/2]: this answer did not pass the phase's checks (attempt 9;")
 
-	// The next prompt resumes the phase with the instructions held back.
-	res2 := e.Resume(res.SessionID, "continue", withHookEvents...)
-	assert.Equal(t, res.SessionID, res2.SessionID)
-	assert.Equal(t, sessionText(t, "08-final.md"), res2.Result)
-	assert.Zero(t, e.Model.Overruns())
-	reqs = e.Model.Requests()
-	require.Len(t, reqs, hooks.DefaultBlockCap+4)
-	resumed := reqs[hooks.DefaultBlockCap+2]
-	assert.Equal(t, "continue", resumed.LastUserText)
-	assert.Contains(t, resumed.Notes, "plansmith: the planning loop was paused at understand [1/2] and resumes now.")
-	assert.Contains(t, resumed.Notes, held)
-	ctx := hookOutputs(t, res2, "UserPromptSubmit")
-	require.Len(t, ctx, 1)
-	assert.Contains(t, ctx[0], `"hookEventName":"UserPromptSubmit"`)
+		// The next prompt resumes the phase with the instructions held back.
+		res2 := e.Resume(res.SessionID, "continue", withHookEvents...)
+		assert.Equal(t, res.SessionID, res2.SessionID)
+		assert.Equal(t, sessionText(t, "08-final.md"), res2.Result)
+		assert.Zero(t, e.Model.Overruns())
+		reqs = e.Model.Requests()
+		require.Len(t, reqs, hooks.DefaultBlockCap+4)
+		resumed := reqs[hooks.DefaultBlockCap+2]
+		assert.Equal(t, "continue", resumed.LastUserText)
+		assert.Contains(t, resumed.Notes, "plansmith: the planning loop was paused at understand [1/2] and resumes now.")
+		assert.Contains(t, resumed.Notes, held)
+		ctx := hookOutputs(t, res2, "UserPromptSubmit")
+		require.Len(t, ctx, 1)
+		assert.Contains(t, ctx[0], `"hookEventName":"UserPromptSubmit"`)
 
-	after := feedback(reqs[hooks.DefaultBlockCap+2:])
-	require.Len(t, after, 1)
-	assert.Contains(t, after[0], "✓ understand [1/2] passed its checks. Now: revise [2/2].")
-	assert.Nil(t, loop(t, e))
-	out := e.ProjectFile(".claude/plansmith-output.local.md")
-	assert.Contains(t, out, "exit_reason: \"completed\"")
-	assert.Contains(t, out, fmt.Sprintf("retries: %d", hooks.DefaultBlockCap+1))
+		after := feedback(reqs[hooks.DefaultBlockCap+2:])
+		require.Len(t, after, 1)
+		assert.Contains(t, after[0], "✓ understand [1/2] passed its checks. Now: revise [2/2].")
+		assert.Nil(t, loop(t, e))
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "exit_reason: \"completed\"")
+		assert.Contains(t, out, fmt.Sprintf("retries: %d", hooks.DefaultBlockCap+1))
+	})
 }
 
 func TestCancelEndsTheLoop(t *testing.T) {
 	t.Parallel()
-	script := []ms.Reply{
-		// With Claude Code's cap (which plansmith reads too) lowered to 1,
-		// the first run pauses after one block, leaving the loop active at
-		// alternatives [3/8]; the user then cancels it.
-		runCommand("plan"),
-		answer(t, "01-understand.md"),
-		answer(t, "02-explore.md"),
-		runCommand("cancel"),
-		fileTool("Write", "NOTES.md", map[string]string{"content": "free again\n"}),
-		ms.Text(failing),
-	}
-	e := plansmithEnv(t, script...)
-	e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
+	EachCLI(t, func(t *testing.T, cli string) {
+		script := []ms.Reply{
+			// With Claude Code's cap (which plansmith reads too) lowered to 1,
+			// the first run pauses after one block, leaving the loop active at
+			// alternatives [3/8]; the user then cancels it.
+			runCommand("plan"),
+			answer(t, "01-understand.md"),
+			answer(t, "02-explore.md"),
+			runCommand("cancel"),
+			fileTool("Write", "NOTES.md", map[string]string{"content": "free again\n"}),
+			ms.Text(failing),
+		}
+		e := plansmithEnv(t, cli, script...)
+		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
 
-	res := e.Run("/plansmith:plan --no-gate " + request)
-	assert.Equal(t, sessionText(t, "02-explore.md"), res.Result)
-	l := loop(t, e)
-	require.NotNil(t, l)
-	require.True(t, l.Paused)
-	assert.Equal(t, "alternatives", l.Phase)
+		res := e.Run("/plansmith:plan --no-gate " + request)
+		assert.Equal(t, sessionText(t, "02-explore.md"), res.Result)
+		l := loop(t, e)
+		require.NotNil(t, l)
+		require.True(t, l.Paused)
+		assert.Equal(t, "alternatives", l.Phase)
 
-	res2 := e.Resume(res.SessionID, "/plansmith:cancel", withHookEvents...)
-	assert.Equal(t, failing, res2.Result, "after cancel a stop is not judged")
-	assert.Empty(t, res2.PermissionDenials)
-	assert.Zero(t, e.Model.Overruns())
-	assert.Zero(t, e.Model.Remaining())
-	reqs := e.Model.Requests()
-	require.Len(t, reqs, 6)
-	assert.Contains(t, reqs[3].LastUserText, "<command-name>/plansmith:cancel</command-name>")
-	require.Len(t, reqs[4].ToolResults, 1)
-	cancel := reqs[4].ToolResults[0]
-	assert.False(t, cancel.IsError, "plansmith's own cancel runs while planning: %s", cancel.Content)
-	assert.Contains(t, cancel.Content, "cancel")
-	require.Len(t, reqs[5].ToolResults, 1)
-	assert.False(t, reqs[5].ToolResults[0].IsError, "writes are allowed again: %s", reqs[5].ToolResults[0].Content)
-	assert.Equal(t, "free again\n", e.ProjectFile("NOTES.md"))
-	assert.Empty(t, feedback(reqs[3:]))
-	stops := stopOutputs(t, res2)
-	require.NotEmpty(t, stops)
-	for _, o := range stops {
-		assert.Equal(t, hooks.StopOutput{}, o)
-	}
+		res2 := e.Resume(res.SessionID, "/plansmith:cancel", withHookEvents...)
+		assert.Equal(t, failing, res2.Result, "after cancel a stop is not judged")
+		assert.Empty(t, res2.PermissionDenials)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 6)
+		assert.Contains(t, reqs[3].LastUserText, "<command-name>/plansmith:cancel</command-name>")
+		require.Len(t, reqs[4].ToolResults, 1)
+		cancel := reqs[4].ToolResults[0]
+		assert.False(t, cancel.IsError, "plansmith's own cancel runs while planning: %s", cancel.Content)
+		assert.Contains(t, cancel.Content, "cancel")
+		require.Len(t, reqs[5].ToolResults, 1)
+		assert.False(t, reqs[5].ToolResults[0].IsError, "writes are allowed again: %s", reqs[5].ToolResults[0].Content)
+		assert.Equal(t, "free again\n", e.ProjectFile("NOTES.md"))
+		assert.Empty(t, feedback(reqs[3:]))
+		stops := stopOutputs(t, res2)
+		require.NotEmpty(t, stops)
+		for _, o := range stops {
+			assert.Equal(t, hooks.StopOutput{}, o)
+		}
 
-	assert.Nil(t, loop(t, e))
-	names := archived(t, e)
-	require.Len(t, names, 1)
-	assert.True(t, strings.HasSuffix(names[0], "-cancelled.md"), names[0])
+		assert.Nil(t, loop(t, e))
+		names := archived(t, e)
+		require.Len(t, names, 1)
+		assert.True(t, strings.HasSuffix(names[0], "-cancelled.md"), names[0])
+	})
 }
 
 // softTB lets a CLI run happen off the test goroutine (inside a scripted
@@ -480,79 +491,81 @@ func (s *softTB) errors() []string {
 
 func TestSecondSessionIsLeftAlone(t *testing.T) {
 	t.Parallel()
-	other := plansmithEnv(t,
-		fileTool("Write", "NOTES.md", map[string]string{"content": "other session\n"}),
-		bash("rm -rf build"),
-		ms.Text(failing),
-	)
-	otherT := &softTB{TB: t}
-	other.T = otherT
+	EachCLI(t, func(t *testing.T, cli string) {
+		other := plansmithEnv(t, cli,
+			fileTool("Write", "NOTES.md", map[string]string{"content": "other session\n"}),
+			bash("rm -rf build"),
+			ms.Text(failing),
+		)
+		otherT := &softTB{TB: t}
+		other.T = otherT
 
-	// While the first session's loop waits for its final revise, a second
-	// session runs in the same project.
-	type seen struct {
-		res  *Result
-		loop *state.Loop
-	}
-	handover := make(chan *Env, 1)
-	during := make(chan seen, 1)
-	e := plansmithEnv(t,
-		runCommand("plan"),
-		answer(t, "01-understand.md"),
-		ms.Func(func(r ms.Request) ms.Reply {
-			other := <-handover
-			res := other.Run("tidy up", withHookEvents...)
-			f, err := state.Load(state.Paths{Project: e2eProject(r)}.State())
-			var l *state.Loop
-			if err == nil {
-				l = &f.Loop
-			}
-			during <- seen{res: res, loop: l}
-			return ms.Text(sessionText(t, "08-final.md"))
-		}),
-	)
-	seedProject(e)
-	// Same project, same user; the channel hands the settings to the reply.
-	other.Project, other.Home = e.Project, e.Home
-	handover <- other
+		// While the first session's loop waits for its final revise, a second
+		// session runs in the same project.
+		type seen struct {
+			res  *Result
+			loop *state.Loop
+		}
+		handover := make(chan *Env, 1)
+		during := make(chan seen, 1)
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "01-understand.md"),
+			ms.Func(func(r ms.Request) ms.Reply {
+				other := <-handover
+				res := other.Run("tidy up", withHookEvents...)
+				f, err := state.Load(state.Paths{Project: e2eProject(r)}.State())
+				var l *state.Loop
+				if err == nil {
+					l = &f.Loop
+				}
+				during <- seen{res: res, loop: l}
+				return ms.Text(sessionText(t, "08-final.md"))
+			}),
+		)
+		seedProject(e)
+		// Same project, same user; the channel hands the settings to the reply.
+		other.Project, other.Home = e.Project, e.Home
+		handover <- other
 
-	res := e.Run("/plansmith:plan --no-gate --phases understand,revise " + request)
-	var s seen
-	select {
-	case s = <-during:
-	default:
-		t.Fatal("the second session never ran")
-	}
-	assert.Empty(t, otherT.errors())
-	require.NotNil(t, s.res)
-	assert.NotEqual(t, res.SessionID, s.res.SessionID)
+		res := e.Run("/plansmith:plan --no-gate --phases understand,revise " + request)
+		var s seen
+		select {
+		case s = <-during:
+		default:
+			t.Fatal("the second session never ran")
+		}
+		assert.Empty(t, otherT.errors())
+		require.NotNil(t, s.res)
+		assert.NotEqual(t, res.SessionID, s.res.SessionID)
 
-	// The second session stopped freely and its tools were not refused.
-	assert.Equal(t, failing, s.res.Result)
-	assert.Empty(t, s.res.PermissionDenials)
-	assert.Empty(t, feedback(other.Model.Requests()))
-	assert.Zero(t, other.Model.Overruns())
-	for _, o := range hookOutputs(t, s.res, "Stop") {
-		assert.Empty(t, o)
-	}
-	for _, o := range hookOutputs(t, s.res, "UserPromptSubmit") {
-		assert.Empty(t, o, "another session's prompt gets no plansmith context")
-	}
-	assert.Equal(t, "other session\n", e.ProjectFile("NOTES.md"))
-	assert.NoDirExists(t, filepath.Join(e.Project, "build"))
+		// The second session stopped freely and its tools were not refused.
+		assert.Equal(t, failing, s.res.Result)
+		assert.Empty(t, s.res.PermissionDenials)
+		assert.Empty(t, feedback(other.Model.Requests()))
+		assert.Zero(t, other.Model.Overruns())
+		for _, o := range hookOutputs(t, s.res, "Stop") {
+			assert.Empty(t, o)
+		}
+		for _, o := range hookOutputs(t, s.res, "UserPromptSubmit") {
+			assert.Empty(t, o, "another session's prompt gets no plansmith context")
+		}
+		assert.Equal(t, "other session\n", e.ProjectFile("NOTES.md"))
+		assert.NoDirExists(t, filepath.Join(e.Project, "build"))
 
-	// The first session's loop was untouched, and finished as if alone.
-	require.NotNil(t, s.loop)
-	assert.True(t, s.loop.Active)
-	assert.False(t, s.loop.Paused)
-	assert.Equal(t, res.SessionID, s.loop.SessionID)
-	assert.Equal(t, "revise", s.loop.Phase)
-	assert.Zero(t, s.loop.RetriesTotal)
-	assert.Equal(t, sessionText(t, "08-final.md"), res.Result)
-	assert.Zero(t, e.Model.Overruns())
-	out := e.ProjectFile(".claude/plansmith-output.local.md")
-	assert.Contains(t, out, "exit_reason: \"completed\"")
-	assert.Contains(t, out, "retries: 0")
+		// The first session's loop was untouched, and finished as if alone.
+		require.NotNil(t, s.loop)
+		assert.True(t, s.loop.Active)
+		assert.False(t, s.loop.Paused)
+		assert.Equal(t, res.SessionID, s.loop.SessionID)
+		assert.Equal(t, "revise", s.loop.Phase)
+		assert.Zero(t, s.loop.RetriesTotal)
+		assert.Equal(t, sessionText(t, "08-final.md"), res.Result)
+		assert.Zero(t, e.Model.Overruns())
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "exit_reason: \"completed\"")
+		assert.Contains(t, out, "retries: 0")
+	})
 }
 
 // The gap-coverage gate (DESIGN.md, "The gap-coverage gate"). After the final
@@ -579,8 +592,10 @@ func between(s, open, close string) string {
 }
 
 // agent calls the Agent tool with a prompt made from the project file rel
-// (read when the reply is due) and extra text after it.
-func agent(what, rel, extra string) ms.Reply {
+// (read when the reply is due) and extra text after it. background sets
+// run_in_background (2.1.330 runs a sub-agent in the background when it is
+// omitted).
+func agent(what, rel, extra string, background bool) ms.Reply {
 	return ms.Func(func(r ms.Request) ms.Reply {
 		b, err := os.ReadFile(filepath.Join(e2eProject(r), rel))
 		if err != nil {
@@ -590,133 +605,123 @@ func agent(what, rel, extra string) ms.Reply {
 		if extra != "" {
 			prompt += "\n\n" + extra
 		}
-		return ms.Tool("Agent", map[string]string{"description": what, "prompt": prompt, "subagent_type": "general-purpose"})
+		return ms.Tool("Agent", map[string]any{"description": what, "prompt": prompt,
+			"subagent_type": "general-purpose", "run_in_background": background})
 	})
 }
 
-// subAgentPrompts records the prompts the sub-agents' requests carried and
-// answers each with the next of outputs.
-type subAgentPrompts struct {
-	mu      sync.Mutex
-	prompts []string
-}
-
-func (s *subAgentPrompts) answer(output string) ms.Reply {
-	return ms.Func(func(r ms.Request) ms.Reply {
-		s.mu.Lock()
-		s.prompts = append(s.prompts, r.LastUserText)
-		s.mu.Unlock()
-		return ms.Text(output)
-	})
-}
-
-func (s *subAgentPrompts) all() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.prompts...)
-}
+// The first lines of the gate's critic and validator prompts: the model
+// server routes a sub-agent's requests by them (modelserver.Server.Route).
+const (
+	criticRole    = "# Role: adversarial plan critic"
+	validatorRole = "# Role: gap-coverage validator"
+)
 
 func TestGatePassesWithSubAgents(t *testing.T) {
 	t.Parallel()
-	gate := sessionText(t, "09-gate.md")
-	critic := between(gate, "<critic-output>", "</critic-output>")
-	validator := between(gate, "<validator-output>", "</validator-output>")
-	sub := &subAgentPrompts{}
-	e := plansmithEnv(t,
-		runCommand("plan"),
-		answer(t, "08-final.md"),
-		// Sub-agent requests reach the same model server, in order, between
-		// the main agent's Agent call and the request carrying its result.
-		agent("critic", criticPrompt, ""),
-		sub.answer(critic),
-		agent("validator", validatorPrompt, critic),
-		sub.answer(validator),
-		ms.Text(gate),
-	)
-	res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
-	assert.Zero(t, e.Model.Overruns())
-	reqs := e.Model.Requests()
-	got := feedback(reqs)
-	require.Len(t, got, 1, "the gate blocks once, after the final revise")
-	require.Len(t, reqs, 7)
-	begin := got[0]
-	assert.Contains(t, begin, "Agent tool")
-	assert.Contains(t, begin, "critic-prompt.md")
-	assert.Contains(t, begin, "validator-prompt.md")
-	assert.Contains(t, begin, "<critic-output>")
-	assert.Contains(t, begin, "<validator-output>")
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		critic := between(gate, "<critic-output>", "</critic-output>")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "08-final.md"),
+			agent("critic", criticPrompt, "", false),
+			agent("validator", validatorPrompt, critic, false),
+			ms.Text(gate),
+		)
+		// Each sub-agent's requests are answered by its own route.
+		e.Model.Route(criticRole, ms.Text(critic))
+		e.Model.Route(validatorRole, ms.Text(validator))
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		got := feedback(reqs)
+		require.Len(t, got, 1, "the gate blocks once, after the final revise")
+		require.Len(t, reqs, 5)
+		begin := got[0]
+		assert.Contains(t, begin, "Agent tool")
+		assert.Contains(t, begin, "critic-prompt.md")
+		assert.Contains(t, begin, "validator-prompt.md")
+		assert.Contains(t, begin, "<critic-output>")
+		assert.Contains(t, begin, "<validator-output>")
 
-	// The critic never sees the plan's gaps; the validator sees them.
-	prompts := sub.all()
-	require.Len(t, prompts, 2)
-	assert.Contains(t, prompts[0], "## Steps")
-	assert.NotContains(t, prompts[0], "GAP-1")
-	assert.NotContains(t, prompts[0], "rodin:gaps")
-	assert.Contains(t, prompts[1], "GAP-1: Redis failover behaviour")
-	assert.Contains(t, prompts[1], "FINDING-1: Counters reset on Redis failover")
-	// Requests 3 and 5 are the sub-agents' own; the main agent gets their
-	// results in the requests after them.
-	for _, i := range []int{4, 6} {
-		require.Len(t, reqs[i].ToolResults, 1)
-		assert.Equal(t, "Agent", reqs[i].ToolResults[0].ToolName)
-		assert.False(t, reqs[i].ToolResults[0].IsError, "the Agent tool is allowed while planning")
-	}
-	assert.Contains(t, reqs[4].ToolResults[0].Content, critic)
-	assert.Empty(t, res.PermissionDenials)
+		// The critic never sees the plan's gaps; the validator sees them.
+		criticReqs := e.Model.RouteRequests(criticRole)
+		validatorReqs := e.Model.RouteRequests(validatorRole)
+		require.Len(t, criticReqs, 1)
+		require.Len(t, validatorReqs, 1)
+		assert.Contains(t, criticReqs[0].LastUserText, "## Steps")
+		assert.NotContains(t, criticReqs[0].LastUserText, "GAP-1")
+		assert.NotContains(t, criticReqs[0].LastUserText, "rodin:gaps")
+		assert.Contains(t, validatorReqs[0].LastUserText, "GAP-1: Redis failover behaviour")
+		assert.Contains(t, validatorReqs[0].LastUserText, "FINDING-1: Counters reset on Redis failover")
+		// The main agent gets each sub-agent's output as the Agent tool's result.
+		for _, i := range []int{3, 4} {
+			require.Len(t, reqs[i].ToolResults, 1)
+			assert.Equal(t, "Agent", reqs[i].ToolResults[0].ToolName)
+			assert.False(t, reqs[i].ToolResults[0].IsError, "the Agent tool is allowed while planning")
+		}
+		assert.Contains(t, reqs[3].ToolResults[0].Content, "Counters reset on Redis failover")
+		assert.Empty(t, res.PermissionDenials)
 
-	// PASS: the stop is allowed, the plan saved as verified with its gaps.
-	assert.Equal(t, gate, res.Result)
-	stops := stopOutputs(t, res)
-	require.NotEmpty(t, stops)
-	last := stops[len(stops)-1]
-	assert.Empty(t, last.Decision)
-	assert.Contains(t, last.SystemMessage, "approved by the gate")
-	assert.Nil(t, loop(t, e))
-	out := e.ProjectFile(".claude/plansmith-output.local.md")
-	assert.Contains(t, out, "exit_reason: \"completed\"")
-	assert.Contains(t, out, "verified: true")
-	assert.Contains(t, out, "GAP-1: Redis failover behaviour")
-	assert.NotContains(t, out, "<promise>")
+		// PASS: the stop is allowed, the plan saved as verified with its gaps.
+		assert.Equal(t, gate, res.Result)
+		stops := stopOutputs(t, res)
+		require.NotEmpty(t, stops)
+		last := stops[len(stops)-1]
+		assert.Empty(t, last.Decision)
+		assert.Contains(t, last.SystemMessage, "approved by the gate")
+		assert.Nil(t, loop(t, e))
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "exit_reason: \"completed\"")
+		assert.Contains(t, out, "verified: true")
+		assert.Contains(t, out, "GAP-1: Redis failover behaviour")
+		assert.NotContains(t, out, "<promise>")
+	})
 }
 
 func TestGateFailsThenPasses(t *testing.T) {
 	t.Parallel()
-	final := sessionText(t, "08-final.md")
-	finding := "### FINDING-1: No rollback plan for the limiter\n" +
-		"- **Severity**: high\n" +
-		"- **Description**: If the limiter misbehaves in production there is no flag to turn it off without a deploy."
-	fail := wrapped(finding, "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered by any gap.")
-	pass := wrapped(finding, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-2.")
-	gap2 := "### GAP-2: No switch to turn the limiter off\n" +
-		"- **Severity**: high\n" +
-		"- **Description**: Disabling the limiter needs a deploy; a runtime flag is left for a follow-up."
-	revised := strings.Replace(final, "<!-- rodin:gaps:end -->", gap2+"\n<!-- rodin:gaps:end -->", 1)
-	require.NotEqual(t, final, revised)
+	EachCLI(t, func(t *testing.T, cli string) {
+		final := sessionText(t, "08-final.md")
+		finding := "### FINDING-1: No rollback plan for the limiter\n" +
+			"- **Severity**: high\n" +
+			"- **Description**: If the limiter misbehaves in production there is no flag to turn it off without a deploy."
+		fail := wrapped(finding, "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered by any gap.")
+		pass := wrapped(finding, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-2.")
+		gap2 := "### GAP-2: No switch to turn the limiter off\n" +
+			"- **Severity**: high\n" +
+			"- **Description**: Disabling the limiter needs a deploy; a runtime flag is left for a follow-up."
+		revised := strings.Replace(final, "<!-- rodin:gaps:end -->", gap2+"\n<!-- rodin:gaps:end -->", 1)
+		require.NotEqual(t, final, revised)
 
-	// The scripted agent skips the sub-agents and replies with their
-	// outputs directly, as demo/session/09-gate.md does.
-	e := plansmithEnv(t,
-		runCommand("plan"),
-		ms.Text(final),
-		ms.Text(fail),
-		ms.Text(revised),
-		ms.Text(pass),
-	)
-	res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
-	got := feedback(e.Model.Requests())
-	require.Len(t, got, 3, "assess, revise with the uncovered finding, assess again")
-	assert.Zero(t, e.Model.Overruns())
-	assert.Equal(t, pass, res.Result)
-	assert.Contains(t, got[0], "critic-prompt.md")
-	assert.Contains(t, got[1], "FINDING-1")
-	assert.Contains(t, got[1], "No rollback plan for the limiter")
-	assert.Contains(t, got[1], "rodin:gaps:start", "the agent is told where to document the gap")
-	assert.Contains(t, got[2], "critic-prompt.md", "the changed plan needs a fresh assessment")
-	assert.Contains(t, e.ProjectFile(validatorPrompt), "GAP-2", "the new assessment sees the new gap")
+		// The scripted agent skips the sub-agents and replies with their
+		// outputs directly, as demo/session/09-gate.md does.
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			ms.Text(final),
+			ms.Text(fail),
+			ms.Text(revised),
+			ms.Text(pass),
+		)
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		got := feedback(e.Model.Requests())
+		require.Len(t, got, 3, "assess, revise with the uncovered finding, assess again")
+		assert.Zero(t, e.Model.Overruns())
+		assert.Equal(t, pass, res.Result)
+		assert.Contains(t, got[0], "critic-prompt.md")
+		assert.Contains(t, got[1], "FINDING-1")
+		assert.Contains(t, got[1], "No rollback plan for the limiter")
+		assert.Contains(t, got[1], "rodin:gaps:start", "the agent is told where to document the gap")
+		assert.Contains(t, got[2], "critic-prompt.md", "the changed plan needs a fresh assessment")
+		assert.Contains(t, e.ProjectFile(validatorPrompt), "GAP-2", "the new assessment sees the new gap")
 
-	assert.Nil(t, loop(t, e))
-	out := e.ProjectFile(".claude/plansmith-output.local.md")
-	assert.Contains(t, out, "exit_reason: \"completed\"")
-	assert.Contains(t, out, "verified: true")
-	assert.Contains(t, out, "GAP-2: No switch to turn the limiter off")
+		assert.Nil(t, loop(t, e))
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "exit_reason: \"completed\"")
+		assert.Contains(t, out, "verified: true")
+		assert.Contains(t, out, "GAP-2: No switch to turn the limiter off")
+	})
 }

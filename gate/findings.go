@@ -3,9 +3,10 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
 )
 
 // Finding is one issue the critic reported.
@@ -79,8 +80,8 @@ func (f Findings) ByID(n int) (Finding, bool) {
 var ErrUnparseable = errors.New("output has none of the required markers")
 
 var (
-	findingHeadingRe = regexp.MustCompile(`^###\s+(?i:finding)-(\d+)\s*:\s*(.*)$`)
-	noIssuesRe       = regexp.MustCompile(`^###\s+(?i:no issues found)\s*\.?$`)
+	findingHeadingRe = lazyre.New(`^###\s+(?i:finding)-(\d+)\s*:\s*(.*)$`)
+	noIssuesRe       = lazyre.New(`^###\s+(?i:no issues found)\s*\.?$`)
 )
 
 // ParseFindings parses a critic's output: "### FINDING-<n>: <title>" blocks,

@@ -3,9 +3,11 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Severities, lowercase as they are written in gaps and findings.
@@ -78,11 +80,11 @@ func (e *FormatError) Error() string {
 }
 
 var (
-	gapHeadingRe = regexp.MustCompile(`^###\s+(?i:gap)-(\d+)\s*:\s*(.*)$`)
-	anyHeadingRe = regexp.MustCompile(`^#{1,6}\s`)
+	gapHeadingRe = lazyre.New(`^###\s+(?i:gap)-(\d+)\s*:\s*(.*)$`)
+	anyHeadingRe = lazyre.New(`^#{1,6}\s`)
 	// fieldRe accepts "- **Severity**: x", "- **Severity:** x" and
 	// "- Severity: x": models vary the bold, never the meaning.
-	fieldRe = regexp.MustCompile(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
+	fieldRe = lazyre.New(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
 )
 
 // ParseGaps finds and parses the gaps block of plan. A plan without a block
@@ -160,7 +162,7 @@ type item struct {
 // blank line, another field or a heading. With strictHeadings, any other
 // heading in the lines is a problem (inside a gaps block it is almost surely
 // a gap written in the wrong form, which would otherwise vanish silently).
-func parseItems(lines []line, prefix string, heading *regexp.Regexp, strictHeadings bool) ([]item, []Problem) {
+func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadings bool) ([]item, []Problem) {
 	var items []item
 	var probs []Problem
 	seen := map[int]int{}
@@ -241,7 +243,7 @@ func parseItems(lines []line, prefix string, heading *regexp.Regexp, strictHeadi
 			}
 			continue
 		}
-		if c, run := fenceRun(t); t == "" || (run >= 3 && c != 0) {
+		if t == "" || mdtext.OpensFence(t) {
 			inDesc = false // a blank line or a code fence ends a description
 			continue
 		}

@@ -6,7 +6,11 @@
 // I/O; callers read and write files and pass strings in.
 package gate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
+)
 
 // The markers that delimit the gaps block. They count only when a line holds
 // nothing else (surrounding spaces allowed) and is outside a fenced code
@@ -47,13 +51,13 @@ func scan(plan string) []line {
 	}
 	out := make([]line, 0, len(raw))
 	inGaps := false
-	var fence fenceState
+	var fence mdtext.Fence
 	for i, r := range raw {
 		t := strings.TrimSuffix(r, "\r")
 		l := line{N: i + 1, Text: t}
 		trimmed := strings.TrimSpace(t)
 		switch {
-		case fence.step(t):
+		case fence.Step(t):
 			// Fences are tracked inside the gaps block too, so an end
 			// marker quoted in a gap's code example does not close it.
 			if inGaps {
@@ -88,45 +92,4 @@ func scan(plan string) []line {
 // isMeta reports whether a trimmed line is a single-line rodin comment.
 func isMeta(trimmed string) bool {
 	return strings.HasPrefix(trimmed, "<!-- rodin:") && strings.HasSuffix(trimmed, "-->")
-}
-
-// fenceState follows CommonMark-style fenced code blocks: a run of three or
-// more backticks or tildes, indented at most three spaces, opens a block that
-// the same character repeated at least as often closes.
-type fenceState struct {
-	char byte
-	n    int
-}
-
-// step consumes one line and reports whether it is part of a code block
-// (the fences included).
-func (f *fenceState) step(s string) bool {
-	indent := len(s) - len(strings.TrimLeft(s, " "))
-	if indent > 3 && f.n == 0 {
-		return false
-	}
-	body := strings.TrimLeft(s, " ")
-	c, run := fenceRun(body)
-	if f.n > 0 {
-		if c == f.char && run >= f.n && strings.TrimSpace(body[run:]) == "" && indent <= 3 {
-			f.n = 0
-		}
-		return true
-	}
-	if run >= 3 && !(c == '`' && strings.Contains(body[run:], "`")) {
-		f.char, f.n = c, run
-		return true
-	}
-	return false
-}
-
-func fenceRun(s string) (byte, int) {
-	if s == "" || (s[0] != '`' && s[0] != '~') {
-		return 0, 0
-	}
-	n := 0
-	for n < len(s) && s[n] == s[0] {
-		n++
-	}
-	return s[0], n
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Claude Code's own plan mode keeps the gate's state inside the plan file
@@ -179,12 +181,12 @@ func Maintain(content, sessionID string, now time.Time) (string, error) {
 	}
 	// A code block left open would swallow the metadata appended below;
 	// closing it at the end changes nothing a reader sees.
-	var fence fenceState
+	var fence mdtext.Fence
 	for _, k := range kept {
-		fence.step(k)
+		fence.Step(k)
 	}
-	if fence.n > 0 {
-		kept = append(kept, strings.Repeat(string(fence.char), fence.n))
+	if fence.Open() {
+		kept = append(kept, fence.Closer())
 		keptMeta = append(keptMeta, false)
 	}
 	// The metadata stays one group: no blank line after a session marker

@@ -2,9 +2,10 @@ package gate
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
 )
 
 // Verdict is a parsed validator output.
@@ -18,9 +19,9 @@ type Verdict struct {
 }
 
 var (
-	verdictRe = regexp.MustCompile(`^###\s+(?i:verdict)\s*:\s*\*{0,2}\s*([A-Za-z]+)\s*\*{0,2}\s*\.?$`)
-	reasonRe  = regexp.MustCompile(`^\*\*(?i:reason)\*\*\s*:\s*(.*)$|^\*\*(?i:reason):\*\*\s*(.*)$`)
-	refRe     = regexp.MustCompile(`(?i)\bFINDING-(\d+)\b`)
+	verdictRe = lazyre.New(`^###\s+(?i:verdict)\s*:\s*\*{0,2}\s*([A-Za-z]+)\s*\*{0,2}\s*\.?$`)
+	reasonRe  = lazyre.New(`^\*\*(?i:reason)\*\*\s*:\s*(.*)$|^\*\*(?i:reason):\*\*\s*(.*)$`)
+	refRe     = lazyre.New(`(?i)\bFINDING-(\d+)\b`)
 )
 
 // ParseVerdict parses a validator's output: one "### VERDICT: PASS" or

@@ -6,9 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
+	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -33,13 +38,13 @@ func FuzzRun(f *testing.F) {
 	}
 	dir := f.TempDir()
 	p := state.Paths{Project: dir}
-	loop := state.Loop{Active: true, SessionID: "s", Request: "r", Phases: []string{"understand", "draft", "revise"},
+	l := state.Loop{Active: true, SessionID: "s", Request: "r", Phases: []string{"understand", "draft", "revise"},
 		MaxRetries: 1000, BlockTools: true, RequiredSections: []string{"Goal"}, CompletionPromise: "OK", Gate: true, GateRetries: 2}
-	fresh, err := state.Marshal(&state.File{Loop: loop})
+	fresh, err := state.Marshal(&state.File{Loop: l})
 	if err != nil {
 		f.Fatal(err)
 	}
-	env := Env{Stderr: io.Discard, Getenv: func(string) string { return "" },
+	env := loop.Env{Stderr: io.Discard, Getenv: func(string) string { return "" },
 		Getwd: func() (string, error) { return dir, nil }, Now: time.Now}
 	f.Fuzz(func(t *testing.T, event int, input []byte) {
 		if event < 0 {
@@ -53,7 +58,7 @@ func FuzzRun(f *testing.F) {
 			t.Fatal(err)
 		}
 		var out bytes.Buffer
-		Run(Events[event%len(Events)], bytes.NewReader(input), &out, env)
+		run(t, Events[event%len(Events)], string(input), &out, env)
 		if out.Len() == 0 {
 			return
 		}
@@ -64,6 +69,105 @@ func FuzzRun(f *testing.F) {
 		}
 		if dec.More() {
 			t.Fatalf("more than one JSON value written")
+		}
+	})
+}
+
+// run is one hook call with input on stdin and the answer in out.
+func run(t testing.TB, event, input string, out *bytes.Buffer, env loop.Env) {
+	t.Helper()
+	env.Stdin, env.Stdout = strings.NewReader(input), out
+	Run(event, env)
+}
+
+// TestPlanModeMalformed: undecodable input denies only when it names
+// ExitPlanMode.
+func TestPlanModeMalformed(t *testing.T) {
+	env := testEnv(t.TempDir())
+	tests := []struct {
+		name  string
+		input string
+		deny  bool
+	}{
+		{name: "broken ExitPlanMode call", input: `{"tool_name":"ExitPlanMode",`, deny: true},
+		{name: "wrong type in an ExitPlanMode call", input: `{"tool_name":"ExitPlanMode","session_id":1}`, deny: true},
+		{name: "broken Bash call", input: `{"tool_name":"Bash",`},
+		{name: "empty", input: ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			run(t, "pretooluse", tt.input, &out, env)
+			if tt.deny {
+				assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+			} else {
+				assert.Empty(t, out.String())
+			}
+		})
+	}
+}
+
+func testEnv(home string) loop.Env {
+	return loop.Env{
+		Stderr: io.Discard,
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		},
+		Getwd: func() (string, error) { return home, nil },
+		Now:   func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
+	}
+}
+
+// FuzzPlanMode feeds arbitrary input to the plan-mode gate's two hooks with
+// a real plans folder: neither may panic, PostToolUse never answers, and an
+// ExitPlanMode answer is always a denial.
+func FuzzPlanMode(f *testing.F) {
+	home := f.TempDir()
+	plan := filepath.Join(home, planmode.PlansDir, "p.md")
+	if err := os.MkdirAll(filepath.Dir(plan), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	fixture, err := os.ReadFile("../testdata/gate/plans/valid_plan.md")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{
+		`{"session_id":"sess-1","permission_mode":"plan","tool_name":"Write","tool_input":{"file_path":"` + plan + `"}}`,
+		`{"session_id":"sess-1","permission_mode":"plan","tool_name":"Edit","tool_response":{"filePath":"` + plan + `"}}`,
+		`{"session_id":"sess-1","permission_mode":"plan","tool_name":"Write","tool_input":{"file_path":"` + plan + `/../../x.md"}}`,
+		`{"session_id":"sess-1","tool_name":"ExitPlanMode","tool_input":{}}`,
+		`{"session_id":"other","tool_name":"ExitPlanMode"}`,
+		`{"tool_name":"ExitPlanMode"`, `{"session_id":null,"tool_name":"ExitPlanMode"}`, `null`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	env := testEnv(home)
+	f.Fuzz(func(t *testing.T, input []byte) {
+		if err := os.WriteFile(plan, fixture, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		run(t, "posttooluse", string(input), &out, env)
+		if out.Len() != 0 {
+			t.Fatalf("PostToolUse answered: %s", out.String())
+		}
+		in, err := DecodeInput(bytes.NewReader(input))
+		if err != nil || in.ToolName != "ExitPlanMode" {
+			return
+		}
+		run(t, "pretooluse", string(input), &out, env)
+		if out.Len() == 0 {
+			return
+		}
+		var v SpecificAnswer
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("output is not one JSON object: %v\n%s", err, out.String())
+		}
+		if v.HookSpecificOutput.PermissionDecision != "deny" || v.HookSpecificOutput.PermissionDecisionReason == "" {
+			t.Fatalf("ExitPlanMode answer is not a reasoned denial: %s", out.String())
 		}
 	})
 }

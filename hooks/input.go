@@ -1,7 +1,3 @@
-// Package hooks is plansmith's edge to Claude Code: it decodes hook input,
-// runs the matching logic from the domain packages, and encodes the hook's
-// JSON answer. Every function takes its streams as parameters so the binary,
-// the tests and the benchmarks call the same code.
 package hooks
 
 import (

@@ -22,18 +22,3 @@ type SpecificAnswer struct {
 	HookSpecificOutput SpecificOutput `json:"hookSpecificOutput"`
 	SystemMessage      string         `json:"systemMessage,omitempty"`
 }
-
-func deny(reason string) *SpecificAnswer {
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
-		HookEventName:            "PreToolUse",
-		PermissionDecision:       "deny",
-		PermissionDecisionReason: reason,
-	}}
-}
-
-func addContext(text string) *SpecificAnswer {
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
-		HookEventName:     "UserPromptSubmit",
-		AdditionalContext: text,
-	}}
-}

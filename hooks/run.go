@@ -2,87 +2,112 @@ package hooks
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"strconv"
-	"time"
 
-	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/loop"
 )
 
-// Events are the hook subcommands, named as `plansmith hook EVENT`.
-var Events = []string{"stop", "pretooluse", "posttooluse", "userpromptsubmit"}
+// handler answers one decoded event with its JSON answer, or nil for none.
+type handler func(in Input, env loop.Env) any
 
-// Env is what a hook reads from its process besides stdin.
-type Env struct {
-	Stderr io.Writer
-	Getenv func(string) string
-	Getwd  func() (string, error)
-	Now    func() time.Time
+// table is the one list of hook subcommands (`plansmith hook EVENT`), in
+// the order of hooks/hooks.json, each with its handler.
+var table = []struct {
+	event string
+	h     handler
+}{
+	{"stop", stop},
+	{"pretooluse", preToolUse},
+	{"posttooluse", postToolUse},
+	{"userpromptsubmit", userPromptSubmit},
 }
 
-// Run handles one hook call: it decodes the input from stdin and writes the
-// hook's JSON answer (or nothing) to stdout. It never panics and never asks
-// for a non-zero exit: a hook that fails reports on stderr and lets Claude
-// Code carry on, except where a rule says to fail closed (ExitPlanMode).
-func Run(event string, stdin io.Reader, stdout io.Writer, env Env) {
+// Events names the hook subcommands, in the table's order.
+var Events = func() []string {
+	out := make([]string, len(table))
+	for i, e := range table {
+		out[i] = e.event
+	}
+	return out
+}()
+
+func lookup(event string) (handler, bool) {
+	for _, e := range table {
+		if e.event == event {
+			return e.h, true
+		}
+	}
+	return nil, false
+}
+
+// Run handles one hook call: it decodes the input from env.Stdin and writes
+// the hook's JSON answer (or nothing) to env.Stdout. It never panics and
+// never asks for a non-zero exit: a hook that fails reports on stderr and
+// lets Claude Code carry on, except where a rule says to fail closed
+// (ExitPlanMode).
+func Run(event string, env loop.Env) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
 		}
 	}()
-	in, raw, err := readInput(stdin)
+	h, ok := lookup(event)
+	if !ok {
+		fmt.Fprintf(env.Stderr, "plansmith: unknown hook event %q\n", event)
+		return
+	}
+	in, raw, err := readInput(env.Stdin)
 	if err != nil {
 		if event == "pretooluse" {
 			// The one hook that must not fail open: a malformed ExitPlanMode
 			// call is refused by the plan-mode gate, everything else passes.
-			if out := planModeMalformed(in, raw, err, env); out != nil {
-				writeJSON(stdout, out, env)
-			}
+			writeJSON(toolAnswer(loop.UndecodableTool(env, session(in), raw, err)), env)
 		}
 		fmt.Fprintf(env.Stderr, "plansmith: %s hook: %v; ignoring this call\n", event, err)
 		return
 	}
-	var out any
-	switch event {
-	case "stop":
-		out = Stop(in, env)
-	case "pretooluse":
-		out = PreToolUse(in, env)
-	case "posttooluse":
-		out = PostToolUse(in, env)
-	case "userpromptsubmit":
-		out = UserPromptSubmit(in, env)
-	default:
-		fmt.Fprintf(env.Stderr, "plansmith: unknown hook event %q\n", event)
-	}
-	if out != nil {
-		writeJSON(stdout, out, env)
-	}
+	writeJSON(h(in, env), env)
 }
 
-func writeJSON(w io.Writer, v any, env Env) {
-	enc := json.NewEncoder(w)
+// writeJSON writes v as one line of JSON; nil writes nothing.
+func writeJSON(v any, env loop.Env) {
+	if v == nil {
+		return
+	}
+	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false) // the model reads these; <promise> must stay legible
 	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(env.Stderr, "plansmith: writing hook output: %v\n", err)
 	}
 }
 
-// ProjectPaths locates the project: the hook input's cwd, else
-// $CLAUDE_PROJECT_DIR, else the working directory.
-func ProjectPaths(in Input, env Env) state.Paths {
-	if in.Cwd != "" {
-		return state.Paths{Project: in.Cwd}
-	}
-	if d := env.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return state.Paths{Project: d}
-	}
-	wd, _ := env.Getwd()
-	return state.Paths{Project: wd}
+func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }
+
+func stop(in Input, env loop.Env) any {
+	return stopAnswer(loop.Stop(env, loop.StopEvent{
+		Session:     session(in),
+		LastMessage: func() (string, error) { return lastMessage(in) },
+		BlockCap:    blockCap(env),
+	}))
+}
+
+func preToolUse(in Input, env loop.Env) any {
+	return toolAnswer(loop.PreToolUse(env, toolEvent(in)))
+}
+
+func postToolUse(in Input, env loop.Env) any {
+	loop.PostToolUse(env, toolEvent(in))
+	return nil
+}
+
+func userPromptSubmit(in Input, env loop.Env) any {
+	return promptAnswer(loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt}))
+}
+
+func toolEvent(in Input) loop.ToolEvent {
+	return loop.ToolEvent{Session: session(in), Tool: in.ToolName, Input: in.ToolInput,
+		Response: in.ToolResponse, PermissionMode: in.PermissionMode}
 }
 
 // DefaultBlockCap is how many consecutive Stop-hook blocks Claude Code obeys
@@ -90,7 +115,7 @@ func ProjectPaths(in Input, env Env) state.Paths {
 const DefaultBlockCap = 8
 
 // blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP; 0 means no cap.
-func blockCap(env Env) int {
+func blockCap(env loop.Env) int {
 	v := env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
 	if v == "" {
 		return DefaultBlockCap
@@ -105,71 +130,36 @@ func blockCap(env Env) int {
 	return n
 }
 
-// session is an open transaction on a project's loop: the lock is held from
-// load to save, so no other hook or `plansmith cancel` interleaves.
-type session struct {
-	paths  state.Paths
-	file   *state.File
-	unlock func()
-	dirty  bool
+// The outcome → answer mappings: Claude Code's JSON for each loop outcome.
+// A nil answer writes nothing.
+
+func stopAnswer(o loop.StopOutcome) any {
+	switch o.Kind {
+	case loop.Block:
+		return &StopOutput{Decision: "block", Reason: o.Reason, SystemMessage: o.Message}
+	case loop.Pause, loop.Finish:
+		return &StopOutput{SystemMessage: o.Message}
+	}
+	return nil
 }
 
-// openLoop loads the loop that belongs to in's session, or returns nil when
-// there is nothing for this hook to do: no state file, an inactive loop, or
-// another session's loop. A corrupt file is moved aside with a one-line
-// reason on stderr. An unbound loop is bound to this session.
-func openLoop(in Input, env Env) *session {
-	p := ProjectPaths(in, env)
-	if _, err := os.Stat(p.State()); err != nil {
-		return nil // the common case outside a loop: no lock, no work
-	}
-	unlock, err := state.Lock(p)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "plansmith: %v\n", err)
+func toolAnswer(o loop.ToolOutcome) any {
+	if !o.Deny {
 		return nil
 	}
-	f, err := state.Load(p.State())
-	var corrupt *state.CorruptError
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		unlock()
-		return nil
-	case errors.As(err, &corrupt):
-		dst, aerr := state.ArchiveRaw(p, state.ExitCorrupt, env.Now())
-		if aerr != nil {
-			fmt.Fprintf(env.Stderr, "plansmith: %v; could not move it aside: %v\n", err, aerr)
-		} else {
-			fmt.Fprintf(env.Stderr, "plansmith: %v; loop deactivated, file kept at %s\n", err, p.Rel(dst))
-		}
-		unlock()
-		return nil
-	case err != nil:
-		fmt.Fprintf(env.Stderr, "plansmith: reading %s: %v\n", p.State(), err)
-		unlock()
-		return nil
-	}
-	if !f.Loop.Active {
-		unlock()
-		return nil
-	}
-	s := &session{paths: p, file: f, unlock: unlock}
-	switch {
-	case f.Loop.SessionID == "" && in.SessionID != "":
-		f.Loop.SessionID = in.SessionID
-		s.dirty = true
-	case f.Loop.SessionID != "" && in.SessionID != f.Loop.SessionID:
-		unlock()
-		return nil
-	}
-	return s
+	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
+		HookEventName:            "PreToolUse",
+		PermissionDecision:       "deny",
+		PermissionDecisionReason: o.Reason,
+	}}
 }
 
-// close saves the loop when it changed and releases the lock.
-func (s *session) close(env Env) {
-	if s.dirty {
-		if err := state.Save(s.paths.State(), s.file); err != nil {
-			fmt.Fprintf(env.Stderr, "plansmith: %v\n", err)
-		}
+func promptAnswer(o loop.PromptOutcome) any {
+	if o.Context == "" {
+		return nil
 	}
-	s.unlock()
+	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
+		HookEventName:     "UserPromptSubmit",
+		AdditionalContext: o.Context,
+	}}
 }

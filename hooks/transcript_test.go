@@ -1,10 +1,18 @@
 package hooks
 
 import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/loop"
 )
 
 func TestLastMessagePrefersInputField(t *testing.T) {
@@ -20,17 +28,99 @@ func TestLastMessageFallsBackToTranscript(t *testing.T) {
 	assert.Equal(t, "1. First point\n2. Second point", got, "joins the last message's text blocks, skipping sidechains and junk lines")
 }
 
-func TestLastMessageErrors(t *testing.T) {
-	_, err := lastMessage(Input{})
-	assert.ErrorContains(t, err, "neither last_assistant_message nor transcript_path")
-	_, err = lastMessage(Input{TranscriptPath: "/nonexistent/t.jsonl"})
-	assert.ErrorContains(t, err, "reading transcript")
+// Every way the answer cannot be read is a *NoAnswerError, returned at
+// once: a FIFO or a device never blocks the hook.
+func TestLastMessageNoAnswer(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	cases := map[string]struct {
+		in   Input
+		want string
+	}{
+		"no field, no path": {Input{}, "neither last_assistant_message nor transcript_path"},
+		"missing":           {Input{TranscriptPath: "/nonexistent/t.jsonl"}, "/nonexistent/t.jsonl cannot be opened (no such file or directory)"},
+		"a folder":          {Input{TranscriptPath: dir}, "is not a regular file"},
+		"a device":          {Input{TranscriptPath: "/dev/zero"}, "/dev/zero is not a regular file"},
+		"a FIFO":            {Input{TranscriptPath: fifo}, "is not a regular file"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { _, err := lastMessage(tc.in); done <- err }()
+			select {
+			case err := <-done:
+				var na *NoAnswerError
+				require.ErrorAs(t, err, &na)
+				assert.Contains(t, na.Why, tc.want)
+			case <-time.After(5 * time.Second):
+				t.Fatal("reading the transcript blocked")
+			}
+		})
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.ReaderAt
+	n int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// A long session's transcript is read from its end, and only as far back
+// as the last answer goes (bounded by the limit): not the whole file.
+func TestTranscriptIsReadFromTheEnd(t *testing.T) {
+	var b strings.Builder
+	old := `{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("old ", 64) + `"}]}}` + "\n"
+	for b.Len() < 8<<20 {
+		b.WriteString(old)
+	}
+	long := strings.Repeat("a long answer line ", 20000) // one line longer than a read step
+	b.WriteString(`{"type":"user","message":{"content":"go on"}}` + "\n")
+	b.WriteString(`{"type":"assistant","message":{"content":[{"type":"text","text":"` + long + `"}]}}` + "\n")
+	b.WriteString(`{"type":"assistant","message":{"content":"the end"}}` + "\n")
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+
+	got, err := transcriptLastMessage(path, maxTranscriptTail)
+	require.NoError(t, err)
+	assert.Equal(t, long+"\nthe end", got)
+
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	cr := &countingReader{r: f}
+	var lines int
+	require.NoError(t, scanLinesBackwards(cr, int64(b.Len()), maxTranscriptTail, func(line []byte) bool {
+		lines++
+		return !strings.Contains(string(line), `"user"`)
+	}))
+	assert.Equal(t, 3, lines)
+	assert.Less(t, cr.n, int64(1<<20), "read %d bytes of %d to find the last answer", cr.n, b.Len())
+
+	// With no user line in reach, reading stops at the limit and a line
+	// cut by it is not passed on.
+	cr = &countingReader{r: f}
+	var seen []string
+	require.NoError(t, scanLinesBackwards(cr, int64(b.Len()), 1<<20, func(line []byte) bool {
+		seen = append(seen, string(line))
+		return true
+	}))
+	assert.LessOrEqual(t, cr.n, int64(1<<20))
+	for _, l := range seen {
+		assert.True(t, strings.HasPrefix(l, "{"), "a cut line was passed on: %.40q", l)
+	}
 }
 
 func TestBlockCap(t *testing.T) {
 	cases := map[string]int{"": 8, "3": 3, "0": 0, "-1": 0, "junk": 8}
 	for v, want := range cases {
-		env := Env{Getenv: func(string) string { return v }}
+		env := loop.Env{Getenv: func(string) string { return v }}
 		assert.Equal(t, want, blockCap(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)
 	}
 }

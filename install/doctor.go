@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plansmith/plansmith/hooks"
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -296,14 +296,14 @@ func roundIdle(d time.Duration) string {
 }
 
 // GateCheck reports the project's plan-mode gate switch, read by the same
-// function the hooks use (hooks.LoadPlanModeSetting): on unless
+// function the hooks use (planmode.LoadSetting): on unless
 // `plan_mode_gate: off` is set in .claude/plansmith.yaml.
 func GateCheck(project string) Check {
 	const name = "plan-mode gate"
-	s, err := hooks.LoadPlanModeSetting(project)
+	s, err := planmode.LoadSetting(project)
 	if err != nil {
 		return Check{name, Problem, err.Error() + "; the gate stays on",
-			"set 'plan_mode_gate: on' or 'plan_mode_gate: off' in " + hooks.SettingsFile}
+			"set 'plan_mode_gate: on' or 'plan_mode_gate: off' in " + planmode.SettingsFile}
 	}
 	switch {
 	case !s.On:

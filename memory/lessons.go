@@ -2,9 +2,7 @@ package memory
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
-
+	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -36,13 +34,13 @@ func Lessons(f *state.File, uncovered []string) []string {
 	return out
 }
 
-var numbered = regexp.MustCompile(`^\s*\d+[.)]\s+(.+)$`)
-
+// numberedItems returns the texts of the first max numbered items outside
+// code blocks (mdtext.Numbered, as the critique check counts them).
 func numberedItems(text string, max int) []string {
 	var items []string
-	for _, line := range strings.Split(text, "\n") {
-		if m := numbered.FindStringSubmatch(line); m != nil {
-			items = append(items, strings.TrimSpace(m[1]))
+	for l := range mdtext.Lines(text) {
+		if item, ok := mdtext.Numbered(l.Text); ok && !l.Code {
+			items = append(items, item)
 			if len(items) == max {
 				break
 			}

@@ -37,7 +37,7 @@ const header = "# plansmith memory\n\nLessons from earlier planning runs in this
 
 // Load reads the memory file; a missing file is an empty memory.
 func Load(path string) ([]Run, error) {
-	data, err := os.ReadFile(path)
+	data, err := state.ReadOwned(path) // never through a planted link
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -96,7 +96,7 @@ func Append(path string, r Run) error {
 	if len(runs) > MaxRuns {
 		runs = runs[len(runs)-MaxRuns:]
 	}
-	return state.WriteFile(path, []byte(Format(runs)))
+	return state.WriteOwned(path, []byte(Format(runs)))
 }
 
 // Clear erases the memory; clearing an absent memory is not an error.

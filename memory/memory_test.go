@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,6 +94,9 @@ func TestLessons(t *testing.T) {
 	open := &state.File{Loop: state.Loop{CritiqueMode: "open"}}
 	open.AppendOutput(state.Output{Phase: "critique", Round: 1, Text: "Issues:\n1. Steps lack owners\n2) No rollback\nprose"})
 	assert.Equal(t, []string{"critique: Steps lack owners", "critique: No rollback"}, Lessons(open, nil))
+	quoted := &state.File{Loop: state.Loop{CritiqueMode: "open"}}
+	quoted.AppendOutput(state.Output{Phase: "critique", Round: 1, Text: "```\n1. quoted in code\n```\n**1.** Steps lack owners"})
+	assert.Equal(t, []string{"critique: Steps lack owners"}, Lessons(quoted, nil), "items in code blocks are quotes, not findings")
 }
 
 func TestOneLineCutsOnRuneBoundary(t *testing.T) {
@@ -100,4 +104,24 @@ func TestOneLineCutsOnRuneBoundary(t *testing.T) {
 	assert.True(t, strings.HasSuffix(s, "…"))
 	assert.True(t, len(s) <= 10+len("…"))
 	assert.Equal(t, "목목목…", s)
+}
+
+// A memory file planted as a link (say to a secret) is neither read into
+// the explore prompt nor written through.
+func TestMemoryRefusesALink(t *testing.T) {
+	p := state.Paths{Project: t.TempDir()}
+	secret := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("## 2026-01-01T00:00:00Z — x\n- a secret lesson\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.Memory()), 0o755))
+	require.NoError(t, os.Symlink(secret, p.Memory()))
+
+	runs, err := Load(p.Memory())
+	var link *state.LinkError
+	require.ErrorAs(t, err, &link)
+	assert.Empty(t, runs)
+	require.ErrorAs(t, Append(p.Memory(), Run{Task: "t", Lessons: []string{"l"}}), &link)
+	data, err := os.ReadFile(secret)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "a secret lesson")
+	assert.NotContains(t, string(data), "# plansmith memory")
 }

@@ -4,9 +4,12 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
-// What counts as structure in an answer, decided once for every validator:
+// What counts as structure in an answer, decided once for every validator
+// through internal/mdtext:
 //
 //   - A heading is an ATX markdown heading line ("#" to "######" followed by
 //     a space, indentation allowed) or a bold line: a line that is nothing but
@@ -15,8 +18,9 @@ import (
 //     line ("**Goal:** make it fast") is not a heading.
 //   - A numbered item is a line starting with 1–3 digits and "." or ")"
 //     followed by text, as a list item or inside a heading ("## 1. Problem").
-//   - Lines inside fenced code blocks (``` or ~~~) are neither: a shell
-//     comment "# Steps" in a code sample is not a section.
+//   - Lines inside fenced code blocks (CommonMark: ``` or ~~~, closed only
+//     by a run at least as long) are neither: a shell comment "# Steps" in a
+//     code sample is not a section.
 //
 // The scan reads each line once; nothing backtracks, so validators stay
 // linear in the message size.
@@ -30,20 +34,9 @@ type shape struct {
 
 func scan(text string) shape {
 	var sh shape
-	inFence := false
-	var fence string
-	for line := range strings.Lines(text) {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			switch {
-			case !inFence:
-				inFence, fence = true, t[:3]
-			case strings.HasPrefix(t, fence):
-				inFence = false
-			}
-			continue
-		}
-		if inFence || t == "" {
+	for l := range mdtext.Lines(text) {
+		t := strings.TrimSpace(l.Text)
+		if l.Code || t == "" {
 			continue
 		}
 		body := t
@@ -65,55 +58,19 @@ func scan(text string) shape {
 }
 
 // headingText returns the text of a heading line (trimmed), and whether the
-// line is a heading at all.
+// line is a heading at all: an ATX heading or a bold label.
 func headingText(t string) (string, bool) {
-	if t[0] == '#' {
-		n := 0
-		for n < len(t) && t[n] == '#' {
-			n++
-		}
-		if n > 6 || (n < len(t) && t[n] != ' ' && t[n] != '\t') {
-			return "", false
-		}
-		h := strings.TrimSpace(t[n:])
-		h = strings.TrimSpace(strings.TrimRight(h, "#"))
+	if _, h, ok := mdtext.Heading(t); ok {
 		return h, true
 	}
-	for _, m := range []string{"**", "__"} {
-		if !strings.HasPrefix(t, m) || len(t) <= 4 {
-			continue
-		}
-		end := strings.Index(t[2:], m)
-		if end <= 0 {
-			return "", false
-		}
-		after := strings.TrimSpace(t[2+end+2:])
-		if after != "" && after != ":" {
-			return "", false
-		}
-		return strings.TrimSpace(t[2 : 2+end]), true
-	}
-	return "", false
+	return mdtext.BoldLabel(t)
 }
 
 // isNumbered reports whether s starts like "12. text", "3) text" or
 // "**1.** text". "1.5 GB" is a number, not an item.
 func isNumbered(s string) bool {
-	s = strings.TrimLeft(s, "*_")
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		if n++; n > 3 {
-			return false
-		}
-	}
-	if n == 0 || n >= len(s) || (s[n] != '.' && s[n] != ')') {
-		return false
-	}
-	rest := strings.TrimLeft(s[n+1:], "*_")
-	if rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
-		return false
-	}
-	return strings.TrimSpace(rest) != ""
+	_, ok := mdtext.Numbered(s)
+	return ok
 }
 
 // optionWords introduce a labelled option ("Option A", "Approach 2", "방안 1").

@@ -199,10 +199,3 @@ func TestStripPromises(t *testing.T) {
 	assert.Equal(t, "plan\nunclosed", stripPromises("plan\n<promise>unclosed"), "only the tag goes; such a message never passes the final check anyway")
 	assert.Equal(t, "İİ plan", stripPromises("İİ plan <promise>OK</promise>"), "non-ASCII text keeps its offsets")
 }
-
-func TestBareFilesFitTheLengthGuard(t *testing.T) {
-	for name := range bareFiles {
-		assert.LessOrEqual(t, len(name), longestBare, name)
-		assert.Equal(t, 1, countFileRefs(strings.ToUpper(name[:1])+name[1:], 2), name)
-	}
-}

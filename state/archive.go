@@ -23,7 +23,7 @@ func Archive(p Paths, f *File, reason string, now time.Time) (string, error) {
 	}
 	dst, err := archiveName(p, reason, now)
 	if err == nil {
-		err = WriteFile(dst, data)
+		err = WriteOwned(dst, data)
 	}
 	if err != nil {
 		// The loop has ended whether or not the archive can be written:
@@ -39,14 +39,16 @@ func Archive(p Paths, f *File, reason string, now time.Time) (string, error) {
 // deactivateInPlace writes the ended loop over the state file after the
 // archive failed, and returns that failure.
 func deactivateInPlace(p Paths, data []byte, cause error) error {
-	if err := WriteFile(p.State(), data); err != nil {
+	if err := WriteOwned(p.State(), data); err != nil {
 		return fmt.Errorf("%w; and could not mark %s inactive: %v", cause, p.State(), err)
 	}
 	return fmt.Errorf("%w; %s is kept in place, marked inactive", cause, p.State())
 }
 
 // ArchiveRaw moves an unreadable state file into the archive untouched, so it
-// stops steering hooks but stays available for inspection.
+// stops steering hooks but stays available for inspection. Whatever stands
+// in its place moves as it is: a directory with its contents, a symbolic
+// link as a link (rename never follows one).
 func ArchiveRaw(p Paths, reason string, now time.Time) (string, error) {
 	dst, err := archiveName(p, reason, now)
 	if err != nil {
@@ -60,8 +62,8 @@ func ArchiveRaw(p Paths, reason string, now time.Time) (string, error) {
 
 func archiveName(p Paths, reason string, now time.Time) (string, error) {
 	dir := p.Archive()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("creating %s: %w", dir, err)
+	if err := mkdirOwned(dir); err != nil {
+		return "", err
 	}
 	stamp := now.UTC().Format("20060102-150405")
 	for i := 0; ; i++ {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 
-	"github.com/adrg/frontmatter"
 	"gopkg.in/yaml.v3"
 )
 
@@ -15,6 +13,8 @@ import (
 type File struct {
 	Loop Loop
 	Body string
+
+	head *headOnly // set by LoadHead: the body is still on disk
 }
 
 // CorruptError reports a state file that exists but cannot be understood.
@@ -30,10 +30,15 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Load reads the state file at path. A missing file yields an error
-// satisfying errors.Is(err, fs.ErrNotExist); a file that cannot be parsed
-// yields a *CorruptError.
+// satisfying errors.Is(err, fs.ErrNotExist); a symbolic link on the way
+// yields a *LinkError (see ReadOwned); a file that cannot be parsed, or a
+// directory or other non-file in its place, yields a *CorruptError.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadOwned(path)
+	var notFile *NotFileError
+	if errors.As(err, &notFile) {
+		return nil, &CorruptError{Path: path, Err: fmt.Errorf("it is %s, not a file", describeMode(notFile.Mode))}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -44,40 +49,55 @@ func Load(path string) (*File, error) {
 	return f, nil
 }
 
-var yamlFormat = frontmatter.NewFormat("---", "---", yaml.Unmarshal)
-
 // Parse decodes a state file's bytes.
 func Parse(data []byte) (*File, error) {
-	if !bytes.HasPrefix(data, []byte("---\n")) {
-		return nil, errors.New("no YAML frontmatter (the file must start with a --- line)")
-	}
-	var f File
-	body, err := frontmatter.MustParse(bytes.NewReader(data), &f.Loop, yamlFormat)
+	front, body, err := splitFrontmatter(data)
 	if err != nil {
-		if errors.Is(err, frontmatter.ErrNotFound) {
-			return nil, errors.New("frontmatter is not closed by a --- line")
-		}
 		return nil, err
 	}
-	if len(f.Loop.Phases) == 0 {
-		return nil, errors.New("frontmatter has no phases")
+	loop, err := parseLoop(front)
+	if err != nil {
+		return nil, err
 	}
-	if f.Loop.PhaseIndex < 0 || f.Loop.PhaseIndex > len(f.Loop.Phases) {
-		return nil, fmt.Errorf("phase_index %d is outside 0..%d", f.Loop.PhaseIndex, len(f.Loop.Phases))
+	return &File{Loop: loop, Body: string(body)}, nil
+}
+
+// parseLoop decodes and checks the frontmatter.
+func parseLoop(front []byte) (Loop, error) {
+	var l Loop
+	if err := yaml.Unmarshal(front, &l); err != nil {
+		return Loop{}, err
 	}
-	f.Body = string(body)
-	return &f, nil
+	if len(l.Phases) == 0 {
+		return Loop{}, errors.New("frontmatter has no phases")
+	}
+	if l.PhaseIndex < 0 || l.PhaseIndex > len(l.Phases) {
+		return Loop{}, fmt.Errorf("phase_index %d is outside 0..%d", l.PhaseIndex, len(l.Phases))
+	}
+	return l, nil
 }
 
 // Marshal encodes a state file. Strings are written double-quoted on one
 // line (see encodeExact), so whatever the request contains it round-trips
-// exactly and no frontmatter line can read as the closing "---".
+// exactly and no frontmatter line can read as the closing "---". A File
+// from LoadHead gets its body from the file it was loaded from.
 func Marshal(f *File) ([]byte, error) {
+	body := []byte(f.Body)
+	if f.head != nil {
+		if f.Body != "" {
+			return nil, errors.New("encoding state: the body of a file loaded with LoadHead cannot change")
+		}
+		var err error
+		if body, err = f.head.body(); err != nil {
+			return nil, err
+		}
+	}
 	n, err := encodeExact(reflect.ValueOf(f.Loop))
 	if err != nil {
 		return nil, fmt.Errorf("encoding state: %w", err)
 	}
 	var buf bytes.Buffer
+	buf.Grow(len(body) + 4<<10)
 	buf.WriteString("---\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -86,15 +106,16 @@ func Marshal(f *File) ([]byte, error) {
 	}
 	enc.Close()
 	buf.WriteString("---\n")
-	buf.WriteString(f.Body)
+	buf.Write(body)
 	return buf.Bytes(), nil
 }
 
-// Save writes f to path atomically.
+// Save writes f to path atomically, refusing symbolic links (see
+// WriteOwned). An error means the file on disk still holds what it held.
 func Save(path string, f *File) error {
 	data, err := Marshal(f)
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, data)
+	return WriteOwned(path, data)
 }

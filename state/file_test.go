@@ -236,7 +236,7 @@ func TestLockSerialises(t *testing.T) {
 
 func TestRoundTripConvergence(t *testing.T) {
 	l := sampleLoop()
-	l.Converge, l.FinalNext = true, true
+	l.CritiqueMode, l.FinalNext = CritiqueConverge, true
 	l.Convergence = &Convergence{
 		Verdict: converge.ReviseStrong, Next: converge.FinalRevise, Reason: `SIGNIFICANT C2 left: "slow" --- path`,
 		Complexity: &converge.Complexity{Score: 8, Steps: 3, Domains: []string{"backend", "data"}, Integrations: []string{"payments"}, Unknowns: 4, Files: 6, Team: converge.Scaled},

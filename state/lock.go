@@ -3,6 +3,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,11 +16,16 @@ import (
 // interleave: a hook that loaded the loop before cancel cannot write it back.
 func Lock(p Paths) (unlock func(), err error) {
 	path := p.Lock()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
+	if err := mkdirOwned(filepath.Dir(path)); err != nil {
+		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	// O_NOFOLLOW: a planted lock link must not create a file where it points.
+	f, err := openRegular(path, os.O_CREATE|os.O_RDWR)
 	if err != nil {
+		var link *LinkError
+		if errors.As(err, &link) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("opening lock %s: %w", path, err)
 	}
 	for {

@@ -21,14 +21,15 @@ type Loop struct {
 	RefineIterations  int      `yaml:"refine_iterations"`
 	MaxPhases         int      `yaml:"max_phases"`
 	MaxRetries        int      `yaml:"max_retries"`
-	CritiqueMode      string   `yaml:"critique_mode"` // principles | open | converge
+	CritiqueMode      string   `yaml:"critique_mode"` // CritiquePrinciples, CritiqueOpen or CritiqueConverge
 	UseMemory         bool     `yaml:"use_memory"`
 	BlockTools        bool     `yaml:"block_tools"`
 	RequiredSections  []string `yaml:"required_sections"`
 	CompletionPromise string   `yaml:"completion_promise"`
 	Gate              bool     `yaml:"gate"`
 	GateRetries       int      `yaml:"gate_retries"`
-	Converge          bool     `yaml:"converge"`
+	// Files written before critique_mode said "converge" also carry
+	// `converge: true`; it is ignored, as critique_mode says the same.
 
 	// Progress.
 	Phase             string   `yaml:"phase"`       // name of the current phase, for people reading the file
@@ -78,6 +79,13 @@ type PrincipleFail struct {
 	Principle string `yaml:"principle"`
 	Note      string `yaml:"note,omitempty"`
 }
+
+// Critique modes (Loop.CritiqueMode).
+const (
+	CritiquePrinciples = "principles" // the 12 principles, PASS/FAIL
+	CritiqueOpen       = "open"       // free-form
+	CritiqueConverge   = "converge"   // convergence mode: a challenge ledger
+)
 
 // Exit reasons.
 const (

@@ -37,7 +37,10 @@ type PlanMeta struct {
 // SaveOutput writes the saved plan. An earlier saved plan is moved into the
 // archive first, so approving a new plan never silently destroys an old one.
 func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
-	if _, err := os.Stat(p.Output()); err == nil {
+	if err := CheckOwned(p.Output()); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(p.Output()); err == nil {
 		dst, err := archiveName(p, "output", now)
 		if err != nil {
 			return err
@@ -68,5 +71,5 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
 	if len(plan) > 0 && plan[len(plan)-1] != '\n' {
 		buf.WriteByte('\n')
 	}
-	return WriteFile(p.Output(), buf.Bytes())
+	return WriteOwned(p.Output(), buf.Bytes())
 }

@@ -164,7 +164,7 @@ func BenchmarkHookProcess(b *testing.B) {
 }
 
 func benchInProcess(b *testing.B, event string, input []byte, reset func()) {
-	env := hooks.Env{Stderr: io.Discard, Getenv: func(string) string { return "" },
+	env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" },
 		Getwd: os.Getwd, Now: time.Now}
 	b.SetBytes(int64(len(input)))
 	b.ReportAllocs()
@@ -175,7 +175,8 @@ func benchInProcess(b *testing.B, event string, input []byte, reset func()) {
 			reset()
 			b.StartTimer()
 		}
-		hooks.Run(event, bytes.NewReader(input), io.Discard, env)
+		env.Stdin = bytes.NewReader(input)
+		hooks.Run(event, env)
 	}
 }
 

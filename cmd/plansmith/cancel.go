@@ -1,17 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/plansmith/plansmith/hooks"
+	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/memory"
-	"github.com/plansmith/plansmith/phases"
-	"github.com/plansmith/plansmith/state"
 )
 
 func newCancelCmd(env *Env) *cobra.Command {
@@ -20,55 +15,32 @@ func newCancelCmd(env *Env) *cobra.Command {
 		Short: "End the active planning loop (safe to run when none is active)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := env.paths()
+			p, err := paths(env)
 			if err != nil {
 				return err
 			}
-			msg, err := cancelRun(p, env)
+			c, err := loop.Cancel(*env, p)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(env.Stdout, msg)
+			fmt.Fprintln(env.Stdout, cancelText(c))
 			return nil
 		},
 	}
 }
 
-// cancelRun archives the loop under the lock, so a hook running at the same
-// moment either finishes first or finds no loop afterwards.
-func cancelRun(p state.Paths, env *Env) (string, error) {
-	if _, err := os.Lstat(p.State()); errors.Is(err, fs.ErrNotExist) {
-		// Nothing to end: say so without creating .claude/plansmith/ here.
-		return noLoop, nil
-	}
-	unlock, err := state.Lock(p)
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	f, err := state.Load(p.State())
-	var corrupt *state.CorruptError
+func cancelText(c loop.Cancelled) string {
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return noLoop, nil
-	case errors.As(err, &corrupt):
-		dst, aerr := state.ArchiveRaw(p, state.ExitCorrupt, env.Now())
-		if aerr != nil {
-			return "", aerr
-		}
-		return fmt.Sprintf("plansmith: the state file was unreadable (%v); moved it to %s. No loop is active now.", corrupt.Err, p.Rel(dst)), nil
-	case err != nil:
-		return "", err
+	case !c.Found:
+		return "plansmith: no planning loop is active; nothing to cancel."
+	case c.Link:
+		return fmt.Sprintf("plansmith: the state file was a symbolic link, which plansmith does not follow; moved the link to %s (its target is untouched). No loop is active now.", c.Archive)
+	case c.Unreadable != nil:
+		return fmt.Sprintf("plansmith: the state file was unreadable (%v); moved it to %s. No loop is active now.", c.Unreadable, c.Archive)
 	}
 	was := "an inactive loop"
-	if f.Loop.Active {
-		was = "the planning loop at " + phases.Label(hooks.MachineConfig(f, ""), hooks.MachineProgress(f))
+	if c.Active {
+		was = "the planning loop at " + c.Label
 	}
-	dst, err := state.Archive(p, f, state.ExitCancelled, env.Now())
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("plansmith: cancelled %s (request: %q). Archived to %s.", was, memory.OneLine(f.Loop.Request, 80), p.Rel(dst)), nil
+	return fmt.Sprintf("plansmith: cancelled %s (request: %q). Archived to %s.", was, memory.OneLine(c.Request, 80), c.Archive)
 }
-
-const noLoop = "plansmith: no planning loop is active; nothing to cancel."

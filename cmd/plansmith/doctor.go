@@ -26,7 +26,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := env.paths()
+			p, err := paths(env)
 			if err != nil {
 				return err
 			}

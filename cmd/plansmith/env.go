@@ -3,25 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
 )
 
 // Env is everything a command reads from or writes to the process, so tests
-// can run commands in-process with their own streams and clock.
-type Env struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	Getwd  func() (string, error)
-	Now    func() time.Time
-}
+// can run commands in-process with their own streams and clock. It is the
+// loop's Env: one set of streams for the CLI and the hooks.
+type Env = loop.Env
 
 // usageError is a wrong flag or argument: exit status 2.
 type usageError struct{ msg string }
@@ -73,18 +66,9 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// paths locates the project: the user's project lives for commands run by hand or
-// by the agent: $CLAUDE_PROJECT_DIR when set, else the working directory.
-func (e *Env) paths() (state.Paths, error) {
-	if d := e.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return state.Paths{Project: d}, nil
-	}
-	wd, err := e.Getwd()
-	if err != nil {
-		return state.Paths{}, fmt.Errorf("finding the project directory: %w", err)
-	}
-	return state.Paths{Project: wd}, nil
-}
+// paths locates the project for commands run by hand or by the agent:
+// $CLAUDE_PROJECT_DIR when set, else the working directory.
+func paths(env *Env) (state.Paths, error) { return env.Paths("") }
 
 func newRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{

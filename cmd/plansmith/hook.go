@@ -1,6 +1,9 @@
 package main
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/hooks"
@@ -16,20 +19,29 @@ func newHookCmd(env *Env) *cobra.Command {
 		},
 	}
 	for _, ev := range hooks.Events {
-		ev := ev
 		cmd.AddCommand(&cobra.Command{
 			Use:   ev,
 			Short: "The " + ev + " hook",
 			Args:  cobra.ArbitraryArgs, // Claude Code may grow arguments; never fail a hook on them
-			Run: func(cmd *cobra.Command, args []string) {
-				hooks.Run(ev, env.Stdin, env.Stdout, hooks.Env{
-					Stderr: env.Stderr,
-					Getenv: env.Getenv,
-					Getwd:  env.Getwd,
-					Now:    env.Now,
-				})
-			},
+			Run:   func(cmd *cobra.Command, args []string) { runHook(ev, env) },
 		})
 	}
 	return cmd
 }
+
+// hookEvent recognises `hook EVENT [ARG...]`, the command line Claude Code
+// runs, so main can answer it without the command tree. Anything that looks
+// like a flag (--help) goes the long way, through cobra.
+func hookEvent(args []string) (string, bool) {
+	if len(args) < 2 || args[0] != "hook" || !slices.Contains(hooks.Events, args[1]) {
+		return "", false
+	}
+	for _, a := range args[2:] {
+		if strings.HasPrefix(a, "-") {
+			return "", false
+		}
+	}
+	return args[1], true
+}
+
+func runHook(event string, env *Env) { hooks.Run(event, *env) }

@@ -97,7 +97,7 @@ func installTarget(env *Env, o *InstallOptions) (install.Options, error) {
 		opts.Dir = filepath.Join(home, ".claude")
 		return opts, nil
 	}
-	p, err := env.paths()
+	p, err := paths(env)
 	if err != nil {
 		return opts, err
 	}

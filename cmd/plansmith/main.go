@@ -10,7 +10,17 @@ import (
 
 func main() {
 	relaunchIfStale(os.Getenv, os.Args[0])
-	os.Exit(run(os.Args[1:], processEnv()))
+	os.Exit(dispatch(os.Args[1:], processEnv()))
+}
+
+// dispatch runs one command line. Hooks run on every tool call, so they skip
+// building the command tree.
+func dispatch(args []string, env *Env) int {
+	if event, ok := hookEvent(args); ok {
+		runHook(event, env)
+		return 0
+	}
+	return run(args, env)
 }
 
 func processEnv() *Env {

@@ -12,7 +12,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"plansmith": func() { os.Exit(run(os.Args[1:], processEnv())) },
+		"plansmith": func() { os.Exit(dispatch(os.Args[1:], processEnv())) },
 	})
 }
 
@@ -39,6 +39,9 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("REPO", root)
+			// Under -race the plansmith the scripts run is the race-built test
+			// binary, which sleeps 1 s at exit by default: hundreds of calls.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
@@ -73,4 +76,26 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	out := os.Expand(ts.ReadFile(args[0]), ts.Getenv)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out), 0o644))
+}
+
+func TestHookEvent(t *testing.T) {
+	cases := []struct {
+		args  []string
+		event string
+	}{
+		{[]string{"hook", "stop"}, "stop"},
+		{[]string{"hook", "pretooluse", "extra"}, "pretooluse"},
+		{[]string{"hook", "userpromptsubmit"}, "userpromptsubmit"},
+		{[]string{"hook", "stop", "--help"}, ""}, // cobra answers flags
+		{[]string{"hook", "nosuch"}, ""},
+		{[]string{"hook"}, ""},
+		{[]string{"status", "stop"}, ""},
+		{nil, ""},
+	}
+	for _, c := range cases {
+		event, ok := hookEvent(c.args)
+		if event != c.event || ok != (c.event != "") {
+			t.Errorf("hookEvent(%q) = %q, %v; want %q", c.args, event, ok, c.event)
+		}
+	}
 }

@@ -22,7 +22,7 @@ func newMemoryCmd(env *Env) *cobra.Command {
 		Short: "Print the lessons kept from earlier runs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := env.paths()
+			p, err := paths(env)
 			if err != nil {
 				return err
 			}
@@ -42,7 +42,7 @@ func newMemoryCmd(env *Env) *cobra.Command {
 		Short: "Erase the memory",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := env.paths()
+			p, err := paths(env)
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ func newMemoryCmd(env *Env) *cobra.Command {
 		Short: "Print the memory file's path",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := env.paths()
+			p, err := paths(env)
 			if err != nil {
 				return err
 			}

@@ -1,19 +1,15 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/plansmith/plansmith/converge"
-	"github.com/plansmith/plansmith/hooks"
-	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/phases"
-	"github.com/plansmith/plansmith/principles"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -199,98 +195,40 @@ func planRun(env *Env, o *PlanOptions) error {
 	if o.Converge {
 		refine = phases.ConvergeLast(phases.Config{Phases: seq}) // what an explicit --phases holds
 	}
-	p, err := env.paths()
+	mode := state.CritiquePrinciples
+	switch {
+	case o.OpenCritique:
+		mode = state.CritiqueOpen
+	case o.Converge:
+		mode = state.CritiqueConverge
+	}
+	p, err := paths(env)
 	if err != nil {
 		return err
 	}
-	now := env.Now().UTC()
-	loop := state.Loop{
-		Active:            true,
+	started, err := loop.Start(*env, p, loop.Options{
 		SessionID:         env.Getenv("CLAUDE_CODE_SESSION_ID"),
-		StartedAt:         now,
 		Request:           strings.Join(o.Prompt, " "),
 		Phases:            seq,
 		RefineIterations:  refine,
 		MaxPhases:         o.MaxPhases,
 		MaxRetries:        o.MaxRetries,
-		CritiqueMode:      "principles",
+		CritiqueMode:      mode,
 		UseMemory:         !o.NoMemory,
+		ClearMemory:       o.ClearMemory,
 		BlockTools:        !o.NoBlockTools,
 		RequiredSections:  phases.ParseList(o.RequiredSections),
 		CompletionPromise: strings.TrimSpace(o.CompletionPromise),
 		Gate:              !o.NoGate,
 		GateRetries:       o.GateRetries,
-		Converge:          o.Converge,
-		Phase:             seq[0],
-	}
-	switch {
-	case o.OpenCritique:
-		loop.CritiqueMode = "open"
-	case o.Converge:
-		loop.CritiqueMode = "converge"
-		loop.Convergence = &state.Convergence{}
-	}
-
-	unlock, err := state.Lock(p)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if err := refuseIfActive(p); err != nil {
-		return err
-	}
-	if o.ClearMemory {
-		if err := memory.Clear(p.Memory()); err != nil {
-			return err
-		}
-	}
-	body, err := templates.Render("cli/state-body.md", map[string]any{"Loop": loop, "Principles": principles.All})
-	if err != nil {
-		return err
-	}
-	f := &state.File{Loop: loop, Body: body}
-	if err := state.Save(p.State(), f); err != nil {
-		return err
-	}
-	cfg := hooks.MachineConfig(f, "")
-	started, err := templates.Render("cli/started.md", map[string]any{
-		"Loop":   loop,
-		"Label":  phases.Label(cfg, phases.Progress{}),
-		"Prompt": phases.Prompt(cfg, phases.Progress{}, ""),
-		"State":  p.Rel(p.State()),
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(env.Stdout, started)
-	return nil
-}
-
-// refuseIfActive stops a second loop from replacing a running or unreadable
-// one; a leftover inactive file is archived first so nothing is lost.
-func refuseIfActive(p state.Paths) error {
-	f, err := state.Load(p.State())
-	var corrupt *state.CorruptError
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case errors.As(err, &corrupt):
-		return fmt.Errorf("%v\nInspect it, then run 'plansmith cancel' to archive it before starting a new loop", err)
-	case err != nil:
-		return fmt.Errorf("reading %s: %w", p.State(), err)
-	case f.Loop.Active:
-		cfg := hooks.MachineConfig(f, "")
-		return fmt.Errorf("a planning loop is already active (%s, started %s)\nRun 'plansmith cancel' (or /plansmith:cancel) to end it first",
-			phases.Label(cfg, hooks.MachineProgress(f)), f.Loop.StartedAt.Format("2006-01-02 15:04 UTC"))
-	default:
-		_, err := state.Archive(p, f, orDefault(f.Loop.ExitReason, "inactive"), f.Loop.EndedAt)
+	text, err := templates.Render("cli/started.md", started)
+	if err != nil {
 		return err
 	}
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
+	fmt.Fprint(env.Stdout, text)
+	return nil
 }

@@ -38,8 +38,12 @@ func Func(respond func(Request) Reply) Reply { return Reply{Respond: respond} }
 // Request is what the server recorded of one main-agent request (one that
 // carried tools): enough to assert what the client told the model.
 type Request struct {
-	// Index counts main-agent requests from 0, in arrival order.
+	// Index counts main-agent requests from 0, in arrival order (a routed
+	// request counts within its route).
 	Index int
+	// Route is the match text of the route that answered the request; empty
+	// for the main script.
+	Route string
 	Model string
 	// Stream is the request's stream flag.
 	Stream bool
@@ -54,6 +58,10 @@ type Request struct {
 	LastUserText string
 	// ToolResults are the tool_result blocks of the last user message.
 	ToolResults []ToolResult
+	// SystemMessages is the text of every role "system" message in the
+	// conversation, in order (newer clients put the environment section,
+	// with the working directory, in one right after the first user message).
+	SystemMessages []string
 	// Notes is the text of the role "system" messages that follow the last
 	// user message, joined by newlines: where the client puts a
 	// UserPromptSubmit hook's additionalContext.

@@ -9,6 +9,13 @@
 // script is used up the server answers with a plain end-of-turn text and
 // marks the request as an overrun; after MaxOverruns of those it refuses
 // with an error, so a client stuck in a loop cannot run forever.
+//
+// A sub-agent's requests can be kept apart from the main agent's with
+// Route: a request whose first user message (for a sub-agent, the prompt it
+// was started with) contains the route's text takes the route's replies
+// instead of the script's. That is what lets a background sub-agent run
+// while the main agent carries on: their requests interleave in no fixed
+// order, but each conversation still gets its own replies in order.
 package modelserver
 
 import (
@@ -51,6 +58,15 @@ type Server struct {
 	unhandled []string
 	toolNames map[string]string // tool_use id → tool name, for results
 	ids       int
+	routes    []*route
+}
+
+// route is the script of the sub-agents whose prompt contains match.
+type route struct {
+	match    string
+	replies  []Reply
+	next     int
+	requests []Request
 }
 
 // New starts a server that answers main-agent requests with script, in
@@ -65,6 +81,31 @@ func New(script ...Reply) *Server {
 // Close stops the server and waits for requests in flight.
 func (s *Server) Close() { s.srv.Close() }
 
+// Route answers every request whose first user message contains match with
+// replies, in order, instead of the main script; such requests are recorded
+// under the route (RouteRequests), not in Requests. Routes are tried in the
+// order they were added; the first that matches wins. Past its replies a
+// route answers like an exhausted script (an overrun). Add routes before the
+// client runs.
+func (s *Server) Route(match string, replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes = append(s.routes, &route{match: match, replies: replies})
+}
+
+// RouteRequests returns a copy of the requests the route added with match
+// answered, in arrival order (their Index counts within the route).
+func (s *Server) RouteRequests(match string) []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.routes {
+		if r.match == match {
+			return append([]Request(nil), r.requests...)
+		}
+	}
+	return nil
+}
+
 // Requests returns a copy of the main-agent requests recorded so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -72,11 +113,16 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// Remaining is how many scripted replies have not been used.
+// Remaining is how many scripted replies have not been used, the routes'
+// included.
 func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.script) - s.next
+	n := len(s.script) - s.next
+	for _, r := range s.routes {
+		n += len(r.replies) - r.next
+	}
+	return n
 }
 
 // Overruns is how many main-agent requests arrived after the script ran out.
@@ -173,12 +219,19 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
+	rt := s.routeFor(req)
 	rec := s.record(req, body)
+	replies, next, recorded := &s.script, &s.next, &s.requests
+	if rt != nil {
+		replies, next, recorded = &rt.replies, &rt.next, &rt.requests
+		rec.Route = rt.match
+	}
+	rec.Index = len(*recorded)
 	var reply Reply
 	switch {
-	case s.next < len(s.script):
-		reply = s.script[s.next]
-		s.next++
+	case *next < len(*replies):
+		reply = (*replies)[*next]
+		*next++
 	case s.overruns >= MaxOverruns:
 		s.mu.Unlock()
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "modelserver: script exhausted too many times")
@@ -188,7 +241,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		rec.Overrun = true
 		reply = Text(OverrunText)
 	}
-	s.requests = append(s.requests, rec)
+	*recorded = append(*recorded, rec)
 	s.mu.Unlock()
 
 	// Called outside the lock: a scenario's function may be slow or may
@@ -208,10 +261,31 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	respond(w, req.Stream, msgID, model, blocks, stop)
 }
 
-// record decodes what tests assert on; s.mu must be held.
+// routeFor returns the route whose text the request's first user message
+// contains, or nil; s.mu must be held.
+func (s *Server) routeFor(req wireRequest) *route {
+	if len(s.routes) == 0 {
+		return nil
+	}
+	first := ""
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			first = contentText(m.Content)
+			break
+		}
+	}
+	for _, r := range s.routes {
+		if strings.Contains(first, r.match) {
+			return r
+		}
+	}
+	return nil
+}
+
+// record decodes what tests assert on; s.mu must be held. The caller sets
+// Index.
 func (s *Server) record(req wireRequest, body []byte) Request {
 	rec := Request{
-		Index:    len(s.requests),
 		Model:    req.Model,
 		Stream:   req.Stream,
 		System:   contentText(req.System),
@@ -220,6 +294,11 @@ func (s *Server) record(req wireRequest, body []byte) Request {
 	}
 	for _, t := range req.Tools {
 		rec.Tools = append(rec.Tools, t.Name)
+	}
+	for _, m := range req.Messages {
+		if m.Role == "system" {
+			rec.SystemMessages = append(rec.SystemMessages, contentText(m.Content))
+		}
 	}
 	var notes []string
 	for i := len(req.Messages) - 1; i >= 0; i-- {

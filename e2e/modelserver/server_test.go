@@ -221,7 +221,8 @@ func TestRecording(t *testing.T) {
 	require.Len(t, reqs, 2)
 	assert.Equal(t, Request{
 		Index: 0, Model: "m", Stream: false, System: "sys", Messages: 2, Tools: []string{"Write", "Bash"},
-		LastUserText: "hello", Notes: "extra context", Body: reqs[0].Body,
+		SystemMessages: []string{"extra context"},
+		LastUserText:   "hello", Notes: "extra context", Body: reqs[0].Body,
 	}, reqs[0])
 	assert.Equal(t, 1, reqs[1].Index)
 	assert.True(t, reqs[1].Stream)
@@ -293,4 +294,61 @@ func TestUnmarshallableInputIsAnAPIError(t *testing.T) {
 	assert.Equal(t, http.StatusInternalServerError, resp.StatusCode)
 	b, _ := io.ReadAll(resp.Body)
 	assert.True(t, bytes.Contains(b, []byte("Bash")))
+}
+
+// replyText posts body and returns the text of the reply.
+func replyText(t *testing.T, url, body string) string {
+	t.Helper()
+	resp := post(t, url+"/v1/messages", body)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var m struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	require.NotEmpty(t, m.Content)
+	return m.Content[0].Text
+}
+
+func TestRoutesKeepSubAgentsApart(t *testing.T) {
+	s := New(Text("main 1"), Text("main 2"))
+	defer s.Close()
+	s.Route("CRITIC-PROMPT", Text("critic 1"), Text("critic 2"))
+	s.Route("VALIDATOR-PROMPT", Text("validator 1"))
+
+	critic := `{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"CRITIC-PROMPT review this"}]}`
+	validator := `{"role":"user","content":"VALIDATOR-PROMPT check"}`
+	later := `{"role":"assistant","content":"x"},{"role":"user","content":"go on"}`
+	// The main agent's later turns mention the prompt, but only its first
+	// user message decides where a request goes.
+	mention := `{"role":"assistant","content":"I ran CRITIC-PROMPT"},{"role":"user","content":"and then"}`
+
+	// Interleaved as a background sub-agent's requests are.
+	assert.Equal(t, "critic 1", replyText(t, s.URL, mainRequest(false, critic)))
+	assert.Equal(t, "main 1", replyText(t, s.URL, mainRequest(false, userHello, mention)))
+	assert.Equal(t, "validator 1", replyText(t, s.URL, mainRequest(false, validator)))
+	assert.Equal(t, "critic 2", replyText(t, s.URL, mainRequest(false, critic, later)))
+	assert.Equal(t, "main 2", replyText(t, s.URL, mainRequest(false, userHello)))
+	assert.Zero(t, s.Remaining())
+	assert.Zero(t, s.Overruns())
+
+	// A route past its replies overruns like the script.
+	assert.Equal(t, OverrunText, replyText(t, s.URL, mainRequest(false, validator)))
+	assert.Equal(t, 1, s.Overruns())
+
+	main := s.Requests()
+	require.Len(t, main, 2)
+	assert.Equal(t, []int{0, 1}, []int{main[0].Index, main[1].Index})
+	assert.Empty(t, main[0].Route)
+	crit := s.RouteRequests("CRITIC-PROMPT")
+	require.Len(t, crit, 2)
+	assert.Equal(t, "CRITIC-PROMPT", crit[0].Route)
+	assert.Equal(t, "<system-reminder>x</system-reminder>\nCRITIC-PROMPT review this", crit[0].LastUserText)
+	assert.Equal(t, 1, crit[1].Index)
+	assert.Equal(t, "go on", crit[1].LastUserText)
+	val := s.RouteRequests("VALIDATOR-PROMPT")
+	require.Len(t, val, 2)
+	assert.True(t, val[1].Overrun)
+	assert.Nil(t, s.RouteRequests("nothing"))
 }

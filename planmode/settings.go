@@ -1,4 +1,4 @@
-package hooks
+package planmode
 
 import (
 	"errors"
@@ -15,20 +15,20 @@ import (
 // Other keys may live in it; this package reads only its own.
 const SettingsFile = ".claude/plansmith.yaml"
 
-// PlanModeSetting says whether the plan-mode gate guards a project, and
+// Setting says whether the plan-mode gate guards a project, and
 // where that was decided.
-type PlanModeSetting struct {
+type Setting struct {
 	On     bool
 	Source string // the settings file that sets it; "" when it is the default
 }
 
-// LoadPlanModeSetting reads the plan-mode gate's switch, `plan_mode_gate:
+// LoadSetting reads the plan-mode gate's switch, `plan_mode_gate:
 // on|off`, from the project's settings file. The gate is on unless the
 // file turns it off: a missing file or key means on, and so does a file
 // that cannot be read or parsed, which also returns an error naming it (a
 // broken file must not silently drop the guard).
-func LoadPlanModeSetting(project string) (PlanModeSetting, error) {
-	def := PlanModeSetting{On: true}
+func LoadSetting(project string) (Setting, error) {
+	def := Setting{On: true}
 	if project == "" {
 		return def, nil
 	}
@@ -40,19 +40,19 @@ func LoadPlanModeSetting(project string) (PlanModeSetting, error) {
 	if err != nil {
 		return def, fmt.Errorf("reading %s: %w", path, err)
 	}
-	on, set, err := parsePlanModeSetting(data)
+	on, set, err := parseSetting(data)
 	if err != nil {
 		return def, fmt.Errorf("%s: %w", path, err)
 	}
 	if !set {
 		return def, nil
 	}
-	return PlanModeSetting{On: on, Source: path}, nil
+	return Setting{On: on, Source: path}, nil
 }
 
-// parsePlanModeSetting reads plan_mode_gate from a settings file: set is
+// parseSetting reads plan_mode_gate from a settings file: set is
 // false when the key is absent or empty.
-func parsePlanModeSetting(data []byte) (on, set bool, err error) {
+func parseSetting(data []byte) (on, set bool, err error) {
 	var doc struct {
 		PlanModeGate any `yaml:"plan_mode_gate"`
 	}

@@ -1,4 +1,4 @@
-package hooks
+package loop
 
 import (
 	"testing"
@@ -12,7 +12,7 @@ import (
 
 func convergeFile(c *state.Convergence, body string) *state.File {
 	return &state.File{Loop: state.Loop{
-		Active: true, Converge: c != nil, Convergence: c, CompletionPromise: "OK", MaxRetries: 2,
+		Active: true, CritiqueMode: critiqueMode(c), Convergence: c, CompletionPromise: "OK", MaxRetries: 2,
 		Phases: []string{"understand", "explore", "draft", "critique", "revise", "critique", "revise"},
 	}, Body: body}
 }
@@ -31,30 +31,30 @@ func TestConvergeState(t *testing.T) {
 		body       string
 		off        bool
 		understand string // the machine's input while complexity is unknown
-		status     ConvergeStatus
+		status     ConvergeView
 	}{
 		{name: "outside convergence mode there is nothing", off: true},
 		{name: "before any critique, the records feed the assessment",
 			c:          &state.Convergence{},
 			body:       recordBody(t, state.Output{Phase: "understand", Text: "1. the problem"}),
 			understand: "1. the problem",
-			status: ConvergeStatus{MaxIterations: 2, Team: "base", Perspectives: []string{converge.Challenger},
+			status: ConvergeView{MaxIterations: 2, Team: "base", Perspectives: []string{converge.Challenger},
 				BySeverity: map[string]int{"blocking": 0, "significant": 0, "minor": 0},
 				ByStatus:   map[string]int{"open": 0, "resolved": 0, "unresolved": 0, "deferred": 0, "withdrawn": 0},
-				Ledger:     []ChallengeStatus{}}},
+				Ledger:     []ChallengeView{}}},
 		{name: "after a critique, the ledger decides",
 			c: withLedger,
-			status: ConvergeStatus{Iteration: 1, MaxIterations: 2, Verdict: "REVISE", Next: "final_revise",
+			status: ConvergeView{Iteration: 1, MaxIterations: 2, Verdict: "REVISE", Next: "final_revise",
 				Reason: "no BLOCKING challenge; SIGNIFICANT C1 unresolved with mitigations", Complexity: ptr(8), Team: "scaled",
 				Perspectives: []string{converge.Resolver, converge.DomainExpert}, QualityScore: 6.9, Challenges: 1, Active: 1,
 				BySeverity: map[string]int{"blocking": 0, "significant": 1, "minor": 0},
 				ByStatus:   map[string]int{"open": 0, "resolved": 0, "unresolved": 1, "deferred": 0, "withdrawn": 0},
-				Ledger:     []ChallengeStatus{{ID: "C1", Severity: "SIGNIFICANT", Status: "UNRESOLVED", Claim: "slow", Mitigation: "cache"}}}},
+				Ledger:     []ChallengeView{{ID: "C1", Severity: "SIGNIFICANT", Status: "UNRESOLVED", Claim: "slow", Mitigation: "cache"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := convergeFile(tt.c, tt.body)
-			got := Converge(f)
+			got := convergeView(f)
 			var meta state.PlanMeta
 			convergeMeta(f, &meta)
 			if tt.off {
@@ -66,7 +66,7 @@ func TestConvergeState(t *testing.T) {
 			tt.status.Summary = got.Summary
 			assert.Equal(t, tt.status, *got)
 			assert.Contains(t, got.Summary, "converge: iteration")
-			assert.Equal(t, tt.understand, MachineProgress(f).Converge.Understand)
+			assert.Equal(t, tt.understand, progress(f).Converge.Understand)
 
 			rec, ok := meta.Converge.(ConvergeRecord)
 			require.True(t, ok)
@@ -78,16 +78,16 @@ func TestConvergeState(t *testing.T) {
 
 func TestSetConvergeKeepsTheDecision(t *testing.T) {
 	f := convergeFile(&state.Convergence{}, "")
-	p := MachineProgress(f)
+	p := progress(f)
 	p.FinalNext = true
 	p.Converge.Ledger.Iteration = 1
-	setProgress(f, p)
+	store(&f.Loop, p, nil)
 	assert.True(t, f.Loop.FinalNext)
 	assert.Equal(t, 1, f.Loop.Convergence.Ledger.Iteration)
-	setConverge(f, p, &converge.Decision{Next: converge.End, Verdict: converge.Rethink, Reason: "r"})
+	store(&f.Loop, p, &converge.Decision{Next: converge.End, Verdict: converge.Rethink, Reason: "r"})
 	assert.Equal(t, converge.Rethink, f.Loop.Convergence.Verdict)
 	assert.Equal(t, converge.End, f.Loop.Convergence.Next)
-	setProgress(f, p) // a later step without a decision keeps the last one
+	store(&f.Loop, p, nil) // a later step without a decision keeps the last one
 	assert.Equal(t, converge.Rethink, f.Loop.Convergence.Verdict)
 }
 
@@ -101,3 +101,10 @@ func recordBody(t *testing.T, outs ...state.Output) string {
 }
 
 func ptr(n int) *int { return &n }
+
+func critiqueMode(c *state.Convergence) string {
+	if c == nil {
+		return state.CritiquePrinciples
+	}
+	return state.CritiqueConverge
+}

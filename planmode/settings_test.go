@@ -1,4 +1,4 @@
-package hooks
+package planmode
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestParsePlanModeSetting(t *testing.T) {
+func TestParseSetting(t *testing.T) {
 	tests := []struct {
 		name    string
 		yaml    string
@@ -36,7 +36,7 @@ func TestParsePlanModeSetting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			on, set, err := parsePlanModeSetting([]byte(tt.yaml))
+			on, set, err := parseSetting([]byte(tt.yaml))
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.err)
@@ -49,21 +49,21 @@ func TestParsePlanModeSetting(t *testing.T) {
 	}
 }
 
-func TestLoadPlanModeSetting(t *testing.T) {
+func TestLoadSetting(t *testing.T) {
 	tests := []struct {
 		name  string
 		file  *string // nil: no settings file
 		dir   bool    // the settings path is a folder (unreadable as a file)
-		want  PlanModeSetting
+		want  Setting
 		isErr bool
 	}{
-		{name: "no project", want: PlanModeSetting{On: true}},
-		{name: "no file", want: PlanModeSetting{On: true}},
-		{name: "off", file: strPtr("plan_mode_gate: off\n"), want: PlanModeSetting{On: false, Source: "SRC"}},
-		{name: "on explicitly", file: strPtr("plan_mode_gate: on\n"), want: PlanModeSetting{On: true, Source: "SRC"}},
-		{name: "key absent", file: strPtr("other: 1\n"), want: PlanModeSetting{On: true}},
-		{name: "malformed stays on", file: strPtr("plan_mode_gate: {\n"), want: PlanModeSetting{On: true}, isErr: true},
-		{name: "unreadable stays on", dir: true, want: PlanModeSetting{On: true}, isErr: true},
+		{name: "no project", want: Setting{On: true}},
+		{name: "no file", want: Setting{On: true}},
+		{name: "off", file: strPtr("plan_mode_gate: off\n"), want: Setting{On: false, Source: "SRC"}},
+		{name: "on explicitly", file: strPtr("plan_mode_gate: on\n"), want: Setting{On: true, Source: "SRC"}},
+		{name: "key absent", file: strPtr("other: 1\n"), want: Setting{On: true}},
+		{name: "malformed stays on", file: strPtr("plan_mode_gate: {\n"), want: Setting{On: true}, isErr: true},
+		{name: "unreadable stays on", dir: true, want: Setting{On: true}, isErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +81,7 @@ func TestLoadPlanModeSetting(t *testing.T) {
 			if tt.dir {
 				require.NoError(t, os.Mkdir(src, 0o755))
 			}
-			got, err := LoadPlanModeSetting(project)
+			got, err := LoadSetting(project)
 			if tt.isErr {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), src, "the error names the file")

@@ -1,10 +1,10 @@
-package hooks
+package loop
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -12,10 +12,10 @@ import (
 
 // finish ends the loop: it saves the plan with its metadata, records the
 // run's lessons in memory, archives the state file and tells the user what
-// happened. The stop is allowed (no decision), so the agent can end its turn.
-func finish(s *session, reason, plan string, problems []string, env Env) any {
-	f := s.file
-	now := env.Now()
+// happened. The stop is allowed, so the agent can end its turn.
+func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
+	f, p := r.f, r.t.paths
+	now := r.env.Now()
 	meta := state.PlanMeta{
 		GeneratedAt:    now.UTC(),
 		ExitReason:     reason,
@@ -25,33 +25,32 @@ func finish(s *session, reason, plan string, problems []string, env Env) any {
 		PhasesRun:      phasesRun(f),
 		Retries:        f.Loop.RetriesTotal,
 		CritiqueRounds: f.Loop.CritiqueRounds,
-		PrincipleFails: principleCounts(f),
+		PrincipleFails: principleCounts(&f.Loop),
 		Problems:       problems,
 	}
-	uncovered := gateMeta(f, &meta)
+	uncovered := gateMeta(&f.Loop, &meta)
 	convergeMeta(f, &meta)
-	var errs []string
-	if err := state.SaveOutput(s.paths, meta, plan, now); err != nil {
-		errs = append(errs, err.Error())
+	var errs []error
+	if err := state.SaveOutput(p, meta, plan, now); err != nil {
+		errs = append(errs, err)
 	}
 	if f.Loop.UseMemory && reason != state.ExitCancelled {
-		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(f)...)}
-		if err := memory.Append(s.paths.Memory(), run); err != nil {
-			errs = append(errs, err.Error())
+		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
+		if err := memory.Append(p.Memory(), run); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	archived, err := state.Archive(s.paths, f, reason, now)
+	archived, err := r.t.archive(reason, now)
 	if err != nil {
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
-	s.dirty = false // archived: the state file must not be written back
 	for _, e := range errs {
-		fmt.Fprintf(env.Stderr, "plansmith: %s\n", e)
+		r.env.note("%v", e)
 	}
 	msg, err := templates.Render("messages/finished.md", map[string]any{
 		"Reason":    reason,
-		"Output":    s.paths.Rel(s.paths.Output()),
-		"Archive":   s.paths.Rel(archived),
+		"Output":    p.Rel(p.Output()),
+		"Archive":   p.Rel(archived),
 		"Phases":    len(meta.PhasesRun),
 		"Retries":   meta.Retries,
 		"Problems":  problems,
@@ -60,9 +59,9 @@ func finish(s *session, reason, plan string, problems []string, env Env) any {
 		"Converge":  convergeLine(f),
 	})
 	if err != nil {
-		msg = fmt.Sprintf("plansmith: loop ended (%s); plan saved to %s.", reason, s.paths.Rel(s.paths.Output()))
+		msg = fmt.Sprintf("plansmith: loop ended (%s); plan saved to %s.", reason, p.Rel(p.Output()))
 	}
-	return &StopOutput{SystemMessage: strings.TrimSpace(msg)}
+	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
 }
 
 func phasesRun(f *state.File) []string {
@@ -73,15 +72,15 @@ func phasesRun(f *state.File) []string {
 	return run
 }
 
-func principleCounts(f *state.File) map[string]int {
+func principleCounts(l *state.Loop) map[string]int {
 	counts := map[string]int{}
-	for _, pf := range f.Loop.PrincipleFails {
+	for _, pf := range l.PrincipleFails {
 		counts[pf.Principle]++
 	}
 	return counts
 }
 
-var promiseTag = regexp.MustCompile(`(?s)<promise>.*?</promise>`)
+var promiseTag = lazyre.New(`(?s)<promise>.*?</promise>`)
 
 // stripPromise removes completion-promise tags from a plan.
 func stripPromise(s string) string {

@@ -1,8 +1,8 @@
-package hooks
+package planmode
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -75,17 +75,15 @@ func TestRawString(t *testing.T) {
 	}
 }
 
-// TestPlanModeKeepsFileMode: a private plan stays private after the hook
+// TestMaintainKeepsFileMode: a private plan stays private after the hook
 // rewrites it.
-func TestPlanModeKeepsFileMode(t *testing.T) {
+func TestMaintainKeepsFileMode(t *testing.T) {
 	home := t.TempDir()
 	plan := filepath.Join(home, PlansDir, "p.md")
 	require.NoError(t, os.MkdirAll(filepath.Dir(plan), 0o700))
 	require.NoError(t, os.WriteFile(plan, []byte("## Goals\n- x\n"), 0o600))
-	env := testEnv(home)
-	in := Input{SessionID: "s", PermissionMode: "plan", ToolName: "Write",
-		ToolInput: json.RawMessage(`{"file_path":"` + plan + `"}`)}
-	assert.Nil(t, PostToolUse(in, env))
+	Maintain(Call{Home: home, SessionID: "s", PermissionMode: "plan", Tool: "Write",
+		Input: json.RawMessage(`{"file_path":"` + plan + `"}`)}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), io.Discard)
 	info, err := os.Stat(plan)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
@@ -94,94 +92,31 @@ func TestPlanModeKeepsFileMode(t *testing.T) {
 	assert.Contains(t, string(data), "<!-- rodin:session=s -->")
 }
 
-// TestPlanModeMalformed: undecodable input denies only when it names
-// ExitPlanMode.
-func TestPlanModeMalformed(t *testing.T) {
-	env := testEnv(t.TempDir())
+// TestCheckMalformed: undecodable input denies only when it names
+// ExitPlanMode, and only where the gate is on.
+func TestCheckMalformed(t *testing.T) {
+	off := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(off, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(off, SettingsFile), []byte("plan_mode_gate: off\n"), 0o644))
 	tests := []struct {
-		name  string
-		input string
-		deny  bool
+		name    string
+		project string
+		input   string
+		deny    bool
 	}{
 		{name: "broken ExitPlanMode call", input: `{"tool_name":"ExitPlanMode",`, deny: true},
-		{name: "wrong type in an ExitPlanMode call", input: `{"tool_name":"ExitPlanMode","session_id":1}`, deny: true},
+		{name: "gate off", project: off, input: `{"tool_name":"ExitPlanMode",`},
 		{name: "broken Bash call", input: `{"tool_name":"Bash",`},
 		{name: "empty", input: ``},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out bytes.Buffer
-			Run("pretooluse", bytes.NewReader([]byte(tt.input)), &out, env)
+			got := CheckMalformed(tt.project, []byte(tt.input), errors.New("bad json"), io.Discard)
 			if tt.deny {
-				assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+				assert.Contains(t, got, "bad json")
 			} else {
-				assert.Empty(t, out.String())
+				assert.Empty(t, got)
 			}
 		})
 	}
-}
-
-func testEnv(home string) Env {
-	return Env{
-		Stderr: io.Discard,
-		Getenv: func(k string) string {
-			if k == "HOME" {
-				return home
-			}
-			return ""
-		},
-		Getwd: func() (string, error) { return home, nil },
-		Now:   func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
-	}
-}
-
-// FuzzPlanMode feeds arbitrary input to the plan-mode gate's two hooks with
-// a real plans folder: neither may panic, PostToolUse never answers, and an
-// ExitPlanMode answer is always a denial.
-func FuzzPlanMode(f *testing.F) {
-	home := f.TempDir()
-	plan := filepath.Join(home, PlansDir, "p.md")
-	if err := os.MkdirAll(filepath.Dir(plan), 0o755); err != nil {
-		f.Fatal(err)
-	}
-	fixture, err := os.ReadFile("../testdata/gate/plans/valid_plan.md")
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, s := range []string{
-		`{"session_id":"sess-1","permission_mode":"plan","tool_name":"Write","tool_input":{"file_path":"` + plan + `"}}`,
-		`{"session_id":"sess-1","permission_mode":"plan","tool_name":"Edit","tool_response":{"filePath":"` + plan + `"}}`,
-		`{"session_id":"sess-1","permission_mode":"plan","tool_name":"Write","tool_input":{"file_path":"` + plan + `/../../x.md"}}`,
-		`{"session_id":"sess-1","tool_name":"ExitPlanMode","tool_input":{}}`,
-		`{"session_id":"other","tool_name":"ExitPlanMode"}`,
-		`{"tool_name":"ExitPlanMode"`, `{"session_id":null,"tool_name":"ExitPlanMode"}`, `null`, ``,
-	} {
-		f.Add([]byte(s))
-	}
-	env := testEnv(home)
-	f.Fuzz(func(t *testing.T, input []byte) {
-		if err := os.WriteFile(plan, fixture, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		Run("posttooluse", bytes.NewReader(input), &out, env)
-		if out.Len() != 0 {
-			t.Fatalf("PostToolUse answered: %s", out.String())
-		}
-		in, err := DecodeInput(bytes.NewReader(input))
-		if err != nil || in.ToolName != "ExitPlanMode" {
-			return
-		}
-		Run("pretooluse", bytes.NewReader(input), &out, env)
-		if out.Len() == 0 {
-			return
-		}
-		var v SpecificAnswer
-		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
-			t.Fatalf("output is not one JSON object: %v\n%s", err, out.String())
-		}
-		if v.HookSpecificOutput.PermissionDecision != "deny" || v.HookSpecificOutput.PermissionDecisionReason == "" {
-			t.Fatalf("ExitPlanMode answer is not a reasoned denial: %s", out.String())
-		}
-	})
 }

@@ -1,4 +1,4 @@
-package hooks
+package loop
 
 import (
 	"fmt"
@@ -8,57 +8,17 @@ import (
 	"github.com/plansmith/plansmith/state"
 )
 
-// Convergence mode between the state file and the phase machine: the
-// ledger, complexity and scores persist in the frontmatter
-// (state.Convergence); the machine gets them in Progress.Converge and
-// returns them updated, with the decision of an accepted critique.
-
-// convergeProgress fills p's convergence part from the loop. While the
-// complexity is not assessed yet, the recorded understand and explore
-// answers go along as the machine's inputs for the assessment.
-func convergeProgress(f *state.File, p *phases.Progress) {
-	if !f.Loop.Converge {
-		return
-	}
-	if c := f.Loop.Convergence; c != nil {
-		p.Converge.Ledger, p.Converge.Complexity, p.Converge.Scores = c.Ledger, c.Complexity, c.Scores
-	}
-	if p.Converge.Complexity == nil {
-		for _, o := range f.Outputs() {
-			switch o.Phase {
-			case phases.Understand:
-				p.Converge.Understand = o.Text
-			case phases.Explore:
-				p.Converge.Explore = o.Text
-			}
-		}
-	}
-}
-
-// setConverge stores the machine's convergence state, and the decision of
-// an accepted critique (nil for any other answer), back into the loop.
-func setConverge(f *state.File, p phases.Progress, d *converge.Decision) {
-	if !f.Loop.Converge {
-		return
-	}
-	c := f.Loop.Convergence
-	if c == nil {
-		c = &state.Convergence{}
-		f.Loop.Convergence = c
-	}
-	c.Ledger, c.Complexity, c.Scores = p.Converge.Ledger, p.Converge.Complexity, p.Converge.Scores
-	if d != nil {
-		c.Verdict, c.Next, c.Reason = d.Verdict, d.Next, d.Reason
-	}
-}
+// Convergence mode's glue: the ledger, complexity and scores persist in
+// the frontmatter (state.Convergence, see machine.go); here they become the
+// saved plan's record, memory lessons and the status view.
 
 // summary condenses the loop's convergence record; ok is false outside
 // convergence mode.
 func summary(f *state.File) (s converge.Summary, d converge.Decision, ok bool) {
-	if !f.Loop.Converge {
+	if !converging(&f.Loop) {
 		return s, d, false
 	}
-	cfg, p := MachineConfig(f, ""), MachineProgress(f)
+	cfg, p := config(&f.Loop, ""), progress(f)
 	d = phases.ConvergeDecision(cfg, p)
 	s = converge.Summarize(phases.ConvergeLedger(cfg, p), d, p.Converge.Scores)
 	if cx := p.Converge.Complexity; cx != nil {
@@ -112,12 +72,12 @@ func rethinkProblems(f *state.File, d *converge.Decision) []string {
 // convergeLessons are the serious challenges the critiques raised — what
 // the first plan got wrong — for Reflexion memory. Convergence critiques
 // have no principle verdicts, so without these the run would teach nothing.
-func convergeLessons(f *state.File) []string {
-	if !f.Loop.Converge || f.Loop.Convergence == nil {
+func convergeLessons(l *state.Loop) []string {
+	if !converging(l) || l.Convergence == nil {
 		return nil
 	}
 	var out []string
-	for _, e := range f.Loop.Convergence.Ledger.Challenges {
+	for _, e := range l.Convergence.Ledger.Challenges {
 		if e.Severity == converge.Blocking || e.Severity == converge.Significant {
 			out = append(out, fmt.Sprintf("challenge %s (%s, %s): %s", e.ID, e.Severity, e.Status, e.Claim))
 		}
@@ -125,28 +85,28 @@ func convergeLessons(f *state.File) []string {
 	return out
 }
 
-// ConvergeStatus is convergence mode's part of `plansmith status`.
-type ConvergeStatus struct {
+// ConvergeView is convergence mode's part of the status view.
+type ConvergeView struct {
 	Iteration     int    `json:"iteration"`
 	MaxIterations int    `json:"max_iterations"`
 	Verdict       string `json:"verdict,omitempty"`
 	Next          string `json:"next,omitempty"`   // what the last decision said comes next
 	Reason        string `json:"reason,omitempty"` // why
 	// Complexity is the assessed score (0–16); nil until explore passes.
-	Complexity   *int              `json:"complexity,omitempty"`
-	Team         string            `json:"team"`
-	Perspectives []string          `json:"perspectives"` // of the next (or last) critique round
-	QualityScore float64           `json:"quality_score,omitempty"`
-	Challenges   int               `json:"challenges"`
-	Active       int               `json:"active"`
-	BySeverity   map[string]int    `json:"by_severity"`
-	ByStatus     map[string]int    `json:"by_status"`
-	Ledger       []ChallengeStatus `json:"ledger"`
-	Summary      string            `json:"summary"` // the one-line account
+	Complexity   *int            `json:"complexity,omitempty"`
+	Team         string          `json:"team"`
+	Perspectives []string        `json:"perspectives"` // of the next (or last) critique round
+	QualityScore float64         `json:"quality_score,omitempty"`
+	Challenges   int             `json:"challenges"`
+	Active       int             `json:"active"`
+	BySeverity   map[string]int  `json:"by_severity"`
+	ByStatus     map[string]int  `json:"by_status"`
+	Ledger       []ChallengeView `json:"ledger"`
+	Summary      string          `json:"summary"` // the one-line account
 }
 
-// ChallengeStatus is one ledger entry as `plansmith status --json` shows it.
-type ChallengeStatus struct {
+// ChallengeView is one ledger entry as `plansmith status --json` shows it.
+type ChallengeView struct {
 	ID         string `json:"id"`
 	Severity   string `json:"severity"`
 	Status     string `json:"status"`
@@ -154,17 +114,17 @@ type ChallengeStatus struct {
 	Mitigation string `json:"mitigation,omitempty"`
 }
 
-// Converge describes the loop's convergence state for `plansmith status`,
+// convergeView describes the loop's convergence state for the status view,
 // or nil outside convergence mode.
-func Converge(f *state.File) *ConvergeStatus {
+func convergeView(f *state.File) *ConvergeView {
 	s, d, ok := summary(f)
 	if !ok {
 		return nil
 	}
-	cfg, p := MachineConfig(f, ""), MachineProgress(f)
+	cfg, p := config(&f.Loop, ""), progress(f)
 	l := phases.ConvergeLedger(cfg, p)
 	team := p.Converge.Team()
-	st := &ConvergeStatus{
+	st := &ConvergeView{
 		Iteration:     l.Iteration,
 		MaxIterations: l.Last(),
 		Verdict:       string(d.Verdict),
@@ -177,7 +137,7 @@ func Converge(f *state.File) *ConvergeStatus {
 			"minor": s.BySeverity.Minor},
 		ByStatus: map[string]int{"open": s.ByStatus.Open, "resolved": s.ByStatus.Resolved,
 			"unresolved": s.ByStatus.Unresolved, "deferred": s.ByStatus.Deferred, "withdrawn": s.ByStatus.Withdrawn},
-		Ledger:  []ChallengeStatus{},
+		Ledger:  []ChallengeView{},
 		Summary: s.Text(),
 	}
 	if l.Iteration > 0 {
@@ -188,7 +148,7 @@ func Converge(f *state.File) *ConvergeStatus {
 		st.Complexity = &score
 	}
 	for _, e := range l.Challenges {
-		st.Ledger = append(st.Ledger, ChallengeStatus{ID: e.ID, Severity: string(e.Severity), Status: string(e.Status),
+		st.Ledger = append(st.Ledger, ChallengeView{ID: e.ID, Severity: string(e.Severity), Status: string(e.Status),
 			Claim: e.Claim, Mitigation: e.Mitigation})
 	}
 	return st

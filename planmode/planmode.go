@@ -1,21 +1,26 @@
-package hooks
+// Package planmode is the plan-mode gate: it guards Claude Code's own plan
+// mode with the gate package's metadata embedded in the plan file
+// (~/.claude/plans/<slug>.md), and reads the project's switch for it
+// (plan_mode_gate in .claude/plansmith.yaml). It does no decoding of hook
+// input: the loop package hands it a Call.
+package planmode
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
 
-// The plan-mode gate guards Claude Code's own plan mode with the gate
-// package's metadata embedded in the plan file (~/.claude/plans/<slug>.md).
 // The two halves fail in opposite directions on purpose: PostToolUse only
 // maintains metadata, so it fails open and never disturbs an edit; the
 // ExitPlanMode check is the enforcement, so it fails closed. A missed
@@ -24,63 +29,66 @@ import (
 // PlansDir is where Claude Code keeps plan-mode plan files, relative to HOME.
 const PlansDir = ".claude/plans"
 
-// PostToolUse maintains the plan-mode gate's metadata after the agent writes
+// Call is one tool call as the plan-mode gate sees it.
+type Call struct {
+	Project        string // the project, for its settings file
+	Home           string // $HOME, where ~/.claude/plans lives
+	SessionID      string
+	PermissionMode string // "plan" in plan mode
+	Tool           string
+	Input          json.RawMessage // the tool's input object
+	Response       json.RawMessage // the tool's response (after the call)
+}
+
+// Maintain maintains the plan-mode gate's metadata after the agent writes
 // its plan file in plan mode: for Write, Edit and MultiEdit with
 // permission_mode "plan" on a file whose canonical path is a .md file
 // directly in the canonical ~/.claude/plans, it rewrites the file with
 // gate.Maintain (session marker, hashes, validation), atomically and only
 // when something changed. Anything else, and any input it cannot make sense
 // of, is left alone: no output, and a stderr note only for real I/O errors.
-func PostToolUse(in Input, env Env) any {
-	switch in.ToolName {
+func Maintain(c Call, now time.Time, notes io.Writer) {
+	switch c.Tool {
 	case "Write", "Edit", "MultiEdit":
 	default:
-		return nil
+		return
 	}
-	if in.PermissionMode != "plan" || strings.TrimSpace(in.SessionID) == "" {
-		return nil
+	if c.PermissionMode != "plan" || strings.TrimSpace(c.SessionID) == "" {
+		return
 	}
-	target := rawString(in.ToolInput, "file_path")
+	target := rawString(c.Input, "file_path")
 	if target == "" {
-		target = rawString(in.ToolResponse, "filePath")
+		target = rawString(c.Response, "filePath")
 	}
-	if target == "" || !filepath.IsAbs(target) {
-		return nil
+	if target == "" || !filepath.IsAbs(target) || !On(c.Project, notes) || c.Home == "" {
+		return
 	}
-	if !planModeOn(in, env) {
-		return nil
-	}
-	home := env.Getenv("HOME")
-	if home == "" {
-		return nil
-	}
-	dir, err := filepath.EvalSymlinks(filepath.Join(home, PlansDir))
+	dir, err := filepath.EvalSymlinks(filepath.Join(c.Home, PlansDir))
 	if err != nil {
-		return nil
+		return
 	}
 	path, ok := planFile(dir, target)
 	if !ok {
-		return nil
+		return
 	}
 	info, err := os.Stat(path)
 	if err != nil || !info.Mode().IsRegular() {
-		return nil
+		return
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "plansmith: plan-mode gate: reading %s: %v\n", path, err)
-		return nil
+		fmt.Fprintf(notes, "plansmith: plan-mode gate: reading %s: %v\n", path, err)
+		return
 	}
 	content := string(data)
-	out, err := gate.Maintain(content, in.SessionID, env.Now())
+	out, err := gate.Maintain(content, c.SessionID, now)
 	if err != nil || out == content {
-		return nil
+		return
 	}
 	// A plan the user keeps private stays private.
 	if err := state.WriteFileMode(path, []byte(out), info.Mode().Perm()); err != nil {
-		fmt.Fprintf(env.Stderr, "plansmith: plan-mode gate: %v\n", err)
+		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
 	}
-	return nil
 }
 
 // planFile returns the canonical path of target when it is a .md file
@@ -115,34 +123,35 @@ func rawString(raw json.RawMessage, key string) string {
 	return s
 }
 
-// planModeExit judges an ExitPlanMode call: the session's plan file (found
+// CheckExit judges an ExitPlanMode call: the session's plan file (found
 // by its session marker among ~/.claude/plans/*.md; the most recently
 // modified when several carry it) must hold a pass verdict bound to its
 // current plan and gaps (gate.CheckExit). It fails closed: no session id, no
 // plan with the marker, an unreadable folder or file, or an internal error
-// all deny, each with a message that says how to proceed.
-func planModeExit(in Input, env Env) (out any) {
+// all deny, each with a message that says how to proceed. It returns the
+// reason for the denial, or "" to let plan mode end.
+func CheckExit(c Call, notes io.Writer) (deny string) {
 	defer func() {
 		if r := recover(); r != nil {
-			out = deny(exitMessage("unreadable", map[string]any{"Detail": fmt.Sprintf("internal error: %v", r)}))
+			deny = exitMessage("unreadable", fmt.Sprintf("internal error: %v", r))
 		}
 	}()
-	if !planModeOn(in, env) {
-		return nil
+	if !On(c.Project, notes) {
+		return ""
 	}
-	if strings.TrimSpace(in.SessionID) == "" {
-		return deny(gate.CheckExit("", "").Message)
+	if strings.TrimSpace(c.SessionID) == "" {
+		return gate.CheckExit("", "").Message
 	}
-	content, err := sessionPlan(env.Getenv("HOME"), in.SessionID)
+	content, err := sessionPlan(c.Home, c.SessionID)
 	if err != nil {
-		return deny(exitMessage("unreadable", map[string]any{"Detail": err.Error()}))
+		return exitMessage("unreadable", err.Error())
 	}
 	// No plan carries the marker: CheckExit says "no assessment".
-	ex := gate.CheckExit(content, in.SessionID)
+	ex := gate.CheckExit(content, c.SessionID)
 	if ex.Allow {
-		return nil
+		return ""
 	}
-	return deny(ex.Message)
+	return ex.Message
 }
 
 // sessionPlan returns the contents of the plan file marked with sessionID,
@@ -199,36 +208,30 @@ func sessionPlan(home, sessionID string) (string, error) {
 	return best, nil
 }
 
-// planModeMalformed answers a PreToolUse call whose input could not be
-// decoded. The tool is unknown, so other tools pass (the policy cannot judge
-// them either), but input that names ExitPlanMode is refused: the plan-mode
-// gate fails closed.
-func planModeMalformed(in Input, raw []byte, err error, env Env) any {
-	if !bytes.Contains(raw, []byte("ExitPlanMode")) {
-		return nil
+// CheckMalformed answers a tool call whose input could not be decoded
+// (raw is what was read, err why it failed). The tool is unknown, so other
+// tools pass (the policy cannot judge them either), but input that names
+// ExitPlanMode is refused: the plan-mode gate fails closed. It returns the
+// reason for the denial, or "" to let the call through.
+func CheckMalformed(project string, raw []byte, err error, notes io.Writer) (deny string) {
+	if !bytes.Contains(raw, []byte("ExitPlanMode")) || !On(project, notes) {
+		return ""
 	}
-	// in holds whatever decoded before the error, perhaps the cwd.
-	if !planModeOn(in, env) {
-		return nil
-	}
-	return deny(exitMessage("malformed-input", map[string]any{"Detail": err.Error()}))
+	return exitMessage("malformed-input", err.Error())
 }
 
-// planModeOn reads the project's switch; a broken settings file leaves the
-// gate on, with a note.
-func planModeOn(in Input, env Env) bool {
-	s, err := LoadPlanModeSetting(ProjectPaths(in, env).Project)
+// On reads the project's switch; a broken settings file leaves the gate
+// on, with a note.
+func On(project string, notes io.Writer) bool {
+	s, err := LoadSetting(project)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "plansmith: %v (the plan-mode gate stays on)\n", err)
+		fmt.Fprintf(notes, "plansmith: %v (the plan-mode gate stays on)\n", err)
 	}
 	return s.On
 }
 
-func exitMessage(name string, data map[string]any) string {
-	d := map[string]any{"Command": gate.GateCommand}
-	for k, v := range data {
-		d[k] = v
-	}
+func exitMessage(name, detail string) string {
+	d := map[string]any{"Command": gate.GateCommand, "Detail": detail}
 	out, err := templates.Render("gate/exit/"+name+".md", d)
 	if err != nil {
 		return fmt.Sprintf("[plansmith gate] internal error: %v", err)

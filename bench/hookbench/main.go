@@ -1,0 +1,227 @@
+// Command hookbench times plansmith's hooks the way Claude Code runs them:
+// `sh -c '<command from hooks/hooks.json>'` with CLAUDE_PLUGIN_ROOT set, in
+// the project directory, the hook input on stdin. It runs every variant once
+// per round, in a fresh random order each round, so that load on a shared
+// machine falls on all variants alike, and prints each variant's median and
+// its ratio to the floor (`sh -c /bin/true`) and to the bash original
+// (bench/original, on the same inputs).
+//
+//	go run ./bench/hookbench [-n ROUNDS] [-only REGEXP]
+//
+// `make bench` runs it after `make build`. Fixtures are made in a temporary
+// folder with the binary itself (plan, posttooluse), so they are what a
+// user's session holds.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+func main() {
+	rounds := flag.Int("n", 101, "rounds (every variant runs once per round)")
+	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor always runs)")
+	root := flag.String("root", ".", "the plugin folder (the repository root)")
+	var extra extraFlag
+	flag.Var(&extra, "cmd", "also time `NAME=COMMAND` (sh -c COMMAND in a project with no loop, stdin a PreToolUse input); repeatable")
+	flag.Parse()
+	if err := run(*root, *rounds, *only, extra); err != nil {
+		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// variant is one way of making a hook call, timed start to exit.
+type variant struct {
+	name  string
+	cmd   string // run as sh -c cmd
+	dir   string
+	env   []string
+	stdin []byte
+	reset func() error // restores the fixture before each call (untimed)
+	// check validates one call's stdout before timing starts, so that no
+	// variant measures a hook that did nothing or failed.
+	check func(stdout string) error
+	times []time.Duration
+}
+
+// extraFlag collects -cmd NAME=COMMAND pairs.
+type extraFlag [][2]string
+
+func (e *extraFlag) String() string { return fmt.Sprint(*e) }
+
+func (e *extraFlag) Set(v string) error {
+	name, cmd, ok := strings.Cut(v, "=")
+	if !ok || name == "" || cmd == "" {
+		return errors.New("want NAME=COMMAND")
+	}
+	*e = append(*e, [2]string{name, cmd})
+	return nil
+}
+
+func run(root string, rounds int, only string, extra extraFlag) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Join(root, "build", "plansmith")
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("%s is missing: run make build first: %w", bin, err)
+	}
+	commands, err := hookCommands(filepath.Join(root, "hooks", "hooks.json"))
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp("", "hookbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	fx, err := newFixtures(work, root, bin)
+	if err != nil {
+		return err
+	}
+	vs, err := fx.variants(commands)
+	if err != nil {
+		return err
+	}
+	for _, x := range extra {
+		vs = append(vs, &variant{name: x[0], cmd: x[1], dir: fx.noLoop,
+			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+root),
+			stdin: hookInput(fx.noLoop, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]string{"command": readOnlyCommand}})})
+	}
+	if only != "" {
+		re, err := regexp.Compile(only)
+		if err != nil {
+			return fmt.Errorf("-only: %w", err)
+		}
+		vs = slices.DeleteFunc(vs, func(v *variant) bool {
+			return v.name != "floor" && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
+		})
+	}
+	for _, v := range vs {
+		if err := v.warm(); err != nil {
+			return fmt.Errorf("%s: %w", v.name, err)
+		}
+	}
+	order := make([]int, len(vs))
+	for i := range order {
+		order[i] = i
+	}
+	for r := 0; r < rounds; r++ {
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
+			if _, err := vs[i].call(); err != nil {
+				return fmt.Errorf("%s: %w", vs[i].name, err)
+			}
+		}
+	}
+	report(os.Stdout, vs, rounds, commands)
+	return nil
+}
+
+// hookCommands reads the command string registered for each event.
+func hookCommands(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := map[string]string{}
+	for event, groups := range cfg.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if out[event] == "" {
+					out[event] = h.Command
+				}
+			}
+		}
+	}
+	for _, e := range []string{"Stop", "PreToolUse", "PostToolUse"} {
+		if out[e] == "" {
+			return nil, fmt.Errorf("%s registers no %s command", path, e)
+		}
+	}
+	return out, nil
+}
+
+// warm runs the variant once untimed: it fills the page cache and checks
+// that the call does what its name says.
+func (v *variant) warm() error {
+	out, err := v.call()
+	if err != nil {
+		return err
+	}
+	v.times = v.times[:0]
+	if v.check != nil {
+		if err := v.check(out); err != nil {
+			return fmt.Errorf("unexpected answer (%w): %q", err, truncate(out, 300))
+		}
+	}
+	return nil
+}
+
+func (v *variant) call() (string, error) {
+	if v.reset != nil {
+		if err := v.reset(); err != nil {
+			return "", fmt.Errorf("resetting the fixture: %w", err)
+		}
+	}
+	cmd := exec.Command("/bin/sh", "-c", v.cmd)
+	cmd.Dir = v.dir
+	cmd.Env = v.env
+	cmd.Stdin = bytes.NewReader(v.stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err := cmd.Run()
+	v.times = append(v.times, time.Since(start))
+	if err != nil {
+		return "", fmt.Errorf("%w: %s", err, truncate(stderr.String(), 300))
+	}
+	return stdout.String(), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func wants(sub string) func(string) error {
+	return func(out string) error {
+		if !strings.Contains(out, sub) {
+			return fmt.Errorf("want %q in the answer", sub)
+		}
+		return nil
+	}
+}
+
+func silent(out string) error {
+	if out != "" {
+		return errors.New("want no answer")
+	}
+	return nil
+}

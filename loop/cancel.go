@@ -1,0 +1,64 @@
+package loop
+
+import (
+	"errors"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+// Cancelled is what Cancel did.
+type Cancelled struct {
+	// Found is false when there was no state file: nothing was done.
+	Found bool
+	// Unreadable is why a corrupt state file could not be read; it was
+	// moved aside to Archive.
+	Unreadable error
+	// Link is true when the state file was a symbolic link: the link moved
+	// aside to Archive, its target untouched.
+	Link bool
+	// Active is true when the loop was running (at Label); an inactive
+	// leftover file is archived all the same.
+	Active  bool
+	Label   string
+	Request string
+	Archive string // where the state file went, relative to the project
+}
+
+// Cancel ends the project's loop: it archives the state file under the
+// lock, so a hook running at the same moment either finishes first or
+// finds no loop afterwards. A corrupt file is moved aside untouched. With
+// no state file it does nothing and creates nothing.
+func Cancel(env Env, p state.Paths) (Cancelled, error) {
+	t, err := begin(p, false)
+	var corrupt *state.CorruptError
+	var link *state.LinkError
+	switch {
+	case errors.As(err, &corrupt), errors.As(err, &link):
+		defer t.commit()
+		dst, aerr := t.archiveCorrupt(env.Now())
+		if aerr != nil {
+			return Cancelled{}, aerr
+		}
+		c := Cancelled{Found: true, Link: link != nil, Archive: p.Rel(dst)}
+		if corrupt != nil {
+			c.Unreadable = corrupt.Err
+		}
+		return c, nil
+	case err != nil:
+		return Cancelled{}, err
+	}
+	defer t.commit()
+	if t.file == nil {
+		return Cancelled{}, nil
+	}
+	c := Cancelled{Found: true, Active: t.active(), Request: t.file.Loop.Request}
+	if c.Active {
+		c.Label = label(t.file)
+	}
+	dst, err := t.archive(state.ExitCancelled, env.Now())
+	if err != nil {
+		return Cancelled{}, err
+	}
+	c.Archive = p.Rel(dst)
+	return c, nil
+}

@@ -1,0 +1,44 @@
+// Package loop is plansmith's application service: everything a planning
+// loop does between an agent's event and the pure core (phases, gate,
+// converge, policy, memory), with no knowledge of any agent's wire format.
+// Adapters (hooks/ for Claude Code; others beside it) decode their events
+// into the plain structs below, call one function, and map the typed
+// outcome to their own answer. The CLI calls the same package.
+//
+// # Events and outcomes
+//
+//	Stop(env, StopEvent) StopOutcome           the agent ends its turn: judge the answer
+//	PreToolUse(env, ToolEvent) ToolOutcome     read-only policy; ExitPlanMode gate
+//	PostToolUse(env, ToolEvent)                plan-mode metadata after an edit
+//	PromptSubmit(env, PromptEvent) PromptOutcome  resume a paused loop / remind
+//	UndecodableTool(env, Session, raw, err) ToolOutcome  fail closed on ExitPlanMode
+//
+// Every event embeds Session{ID, Cwd}. StopEvent carries LastMessage (a
+// func, called only when a loop judges the answer) and BlockCap (the
+// agent's consecutive-block limit; 0 = none). ToolEvent carries Tool,
+// Input, Response (JSON) and PermissionMode. StopOutcome.Kind is LetStop,
+// Block (Reason for the model), Pause (Message for the user) or Finish
+// (ExitReason, Message); ToolOutcome is {Deny, Reason}; PromptOutcome is
+// {Context}. Zero values mean "nothing to do".
+//
+// # Commands
+//
+//	Start(env, paths, Options) (Started, error)   plansmith plan; *ActiveError while one runs
+//	Cancel(env, paths) (Cancelled, error)         plansmith cancel
+//	Status(env, paths) (View, error)              plansmith status (View is also the --json shape)
+//
+// Env is the process: streams, Getenv, Getwd, Now; Env.Paths(cwd) locates
+// the project (cwd, else $CLAUDE_PROJECT_DIR, else the working directory).
+// The loop writes only one-line "plansmith: ..." notes to Env.Stderr.
+//
+// # Inside
+//
+// txn.go is the one transaction on the state file: begin locks and loads
+// (missing, corrupt and other failures classified once), openSession binds
+// the loop to the calling session, commit saves, archive ends the loop.
+// machine.go is the one mapping between the stored loop (state.Loop) and
+// the phase machine (phases.Config, phases.Progress): config, progress,
+// store, label. stop.go drives the machine, gate.go the gap-coverage gate
+// in the final revise, converge.go convergence mode's record, finish.go
+// the end of a loop (saved plan, memory, archive).
+package loop

@@ -1,0 +1,131 @@
+package loop
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/state"
+)
+
+// The gap-coverage gate in the final revise. When the final revise passes
+// its checks, gateBegin asks the agent to run the critic and validator
+// sub-agents; the agent's next reply (their outputs) goes to gateReply. The
+// plan under assessment is kept in .claude/plansmith/gate/plan.md, and the
+// session's hashes bind the verdict to it.
+
+func (r *stop) gateConfig() gate.Config {
+	return gate.Config{Dir: r.t.paths.Gate(), MaxAttempts: r.f.Loop.GateRetries}
+}
+
+// gateAwaiting reports whether the loop waits for the sub-agents' outputs.
+func (r *stop) gateAwaiting() bool {
+	l := &r.f.Loop
+	return l.Gate && l.GateSession.Status == gate.StatusAwaiting
+}
+
+// gateBegin starts an assessment of plan (the final revise, promise removed).
+func (r *stop) gateBegin(plan string) StopOutcome {
+	return r.gateApply(gate.Begin(plan, r.f.Loop.GateSession, r.gateConfig()), plan)
+}
+
+// gateReply judges the agent's reply while an assessment is pending. A
+// reply with neither output that passes as a final revise is a new plan: it
+// is assessed afresh. Anything else is read as the sub-agents' outputs.
+func (r *stop) gateReply(msg string) StopOutcome {
+	l := &r.f.Loop
+	rep := gate.SplitReply(msg)
+	if !rep.HasCritic && !rep.HasValidator {
+		if len(phases.Validate(config(l, ""), progress(r.f), msg)) == 0 {
+			l.GateSession.Status = gate.StatusRevising
+			return r.advance(msg)
+		}
+	}
+	plan, err := state.ReadOwned(filepath.Join(r.t.paths.Gate(), gate.PlanFile))
+	if err != nil {
+		// The plan under assessment is gone: assess the latest plan again.
+		r.env.note("%v; starting a fresh assessment", err)
+		l.GateSession.Status = gate.StatusNone
+		return r.gateBegin(bestPlan(r.f, ""))
+	}
+	return r.gateApply(gate.Assess(string(plan), msg, l.GateSession, r.gateConfig()), string(plan))
+}
+
+// gateApply carries out one gate step.
+func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
+	l := &r.f.Loop
+	l.GateSession = step.Session
+	if step.Action == gate.ActionRevise || step.Action == gate.ActionFail {
+		for _, u := range step.Session.Uncovered {
+			l.GateMissed = appendNew(l.GateMissed, fmt.Sprintf("%s (%s) %s: %s", u.Label(), u.Severity, u.Title, memory.OneLine(u.Description, 160)))
+		}
+	}
+	switch step.Action {
+	case gate.ActionRun:
+		for name, content := range step.Files {
+			if err := state.WriteOwned(filepath.Join(r.t.paths.Gate(), name), []byte(content)); err != nil {
+				r.env.note("%v", err)
+			}
+		}
+		return r.block(step.Reason)
+	case gate.ActionFix, gate.ActionRerun, gate.ActionRevise:
+		return r.block(step.Reason)
+	case gate.ActionPass:
+		return r.finishGate(state.ExitCompleted, plan, step)
+	case gate.ActionFail:
+		return r.finishGate(state.ExitGateFailed, plan, step)
+	}
+	r.env.note("unknown gate action %q", step.Action)
+	return StopOutcome{}
+}
+
+func (r *stop) finishGate(reason, plan string, step gate.Step) StopOutcome {
+	if step.Record != nil {
+		r.f.Loop.GateRecord = step.Record
+	}
+	if p, err := state.ReadOwned(filepath.Join(r.t.paths.Gate(), gate.PlanFile)); err == nil && plan == "" {
+		plan = string(p)
+	}
+	return r.finish(reason, plan, nil)
+}
+
+// gateMeta puts the gate's verdict into the saved plan's metadata and
+// returns the uncovered findings, which become memory lessons.
+func gateMeta(l *state.Loop, meta *state.PlanMeta) []string {
+	rec := l.GateRecord
+	if rec == nil {
+		if l.Gate {
+			meta.Gate = map[string]string{"status": "not_run"}
+		}
+		return l.GateMissed
+	}
+	meta.Gate = rec
+	meta.Verified = rec.Verified
+	return l.GateMissed
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// gateLine describes the gate for the status view.
+func gateLine(l *state.Loop) string {
+	if !l.Gate {
+		return "off"
+	}
+	gs := l.GateSession
+	switch gs.Status {
+	case gate.StatusAwaiting:
+		return fmt.Sprintf("on — awaiting the critic and validator outputs (%d of %d failed assessments used)", gs.Attempts, l.GateRetries)
+	case gate.StatusRevising:
+		return fmt.Sprintf("on — assessment failed, waiting for a revised plan (%d of %d used; %d uncovered findings)", gs.Attempts, l.GateRetries, len(gs.Uncovered))
+	}
+	return fmt.Sprintf("on — runs after the final revise (%d assessments allowed)", l.GateRetries)
+}

@@ -1,0 +1,148 @@
+package loop
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+var testNow = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+
+func testEnv(t *testing.T) (Env, state.Paths, *bytes.Buffer) {
+	t.Helper()
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	env := Env{Stderr: &stderr, Getenv: func(string) string { return "" },
+		Getwd: func() (string, error) { return dir, nil }, Now: func() time.Time { return testNow }}
+	return env, state.Paths{Project: dir}, &stderr
+}
+
+func testOptions() Options {
+	return Options{Request: "add a cache", Phases: []string{"understand", "draft", "revise"}, MaxRetries: 2,
+		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK"}
+}
+
+func answer(s string) func() (string, error) { return func() (string, error) { return s, nil } }
+
+func TestStopOutsideALoopLetsStopAndCreatesNothing(t *testing.T) {
+	env, p, stderr := testEnv(t)
+	out := Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("hi")})
+	assert.Equal(t, StopOutcome{}, out)
+	assert.NoDirExists(t, p.Work(), "no lock folder without a loop")
+	assert.Empty(t, stderr.String())
+}
+
+func TestStopBindsTheSessionAndBlocks(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	out := Stop(env, StopEvent{Session: Session{ID: "s1", Cwd: p.Project}, LastMessage: answer("too short"), BlockCap: 8})
+	assert.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3]")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, "s1", f.Loop.SessionID, "the first session to stop owns the loop")
+	assert.Equal(t, 1, f.Loop.ConsecutiveBlocks)
+
+	other := Stop(env, StopEvent{Session: Session{ID: "s2", Cwd: p.Project}, LastMessage: answer("x")})
+	assert.Equal(t, StopOutcome{}, other, "another session's stop is left alone")
+}
+
+func TestStopPausesAtTheBlockCap(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	ev := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 1}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	paused := Stop(env, ev)
+	assert.Equal(t, Pause, paused.Kind)
+	assert.Contains(t, paused.Message, "paused")
+	assert.Equal(t, StopOutcome{}, Stop(env, ev), "a paused loop judges nothing")
+
+	resumed := PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: "go on"})
+	assert.Contains(t, resumed.Context, "resumes now")
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: "/plansmith:cancel"}))
+}
+
+func TestCorruptStateIsMovedAside(t *testing.T) {
+	env, p, stderr := testEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+	require.NoError(t, os.WriteFile(p.State(), []byte("not a state file"), 0o644))
+	assert.Equal(t, ToolOutcome{}, PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash"}))
+	assert.NoFileExists(t, p.State())
+	assert.Contains(t, stderr.String(), "loop deactivated, file kept at .claude/plansmith/archive/")
+}
+
+func TestStartRefusesWhileALoopRuns(t *testing.T) {
+	env, p, _ := testEnv(t)
+	started, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	assert.Equal(t, "understand [1/3]", started.Label)
+	assert.Equal(t, "understand", started.Loop.Phase)
+	_, err = Start(env, p, testOptions())
+	var active *ActiveError
+	require.True(t, errors.As(err, &active), "%v", err)
+	assert.Equal(t, "understand [1/3]", active.Label)
+}
+
+func TestCancel(t *testing.T) {
+	env, p, _ := testEnv(t)
+	c, err := Cancel(env, p)
+	require.NoError(t, err)
+	assert.Equal(t, Cancelled{}, c)
+	assert.NoDirExists(t, p.Work(), "cancel without a loop creates nothing")
+
+	_, err = Start(env, p, testOptions())
+	require.NoError(t, err)
+	c, err = Cancel(env, p)
+	require.NoError(t, err)
+	assert.Equal(t, Cancelled{Found: true, Active: true, Label: "understand [1/3]", Request: "add a cache",
+		Archive: ".claude/plansmith/archive/20260304-050607-cancelled.md"}, c)
+	assert.NoFileExists(t, p.State())
+}
+
+func TestStatusView(t *testing.T) {
+	env, p, _ := testEnv(t)
+	v, err := Status(env, p)
+	require.NoError(t, err)
+	assert.False(t, v.Active)
+	assert.Equal(t, PlanModeGateView{State: "on", Source: "default"}, v.PlanModeGate)
+
+	_, err = Start(env, p, testOptions())
+	require.NoError(t, err)
+	v, err = Status(env, p)
+	require.NoError(t, err)
+	assert.True(t, v.Active)
+	assert.Equal(t, "[understand] → draft → revise", v.Progress)
+	assert.Equal(t, "off", v.Gate)
+	assert.Nil(t, v.Converge)
+}
+
+// TestLegacyConvergeFlag: files written while the state kept `converge:
+// true` beside `critique_mode: "converge"` still load in convergence mode.
+func TestLegacyConvergeFlag(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.CritiqueMode = state.CritiqueConverge
+	o.Phases = []string{"understand", "draft", "critique", "revise"}
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	data, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	legacy := strings.Replace(string(data), "gate_retries: 0\n", "gate_retries: 0\nconverge: true\n", 1)
+	require.NotEqual(t, string(data), legacy)
+	require.NoError(t, os.WriteFile(p.State(), []byte(legacy), 0o644))
+	v, err := Status(env, p)
+	require.NoError(t, err)
+	require.NotNil(t, v.Converge)
+	assert.Equal(t, 1, v.Converge.MaxIterations)
+}

@@ -1,0 +1,127 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/principles"
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// Options are a new loop's settings, checked by the caller (the phase
+// sequence comes from phases.Sequence).
+type Options struct {
+	SessionID         string // the agent session to bind; "" binds the first hook's
+	Request           string
+	Phases            []string
+	RefineIterations  int
+	MaxPhases         int
+	MaxRetries        int
+	CritiqueMode      string // state.CritiquePrinciples, CritiqueOpen or CritiqueConverge
+	UseMemory         bool
+	ClearMemory       bool // erase the memory before starting
+	BlockTools        bool
+	RequiredSections  []string
+	CompletionPromise string
+	Gate              bool
+	GateRetries       int
+}
+
+// Started is a loop Start wrote, with what the agent does first.
+type Started struct {
+	Loop   state.Loop
+	Label  string // the first phase, e.g. "understand [1/8]"
+	Prompt string // the first phase's instructions
+	State  string // the state file, relative to the project
+}
+
+// ActiveError refuses to start a loop while another one runs.
+type ActiveError struct {
+	Label     string
+	StartedAt time.Time
+}
+
+func (e *ActiveError) Error() string {
+	return fmt.Sprintf("a planning loop is already active (%s, started %s)\nRun 'plansmith cancel' (or /plansmith:cancel) to end it first",
+		e.Label, e.StartedAt.Format("2006-01-02 15:04 UTC"))
+}
+
+// Start writes a new loop's state file under the lock. It refuses while a
+// loop runs (*ActiveError) or the state file is unreadable; a leftover
+// inactive file is archived first, so nothing is lost.
+func Start(env Env, p state.Paths, o Options) (Started, error) {
+	l := state.Loop{
+		Active:            true,
+		SessionID:         o.SessionID,
+		StartedAt:         env.Now().UTC(),
+		Request:           o.Request,
+		Phases:            o.Phases,
+		RefineIterations:  o.RefineIterations,
+		MaxPhases:         o.MaxPhases,
+		MaxRetries:        o.MaxRetries,
+		CritiqueMode:      o.CritiqueMode,
+		UseMemory:         o.UseMemory,
+		BlockTools:        o.BlockTools,
+		RequiredSections:  o.RequiredSections,
+		CompletionPromise: o.CompletionPromise,
+		Gate:              o.Gate,
+		GateRetries:       o.GateRetries,
+	}
+	store(&l, phases.Progress{}, nil)
+	t, err := begin(p, true)
+	if err != nil {
+		if t != nil {
+			t.commit()
+		}
+		var corrupt *state.CorruptError
+		if errors.As(err, &corrupt) {
+			return Started{}, fmt.Errorf("%v\nInspect it, then run 'plansmith cancel' to archive it before starting a new loop", err)
+		}
+		return Started{}, err
+	}
+	defer t.commit()
+	if err := t.clearLeftover(); err != nil {
+		return Started{}, err
+	}
+	if o.ClearMemory {
+		if err := memory.Clear(p.Memory()); err != nil {
+			return Started{}, err
+		}
+	}
+	body, err := templates.Render("cli/state-body.md", map[string]any{"Loop": l, "Principles": principles.All})
+	if err != nil {
+		return Started{}, err
+	}
+	f := &state.File{Loop: l, Body: body}
+	if err := state.Save(p.State(), f); err != nil {
+		return Started{}, err
+	}
+	cfg := config(&l, "")
+	return Started{
+		Loop:   l,
+		Label:  phases.Label(cfg, phases.Progress{}),
+		Prompt: phases.Prompt(cfg, phases.Progress{}, ""),
+		State:  p.Rel(p.State()),
+	}, nil
+}
+
+// clearLeftover refuses while the txn holds a running loop, and archives
+// an inactive one.
+func (t *txn) clearLeftover() error {
+	switch {
+	case t.file == nil:
+		return nil
+	case t.active():
+		return &ActiveError{Label: label(t.file), StartedAt: t.file.Loop.StartedAt}
+	}
+	reason := t.file.Loop.ExitReason
+	if reason == "" {
+		reason = "inactive"
+	}
+	_, err := t.archive(reason, t.file.Loop.EndedAt)
+	return err
+}

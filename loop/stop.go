@@ -1,0 +1,183 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/principles"
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// Stop is the phase machine at the end of the agent's turn: it judges the
+// agent's last answer for the current phase and either blocks the stop with
+// the next instructions, pauses before the agent's block cap, or ends the
+// loop and saves the plan. Outside a loop of ev's session, and while the
+// loop is paused, it lets the stop happen. An answer that cannot be read
+// is not a wrong one: the loop pauses without judging anything.
+func Stop(env Env, ev StopEvent) StopOutcome {
+	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
+		return StopOutcome{} // no loop: neither the lock nor the answer is touched
+	}
+	// Read the answer before taking the lock: a transcript can be large,
+	// and cancel and PreToolUse wait on the lock meanwhile.
+	var msg string
+	var msgErr error
+	if ev.LastMessage != nil {
+		msg, msgErr = ev.LastMessage()
+	}
+	t := openSession(env, ev.Session)
+	if t == nil {
+		return StopOutcome{}
+	}
+	defer t.close(env)
+	if t.file.Loop.Paused {
+		// The user decides when to resume; until then no reply is judged.
+		return StopOutcome{}
+	}
+	t.dirty = true
+	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap}
+	if msgErr != nil {
+		return r.noAnswer(msgErr)
+	}
+	if r.gateAwaiting() {
+		return r.gateReply(msg)
+	}
+	return r.advance(msg)
+}
+
+// stop is one Stop call on an open loop.
+type stop struct {
+	env Env
+	t   *txn
+	f   *state.File
+	cap int
+}
+
+// noAnswer pauses the loop when the answer could not be read, holding the
+// phase's instructions back and telling the user why; their next message
+// resumes it (see PromptSubmit). Nothing is judged and no retry is spent.
+func (r *stop) noAnswer(cause error) StopOutcome {
+	l := &r.f.Loop
+	cfg, prog := config(l, r.loadMemory()), progress(r.f)
+	l.Paused = true
+	l.PausedReason = phases.Prompt(cfg, prog, "")
+	why := cause.Error()
+	var na *NoAnswerError
+	if errors.As(cause, &na) {
+		why = na.Why
+	}
+	msg, err := templates.Render("messages/no-answer.md", map[string]any{
+		"Label": phases.Label(cfg, prog),
+		"Why":   why,
+	})
+	if err != nil {
+		msg = "plansmith could not read the agent's last answer (" + why + "); the loop is paused: send any message to resume, or run /plansmith:cancel."
+	}
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
+}
+
+// advance runs one phase-machine step on msg and applies its outcome.
+func (r *stop) advance(msg string) StopOutcome {
+	l := &r.f.Loop
+	oc := phases.Step(config(l, r.loadMemory()), progress(r.f), msg)
+	problems := problemLines(oc.Problems)
+	l.LastProblems = problems
+	if oc.Passed {
+		record(r.f, oc.Output)
+	} else {
+		l.RetriesTotal++
+	}
+	if oc.Kind != phases.Exhausted {
+		store(l, oc.Progress, oc.Decision)
+	}
+	switch oc.Kind {
+	case phases.Block:
+		return r.block(oc.Reason)
+	case phases.Finalize:
+		if l.Gate {
+			return r.gateBegin(oc.Plan)
+		}
+		return r.finish(state.ExitCompleted, oc.Plan, nil)
+	case phases.Exhausted:
+		return r.finish(state.ExitRetriesExhausted, bestPlan(r.f, msg), problems)
+	case phases.MaxPhases:
+		return r.finish(state.ExitMaxPhases, bestPlan(r.f, msg), nil)
+	case phases.Rethink:
+		return r.finish(state.ExitRethink, bestPlan(r.f, msg), rethinkProblems(r.f, oc.Decision))
+	}
+	r.env.note("unknown phase outcome %d", oc.Kind)
+	return StopOutcome{}
+}
+
+// record keeps a phase answer in the state body, and a critique's principle
+// FAILs in the frontmatter for memory.
+func record(f *state.File, o phases.Output) {
+	f.AppendOutput(state.Output{Phase: o.Phase, Round: o.Round, Text: o.Text})
+	if o.Phase == phases.Critique {
+		f.Loop.CritiqueRounds++
+		for _, v := range o.Verdicts {
+			if v.Result == principles.Fail {
+				f.Loop.PrincipleFails = append(f.Loop.PrincipleFails, state.PrincipleFail{Round: o.Round, Principle: principleName(v.ID), Note: v.Note})
+			}
+		}
+	}
+}
+
+func principleName(id int) string {
+	if p, ok := principles.ByID(id); ok {
+		return p.Label() + " (" + p.Name + ")"
+	}
+	return fmt.Sprintf("P%d", id)
+}
+
+func problemLines(ps []phases.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// block continues the turn with reason, unless that would reach the
+// agent's block cap: then the loop pauses and tells the user, and the next
+// prompt resumes it (see PromptSubmit).
+func (r *stop) block(reason string) StopOutcome {
+	l := &r.f.Loop
+	if r.cap > 0 && l.ConsecutiveBlocks >= r.cap {
+		l.Paused = true
+		l.PausedReason = reason
+		msg, err := templates.Render("messages/paused.md", map[string]any{
+			"Label": label(r.f),
+			"Cap":   r.cap,
+		})
+		if err != nil {
+			msg = "plansmith paused; send any message to resume, or run /plansmith:cancel."
+		}
+		return StopOutcome{Kind: Pause, Message: msg}
+	}
+	l.ConsecutiveBlocks++
+	return StopOutcome{Kind: Block, Reason: reason}
+}
+
+func (r *stop) loadMemory() string {
+	if !r.f.Loop.UseMemory {
+		return ""
+	}
+	runs, err := memory.Load(r.t.paths.Memory())
+	if err != nil {
+		r.env.note("%v (continuing without memory)", err)
+		return ""
+	}
+	return memory.Render(runs)
+}
+
+func bestPlan(f *state.File, msg string) string {
+	if p := f.BestPlan(); p != "" {
+		return stripPromise(p)
+	}
+	return stripPromise(msg)
+}

@@ -1,0 +1,142 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+// txn is one transaction on a project's state file: it holds the project's
+// lock from load to save (or archive), so no hook and no command
+// interleaves with another. Every reader and writer of the state file goes
+// through begin.
+type txn struct {
+	paths  state.Paths
+	file   *state.File // nil when there is no state file
+	unlock func()
+	dirty  bool // file changed: save it at commit
+	ended  bool // file archived (or moved aside): nothing to save
+}
+
+// begin locks the project and loads its state file. With no state file,
+// create decides: false returns a txn with a nil file without locking, so
+// a project without a loop gets no .claude/plansmith folder; true takes the
+// lock anyway, for a caller about to write one. A corrupt file comes back
+// as a *state.CorruptError, and a symbolic link in the state file's place
+// as a *state.LinkError, each with the lock held (the caller moves it aside
+// with archiveCorrupt, or refuses, and commits); any other failure releases
+// the lock and returns a nil txn.
+func begin(p state.Paths, create bool) (*txn, error) {
+	t := &txn{paths: p, unlock: func() {}}
+	if !create && !exists(p.State()) {
+		return t, nil // the common case outside a loop: no lock, no work
+	}
+	unlock, err := state.Lock(p)
+	if err != nil {
+		return nil, err
+	}
+	t.unlock = unlock
+	f, err := state.Load(p.State())
+	var corrupt *state.CorruptError
+	var link *state.LinkError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return t, nil
+	case errors.As(err, &corrupt):
+		return t, err
+	case errors.As(err, &link) && link.Path == p.State():
+		return t, fmt.Errorf("reading %s: %w", p.State(), err)
+	case err != nil:
+		unlock()
+		return nil, fmt.Errorf("reading %s: %w", p.State(), err)
+	}
+	t.file = f
+	return t, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// active reports whether the txn holds a running loop.
+func (t *txn) active() bool { return t.file != nil && t.file.Loop.Active }
+
+// commit saves the file when it changed and releases the lock.
+func (t *txn) commit() error {
+	defer t.unlock()
+	if !t.dirty || t.ended || t.file == nil {
+		return nil
+	}
+	return state.Save(t.paths.State(), t.file)
+}
+
+// archive ends the loop: the file, marked inactive with reason, moves to
+// the archive folder. It returns the archived file's path.
+func (t *txn) archive(reason string, now time.Time) (string, error) {
+	t.ended = true
+	return state.Archive(t.paths, t.file, reason, now)
+}
+
+// archiveCorrupt moves an unreadable state file aside, untouched (a link
+// moves as a link; its target is never touched).
+func (t *txn) archiveCorrupt(now time.Time) (string, error) {
+	t.ended = true
+	return state.ArchiveRaw(t.paths, state.ExitCorrupt, now)
+}
+
+// openSession is the hooks' way in: the running loop that belongs to s, or
+// nil when there is nothing to do — no state file, an inactive loop, or
+// another session's loop. A corrupt file is moved aside with a one-line
+// note. An unbound loop is bound to s. The caller commits a non-nil txn.
+func openSession(env Env, s Session) *txn {
+	p, err := env.Paths(s.Cwd)
+	if err != nil {
+		return nil
+	}
+	t, err := begin(p, false)
+	var corrupt *state.CorruptError
+	switch {
+	case errors.As(err, &corrupt):
+		dst, aerr := t.archiveCorrupt(env.Now())
+		if aerr != nil {
+			env.note("%v; could not move it aside: %v", err, aerr)
+		} else {
+			env.note("%v; loop deactivated, file kept at %s", err, p.Rel(dst))
+		}
+		t.commit()
+		return nil
+	case err != nil:
+		env.note("%v", err)
+		if t != nil {
+			t.commit()
+		}
+		return nil
+	}
+	if !t.active() {
+		t.commit()
+		return nil
+	}
+	l := &t.file.Loop
+	switch {
+	case l.SessionID == "" && s.ID != "":
+		l.SessionID = s.ID
+		t.dirty = true
+	case l.SessionID != "" && s.ID != l.SessionID:
+		t.commit()
+		return nil
+	}
+	return t
+}
+
+// close commits a hook's txn; a failed save is a note, since a hook must
+// answer whatever happens.
+func (t *txn) close(env Env) {
+	if err := t.commit(); err != nil {
+		env.note("%v", err)
+	}
+}

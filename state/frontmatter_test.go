@@ -1,0 +1,150 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSplitFrontmatterClosingLine(t *testing.T) {
+	cases := []struct {
+		name, data, front, body string
+		err                     bool
+	}{
+		{name: "plain", data: "---\na: 1\n---\nbody\n", front: "a: 1\n", body: "body\n"},
+		{name: "closing line at the end without newline", data: "---\na: 1\n---", front: "a: 1\n", body: ""},
+		{name: "white space around the closing line", data: "---\na: 1\n  --- \t\nbody", front: "a: 1\n", body: "body"},
+		{name: "CRLF closing line", data: "---\na: 1\n---\r\nbody", front: "a: 1\n", body: "body"},
+		{name: "four dashes do not close", data: "---\na: 1\n----\n---\nb", front: "a: 1\n----\n", body: "b"},
+		{name: "the first closing line wins", data: "---\na: 1\n---\n---\n", front: "a: 1\n", body: "---\n"},
+		{name: "empty frontmatter", data: "---\n---\nbody", front: "", body: "body"},
+		{name: "unclosed", data: "---\na: 1\n", err: true},
+		{name: "no opening line", data: "a: 1\n---\n", err: true},
+		{name: "opening line with a space", data: "--- \na: 1\n---\n", err: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			front, body, err := splitFrontmatter([]byte(c.data))
+			if c.err {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.front, string(front))
+			assert.Equal(t, c.body, string(body))
+
+			// readHead agrees, whatever sizes the reads come in.
+			for _, r := range []io.Reader{strings.NewReader(c.data), iotest.OneByteReader(strings.NewReader(c.data)),
+				iotest.DataErrReader(strings.NewReader(c.data))} {
+				hf, at, err := readHead(r)
+				require.NoError(t, err)
+				assert.Equal(t, c.front, string(hf))
+				assert.Equal(t, c.body, c.data[at:])
+			}
+		})
+	}
+}
+
+// countingReader fails the test if more than limit bytes are read.
+type countingReader struct {
+	r     io.Reader
+	n     int
+	limit int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	if c.n > c.limit {
+		return n, errors.New("read past the limit")
+	}
+	return n, err
+}
+
+func TestReadHeadStopsAtTheBody(t *testing.T) {
+	f := &File{Loop: sampleLoop(), Body: strings.Repeat("an answer the agent gave\n", 1<<20)}
+	data, err := Marshal(f)
+	require.NoError(t, err)
+	front, _, err := splitFrontmatter(data)
+	require.NoError(t, err)
+	r := &countingReader{r: bytes.NewReader(data), limit: len(front) + 2*headChunk}
+	got, at, err := readHead(r)
+	require.NoError(t, err)
+	assert.Equal(t, front, got)
+	assert.Equal(t, f.Body, string(data[at:]))
+}
+
+func TestLoadHeadMatchesLoad(t *testing.T) {
+	pieces := []string{"---", "-", "\n", "\r\n", " ", `"`, ":", "#", "목표", "<promise>", "\u2028"}
+	r := rand.New(rand.NewSource(2))
+	dir := t.TempDir()
+	for i := 0; i < 300; i++ {
+		var b strings.Builder
+		for n := r.Intn(12); n >= 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		l := sampleLoop()
+		l.Request = b.String()
+		path := filepath.Join(dir, "state.md")
+		require.NoError(t, Save(path, &File{Loop: l, Body: b.String() + b.String()}))
+		full, err := Load(path)
+		require.NoError(t, err)
+		head, err := LoadHead(path)
+		require.NoError(t, err)
+		assert.Equal(t, full.Loop, head.Loop)
+		assert.Empty(t, head.Body)
+	}
+}
+
+func TestLoadHeadErrorsAreLoads(t *testing.T) {
+	dir := t.TempDir()
+	_, err := LoadHead(filepath.Join(dir, "nope.md"))
+	assert.True(t, errors.Is(err, fs.ErrNotExist))
+	for name, data := range map[string]string{
+		"empty":     "",
+		"unclosed":  "---\nactive: true\nphases: [a]\n",
+		"bad yaml":  "---\nactive: [true\n---\n",
+		"no phases": "---\nactive: true\n---\n",
+		"markdown":  "# just markdown\n",
+	} {
+		path := filepath.Join(dir, name+".md")
+		require.NoError(t, os.WriteFile(path, []byte(data), 0o644))
+		_, err := LoadHead(path)
+		var corrupt *CorruptError
+		assert.ErrorAs(t, err, &corrupt, name)
+	}
+}
+
+func TestSaveHeadKeepsTheBody(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.md")
+	body := "\n## Request\nAdd auth\n" + strings.Repeat("x", 3*headChunk) + "\n---\nnot frontmatter\n"
+	require.NoError(t, Save(path, &File{Loop: sampleLoop(), Body: body}))
+
+	f, err := LoadHead(path)
+	require.NoError(t, err)
+	f.Loop.ConsecutiveBlocks = 0
+	f.Loop.Request = "a longer request, so the frontmatter grows"
+	require.NoError(t, Save(path, f))
+
+	got, err := Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, body, got.Body)
+	assert.Equal(t, f.Loop, got.Loop)
+
+	f.Body = "changed"
+	assert.Error(t, Save(path, f), "a head-only file must not replace the body")
+	got, err = Load(path)
+	require.NoError(t, err)
+	assert.Equal(t, body, got.Body)
+}

@@ -1,0 +1,189 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// plansmith's own files live under the project's .claude folder, in a
+// repository the user may have cloned from anyone. A symbolic link planted
+// there (.claude/plansmith -> /elsewhere, a state file linked to a secret)
+// would make plansmith write or read outside the project. plansmith never
+// creates links, so it refuses every one it finds below .claude instead of
+// following it. The .claude folder itself is the user's (Claude Code reads
+// it through links too) and is not judged.
+
+// LinkError reports a symbolic link where plansmith keeps its own files.
+type LinkError struct {
+	Path string // the link
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("refusing to follow %s: it is a symbolic link, and plansmith never creates links among its files; remove it if you did not put it there", e.Path)
+}
+
+// NotFileError reports something other than a regular file (a directory, a
+// FIFO, a device) where plansmith expects one of its files.
+type NotFileError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotFileError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file", e.Path, describeMode(e.Mode))
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// CheckOwned returns a *LinkError when path, or any folder between the
+// project's .claude folder and path, is a symbolic link. The nearest
+// ".claude" component of path marks where plansmith's files begin; a path
+// without one has only its last component judged. Missing components are
+// not an error: nothing below them exists to follow.
+func CheckOwned(path string) error {
+	root, rest := splitClaude(filepath.Clean(path))
+	cur := root
+	for _, c := range strings.Split(rest, string(filepath.Separator)) {
+		if c == "" {
+			continue
+		}
+		cur = filepath.Join(cur, c)
+		info, err := os.Lstat(cur)
+		if err != nil {
+			return nil
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return &LinkError{Path: cur}
+		}
+	}
+	return nil
+}
+
+// splitClaude splits path after its last ".claude" component, or before its
+// last component when there is none.
+func splitClaude(path string) (root, rest string) {
+	sep := string(filepath.Separator)
+	parts := strings.Split(path, sep)
+	for i := len(parts) - 2; i >= 0; i-- {
+		if parts[i] == ".claude" {
+			return strings.Join(parts[:i+1], sep), strings.Join(parts[i+1:], sep)
+		}
+	}
+	return filepath.Dir(path), filepath.Base(path)
+}
+
+// ReadOwned reads one of plansmith's own files. It refuses a symbolic link
+// (*LinkError) and anything but a regular file (*NotFileError): a FIFO
+// planted as the state file must not hang a hook. A missing file yields an
+// error satisfying errors.Is(err, fs.ErrNotExist).
+func ReadOwned(path string) ([]byte, error) {
+	if err := CheckOwned(path); err != nil {
+		return nil, err
+	}
+	f, err := openRegular(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// openRegular opens path without following a final symbolic link and
+// without blocking on a FIFO, and checks that it is a regular file.
+func openRegular(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, &LinkError{Path: path}
+		}
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotFileError{Path: path, Mode: info.Mode()}
+	}
+	return f, nil
+}
+
+// WriteOwned writes one of plansmith's own files atomically (see
+// WriteFile), creating its folders, after refusing any symbolic link on
+// the way (*LinkError). It also removes temporary files that killed
+// writes of the same file left behind.
+func WriteOwned(path string, data []byte) error {
+	if err := mkdirOwned(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := CheckOwned(path); err != nil {
+		return err
+	}
+	if err := WriteFile(path, data); err != nil {
+		return err
+	}
+	sweepTemps(path, time.Now())
+	return nil
+}
+
+// mkdirOwned creates dir and its parents after checking that no existing
+// component below .claude is a link (MkdirAll would follow one).
+func mkdirOwned(dir string) error {
+	if err := CheckOwned(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return nil
+}
+
+// TempGrace is how old a leftover temporary file must be before a later
+// write removes it: younger ones may belong to a write still in progress
+// (a plan-mode file written without the project lock).
+const TempGrace = time.Minute
+
+// sweepTemps removes the temporary files WriteFile creates for path
+// (".NAME.tmp-*") that are regular files older than TempGrace. A process
+// killed between creating and renaming its temporary file leaves one
+// behind; nothing else ever removes them. Failures are ignored: the sweep
+// is housekeeping, and the next write tries again.
+func sweepTemps(path string, now time.Time) {
+	dir := filepath.Dir(path)
+	prefix := "." + filepath.Base(path) + ".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < TempGrace {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+}

@@ -1,0 +1,184 @@
+package state
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// plant makes link (inside the project) a symbolic link to target and
+// returns link.
+func plant(t *testing.T, link, target string) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(link), 0o755))
+	require.NoError(t, os.Symlink(target, link))
+	return link
+}
+
+func requireLink(t *testing.T, err error, link string) {
+	t.Helper()
+	var le *LinkError
+	require.ErrorAs(t, err, &le, "got %v", err)
+	assert.Equal(t, link, le.Path)
+	assert.Contains(t, err.Error(), link, "the message names the link")
+}
+
+// TestPlantedLinksAreRefused plants, one at a time, every link a cloned
+// repository could carry among plansmith's files, and checks that the
+// operation reading or writing through it refuses, naming the link, and
+// leaves the outside untouched.
+func TestPlantedLinksAreRefused(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name string
+		link func(p Paths) string
+		dir  bool // the link points at a folder
+		op   func(p Paths) error
+	}{
+		{"work folder: lock", func(p Paths) string { return p.Work() }, true,
+			func(p Paths) error { _, err := Lock(p); return err }},
+		{"work folder: archive", func(p Paths) string { return p.Work() }, true,
+			func(p Paths) error { _, err := Archive(p, &File{Loop: sampleLoop()}, ExitCancelled, now); return err }},
+		{"archive folder", func(p Paths) string { return p.Archive() }, true,
+			func(p Paths) error { _, err := Archive(p, &File{Loop: sampleLoop()}, ExitCancelled, now); return err }},
+		{"archive folder: raw", func(p Paths) string { return p.Archive() }, true,
+			func(p Paths) error { _, err := ArchiveRaw(p, ExitCorrupt, now); return err }},
+		{"gate folder", func(p Paths) string { return p.Gate() }, true,
+			func(p Paths) error { return WriteOwned(filepath.Join(p.Gate(), "plan.md"), []byte("plan")) }},
+		{"lock file", func(p Paths) string { return p.Lock() }, false,
+			func(p Paths) error { _, err := Lock(p); return err }},
+		{"state file: load", func(p Paths) string { return p.State() }, false,
+			func(p Paths) error { _, err := Load(p.State()); return err }},
+		{"state file: save", func(p Paths) string { return p.State() }, false,
+			func(p Paths) error { return Save(p.State(), &File{Loop: sampleLoop()}) }},
+		{"memory file: read", func(p Paths) string { return p.Memory() }, false,
+			func(p Paths) error { _, err := ReadOwned(p.Memory()); return err }},
+		{"memory file: write", func(p Paths) string { return p.Memory() }, false,
+			func(p Paths) error { return WriteOwned(p.Memory(), []byte("x")) }},
+		{"output file", func(p Paths) string { return p.Output() }, false,
+			func(p Paths) error { return SaveOutput(p, PlanMeta{}, "the plan", now) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Paths{Project: filepath.Join(t.TempDir(), "project")}
+			outside := filepath.Join(t.TempDir(), "outside")
+			if tc.dir {
+				require.NoError(t, os.MkdirAll(outside, 0o755))
+			} else {
+				require.NoError(t, os.WriteFile(outside, []byte("secret\n"), 0o644))
+			}
+			if tc.name == "archive folder: raw" {
+				require.NoError(t, Save(p.State(), &File{Loop: sampleLoop()}))
+			}
+			link := plant(t, tc.link(p), outside)
+
+			requireLink(t, tc.op(p), link)
+
+			if tc.dir {
+				entries, err := os.ReadDir(outside)
+				require.NoError(t, err)
+				assert.Empty(t, entries, "nothing may be written through the link")
+			} else {
+				data, err := os.ReadFile(outside)
+				require.NoError(t, err)
+				assert.Equal(t, "secret\n", string(data), "the link's target is untouched")
+			}
+		})
+	}
+}
+
+// TestDanglingLockLinkCreatesNothing: a lock link pointing at a file that
+// does not exist must not create it.
+func TestDanglingLockLinkCreatesNothing(t *testing.T) {
+	p := Paths{Project: t.TempDir()}
+	target := filepath.Join(t.TempDir(), "created-by-plansmith")
+	link := plant(t, p.Lock(), target)
+	_, err := Lock(p)
+	requireLink(t, err, link)
+	_, err = os.Lstat(target)
+	assert.True(t, errors.Is(err, os.ErrNotExist), "the lock link must not create its target")
+}
+
+func TestLinksOutsideClaudeAreNotJudged(t *testing.T) {
+	// The project itself (and .claude) may be reached through links: only
+	// plansmith's own entries below .claude are judged.
+	real := t.TempDir()
+	project := filepath.Join(t.TempDir(), "via-link")
+	require.NoError(t, os.Symlink(real, project))
+	p := Paths{Project: project}
+	require.NoError(t, Save(p.State(), &File{Loop: sampleLoop()}))
+	_, err := Load(p.State())
+	require.NoError(t, err)
+	unlock, err := Lock(p)
+	require.NoError(t, err)
+	unlock()
+}
+
+func TestLoadNonFileIsCorrupt(t *testing.T) {
+	t.Run("directory", func(t *testing.T) {
+		p := Paths{Project: t.TempDir()}
+		require.NoError(t, os.MkdirAll(p.State(), 0o755))
+		_, err := Load(p.State())
+		var corrupt *CorruptError
+		require.ErrorAs(t, err, &corrupt)
+		assert.Contains(t, err.Error(), "it is a directory, not a file")
+
+		dst, err := ArchiveRaw(p, ExitCorrupt, time.Now())
+		require.NoError(t, err, "a directory in place of the state file can be moved aside")
+		info, err := os.Stat(dst)
+		require.NoError(t, err)
+		assert.True(t, info.IsDir())
+		_, err = os.Lstat(p.State())
+		assert.True(t, errors.Is(err, os.ErrNotExist))
+	})
+	t.Run("fifo does not hang", func(t *testing.T) {
+		p := Paths{Project: t.TempDir()}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+		require.NoError(t, syscall.Mkfifo(p.State(), 0o644))
+		done := make(chan error, 1)
+		go func() { _, err := Load(p.State()); done <- err }()
+		select {
+		case err := <-done:
+			var corrupt *CorruptError
+			require.ErrorAs(t, err, &corrupt)
+			assert.Contains(t, err.Error(), "named pipe")
+		case <-time.After(5 * time.Second):
+			t.Fatal("Load blocked on a FIFO in place of the state file")
+		}
+	})
+}
+
+func TestWriteOwnedSweepsOldTemps(t *testing.T) {
+	p := Paths{Project: t.TempDir()}
+	dir := filepath.Dir(p.State())
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	old := time.Now().Add(-2 * TempGrace)
+	mk := func(name string, age time.Time) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte("left by a killed write"), 0o644))
+		require.NoError(t, os.Chtimes(path, age, age))
+		return path
+	}
+	stale := mk(".plansmith.local.md.tmp-123", old)
+	fresh := mk(".plansmith.local.md.tmp-456", time.Now())
+	other := mk(".settings.json.tmp-789", old)
+	victim := mk("victim", old)
+	link := filepath.Join(dir, ".plansmith.local.md.tmp-999")
+	require.NoError(t, os.Symlink(victim, link))
+	require.NoError(t, os.Chtimes(victim, old, old))
+
+	require.NoError(t, Save(p.State(), &File{Loop: sampleLoop()}))
+
+	exists := func(path string) bool { _, err := os.Lstat(path); return err == nil }
+	assert.False(t, exists(stale), "an old temp of the same file is removed")
+	assert.True(t, exists(fresh), "a young temp may be a write in progress")
+	assert.True(t, exists(other), "another file's temps are not ours to judge")
+	assert.True(t, exists(link), "a link is never swept")
+	assert.True(t, exists(victim))
+}
