@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/plansmith/plansmith/install"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
@@ -170,4 +172,12 @@ func FuzzPlanMode(f *testing.F) {
 			t.Fatalf("ExitPlanMode answer is not a reasoned denial: %s", out.String())
 		}
 	})
+}
+
+// TestEventsMatchThePlugin: the table's events are exactly the hook
+// subcommands the plugin's hooks/hooks.json runs (what install recognises).
+func TestEventsMatchThePlugin(t *testing.T) {
+	want := slices.Clone(Events)
+	slices.Sort(want)
+	assert.Equal(t, want, install.HookSubcommands())
 }

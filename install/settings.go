@@ -17,9 +17,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/plansmith/plansmith"
-	"github.com/plansmith/plansmith/hooks"
 )
 
 // PluginPlaceholder is how the plugin's files name the binary; install puts
@@ -142,7 +142,7 @@ func pluginHookEvent(cmd string) (string, bool) {
 		return "", false
 	}
 	words := strings.Fields(cmd[i+len(PluginPlaceholder+`" hook `):])
-	if len(words) == 0 || !slices.Contains(hooks.Events, words[0]) {
+	if len(words) == 0 || strings.Trim(words[0], "abcdefghijklmnopqrstuvwxyz") != "" {
 		return "", false
 	}
 	return words[0], true
@@ -165,7 +165,8 @@ func Quote(path string) string {
 // ParseCommand recognises a plansmith hook command: its first word is a file
 // named plansmith (quoted or not, any folder), or is self (the binary being
 // installed, whatever its name), and the next two are "hook" and one of
-// hooks.Events. It returns the binary's path and the event.
+// the hook subcommands the plugin's hooks/hooks.json runs. It returns the
+// binary's path and the event.
 func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 	cmd = skipAssignments(strings.TrimSpace(cmd))
 	binary, rest, ok := firstWord(cmd)
@@ -177,7 +178,7 @@ func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 		return "", "", false
 	}
 	words := strings.Fields(rest)
-	if len(words) < 2 || words[0] != "hook" || !slices.Contains(hooks.Events, words[1]) {
+	if len(words) < 2 || words[0] != "hook" || !slices.Contains(HookSubcommands(), words[1]) {
 		return "", "", false
 	}
 	return binary, words[1], true
@@ -198,6 +199,32 @@ func skipAssignments(s string) string {
 		s = strings.TrimLeft(s[end:], " \t")
 	}
 }
+
+// HookSubcommands names the `plansmith hook EVENT` subcommands the plugin's
+// embedded hooks/hooks.json runs, sorted.
+var HookSubcommands = sync.OnceValue(func() []string {
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, _ := fs.ReadFile(plansmith.Plugin, "hooks/hooks.json")
+	_ = json.Unmarshal(data, &doc) // embedded and tested: TestHookSubcommands
+	var out []string
+	for _, groups := range doc.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if ev, ok := pluginHookEvent(h.Command); ok && !slices.Contains(out, ev) {
+					out = append(out, ev)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+})
 
 // firstWord splits off one shell word written bare, in double quotes (with
 // backslash escapes) or in single quotes.

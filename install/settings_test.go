@@ -261,7 +261,9 @@ func TestPluginHookEvent(t *testing.T) {
 		}
 	}
 	assert.Len(t, seen, 4)
-	_, ok := pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook sessionstart`)
+	_, ok := pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/other" hook stop`)
+	assert.False(t, ok)
+	_, ok = pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook "$x"`)
 	assert.False(t, ok)
 }
 

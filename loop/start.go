@@ -37,6 +37,9 @@ type Started struct {
 	Label  string // the first phase, e.g. "understand [1/8]"
 	Prompt string // the first phase's instructions
 	State  string // the state file, relative to the project
+	// Shape is what the sequence will run (iterate after it, critiques,
+	// whether --max-phases ends it before the final revise).
+	Shape phases.Shape
 }
 
 // ActiveError refuses to start a loop while another one runs.
@@ -106,6 +109,7 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		Label:  phases.Label(cfg, phases.Progress{}),
 		Prompt: phases.Prompt(cfg, phases.Progress{}, ""),
 		State:  p.Rel(p.State()),
+		Shape:  phases.ShapeOf(l.Phases, l.MaxPhases),
 	}, nil
 }
 

@@ -24,8 +24,18 @@ func TestSequence(t *testing.T) {
 		{"skip explore", SequenceOptions{Refine: 1, SkipExplore: true}, []string{Understand, Alternatives, Draft, Critique, Revise}, ""},
 		{"skip alternatives", SequenceOptions{Refine: 1, SkipAlternatives: true}, []string{Understand, Explore, Draft, Critique, Revise}, ""},
 		{"skip all three", SequenceOptions{Refine: 1, SkipUnderstand: true, SkipExplore: true, SkipAlternatives: true}, []string{Draft, Critique, Revise}, ""},
-		{"explicit exact", SequenceOptions{Phases: []string{"draft", "Critique", " revise "}, Refine: 9, SkipExplore: true}, []string{Draft, Critique, Revise}, ""},
+		{"explicit exact", SequenceOptions{Phases: []string{"draft", "Critique", " revise "}, Refine: 9}, []string{Draft, Critique, Revise}, ""},
 		{"explicit repeats", SequenceOptions{Phases: []string{"critique", "revise", "critique", "revise"}}, []string{Critique, Revise, Critique, Revise}, ""},
+		{"explicit lone final revise", SequenceOptions{Phases: []string{"draft", "revise"}}, []string{Draft, Revise}, ""},
+		{"explicit two critiques then revise", SequenceOptions{Phases: []string{"draft", "critique", "critique", "revise"}}, []string{Draft, Critique, Critique, Revise}, ""},
+		{"explicit ends with critique", SequenceOptions{Phases: []string{"understand", "draft", "critique"}}, []string{Understand, Draft, Critique}, ""},
+		{"explicit out of order", SequenceOptions{Phases: []string{"draft", "understand"}}, nil, "--phases: understand at position 2 comes after draft (the order is understand, explore, alternatives, draft, then critique/revise)"},
+		{"explicit draft after critique", SequenceOptions{Phases: []string{"critique", "revise", "draft"}}, nil, "--phases: draft at position 3 comes after revise"},
+		{"explicit twice", SequenceOptions{Phases: []string{"understand", "explore", "understand"}}, nil, "--phases: understand appears twice (at position 3)"},
+		{"explicit revise without critique", SequenceOptions{Phases: []string{"draft", "revise", "critique", "revise"}}, nil, "--phases: revise at position 2 does not follow a critique"},
+		{"explicit six revises", SequenceOptions{Phases: []string{"draft", "revise", "revise", "revise", "revise", "revise", "revise"}}, nil, "--phases: revise at position 2 does not follow a critique"},
+		{"explicit five critiques", SequenceOptions{Phases: []string{"critique", "revise", "critique", "revise", "critique", "revise", "critique", "revise", "critique", "revise"}}, nil, "--phases: 5 critique phases, at most 4"},
+		{"explicit with a skip", SequenceOptions{Phases: []string{"draft"}, SkipExplore: true}, nil, "--skip-explore cannot be combined with --phases"},
 		{"explicit empty", SequenceOptions{Phases: []string{}}, nil, "--phases: no phases given (allowed: understand, explore, alternatives, draft, critique, revise)"},
 		{"explicit unknown", SequenceOptions{Phases: []string{"draft", "polish"}}, nil, `--phases: unknown phase "polish" (allowed: understand, explore, alternatives, draft, critique, revise)`},
 		{"explicit iterate not allowed", SequenceOptions{Phases: []string{"iterate"}}, nil, `--phases: unknown phase "iterate"`},
@@ -73,4 +83,14 @@ func TestLabel(t *testing.T) {
 	assert.Equal(t, "critique [5/8]", Label(cfg, Progress{Index: 4}))
 	assert.Equal(t, "iterate [8/8+]", Label(cfg, Progress{Index: 8}))
 	assert.Equal(t, "understand [1/8]", Label(cfg, Progress{Index: -3}))
+}
+
+func TestShapeOf(t *testing.T) {
+	full := []string{Understand, Explore, Alternatives, Draft, Critique, Revise, Critique, Revise}
+	assert.Equal(t, Shape{Critiques: 2, Final: 7}, ShapeOf(full, 0))
+	assert.Equal(t, Shape{Critiques: 2, Final: 7}, ShapeOf(full, 8), "eight transitions reach the final revise")
+	assert.Equal(t, Shape{Critiques: 2, Final: 7, Stops: 7}, ShapeOf(full, 7))
+	assert.Equal(t, Shape{Critiques: 0, Final: 2, Iterate: true}, ShapeOf([]string{Understand, Explore}, 0))
+	assert.Equal(t, Shape{Critiques: 1, Final: 3, Iterate: true}, ShapeOf([]string{Understand, Draft, Critique}, 0))
+	assert.Equal(t, Shape{Critiques: 0, Final: 0}, ShapeOf([]string{Revise}, 0))
 }

@@ -103,10 +103,11 @@ func readHead(r io.Reader) (front []byte, bodyAt int64, err error) {
 // hook needs that judges a tool call or counts blocks, whatever the size of
 // the answers kept in the body. The File it returns has an empty Body that
 // it must not change; Save keeps the body on disk as it is. Errors are
-// Load's: fs.ErrNotExist for a missing file, *CorruptError for a file that
-// cannot be parsed.
+// Load's: fs.ErrNotExist for a missing file, *LinkError for a symbolic link
+// on the way, *CorruptError for a file that cannot be parsed or a non-file
+// in its place.
 func LoadHead(path string) (*File, error) {
-	fd, err := os.Open(path)
+	fd, err := openState(path)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +127,19 @@ func LoadHead(path string) (*File, error) {
 	return &File{Loop: loop, head: &headOnly{path: path, bodyAt: bodyAt}}, nil
 }
 
+// openState opens the state file for reading with ReadOwned's checks.
+func openState(path string) (*os.File, error) {
+	if err := CheckOwned(path); err != nil {
+		return nil, err
+	}
+	fd, err := openRegular(path, os.O_RDONLY)
+	var notFile *NotFileError
+	if errors.As(err, &notFile) {
+		return nil, &CorruptError{Path: path, Err: fmt.Errorf("it is %s, not a file", describeMode(notFile.Mode))}
+	}
+	return fd, err
+}
+
 // headOnly marks a File loaded by LoadHead: its body is still in the file
 // at path, from bodyAt on.
 type headOnly struct {
@@ -135,7 +149,7 @@ type headOnly struct {
 
 // body reads the body LoadHead left on disk.
 func (h *headOnly) body() ([]byte, error) {
-	fd, err := os.Open(h.path)
+	fd, err := openState(h.path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the body of %s: %w", h.path, err)
 	}

@@ -148,3 +148,23 @@ func TestSaveHeadKeepsTheBody(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, body, got.Body)
 }
+
+func TestLoadHeadRefusesWhatLoadRefuses(t *testing.T) {
+	dir := t.TempDir()
+	p := Paths{Project: dir}
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+	real := filepath.Join(dir, "real.md")
+	require.NoError(t, Save(real, &File{Loop: sampleLoop()}))
+	require.NoError(t, os.Symlink(real, p.State()))
+	_, lerr := Load(p.State())
+	_, herr := LoadHead(p.State())
+	var link *LinkError
+	assert.ErrorAs(t, lerr, &link)
+	assert.ErrorAs(t, herr, &link)
+
+	require.NoError(t, os.Remove(p.State()))
+	require.NoError(t, os.Mkdir(p.State(), 0o755))
+	_, herr = LoadHead(p.State())
+	var corrupt *CorruptError
+	assert.ErrorAs(t, herr, &corrupt)
+}

@@ -35,6 +35,8 @@ type PlanOptions struct {
 	// RefineSet is true when --refine-iterations was given: --converge
 	// then keeps it (1 to converge.MaxIterations) instead of its own default.
 	RefineSet bool
+	// PhasesSet is true when --phases was given, even as an empty value.
+	PhasesSet bool
 	Prompt    []string
 }
 
@@ -83,6 +85,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 			}
 			opts.Prompt = prompt
 			opts.RefineSet = fs.Changed("refine-iterations")
+			opts.PhasesSet = fs.Changed("phases")
 			return planRun(env, opts)
 		},
 	}
@@ -159,8 +162,11 @@ func (o *PlanOptions) validate() error {
 	if len(phases.ParseList(o.RequiredSections)) == 0 {
 		return usagef("plan: --required-sections must name at least one section, e.g. \"Goal,Steps\"")
 	}
-	if o.Phases != "" && len(phases.ParseList(o.Phases)) == 0 {
+	if (o.PhasesSet || o.Phases != "") && len(phases.ParseList(o.Phases)) == 0 {
 		return usagef("plan: --phases must name at least one phase (allowed: %s)", strings.Join(phases.Known, ", "))
+	}
+	if o.Phases != "" && o.RefineSet {
+		return usagef("plan: --refine-iterations cannot be combined with --phases (the list sets the critique/revise cycles)")
 	}
 	if strings.TrimSpace(strings.Join(o.Prompt, " ")) == "" {
 		return usagef("plan: a request is required, e.g. plansmith plan Add rate limiting to the API")
@@ -174,7 +180,7 @@ func planRun(env *Env, o *PlanOptions) error {
 	}
 	var explicit []string
 	if o.Phases != "" {
-		explicit = phases.ParseList(o.Phases)
+		explicit = strings.Split(o.Phases, ",") // empty entries are refused, not skipped
 	}
 	refine := o.RefineIterations
 	if o.Converge && !o.RefineSet {
