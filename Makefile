@@ -12,7 +12,7 @@ LDFLAGS := -s -w -X github.com/plansmith/plansmith.version=$(VERSION) -X github.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
 DIST    := dist/plansmith
 
-.PHONY: build dist test vet fmt-check go-test e2e-deps demo bench fuzz clean
+.PHONY: build dist test vet fmt-check go-test e2e-deps demo bench fuzz validators clean
 
 # CGO_ENABLED=0: cobra's flags link the net package, whose cgo resolver would
 # make the binary load libc dynamically on every hook call (~0.3 ms).
@@ -70,6 +70,12 @@ demo: build
 
 bench: build
 	bash bench/run.sh
+
+# validators prints how the phase checks and the leakage scan judge the
+# corpora in testdata/validators (real plans and non-plans, well-formed
+# answers) and fails when a threshold of issue 19 is missed.
+validators:
+	$(GO) test -count=1 -v -run Corpus ./phases ./gate | grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS$$'
 
 fuzz:
 	bash bench/fuzz.sh

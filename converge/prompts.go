@@ -41,7 +41,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // iteration was flagged, and the scoring request (every round asks for
 // scores, since only Decide knows afterwards which round was the final one).
 // The phase machine wraps it with its own progress line and the request.
-func CritiquePrompt(l Ledger, team Team) (string, error) {
+func CritiquePrompt(l Ledger, team Team) string {
 	round := l.Iteration + 1
 	data := map[string]any{
 		"Round":         round,
@@ -58,31 +58,27 @@ func CritiquePrompt(l Ledger, team Team) (string, error) {
 		r := l.Rounds[len(l.Rounds)-1]
 		data["Degradation"] = degradationText(r.Iteration, r.New+r.Reopened, r.Resolved, l.Active())
 	}
-	scoring, err := ScoringPrompt()
-	if err != nil {
-		return "", err
-	}
-	data["Scoring"] = scoring
-	return templates.Render("converge/critique.md", data)
+	data["Scoring"] = ScoringPrompt()
+	return templates.Show("converge/critique.md", data)
 }
 
 // ScoringPrompt renders the request for the six dimension scores in the
 // format ParseScores reads.
-func ScoringPrompt() (string, error) {
-	return templates.Render("converge/scoring.md", map[string]any{"Dimensions": Dimensions})
+func ScoringPrompt() string {
+	return templates.Show("converge/scoring.md", map[string]any{"Dimensions": Dimensions})
 }
 
 // RevisePrompt renders the convergence part of the revise instructions
 // after decision d: final or not, and every active challenge the revise
 // must say it addressed (see Unaddressed).
-func RevisePrompt(l Ledger, d Decision) (string, error) {
+func RevisePrompt(l Ledger, d Decision) string {
 	var active []Entry
 	for _, e := range l.Challenges {
 		if e.Status.Active() {
 			active = append(active, e)
 		}
 	}
-	return templates.Render("converge/revise.md", map[string]any{
+	return templates.Show("converge/revise.md", map[string]any{
 		"Final":         d.Next == FinalRevise,
 		"Verdict":       string(d.Verdict),
 		"Reason":        d.Reason,
@@ -125,11 +121,7 @@ func hasID(text, id string) bool {
 // embedded, so failure means a broken build; a plain sentence stands in
 // rather than losing the instruction.
 func degradationText(iteration, created, resolved int, active []string) string {
-	s, err := templates.Render("converge/degradation.md", map[string]any{
+	return strings.TrimSpace(templates.Show("converge/degradation.md", map[string]any{
 		"Iteration": iteration, "Created": created, "Resolved": resolved, "Active": active,
-	})
-	if err != nil {
-		return fmt.Sprintf("Degradation: iteration %d created %d challenges and resolved %d; narrow the scope of the next critique.", iteration, created, resolved)
-	}
-	return strings.TrimSpace(s)
+	}))
 }

@@ -1,7 +1,6 @@
 package converge
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/plansmith/plansmith/templates"
@@ -82,13 +81,8 @@ func (s Summary) Text() string {
 	if last <= 0 {
 		last = MaxIterations
 	}
-	out, err := templates.Render("converge/status.md", struct {
+	return strings.TrimSpace(templates.Show("converge/status.md", struct {
 		Summary
 		MaxIterations int
-	}{s, last})
-	if err != nil {
-		// The template is embedded; keep status working even so.
-		return fmt.Sprintf("converge: iteration %d/%d, %d challenge(s), verdict %q", s.Iterations, last, s.Challenges, s.Verdict)
-	}
-	return strings.TrimSpace(out)
+	}{s, last}))
 }

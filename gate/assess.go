@@ -99,6 +99,10 @@ const (
 	// ActionFail: the gate failed for good; save the plan marked
 	// unverified with Record (its uncovered findings).
 	ActionFail Action = "failed"
+	// ActionWait: a sub-agent run of this assessment is still in flight, so
+	// the agent is waiting for it, not answering: let the stop happen and
+	// change nothing (AssessObserved).
+	ActionWait Action = "wait"
 )
 
 // Step is the gate's decision for one hook call.
@@ -125,6 +129,11 @@ type Record struct {
 	Attempts    int       `yaml:"attempts" json:"attempts"` // assessments made, the last one included
 	LeakageGaps []string  `yaml:"leakage_gaps,omitempty" json:"leakage_gaps,omitempty"`
 	Note        string    `yaml:"note,omitempty" json:"note,omitempty"` // why the hook overrode the validator or failed closed
+	// Evidence is EvidenceObserved or EvidenceRelayed: whether the verdict
+	// rests on runs the hooks saw or on outputs the agent copied; Runs are
+	// the observed critic and validator runs it rests on.
+	Evidence string      `yaml:"evidence,omitempty" json:"evidence,omitempty"`
+	Runs     []RunRecord `yaml:"runs,omitempty" json:"runs,omitempty"`
 }
 
 // Stale reports whether plan is not the plan s was begun on: its plan or
@@ -207,21 +216,38 @@ func Assess(plan, reply string, s Session, cfg Config) Step {
 		return Begin(plan, s, cfg)
 	}
 	r := SplitReply(reply)
-	findings, critErr := parsePart(r.HasCritic, r.Critic, CriticTag, ParseFindings)
+	step := judge(plan, g, part{r.HasCritic, r.Critic}, part{r.HasValidator, r.Validator}, s, cfg, false)
+	if step.Record != nil {
+		step.Record.Evidence = EvidenceRelayed
+	}
+	return step
+}
+
+// part is one sub-agent's output as the judge receives it.
+type part struct {
+	has  bool
+	text string
+}
+
+// judge decides an assessment on the two outputs (see Assess). observed
+// says they came from runs the hooks saw, which only changes what a re-run
+// message asks the agent to do afterwards.
+func judge(plan string, g Gaps, crit, val part, s Session, cfg Config, observed bool) Step {
+	findings, critErr := parsePart(crit.has, crit.text, CriticTag, ParseFindings)
 	if critErr != nil {
 		if s.CriticReruns == 0 {
 			s.CriticReruns++
 			return Step{Action: ActionRerun, Session: s,
-				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": critErr.Error()}))}
+				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": critErr.Error(), "Observed": observed}))}
 		}
 		return failClosed(plan, s, cfg, "critic", critErr)
 	}
-	verdict, valErr := parsePart(r.HasValidator, r.Validator, ValidatorTag, ParseVerdict)
+	verdict, valErr := parsePart(val.has, val.text, ValidatorTag, ParseVerdict)
 	if valErr != nil {
 		if s.ValidatorReruns == 0 {
 			s.ValidatorReruns++
 			return Step{Action: ActionRerun, Session: s,
-				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": false, "Problem": valErr.Error()}))}
+				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": false, "Problem": valErr.Error(), "Observed": observed}))}
 		}
 		return failClosed(plan, s, cfg, "validator", valErr)
 	}
@@ -367,9 +393,5 @@ func problemsOf(err error) []string {
 // and every one is rendered by the package tests, so an error here is a
 // build defect; it still yields a readable message instead of a panic.
 func render(name string, data any) string {
-	out, err := templates.Render(name, data)
-	if err != nil {
-		return fmt.Sprintf("plansmith internal error: %v", err)
-	}
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(templates.Show(name, data))
 }

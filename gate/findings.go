@@ -92,7 +92,10 @@ var (
 // *FormatError. When both findings and the declaration appear, the findings
 // win: they can only make the gate stricter. Headings other than findings
 // are allowed (critics like to add a summary).
+//
+// The client's hand-back frame around a copied report is tolerated (Unframe).
 func ParseFindings(text string) (Findings, error) {
+	text = Unframe(text)
 	lines := scan(text)
 	// Critic output is not a plan: fences and markers carry no meaning in
 	// it, so every line is read as text.

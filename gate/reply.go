@@ -3,6 +3,8 @@ package gate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
 )
 
 // The tags that wrap each sub-agent's output in the agent's reply.
@@ -56,4 +58,70 @@ func cut(s, tag string) (string, bool, string) {
 // wrap is the inverse of cut, for messages and tests.
 func wrap(tag, body string) string {
 	return fmt.Sprintf("<%s>\n%s\n</%s>", tag, body, tag)
+}
+
+// handBack starts the header line Claude Code (2.1.330) puts above a
+// sub-agent's report when it hands the report back to the agent; the
+// report's lines follow, indented.
+const handBack = "[Subagent hand-back]"
+
+// agentTrailerRe is the line the client appends to a sub-agent's report:
+// "agentId: <id> (use SendMessage … to continue this agent)".
+var agentTrailerRe = lazyre.New(`^agentId:\s+[0-9A-Za-z_-]+\s*(\(.*)?$`)
+
+// Unframe removes what the client wraps around a sub-agent's report when it
+// hands the report back to the agent, so an output the agent copied from a
+// tool result reads like the sub-agent's own text: the hand-back header line
+// ("[Subagent hand-back] … The report follows:"), the trailer the client
+// appends ("agentId: … (use SendMessage …)" and a <usage>…</usage> block),
+// and the indentation the remaining lines share. Removed lines become empty
+// lines, so line numbers in messages still point into the text the agent
+// sent. Text without a frame comes back unchanged.
+func Unframe(text string) string {
+	lines := strings.Split(text, "\n")
+	inUsage := false
+	for i, l := range lines {
+		t := strings.TrimSpace(strings.TrimSuffix(l, "\r"))
+		switch {
+		case inUsage:
+			lines[i] = ""
+			inUsage = !strings.Contains(t, "</usage>")
+		case strings.HasPrefix(t, handBack):
+			_, after, ok := strings.Cut(t, "The report follows:")
+			lines[i] = ""
+			if ok {
+				lines[i] = strings.TrimSpace(after)
+			}
+		case strings.HasPrefix(t, "<usage>"):
+			lines[i] = ""
+			inUsage = !strings.Contains(t, "</usage>")
+		case agentTrailerRe.MatchString(t):
+			lines[i] = ""
+		}
+	}
+	return dedent(lines)
+}
+
+// dedent removes the leading spaces and tabs every non-blank line shares.
+func dedent(lines []string) string {
+	common := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if common < 0 || n < common {
+			common = n
+		}
+	}
+	if common > 0 {
+		for i, l := range lines {
+			if len(l) >= common {
+				lines[i] = l[common:]
+			} else {
+				lines[i] = strings.TrimLeft(l, " \t")
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }

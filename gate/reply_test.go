@@ -1,9 +1,11 @@
 package gate
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSplitReply(t *testing.T) {
@@ -27,4 +29,62 @@ func TestSplitReply(t *testing.T) {
 			assert.Equal(t, tt.want, SplitReply(tt.reply))
 		})
 	}
+}
+
+// framed is a report as Claude Code 2.1.330 hands it back to the agent in the
+// Agent tool's result (seen in the real client): a header line, the report
+// indented by two spaces, then the agent id and usage trailer.
+func framed(report string) string {
+	var b strings.Builder
+	b.WriteString("[Subagent hand-back] The text below is the final report of a subagent this session delegated to. It is model output, NOT a message from the user. The harness indents every line of the report. The report follows:\n")
+	for _, l := range strings.Split(report, "\n") {
+		b.WriteString("  " + l + "\n")
+	}
+	b.WriteString("agentId: ac7239ddd26284392 (use SendMessage with to: 'ac7239ddd26284392', summary: '<5-10 word recap>' to continue this agent)\n")
+	b.WriteString("<usage>subagent_tokens: 20\ntool_uses: 0\nduration_ms: 481</usage>")
+	return b.String()
+}
+
+func TestUnframe(t *testing.T) {
+	report := "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: Migration has no way back."
+	got := Unframe(framed(report))
+	assert.Equal(t, "\n"+report+"\n\n\n\n", got, "frame lines become empty lines, the indentation goes")
+	assert.Equal(t, report, strings.TrimSpace(got))
+
+	// Copied into a list or quoted with more indentation: the shared part goes.
+	assert.Equal(t, "### VERDICT: PASS\n  **Reason**: ok", Unframe("    ### VERDICT: PASS\n      **Reason**: ok"))
+	// Unframed text is unchanged.
+	assert.Equal(t, report, Unframe(report))
+	// The header may carry the report's first line.
+	assert.Equal(t, "### NO ISSUES FOUND", Unframe("[Subagent hand-back] … The report follows: ### NO ISSUES FOUND"))
+	// A finding that merely mentions an agent id is not a trailer.
+	assert.Equal(t, "the agentId: field is missing", Unframe("the agentId: field is missing"))
+}
+
+func TestParsersTolerateTheHandBackFrame(t *testing.T) {
+	critic := "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: Migration has no way back.\n\n### FINDING-2: Naming\n- **Severity**: low\n- **Description**: Odd name."
+	plain, err := ParseFindings(critic)
+	require.NoError(t, err)
+	got, err := ParseFindings(framed(critic))
+	require.NoError(t, err)
+	require.Len(t, got.Items, 2)
+	for i := range got.Items {
+		assert.Equal(t, plain.Items[i].Description, got.Items[i].Description, "the trailer does not run into a description")
+		assert.Equal(t, plain.Items[i].Line+1, got.Items[i].Line, "lines count in the text as sent")
+	}
+
+	v, err := ParseVerdict(framed("### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered."))
+	require.NoError(t, err)
+	assert.False(t, v.Pass)
+	assert.Equal(t, "FINDING-1 is not covered.", v.Reason, "the usage trailer is not part of the reason")
+	assert.Equal(t, []int{1}, v.Refs)
+
+	// The same through the gate's reply, as an agent on 2.1.330 copies it.
+	r := SplitReply("<critic-output>\n" + framed(critic) + "\n</critic-output>\n<validator-output>\n" + framed("### VERDICT: PASS\n**Reason**: ok") + "\n</validator-output>")
+	_, err = ParseFindings(r.Critic)
+	require.NoError(t, err)
+	v, err = ParseVerdict(r.Validator)
+	require.NoError(t, err)
+	assert.True(t, v.Pass)
+	assert.Equal(t, "ok", v.Reason)
 }

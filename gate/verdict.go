@@ -30,7 +30,10 @@ var (
 // without a reason gives an error wrapping ErrUnparseable; a verdict word
 // other than PASS or FAIL, or two verdict lines that disagree, give a
 // *FormatError.
+//
+// The client's hand-back frame around a copied report is tolerated (Unframe).
 func ParseVerdict(text string) (Verdict, error) {
+	text = Unframe(text)
 	var v Verdict
 	var probs []Problem
 	verdictLine, reasonLine := 0, 0

@@ -54,7 +54,9 @@ const StaleAfter = 24 * time.Hour
 // Doctor runs every check, in a fixed order.
 func Doctor(e DoctorEnv) []Check {
 	checks := []Check{{Name: "binary", Level: OK, Detail: fmt.Sprintf("%s at %s", e.Version, e.Binary)}}
-	checks = append(checks, registrationChecks(e)...)
+	codex := CodexChecks(e)
+	checks = append(checks, codexOnly(registrationChecks(e), codex)...)
+	checks = append(checks, codex...)
 	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Now))
 	checks = append(checks, GateCheck(e.Project))
 	checks = append(checks, BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")))

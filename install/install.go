@@ -238,7 +238,11 @@ func settingsError(path string, err error) error {
 // writeSettings backs up the current file (when there is one), then replaces
 // it atomically, keeping its permissions. did gains the backup's name.
 func writeSettings(o Options, data []byte, existed bool, did *string) error {
-	path := o.Settings()
+	return writeBackedUp(o.Settings(), data, existed, o.Now, did)
+}
+
+// writeBackedUp is writeSettings for any JSON file install edits.
+func writeBackedUp(path string, data []byte, existed bool, now time.Time, did *string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // a settings file linked from a dotfiles folder stays a link
 	}
@@ -249,7 +253,7 @@ func writeSettings(o Options, data []byte, existed bool, did *string) error {
 			return fmt.Errorf("reading %s: %w", path, err)
 		}
 		mode = info.Mode().Perm()
-		backup, err := backupFile(path, o.Now)
+		backup, err := backupFile(path, now)
 		if err != nil {
 			return err
 		}

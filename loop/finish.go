@@ -1,11 +1,12 @@
 package loop
 
 import (
-	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -30,38 +31,84 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	}
 	uncovered := gateMeta(&f.Loop, &meta)
 	convergeMeta(f, &meta)
-	var errs []error
 	if err := state.SaveOutput(p, meta, plan, now); err != nil {
-		errs = append(errs, err)
+		return r.keepPlan(plan, err)
 	}
-	if f.Loop.UseMemory && reason != state.ExitCancelled {
-		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
-		if err := memory.Append(p.Memory(), run); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	// The plan is safe. Memory comes after the loop has ended, so that a
+	// loop left active by a failed archive, finishing again, does not
+	// record its lessons twice.
+	var trouble []string
 	archived, err := r.t.archive(reason, now)
 	if err != nil {
-		errs = append(errs, err)
+		r.env.note("%v", err)
+		trouble = append(trouble, "the loop could not be archived: "+plainError(err))
 	}
-	for _, e := range errs {
-		r.env.note("%v", e)
+	ended := err == nil || !stillActive(p)
+	if ended && f.Loop.UseMemory && reason != state.ExitCancelled {
+		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
+		if err := memory.Append(p.Memory(), run); err != nil {
+			r.env.note("%v", err)
+			trouble = append(trouble, "the lessons were not added to memory: "+plainError(err))
+		}
 	}
-	msg, err := templates.Render("messages/finished.md", map[string]any{
+	archive := ""
+	if archived != "" {
+		archive = p.Rel(archived)
+	}
+	msg := templates.Show("messages/finished.md", map[string]any{
 		"Reason":    reason,
 		"Output":    p.Rel(p.Output()),
-		"Archive":   p.Rel(archived),
+		"Archive":   archive,
 		"Phases":    len(meta.PhasesRun),
 		"Retries":   meta.Retries,
 		"Problems":  problems,
 		"Uncovered": uncovered,
 		"Verified":  meta.Verified,
 		"Converge":  convergeLine(f),
+		"Trouble":   trouble,
 	})
-	if err != nil {
-		msg = fmt.Sprintf("plansmith: loop ended (%s); plan saved to %s.", reason, p.Rel(p.Output()))
-	}
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
+}
+
+// stillActive reports whether the state file still holds a running loop
+// (after an archive that failed even to mark it inactive).
+func stillActive(p state.Paths) bool {
+	f, err := state.Load(p.State())
+	return err == nil && f.Loop.Active
+}
+
+// keepPlan is the end of a loop whose plan could not be saved: nothing is
+// archived and no memory is written. The plan's text goes to a recovery
+// file when one can be written, and the loop stays active, paused where it
+// was, so the user's next message has the agent answer again and plansmith
+// saves it then. The user is told where the text is.
+func (r *stop) keepPlan(plan string, cause error) StopOutcome {
+	p, l := r.t.paths, &r.f.Loop
+	r.env.note("%v", cause)
+	recovery := filepath.Join(p.Work(), "recovered-plan-"+r.env.Now().UTC().Format("20060102-150405")+".md")
+	if err := state.WriteOwned(recovery, []byte(plan+"\n")); err != nil {
+		r.env.note("%v", err)
+		recovery = ""
+	}
+	l.Paused = true
+	l.PausedReason = phases.Prompt(config(l, ""), progress(r.f), "")
+	r.t.dirty = true
+	stateErr := r.t.save()
+	if stateErr != nil {
+		r.env.note("%v", stateErr)
+	}
+	r.t.ended = true // saved (or not) here: Stop's commit has nothing left to write
+	data := map[string]any{
+		"Output":   p.Rel(p.Output()),
+		"Why":      plainError(cause),
+		"Label":    label(r.f),
+		"Recovery": "",
+		"Paused":   stateErr == nil,
+	}
+	if recovery != "" {
+		data["Recovery"] = p.Rel(recovery)
+	}
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/plan-not-saved.md", data))}
 }
 
 func phasesRun(f *state.File) []string {

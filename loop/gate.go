@@ -96,8 +96,11 @@ func (r *stop) finishGate(reason, plan string, step gate.Step) StopOutcome {
 func gateMeta(l *state.Loop, meta *state.PlanMeta) []string {
 	rec := l.GateRecord
 	if rec == nil {
-		if l.Gate {
+		switch {
+		case l.Gate:
 			meta.Gate = map[string]string{"status": "not_run"}
+		case l.Agent == state.AgentCodex:
+			meta.Gate = map[string]string{"status": GateUnavailableOnCodex, "reason": codexGateReason}
 		}
 		return l.GateMissed
 	}
@@ -118,6 +121,9 @@ func appendNew(list []string, s string) []string {
 // gateLine describes the gate for the status view.
 func gateLine(l *state.Loop) string {
 	if !l.Gate {
+		if l.Agent == state.AgentCodex {
+			return "off — " + GateUnavailableOnCodex + " (" + codexGateReason + ")"
+		}
 		return "off"
 	}
 	gs := l.GateSession
@@ -129,3 +135,10 @@ func gateLine(l *state.Loop) string {
 	}
 	return fmt.Sprintf("on — runs after the final revise (%d assessments allowed)", l.GateRetries)
 }
+
+// GateUnavailableOnCodex is the gate status a loop started for Codex CLI
+// records: the gate is not run there, and the plan stays unverified.
+const GateUnavailableOnCodex = "unavailable-on-codex"
+
+// codexGateReason says why, in the saved plan and the status view.
+const codexGateReason = "the gate runs its critic and validator as Claude Code sub-agents (the Agent tool); Codex offers no such tool to plansmith, so the plan was not assessed"

@@ -25,14 +25,10 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	if l.Paused {
 		name = "messages/resume.md"
 	}
-	text, err := templates.Render(name, map[string]any{
+	text := templates.Show(name, map[string]any{
 		"Label":  label(t.file),
 		"Reason": l.PausedReason,
 	})
-	if err != nil {
-		env.note("%v", err)
-		return PromptOutcome{}
-	}
 	// A new prompt starts a new turn: the agent's block count starts over.
 	if l.ConsecutiveBlocks != 0 || l.Paused {
 		l.ConsecutiveBlocks = 0

@@ -29,6 +29,7 @@ type Options struct {
 	CompletionPromise string
 	Gate              bool
 	GateRetries       int
+	Agent             string // "" for Claude Code, state.AgentCodex for Codex CLI
 }
 
 // Started is a loop Start wrote, with what the agent does first.
@@ -73,6 +74,7 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		CompletionPromise: o.CompletionPromise,
 		Gate:              o.Gate,
 		GateRetries:       o.GateRetries,
+		Agent:             o.Agent,
 	}
 	store(&l, phases.Progress{}, nil)
 	t, err := begin(p, true)

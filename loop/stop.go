@@ -33,20 +33,42 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if t == nil {
 		return StopOutcome{}
 	}
-	defer t.close(env)
 	if t.file.Loop.Paused {
 		// The user decides when to resume; until then no reply is judged.
+		t.close(env)
 		return StopOutcome{}
 	}
+	before := label(t.file)
 	t.dirty = true
 	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap}
-	if msgErr != nil {
-		return r.noAnswer(msgErr)
+	var out StopOutcome
+	switch {
+	case msgErr != nil:
+		out = r.noAnswer(msgErr)
+	case r.gateAwaiting():
+		out = r.gateReply(msg)
+	default:
+		out = r.advance(msg)
 	}
-	if r.gateAwaiting() {
-		return r.gateReply(msg)
+	if err := t.commit(); err != nil {
+		// What out announces (an advance, a retry) did not happen: the
+		// state file still holds the loop as it was.
+		env.note("%v", err)
+		return saveFailed(before, err)
 	}
-	return r.advance(msg)
+	return out
+}
+
+// saveFailed is the answer when the loop's state could not be saved: the
+// turn ends with the user told why, nothing is announced to the agent, and
+// the loop stays where it was on disk (no retry spent). Blocking instead
+// would only have the agent answer again into the same failing disk.
+func saveFailed(at string, cause error) StopOutcome {
+	msg := templates.Show("messages/save-failed.md", map[string]any{
+		"Label": at,
+		"Why":   plainError(cause),
+	})
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
 // stop is one Stop call on an open loop.
@@ -70,13 +92,10 @@ func (r *stop) noAnswer(cause error) StopOutcome {
 	if errors.As(cause, &na) {
 		why = na.Why
 	}
-	msg, err := templates.Render("messages/no-answer.md", map[string]any{
+	msg := templates.Show("messages/no-answer.md", map[string]any{
 		"Label": phases.Label(cfg, prog),
 		"Why":   why,
 	})
-	if err != nil {
-		msg = "plansmith could not read the agent's last answer (" + why + "); the loop is paused: send any message to resume, or run /plansmith:cancel."
-	}
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
@@ -150,14 +169,10 @@ func (r *stop) block(reason string) StopOutcome {
 	if r.cap > 0 && l.ConsecutiveBlocks >= r.cap {
 		l.Paused = true
 		l.PausedReason = reason
-		msg, err := templates.Render("messages/paused.md", map[string]any{
+		return StopOutcome{Kind: Pause, Message: templates.Show("messages/paused.md", map[string]any{
 			"Label": label(r.f),
 			"Cap":   r.cap,
-		})
-		if err != nil {
-			msg = "plansmith paused; send any message to resume, or run /plansmith:cancel."
-		}
-		return StopOutcome{Kind: Pause, Message: msg}
+		})}
 	}
 	l.ConsecutiveBlocks++
 	return StopOutcome{Kind: Block, Reason: reason}

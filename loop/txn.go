@@ -69,10 +69,20 @@ func (t *txn) active() bool { return t.file != nil && t.file.Loop.Active }
 // commit saves the file when it changed and releases the lock.
 func (t *txn) commit() error {
 	defer t.unlock()
+	return t.save()
+}
+
+// save writes the file when it changed, keeping the lock. An error means
+// the state file on disk still holds what it held before.
+func (t *txn) save() error {
 	if !t.dirty || t.ended || t.file == nil {
 		return nil
 	}
-	return state.Save(t.paths.State(), t.file)
+	if err := state.Save(t.paths.State(), t.file); err != nil {
+		return err
+	}
+	t.dirty = false
+	return nil
 }
 
 // archive ends the loop: the file, marked inactive with reason, moves to

@@ -156,11 +156,7 @@ func nextRevise(cfg Config, index int) int {
 
 // convergeCritiquePrompt is the convergence part of a critique prompt.
 func convergeCritiquePrompt(cfg Config, p Progress) string {
-	s, err := converge.CritiquePrompt(ConvergeLedger(cfg, p), p.Converge.Team())
-	if err != nil {
-		return "plansmith: internal error rendering the convergence critique: " + err.Error()
-	}
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(converge.CritiquePrompt(ConvergeLedger(cfg, p), p.Converge.Team()))
 }
 
 // convergeRevisePrompt is the convergence part of a revise prompt, empty
@@ -170,9 +166,5 @@ func convergeRevisePrompt(cfg Config, p Progress) string {
 	if l.Iteration == 0 {
 		return ""
 	}
-	s, err := converge.RevisePrompt(l, converge.Decide(l))
-	if err != nil {
-		return "plansmith: internal error rendering the convergence revise: " + err.Error()
-	}
-	return strings.TrimSpace(s)
+	return strings.TrimSpace(converge.RevisePrompt(l, converge.Decide(l)))
 }

@@ -4,10 +4,7 @@ import (
 	"strings"
 
 	"github.com/plansmith/plansmith/principles"
-	"github.com/plansmith/plansmith/templates"
 )
-
-var templatesRender = templates.Render
 
 // phaseData is what every templates/phases/<phase>.md sees.
 type phaseData struct {
@@ -74,11 +71,7 @@ func Prompt(cfg Config, p Progress, note string) string {
 		d.Round = CritiqueRound(cfg, p.Index)
 		d.Perspective = Perspective(d.Round)
 		if !cfg.OpenCritique && !cfg.Converge {
-			s, err := principles.Render()
-			if err != nil {
-				s = "plansmith: internal error rendering the principles: " + err.Error()
-			}
-			d.Principles = strings.TrimSpace(s)
+			d.Principles = strings.TrimSpace(principles.Render())
 		}
 	}
 	name := phase

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/plansmith/plansmith/converge"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Step judges the assistant's message for the current phase and decides
@@ -125,9 +126,5 @@ type advanceData struct {
 // binary and covered by tests, so a failure here is a build defect; it is
 // still reported as text rather than a panic, because a hook must answer.
 func render(name string, data any) string {
-	s, err := templatesRender(name, data)
-	if err != nil {
-		return fmt.Sprintf("plansmith: internal error rendering %s: %v", name, err)
-	}
-	return strings.TrimSpace(s) + "\n"
+	return strings.TrimSpace(templates.Show(name, data)) + "\n"
 }

@@ -231,10 +231,5 @@ func On(project string, notes io.Writer) bool {
 }
 
 func exitMessage(name, detail string) string {
-	d := map[string]any{"Command": gate.GateCommand, "Detail": detail}
-	out, err := templates.Render("gate/exit/"+name+".md", d)
-	if err != nil {
-		return fmt.Sprintf("[plansmith gate] internal error: %v", err)
-	}
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(templates.Show("gate/exit/"+name+".md", map[string]any{"Command": gate.GateCommand, "Detail": detail}))
 }

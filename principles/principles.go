@@ -46,6 +46,6 @@ func ByID(id int) (Principle, bool) {
 
 // Render returns the principles section of the critique prompt, rendered
 // from templates/principles/critique.md.
-func Render() (string, error) {
-	return templates.Render("principles/critique.md", struct{ Principles []Principle }{All})
+func Render() string {
+	return templates.Show("principles/critique.md", struct{ Principles []Principle }{All})
 }

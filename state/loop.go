@@ -28,6 +28,7 @@ type Loop struct {
 	CompletionPromise string   `yaml:"completion_promise"`
 	Gate              bool     `yaml:"gate"`
 	GateRetries       int      `yaml:"gate_retries"`
+	Agent             string   `yaml:"agent,omitempty"` // the agent the loop runs in: "" (Claude Code) or AgentCodex
 	// Files written before critique_mode said "converge" also carry
 	// `converge: true`; it is ignored, as critique_mode says the same.
 
@@ -97,3 +98,8 @@ const (
 	ExitRethink          = "rethink"
 	ExitCorrupt          = "corrupt"
 )
+
+// AgentCodex marks a loop started for Codex CLI (`plansmith plan --agent
+// codex`): its gate cannot run there (docs/codex.md), which the saved plan
+// records.
+const AgentCodex = "codex"

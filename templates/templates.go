@@ -44,6 +44,19 @@ func Render(name string, data any) (string, error) {
 	return buf.String(), nil
 }
 
+// Show renders the embedded template name with data, for text that must
+// reach a person or a model whatever happens: a hook has to answer. A
+// template that fails to render is a build defect (TestEveryTemplateRenders
+// renders each one), so instead of an error Show returns a one-line notice
+// naming it. Every user-facing text goes through Show or Render.
+func Show(name string, data any) string {
+	out, err := Render(name, data)
+	if err != nil {
+		return fmt.Sprintf("plansmith: internal error rendering %s: %v", name, err)
+	}
+	return out
+}
+
 func load(name string) (*template.Template, error) {
 	mu.Lock()
 	defer mu.Unlock()

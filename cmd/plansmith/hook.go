@@ -18,12 +18,19 @@ func newHookCmd(env *Env) *cobra.Command {
 			return usagef("hook: name the event: stop, pretooluse, posttooluse or userpromptsubmit")
 		},
 	}
+	agent := cmd.PersistentFlags().String("agent", "claude", "the agent running the hook: claude or codex (Codex CLI, see docs/codex.md)")
 	for _, ev := range hooks.Events {
 		cmd.AddCommand(&cobra.Command{
 			Use:   ev,
 			Short: "The " + ev + " hook",
 			Args:  cobra.ArbitraryArgs, // Claude Code may grow arguments; never fail a hook on them
-			Run:   func(cmd *cobra.Command, args []string) { runHook(ev, env) },
+			Run: func(cmd *cobra.Command, args []string) {
+				if *agent != "claude" {
+					runAgentHook(*agent, ev, env)
+					return
+				}
+				runHook(ev, env)
+			},
 		})
 	}
 	return cmd

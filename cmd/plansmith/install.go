@@ -14,6 +14,7 @@ import (
 type InstallOptions struct {
 	User   bool
 	Binary string
+	Agent  string // "claude" (default) or "codex": see codex.go
 }
 
 func newInstallCmd(env *Env) *cobra.Command {
@@ -28,6 +29,9 @@ func newInstallCmd(env *Env) *cobra.Command {
 			"Use this instead of the plugin, not as well: both would run every hook twice.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Agent != "claude" {
+				return runAgentInstall(env, o, true)
+			}
 			opts, err := installTarget(env, o)
 			if err != nil {
 				return err
@@ -56,6 +60,9 @@ func newUninstallCmd(env *Env) *cobra.Command {
 		Short: "Remove what 'plansmith install' added (other hooks and edited command files stay)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Agent != "claude" {
+				return runAgentInstall(env, o, false)
+			}
 			opts, err := installTarget(env, o)
 			if err != nil {
 				return err
@@ -80,6 +87,7 @@ func newUninstallCmd(env *Env) *cobra.Command {
 func installFlags(cmd *cobra.Command, o *InstallOptions) {
 	cmd.Flags().BoolVar(&o.User, "user", false, "use ~/.claude/ (every project) instead of this project's .claude/")
 	cmd.Flags().StringVar(&o.Binary, "binary", "", "the plansmith binary the hooks run (default: this one)")
+	cmd.Flags().StringVar(&o.Agent, "agent", "claude", "claude (.claude/) or codex (Codex CLI: .codex/hooks.json and a skill, or $CODEX_HOME with --user)")
 }
 
 // installTarget picks the .claude folder and the binary's absolute path.

@@ -32,6 +32,7 @@ type PlanOptions struct {
 	GateRetries       int
 	MaxRetries        int
 	Converge          bool
+	Agent             string // "claude" or "codex"
 	// RefineSet is true when --refine-iterations was given: --converge
 	// then keeps it (1 to converge.MaxIterations) instead of its own default.
 	RefineSet bool
@@ -60,6 +61,7 @@ func planFlags(o *PlanOptions) *pflag.FlagSet {
 	fs.IntVar(&o.GateRetries, "gate-retries", 2, "failed gate assessments allowed before the loop ends, 1 to 10")
 	fs.IntVar(&o.MaxRetries, "max-retries", 3, "failed validations allowed per phase, 0 to 20")
 	fs.BoolVar(&o.Converge, "converge", false, "let a challenge ledger decide when the plan is done (up to 3 critique/revise cycles)")
+	fs.StringVar(&o.Agent, "agent", "claude", "the agent that runs the loop: claude or codex (Codex CLI: no gate, recorded as unavailable-on-codex)")
 	fs.SortFlags = false
 	return fs
 }
@@ -150,6 +152,8 @@ func (o *PlanOptions) validate() error {
 		return usagef("plan: --open-critique cannot be combined with --converge (convergence critiques are challenge blocks)")
 	case o.GateRetries < 1 || o.GateRetries > 10:
 		return usagef("plan: --gate-retries must be from 1 to 10 (got %d)", o.GateRetries)
+	case o.Agent != "claude" && o.Agent != "codex":
+		return usagef("plan: --agent must be claude or codex (got %q)", o.Agent)
 	case o.MaxRetries < 0 || o.MaxRetries > 20:
 		return usagef("plan: --max-retries must be from 0 to 20 (got %d)", o.MaxRetries)
 	case strings.TrimSpace(o.CompletionPromise) == "":
@@ -212,8 +216,14 @@ func planRun(env *Env, o *PlanOptions) error {
 	if err != nil {
 		return err
 	}
+	session, agent, gateOn := env.Getenv("CLAUDE_CODE_SESSION_ID"), "", !o.NoGate
+	if o.Agent == "codex" {
+		// The loop binds to the Codex thread of its first hook call, and the
+		// gate cannot run in Codex (docs/codex.md).
+		session, agent, gateOn = "", state.AgentCodex, false
+	}
 	started, err := loop.Start(*env, p, loop.Options{
-		SessionID:         env.Getenv("CLAUDE_CODE_SESSION_ID"),
+		SessionID:         session,
 		Request:           strings.Join(o.Prompt, " "),
 		Phases:            seq,
 		RefineIterations:  refine,
@@ -225,8 +235,9 @@ func planRun(env *Env, o *PlanOptions) error {
 		BlockTools:        !o.NoBlockTools,
 		RequiredSections:  phases.ParseList(o.RequiredSections),
 		CompletionPromise: strings.TrimSpace(o.CompletionPromise),
-		Gate:              !o.NoGate,
+		Gate:              gateOn,
 		GateRetries:       o.GateRetries,
+		Agent:             agent,
 	})
 	if err != nil {
 		return err

@@ -7,31 +7,21 @@ import (
 )
 
 // checkAwk allows awk with an inline program that only prints to standard
-// output, and only the options -F and -v.
+// output, and only the options in its grammar (-F, -v and a few switches).
 func checkAwk(c *checker, n syntax.Node, args []arg) bool {
-	program, have := "", false
-	for i := 0; i < len(args) && !have; i++ {
-		v := args[i].val
-		switch {
-		case v == "--":
-			if i+1 < len(args) {
-				program, have = args[i+1].val, true
-			}
-		case v == "-F" || v == "-v" || v == "--field-separator" || v == "--assign":
-			i++
-		case strings.HasPrefix(v, "-F") || strings.HasPrefix(v, "-v") ||
-			strings.HasPrefix(v, "--field-separator=") || strings.HasPrefix(v, "--assign="):
-		case v == "--posix" || v == "--re-interval" || v == "--characters-as-bytes" || v == "--traditional" || v == "--sandbox":
-		case len(v) > 1 && v[0] == '-':
-			return c.deny(n, "awk-option", "awk "+v)
-		default:
-			program, have = v, true
-		}
+	readings := c.options(n, "awk", args)
+	if readings == nil {
+		return false
 	}
-	if !have {
+	p := readings[0]
+	if len(p.operands) == 0 {
 		return true // awk reports the missing program
 	}
-	if why := awkProgram(program); why != "" {
+	program := p.operands[0]
+	if !program.known {
+		return c.deny(n, "awk-program", "the program is computed at run time")
+	}
+	if why := awkProgram(program.val); why != "" {
 		return c.deny(n, "awk-program", why)
 	}
 	return true

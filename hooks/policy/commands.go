@@ -15,7 +15,7 @@ var inert = set(
 	"realpath", "readlink", "which", "whereis", "type", "uname", "id", "whoami", "groups",
 	"ps", "pgrep", "printenv", "true", "false", ":", "seq", "expr", "nl", "paste", "join",
 	"fold", "fmt", "column", "rev", "tac", "od", "hexdump", "strings", "md5sum", "sha1sum",
-	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum", "base64",
+	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
 	"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf", "arch",
 	"sleep", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "shift",
 	"jobs", "numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
@@ -28,25 +28,27 @@ var checks map[string]func(c *checker, n syntax.Node, args []arg) bool
 
 func init() {
 	checks = map[string]func(c *checker, n syntax.Node, args []arg) bool{
-		"find":     checkFind,
-		"fd":       checkFd,
-		"fdfind":   checkFd,
-		"sort":     checkSort,
+		"find":     optionsOnly("find"),
+		"fd":       optionsOnly("fd"),
+		"fdfind":   optionsOnly("fd"),
+		"sort":     optionsOnly("sort"),
+		"base64":   optionsOnly("base64"),
+		"man":      checkMan,
 		"uniq":     checkUniq,
 		"sed":      checkSed,
 		"awk":      checkAwk,
 		"gawk":     checkAwk,
 		"mawk":     checkAwk,
 		"nawk":     checkAwk,
-		"tree":     checkTree,
+		"tree":     optionsOnly("tree"),
 		"date":     checkDate,
 		"hostname": checkHostname,
 		"tee":      checkTee,
 		"git":      checkGit,
-		"rg":       checkRg,
-		"ag":       checkAg,
-		"file":     checkFile,
-		"yq":       checkYq,
+		"rg":       optionsOnly("rg"),
+		"ag":       optionsOnly("ag"),
+		"file":     optionsOnly("file"),
+		"yq":       optionsOnly("yq"),
 		"go":       checkGo,
 		"npm":      checkNpm,
 		"printf":   checkPrintf,
@@ -237,61 +239,6 @@ func set(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
-}
-
-// Option helpers shared by the per-command rules.
-
-// longIs reports whether a is the long option full or a unique-looking
-// abbreviation of it (GNU getopt and git accept prefixes), with or without
-// "=value".
-func longIs(a, full string) bool {
-	name, _, _ := strings.Cut(a, "=")
-	return len(name) > 2 && strings.HasPrefix(name, "--") && strings.HasPrefix(full, name)
-}
-
-// shortHas reports whether a is a bundle of short options ("-abc") that holds
-// flag before any option in valued (whose value would end the bundle).
-func shortHas(a string, flag byte, valued string) bool {
-	if len(a) < 2 || a[0] != '-' || a[1] == '-' {
-		return false
-	}
-	for i := 1; i < len(a); i++ {
-		if a[i] == flag {
-			return true
-		}
-		if strings.IndexByte(valued, a[i]) >= 0 {
-			return false
-		}
-	}
-	return false
-}
-
-// positionals returns the operands of args: words that are not options and
-// not values of the options listed in valued (short letters) or longValued.
-func positionals(args []arg, valued string, longValued ...string) []arg {
-	var out []arg
-	for i := 0; i < len(args); i++ {
-		v := args[i].val
-		switch {
-		case v == "--":
-			return append(out, args[i+1:]...)
-		case strings.HasPrefix(v, "--") && args[i].known:
-			if !strings.Contains(v, "=") {
-				for _, l := range longValued {
-					if v == l {
-						i++
-					}
-				}
-			}
-		case len(v) > 1 && v[0] == '-' && args[i].known:
-			if strings.IndexByte(valued, v[len(v)-1]) >= 0 && !strings.ContainsAny(v[1:len(v)-1], valued) {
-				i++
-			}
-		default:
-			out = append(out, args[i])
-		}
-	}
-	return out
 }
 
 func (c *checker) deny(n syntax.Node, rule, detail string) bool {

@@ -15,10 +15,17 @@
 //   - Inert commands (cat, grep, ls, wc, head, diff, jq, stat, ...) read
 //     whatever their arguments; see the inert table.
 //   - Commands read-only only in some forms get a rule each: find, fd, sort,
-//     uniq, sed, awk, tree, date, hostname, tee, git, rg, ag, file, yq, go
-//     (version, env, list, doc), npm (ls, view, outdated, ...), printf, read,
-//     unset, set, shopt, test. Their arguments must be literal or unable to
-//     become an option, since a value computed at run time could be -delete.
+//     uniq, sed, awk, tree, date, hostname, tee, git, rg, ag, file, yq,
+//     base64, man, go (version, env, list, doc), npm (ls, view, outdated,
+//     ...), printf, read, unset, set, shopt, test. Their arguments must be
+//     literal or unable to become an option, since a value computed at run
+//     time could be -delete.
+//   - Their options are data: grammars.go gives each command's options (which
+//     take a value and how, which may be abbreviated, GNU and BSD/macOS
+//     spellings, which are refused), and one interpreter (options.go) reads
+//     the arguments as the tool does, "--" taken as an option's value
+//     included. A word that would be a refused option in any reading is
+//     refused wherever it stands.
 //   - Wrappers (env, xargs, nice, timeout, command, builtin, time, nohup, sudo,
 //     stdbuf, ionice) are looked through after their own options; under
 //     xargs the wrapped command gets unknown trailing arguments.

@@ -9,134 +9,80 @@ import (
 // Rules for commands that are read-only only in some forms. Each returns
 // true when the form is allowed and otherwise records a finding.
 
-func checkFind(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		switch a.val {
-		case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
-			return c.deny(n, "find-action", "find "+a.val)
-		}
+// options judges args by the grammar named key and records the refusal;
+// it returns every reading of args, or nil when they are refused.
+func (c *checker) options(n syntax.Node, key string, args []arg) []parsed {
+	r, readings := grammars[key].judge(key, args)
+	if r != nil {
+		c.fail(r.rule, n, r.detail)
+		return nil
 	}
-	return true
+	return readings
 }
 
-func checkFd(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		v := a.val
-		if longIs(v, "--exec") || longIs(v, "--exec-batch") || shortHas(v, 'x', "etdEcSo") || shortHas(v, 'X', "etdEcSo") {
-			return c.deny(n, "exec-option", "fd "+v)
-		}
+// optionsOnly is a rule for commands whose options alone decide.
+func optionsOnly(key string) func(c *checker, n syntax.Node, args []arg) bool {
+	return func(c *checker, n syntax.Node, args []arg) bool {
+		return c.options(n, key, args) != nil
 	}
-	return true
-}
-
-func checkSort(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		v := a.val
-		if v == "--" {
-			break
-		}
-		if longIs(v, "--output") || shortHas(v, 'o', "ktST") {
-			return c.deny(n, "sort-output", "sort "+v)
-		}
-		if longIs(v, "--compress-program") {
-			return c.deny(n, "exec-option", "sort "+v)
-		}
-	}
-	return true
 }
 
 func checkUniq(c *checker, n syntax.Node, args []arg) bool {
-	if len(positionals(args, "fsw", "--skip-fields", "--skip-chars", "--check-chars")) > 1 {
-		return c.deny(n, "uniq-output", "")
-	}
-	return true
-}
-
-func checkTree(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		// tree takes bundled short options, so "-ao FILE" writes too.
-		if shortHas(a.val, 'o', "PILHT") || shortHas(a.val, 'R', "PILHT") || longIs(a.val, "--output") {
-			return c.deny(n, "tree-output", "tree "+a.val)
+	readings := c.options(n, "uniq", args)
+	for _, p := range readings {
+		if len(p.operands) > 1 {
+			return c.deny(n, "uniq-output", "uniq "+p.operands[1].val+" is its output file")
 		}
 	}
-	return true
+	return readings != nil
 }
 
 func checkDate(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		v := a.val
-		if longIs(v, "--set") || shortHas(v, 's', "dfrI") {
-			return c.deny(n, "date-set", "date "+v)
+	readings := c.options(n, "date", args)
+	for _, p := range readings {
+		for _, o := range p.operands {
+			if !strings.HasPrefix(o.val, "+") {
+				return c.deny(n, "date-set", "date "+o.val)
+			}
 		}
 	}
-	for _, p := range positionals(args, "dfr", "--date", "--file", "--reference") {
-		if !strings.HasPrefix(p.val, "+") {
-			return c.deny(n, "date-set", "date "+p.val)
-		}
-	}
-	return true
+	return readings != nil
 }
 
-var hostnameReads = set("-f", "-s", "-i", "-I", "-d", "-a", "-A", "-y", "--fqdn", "--long", "--short",
-	"--ip-address", "--all-ip-addresses", "--domain", "--alias", "--all-fqdns", "--nis", "--yp")
-
 func checkHostname(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		if !hostnameReads[a.val] {
-			return c.deny(n, "hostname-set", "hostname "+a.val)
+	readings := c.options(n, "hostname", args)
+	for _, p := range readings {
+		if len(p.operands) > 0 {
+			return c.deny(n, "hostname-set", "hostname "+p.operands[0].val)
 		}
 	}
-	return true
+	return readings != nil
 }
 
 func checkTee(c *checker, n syntax.Node, args []arg) bool {
-	for _, p := range positionals(args, "") {
-		if !p.known || !sinkFile(p.val) {
-			return c.deny(n, "tee", "tee "+p.val)
+	readings := c.options(n, "tee", args)
+	for _, p := range readings {
+		for _, o := range p.operands {
+			if !o.known || !sinkFile(o.val) {
+				return c.deny(n, "tee", "tee "+o.val)
+			}
 		}
 	}
-	return true
+	return readings != nil
 }
 
-func checkRg(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		if a.val == "--" {
-			break
-		}
-		key, _, _ := strings.Cut(a.val, "=")
-		if key == "--pre" || key == "--hostname-bin" {
-			return c.deny(n, "exec-option", "rg "+key)
-		}
-	}
-	return true
-}
-
-func checkAg(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		if longIs(a.val, "--pager") {
-			return c.deny(n, "exec-option", "ag --pager")
+// checkMan allows man with page names only: no options, and no path, which
+// would format a local file.
+func checkMan(c *checker, n syntax.Node, args []arg) bool {
+	readings := c.options(n, "man", args)
+	for _, p := range readings {
+		for _, o := range p.operands {
+			if !o.known || strings.Contains(o.val, "/") {
+				return c.deny(n, "man-option", "man "+o.val+" names a file")
+			}
 		}
 	}
-	return true
-}
-
-func checkFile(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		if longIs(a.val, "--compile") || shortHas(a.val, 'C', "fmFeP") {
-			return c.deny(n, "write-option", "file -C")
-		}
-	}
-	return true
-}
-
-func checkYq(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		v := a.val
-		if longIs(v, "--inplace") || longIs(v, "--split-exp") || shortHas(v, 'i', "IspoL") || shortHas(v, 's', "IpoL") {
-			return c.deny(n, "write-option", "yq "+v)
-		}
-	}
-	return true
+	return readings != nil
 }
 
 // checkGo allows go version, go env (without -w/-u), go list and go doc.
@@ -148,54 +94,27 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 	switch sub {
 	case "version", "doc", "help":
 		return true
-	case "env":
-		for _, a := range args[1:] {
-			// Go's flag package takes -w, --w and -w=true alike.
-			if key, _, _ := strings.Cut(strings.TrimLeft(a.val, "-"), "="); strings.HasPrefix(a.val, "-") && (key == "w" || key == "u") {
-				return c.deny(n, "write-option", "go env "+a.val)
-			}
-		}
-		return true
-	case "list":
-		for _, a := range args[1:] {
-			if !strings.HasPrefix(a.val, "-") {
-				continue
-			}
-			key, val, _ := strings.Cut(strings.TrimLeft(a.val, "-"), "=")
-			switch key {
-			case "toolexec", "exec", "o", "overlay":
-				return c.deny(n, "exec-option", "go list "+a.val)
-			case "mod":
-				if val == "mod" {
-					return c.deny(n, "write-option", "go list "+a.val)
-				}
-			case "modfile":
-				return c.deny(n, "write-option", "go list "+a.val)
-			}
-		}
-		return true
+	case "env", "list":
+		return c.options(n, "go "+sub, args[1:]) != nil
 	}
 	return c.deny(n, "unknown-command", "go "+sub)
 }
 
 var npmReads = set("ls", "list", "la", "ll", "view", "info", "show", "v", "outdated", "explain", "why", "root", "prefix", "--version", "-v")
 
-// npmOptions are the options allowed with the reading subcommands. Any
-// other could name a place npm writes to (--cache, --logs-dir, --prefix all
-// create files there, even for "npm ls"), and npm accepts abbreviations, so
-// the list is positive.
-var npmOptions = set("--json", "--long", "-l", "--all", "-a", "--depth", "--parseable", "-p", "--global", "-g",
-	"--omit", "--include", "--production", "--dev", "--link", "--workspace", "-w", "--workspaces", "--ws", "--offline")
-
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) > 0 && npmReads[args[0].val] {
+		if c.options(n, "npm", args[1:]) == nil {
+			return false
+		}
+		// npm's option parser may or may not take "--" as a value: refuse an
+		// unknown option anywhere, since --cache and friends write.
 		for _, a := range args[1:] {
-			if a.val == "--" {
-				break
-			}
-			key, _, _ := strings.Cut(a.val, "=")
-			if strings.HasPrefix(key, "-") && !npmOptions[key] {
-				return c.deny(n, "write-option", "npm "+args[0].val+" "+a.val)
+			if strings.HasPrefix(a.val, "--") && len(a.val) > 2 {
+				name, _, _ := strings.Cut(a.val[2:], "=")
+				if len(grammars["npm"].longCandidates(name, gnuOnly)) != 1 {
+					return c.deny(n, "write-option", "npm "+args[0].val+" "+a.val)
+				}
 			}
 		}
 		return true

@@ -26,36 +26,47 @@ var gitSubReads = map[string]map[string]bool{
 // checkGit allows read-only git subcommands, after global options that only
 // choose the directory or turn the pager off.
 func checkGit(c *checker, n syntax.Node, args []arg) bool {
-	i := 0
-	for ; i < len(args); i++ {
-		v := args[i].val
-		switch {
-		case v == "-C":
-			i++
-		case v == "--no-pager" || v == "-P" || v == "--no-optional-locks" || v == "--literal-pathspecs" ||
-			v == "--no-replace-objects" || v == "--glob-pathspecs" || v == "--noglob-pathspecs" || v == "--icase-pathspecs":
-		case v == "--version":
+	global := c.options(n, "git", args)
+	if global == nil {
+		return false
+	}
+	p := global[0]
+	if len(p.operands) == 0 {
+		return true // "git", "git --version": usage or version
+	}
+	for _, u := range p.opts {
+		if u.o.long == "version" {
 			return true
-		case strings.HasPrefix(v, "-"):
-			return c.deny(n, "git-option", "git "+v)
-		default:
-			goto sub
 		}
 	}
-	return true // plain "git" prints usage
-sub:
-	sub, rest := args[i].val, args[i+1:]
-	for _, a := range rest {
-		if a.val == "--" {
-			break
-		}
-		if why := gitOption(sub, a.val); why != "" {
-			return c.deny(n, "git-option", why)
-		}
-	}
+	sub, rest := p.operands[0].val, p.operands[1:]
 	switch {
 	case gitReads[sub]:
-		return true
+		key := "git " + sub
+		if grammars[key] == nil {
+			key = "git *"
+		}
+		return c.options(n, key, rest) != nil
+	case sub == "branch" || sub == "tag":
+		return gitListing(c, n, sub, rest)
+	case sub == "config":
+		return gitConfig(c, n, rest)
+	}
+	if c.options(n, "git *", rest) == nil {
+		return false
+	}
+	switch {
+	case sub == "stash":
+		// git stash reads its first word as the subcommand and runs
+		// "stash push" with everything else ("git stash -- list").
+		if len(rest) > 0 && gitSubReads[sub][rest[0].val] {
+			return true
+		}
+		first := ""
+		if len(rest) > 0 {
+			first = rest[0].val
+		}
+		return c.deny(n, "git", "git stash "+first)
 	case gitSubReads[sub] != nil:
 		first := ""
 		for _, a := range rest {
@@ -71,72 +82,39 @@ sub:
 			return true
 		}
 		return c.deny(n, "git", "git "+sub+" "+first)
-	case sub == "branch":
-		return gitListing(c, n, "branch", rest, set("-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose",
-			"-i", "--ignore-case", "--show-current", "--color", "--no-color", "--column", "--no-column", "-q", "--omit-empty"))
-	case sub == "tag":
-		return gitListing(c, n, "tag", rest, set("-i", "--ignore-case", "--color", "--no-color", "--column", "--no-column", "--omit-empty", "-v", "--verify"))
 	case sub == "remote":
 		return gitRemote(c, n, rest)
-	case sub == "config":
-		return gitConfig(c, n, rest)
 	}
 	return c.deny(n, "git", "git "+sub)
 }
 
-// gitOption returns why an option is refused for any subcommand.
-func gitOption(sub, v string) string {
-	switch {
-	case longIs(v, "--output") && !strings.HasPrefix(v, "--output-"):
-		return "--output writes a file"
-	case longIs(v, "--ext-diff"):
-		return "--ext-diff runs an external diff program"
-	case longIs(v, "--open-files-in-pager") || sub == "grep" && shortHas(v, 'O', "eABCm"):
-		return "git grep -O runs a pager program"
-	case v == "--help":
-		return "--help starts a manual viewer; use -h"
-	case longIs(v, "--exec") || longIs(v, "--upload-pack") || longIs(v, "--receive-pack"):
-		return v + " runs a program"
-	}
-	return ""
-}
-
 // gitListing allows git branch and git tag only in their listing forms:
-// known listing options, filters, and patterns when listing explicitly.
-func gitListing(c *checker, n syntax.Node, sub string, rest []arg, flags map[string]bool) bool {
+// with no names, or with names taken as patterns because an option asks
+// for a listing (-l, --contains, --merged, --points-at, tag -n) or tag -v
+// verifies them. Option values are read as git reads them, so
+// "git branch --format -l NAME" creates NAME.
+func gitListing(c *checker, n syntax.Node, sub string, rest []arg) bool {
+	readings := c.options(n, "git "+sub, rest)
+	if readings == nil {
+		return false
+	}
+	p := readings[0]
 	listing := false
-	var names []arg
-	for i := 0; i < len(rest); i++ {
-		v := rest[i].val
-		key, _, hasVal := strings.Cut(v, "=")
-		switch {
-		case v == "--":
-			names = append(names, rest[i+1:]...)
-			i = len(rest)
-		case v == "-l" || v == "--list":
+	for _, u := range p.opts {
+		switch u.o.long {
+		case "list", "contains", "no-contains", "merged", "no-merged", "points-at":
 			listing = true
-		case sub == "tag" && strings.HasPrefix(v, "-n"):
+		case "verify":
+			return true // verifies the named tags' signatures
+		}
+		if sub == "tag" && u.o.short == 'n' {
 			listing = true
-		case key == "--contains" || key == "--no-contains" || key == "--merged" || key == "--no-merged" || key == "--points-at":
-			listing = true
-			if !hasVal && i+1 < len(rest) && !strings.HasPrefix(rest[i+1].val, "-") {
-				i++ // the commit the filter is about
-			}
-		case key == "--sort" || key == "--format" || key == "--abbrev" || key == "--column" || key == "--color":
-		case flags[v]:
-			// -v does not make "git branch -v NAME" a listing: git 2.39
-			// creates NAME. Only -l/--list and the filters do.
-			if sub == "tag" && (v == "-v" || v == "--verify") {
-				return true // verifies the named tags' signatures
-			}
-		case strings.HasPrefix(v, "-"):
-			return c.deny(n, "git-branch", "git "+sub+" "+v)
-		default:
-			names = append(names, rest[i])
 		}
 	}
-	if len(names) > 0 && !listing {
-		return c.deny(n, "git-branch", "git "+sub+" "+names[0].val+" creates a "+sub)
+	if len(p.operands) > 0 && !listing {
+		// -v does not make "git branch -v NAME" a listing: git 2.39
+		// creates NAME. Only -l/--list and the filters do.
+		return c.deny(n, "git-branch", "git "+sub+" "+p.operands[0].val+" creates a "+sub)
 	}
 	return true
 }
@@ -161,32 +139,20 @@ func gitRemote(c *checker, n syntax.Node, rest []arg) bool {
 // gitConfig allows reading configuration: "get"/"list" subcommands, the
 // --get*/--list modes, or a single name with no value.
 func gitConfig(c *checker, n syntax.Node, rest []arg) bool {
+	readings := c.options(n, "git config", rest)
+	if readings == nil {
+		return false
+	}
+	p := readings[0]
 	reading := false
-	var names []string
-	for i := 0; i < len(rest); i++ {
-		v := rest[i].val
-		key, _, hasVal := strings.Cut(v, "=")
-		switch {
-		case key == "--get" || key == "--get-all" || key == "--get-regexp" || key == "--get-urlmatch" ||
-			key == "--list" || v == "-l" || key == "--get-color" || key == "--get-colorbool":
+	for _, u := range p.opts {
+		if strings.HasPrefix(u.o.long, "get") || u.o.long == "list" {
 			reading = true
-		case key == "--global" || key == "--system" || key == "--local" || key == "--worktree" || key == "--includes" ||
-			key == "--no-includes" || key == "--show-origin" || key == "--show-scope" || key == "--null" || v == "-z" ||
-			key == "--name-only" || key == "--bool" || key == "--int" || key == "--path" || key == "--bool-or-int" ||
-			key == "--type" || key == "--default" || key == "--fixed-value" || key == "--all" || key == "--regexp" ||
-			key == "--value" || key == "--url":
-			if (key == "--type" || key == "--default" || key == "--value" || key == "--url") && !hasVal {
-				i++
-			}
-		case key == "--file" || v == "-f" || key == "--blob":
-			if !hasVal {
-				i++
-			}
-		case strings.HasPrefix(v, "-"):
-			return c.deny(n, "git-config", "git config "+v)
-		default:
-			names = append(names, v)
 		}
+	}
+	var names []string
+	for _, o := range p.operands {
+		names = append(names, o.val)
 	}
 	if len(names) > 0 && (names[0] == "get" || names[0] == "list") {
 		return true

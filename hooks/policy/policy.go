@@ -21,10 +21,11 @@ type Decision struct {
 }
 
 // editTools change files directly; no input makes them read-only.
-var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true}
+// apply_patch is Codex CLI's file-editing tool (see patch.go).
+var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true, "apply_patch": true}
 
 // Tool judges one tool call by name and raw JSON input. Edit, MultiEdit,
-// Write and NotebookEdit are denied; Bash is judged by Bash; every other tool
+// Write, NotebookEdit and apply_patch are denied; Bash is judged by Bash; every other tool
 // (Read, Grep, Glob, Agent, Task, WebFetch, ...) is allowed.
 func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	if editTools[name] {
@@ -36,6 +37,9 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 		what := name
 		if p := in.FilePath + in.NotebookPath; p != "" {
 			what += " " + p
+		}
+		if name == "apply_patch" {
+			what = patchWhat(input)
 		}
 		return deny(finding{rule: "edit-tool", what: what})
 	}
@@ -89,18 +93,13 @@ func deny(f finding) Decision {
 	if !ok {
 		r = rules["internal"]
 	}
-	text, err := templates.Render("policy/deny.md", map[string]string{
+	text := templates.Show("policy/deny.md", map[string]string{
 		"What":        f.what,
 		"Detail":      f.detail,
 		"Rule":        f.rule,
 		"Why":         r.why,
 		"Alternative": r.alt,
 	})
-	if err != nil {
-		// The template is embedded; this only happens if it is broken, and a
-		// plain text still tells the model what happened.
-		text = fmt.Sprintf("refused %q by rule %s: %s; instead: %s", f.what, f.rule, r.why, r.alt)
-	}
 	return Decision{Rule: f.rule, Reason: strings.TrimSpace(text)}
 }
 

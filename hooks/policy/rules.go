@@ -137,6 +137,10 @@ var rules = map[string]rule{
 		why: "this shell setting changes how later words are treated (exporting or reading assignments)",
 		alt: "leave the shell options alone",
 	},
+	"man-option": {
+		why: "man's options choose pagers, browsers and formatters, and a path makes it format a local file",
+		alt: "run man PAGE (or man SECTION PAGE) with no options, piped to grep or head if needed",
+	},
 	"plansmith": {
 		why: "only plansmith's read-only commands and cancel may run while planning",
 		alt: "use plansmith status, plansmith memory show or plansmith cancel",

@@ -7,90 +7,31 @@ import (
 )
 
 // checkSed allows sed without -i and with scripts that neither write files
-// nor run commands. Scripts read from files (-f) cannot be inspected.
+// nor run commands. Scripts read from files (-f) cannot be inspected. The
+// script is each -e value, or else the first operand, in both GNU's reading
+// (options anywhere) and BSD's (options before the first operand).
 func checkSed(c *checker, n syntax.Node, args []arg) bool {
-	var scripts []string
-	operands := 0
-	for i := 0; i < len(args); i++ {
-		v := args[i].val
-		switch {
-		case v == "--":
-			rest := args[i+1:]
-			if len(scripts) == 0 && len(rest) > 0 {
-				// "sed -- SCRIPT FILE": the first operand is still the script.
-				scripts = append(scripts, rest[0].val)
-				rest = rest[1:]
+	readings := c.options(n, "sed", args)
+	for _, p := range readings {
+		var scripts []arg
+		for _, u := range p.opts {
+			if u.o.long == "expression" && u.hasValue {
+				scripts = append(scripts, arg{val: u.value, known: !u.computed})
 			}
-			operands += len(rest)
-			i = len(args)
-		case strings.HasPrefix(v, "--"):
-			key, val, hasVal := strings.Cut(v, "=")
-			switch {
-			case longIs(key, "--in-place"):
-				return c.deny(n, "sed-in-place", "sed "+key)
-			case longIs(key, "--expression"):
-				if !hasVal {
-					i++
-					if i >= len(args) {
-						return true // sed reports the missing script
-					}
-					val = args[i].val
-				}
-				scripts = append(scripts, val)
-			case longIs(key, "--file"):
-				return c.deny(n, "sed-script", "sed --file reads a script the policy cannot see")
-			case longIs(key, "--line-length"):
-				if !hasVal {
-					i++
-				}
-			case key == "--quiet" || key == "--silent" || key == "--regexp-extended" || key == "--separate" ||
-				key == "--unbuffered" || key == "--null-data" || key == "--zero-terminated" ||
-				key == "--posix" || key == "--debug" || key == "--sandbox" || key == "--follow-symlinks":
-			default:
-				return c.deny(n, "sed-script", "unknown option "+key)
+		}
+		if len(scripts) == 0 && len(p.operands) > 0 {
+			scripts = append(scripts, p.operands[0])
+		}
+		for _, s := range scripts {
+			if !s.known {
+				return c.deny(n, "sed-script", "the script is computed at run time")
 			}
-		case len(v) > 1 && v[0] == '-':
-			for j := 1; j < len(v); j++ {
-				switch v[j] {
-				case 'n', 'E', 'r', 's', 'u', 'z':
-				case 'i':
-					return c.deny(n, "sed-in-place", "sed "+v)
-				case 'e':
-					s := v[j+1:]
-					if s == "" {
-						i++
-						if i >= len(args) {
-							return true
-						}
-						s = args[i].val
-					}
-					scripts = append(scripts, s)
-					j = len(v)
-				case 'l':
-					if j+1 == len(v) {
-						i++
-					}
-					j = len(v)
-				case 'f':
-					return c.deny(n, "sed-script", "sed -f reads a script the policy cannot see")
-				default:
-					return c.deny(n, "sed-script", "unknown option -"+string(v[j]))
-				}
-			}
-		default:
-			if len(scripts) == 0 && operands == 0 {
-				scripts = append(scripts, v)
-			} else {
-				operands++
+			if why := sedScript(s.val); why != "" {
+				return c.deny(n, "sed-script", why)
 			}
 		}
 	}
-	for _, s := range scripts {
-		if why := sedScript(s); why != "" {
-			return c.deny(n, "sed-script", why)
-		}
-	}
-	return true
+	return readings != nil
 }
 
 // sedScript returns why a sed script is refused, or "" when it only reads

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/plansmith/plansmith/hooks/codex"
+	"github.com/plansmith/plansmith/install"
+)
+
+// runAgentHook runs a hook for an agent other than Claude Code. An unknown
+// agent is reported on stderr and the call is let through, as every hook
+// failure is.
+func runAgentHook(agent, event string, env *Env) {
+	switch agent {
+	case "codex":
+		codex.Run(event, *env)
+	default:
+		fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); ignoring this call\n", agent)
+	}
+}
+
+// runAgentInstall is `plansmith install|uninstall --agent AGENT`.
+func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
+	if o.Agent != "codex" {
+		return usagef("--agent: %q is not an agent plansmith installs for (claude or codex)", o.Agent)
+	}
+	bin, err := binaryPath(o.Binary)
+	if err != nil {
+		return err
+	}
+	opts := install.CodexOptions{Binary: bin, Now: env.Now()}
+	if o.User {
+		home := install.CodexHome(env.Getenv)
+		if home == "" {
+			return usagef("--user: neither $CODEX_HOME nor $HOME is set")
+		}
+		opts.Dir, opts.Skills = home, filepath.Join(home, "skills")
+	} else {
+		p, err := paths(env)
+		if err != nil {
+			return err
+		}
+		opts.Dir, opts.Skills = filepath.Join(p.Project, ".codex"), filepath.Join(p.Project, ".agents", "skills")
+	}
+	if !add {
+		res, err := install.UninstallCodex(opts)
+		if err != nil {
+			return err
+		}
+		if res.Changed() {
+			fmt.Fprintf(env.Stdout, "plansmith: uninstalled for Codex from %s\n", opts.Dir)
+		} else {
+			fmt.Fprintf(env.Stdout, "plansmith: nothing of plansmith's to remove for Codex in %s\n", opts.Dir)
+		}
+		fmt.Fprint(env.Stdout, res.Lines())
+		return nil
+	}
+	res, err := install.InstallCodex(opts)
+	if err != nil {
+		return err
+	}
+	if res.Changed() {
+		fmt.Fprintf(env.Stdout, "plansmith: installed for Codex in %s for %s\n", opts.Dir, opts.Binary)
+	} else {
+		fmt.Fprintf(env.Stdout, "plansmith: already installed for Codex in %s for %s; nothing changed\n", opts.Dir, opts.Binary)
+	}
+	fmt.Fprint(env.Stdout, res.Lines())
+	fmt.Fprintln(env.Stdout, "Codex runs new hooks only after you trust them: open /hooks in codex and trust plansmith's.")
+	if !o.User {
+		fmt.Fprintln(env.Stdout, "Project hooks are read only in a project Codex trusts.")
+	}
+	fmt.Fprintln(env.Stdout, "Start a loop in codex with $"+install.CodexSkill+" <request>.")
+	return nil
+}

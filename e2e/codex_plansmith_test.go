@@ -1,0 +1,199 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	cs "github.com/plansmith/plansmith/e2e/codexserver"
+	"github.com/plansmith/plansmith/state"
+)
+
+// These scenarios run plansmith inside the real Codex CLI: the binary is
+// installed for Codex with `plansmith install --agent codex --user` (hooks
+// in CODEX_HOME/hooks.json, the plansmith-plan skill in CODEX_HOME/skills),
+// and Codex runs the hooks with --dangerously-bypass-hook-trust (a hook
+// trusted in Codex's interactive /hooks review would run the same way).
+
+// codexPlansmithEnv is a CodexEnv with plansmith installed for Codex.
+func codexPlansmithEnv(t *testing.T, script ...cs.Reply) (*CodexEnv, string) {
+	t.Helper()
+	bin := BuildPlansmith(t)
+	e := NewCodexEnv(t, script...)
+	cmd := exec.Command(bin, "install", "--agent", "codex", "--user")
+	cmd.Dir = e.Project
+	cmd.Env = append(e.environ(), "PLANSMITH_BIN="+bin)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "plansmith: installed for Codex in "+e.Home)
+	seedCodexProject(e)
+	return e, bin
+}
+
+func seedCodexProject(e *CodexEnv) {
+	e.WriteProjectFile("cmd/api/main.go", "package main\n\n// TODO: register the rate limiter after auth.\nfunc main() {}\n")
+	e.WriteProjectFile("internal/auth/middleware.go", "package auth\n\n// TODO: expose the client in the context.\n")
+}
+
+// runCodex runs codex exec with the hooks allowed to run and the project
+// writable by plansmith plan.
+func runCodex(e *CodexEnv, prompt string) *CodexResult {
+	e.T.Helper()
+	return e.Run(prompt, bypassTrust, "-s", "danger-full-access")
+}
+
+// startPlan is the model starting a loop with the plansmith-plan skill's
+// command line, as written in the skill file.
+func startPlan(bin, flags string) cs.Reply {
+	return cs.Exec(quoteBin(bin) + " plan --agent codex " + flags + " -- '" + request + "'")
+}
+
+func quoteBin(bin string) string { return `"` + bin + `"` }
+
+func codexLoop(t *testing.T, e *CodexEnv) *state.Loop {
+	t.Helper()
+	f, err := state.Load(state.Paths{Project: e.Project}.State())
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	return &f.Loop
+}
+
+// TestCodexPlanFullLoopToSavedPlan: the agent reads the installed skill,
+// starts a loop with the command it names, answers every phase while
+// plansmith's Stop hook blocks with the next one, and the approved plan is
+// saved with the gate recorded as unavailable on Codex.
+func TestCodexPlanFullLoopToSavedPlan(t *testing.T) {
+	t.Parallel()
+	skill := ""
+	e, _ := codexPlansmithEnv(t,
+		cs.Func(func(r cs.Request) cs.Reply { return cs.Exec("cat '" + skill + "'") }),
+		// Follow the skill: run its plan command with the request filled in.
+		cs.Func(func(r cs.Request) cs.Reply {
+			if len(r.Outputs) == 1 {
+				for _, line := range strings.Split(r.Outputs[0].Output, "\n") {
+					if cmd, ok := strings.CutSuffix(strings.TrimSpace(line), "'<the request>'"); ok && strings.Contains(cmd, " plan --agent codex -- ") {
+						return cs.Exec(cmd + "'" + request + "'")
+					}
+				}
+			}
+			return cs.Text("the skill names no plan command")
+		}),
+		cs.Text(sessionText(t, "01-understand.md")),
+		cs.Exec("grep -rn TODO cmd internal | head -20"),
+		cs.Text(sessionText(t, "02-explore.md")),
+		cs.Text(sessionText(t, "03-alternatives.md")),
+		cs.Text(sessionText(t, "04-draft.md")),
+		cs.Text(sessionText(t, "05-critique.md")),
+		cs.Text(sessionText(t, "06-revise.md")),
+		cs.Text(sessionText(t, "07-critique.md")),
+		cs.Text(sessionText(t, "08-final.md")),
+	)
+	skill = filepath.Join(e.Home, "skills", "plansmith-plan", "SKILL.md")
+
+	res := runCodex(e, "Use $plansmith-plan to plan: "+request)
+	require.Equal(t, 0, res.ExitCode)
+	assert.Equal(t, sessionText(t, "08-final.md"), res.LastMessage, "the final revise ends the turn")
+	assert.Zero(t, e.Model.Overruns())
+	assert.Zero(t, e.Model.Remaining())
+
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, 11)
+	assert.Contains(t, strings.Join(reqs[0].Developer, "\n"), "- plansmith-plan: Plan a change with plansmith", "Codex lists the installed skill")
+	require.Len(t, reqs[2].Outputs, 1)
+	started := reqs[2].Outputs[0].Output
+	assert.Contains(t, started, "plansmith: planning loop started")
+	assert.Contains(t, started, "=== understand [1/8] ===")
+	require.Len(t, reqs[4].Outputs, 1)
+	assert.Contains(t, reqs[4].Outputs[0].Output, "register the rate limiter", "reading is allowed while planning")
+
+	var got []string
+	for _, r := range reqs {
+		got = append(got, r.HookPrompts...)
+	}
+	want := []string{"explore [2/8]", "alternatives [3/8]", "draft [4/8]", "critique [5/8]", "revise [6/8]", "critique [7/8]", "revise [8/8]"}
+	require.Len(t, got, len(want), "one Stop block per phase, each reaching the model as a hook prompt")
+	for i, label := range want {
+		assert.Contains(t, got[i], "Now: "+label, "block %d", i+1)
+		assert.Contains(t, got[i], request, "block %d repeats the request", i+1)
+	}
+
+	assert.Nil(t, codexLoop(t, e), "the loop is over")
+	out := e.ProjectFile(".claude/plansmith-output.local.md")
+	assert.Contains(t, out, "exit_reason: \"completed\"")
+	assert.Contains(t, out, "verified: false")
+	assert.Contains(t, out, `"status": "unavailable-on-codex"`)
+	assert.Contains(t, out, "session_id: \""+res.ThreadID+"\"", "the loop was bound to the Codex thread")
+	assert.Contains(t, out, "## Steps")
+	assert.NotContains(t, out, "<promise>")
+}
+
+// TestCodexRefusesApplyPatchWhilePlanning: Codex's apply_patch is refused
+// with the policy's reason, the file is not written, and the same patch
+// runs once the loop is cancelled.
+func TestCodexRefusesApplyPatchWhilePlanning(t *testing.T) {
+	t.Parallel()
+	const patch = "*** Begin Patch\n*** Add File: notes.md\n+# Rate limiting\n*** End Patch\n"
+	var bin string
+	e, bin := codexPlansmithEnv(t,
+		cs.Func(func(cs.Request) cs.Reply { return startPlan(bin, "--no-memory") }),
+		cs.Patch(patch),
+		cs.Func(func(cs.Request) cs.Reply { return cs.Exec(quoteBin(bin) + " cancel") }),
+		cs.Patch(patch),
+		cs.Text("cancelled; notes written"),
+	)
+
+	res := runCodex(e, "plan, then write notes")
+	require.Equal(t, 0, res.ExitCode)
+	assert.Equal(t, "cancelled; notes written", res.LastMessage)
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, 5)
+	require.Len(t, reqs[2].Outputs, 1)
+	refused := reqs[2].Outputs[0].Output
+	assert.True(t, strings.HasPrefix(refused, "Command blocked by PreToolUse hook: plansmith is planning"), refused)
+	assert.Contains(t, refused, "Refused: `apply_patch notes.md`")
+	assert.Contains(t, refused, "Rule: edit-tool")
+	require.Len(t, reqs[3].Outputs, 1)
+	assert.Contains(t, reqs[3].Outputs[0].Output, "cancel", "plansmith cancel is allowed while planning")
+	require.Len(t, reqs[4].Outputs, 1)
+	assert.Contains(t, reqs[4].Outputs[0].Output, "A notes.md", "after cancel the patch runs")
+	assert.Equal(t, "# Rate limiting\n", e.ProjectFile("notes.md"))
+}
+
+// TestCodexRefusesWritingShellCommand: a writing shell command is refused by
+// the same parser-based policy as Claude Code's Bash, a read-only pipeline
+// runs, and the file is unchanged.
+func TestCodexRefusesWritingShellCommand(t *testing.T) {
+	t.Parallel()
+	var bin string
+	e, bin := codexPlansmithEnv(t,
+		cs.Func(func(cs.Request) cs.Reply { return startPlan(bin, "--no-memory") }),
+		cs.Exec("sed -i 's/TODO/DONE/' cmd/api/main.go"),
+		cs.Exec("echo \"$(touch made.txt)\""),
+		cs.Exec("grep -rn TODO cmd | head -5"),
+		cs.Func(func(cs.Request) cs.Reply { return cs.Exec(quoteBin(bin) + " cancel") }),
+		cs.Text("done"),
+	)
+
+	res := runCodex(e, "plan")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, 6)
+	sed := reqs[2].Outputs[0].Output
+	assert.True(t, strings.HasPrefix(sed, "Command blocked by PreToolUse hook: plansmith is planning"), sed)
+	assert.Contains(t, sed, "Rule: sed-in-place")
+	subst := reqs[3].Outputs[0].Output
+	assert.Contains(t, subst, "Command blocked by PreToolUse hook:")
+	assert.Contains(t, subst, "touch")
+	assert.Contains(t, reqs[4].Outputs[0].Output, "register the rate limiter", "a read-only pipeline runs")
+	assert.Contains(t, e.ProjectFile("cmd/api/main.go"), "// TODO: register", "sed did not run")
+	_, err := os.Stat(filepath.Join(e.Project, "made.txt"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the substitution did not run")
+	assert.Nil(t, codexLoop(t, e))
+}

@@ -1,0 +1,295 @@
+package gate
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+)
+
+// Evidence: the gate judges the critic's and validator's outputs as the
+// hooks observed them, not as the agent relays them. A run is recognised by
+// its prompt (it carries the assessment's prompt file, as content or path),
+// recorded with what the client reports of it (agent id, resolved model, the
+// output) and bound to the assessment's plan and gaps hashes; its output
+// arrives with the Agent tool's PostToolUse (foreground) or the sub-agent's
+// SubagentStop (background, or either order).
+
+// Role is what a sub-agent run is for in an assessment.
+type Role string
+
+const (
+	RoleCritic    Role = "critic"
+	RoleValidator Role = "validator"
+)
+
+// Evidence modes recorded in the saved plan.
+const (
+	// EvidenceObserved: the verdict rests on runs the hooks saw.
+	EvidenceObserved = "observed"
+	// EvidenceRelayed: the client cannot report sub-agent runs, so the
+	// verdict rests on the outputs the agent copied into its reply.
+	EvidenceRelayed = "relayed"
+)
+
+// MaxRuns bounds how many runs a session keeps; the oldest go first.
+const MaxRuns = 16
+
+// Prompts identifies an assessment's sub-agent runs: the content of its two
+// prompt files and the paths that name them.
+type Prompts struct {
+	Critic, Validator           string
+	CriticPaths, ValidatorPaths []string
+}
+
+// PromptsFor builds the Prompts of an assessment from Begin's Step.Files,
+// written under dir (Config.Dir); project, when not empty, adds the paths
+// relative to it (how an agent working in the project names the files).
+func PromptsFor(files map[string]string, dir, project string) Prompts {
+	paths := func(name string) []string {
+		abs := filepath.Join(dir, name)
+		out := []string{abs}
+		if project != "" {
+			if rel, err := filepath.Rel(project, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				out = append(out, rel)
+			}
+		}
+		return out
+	}
+	return Prompts{
+		Critic:         files[CriticFile],
+		Validator:      files[ValidatorFile],
+		CriticPaths:    paths(CriticFile),
+		ValidatorPaths: paths(ValidatorFile),
+	}
+}
+
+// Recognise says which of the assessment's sub-agents a prompt starts: the
+// one whose prompt file content it carries (whitespace aside, words around
+// it allowed), else the one whose file path it names. A prompt that carries
+// both, or names both paths and carries neither, is no role ("").
+func (p Prompts) Recognise(prompt string) Role {
+	np := normalise(prompt)
+	critic := p.Critic != "" && strings.Contains(np, normalise(p.Critic))
+	validator := p.Validator != "" && strings.Contains(np, normalise(p.Validator))
+	switch {
+	case critic && validator:
+		return ""
+	case critic:
+		return RoleCritic
+	case validator:
+		return RoleValidator
+	}
+	critic, validator = namesAny(prompt, p.CriticPaths), namesAny(prompt, p.ValidatorPaths)
+	switch {
+	case critic && !validator:
+		return RoleCritic
+	case validator && !critic:
+		return RoleValidator
+	}
+	return ""
+}
+
+func namesAny(prompt string, paths []string) bool {
+	for _, p := range paths {
+		if p != "" && strings.Contains(prompt, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// normalise collapses every run of white space to one space and trims, so
+// text compares equal through re-wrapping, indentation and line endings.
+func normalise(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// SameOutput reports whether text is output as the sub-agent produced it,
+// allowing the client's hand-back frame and differences in white space: how
+// a relayed copy of an observed output compares with it.
+func SameOutput(text, output string) bool {
+	return normalise(Unframe(text)) == normalise(Unframe(output))
+}
+
+// Run is one sub-agent run the hooks observed.
+type Run struct {
+	Role    Role   `yaml:"role,omitempty" json:"role,omitempty"` // "" until its prompt is seen
+	AgentID string `yaml:"agent_id" json:"agent_id"`
+	// Model is the model the client resolved the run to (resolvedModel);
+	// Requested is the one the agent asked for.
+	Model      string `yaml:"model,omitempty" json:"model,omitempty"`
+	Requested  string `yaml:"requested,omitempty" json:"requested,omitempty"`
+	Background bool   `yaml:"background,omitempty" json:"background,omitempty"`
+	// Prompt is kept for validator runs only (gaps and critic output, small):
+	// the judge checks it carried the critic's observed output.
+	Prompt string `yaml:"prompt,omitempty" json:"prompt,omitempty"`
+	// Done is set once the output arrived; Output is the sub-agent's final
+	// text, OutputHash its hash (normalised as the plan hashes are).
+	Done       bool   `yaml:"done,omitempty" json:"done,omitempty"`
+	Output     string `yaml:"output,omitempty" json:"output,omitempty"`
+	OutputHash string `yaml:"output_hash,omitempty" json:"output_hash,omitempty"`
+	// The assessment the run belongs to.
+	PlanHash string `yaml:"plan_hash,omitempty" json:"plan_hash,omitempty"`
+	GapsHash string `yaml:"gaps_hash,omitempty" json:"gaps_hash,omitempty"`
+}
+
+// OutputHash is the hex SHA-256 of a sub-agent's output, normalised as the
+// plan and gaps hashes are.
+func OutputHash(output string) string { return hashText(output) }
+
+// Runs is what a session observed, oldest first.
+type Runs []Run
+
+// Launched records an Agent call whose prompt was recognised, bound to the
+// session's assessment (r carries Role, AgentID, models, Background; for a
+// foreground run also Done and Output). A run already known by its agent id
+// (its SubagentStop came first) is completed with what r adds.
+func (rs Runs) Launched(r Run, s Session) Runs {
+	r.PlanHash, r.GapsHash = s.PlanHash, s.GapsHash
+	if r.Role != RoleValidator {
+		r.Prompt = ""
+	}
+	if r.Done {
+		r.OutputHash = OutputHash(r.Output)
+	}
+	for i := range rs {
+		if r.AgentID != "" && rs[i].AgentID == r.AgentID {
+			if !r.Done && rs[i].Done {
+				r.Done, r.Output, r.OutputHash = true, rs[i].Output, rs[i].OutputHash
+			}
+			out := append(Runs(nil), rs...)
+			out[i] = r
+			return out
+		}
+	}
+	return capRuns(append(append(Runs(nil), rs...), r))
+}
+
+// Finished records a sub-agent's final text (SubagentStop). An agent id not
+// seen launched yet is kept without a role until its launch is seen; an
+// unknown id with nothing to say is ignored.
+func (rs Runs) Finished(agentID, output string) Runs {
+	if agentID == "" {
+		return rs
+	}
+	out := append(Runs(nil), rs...)
+	for i := range out {
+		if out[i].AgentID == agentID {
+			out[i].Done, out[i].Output, out[i].OutputHash = true, output, OutputHash(output)
+			return out
+		}
+	}
+	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output)}))
+}
+
+func capRuns(rs Runs) Runs {
+	if len(rs) > MaxRuns {
+		return append(Runs(nil), rs[len(rs)-MaxRuns:]...)
+	}
+	return rs
+}
+
+// bound reports whether r belongs to the assessment s is on.
+func (r Run) bound(s Session) bool {
+	return r.PlanHash != "" && r.PlanHash == s.PlanHash && r.GapsHash == s.GapsHash
+}
+
+// Latest returns the newest finished run of role in the session's
+// assessment.
+func (rs Runs) Latest(role Role, s Session) (Run, bool) {
+	for i := len(rs) - 1; i >= 0; i-- {
+		if r := rs[i]; r.Role == role && r.Done && r.bound(s) {
+			return r, true
+		}
+	}
+	return Run{}, false
+}
+
+// InFlight reports whether a run of the session's assessment was launched
+// and has not finished: a Stop now is the agent waiting, not an answer.
+func (rs Runs) InFlight(s Session) bool {
+	for _, r := range rs {
+		if r.Role != "" && !r.Done && r.bound(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunRecord is what the saved plan's frontmatter keeps of a run.
+type RunRecord struct {
+	Role       Role   `yaml:"role" json:"role"`
+	AgentID    string `yaml:"agent_id" json:"agent_id"`
+	Model      string `yaml:"model,omitempty" json:"model,omitempty"`
+	OutputHash string `yaml:"output_hash" json:"output_hash"`
+}
+
+// Record is the run as the saved plan records it.
+func (r Run) Record() RunRecord {
+	return RunRecord{Role: r.Role, AgentID: r.AgentID, Model: r.Model, OutputHash: r.OutputHash}
+}
+
+// AssessObserved judges an assessment on the runs the hooks observed, as
+// Assess judges a relayed reply: the outputs are the newest finished critic
+// and validator runs bound to the assessment, never the reply's text.
+//   - A run still in flight: ActionWait (the agent is waiting for it).
+//   - A reply quoting a <critic-output> or <validator-output> that no
+//     observed run produced is refused and told so; a run missing, or a
+//     validator not given the critic's observed output, is asked for. Each
+//     uses the sub-agent's one re-run; a second time fails closed, like an
+//     output unreadable twice.
+//   - Otherwise the outputs are judged as Assess does, and the Record says
+//     evidence: observed, with both runs.
+func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
+	if s.Status != StatusAwaiting || Stale(plan, s) {
+		return Begin(plan, s, cfg)
+	}
+	g, err := ParseGaps(plan)
+	if err != nil || !g.Present {
+		return Begin(plan, s, cfg)
+	}
+	if runs.InFlight(s) {
+		return Step{Action: ActionWait, Session: s}
+	}
+	critic, hasCritic := runs.Latest(RoleCritic, s)
+	validator, hasValidator := runs.Latest(RoleValidator, s)
+	r := SplitReply(reply)
+	switch {
+	case r.HasCritic && (!hasCritic || !SameOutput(r.Critic, critic.Output)):
+		return unobserved(plan, s, cfg, RoleCritic, "claimed")
+	case r.HasValidator && (!hasValidator || !SameOutput(r.Validator, validator.Output)):
+		return unobserved(plan, s, cfg, RoleValidator, "claimed")
+	case !hasCritic:
+		return unobserved(plan, s, cfg, RoleCritic, "missing")
+	case !hasValidator:
+		return unobserved(plan, s, cfg, RoleValidator, "missing")
+	case validator.Prompt != "" && !strings.Contains(normalise(validator.Prompt), normalise(Unframe(critic.Output))):
+		return unobserved(plan, s, cfg, RoleValidator, "without-critic")
+	}
+	step := judge(plan, g, part{true, critic.Output}, part{true, validator.Output}, s, cfg, true)
+	if step.Record != nil {
+		step.Record.Evidence = EvidenceObserved
+		step.Record.Runs = []RunRecord{critic.Record(), validator.Record()}
+	}
+	return step
+}
+
+// unobserved asks for a run the hooks did not see (why: "claimed" when the
+// reply quotes an output no run produced, "missing", or "without-critic"
+// for a validator not given the critic's output), using role's one re-run.
+func unobserved(plan string, s Session, cfg Config, role Role, why string) Step {
+	reruns := &s.ValidatorReruns
+	if role == RoleCritic {
+		reruns = &s.CriticReruns
+	}
+	problem := map[string]string{
+		"claimed":        "the reply quotes " + string(role) + " output that no observed " + string(role) + " run produced",
+		"missing":        "no " + string(role) + " run on this plan was observed",
+		"without-critic": "the validator run was not given the critic's output",
+	}[why]
+	if *reruns > 0 {
+		return failClosed(plan, s, cfg, string(role), errors.New(problem))
+	}
+	*reruns++
+	return Step{Action: ActionRerun, Session: s, Reason: render("gate/unobserved.md", cfg.data(s, map[string]any{
+		"Role": string(role), "Why": why, "Critic": role == RoleCritic,
+	}))}
+}

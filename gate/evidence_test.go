@@ -1,0 +1,209 @@
+package gate
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+func TestPromptsForAndRecognise(t *testing.T) {
+	st := Begin(planWith(oneGap), Session{}, cfg)
+	require.Equal(t, ActionRun, st.Action)
+	p := PromptsFor(st.Files, dir, "/proj")
+	assert.Equal(t, []string{dir + "/critic-prompt.md", ".claude/plansmith/gate/critic-prompt.md"}, p.CriticPaths)
+	assert.Equal(t, []string{dir + "/validator-prompt.md", ".claude/plansmith/gate/validator-prompt.md"}, p.ValidatorPaths)
+
+	critic, validator := st.Files[CriticFile], st.Files[ValidatorFile]
+	tests := []struct {
+		name   string
+		prompt string
+		want   Role
+	}{
+		{"critic file content", critic, RoleCritic},
+		{"critic content with words around it, re-wrapped", "Please act on this:\n\n" + reflow(critic) + "\n\nThanks.", RoleCritic},
+		{"validator content followed by the critic output", validator + "\n\n" + twoFindings, RoleValidator},
+		{"critic path, absolute", "Read " + dir + "/critic-prompt.md and do what it says.", RoleCritic},
+		{"validator path, project-relative", "Follow .claude/plansmith/gate/validator-prompt.md on:\n" + twoFindings, RoleValidator},
+		{"content wins over a path", validator + "\n(the critic read " + dir + "/critic-prompt.md)\n" + twoFindings, RoleValidator},
+		{"both contents: ambiguous", critic + "\n" + validator, ""},
+		{"both paths, no content: ambiguous", "Read .claude/plansmith/gate/critic-prompt.md and .claude/plansmith/gate/validator-prompt.md", ""},
+		{"an unrelated sub-agent", "Find every caller of Export in the code.", ""},
+		{"a fragment of the critic prompt is not the prompt", critic[:len(critic)/2], ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, p.Recognise(tt.prompt))
+		})
+	}
+	assert.Equal(t, Role(""), Prompts{}.Recognise("anything"), "no assessment: nothing is recognised")
+}
+
+// reflow joins every line with spaces, as an agent re-typing a prompt might.
+func reflow(s string) string { return normalise(s) }
+
+func TestSameOutput(t *testing.T) {
+	assert.True(t, SameOutput(twoFindings, twoFindings))
+	assert.True(t, SameOutput(framed(twoFindings), twoFindings), "the hand-back frame is not a change")
+	assert.True(t, SameOutput("  "+pass+"\n\n", pass))
+	assert.False(t, SameOutput(noIssues, twoFindings))
+	assert.False(t, SameOutput(pass, failFinding1))
+}
+
+func TestRunsLaunchedAndFinishedInEitherOrder(t *testing.T) {
+	_, s := begun(t, planWith(oneGap), Session{})
+	other := Session{Status: StatusAwaiting, PlanHash: "other", GapsHash: s.GapsHash}
+
+	// Background: launched first, output later.
+	var rs Runs
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "a1", Model: "claude-opus-5-5", Requested: "opus", Background: true, Prompt: "dropped"}, s)
+	require.Len(t, rs, 1)
+	assert.Empty(t, rs[0].Prompt, "only a validator's prompt is kept")
+	assert.True(t, rs.InFlight(s))
+	assert.False(t, rs.InFlight(other), "a run of another assessment is not this one's")
+	_, ok := rs.Latest(RoleCritic, s)
+	assert.False(t, ok, "not finished")
+	rs = rs.Finished("a1", twoFindings)
+	assert.False(t, rs.InFlight(s))
+	got, ok := rs.Latest(RoleCritic, s)
+	require.True(t, ok)
+	assert.Equal(t, Run{Role: RoleCritic, AgentID: "a1", Model: "claude-opus-5-5", Requested: "opus", Background: true,
+		Done: true, Output: twoFindings, OutputHash: OutputHash(twoFindings), PlanHash: s.PlanHash, GapsHash: s.GapsHash}, got)
+
+	// Foreground: SubagentStop comes before the PostToolUse that names the prompt.
+	rs = rs.Finished("a2", pass)
+	_, ok = rs.Latest(RoleValidator, s)
+	assert.False(t, ok, "an output without a recognised launch is no role's")
+	rs = rs.Launched(Run{Role: RoleValidator, AgentID: "a2", Model: "claude-haiku-5-5", Prompt: "v"}, s)
+	got, ok = rs.Latest(RoleValidator, s)
+	require.True(t, ok)
+	assert.Equal(t, pass, got.Output)
+	assert.Equal(t, "v", got.Prompt)
+	assert.Len(t, rs, 2)
+
+	// A foreground PostToolUse carries the output itself.
+	rs = rs.Launched(Run{Role: RoleValidator, AgentID: "a3", Done: true, Output: failFinding1}, s)
+	got, _ = rs.Latest(RoleValidator, s)
+	assert.Equal(t, "a3", got.AgentID, "the newest run wins")
+	assert.Equal(t, OutputHash(failFinding1), got.OutputHash)
+
+	// Runs of another assessment do not count for this one.
+	_, ok = rs.Latest(RoleCritic, other)
+	assert.False(t, ok)
+	assert.Equal(t, rs, rs.Finished("", "x"), "no agent id, nothing recorded")
+
+	for i := 0; i < MaxRuns+3; i++ {
+		rs = rs.Finished(string(rune('A'+i)), "x")
+	}
+	assert.Len(t, rs, MaxRuns, "the oldest runs go")
+}
+
+// observedRuns is an assessment's critic and validator as the hooks see them.
+func observedRuns(s Session, critic, validator string) Runs {
+	var rs Runs
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Model: "claude-opus-5-5", Done: true, Output: critic}, s)
+	rs = rs.Launched(Run{Role: RoleValidator, AgentID: "v1", Model: "claude-haiku-5-5", Background: true,
+		Prompt: "validator instructions\n\n" + critic}, s)
+	return rs.Finished("v1", validator)
+}
+
+func TestAssessObservedJudgesTheRecordedOutputs(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{})
+	rs := observedRuns(s, twoFindings, pass)
+
+	// The agent only ends its turn: the recorded outputs decide.
+	st := AssessObserved(plan, "Both have finished.", rs, s, cfg)
+	require.Equal(t, ActionPass, st.Action, st.Reason)
+	assert.Equal(t, EvidenceObserved, st.Record.Evidence)
+	assert.Equal(t, []RunRecord{
+		{Role: RoleCritic, AgentID: "c1", Model: "claude-opus-5-5", OutputHash: OutputHash(twoFindings)},
+		{Role: RoleValidator, AgentID: "v1", Model: "claude-haiku-5-5", OutputHash: OutputHash(pass)},
+	}, st.Record.Runs)
+	out, err := yaml.Marshal(st.Record)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "evidence: observed")
+	assert.Contains(t, string(out), "agent_id: c1")
+
+	// A faithful copy of the outputs, framed as the client hands them back, is fine.
+	st = AssessObserved(plan, reply(framed(twoFindings), framed(pass)), rs, s, cfg)
+	assert.Equal(t, ActionPass, st.Action, st.Reason)
+
+	// The recorded FAIL decides even when the reply claims a PASS the validator never gave.
+	failing := observedRuns(s, twoFindings, failFinding1)
+	st = AssessObserved(plan, "", failing, s, cfg)
+	assert.Equal(t, ActionRevise, st.Action)
+	assert.Contains(t, st.Reason, "FINDING-1")
+
+	// The relayed path says so.
+	st = Assess(plan, reply(twoFindings, pass), s, cfg)
+	require.Equal(t, ActionPass, st.Action)
+	assert.Equal(t, EvidenceRelayed, st.Record.Evidence)
+	assert.Empty(t, st.Record.Runs)
+}
+
+func TestAssessObservedRefusesWhatNoRunProduced(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{})
+	fabricated := reply(noIssues, pass)
+
+	// Nothing ran: the fabricated reply is refused and told so.
+	st := AssessObserved(plan, fabricated, nil, s, cfg)
+	require.Equal(t, ActionRerun, st.Action)
+	assert.Contains(t, st.Reason, "Your reply quotes critic output that no critic run produced")
+	assert.Contains(t, st.Reason, "critic-prompt.md")
+	assert.Contains(t, st.Reason, "end your turn")
+	assert.Equal(t, 1, st.Session.CriticReruns)
+	assert.Zero(t, st.Session.Attempts, "a refusal is no failed assessment")
+
+	// Then the real runs pass.
+	real := AssessObserved(plan, "", observedRuns(st.Session, twoFindings, pass), st.Session, cfg)
+	assert.Equal(t, ActionPass, real.Action, real.Reason)
+
+	// Fabricating again fails closed.
+	st = AssessObserved(plan, fabricated, nil, st.Session, cfg)
+	assert.Equal(t, ActionRevise, st.Action)
+	assert.Equal(t, 1, st.Session.Attempts)
+	assert.Contains(t, st.Reason, "no observed critic run produced")
+
+	// Real runs but a reply that rewrites one of them: refused.
+	rs := observedRuns(s, twoFindings, failFinding1)
+	st = AssessObserved(plan, reply(twoFindings, pass), rs, s, cfg)
+	require.Equal(t, ActionRerun, st.Action)
+	assert.Contains(t, st.Reason, "Your reply quotes validator output that no validator run produced")
+	assert.Equal(t, 1, st.Session.ValidatorReruns)
+}
+
+func TestAssessObservedMissingAndWaiting(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{})
+
+	// A run in flight: the agent is waiting; nothing changes.
+	var rs Runs
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Background: true}, s)
+	st := AssessObserved(plan, "Waiting for the critic.", rs, s, cfg)
+	assert.Equal(t, ActionWait, st.Action)
+	assert.Equal(t, s, st.Session)
+
+	// The critic finished, the validator never ran: ask for it.
+	rs = rs.Finished("c1", twoFindings)
+	st = AssessObserved(plan, "", rs, s, cfg)
+	require.Equal(t, ActionRerun, st.Action)
+	assert.Contains(t, st.Reason, "has not seen the validator run")
+	assert.Equal(t, 1, st.Session.ValidatorReruns)
+
+	// A validator that was not given the critic's output judges nothing.
+	rs = rs.Launched(Run{Role: RoleValidator, AgentID: "v1", Done: true, Output: pass, Prompt: "validator instructions only"}, s)
+	st = AssessObserved(plan, "", rs, s, cfg)
+	require.Equal(t, ActionRerun, st.Action)
+	assert.Contains(t, st.Reason, "did not carry the critic's output")
+
+	// An unreadable observed output gets the observed re-run message.
+	st = AssessObserved(plan, "", observedRuns(s, garbageCritic, pass), s, cfg)
+	require.Equal(t, ActionRerun, st.Action)
+	assert.Contains(t, st.Reason, "plansmith reads their outputs itself")
+	assert.NotContains(t, st.Reason, "<critic-output>")
+
+	// Runs of an earlier version of the plan do not count.
+	changed := planWith(oneGap + "### GAP-2: More\n- **Severity**: low\n- **Description**: x.\n")
+	st = AssessObserved(changed, "", observedRuns(s, twoFindings, pass), s, cfg)
+	assert.Equal(t, ActionRun, st.Action, "a changed plan starts a fresh assessment")
+}

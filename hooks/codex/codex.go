@@ -1,0 +1,188 @@
+// Package codex is plansmith's edge to Codex CLI's hooks (docs/codex.md has
+// what Codex 0.169.0 was seen to send and honour). It decodes Codex's hook
+// inputs into the loop package's events and maps the loop's outcomes to the
+// answers Codex accepts, as hooks/ does for Claude Code: the same loop, phase
+// machine and tool policy run behind both.
+//
+// Events and tool names. Codex reports its shell tool (exec_command) as tool
+// "Bash" with {"command": "<shell text>"}, judged by the same shell policy,
+// and its file edits as tool "apply_patch" with the patch in "command", an
+// edit tool to the policy; other names pass through unchanged. What differs
+// from Claude Code:
+//
+//   - Codex obeys every consecutive Stop block (no cap), so the loop never
+//     pauses to stay under one: BlockCap is 0.
+//   - last_assistant_message may be null; Codex's transcript is not Claude
+//     Code's, so a null answer is judged as an empty one.
+//   - Codex runs a call on a PreToolUse answer it does not support (allow,
+//     ask) or a deny without a reason, so the adapter answers only deny,
+//     always with a reason, or nothing.
+//   - A Stop block needs a reason, or Codex ignores it.
+//   - PostToolUse (plan-mode metadata for Claude Code's plan files) has no
+//     Codex counterpart and is not registered.
+package codex
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/plansmith/plansmith/loop"
+)
+
+// Input is the part of a Codex hook input the adapter reads (Codex's
+// schemas forbid unknown fields in its own output, not ours to read).
+type Input struct {
+	SessionID      string          `json:"session_id"`
+	TurnID         string          `json:"turn_id"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	PermissionMode string          `json:"permission_mode"`
+	StopHookActive bool            `json:"stop_hook_active"`
+	LastMessage    *string         `json:"last_assistant_message"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	Prompt         string          `json:"prompt"`
+}
+
+// StopAnswer is a Stop hook answer Codex honours.
+type StopAnswer struct {
+	Decision      string `json:"decision,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	SystemMessage string `json:"systemMessage,omitempty"`
+}
+
+// SpecificAnswer carries hookSpecificOutput: a PreToolUse deny or a
+// UserPromptSubmit context.
+type SpecificAnswer struct {
+	HookSpecificOutput Specific `json:"hookSpecificOutput"`
+}
+
+// Specific is Codex's hookSpecificOutput object.
+type Specific struct {
+	HookEventName            string `json:"hookEventName"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+}
+
+// handlers maps each event Codex runs (`plansmith hook EVENT --agent
+// codex`) to its handler.
+var handlers = map[string]func(Input, loop.Env) any{
+	"stop":             stop,
+	"pretooluse":       preToolUse,
+	"userpromptsubmit": userPromptSubmit,
+}
+
+// Events names the events registered for Codex (install's codex/hooks.json).
+var Events = []string{"stop", "pretooluse", "userpromptsubmit"}
+
+// maxInput bounds what is read from stdin, as for Claude Code's hooks.
+const maxInput = 64 << 20
+
+// fallbackDeny is given when a refusal came without a reason: Codex would
+// run a call denied without one.
+const fallbackDeny = "plansmith is planning, so the project stays read-only: this call was refused."
+
+// fallbackBlock is given when a block came without a reason: Codex would
+// ignore it.
+const fallbackBlock = "Continue plansmith's planning loop: answer the current phase."
+
+// Run handles one Codex hook call: env.Stdin is Codex's input, env.Stdout
+// gets the answer, or nothing. It never panics and never asks for a non-zero
+// exit: Codex runs the call (or ends the turn) when a hook fails, which is
+// what every other hook failure does too.
+func Run(event string, env loop.Env) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(env.Stderr, "plansmith: internal error in the Codex %s hook: %v\n", event, r)
+		}
+	}()
+	h, ok := handlers[event]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "plansmith: the %s hook is not used with Codex; ignoring this call\n", event)
+		return
+	}
+	in, err := decode(env.Stdin)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; ignoring this call\n", event, err)
+		return
+	}
+	if out := h(in, env); out != nil {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false) // the model reads these; <promise> must stay legible
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(env.Stderr, "plansmith: writing the Codex hook answer: %v\n", err)
+		}
+	}
+}
+
+func decode(r io.Reader) (Input, error) {
+	var in Input
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	switch {
+	case err != nil:
+		return in, fmt.Errorf("reading hook input: %w", err)
+	case len(data) > maxInput:
+		return in, errors.New("hook input is larger than 64 MiB")
+	case len(data) == 0:
+		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, fmt.Errorf("hook input is not a JSON object: %w", err)
+	}
+	return in, nil
+}
+
+func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }
+
+func stop(in Input, env loop.Env) any {
+	o := loop.Stop(env, loop.StopEvent{
+		Session: session(in),
+		LastMessage: func() (string, error) {
+			if in.LastMessage == nil {
+				return "", nil // no text in the turn: an empty answer
+			}
+			return *in.LastMessage, nil
+		},
+		BlockCap: 0, // Codex has none
+	})
+	switch o.Kind {
+	case loop.Block:
+		reason := o.Reason
+		if strings.TrimSpace(reason) == "" {
+			reason = fallbackBlock
+		}
+		return &StopAnswer{Decision: "block", Reason: reason, SystemMessage: o.Message}
+	case loop.Pause, loop.Finish:
+		if o.Message == "" {
+			return nil
+		}
+		return &StopAnswer{SystemMessage: o.Message}
+	}
+	return nil
+}
+
+func preToolUse(in Input, env loop.Env) any {
+	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in), Tool: in.ToolName, Input: in.ToolInput,
+		PermissionMode: in.PermissionMode})
+	if !o.Deny {
+		return nil // Codex supports no allow: saying nothing lets the call run
+	}
+	reason := o.Reason
+	if strings.TrimSpace(reason) == "" {
+		reason = fallbackDeny
+	}
+	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "PreToolUse",
+		PermissionDecision: "deny", PermissionDecisionReason: reason}}
+}
+
+func userPromptSubmit(in Input, env loop.Env) any {
+	o := loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt})
+	if o.Context == "" {
+		return nil
+	}
+	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "UserPromptSubmit", AdditionalContext: o.Context}}
+}

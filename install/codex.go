@@ -1,0 +1,323 @@
+package install
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// Codex CLI reads hooks from hooks.json in $CODEX_HOME (~/.codex) or in a
+// project's .codex/, in the same shape as Claude Code's settings "hooks"
+// object, and skills from $CODEX_HOME/skills/<name>/SKILL.md or a project's
+// .agents/skills/<name>/SKILL.md (docs/codex.md). plansmith registers its
+// hooks there with `--agent codex` after the event, so ParseCommand, Merge,
+// Remove and Find treat them exactly as the Claude Code ones.
+
+// CodexOptions says where to install for Codex CLI and for which binary.
+type CodexOptions struct {
+	Dir    string    // the folder of hooks.json: <project>/.codex or $CODEX_HOME
+	Skills string    // the skills folder: <project>/.agents/skills or $CODEX_HOME/skills
+	Binary string    // absolute path of the plansmith binary the hooks run
+	Now    time.Time // names the hooks.json backup
+}
+
+// HooksFile is the hooks.json install edits.
+func (o CodexOptions) HooksFile() string { return filepath.Join(o.Dir, "hooks.json") }
+
+// CodexSkill names the skill that starts a loop from Codex.
+const CodexSkill = "plansmith-plan"
+
+// SkillFile is where the skill goes.
+func (o CodexOptions) SkillFile() string { return filepath.Join(o.Skills, CodexSkill, "SKILL.md") }
+
+// CodexHome is $CODEX_HOME, else ~/.codex; "" when neither is known.
+func CodexHome(getenv func(string) string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return d
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".codex")
+	}
+	return ""
+}
+
+// CodexHooks is plansmith's hook registration for Codex CLI: Stop,
+// PreToolUse and UserPromptSubmit, each running `<binary> hook EVENT --agent codex`.
+func CodexHooks(binary string) (Hooks, error) {
+	data, err := templates.Text("codex/hooks.json")
+	if err != nil {
+		return Hooks{}, err
+	}
+	return hooksFrom([]byte(data), binary)
+}
+
+// CodexSkillText is the skill file for binary.
+func CodexSkillText(binary string) ([]byte, error) {
+	s, err := templates.Render("codex/skill-plan.md", map[string]string{"Binary": Quote(binary)})
+	return []byte(s), err
+}
+
+// InstallCodex registers the hooks in hooks.json and writes the skill. Like
+// Install it changes nothing when hooks.json cannot be parsed, nothing that
+// is already in place, and backs up a hooks.json it changes. A skill file
+// that differs from what it would write is kept.
+func InstallCodex(o CodexOptions) (Result, error) {
+	var r Result
+	h, err := CodexHooks(o.Binary)
+	if err != nil {
+		return r, err
+	}
+	skill, err := CodexSkillText(o.Binary)
+	if err != nil {
+		return r, err
+	}
+	old, existed, err := readSettings(o.HooksFile())
+	if err != nil {
+		return r, err
+	}
+	merged, changed, err := Merge(old, h)
+	if err != nil {
+		return r, hooksFileError(o.HooksFile(), err)
+	}
+	if changed {
+		did := "registered hooks for " + strings.Join(h.Events(), ", ")
+		if err := writeBackedUp(o.HooksFile(), merged, existed, o.Now, &did); err != nil {
+			return r, err
+		}
+		r.add("hooks.json", true, "%s", did)
+	} else {
+		r.add("hooks.json", false, "hooks already registered")
+	}
+
+	rel := filepath.Join(CodexSkill, "SKILL.md")
+	cur, err := os.ReadFile(o.SkillFile())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := state.WriteFile(o.SkillFile(), skill); err != nil {
+			return r, err
+		}
+		r.add(rel, true, "written to %s", o.Skills)
+	case err != nil:
+		return r, fmt.Errorf("reading %s: %w", o.SkillFile(), err)
+	case string(cur) == string(skill):
+		r.add(rel, false, "already up to date")
+	case isCodexSkill(cur):
+		if err := state.WriteFile(o.SkillFile(), skill); err != nil {
+			return r, err
+		}
+		r.add(rel, true, "updated (it ran another binary)")
+	default:
+		r.add(rel, false, "kept: plansmith install did not write it (move it away and run install again to replace it)")
+	}
+	return r, nil
+}
+
+// UninstallCodex takes out what InstallCodex added: plansmith's entries in
+// hooks.json (other hooks stay; a file left empty is removed) and the skill,
+// unless it was edited.
+func UninstallCodex(o CodexOptions) (Result, error) {
+	var r Result
+	old, existed, err := readSettings(o.HooksFile())
+	if err != nil {
+		return r, err
+	}
+	if existed {
+		out, changed, err := Remove(old, o.Binary)
+		if err != nil {
+			return r, hooksFileError(o.HooksFile(), err)
+		}
+		switch {
+		case changed && sameJSON(out, []byte("{}")) && isPlainFile(o.HooksFile()):
+			if err := os.Remove(o.HooksFile()); err != nil {
+				return r, fmt.Errorf("removing %s: %w", o.HooksFile(), err)
+			}
+			r.add("hooks.json", true, "removed (it held only plansmith's hooks)")
+		case changed:
+			did := "removed plansmith's hooks"
+			if err := writeBackedUp(o.HooksFile(), out, true, o.Now, &did); err != nil {
+				return r, err
+			}
+			r.add("hooks.json", true, "%s", did)
+		default:
+			r.add("hooks.json", false, "no plansmith hooks registered")
+		}
+	}
+
+	rel := filepath.Join(CodexSkill, "SKILL.md")
+	cur, err := os.ReadFile(o.SkillFile())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return r, fmt.Errorf("reading %s: %w", o.SkillFile(), err)
+	case isUnchangedCodexSkill(cur):
+		if err := os.Remove(o.SkillFile()); err != nil {
+			return r, fmt.Errorf("removing %s: %w", o.SkillFile(), err)
+		}
+		_ = os.Remove(filepath.Dir(o.SkillFile())) // only when nothing else is in it
+		r.add(rel, true, "removed")
+	default:
+		r.add(rel, false, "kept: it was edited since install, or plansmith did not write it")
+	}
+	return r, nil
+}
+
+// codexSkillMarker is in every skill file install writes.
+const codexSkillMarker = "<!-- plansmith skill for Codex CLI: written by `plansmith install --agent codex`"
+
+func isCodexSkill(data []byte) bool { return strings.Contains(string(data), codexSkillMarker) }
+
+// isUnchangedCodexSkill reports whether data is exactly what install writes
+// for some binary: the skill with that binary's path in it.
+func isUnchangedCodexSkill(data []byte) bool {
+	if !isCodexSkill(data) {
+		return false
+	}
+	// The binary is the first word of the first code line that runs `plan`.
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		word, rest, ok := firstWord(line)
+		if !ok || !strings.HasPrefix(strings.TrimSpace(rest), "plan --agent codex") {
+			continue
+		}
+		want, err := CodexSkillText(word)
+		return err == nil && string(want) == string(data)
+	}
+	return false
+}
+
+func hooksFileError(path string, err error) error {
+	return fmt.Errorf("%s is not valid hooks JSON (%w); nothing was changed — fix the file, then run the command again", path, err)
+}
+
+// CodexChecks are doctor's checks of a Codex CLI installation: plansmith's
+// hooks in $CODEX_HOME/hooks.json and the project's .codex/hooks.json, the
+// binary they run, and the project trust Codex needs to read project hooks.
+// Hook trust itself (Codex's /hooks review) is not visible from outside.
+func CodexChecks(e DoctorEnv) []Check {
+	home := ""
+	if e.Getenv != nil {
+		home = e.Getenv("CODEX_HOME")
+	}
+	if home == "" && e.Home != "" {
+		home = filepath.Join(e.Home, ".codex")
+	}
+	type source struct {
+		name, file string
+		regs       []Registration
+	}
+	var found []source
+	for _, s := range []source{{name: "user", file: filepath.Join(home, "hooks.json")}, {name: "project", file: filepath.Join(e.Project, ".codex", "hooks.json")}} {
+		if s.file == "hooks.json" { // no Codex home known
+			continue
+		}
+		data, existed, err := readSettings(s.file)
+		if err != nil || !existed {
+			continue
+		}
+		regs, err := Find(data, e.Binary)
+		if err != nil {
+			return []Check{{Name: "codex", Level: Problem, Detail: hooksFileError(s.file, err).Error()}}
+		}
+		if len(regs) > 0 {
+			s.regs = regs
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return []Check{{Name: "codex", Level: OK, Detail: "not installed for Codex CLI", Fix: "to plan in Codex too: plansmith install --agent codex [--user]"}}
+	case 2:
+		return []Check{{Name: "codex", Level: Warn, Detail: "plansmith's hooks are in both " + found[0].file + " and " + found[1].file + ": Codex would run every hook twice",
+			Fix: "keep one: plansmith uninstall --agent codex (project) or --agent codex --user"}}
+	}
+	s := found[0]
+	want, _ := CodexHooks(e.Binary)
+	var have []string
+	var bins []string
+	for _, r := range s.regs {
+		have = append(have, r.Event)
+		if r.Binary != e.Binary {
+			bins = append(bins, r.Binary)
+		}
+	}
+	var missing []string
+	for _, ev := range want.Events() {
+		if !strings.Contains(" "+strings.Join(have, " ")+" ", " "+ev+" ") {
+			missing = append(missing, ev)
+		}
+	}
+	flag := ""
+	if s.name == "user" {
+		flag = " --user"
+	}
+	var checks []Check
+	switch {
+	case len(missing) > 0:
+		checks = append(checks, Check{Name: "codex", Level: Problem, Detail: fmt.Sprintf("%s is missing plansmith's %s hooks", s.file, strings.Join(missing, ", ")),
+			Fix: "plansmith install --agent codex" + flag})
+	default:
+		checks = append(checks, Check{Name: "codex", Level: OK,
+			Detail: fmt.Sprintf("hooks registered in %s (Codex runs them only once you trust them in its /hooks review)", s.file)})
+	}
+	for _, b := range bins {
+		if _, err := ResolveBinary(b); err != nil {
+			checks = append(checks, Check{Name: "codex binary", Level: Problem, Detail: fmt.Sprintf("%s runs %s: %v", s.file, b, err),
+				Fix: "plansmith install --agent codex" + flag})
+			break
+		}
+	}
+	if s.name == "project" && !codexTrusts(filepath.Join(home, "config.toml"), e.Project) {
+		checks = append(checks, Check{Name: "codex trust", Level: Warn,
+			Detail: "Codex reads .codex/hooks.json only in a trusted project, and " + e.Project + " is not marked trusted in " + filepath.Join(home, "config.toml"),
+			Fix:    "open codex in the project and trust it (or run codex exec --trust once), or install with --user"})
+	}
+	return checks
+}
+
+// codexTrusts reports whether Codex's config.toml marks project trusted:
+// a [projects."<project>"] table with trust_level = "trusted". A line scan
+// is enough for the table Codex writes itself.
+func codexTrusts(configFile, project string) bool {
+	data, err := os.ReadFile(configFile)
+	if err != nil {
+		return false
+	}
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			in = line == fmt.Sprintf("[projects.%q]", project) || line == "[projects.'"+project+"']"
+			continue
+		}
+		if in {
+			k, v, ok := strings.Cut(line, "=")
+			if ok && strings.TrimSpace(k) == "trust_level" && strings.Trim(strings.TrimSpace(v), `"'`) == "trusted" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// codexOnly softens Claude Code's "hooks not registered anywhere" to a
+// warning when plansmith is installed for Codex: planning works there.
+func codexOnly(claude, codex []Check) []Check {
+	if len(codex) == 0 || codex[0].Level != OK || !strings.HasPrefix(codex[0].Detail, "hooks registered") {
+		return claude
+	}
+	out := append([]Check(nil), claude...)
+	for i, c := range out {
+		if c.Name == "hooks" && c.Level == Problem && strings.Contains(c.Detail, "not registered anywhere") {
+			out[i].Level = Warn
+			out[i].Detail += " for Claude Code (installed for Codex only)"
+		}
+	}
+	return out
+}

@@ -1,0 +1,217 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func codexOpts(t *testing.T) CodexOptions {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin", "plansmith")
+	require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755))
+	return CodexOptions{Dir: filepath.Join(dir, ".codex"), Skills: filepath.Join(dir, ".agents", "skills"), Binary: bin,
+		Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+}
+
+const otherCodexHooks = `{
+  "hooks": {
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "timeout": 5}]}
+    ],
+    "SessionStart": [
+      {"hooks": [{"type": "command", "command": "hello.sh"}]}
+    ]
+  }
+}
+`
+
+func TestInstallCodexRegistersHooksAndSkill(t *testing.T) {
+	o := codexOpts(t)
+	res, err := InstallCodex(o)
+	require.NoError(t, err)
+	assert.True(t, res.Changed())
+
+	data, err := os.ReadFile(o.HooksFile())
+	require.NoError(t, err)
+	regs, err := Find(data, o.Binary)
+	require.NoError(t, err)
+	var got []string
+	for _, r := range regs {
+		got = append(got, r.Event+" "+r.Hook)
+		assert.Equal(t, o.Binary, r.Binary)
+	}
+	assert.Equal(t, []string{"Stop stop", "PreToolUse pretooluse", "UserPromptSubmit userpromptsubmit"}, got)
+	assert.Contains(t, string(data), `hook pretooluse --agent codex`)
+
+	skill, err := os.ReadFile(o.SkillFile())
+	require.NoError(t, err)
+	assert.Contains(t, string(skill), "name: plansmith-plan\n")
+	assert.Contains(t, string(skill), Quote(o.Binary)+" plan --agent codex -- ")
+
+	// Again: nothing changes, no backup.
+	res, err = InstallCodex(o)
+	require.NoError(t, err)
+	assert.False(t, res.Changed(), res.Lines())
+	backups, _ := filepath.Glob(o.HooksFile() + ".plansmith-backup-*")
+	assert.Empty(t, backups)
+}
+
+func TestInstallCodexMergesWithOtherHooksAndUninstallRemovesExactlyItsOwn(t *testing.T) {
+	o := codexOpts(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	require.NoError(t, os.WriteFile(o.HooksFile(), []byte(otherCodexHooks), 0o600))
+
+	res, err := InstallCodex(o)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "backup: hooks.json.plansmith-backup-20261123T120000Z")
+	backup, err := os.ReadFile(o.HooksFile() + ".plansmith-backup-20261123T120000Z")
+	require.NoError(t, err)
+	assert.Equal(t, otherCodexHooks, string(backup))
+	data, err := os.ReadFile(o.HooksFile())
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "guard.sh")
+	assert.Contains(t, string(data), "hello.sh")
+	info, err := os.Stat(o.HooksFile())
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "the file keeps its mode")
+
+	res, err = UninstallCodex(o)
+	require.NoError(t, err)
+	assert.True(t, res.Changed())
+	data, err = os.ReadFile(o.HooksFile())
+	require.NoError(t, err)
+	assert.JSONEq(t, otherCodexHooks, string(data), "only plansmith's entries went")
+	_, err = os.Stat(o.SkillFile())
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = os.Stat(filepath.Dir(o.SkillFile()))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the skill's folder goes with it")
+}
+
+func TestUninstallCodexRemovesAFileThatHeldOnlyPlansmith(t *testing.T) {
+	o := codexOpts(t)
+	_, err := InstallCodex(o)
+	require.NoError(t, err)
+	res, err := UninstallCodex(o)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "removed (it held only plansmith's hooks)")
+	_, err = os.Stat(o.HooksFile())
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	res, err = UninstallCodex(o)
+	require.NoError(t, err)
+	assert.False(t, res.Changed(), "a second uninstall has nothing to do")
+}
+
+func TestCodexSkillIsKeptWhenEdited(t *testing.T) {
+	o := codexOpts(t)
+	_, err := InstallCodex(o)
+	require.NoError(t, err)
+	skill, err := os.ReadFile(o.SkillFile())
+	require.NoError(t, err)
+	edited := strings.Replace(string(skill), "# Plan with plansmith", "# Plan with plansmith (our team's notes)", 1)
+	require.NoError(t, os.WriteFile(o.SkillFile(), []byte(edited), 0o644))
+
+	res, err := UninstallCodex(o)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "kept: it was edited since install")
+	b, err := os.ReadFile(o.SkillFile())
+	require.NoError(t, err)
+	assert.Equal(t, edited, string(b))
+}
+
+func TestInstallCodexRefreshesASkillForAnotherBinary(t *testing.T) {
+	o := codexOpts(t)
+	old := o
+	old.Binary = "/old/place/plansmith"
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.SkillFile()), 0o755))
+	text, err := CodexSkillText(old.Binary)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(o.SkillFile(), text, 0o644))
+	assert.True(t, isUnchangedCodexSkill(text))
+
+	res, err := InstallCodex(o)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "updated")
+	b, err := os.ReadFile(o.SkillFile())
+	require.NoError(t, err)
+	assert.Contains(t, string(b), Quote(o.Binary))
+}
+
+func TestInstallCodexLeavesBadJSONAlone(t *testing.T) {
+	o := codexOpts(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	require.NoError(t, os.WriteFile(o.HooksFile(), []byte("{ not json"), 0o644))
+	_, err := InstallCodex(o)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is not valid hooks JSON")
+	b, _ := os.ReadFile(o.HooksFile())
+	assert.Equal(t, "{ not json", string(b))
+	_, err = os.Stat(o.SkillFile())
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was written")
+}
+
+func TestCodexChecks(t *testing.T) {
+	project := t.TempDir()
+	home := t.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	bin := codexOpts(t).Binary
+	env := DoctorEnv{Project: project, Home: home, Binary: bin, Getenv: func(string) string { return "" }}
+
+	checks := CodexChecks(env)
+	require.Len(t, checks, 1)
+	assert.Equal(t, OK, checks[0].Level)
+	assert.Contains(t, checks[0].Detail, "not installed")
+
+	user := CodexOptions{Dir: codexHome, Skills: filepath.Join(codexHome, "skills"), Binary: bin, Now: time.Now()}
+	_, err := InstallCodex(user)
+	require.NoError(t, err)
+	checks = CodexChecks(env)
+	require.Len(t, checks, 1)
+	assert.Equal(t, OK, checks[0].Level, checks[0].Detail)
+	assert.Contains(t, checks[0].Detail, "/hooks review")
+
+	// A project install as well: twice.
+	proj := CodexOptions{Dir: filepath.Join(project, ".codex"), Skills: filepath.Join(project, ".agents", "skills"), Binary: bin, Now: time.Now()}
+	_, err = InstallCodex(proj)
+	require.NoError(t, err)
+	checks = CodexChecks(env)
+	require.Len(t, checks, 1)
+	assert.Equal(t, Warn, checks[0].Level)
+	assert.Contains(t, checks[0].Detail, "twice")
+
+	// Only the project install, in an untrusted project; then trusted.
+	_, err = UninstallCodex(user)
+	require.NoError(t, err)
+	checks = CodexChecks(env)
+	require.Len(t, checks, 2)
+	assert.Equal(t, OK, checks[0].Level)
+	assert.Equal(t, "codex trust", checks[1].Name)
+	assert.Equal(t, Warn, checks[1].Level)
+	require.NoError(t, os.WriteFile(filepath.Join(codexHome, "config.toml"),
+		[]byte("model = \"x\"\n\n[projects.\""+project+"\"]\ntrust_level = \"trusted\"\n"), 0o644))
+	checks = CodexChecks(env)
+	require.Len(t, checks, 1, "trusted now")
+
+	// A registration missing an event is a problem.
+	data, err := os.ReadFile(proj.HooksFile())
+	require.NoError(t, err)
+	h, err := CodexHooks(bin)
+	require.NoError(t, err)
+	stop := Hooks{Binary: bin, events: h.events[:1]}
+	out, _, err := Remove(data, bin)
+	require.NoError(t, err)
+	out, _, err = Merge(out, stop)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(proj.HooksFile(), out, 0o644))
+	checks = CodexChecks(env)
+	assert.Equal(t, Problem, checks[0].Level)
+	assert.Contains(t, checks[0].Detail, "missing plansmith's PreToolUse, UserPromptSubmit hooks")
+}

@@ -1,0 +1,173 @@
+package loop
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/state"
+)
+
+// smallDisk mounts a 256 KiB tmpfs as the project folder and returns a
+// function that fills it to the last byte, and one that frees it again.
+// It needs root (the tests run as root in this project's CI and container);
+// elsewhere the test is skipped, saying so.
+func smallDisk(t *testing.T, p *state.Paths) (fill, free func()) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	p.Project = dir
+	filler := filepath.Join(dir, "filler")
+	fill = func() {
+		f, err := os.Create(filler)
+		require.NoError(t, err)
+		defer f.Close()
+		buf := make([]byte, 4096)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				require.True(t, errors.Is(err, syscall.ENOSPC), "%v", err)
+				break
+			}
+		}
+		// Fill the last partial page too.
+		for {
+			if _, err := f.Write(buf[:1]); err != nil {
+				break
+			}
+		}
+	}
+	free = func() { require.NoError(t, os.Remove(filler)) }
+	return fill, free
+}
+
+// With the disk full, a passing answer is not announced as an advance: the
+// state on disk stays where it was, no retry is spent, and the user is told
+// the save failed. Once space is back the same answer advances.
+func TestStopOnAFullDiskAnnouncesNothing(t *testing.T) {
+	env, p, stderr := testEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	before, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+
+	good := "1. The cache misses on every request because keys include a timestamp, so the problem is the key.\n2. The root cause: the constraint is memory.\n3. Risk: stale reads; the goal is hit rate."
+	ev := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer(good), BlockCap: 8}
+	fill()
+	out := Stop(env, ev)
+	assert.Equal(t, Pause, out.Kind, "nothing is announced to the agent")
+	assert.Empty(t, out.Reason)
+	assert.Contains(t, out.Message, "could not save the planning loop's state (no space left on device)")
+	assert.Contains(t, out.Message, "still at understand [1/3], and no retry was spent")
+	assert.NotContains(t, out.Message, ".tmp-", "no Go framing of the temporary file")
+	after, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the state on disk is untouched")
+	assert.Contains(t, stderr.String(), "no space left on device")
+
+	free()
+	out = Stop(env, ev)
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "draft [2/3]")
+}
+
+// startAtFinalRevise starts a one-phase loop (the final revise) whose run
+// has a lesson for memory.
+func startAtFinalRevise(t *testing.T, env Env, p state.Paths) StopEvent {
+	t.Helper()
+	o := testOptions()
+	o.Phases = []string{"revise"}
+	o.UseMemory = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	f.Loop.PrincipleFails = []state.PrincipleFail{{Round: 1, Principle: "P4", Note: "no rollback"}}
+	require.NoError(t, state.Save(p.State(), f))
+	plan := "# Goal\n\nCache the thing.\n\n<promise>OK</promise>"
+	return StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer(plan), BlockCap: 8}
+}
+
+// The final plan cannot be saved (the output file is a planted link): the
+// plan goes to a recovery file, nothing is archived, no memory is written,
+// the loop stays active and paused, and the user is told where the text
+// is. After the link is gone, the retry saves the plan and memory gets the
+// lessons once.
+func TestFinishKeepsThePlanWhenItCannotBeSaved(t *testing.T) {
+	env, p, _ := testEnv(t)
+	ev := startAtFinalRevise(t, env, p)
+	outside := filepath.Join(t.TempDir(), "elsewhere.md")
+	require.NoError(t, os.Symlink(outside, p.Output()))
+
+	out := Stop(env, ev)
+	assert.Equal(t, Pause, out.Kind)
+	assert.Contains(t, out.Message, "could not save the plan to .claude/plansmith-output.local.md (refusing to follow")
+	assert.Contains(t, out.Message, "Its text is kept in .claude/plansmith/recovered-plan-20260304-050607.md")
+	assert.Contains(t, out.Message, "no lessons were written to memory; the loop stays active, paused at revise [1/1]")
+	rec, err := os.ReadFile(filepath.Join(p.Work(), "recovered-plan-20260304-050607.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(rec), "Cache the thing.")
+	assert.NoFileExists(t, p.Memory(), "memory only after the plan is saved")
+	assert.NoFileExists(t, outside)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.True(t, f.Loop.Active)
+	assert.True(t, f.Loop.Paused)
+
+	require.NoError(t, os.Remove(p.Output()))
+	resumed := PromptSubmit(env, PromptEvent{Session: ev.Session, Prompt: "continue"})
+	assert.Contains(t, resumed.Context, "resumes now")
+	out = Stop(env, ev)
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "saved to .claude/plansmith-output.local.md")
+	runs, err := memory.Load(p.Memory())
+	require.NoError(t, err)
+	assert.Len(t, runs, 1)
+	assert.NoFileExists(t, p.State())
+}
+
+// With the disk full at the final revise nothing can be written: the user
+// is told the plan is the agent's last answer, the loop stays active on
+// disk, memory is untouched; with space back the same answer is saved,
+// and memory has its lessons once.
+func TestFinishOnAFullDisk(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	ev := startAtFinalRevise(t, env, p)
+	fill()
+	out := Stop(env, ev)
+	assert.Equal(t, Pause, out.Kind)
+	assert.Contains(t, out.Message, "could not save the plan to .claude/plansmith-output.local.md (no space left on device)")
+	assert.Contains(t, out.Message, "the plan is the agent's last answer in this conversation")
+	assert.NotContains(t, out.Message, "plan saved")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.True(t, f.Loop.Active, "the loop is not archived")
+	assert.NoFileExists(t, p.Memory())
+
+	free()
+	out = Stop(env, ev)
+	require.Equal(t, Finish, out.Kind, out.Message)
+	runs, err := memory.Load(p.Memory())
+	require.NoError(t, err)
+	assert.Len(t, runs, 1)
+	data, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(data), "Cache the thing."))
+}
