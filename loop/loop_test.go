@@ -146,3 +146,50 @@ func TestLegacyConvergeFlag(t *testing.T) {
 	require.NotNil(t, v.Converge)
 	assert.Equal(t, 1, v.Converge.MaxIterations)
 }
+
+// A loop started without a session id is bound by a session's own Stop or
+// prompt, never by a tool call (any session in the project may make one);
+// the tool call is still judged by the loop's policy.
+func TestToolCallsDoNotBindAnUnboundLoop(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	write := ToolEvent{Session: Session{ID: "other", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "an unbound loop still keeps tools read-only")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Empty(t, f.Loop.SessionID, "a tool call does not bind the loop")
+
+	PromptSubmit(env, PromptEvent{Session: Session{ID: "s1", Cwd: p.Project}, Prompt: "go"})
+	f, err = state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, "s1", f.Loop.SessionID, "the session's own prompt binds it")
+	assert.False(t, PreToolUse(env, write).Deny, "now another session's tools are its own business")
+}
+
+// A state file recorded for another project folder (committed and cloned)
+// is foreign: no hook runs it, and nothing binds it.
+func TestLoopFromAnotherProjectIsForeign(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, p.Project, f.Loop.Project, "plan records the project folder")
+	f.Loop.Project = "/home/someone/their-checkout"
+	require.NoError(t, state.Save(p.State(), f))
+	before, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+
+	s := Session{ID: "s1", Cwd: p.Project}
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("hi"), BlockCap: 8}))
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go"}))
+	assert.False(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}).Deny)
+	after, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "a foreign loop is neither bound nor advanced")
+}

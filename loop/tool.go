@@ -12,7 +12,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if ev.Tool == "ExitPlanMode" {
 		return denyIf(planmode.CheckExit(planCall(env, ev), env.Stderr))
 	}
-	t := openSession(env, ev.Session)
+	t := openSession(env, ev.Session, false)
 	if t == nil {
 		return ToolOutcome{}
 	}

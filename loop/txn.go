@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/plansmith/plansmith/state"
@@ -100,10 +101,15 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 }
 
 // openSession is the hooks' way in: the running loop that belongs to s, or
-// nil when there is nothing to do — no state file, an inactive loop, or
-// another session's loop. A corrupt file is moved aside with a one-line
-// note. An unbound loop is bound to s. The caller commits a non-nil txn.
-func openSession(env Env, s Session) *txn {
+// nil when there is nothing to do — no state file, an inactive loop,
+// another session's loop, or a loop recorded for another project folder (a
+// state file committed to a repository and cloned elsewhere). A corrupt
+// file is moved aside with a one-line note. An unbound loop (started
+// without a session id) is bound to s only when bind is set: by the
+// session's own Stop or prompt, never by a tool call, which any session
+// may make; a tool call on an unbound loop is judged by it all the same.
+// The caller commits a non-nil txn.
+func openSession(env Env, s Session, bind bool) *txn {
 	p, err := env.Paths(s.Cwd)
 	if err != nil {
 		return nil
@@ -133,7 +139,10 @@ func openSession(env Env, s Session) *txn {
 	}
 	l := &t.file.Loop
 	switch {
-	case l.SessionID == "" && s.ID != "":
+	case l.Project != "" && !sameDir(l.Project, p.Project):
+		t.commit()
+		return nil
+	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
 	case l.SessionID != "" && s.ID != l.SessionID:
@@ -141,6 +150,19 @@ func openSession(env Env, s Session) *txn {
 		return nil
 	}
 	return t
+}
+
+// sameDir reports whether a and b name the same folder.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 // close commits a hook's txn; a failed save is a note, since a hook must
