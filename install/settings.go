@@ -55,10 +55,17 @@ func PluginHooks(binary string) (Hooks, error) {
 	if err != nil {
 		return Hooks{}, fmt.Errorf("reading the embedded hooks/hooks.json: %w", err)
 	}
-	return hooksFrom(data, binary)
+	return hooksOfKind(data, binary, "settings")
 }
 
-func hooksFrom(data []byte, binary string) (Hooks, error) {
+func hooksFrom(data []byte, binary string) (Hooks, error) { return hooksOfKind(data, binary, "") }
+
+// hooksOfKind points data's hook commands at binary. With a kind (the
+// plugin's hooks.json, kind "settings"), each command becomes
+// SettingsCommand: the plugin's fast-path shell text is not needed there.
+// Without one (Codex's template), the launcher path is replaced in place
+// and the rest of the command, such as --agent codex, stays.
+func hooksOfKind(data []byte, binary, kind string) (Hooks, error) {
 	bad := func(err error) (Hooks, error) {
 		return Hooks{}, fmt.Errorf("embedded hooks/hooks.json: %w", err)
 	}
@@ -79,6 +86,9 @@ func hooksFrom(data []byte, binary string) (Hooks, error) {
 		}
 		for i, g := range groups {
 			groups[i], err = rewriteCommands(g, func(cmd string) string {
+				if kind == "" {
+					return strings.ReplaceAll(cmd, `"`+PluginPlaceholder+`"`, Quote(binary))
+				}
 				if ev, ok := pluginHookEvent(cmd); ok {
 					return SettingsCommand(binary, ev)
 				}
