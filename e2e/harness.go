@@ -238,7 +238,7 @@ var (
 )
 
 // BuildPlansmith builds ./cmd/plansmith once per test process into the
-// repository's cache (.cache/e2e/plansmith) and returns the binary's path.
+// checkout's build folder (build/e2e/plansmith: not .cache, which worktrees may share) and returns the binary's path.
 func BuildPlansmith(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -247,7 +247,7 @@ func BuildPlansmith(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		out := filepath.Join(root, ".cache", "e2e", "plansmith")
+		out := filepath.Join(root, "build", "e2e", "plansmith")
 		cmd := exec.Command("go", "build", "-o", out, "./cmd/plansmith")
 		cmd.Dir = root
 		if b, err := cmd.CombinedOutput(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -147,6 +148,24 @@ func TestLegacyConvergeFlag(t *testing.T) {
 	assert.Equal(t, 1, v.Converge.MaxIterations)
 }
 
+func TestGateLine(t *testing.T) {
+	tests := []struct {
+		l    state.Loop
+		want string
+	}{
+		{state.Loop{}, "off"},
+		{state.Loop{Agent: state.AgentCodex}, "off — unavailable-on-codex (" + codexGateReason + ")"},
+		{state.Loop{Gate: true, GateRetries: 2}, "on — runs after the final revise (2 assessments allowed)"},
+		{state.Loop{Gate: true, GateRetries: 2, GateSession: gate.Session{Status: gate.StatusAwaiting, Attempts: 1}},
+			"on — awaiting the critic and validator outputs (1 of 2 failed assessments used)"},
+		{state.Loop{Gate: true, GateRetries: 3, GateSession: gate.Session{Status: gate.StatusRevising, Attempts: 1, Uncovered: []gate.Finding{{ID: 1}, {ID: 2}}}},
+			"on — assessment failed, waiting for a revised plan (1 of 3 used; 2 uncovered findings)"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, gateLine(&tt.l))
+	}
+}
+
 // A loop started without a session id is bound by a session's own Stop or
 // prompt, never by a tool call (any session in the project may make one);
 // the tool call is still judged by the loop's policy.
@@ -192,4 +211,29 @@ func TestLoopFromAnotherProjectIsForeign(t *testing.T) {
 	after, err := os.ReadFile(p.State())
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "a foreign loop is neither bound nor advanced")
+}
+
+// TestPreToolUseKeepsALargeBody: PreToolUse loads only the frontmatter
+// (state.LoadHead); when it resets the block count and saves, the answers in
+// the body survive byte for byte (Save splices them back from disk).
+func TestPreToolUseKeepsALargeBody(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	require.Equal(t, 1, f.Loop.ConsecutiveBlocks)
+	f.AppendOutput(state.Output{Phase: "understand", Text: strings.Repeat("a long answer\n", 200<<10)})
+	require.NoError(t, state.Save(p.State(), f))
+
+	out := PreToolUse(env, ToolEvent{Session: s, Tool: "Write"})
+	assert.True(t, out.Deny)
+	got, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, 0, got.Loop.ConsecutiveBlocks, "a tool call resets the count")
+	assert.Equal(t, f.Body, got.Body)
 }

@@ -32,6 +32,12 @@ type txn struct {
 // with archiveCorrupt, or refuses, and commits); any other failure releases
 // the lock and returns a nil txn.
 func begin(p state.Paths, create bool) (*txn, error) {
+	return beginWith(p, create, state.Load)
+}
+
+// beginWith is begin with the loader of the state file: state.Load, or
+// state.LoadHead for a hook that needs only the frontmatter.
+func beginWith(p state.Paths, create bool, load func(string) (*state.File, error)) (*txn, error) {
 	t := &txn{paths: p, unlock: func() {}}
 	if !create && !exists(p.State()) {
 		return t, nil // the common case outside a loop: no lock, no work
@@ -41,7 +47,7 @@ func begin(p state.Paths, create bool) (*txn, error) {
 		return nil, err
 	}
 	t.unlock = unlock
-	f, err := state.Load(p.State())
+	f, err := load(p.State())
 	var corrupt *state.CorruptError
 	var link *state.LinkError
 	switch {
@@ -110,11 +116,23 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 // may make; a tool call on an unbound loop is judged by it all the same.
 // The caller commits a non-nil txn.
 func openSession(env Env, s Session, bind bool) *txn {
+	return openSessionWith(env, s, bind, state.Load)
+}
+
+// openSessionHead is openSession for a tool call (it never binds) that
+// reads and changes only the frontmatter (state.LoadHead): the answers kept
+// in the body, however large, are neither read nor, when the txn saves,
+// rewritten from memory.
+func openSessionHead(env Env, s Session) *txn {
+	return openSessionWith(env, s, false, state.LoadHead)
+}
+
+func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) *txn {
 	p, err := env.Paths(s.Cwd)
 	if err != nil {
 		return nil
 	}
-	t, err := begin(p, false)
+	t, err := beginWith(p, false, load)
 	var corrupt *state.CorruptError
 	switch {
 	case errors.As(err, &corrupt):
