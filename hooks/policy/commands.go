@@ -28,7 +28,7 @@ var checks map[string]func(c *checker, n syntax.Node, args []arg) bool
 
 func init() {
 	checks = map[string]func(c *checker, n syntax.Node, args []arg) bool{
-		"find":     optionsOnly("find"),
+		"find":     checkFind,
 		"fd":       optionsOnly("fd"),
 		"fdfind":   optionsOnly("fd"),
 		"sort":     optionsOnly("sort"),

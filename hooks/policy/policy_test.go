@@ -214,6 +214,14 @@ func TestBashRules(t *testing.T) {
 		{"sed computed expression", `sed -e "p;$x" f`, "sed-script"},
 		{"tree pattern swallows double dash", `tree -P -- -o out`, "tree-output"},
 		{"find double dash is not special", `find -- . -delete`, "find-action"},
+		{"find exec read-only command", `find . -name '*.go' -exec grep -l foo {} +`, ""},
+		{"find exec read-only command per file", `find . -type f -exec wc -l {} \;`, ""},
+		{"find exec writing command", `find . -name x -exec rm {} \;`, "unknown-command"},
+		{"find exec batch into uniq", `find . -name '*.txt' -exec uniq {} +`, "dynamic-arg"},
+		{"find exec sed script from path", `find . -exec sed {} \;`, "sed-script"},
+		{"find exec without terminator", `find . -exec grep x {}`, "find-action"},
+		{"find execdir into sh", `find . -execdir sh -c 'rm x' \;`, "interpreter"},
+		{"find ok asks", `find . -ok rm {} \;`, "find-action"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
