@@ -219,6 +219,32 @@ func TestLoopFromAnotherProjectIsForeign(t *testing.T) {
 	assert.Equal(t, string(before), string(after), "a foreign loop is neither bound nor advanced")
 }
 
+// When the retry budget runs out before any plan passed, the saved text is
+// the answer that came closest (fewest missing checks), not the last one.
+func TestExhaustedSavesTheClosestAnswer(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.Phases = []string{"draft", "critique", "revise"}
+	o.RequiredSections = []string{"Goal", "Scope", "Steps", "Risks"}
+	o.MaxRetries = 2
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	closest := "## Goal\n\nFast pages.\n\n## Scope\n\nThe API.\n\n## Steps\n\n1. Cache the hot keys.\n"
+	for _, msg := range []string{"## Goal\n\nFast pages.\n", closest, "Not an analysis at all."} {
+		out := Stop(env, StopEvent{Session: s, LastMessage: answer(msg), BlockCap: 8})
+		if out.Kind == Finish {
+			assert.Equal(t, "retries_exhausted", out.ExitReason)
+			break
+		}
+		require.Equal(t, Block, out.Kind)
+	}
+	data, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "Cache the hot keys.")
+	assert.NotContains(t, string(data), "Not an analysis at all.")
+}
+
 // TestPreToolUseKeepsALargeBody: PreToolUse loads only the frontmatter
 // (state.LoadHead); when it resets the block count and saves, the answers in
 // the body survive byte for byte (Save splices them back from disk).
