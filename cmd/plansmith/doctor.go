@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
@@ -46,7 +45,7 @@ func runDoctor(env *Env, o *doctorOptions) error {
 		Project: p.Project,
 		Home:    env.Getenv("HOME"),
 		Binary:  bin,
-		Version: fmt.Sprintf("plansmith %s (%s, %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH),
+		Version: versionLine(),
 		Getenv:  env.Getenv,
 		Now:     env.Now(),
 		LookGo:  lookGo(env),
