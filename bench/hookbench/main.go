@@ -32,11 +32,12 @@ import (
 func main() {
 	rounds := flag.Int("n", 101, "rounds (every variant runs once per round)")
 	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor always runs)")
-	root := flag.String("root", ".", "the plugin folder (the repository root)")
+	root := flag.String("root", ".", "the repository root")
+	plugin := flag.String("plugin", "", "the plugin folder whose hooks/hooks.json is timed (default: the repository root; `make dist` makes dist/plansmith)")
 	var extra extraFlag
 	flag.Var(&extra, "cmd", "also time `NAME=COMMAND` (sh -c COMMAND in a project with no loop, stdin a PreToolUse input); repeatable")
 	flag.Parse()
-	if err := run(*root, *rounds, *only, extra); err != nil {
+	if err := run(*root, *plugin, *rounds, *only, extra); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -70,16 +71,22 @@ func (e *extraFlag) Set(v string) error {
 	return nil
 }
 
-func run(root string, rounds int, only string, extra extraFlag) error {
+func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
+		return err
+	}
+	if plugin == "" {
+		plugin = root
+	}
+	if plugin, err = filepath.Abs(plugin); err != nil {
 		return err
 	}
 	bin := filepath.Join(root, "build", "plansmith")
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("%s is missing: run make build first: %w", bin, err)
 	}
-	commands, err := hookCommands(filepath.Join(root, "hooks", "hooks.json"))
+	commands, err := hookCommands(filepath.Join(plugin, "hooks", "hooks.json"))
 	if err != nil {
 		return err
 	}
@@ -89,6 +96,7 @@ func run(root string, rounds int, only string, extra extraFlag) error {
 	}
 	defer os.RemoveAll(work)
 	fx, err := newFixtures(work, root, bin)
+	fx.plugin = plugin
 	if err != nil {
 		return err
 	}
@@ -98,7 +106,7 @@ func run(root string, rounds int, only string, extra extraFlag) error {
 	}
 	for _, x := range extra {
 		vs = append(vs, &variant{name: x[0], cmd: x[1], dir: fx.noLoop,
-			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+root),
+			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+plugin),
 			stdin: hookInput(fx.noLoop, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]string{"command": readOnlyCommand}})})
 	}
 	if only != "" {
@@ -127,7 +135,7 @@ func run(root string, rounds int, only string, extra extraFlag) error {
 			}
 		}
 	}
-	report(os.Stdout, vs, rounds, commands)
+	report(os.Stdout, vs, rounds, plugin, commands)
 	return nil
 }
 
