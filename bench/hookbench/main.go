@@ -31,7 +31,7 @@ import (
 
 func main() {
 	rounds := flag.Int("n", 101, "rounds (every variant runs once per round)")
-	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor always runs)")
+	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor and the minimal Go program always run)")
 	root := flag.String("root", ".", "the repository root")
 	plugin := flag.String("plugin", "", "the plugin folder whose hooks/hooks.json is timed (default: the repository root; `make dist` makes dist/plansmith)")
 	var extra extraFlag
@@ -104,6 +104,13 @@ func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 	if err != nil {
 		return err
 	}
+	// The smallest Go program, for scale: what any Go hook pays to start.
+	hello, err := buildHello(work)
+	if err != nil {
+		return err
+	}
+	vs = append(vs[:1], append([]*variant{{name: "minimal Go program", cmd: shellQuote(hello), dir: fx.noLoop,
+		env: vs[0].env, check: silent}}, vs[1:]...)...)
 	for _, x := range extra {
 		vs = append(vs, &variant{name: x[0], cmd: x[1], dir: fx.noLoop,
 			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+plugin),
@@ -115,7 +122,7 @@ func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 			return fmt.Errorf("-only: %w", err)
 		}
 		vs = slices.DeleteFunc(vs, func(v *variant) bool {
-			return v.name != "floor" && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
+			return v.name != "floor" && v.name != "minimal Go program" && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
 		})
 	}
 	for _, v := range vs {
@@ -232,4 +239,26 @@ func silent(out string) error {
 		return errors.New("want no answer")
 	}
 	return nil
+}
+
+// buildHello builds a Go program that only exits, as the binary is built
+// (static, stripped).
+func buildHello(work string) (string, error) {
+	dir := filepath.Join(work, "hello")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-ldflags", "-s -w", "-o", "hello", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the minimal Go program: %w: %s", err, out)
+	}
+	return filepath.Join(dir, "hello"), nil
 }
