@@ -297,3 +297,17 @@ func checkTest(c *checker, n syntax.Node, args []arg) bool {
 	}
 	return true
 }
+
+// checkJobs refuses bash's jobs -x, which runs the rest of the line as a
+// command (with job specs replaced by process group ids).
+func checkJobs(c *checker, n syntax.Node, args []arg) bool {
+	for _, a := range args {
+		if a.val == "--" || !strings.HasPrefix(a.val, "-") {
+			return true
+		}
+		if strings.Contains(a.val, "x") {
+			return c.deny(n, "eval", "jobs -x runs a command")
+		}
+	}
+	return true
+}
