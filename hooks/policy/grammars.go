@@ -152,6 +152,13 @@ var grammars = map[string]*grammar{
 		opt("-o --output", required, "write-option").bsd(),
 	}}).index(),
 
+	// GNU diff3 runs --diff-program to compare the files (getopt_long:
+	// "--diff-prog" and even "--d" abbreviate it).
+	"diff3": (&grammar{abbrev: true, options: rows(
+		[]option{opt("--diff-program", required, "exec-option")},
+		valued("-L --label"),
+	)}).index(),
+
 	// man only with page names: its options pick pagers, browsers and
 	// formatters, or local files to format.
 	"man": (&grammar{strict: true, rule: "man-option"}).index(),
