@@ -229,8 +229,10 @@ var grammars = map[string]*grammar{
 	)}).index(),
 
 	// Every git subcommand (parse-options: abbreviations and --no-).
-	"git *":    (&grammar{abbrev: true, negate: true, options: gitCommon}).index(),
-	"git grep": (&grammar{abbrev: true, negate: true, options: rows(gitCommon, gitGrep)}).index(),
+	"git *": (&grammar{abbrev: true, negate: true, options: gitCommon}).index(),
+	// git notes takes --ref NOTES-REF before its subcommand.
+	"git notes": (&grammar{abbrev: true, negate: true, options: rows(gitCommon, valued("--ref"))}).index(),
+	"git grep":  (&grammar{abbrev: true, negate: true, options: rows(gitCommon, gitGrep)}).index(),
 	"git branch": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
 		flags("", "-a --all", "-r --remotes", "-v --verbose", "--show-current", "-q --quiet"))}).index(),
 	"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
