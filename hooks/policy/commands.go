@@ -33,6 +33,7 @@ func init() {
 		"fdfind":   optionsOnly("fd"),
 		"sort":     optionsOnly("sort"),
 		"base64":   optionsOnly("base64"),
+		"jobs":     optionsOnly("jobs"),
 		"man":      checkMan,
 		"uniq":     checkUniq,
 		"sed":      checkSed,
@@ -57,7 +58,6 @@ func init() {
 		"set":      checkSet,
 		"shopt":    checkShopt,
 		"test":     checkTest,
-		"jobs":     checkJobs,
 		"diff3":    optionsOnly("diff3"),
 		"[":        checkTest,
 	}

@@ -12,7 +12,7 @@ import (
 // options judges args by the grammar named key and records the refusal;
 // it returns every reading of args, or nil when they are refused.
 func (c *checker) options(n syntax.Node, key string, args []arg) []parsed {
-	r, readings := grammars[key].judge(key, args)
+	r, readings := grammars()[key].judge(key, args)
 	if r != nil {
 		c.fail(r.rule, n, r.detail)
 		return nil
@@ -40,8 +40,11 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 			rest = append(rest, args[i])
 			continue
 		}
+		// The command ends at ";", or at "+" right after "{}"; any other
+		// "+" is one of its arguments, as find reads it.
 		j := i + 1
-		for j < len(args) && !(args[j].known && (args[j].val == ";" || args[j].val == "+")) {
+		for j < len(args) && !(args[j].known && (args[j].val == ";" ||
+			args[j].val == "+" && args[j-1].known && args[j-1].val == "{}")) {
 			j++
 		}
 		if j >= len(args) || j == i+1 {
@@ -149,7 +152,7 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 		for _, a := range args[1:] {
 			if strings.HasPrefix(a.val, "--") && len(a.val) > 2 {
 				name, _, _ := strings.Cut(a.val[2:], "=")
-				if len(grammars["npm"].longCandidates(name, gnuOnly)) != 1 {
+				if len(grammars()["npm"].longCandidates(name, gnuOnly)) != 1 {
 					return c.deny(n, "write-option", "npm "+args[0].val+" "+a.val)
 				}
 			}
@@ -310,20 +313,6 @@ func checkTest(c *checker, n syntax.Node, args []arg) bool {
 		if !a.known && !next.known {
 			// The first could expand to -v and make the second a subscript.
 			return c.deny(n, "dynamic-arg", "two computed test operands in a row")
-		}
-	}
-	return true
-}
-
-// checkJobs refuses bash's jobs -x, which runs the rest of the line as a
-// command (with job specs replaced by process group ids).
-func checkJobs(c *checker, n syntax.Node, args []arg) bool {
-	for _, a := range args {
-		if a.val == "--" || !strings.HasPrefix(a.val, "-") {
-			return true
-		}
-		if strings.Contains(a.val, "x") {
-			return c.deny(n, "eval", "jobs -x runs a command")
 		}
 	}
 	return true

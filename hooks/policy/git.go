@@ -43,7 +43,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 	switch {
 	case gitReads[sub]:
 		key := "git " + sub
-		if grammars[key] == nil {
+		if grammars()[key] == nil {
 			key = "git *"
 		}
 		return c.options(n, key, rest) != nil
@@ -71,11 +71,11 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		// The first operand as git reads it: "git notes --ref list add"
 		// gives --ref the value list and runs add.
 		key := "git " + sub
-		if grammars[key] == nil {
+		if grammars()[key] == nil {
 			key = "git *"
 		}
 		first := ""
-		if ops := grammars[key].parse(rest, reading{on: gnuOnly, permute: true}).operands; len(ops) > 0 {
+		if ops := grammars()[key].parse(rest, reading{on: gnuOnly, permute: true}).operands; len(ops) > 0 {
 			first = ops[0].val
 		}
 		if sub == "reflog" && first != "" && first != "expire" && first != "delete" && first != "drop" && first != "write" {

@@ -54,6 +54,21 @@ func TestTool(t *testing.T) {
 	}
 }
 
+func TestUnreadable(t *testing.T) {
+	for _, tool := range []string{"Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", ""} {
+		assert.True(t, Guarded(tool), tool)
+	}
+	for _, tool := range []string{"Read", "Grep", "Glob", "Agent", "ExitPlanMode"} {
+		assert.False(t, Guarded(tool), tool)
+	}
+	d := Unreadable("Bash", "locking .claude/plansmith.lock: is a directory")
+	assert.False(t, d.Allow)
+	assert.Equal(t, "unreadable", d.Rule)
+	assert.Contains(t, d.Reason, "is a directory")
+	assert.Contains(t, d.Reason, "refuses edits and shell commands")
+	assert.Contains(t, Unreadable("", "x").Reason, "a tool call")
+}
+
 func TestDenialText(t *testing.T) {
 	d := Bash("sed -i 's/a/b/' main.go", Config{})
 	require.False(t, d.Allow)
@@ -222,6 +237,10 @@ func TestBashRules(t *testing.T) {
 		{"find exec without terminator", `find . -exec grep x {}`, "find-action"},
 		{"find execdir into sh", `find . -execdir sh -c 'rm x' \;`, "interpreter"},
 		{"find ok asks", `find . -ok rm {} \;`, "find-action"},
+		{"find plus not after braces is an argument", `find . -exec sed -n 1p + -i {} \;`, "sed-in-place"},
+		{"find plus after braces ends the command", `find . -exec grep -l x {} + -print`, ""},
+		{"jobs lists", `jobs -l`, ""},
+		{"jobs runs a command", `jobs -x rm -rf build`, "exec-option"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
