@@ -238,7 +238,9 @@ var (
 )
 
 // BuildPlansmith builds ./cmd/plansmith once per test process into the
-// repository's cache (.cache/e2e/plansmith) and returns the binary's path.
+// checkout's build/e2e/plansmith and returns the binary's path. Not into
+// .cache/: worktrees share that folder, and a concurrent run elsewhere
+// would swap the binary under this one's hooks.
 func BuildPlansmith(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -247,7 +249,7 @@ func BuildPlansmith(t testing.TB) string {
 			buildErr = err
 			return
 		}
-		out := filepath.Join(root, ".cache", "e2e", "plansmith")
+		out := filepath.Join(root, "build", "e2e", "plansmith")
 		cmd := exec.Command("go", "build", "-o", out, "./cmd/plansmith")
 		cmd.Dir = root
 		if b, err := cmd.CombinedOutput(); err != nil {

@@ -17,9 +17,15 @@ type Input struct {
 	PermissionMode string `json:"permission_mode"`
 	AgentID        string `json:"agent_id"`
 
-	// Stop
+	// Stop (and SubagentStop: AgentID, LastAssistantMessage)
 	StopHookActive       bool    `json:"stop_hook_active"`
 	LastAssistantMessage *string `json:"last_assistant_message"`
+	// BackgroundTasks is work still in flight at a Stop. A client that
+	// sends the field at all also reports sub-agent runs to the hooks.
+	BackgroundTasks *[]json.RawMessage `json:"background_tasks"`
+
+	// SessionStart
+	Source string `json:"source"`
 
 	// PreToolUse / PostToolUse
 	ToolName     string          `json:"tool_name"`
