@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := build/plansmith
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: build test vet fmt-check go-test e2e-deps demo bench fuzz clean
+.PHONY: build test vet fmt-check go-test e2e-deps demo bench fuzz validators policy-rates clean
 
 # CGO_ENABLED=0: cobra's flags link the net package, whose cgo resolver would
 # make the binary load libc dynamically on every hook call (~0.3 ms).
@@ -40,8 +40,21 @@ demo: build
 bench: build
 	bash bench/run.sh
 
+# validators prints how the phase checks and the leakage scan judge the
+# corpora in testdata/validators (real plans and non-plans, well-formed
+# answers) and fails when a threshold of issue 19 is missed.
+validators:
+	$(GO) test -count=1 -v -run Corpus ./phases ./gate | grep -v -e '^=== RUN' -e '^--- PASS' -e '^PASS$$'
+
 fuzz:
 	bash bench/fuzz.sh
+
+# policy-rates prints how the read-only policy does on its corpora: escapes
+# among the dangerous commands (must be 0) and the share of ordinary ones
+# allowed (must be >= 99%), with each ordinary command it refuses.
+policy-rates:
+	@out=$$($(GO) test -count=1 -run 'TestCorpusRates|TestAdversarialCorpus' -v ./hooks/policy/ 2>&1); rc=$$?; \
+	echo "$$out" | grep -E 'dangerous:|ordinary|escape|Error|^(ok|FAIL|--- )'; exit $$rc
 
 clean:
 	rm -rf build

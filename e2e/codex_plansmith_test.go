@@ -15,22 +15,23 @@ import (
 )
 
 // These scenarios run plansmith inside the real Codex CLI: the binary is
-// installed for Codex with `plansmith install --agent codex --user` (hooks
-// in CODEX_HOME/hooks.json, the plansmith-plan skill in CODEX_HOME/skills),
-// and Codex runs the hooks with --dangerously-bypass-hook-trust (a hook
-// trusted in Codex's interactive /hooks review would run the same way).
+// installed for Codex with `plansmith install --agent codex --user --trust`
+// (hooks in CODEX_HOME/hooks.json, the plansmith-plan skill in
+// CODEX_HOME/skills, and the hooks' trust recorded through Codex's app
+// server), so Codex runs them without --dangerously-bypass-hook-trust.
 
 // codexPlansmithEnv is a CodexEnv with plansmith installed for Codex.
 func codexPlansmithEnv(t *testing.T, script ...cs.Reply) (*CodexEnv, string) {
 	t.Helper()
 	bin := BuildPlansmith(t)
 	e := NewCodexEnv(t, script...)
-	cmd := exec.Command(bin, "install", "--agent", "codex", "--user")
+	cmd := exec.Command(bin, "install", "--agent", "codex", "--user", "--trust", "--codex", e.Codex)
 	cmd.Dir = e.Project
 	cmd.Env = append(e.environ(), "PLANSMITH_BIN="+bin)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "plansmith: installed for Codex in "+e.Home)
+	require.Contains(t, string(out), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":pre_tool_use:0:0")
 	seedCodexProject(e)
 	return e, bin
 }
@@ -40,11 +41,12 @@ func seedCodexProject(e *CodexEnv) {
 	e.WriteProjectFile("internal/auth/middleware.go", "package auth\n\n// TODO: expose the client in the context.\n")
 }
 
-// runCodex runs codex exec with the hooks allowed to run and the project
-// writable by plansmith plan.
+// runCodex runs codex exec with the project writable by plansmith plan (the
+// workspace-write sandbox, which Codex's bundled bubblewrap provides). The
+// hooks run because install trusted them.
 func runCodex(e *CodexEnv, prompt string) *CodexResult {
 	e.T.Helper()
-	return e.Run(prompt, bypassTrust, "-s", "danger-full-access")
+	return e.Run(prompt, "-s", "workspace-write")
 }
 
 // startPlan is the model starting a loop with the plansmith-plan skill's
@@ -196,4 +198,30 @@ func TestCodexRefusesWritingShellCommand(t *testing.T) {
 	_, err := os.Stat(filepath.Join(e.Project, "made.txt"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the substitution did not run")
 	assert.Nil(t, codexLoop(t, e))
+}
+
+// TestCodexInstallTrustNeedsATrustedProject: Codex does not read a project's
+// .codex/hooks.json until the project is trusted, so --trust finds nothing
+// to trust there and says so; once Codex trusts the project it works.
+func TestCodexInstallTrustNeedsATrustedProject(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	e := NewCodexEnv(t, cs.Text("hi"))
+	install := func() (string, error) {
+		cmd := exec.Command(bin, "install", "--agent", "codex", "--trust", "--codex", e.Codex)
+		cmd.Dir, cmd.Env = e.Project, e.environ()
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := install()
+	require.Error(t, err, out)
+	assert.Contains(t, out, "codex lists none of plansmith's hooks for "+e.Project)
+	assert.FileExists(t, filepath.Join(e.Project, ".codex", "hooks.json"), "the hooks are installed all the same")
+
+	res := e.Run("hello", "--trust") // codex exec --trust marks the project trusted
+	require.Equal(t, 0, res.ExitCode)
+	out, err = install()
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "trusted in Codex: "+filepath.Join(e.Project, ".codex", "hooks.json")+":")
+	assert.Contains(t, out, filepath.Join(e.Project, ".codex", "hooks.json")+":stop:0:0")
 }

@@ -59,7 +59,11 @@ const goldenSession = "golden-session"
 
 // stamp matches the archive's time stamp, the one part of an output that
 // changes from run to run.
-var stamp = regexp.MustCompile(`\d{8}-\d{6}`)
+var (
+	stamp = regexp.MustCompile(`\d{8}-\d{6}`)
+	// day is the date a kept plan's file name starts with (docs/plans/).
+	day = regexp.MustCompile(`plans/\d{4}-\d{2}-\d{2}-`)
+)
 
 func TestHookOutputsGolden(t *testing.T) {
 	t.Parallel()
@@ -173,6 +177,7 @@ func TestHookOutputsGolden(t *testing.T) {
 			require.NotEmpty(t, out)
 			require.True(t, json.Valid(out), "not JSON: %s", out)
 			out = stamp.ReplaceAll(bytes.ReplaceAll(out, []byte(project), []byte("$PROJECT")), []byte("YYYYMMDD-HHMMSS"))
+			out = day.ReplaceAll(out, []byte("plans/YYYY-MM-DD-"))
 			file := filepath.Join(dir, tt.name+".json")
 			if *update {
 				require.NoError(t, os.WriteFile(file, out, 0o644))

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/templates"
 )
 
@@ -67,6 +68,16 @@ func ParsePhrases(src string) []string {
 // "untested" is not "tested", and "todos" is not "todo"), except for Hangul,
 // which Korean particles attach to. Hits come in line order, one per phrase
 // per line.
+//
+// Not every occurrence is a hedge (see documented and isIdentifierHit):
+// headings are titles, not hedges; text under a heading that documents
+// uncertainty (Risks, Assumptions, Open Questions, Unknowns, Non-Scope, and
+// their Korean names) has already been written down as such, tables there
+// included; a phrase glued to an identifier or path ("todo-labels",
+// "/api/todo", "TODO.md") or inside double quotes is quoted, not voiced;
+// and "todo"/"fixme" count only as the annotation "TODO …" (in capitals,
+// followed by what is left to do), not as a feature's name ("the Todo
+// app") or a status value ("Phase status: TODO", "| TODO |").
 func Leakage(plan string) []Hit {
 	return leakage(plan, Phrases())
 }
@@ -77,12 +88,15 @@ func leakage(plan string, phrases []string) []Hit {
 	// per phrase per line. Lines that are not scanned stay as empty lines
 	// so offsets map back to line numbers.
 	lines := scan(plan)
+	skip := documented(lines)
 	starts := make([]int, len(lines))
+	orig := make([]string, len(lines))
 	var b strings.Builder
 	for i, l := range lines {
 		starts[i] = b.Len()
-		if l.Kind == kindText {
-			b.WriteString(strings.ToLower(stripInlineCode(l.Text)))
+		if l.Kind == kindText && !skip[i] {
+			orig[i] = stripInlineCode(l.Text)
+			b.WriteString(strings.ToLower(orig[i]))
 		}
 		b.WriteByte('\n')
 	}
@@ -105,8 +119,10 @@ func leakage(plan string, phrases []string) []Hit {
 			if li+1 < len(starts) {
 				lineEnd = starts[li+1] - 1
 			}
-			if li != last && boundaryBefore(text[starts[li]:lineEnd], at-starts[li], p) &&
-				boundaryAfter(text[starts[li]:lineEnd], at-starts[li]+len(p), p) {
+			line := text[starts[li]:lineEnd]
+			off := at - starts[li]
+			if li != last && boundaryBefore(line, off, p) && boundaryAfter(line, off+len(p), p) &&
+				!quotedOrIdentifier(orig[li], line, off, off+len(p), p) {
 				hits = append(hits, found{li, pi})
 				last = li
 			}
@@ -129,6 +145,94 @@ func leakage(plan string, phrases []string) []Hit {
 		out[i] = Hit{Phrase: phrases[h.phrase], Line: l.N, Text: strings.TrimSpace(l.Text)}
 	}
 	return out
+}
+
+// uncertaintyHeadings name the sections in which a plan documents its
+// uncertainty; a heading naming one, anywhere in it, opens such a section.
+var uncertaintyHeadings = []string{"risk", "risks", "mitigation", "mitigations", "assumption", "assumptions",
+	"open question", "open questions", "questions", "unknowns", "unresolved", "limitations", "known issues",
+	"trade-offs", "tradeoffs", "non-scope", "non-goals", "out of scope", "future work", "caveats",
+	"리스크", "위험", "대응 방안", "가정", "질문", "미결", "미해결", "미정", "제약 사항", "범위 밖", "범위 외", "비범위",
+	"제외 범위", "향후", "한계"}
+
+// documented marks the lines that sit under a heading documenting
+// uncertainty, up to the next heading of the same or a higher level (a
+// bold label such as "**Risks**" runs to the next heading or label), and
+// every heading line itself: a title is not a hedge.
+func documented(lines []line) []bool {
+	out := make([]bool, len(lines))
+	open, openLevel := false, 0
+	for i, l := range lines {
+		if l.Kind != kindText {
+			continue
+		}
+		level, h, ok := mdtext.Heading(l.Text)
+		if !ok {
+			if label, isLabel := mdtext.BoldLabel(l.Text); isLabel {
+				level, h, ok = 7, label, true
+			}
+		}
+		if !ok {
+			out[i] = open
+			continue
+		}
+		out[i] = true
+		if open && level <= openLevel {
+			open = false
+		}
+		if !open && namesUncertainty(h) {
+			open, openLevel = true, level
+		}
+	}
+	return out
+}
+
+func namesUncertainty(heading string) bool {
+	h := strings.ToLower(heading)
+	for _, w := range uncertaintyHeadings {
+		for from := 0; ; {
+			k := strings.Index(h[from:], w)
+			if k < 0 {
+				break
+			}
+			at := from + k
+			if boundaryBefore(h, at, w) && boundaryAfter(h, at+len(w), w) {
+				return true
+			}
+			from = at + 1
+		}
+	}
+	return false
+}
+
+// quotedOrIdentifier reports whether the match [start,end) in lower (the
+// lower-cased line; orig is the line as written) is not the plan's own
+// voice: inside double quotes, glued to an identifier or path, or a
+// "todo"/"fixme" that is not the "TODO:" annotation.
+func quotedOrIdentifier(orig, lower string, start, end int, phrase string) bool {
+	if strings.Count(lower[:start], "\"")%2 == 1 || strings.Count(lower[:start], "“") > strings.Count(lower[:start], "”") {
+		return true
+	}
+	if start > 0 && isIdentByte(lower[start-1]) || end < len(lower) && isIdentByte(lower[end]) && end+1 < len(lower) && isWordByteASCII(lower[end+1]) {
+		return true
+	}
+	if phrase != "todo" && phrase != "fixme" {
+		return false
+	}
+	if len(orig) != len(lower) || orig[start:end] != strings.ToUpper(phrase) {
+		return true // "Todo app", "todo list": a name, not the annotation
+	}
+	// The annotation is followed by what is left to do; a status value
+	// ("Phase status: TODO", "| TODO |") ends its line or its cell.
+	rest := strings.TrimLeft(orig[end:], " *_")
+	return rest == "" || rest[0] == '|' || rest[0] == '\\'
+}
+
+// isIdentByte: characters that glue a word into an identifier or a path.
+func isIdentByte(b byte) bool { return b == '-' || b == '_' || b == '/' || b == '.' }
+
+func isWordByteASCII(b byte) bool {
+	return b == '_' || (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')
 }
 
 // Distinct returns the distinct phrases among hits, in order of first use.

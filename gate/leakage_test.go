@@ -40,6 +40,16 @@ func TestLeakage(t *testing.T) {
 		{"inline code is skipped", "Run `grep TODO` first.\n", nil},
 		{"rodin comments are skipped", "<!-- rodin:validation={\"status\":\"pending\",\"reason\":\"unclear\"} -->\n", nil},
 		{"korean attaches particles", "배포 순서가 불확실하다.\n", []Hit{{"불확실", 1, "배포 순서가 불확실하다."}}},
+		{"a feature named Todo is not a hedge", "Add due dates to the Todo app and its todo list.\n", nil},
+		{"identifiers and paths are not hedges", "Serve /api/v2/todo-labels and update TODO.md and todo_items.\n", nil},
+		{"a quoted string is not a hedge", "The linter flags the string \"TODO: later\" and “might fail”.\n", nil},
+		{"status values are not hedges", "**Phase status**: TODO\n| 1 | 3 | TODO |\n", nil},
+		{"the annotation counts with or without a colon", "TODO pick a queue\nFIXME: the lock\n", []Hit{{"todo", 1, "TODO pick a queue"}, {"fixme", 2, "FIXME: the lock"}}},
+		{"headings are titles", "## Unclear ownership, to be decided\n**Probably not**\n", nil},
+		{"documented uncertainty is not leakage", "## Risks\n- the migration might fail on old rows\n\n| Risk | Likelihood |\n|---|---|\n| probably slow | low |\n### Mitigation\n- hopefully none\n## Steps\n1. hopefully fast\n",
+			[]Hit{{"hopefully", 10, "1. hopefully fast"}}},
+		{"korean documented sections", "## 오픈 질문\n- 보관 기간 미정\n## 단계\n- 형식은 추후 결정\n", []Hit{{"추후", 4, "- 형식은 추후 결정"}}},
+		{"hedges the list missed", "We may need a cache; the numbers are not yet validated.\n", []Hit{{"may need", 1, "We may need a cache; the numbers are not yet validated."}, {"not yet validated", 1, "We may need a cache; the numbers are not yet validated."}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

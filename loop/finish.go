@@ -3,10 +3,12 @@ package loop
 import (
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/plans"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -34,10 +36,19 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	if err := state.SaveOutput(p, meta, plan, now); err != nil {
 		return r.keepPlan(plan, err)
 	}
-	// The plan is safe. Memory comes after the loop has ended, so that a
+	// The plan is safe; an approved one is also kept in the project under a
+	// readable name. Memory comes after the loop has ended, so that a
 	// loop left active by a failed archive, finishing again, does not
 	// record its lessons twice.
 	var trouble []string
+	kept, keepErr := "", ""
+	if reason == state.ExitCompleted {
+		var err error
+		if kept, err = keepInProject(p, meta, plan, now); err != nil {
+			r.env.note("%v", err)
+			keepErr = plainError(err)
+		}
+	}
 	archived, err := r.t.archive(reason, now)
 	if err != nil {
 		r.env.note("%v", err)
@@ -66,8 +77,33 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Verified":  meta.Verified,
 		"Converge":  convergeLine(f),
 		"Trouble":   trouble,
+		"Kept":      kept,
+		"KeepError": keepErr,
 	})
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
+}
+
+// keepInProject keeps an approved plan in the project's plans folder under
+// a readable name, beside the output file that holds "the latest". It
+// returns the kept file relative to the project, or "" when keeping is
+// turned off.
+func keepInProject(p state.Paths, meta state.PlanMeta, plan string, now time.Time) (string, error) {
+	cfg, err := plans.LoadConfig(p.Project)
+	if err != nil {
+		return "", err
+	}
+	if cfg.Off {
+		return "", nil
+	}
+	doc, err := state.EncodePlan(meta, plan)
+	if err != nil {
+		return "", err
+	}
+	path, err := plans.Keep(p.Project, cfg, doc, meta.Request, now)
+	if err != nil {
+		return "", err
+	}
+	return p.Rel(path), nil
 }
 
 // stillActive reports whether the state file still holds a running loop

@@ -3,11 +3,13 @@ package loop
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // The gap-coverage gate in the final revise. When the final revise passes
@@ -128,20 +130,11 @@ func appendNew(list []string, s string) []string {
 
 // gateLine describes the gate for the status view.
 func gateLine(l *state.Loop) string {
-	if !l.Gate {
-		if l.Agent == state.AgentCodex {
-			return "off — " + GateUnavailableOnCodex + " (" + codexGateReason + ")"
-		}
-		return "off"
-	}
 	gs := l.GateSession
-	switch gs.Status {
-	case gate.StatusAwaiting:
-		return fmt.Sprintf("on — awaiting the critic and validator outputs (%d of %d failed assessments used)", gs.Attempts, l.GateRetries)
-	case gate.StatusRevising:
-		return fmt.Sprintf("on — assessment failed, waiting for a revised plan (%d of %d used; %d uncovered findings)", gs.Attempts, l.GateRetries, len(gs.Uncovered))
-	}
-	return fmt.Sprintf("on — runs after the final revise (%d assessments allowed)", l.GateRetries)
+	return strings.TrimSpace(templates.Show("cli/gate-status.md", map[string]any{
+		"Gate": l.Gate, "Status": string(gs.Status), "Attempts": gs.Attempts, "Max": l.GateRetries, "Uncovered": len(gs.Uncovered),
+		"Codex": l.Agent == state.AgentCodex, "CodexStatus": GateUnavailableOnCodex, "CodexReason": codexGateReason,
+	}))
 }
 
 // GateUnavailableOnCodex is the gate status a loop started for Codex CLI

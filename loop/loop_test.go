@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -145,4 +146,94 @@ func TestLegacyConvergeFlag(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, v.Converge)
 	assert.Equal(t, 1, v.Converge.MaxIterations)
+}
+
+func TestGateLine(t *testing.T) {
+	tests := []struct {
+		l    state.Loop
+		want string
+	}{
+		{state.Loop{}, "off"},
+		{state.Loop{Agent: state.AgentCodex}, "off — unavailable-on-codex (" + codexGateReason + ")"},
+		{state.Loop{Gate: true, GateRetries: 2}, "on — runs after the final revise (2 assessments allowed)"},
+		{state.Loop{Gate: true, GateRetries: 2, GateSession: gate.Session{Status: gate.StatusAwaiting, Attempts: 1}},
+			"on — awaiting the critic and validator outputs (1 of 2 failed assessments used)"},
+		{state.Loop{Gate: true, GateRetries: 3, GateSession: gate.Session{Status: gate.StatusRevising, Attempts: 1, Uncovered: []gate.Finding{{ID: 1}, {ID: 2}}}},
+			"on — assessment failed, waiting for a revised plan (1 of 3 used; 2 uncovered findings)"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, gateLine(&tt.l))
+	}
+}
+
+// A loop started without a session id is bound by a session's own Stop or
+// prompt, never by a tool call (any session in the project may make one);
+// the tool call is still judged by the loop's policy.
+func TestToolCallsDoNotBindAnUnboundLoop(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	write := ToolEvent{Session: Session{ID: "other", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "an unbound loop still keeps tools read-only")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Empty(t, f.Loop.SessionID, "a tool call does not bind the loop")
+
+	PromptSubmit(env, PromptEvent{Session: Session{ID: "s1", Cwd: p.Project}, Prompt: "go"})
+	f, err = state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, "s1", f.Loop.SessionID, "the session's own prompt binds it")
+	assert.False(t, PreToolUse(env, write).Deny, "now another session's tools are its own business")
+}
+
+// A state file recorded for another project folder (committed and cloned)
+// is foreign: no hook runs it, and nothing binds it.
+func TestLoopFromAnotherProjectIsForeign(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, p.Project, f.Loop.Project, "plan records the project folder")
+	f.Loop.Project = "/home/someone/their-checkout"
+	require.NoError(t, state.Save(p.State(), f))
+	before, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+
+	s := Session{ID: "s1", Cwd: p.Project}
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("hi"), BlockCap: 8}))
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go"}))
+	assert.False(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}).Deny)
+	after, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "a foreign loop is neither bound nor advanced")
+}
+
+// TestPreToolUseKeepsALargeBody: PreToolUse loads only the frontmatter
+// (state.LoadHead); when it resets the block count and saves, the answers in
+// the body survive byte for byte (Save splices them back from disk).
+func TestPreToolUseKeepsALargeBody(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	require.Equal(t, 1, f.Loop.ConsecutiveBlocks)
+	f.AppendOutput(state.Output{Phase: "understand", Text: strings.Repeat("a long answer\n", 200<<10)})
+	require.NoError(t, state.Save(p.State(), f))
+
+	out := PreToolUse(env, ToolEvent{Session: s, Tool: "Write"})
+	assert.True(t, out.Deny)
+	got, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, 0, got.Loop.ConsecutiveBlocks, "a tool call resets the count")
+	assert.Equal(t, f.Body, got.Body)
 }

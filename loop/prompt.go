@@ -15,7 +15,7 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	if isCancelPrompt(ev.Prompt) {
 		return PromptOutcome{}
 	}
-	t := openSession(env, ev.Session)
+	t := openSession(env, ev.Session, true)
 	if t == nil {
 		return PromptOutcome{}
 	}

@@ -63,6 +63,7 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		SessionID:         o.SessionID,
 		StartedAt:         env.Now().UTC(),
 		Request:           o.Request,
+		Project:           p.Project,
 		Phases:            o.Phases,
 		RefineIterations:  o.RefineIterations,
 		MaxPhases:         o.MaxPhases,

@@ -35,7 +35,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if ev.LastMessage != nil {
 		msg, msgErr = ev.LastMessage()
 	}
-	t := openSession(env, ev.Session)
+	t := openSession(env, ev.Session, true)
 	if t == nil {
 		return StopOutcome{}
 	}

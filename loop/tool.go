@@ -12,7 +12,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if ev.Tool == "ExitPlanMode" {
 		return denyIf(planmode.CheckExit(planCall(env, ev), env.Stderr))
 	}
-	t := openSession(env, ev.Session)
+	t := openSessionHead(env, ev.Session) // the policy needs no phase answers
 	if t == nil {
 		return ToolOutcome{}
 	}

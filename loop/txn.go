@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/plansmith/plansmith/state"
@@ -31,6 +32,12 @@ type txn struct {
 // with archiveCorrupt, or refuses, and commits); any other failure releases
 // the lock and returns a nil txn.
 func begin(p state.Paths, create bool) (*txn, error) {
+	return beginWith(p, create, state.Load)
+}
+
+// beginWith is begin with the loader of the state file: state.Load, or
+// state.LoadHead for a hook that needs only the frontmatter.
+func beginWith(p state.Paths, create bool, load func(string) (*state.File, error)) (*txn, error) {
 	t := &txn{paths: p, unlock: func() {}}
 	if !create && !exists(p.State()) {
 		return t, nil // the common case outside a loop: no lock, no work
@@ -40,7 +47,7 @@ func begin(p state.Paths, create bool) (*txn, error) {
 		return nil, err
 	}
 	t.unlock = unlock
-	f, err := state.Load(p.State())
+	f, err := load(p.State())
 	var corrupt *state.CorruptError
 	var link *state.LinkError
 	switch {
@@ -100,15 +107,32 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 }
 
 // openSession is the hooks' way in: the running loop that belongs to s, or
-// nil when there is nothing to do — no state file, an inactive loop, or
-// another session's loop. A corrupt file is moved aside with a one-line
-// note. An unbound loop is bound to s. The caller commits a non-nil txn.
-func openSession(env Env, s Session) *txn {
+// nil when there is nothing to do — no state file, an inactive loop,
+// another session's loop, or a loop recorded for another project folder (a
+// state file committed to a repository and cloned elsewhere). A corrupt
+// file is moved aside with a one-line note. An unbound loop (started
+// without a session id) is bound to s only when bind is set: by the
+// session's own Stop or prompt, never by a tool call, which any session
+// may make; a tool call on an unbound loop is judged by it all the same.
+// The caller commits a non-nil txn.
+func openSession(env Env, s Session, bind bool) *txn {
+	return openSessionWith(env, s, bind, state.Load)
+}
+
+// openSessionHead is openSession for a tool call (it never binds) that
+// reads and changes only the frontmatter (state.LoadHead): the answers kept
+// in the body, however large, are neither read nor, when the txn saves,
+// rewritten from memory.
+func openSessionHead(env Env, s Session) *txn {
+	return openSessionWith(env, s, false, state.LoadHead)
+}
+
+func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) *txn {
 	p, err := env.Paths(s.Cwd)
 	if err != nil {
 		return nil
 	}
-	t, err := begin(p, false)
+	t, err := beginWith(p, false, load)
 	var corrupt *state.CorruptError
 	switch {
 	case errors.As(err, &corrupt):
@@ -133,7 +157,10 @@ func openSession(env Env, s Session) *txn {
 	}
 	l := &t.file.Loop
 	switch {
-	case l.SessionID == "" && s.ID != "":
+	case l.Project != "" && !sameDir(l.Project, p.Project):
+		t.commit()
+		return nil
+	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
 	case l.SessionID != "" && s.ID != l.SessionID:
@@ -141,6 +168,19 @@ func openSession(env Env, s Session) *txn {
 		return nil
 	}
 	return t
+}
+
+// sameDir reports whether a and b name the same folder.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
 }
 
 // close commits a hook's txn; a failed save is a note, since a hook must

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Run is one finished planning run's lessons.
@@ -147,16 +148,4 @@ func capLessons(in []string) []string {
 // OneLine folds whitespace (newlines included) into single spaces and cuts
 // s to max bytes on a rune boundary, marking a cut with "…". Lessons, tasks
 // and requests quoted in one-line messages all go through it.
-func OneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+func OneLine(s string, max int) string { return templates.OneLine(s, max) }

@@ -6,22 +6,22 @@ package phases
 const alternativesOptions = 2
 
 var recommendKeywords = []string{
-	"recommend", "prefer", "choose|chose|chosen", "go with", "pick", "select", "best option|best approach",
-	"추천", "권장", "선택", "채택",
+	"recommend", "prefer", "choose|chose|chosen", "go with", "pick", "select", "best option|best approach", "verdict",
+	"추천", "권장", "선택", "채택", "제안",
 }
 
 var tradeoffKeywords = []string{
-	"trade-off|tradeoff|trade off", "pros", "cons", "advantage", "disadvantage", "downside", "upside",
-	"drawback", "benefit", "cost", "risk",
-	"장점", "단점", "장단점", "트레이드오프", "비용", "위험",
+	"trade-off|tradeoff|trade off", "pros|pro:|pro -|pro —", "cons|con:|con -|con —", "advantage", "disadvantage", "downside", "upside",
+	"drawback", "benefit", "cost", "risk", "strength", "weakness",
+	"장점", "단점", "장단점", "트레이드오프|트레이드 오프", "비용", "위험", "강점", "약점", "득실",
 }
 
 func validateAlternatives(cfg Config, a *answer) []Problem {
 	var probs []Problem
 	sh := a.shape()
-	if got := max(sh.numbered, len(sh.options)); got < alternativesOptions {
+	if got := max(sh.numbered, len(sh.options), sh.tableOptions); got < alternativesOptions {
 		probs = append(probs, Problem{Check: "options", Found: got, Need: alternativesOptions,
-			Hint: "present each approach as a numbered item (1., 2.) or as \"Option A\", \"Option B\""})
+			Hint: "present each approach as a numbered item (1., 2.), under a label (\"Option A\", \"**B.**\", \"### 방안 2\"), or as the columns of a comparison table"})
 	}
 	lower := a.lowered()
 	if len(keywordsIn(lower, recommendKeywords)) == 0 {

@@ -1,6 +1,9 @@
 package phases
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Draft: the complete plan, with every required section as a heading and
 // steps ordered from the least to the most dependent.
@@ -21,6 +24,25 @@ func sections(cfg Config, a *answer) []Problem {
 		Found:  len(m.names) - len(missing),
 		Need:   len(m.names),
 		Detail: "missing: " + strings.Join(missing, ", "),
-		Hint:   "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"",
+		Hint:   "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"; names that count — " + acceptedFor(m, missing),
 	}}
+}
+
+// acceptedFor says, per missing section, which heading names count.
+func acceptedFor(m sectionMatcher, missing []string) string {
+	var parts []string
+	for _, name := range missing {
+		for i, n := range m.names {
+			if n != name {
+				continue
+			}
+			if g := m.groups[i]; g >= 0 {
+				parts = append(parts, fmt.Sprintf("%s: %s", name, strings.Join(acceptedNames(g, 6), ", ")))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s: a heading that starts with %q", name, name))
+			}
+			break
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -3,88 +3,116 @@ package phases
 import (
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
-// sectionAliases are the heading spellings accepted for each known plan
-// section, English and Korean. The first entry is the canonical name.
-var sectionAliases = [][]string{
-	{"goal", "goals", "목표"},
-	{"scope", "in scope", "범위"},
-	{"non-scope", "non scope", "nonscope", "non-goals", "out of scope", "out-of-scope", "비범위", "범위 외"},
-	{"steps", "implementation steps", "단계별 계획", "구현 단계"},
-	{"verification", "test plan", "검증"},
-	{"risks", "risk", "리스크", "위험"},
-	{"open questions", "open question", "오픈 질문", "미결 질문"},
-}
-
-// sectionMatcher decides which required section a heading names.
+// sectionGroup is one known plan section and the names that mean it, in
+// English and Korean, lower case. A heading names the section when one of
+// its names appears anywhere in the heading (see headingSections).
 //
-// A heading names a section when its normalised text starts with one of the
-// section's aliases, and an ASCII alias is not glued to a following letter,
-// digit or hyphen ("Scope" does not match "Scopes-creep"; "Risks and
-// mitigations" matches "Risks"). When several aliases match, the longest
-// wins, over all known sections, required or not: so "Non-Scope" and
-// "범위 외" are never counted as "Scope"/"범위", even when Non-Scope is not
-// required.
-type sectionMatcher struct {
-	names   []string // required sections as configured, for messages
-	aliases []alias  // longest first
+//   - canonical names are the section's own spellings: a --required-sections
+//     entry spelled this way asks for the whole group, synonyms included.
+//   - strong names are spellings only a plan uses as a heading; they also
+//     drive the phase-collapse check of the phases before the draft.
+//   - synonyms are common names that answers also use for analysis
+//     ("Context", "Requirements", "Success criteria"): a draft may name its
+//     section with them, but they never make an earlier answer a plan.
+//
+// A strong single word ("goal", "tasks") counts for phase collapse only at
+// the start of a heading, so "## The goal behind the request" or
+// "## Scheduled tasks in the worker" are not plan sections; multi-word
+// strong names ("implementation plan", "out of scope") count anywhere.
+type sectionGroup struct {
+	canonical, strong, synonyms []string
 }
 
-type alias struct {
-	text    string
-	section int // index into names, or -1 for a known section not required
+// sectionGroups are the known sections in DefaultSections order.
+var sectionGroups = []sectionGroup{
+	{ // Goal
+		canonical: []string{"goal", "goals", "목표"},
+		strong:    []string{"objective", "objectives"},
+		synonyms:  []string{"overview", "context", "summary", "purpose", "background", "motivation", "problem statement", "개요", "목적", "배경", "요약"},
+	},
+	{ // Scope
+		canonical: []string{"scope", "in scope", "범위"},
+		strong:    []string{"deliverables", "산출물"},
+		synonyms:  []string{"requirements", "요구사항", "요구 사항", "적용 범위"},
+	},
+	{ // Non-Scope
+		canonical: []string{"non-scope", "non scope", "nonscope", "non-goals", "out of scope", "out-of-scope", "비범위", "범위 외"},
+		strong:    []string{"non goals", "not in scope", "범위 밖", "제외 범위"},
+		synonyms:  []string{"future work", "future enhancements", "exclusions", "deferred", "향후 개선 사항", "향후 개선", "향후 과제", "향후 작업", "제외 사항"},
+	},
+	{ // Steps
+		canonical: []string{"steps", "implementation steps", "단계별 계획", "구현 단계"},
+		strong: []string{"implementation plan", "implementation phases", "implementation order", "implementation strategy",
+			"development phases", "execution plan", "work plan", "tasks", "task list", "task breakdown", "milestones",
+			"rollout plan", "migration plan", "roadmap", "phases", "작업 단계", "구현 계획", "작업 계획", "작업 목록", "구현 순서",
+			"마일스톤", "로드맵", "개발 단계", "실행 계획"},
+		synonyms: []string{"implementation", "plan", "task", "stages", "단계", "작업", "구현", "순서", "계획"},
+	},
+	{ // Verification
+		canonical: []string{"verification", "test plan", "검증"},
+		strong: []string{"testing strategy", "testing plan", "test strategy", "validation plan", "exit criteria",
+			"definition of done", "테스트 계획", "검증 계획", "완료 조건", "완료 기준", "수용 기준", "인수 조건"},
+		synonyms: []string{"testing", "tests", "test", "acceptance criteria", "success criteria", "validation", "how to verify",
+			"테스트", "확인 방법"},
+	},
+	{ // Risks
+		canonical: []string{"risks", "risk", "리스크", "위험"},
+		strong:    []string{"mitigations", "mitigation", "risk assessment", "위험 요소"},
+		synonyms:  []string{"trade-offs", "tradeoffs", "trade offs", "concerns", "대응 방안", "트레이드오프", "우려"},
+	},
+	{ // Open Questions
+		canonical: []string{"open questions", "open question", "오픈 질문", "미결 질문"},
+		strong:    []string{"unresolved questions", "open issues", "미해결 질문", "열린 질문", "미결정 사항", "미결 사항"},
+		synonyms:  []string{"questions", "unknowns", "undecided", "질문", "미정", "확인 필요"},
+	},
+}
+
+// workUnitWords introduce a numbered unit of planned work in a heading
+// ("Phase 1: …", "Step 2.1", "Task 3", "Milestone M2", "1단계").
+var workUnitWords = []string{"phase", "step", "task", "stage", "milestone", "sprint", "week", "part"}
+
+// sectionMatcher decides which required sections the headings of an answer
+// name.
+//
+// A required name spelled like a known section's canonical name asks for
+// that section: any of its names, anywhere in a heading, counts, and a
+// numbered work-unit heading ("Phase 1: …", "1단계") counts as Steps. Any
+// other name is the user's own (--required-sections "Context,Rollback")
+// and keeps its exact spelling: the heading must start with it, leading
+// numbering ignored. Where names overlap, the longest wins over all known
+// sections, so "Non-Scope" and "범위 외" never count as "Scope"/"범위",
+// and "Goals and Scope" counts for both.
+type sectionMatcher struct {
+	names  []string // required sections as configured, for messages
+	groups []int    // per required name: index into sectionGroups, or -1 for a custom name
+	custom []string // per required name: the normalised custom name ("" for known ones)
 }
 
 func newSectionMatcher(required []string) sectionMatcher {
 	if len(required) == 0 {
 		required = DefaultSections
 	}
-	m := sectionMatcher{names: required}
-	used := make([]bool, len(sectionAliases))
+	m := sectionMatcher{names: required, groups: make([]int, len(required)), custom: make([]string, len(required))}
 	for i, name := range required {
 		n := normHeading(name)
-		g := knownGroup(n)
-		if g < 0 {
-			m.aliases = append(m.aliases, alias{n, i})
-			continue
-		}
-		used[g] = true
-		for _, a := range sectionAliases[g] {
-			m.aliases = append(m.aliases, alias{a, i})
+		m.groups[i] = canonicalGroup(n)
+		if m.groups[i] < 0 {
+			m.custom[i] = n
 		}
 	}
-	for g, group := range sectionAliases {
-		if used[g] {
-			continue
-		}
-		for _, a := range group {
-			m.aliases = append(m.aliases, alias{a, -1})
-		}
-	}
-	sort.SliceStable(m.aliases, func(i, j int) bool { return len(m.aliases[i].text) > len(m.aliases[j].text) })
 	return m
 }
 
-// koreanName returns the Korean heading accepted for a known section
-// ("Goal" → "목표"), or "" for a section plansmith does not know.
-func koreanName(section string) string {
-	g := knownGroup(normHeading(section))
-	if g < 0 {
-		return ""
-	}
-	for _, a := range sectionAliases[g] {
-		if a[0] >= utf8.RuneSelf {
-			return a
-		}
-	}
-	return ""
-}
-
-func knownGroup(n string) int {
-	for g, group := range sectionAliases {
-		for _, a := range group {
+// canonicalGroup returns the group whose canonical name n is, or -1.
+func canonicalGroup(n string) int {
+	for g, group := range sectionGroups {
+		for _, a := range group.canonical {
 			if a == n {
 				return g
 			}
@@ -93,49 +121,197 @@ func knownGroup(n string) int {
 	return -1
 }
 
-// section returns the index of the required section a heading names, or -1.
-func (m sectionMatcher) section(heading string) int {
+// koreanName returns the Korean heading accepted for a known section
+// ("Goal" → "목표"), or "" for a section plansmith does not know.
+func koreanName(section string) string {
+	g := canonicalGroup(normHeading(section))
+	if g < 0 {
+		return ""
+	}
+	for _, a := range sectionGroups[g].canonical {
+		if a[0] >= utf8.RuneSelf {
+			return a
+		}
+	}
+	return ""
+}
+
+// acceptedNames lists what counts for a required section, for the refusal
+// message: the first canonical name, the other languages' and the common
+// synonyms, at most n of them.
+func acceptedNames(g, n int) []string {
+	group := sectionGroups[g]
+	all := append(append(append([]string{}, group.canonical...), group.strong...), group.synonyms...)
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range all {
+		if len(out) == n {
+			break
+		}
+		key := strings.ReplaceAll(strings.ReplaceAll(a, "-", " "), "  ", " ")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, a)
+	}
+	if g == 3 && len(out) < n+1 {
+		out = append(out, "Phase 1 / Step 1 / Task 1")
+	}
+	return out
+}
+
+// nameMatch is one occurrence of a section name in a heading.
+type nameMatch struct {
+	start, end int
+	group      int
+	strong     bool // a strong or canonical name (see sectionGroup)
+}
+
+// headingSections returns the known sections a heading names. With
+// strongOnly, only strong and canonical names count, and a single-word one
+// only at the start of the heading.
+func headingSections(heading string, strongOnly bool) []int {
 	h := normHeading(heading)
-	for _, a := range m.aliases {
-		if !strings.HasPrefix(h, a.text) || (a.text == "" && h != "") {
+	if h == "" {
+		return nil
+	}
+	var ms []nameMatch
+	for g, group := range sectionGroups {
+		for tier, list := range [][]string{group.canonical, group.strong, group.synonyms} {
+			for _, name := range list {
+				for _, at := range phraseAt(h, name) {
+					ms = append(ms, nameMatch{at, at + len(name), g, tier < 2})
+				}
+			}
+		}
+	}
+	if n := workUnitAt(h); n > 0 {
+		// "Phase 1: …" is a Steps heading in a draft; before the draft a
+		// flow traced step by step is ordinary, so it only adds to the
+		// plan-shape count (see planHeadings).
+		ms = append(ms, nameMatch{0, n, 3, false})
+	}
+	// Longest first: a longer name hides the shorter ones inside it.
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].end-ms[i].start > ms[j].end-ms[j].start })
+	var taken []nameMatch
+	var out []int
+	seen := map[int]bool{}
+	for _, m := range ms {
+		overlaps := false
+		for _, t := range taken {
+			if m.start < t.end && t.start < m.end {
+				overlaps = true
+				break
+			}
+		}
+		if overlaps {
+			continue
+		}
+		taken = append(taken, m)
+		if strongOnly && (!m.strong || (m.start > 0 && !strings.ContainsAny(h[m.start:m.end], " -"))) {
+			continue
+		}
+		if !seen[m.group] {
+			seen[m.group] = true
+			out = append(out, m.group)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// phraseAt returns the offsets where phrase occurs in h as whole words: an
+// ASCII phrase must not touch a letter, digit or hyphen on either side; a
+// Korean one may, since particles attach to words.
+func phraseAt(h, phrase string) []int {
+	var out []int
+	ascii := phrase[0] < utf8.RuneSelf
+	for from := 0; from < len(h); {
+		i := strings.Index(h[from:], phrase)
+		if i < 0 {
+			break
+		}
+		at := from + i
+		end := at + len(phrase)
+		if !ascii || ((at == 0 || !glued(h[at-1])) && (end == len(h) || !glued(h[end]))) {
+			out = append(out, at)
+		}
+		from = at + 1
+	}
+	return out
+}
+
+func glued(b byte) bool { return isWordByte(b) || b == '-' }
+
+// workUnitAt returns the length of a numbered work-unit opening h ("phase 1",
+// "step 2.1", "m0", "1단계", "2차"), or 0.
+func workUnitAt(h string) int {
+	for _, w := range workUnitWords {
+		if !strings.HasPrefix(h, w) {
+			continue
+		}
+		rest := strings.TrimLeft(h[len(w):], " ")
+		if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return len(h) - len(rest) + 1
+		}
+	}
+	if len(h) >= 2 && h[0] == 'm' && h[1] >= '0' && h[1] <= '9' && (len(h) == 2 || !isASCIILetter(h[2])) {
+		return 2
+	}
+	n := 0
+	for n < len(h) && h[n] >= '0' && h[n] <= '9' {
+		n++
+	}
+	if n > 0 {
+		for _, k := range []string{"단계", "차"} {
+			if strings.HasPrefix(strings.TrimLeft(h[n:], " "), k) {
+				return n + len(k)
+			}
+		}
+	}
+	return 0
+}
+
+// section returns the required sections a heading names (indices into
+// names).
+func (m sectionMatcher) sections(heading string) []int {
+	var out []int
+	known := headingSections(heading, false)
+	h := normHeading(heading)
+	for i, g := range m.groups {
+		if g >= 0 {
+			for _, k := range known {
+				if k == g {
+					out = append(out, i)
+				}
+			}
+			continue
+		}
+		c := m.custom[i]
+		if c == "" || !strings.HasPrefix(h, c) {
 			continue // a name with no letters ("🎯", "1") must not match every heading
 		}
-		if rest := h[len(a.text):]; rest != "" {
-			last, _ := utf8.DecodeLastRuneInString(a.text)
-			if last < utf8.RuneSelf && (isWordByte(rest[0]) || rest[0] == '-') {
+		if rest := h[len(c):]; rest != "" {
+			last, _ := utf8.DecodeLastRuneInString(c)
+			if last < utf8.RuneSelf && glued(rest[0]) {
 				continue
 			}
 		}
-		return a.section
+		out = append(out, i)
 	}
-	return -1
+	return out
 }
 
 // present returns, per required section, whether some heading names it.
 func (m sectionMatcher) present(headings []string) []bool {
 	got := make([]bool, len(m.names))
-	left := len(got)
 	for _, h := range headings {
-		if i := m.section(h); i >= 0 && !got[i] {
+		for _, i := range m.sections(h) {
 			got[i] = true
-			if left--; left == 0 {
-				break
-			}
 		}
 	}
 	return got
-}
-
-// sectionsFound returns the required sections named by the headings, in
-// configured order.
-func (m sectionMatcher) sectionsFound(headings []string) []string {
-	var out []string
-	for i, ok := range m.present(headings) {
-		if ok {
-			out = append(out, m.names[i])
-		}
-	}
-	return out
 }
 
 // sectionsMissing returns the required sections no heading names.
@@ -147,4 +323,15 @@ func (m sectionMatcher) sectionsMissing(headings []string) []string {
 		}
 	}
 	return out
+}
+
+// normHeading prepares a heading for section matching: lower case, without
+// leading numbering ("1.", "2)", "3.1"), emoji or punctuation, and without
+// a trailing colon, question mark or emphasis ("## 1. 🎯 Goal:" → "goal").
+func normHeading(h string) string {
+	h = strings.TrimFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ')' })
+	h = mdtext.StripNumber(h)
+	h = strings.TrimLeftFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	h = strings.TrimRight(h, " \t:*_#?")
+	return strings.ToLower(h)
 }

@@ -2,7 +2,6 @@ package phases
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
@@ -27,25 +26,47 @@ import (
 
 // shape is the line-level structure of a message.
 type shape struct {
-	headings []string            // heading texts, raw (markers removed, not normalised)
-	numbered int                 // numbered items
-	options  map[string]struct{} // distinct option labels ("option a", "방안 2")
+	headings     []string            // heading texts, raw (markers removed, not normalised)
+	levels       []int               // per heading: its ATX level, 0 for a bold label
+	numbered     int                 // numbered items
+	options      map[string]struct{} // distinct option labels ("option a", "방안 2")
+	checkboxes   int                 // task-list items ("- [ ] …")
+	tableOptions int                 // options laid out in a comparison table (see tableShape)
+	badges       int                 // README badges ("[![build](…)](…)")
+	installs     int                 // install commands in code ("npm install x", "cargo install")
 }
 
 func scan(text string) shape {
 	var sh shape
+	var table tableShape
 	for l := range mdtext.Lines(text) {
 		t := strings.TrimSpace(l.Text)
-		if l.Code || t == "" {
+		if l.Code {
+			if isInstallCommand(t) {
+				sh.installs++
+			}
+			continue
+		}
+		sh.tableOptions = max(sh.tableOptions, table.step(t))
+		if t == "" {
 			continue
 		}
 		body := t
-		if h, ok := headingText(t); ok {
-			sh.headings = append(sh.headings, h)
+		if level, h, ok := mdtext.Heading(t); ok {
+			sh.headings, sh.levels = append(sh.headings, h), append(sh.levels, level)
+			body = h
+		} else if h, ok := mdtext.BoldLabel(t); ok {
+			sh.headings, sh.levels = append(sh.headings, h), append(sh.levels, 0)
 			body = h
 		}
 		if isNumbered(body) {
 			sh.numbered++
+		}
+		if _, _, ok := mdtext.Checkbox(t); ok {
+			sh.checkboxes++
+		}
+		if strings.Contains(t, "[![") {
+			sh.badges++
 		}
 		if label, ok := optionLabel(body); ok {
 			if sh.options == nil {
@@ -55,6 +76,71 @@ func scan(text string) shape {
 		}
 	}
 	return sh
+}
+
+// isInstallCommand reports whether a code line installs the project, as a
+// README's set-up section does.
+func isInstallCommand(t string) bool {
+	t = strings.TrimPrefix(strings.TrimSpace(t), "$ ")
+	for _, p := range []string{"npm install", "npm i ", "yarn add", "pnpm add", "pip install", "cargo install", "brew install", "go install", "gem install", "apt install", "apt-get install", "git clone"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// tableShape follows a markdown table line by line and reports how many
+// options it compares: a header row, a delimiter row ("|---|---|"), then
+// data rows. A table whose first header cell names options ("Option",
+// "Approach", "방안") lists one option per row; any other table of three or
+// more columns compares its columns after the first ("| | Redis | In-memory
+// |"). Anything that is not a table resets it.
+type tableShape struct {
+	header   []string
+	inBody   bool
+	rows     int
+	byColumn bool
+}
+
+func (t *tableShape) step(line string) int {
+	if !strings.HasPrefix(line, "|") {
+		*t = tableShape{}
+		return 0
+	}
+	cells := strings.Split(strings.Trim(line, "|"), "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	switch {
+	case t.header == nil:
+		t.header = cells
+		return 0
+	case !t.inBody:
+		for _, c := range cells {
+			if strings.Trim(c, ":-") != "" || c == "" {
+				*t = tableShape{}
+				return 0
+			}
+		}
+		t.inBody = true
+		first := strings.ToLower(strings.Trim(t.header[0], "*_ "))
+		t.byColumn = true
+		for _, w := range optionWords {
+			if strings.HasPrefix(first, w) {
+				t.byColumn = false
+			}
+		}
+		return 0
+	}
+	t.rows++
+	if t.byColumn {
+		if len(t.header) < 3 {
+			return 0
+		}
+		return len(t.header) - 1
+	}
+	return t.rows
 }
 
 // headingText returns the text of a heading line (trimmed), and whether the
@@ -73,7 +159,8 @@ func isNumbered(s string) bool {
 	return ok
 }
 
-// optionWords introduce a labelled option ("Option A", "Approach 2", "방안 1").
+// optionWords introduce a labelled option ("Option A", "Approach 2", "방안 1");
+// a capital letter with "." or ")" does too ("A. Redis", "**B.** disk").
 var optionWords = []string{"option", "approach", "alternative", "옵션", "방안", "대안", "선택지"}
 
 // optionLabel recognises a line that introduces an option, after list
@@ -83,6 +170,12 @@ func optionLabel(s string) (string, bool) {
 	if isNumbered(s) {
 		i := strings.IndexAny(s, ".)")
 		s = strings.TrimLeft(s[i+1:], "*_ \t")
+	}
+	if len(s) >= 2 && s[0] >= 'A' && s[0] <= 'H' && (s[1] == '.' || s[1] == ')' || s[1] == ':') {
+		// A lettered option: "A. Redis", "**B.** in-memory", "C) keep it".
+		if r := strings.TrimLeft(s[2:], "*_"); r == "" || r[0] == ' ' || r[0] == '\t' {
+			return "option " + strings.ToLower(s[:1]), true
+		}
 	}
 	for _, w := range optionWords {
 		if len(s) < len(w) || !strings.EqualFold(s[:len(w)], w) {
@@ -149,16 +242,6 @@ func containsWordStart(s, k string) bool {
 		from = at + 1
 	}
 	return false
-}
-
-// normHeading prepares a heading for section matching: lower case, without
-// leading numbering, emoji or punctuation ("## 1. 🎯 Goal") and without a
-// trailing colon or emphasis.
-func normHeading(h string) string {
-	h = strings.TrimFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ')' })
-	h = strings.TrimLeftFunc(h, func(r rune) bool { return !unicode.IsLetter(r) })
-	h = strings.TrimRight(h, " \t:*_#")
-	return strings.ToLower(h)
 }
 
 // keywordsIn returns the distinct keywords of list found in lower (already

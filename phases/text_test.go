@@ -54,3 +54,25 @@ func TestExploreAndComplexityCountTheSameFiles(t *testing.T) {
 	assert.Equal(t, 6, countFileRefs(text, 0))
 	assert.Equal(t, countFileRefs(text, 0), converge.Assess("", text).Files)
 }
+
+func TestOptionShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want int
+	}{
+		{"bold letters", "**A.** Redis cache\n\n**B.** In-process LRU\n", 2},
+		{"heading letters", "### A. Redis\ntext\n### B) LRU\n", 2},
+		{"one lettered line is one option", "A. Smith wrote it.\nAnother line.", 1},
+		{"table columns", "| | Redis | LRU | None |\n|---|---|---|---|\n| Cost | high | low | nil |\n", 3},
+		{"table rows of options", "| Option | Pros | Cons |\n|---|---|---|\n| A | x | y |\n| B | x | y |\n", 2},
+		{"a two-column table is not a comparison", "| Key | Value |\n|---|---|\n| a | b |\n", 0},
+		{"not a table without a delimiter row", "| a | b | c |\n| d | e | f |\n", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh := scan(tt.text)
+			assert.Equal(t, tt.want, max(len(sh.options), sh.tableOptions))
+		})
+	}
+}

@@ -28,5 +28,6 @@ func validateUnderstand(cfg Config, a *answer) []Problem {
 		}
 		probs = append(probs, p)
 	}
+	probs = append(probs, readmeShape(a)...)
 	return append(probs, planHeadings(cfg, a)...)
 }

@@ -159,22 +159,6 @@ func CritiqueRound(cfg Config, index int) int {
 	return n
 }
 
-// planHeadings is the negative check shared by the phases before draft: a
-// heading naming any required plan section means the answer jumped ahead.
-func planHeadings(cfg Config, a *answer) []Problem {
-	found := newSectionMatcher(cfg.RequiredSections).sectionsFound(a.shape().headings)
-	if len(found) == 0 {
-		return nil
-	}
-	return []Problem{{
-		Check:    "plan section headings",
-		Found:    len(found),
-		Negative: true,
-		Detail:   strings.Join(found, ", "),
-		Hint:     "this phase comes before the plan; drop those headings and keep plan sections for the draft",
-	}}
-}
-
 // promiseTag is the negative check for phases that must not finalize.
 func promiseTag(a *answer, why string) []Problem {
 	n := len(findPromises(a.lowered()))

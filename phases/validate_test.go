@@ -106,7 +106,10 @@ func TestValidate(t *testing.T) {
 		{"explore prose slashes are not paths", at(Explore), nil, "Read and/or write, input/output, pass/fail. Version 1.2.3.", []string{"file references: found 0, need 2"}},
 		{"explore urls are not files", at(Explore), nil, "See https://example.com/a/b/c and main.go", []string{"file references: found 1, need 2"}},
 		{"explore same file counts once", at(Explore), nil, "main.go, main.go, and main.go again", []string{"file references: found 1, need 2"}},
-		{"explore backticked package path", at(Explore), nil, "Packages `pkg/state` and `pkg/hooks`.", nil},
+		{"explore backticked package path", at(Explore), nil, "Packages `pkg/state` and `pkg/hooks` hold the loader and the hooks.", nil},
+		{"explore refuses a file cited without a finding", at(Explore), nil, exploreEN + "\nAlso relevant:\n- `cmd/app/flags.go`\n- `internal/state/save.go`", []string{"files cited without a finding: found 2, must be 0 (cmd/app/flags.go, internal/state/save.go)"}},
+		{"explore ties a finding under a heading to its file", at(Explore), nil, "### `cmd/app/status.go`\n\nPrints the table with fmt.Fprintf.\n\n### `internal/state/load.go`\n- reads the YAML frontmatter first", nil},
+		{"explore ignores paths in code blocks", at(Explore), nil, exploreEN + "\n```\ncmd/\n  app/main.go\n```", nil},
 		{"explore refuses plan heading", at(Explore), nil, exploreEN + "\n## Verification\n", []string{"plan section headings: found 1, must be 0 (Verification)"}},
 
 		{"alternatives passes numbered", at(Alternatives), nil, altEN, nil},

@@ -45,7 +45,8 @@ type Call struct {
 // permission_mode "plan" on a file whose canonical path is a .md file
 // directly in the canonical ~/.claude/plans, it rewrites the file with
 // gate.Maintain (session marker, hashes, validation), atomically and only
-// when something changed. Anything else, and any input it cannot make sense
+// when something changed, and records the file in the plan index (see
+// index.go). Anything else, and any input it cannot make sense
 // of, is left alone: no output, and a stderr note only for real I/O errors.
 func Maintain(c Call, now time.Time, notes io.Writer) {
 	switch c.Tool {
@@ -82,12 +83,21 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 	}
 	content := string(data)
 	out, err := gate.Maintain(content, c.SessionID, now)
-	if err != nil || out == content {
+	if err != nil {
 		return
 	}
-	// A plan the user keeps private stays private.
-	if err := state.WriteFileMode(path, []byte(out), info.Mode().Perm()); err != nil {
-		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+	if out != content {
+		// A plan the user keeps private stays private.
+		if err := state.WriteFileMode(path, []byte(out), info.Mode().Perm()); err != nil {
+			fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+			return
+		}
+	}
+	// CheckExit finds the plan through the index, not a scan of the folder.
+	if gate.OwnedBy(out, c.SessionID) {
+		if err := indexPlan(c.Home, c.SessionID, path); err != nil {
+			fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+		}
 	}
 }
 
@@ -123,9 +133,9 @@ func rawString(raw json.RawMessage, key string) string {
 	return s
 }
 
-// CheckExit judges an ExitPlanMode call: the session's plan file (found
-// by its session marker among ~/.claude/plans/*.md; the most recently
-// modified when several carry it) must hold a pass verdict bound to its
+// CheckExit judges an ExitPlanMode call: the session's plan file (the one
+// the plan index names, verified; else found by its session marker among
+// ~/.claude/plans/*.md, the most recently modified when several carry it) must hold a pass verdict bound to its
 // current plan and gaps (gate.CheckExit). It fails closed: no session id, no
 // plan with the marker, an unreadable folder or file, or an internal error
 // all deny, each with a message that says how to proceed. It returns the
@@ -168,6 +178,9 @@ func sessionPlan(home, sessionID string) (string, error) {
 			return "", nil // no plans at all
 		}
 		return "", fmt.Errorf("reading %s: %w", dir, err)
+	}
+	if content, ok := indexedPlan(home, canon, sessionID); ok {
+		return content, nil
 	}
 	entries, err := os.ReadDir(canon)
 	if err != nil {

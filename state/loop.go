@@ -15,6 +15,9 @@ type Loop struct {
 	SessionID string    `yaml:"session_id"`
 	StartedAt time.Time `yaml:"started_at"`
 	Request   string    `yaml:"request"`
+	// Project is the folder the loop was started in. A state file found in
+	// another folder (committed to a repository and cloned) is not run.
+	Project string `yaml:"project,omitempty"`
 
 	// Options.
 	Phases            []string `yaml:"phases"`

@@ -32,6 +32,10 @@ type PlanMeta struct {
 // SaveOutput writes the saved plan. An earlier saved plan is moved into the
 // archive first, so approving a new plan never silently destroys an old one.
 func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
+	doc, err := EncodePlan(meta, plan)
+	if err != nil {
+		return err
+	}
 	if err := CheckOwned(p.Output()); err != nil {
 		return err
 	}
@@ -46,16 +50,23 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("checking %s: %w", p.Output(), err)
 	}
+	return WriteOwned(p.Output(), doc)
+}
+
+// EncodePlan renders a saved plan: the metadata as YAML frontmatter, then
+// the plan's text ending in a newline. It is the one spelling of a saved
+// plan, used for the output file and for plans kept in the project.
+func EncodePlan(meta PlanMeta, plan string) ([]byte, error) {
 	n, err := encodeExact(reflect.ValueOf(meta))
 	if err != nil {
-		return fmt.Errorf("encoding plan metadata: %w", err)
+		return nil, fmt.Errorf("encoding plan metadata: %w", err)
 	}
 	var buf bytes.Buffer
 	buf.WriteString("---\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(n); err != nil {
-		return fmt.Errorf("encoding plan metadata: %w", err)
+		return nil, fmt.Errorf("encoding plan metadata: %w", err)
 	}
 	enc.Close()
 	buf.WriteString("---\n")
@@ -63,5 +74,5 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
 	if len(plan) > 0 && plan[len(plan)-1] != '\n' {
 		buf.WriteByte('\n')
 	}
-	return WriteOwned(p.Output(), buf.Bytes())
+	return buf.Bytes(), nil
 }

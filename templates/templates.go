@@ -76,8 +76,23 @@ func load(name string) (*template.Template, error) {
 }
 
 var funcs = template.FuncMap{
-	"join":  strings.Join,
-	"trim":  strings.TrimSpace,
-	"lower": strings.ToLower,
-	"add":   func(a, b int) int { return a + b },
+	"join":    strings.Join,
+	"trim":    strings.TrimSpace,
+	"lower":   strings.ToLower,
+	"add":     func(a, b int) int { return a + b },
+	"oneline": OneLine,
+}
+
+// OneLine collapses s to one line of at most max bytes, cut at a rune
+// boundary and marked with "…" when shortened.
+func OneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // not the first byte of a rune
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/loop"
-	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/templates"
 )
 
 func newCancelCmd(env *Env) *cobra.Command {
@@ -23,24 +23,10 @@ func newCancelCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(env.Stdout, cancelText(c))
+			fmt.Fprint(env.Stdout, cancelText(c))
 			return nil
 		},
 	}
 }
 
-func cancelText(c loop.Cancelled) string {
-	switch {
-	case !c.Found:
-		return "plansmith: no planning loop is active; nothing to cancel."
-	case c.Link:
-		return fmt.Sprintf("plansmith: the state file was a symbolic link, which plansmith does not follow; moved the link to %s (its target is untouched). No loop is active now.", c.Archive)
-	case c.Unreadable != nil:
-		return fmt.Sprintf("plansmith: the state file was unreadable (%v); moved it to %s. No loop is active now.", c.Unreadable, c.Archive)
-	}
-	was := "an inactive loop"
-	if c.Active {
-		was = "the planning loop at " + c.Label
-	}
-	return fmt.Sprintf("plansmith: cancelled %s (request: %q). Archived to %s.", was, memory.OneLine(c.Request, 80), c.Archive)
-}
+func cancelText(c loop.Cancelled) string { return templates.Show("cli/cancelled.md", c) }

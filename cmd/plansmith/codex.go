@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/plansmith/plansmith/hooks/codex"
 	"github.com/plansmith/plansmith/install"
@@ -66,7 +69,19 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 		fmt.Fprintf(env.Stdout, "plansmith: already installed for Codex in %s for %s; nothing changed\n", opts.Dir, opts.Binary)
 	}
 	fmt.Fprint(env.Stdout, res.Lines())
-	fmt.Fprintln(env.Stdout, "Codex runs new hooks only after you trust them: open /hooks in codex and trust plansmith's.")
+	if o.Trust {
+		p, err := paths(env)
+		if err != nil {
+			return err
+		}
+		keys, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, bin, os.Environ())
+		if err != nil {
+			return fmt.Errorf("--trust: %w", err)
+		}
+		fmt.Fprintf(env.Stdout, "  trusted in Codex: %s\n", strings.Join(keys, ", "))
+	} else {
+		fmt.Fprintln(env.Stdout, "Codex runs new hooks only after you trust them: open /hooks in codex and trust plansmith's (or install again with --trust).")
+	}
 	if !o.User {
 		fmt.Fprintln(env.Stdout, "Project hooks are read only in a project Codex trusts.")
 	}

@@ -87,6 +87,7 @@ func newRoot(env *Env) *cobra.Command {
 		newCancelCmd(env),
 		newStatusCmd(env),
 		newMemoryCmd(env),
+		newPlansCmd(env),
 		newGateCmd(env),
 		newHookCmd(env),
 		newVersionCmd(env),

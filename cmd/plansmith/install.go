@@ -15,6 +15,8 @@ type InstallOptions struct {
 	User   bool
 	Binary string
 	Agent  string // "claude" (default) or "codex": see codex.go
+	Trust  bool   // codex: also record Codex's trust for plansmith's hooks
+	Codex  string // codex: the Codex CLI that --trust asks
 }
 
 func newInstallCmd(env *Env) *cobra.Command {
@@ -31,6 +33,9 @@ func newInstallCmd(env *Env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Agent != "claude" {
 				return runAgentInstall(env, o, true)
+			}
+			if o.Trust {
+				return usagef("--trust: only with --agent codex (Codex asks to trust hooks; Claude Code does not)")
 			}
 			opts, err := installTarget(env, o)
 			if err != nil {
@@ -50,6 +55,8 @@ func newInstallCmd(env *Env) *cobra.Command {
 		},
 	}
 	installFlags(cmd, o)
+	cmd.Flags().BoolVar(&o.Trust, "trust", false, "with --agent codex: also trust plansmith's hooks in Codex (through `codex app-server`, as its /hooks review would)")
+	cmd.Flags().StringVar(&o.Codex, "codex", "codex", "with --trust: the Codex CLI to ask")
 	return cmd
 }
 

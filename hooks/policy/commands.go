@@ -28,7 +28,7 @@ var checks map[string]func(c *checker, n syntax.Node, args []arg) bool
 
 func init() {
 	checks = map[string]func(c *checker, n syntax.Node, args []arg) bool{
-		"find":     optionsOnly("find"),
+		"find":     checkFind,
 		"fd":       optionsOnly("fd"),
 		"fdfind":   optionsOnly("fd"),
 		"sort":     optionsOnly("sort"),
@@ -223,7 +223,11 @@ func (c *checker) plansmith(n syntax.Node, args []arg, tail bool) {
 	if !tail {
 		switch form {
 		case "status", "status --json", "memory show", "memory path", "cancel", "version",
-			"gate check-findings", "gate check-verdict":
+			"gate check-findings", "gate check-verdict",
+			"plans", "plans --json", "plans show", "plans show --name-from-stdin":
+			return
+		}
+		if len(words) == 3 && words[0] == "plans" && words[1] == "show" && words[2] != "\x01" && !strings.HasPrefix(words[2], "-") {
 			return
 		}
 		if len(words) == 3 && words[0] == "gate" && (words[1] == "critic-input" || words[1] == "leakage") && words[2] != "\x01" {

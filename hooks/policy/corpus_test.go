@@ -77,3 +77,36 @@ func TestCorpusDenied(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusRates measures the policy on all corpora: no dangerous command
+// may be allowed (deny.txt and adversarial.txt), and at least 99% of the
+// ordinary commands (allow.txt and ordinary.txt) must be. It prints the
+// figures; "make policy-rates" runs it verbosely.
+func TestCorpusRates(t *testing.T) {
+	dangerous := loadCorpus(t, "deny.txt")
+	for _, c := range loadAdversarial(t) {
+		dangerous = append(dangerous, corpusCase{line: c.line, command: c.command})
+	}
+	escapes := 0
+	for _, tc := range dangerous {
+		if Bash(tc.command, Config{}).Allow {
+			escapes++
+			t.Errorf("escape: %s", tc.command)
+		}
+	}
+	ordinary := append(loadCorpus(t, "allow.txt"), loadCorpus(t, "ordinary.txt")...)
+	allowed := 0
+	for _, tc := range ordinary {
+		d := Bash(tc.command, Config{})
+		if d.Allow {
+			allowed++
+			continue
+		}
+		t.Logf("ordinary command refused (%s): %s", d.Rule, tc.command)
+	}
+	rate := 100 * float64(allowed) / float64(len(ordinary))
+	t.Logf("dangerous: %d of %d denied, %d escapes", len(dangerous)-escapes, len(dangerous), escapes)
+	t.Logf("ordinary: %d of %d allowed (%.1f%%)", allowed, len(ordinary), rate)
+	assert.Zero(t, escapes)
+	assert.GreaterOrEqual(t, rate, 99.0)
+}

@@ -27,6 +27,43 @@ func optionsOnly(key string) func(c *checker, n syntax.Node, args []arg) bool {
 	}
 }
 
+// checkFind allows find's tests and printing actions, and -exec or -execdir
+// with a command that is read-only itself: the words up to ";" or "+" are
+// judged as a command line of their own, "{}" standing for a path (several
+// paths with "+", as under xargs). The rest goes through find's grammar,
+// which refuses -delete, -ok, -fprint and the like.
+func checkFind(c *checker, n syntax.Node, args []arg) bool {
+	var rest []arg
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if !args[i].known || v != "-exec" && v != "-execdir" {
+			rest = append(rest, args[i])
+			continue
+		}
+		j := i + 1
+		for j < len(args) && !(args[j].known && (args[j].val == ";" || args[j].val == "+")) {
+			j++
+		}
+		if j >= len(args) || j == i+1 {
+			return c.deny(n, "find-action", "find "+v+" without a command ending in ; or +")
+		}
+		inner := append([]arg(nil), args[i+1:j]...)
+		for k := range inner {
+			if before, _, ok := strings.Cut(inner[k].val, "{}"); ok && inner[k].known {
+				// A path from find: it starts with the starting point, never
+				// with a dash.
+				inner[k].known, inner[k].val = false, before+"."
+			}
+		}
+		c.argv(n, inner, args[j].val == "+")
+		if c.found != nil {
+			return false
+		}
+		i = j
+	}
+	return c.options(n, "find", rest) != nil
+}
+
 func checkUniq(c *checker, n syntax.Node, args []arg) bool {
 	readings := c.options(n, "uniq", args)
 	for _, p := range readings {

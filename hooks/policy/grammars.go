@@ -156,9 +156,11 @@ var grammars = map[string]*grammar{
 	// formatters, or local files to format.
 	"man": (&grammar{strict: true, rule: "man-option"}).index(),
 
-	// find's primaries are single-dash words, like Go flags.
+	// find's primaries are single-dash words, like Go flags. -exec and
+	// -execdir are judged by the command they run (checkFind); -ok and
+	// -okdir ask on the terminal, which a planning session cannot answer.
 	"find": (&grammar{goFlags: true, noDashDash: true, options: flags("find-action",
-		"--delete", "--exec", "--execdir", "--ok", "--okdir", "--fprint", "--fprint0", "--fprintf", "--fls")}).index(),
+		"--delete", "--ok", "--okdir", "--fprint", "--fprint0", "--fprintf", "--fls")}).index(),
 
 	// go env -w and -u change the Go environment file.
 	"go env": (&grammar{goFlags: true, options: rows(

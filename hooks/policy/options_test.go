@@ -93,6 +93,7 @@ func TestRefusedAsOption(t *testing.T) {
 		{"base64", "-d", false},
 		{"tree", "-Po", true}, // tree's values never end a cluster
 		{"find", "-delete", true},
+		{"find", "-fprint", true},
 		{"go env", "--w", true},
 		{"go list", "-mod=mod", false}, // refused by value in the exact reading
 	}

@@ -31,6 +31,8 @@ func TestTool(t *testing.T) {
 		{"bash with empty command", "Bash", `{"command":"  "}`, false, "bad-input"},
 		{"bash with non-string command", "Bash", `{"command":5}`, false, "bad-input"},
 		{"bash with bad json", "Bash", `{"command":`, false, "bad-input"},
+		{"plans show with the name on a quoted heredoc allowed", "Bash", `{"command":"\"${CLAUDE_PLUGIN_ROOT}/bin/plansmith\" plans show --name-from-stdin <<'PLANSMITH_PLAN_NAME'\nadd caching; rm -rf /\nPLANSMITH_PLAN_NAME\n"}`, true, ""},
+		{"plans show with an option refused", "Bash", `{"command":"plansmith plans show --output x"}`, false, "plansmith"},
 		{"read allowed", "Read", `{"file_path":"/p/a.go"}`, true, ""},
 		{"grep allowed", "Grep", `{"pattern":"x"}`, true, ""},
 		{"glob allowed", "Glob", `{"pattern":"*.go"}`, true, ""},
@@ -212,6 +214,14 @@ func TestBashRules(t *testing.T) {
 		{"sed computed expression", `sed -e "p;$x" f`, "sed-script"},
 		{"tree pattern swallows double dash", `tree -P -- -o out`, "tree-output"},
 		{"find double dash is not special", `find -- . -delete`, "find-action"},
+		{"find exec read-only command", `find . -name '*.go' -exec grep -l foo {} +`, ""},
+		{"find exec read-only command per file", `find . -type f -exec wc -l {} \;`, ""},
+		{"find exec writing command", `find . -name x -exec rm {} \;`, "unknown-command"},
+		{"find exec batch into uniq", `find . -name '*.txt' -exec uniq {} +`, "dynamic-arg"},
+		{"find exec sed script from path", `find . -exec sed {} \;`, "sed-script"},
+		{"find exec without terminator", `find . -exec grep x {}`, "find-action"},
+		{"find execdir into sh", `find . -execdir sh -c 'rm x' \;`, "interpreter"},
+		{"find ok asks", `find . -ok rm {} \;`, "find-action"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

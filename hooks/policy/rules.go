@@ -66,7 +66,7 @@ var rules = map[string]rule{
 		alt: "use literal numbers, or compute with awk or expr",
 	},
 	"find-action": {
-		why: "find actions like -delete, -exec, -ok, -fprint and -fls change files or run commands",
+		why: "find actions like -delete, -ok, -fprint and -fls change files or run commands, and -exec may only run a read-only command",
 		alt: "list the matches with find -print (or -print0 | xargs -0 grep ...) and describe the change in the plan",
 	},
 	"sort-output": {

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/plans"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// plansOptions are the inputs of `plansmith plans` and `plans show`.
+type plansOptions struct {
+	env           *Env
+	JSON          bool
+	Name          string
+	NameFromStdin bool
+}
+
+func newPlansCmd(env *Env) *cobra.Command {
+	o := &plansOptions{env: env}
+	cmd := &cobra.Command{
+		Use:   "plans [--json]",
+		Short: "List the plans kept in the project (date, verdict, path, request)",
+		Args:  cobra.NoArgs,
+		RunE:  func(*cobra.Command, []string) error { return runPlansList(o) },
+	}
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the list as JSON")
+	show := &cobra.Command{
+		Use:   "show [NAME]",
+		Short: "Print a kept plan (the latest when NAME is empty; a unique part of a name will do)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.Name = args[0]
+			}
+			return runPlansShow(o)
+		},
+	}
+	show.Flags().BoolVar(&o.NameFromStdin, "name-from-stdin", false, "read NAME from standard input (how /plansmith:implement passes the user's words unquoted)")
+	cmd.AddCommand(show)
+	return cmd
+}
+
+// planRow is one kept plan as the list shows it.
+type planRow struct {
+	Date     string `json:"date"`
+	Verdict  string `json:"verdict"`
+	Path     string `json:"path"`
+	Request  string `json:"request"`
+	Name     string `json:"name"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+func runPlansList(o *plansOptions) error {
+	p, err := paths(o.env)
+	if err != nil {
+		return err
+	}
+	cfg, err := plans.LoadConfig(p.Project)
+	if err != nil {
+		return err
+	}
+	entries, err := plans.List(p.Project, cfg)
+	if err != nil {
+		return err
+	}
+	rows := make([]planRow, 0, len(entries))
+	for _, e := range entries {
+		rows = append(rows, planRow{Date: e.GeneratedAt.Local().Format("2006-01-02"), Verdict: e.Verdict(), Path: p.Rel(e.Path), Request: memory.OneLine(e.Request, 70), Name: e.Name, Evidence: e.Evidence})
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.env.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rows)
+	}
+	text, err := templates.Render("cli/plans.md", map[string]any{
+		"Off": cfg.Off, "Source": p.Rel(cfg.Source), "Output": p.Rel(p.Output()), "Dir": cfg.Dir, "Rows": rows,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.env.Stdout, strings.TrimSpace(text))
+	return nil
+}
+
+func runPlansShow(o *plansOptions) error {
+	p, err := paths(o.env)
+	if err != nil {
+		return err
+	}
+	if o.NameFromStdin {
+		if o.Name != "" {
+			return usagef("plans show: give NAME or --name-from-stdin, not both")
+		}
+		line, err := bufio.NewReader(o.env.Stdin).ReadString('\n')
+		if err != nil && line == "" {
+			line = "" // no input: the latest plan
+		}
+		o.Name = strings.TrimSpace(line)
+	}
+	cfg, err := plans.LoadConfig(p.Project)
+	if err != nil {
+		return err
+	}
+	entries, err := plans.List(p.Project, cfg)
+	if err != nil {
+		return err
+	}
+	var e plans.Entry
+	if len(entries) == 0 && o.Name == "" {
+		// Nothing kept (or keeping is off): the latest saved plan is the
+		// one to show.
+		latest, ok, err := plans.Read(p.Output())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("no plan is saved yet (neither in %s/ nor %s); /plansmith:plan makes one", cfg.Dir, p.Rel(p.Output()))
+		}
+		e = latest
+	} else {
+		if cfg.Off {
+			return fmt.Errorf("keeping plans is turned off (plans_dir: off in %s); 'plansmith plans show' with no name shows the latest, %s", p.Rel(cfg.Source), p.Rel(p.Output()))
+		}
+		if e, err = plans.Find(entries, o.Name); err != nil {
+			if len(entries) > 0 {
+				return fmt.Errorf("%w; 'plansmith plans' lists them", err)
+			}
+			return fmt.Errorf("%w in %s/", err, cfg.Dir)
+		}
+	}
+	body, err := os.ReadFile(e.Path)
+	if err != nil {
+		return err
+	}
+	active := false
+	if v, err := loop.Status(*o.env, p); err == nil {
+		active = v.Active
+	}
+	head, err := templates.Render("cli/plan-shown.md", map[string]any{
+		"Path": p.Rel(e.Path), "Date": e.GeneratedAt.Local().Format("2006-01-02"), "Verdict": e.Verdict(),
+		"Evidence": e.Evidence, "Request": memory.OneLine(e.Request, 200), "LoopActive": active,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(o.env.Stdout, strings.TrimSpace(head))
+	fmt.Fprintln(o.env.Stdout)
+	_, err = o.env.Stdout.Write(body)
+	return err
+}

@@ -1,0 +1,201 @@
+package install
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Codex runs a hook only once it is trusted: the /hooks review in its
+// interactive CLI records the hash Codex computes for each hook definition
+// as hooks.state."<key>".trusted_hash in the user's config.toml. Codex's app
+// server exposes the same two steps to other clients — hooks/list (each hook
+// with its key, currentHash and trustStatus) and config/batchWrite — and
+// TrustCodexHooks takes that route for plansmith's own hooks, when the user
+// asks for it (`install --agent codex --trust`). plansmith never computes a
+// hash itself: it hands back the one Codex reported. The app server is
+// marked experimental in Codex 0.169.0 (docs/codex.md).
+
+// CodexTrustTimeout bounds one conversation with the app server.
+const CodexTrustTimeout = 60 * time.Second
+
+// codexHook is one hook as hooks/list reports it.
+type codexHook struct {
+	Key         string `json:"key"`
+	Command     string `json:"command"`
+	CurrentHash string `json:"currentHash"`
+	TrustStatus string `json:"trustStatus"`
+	SourcePath  string `json:"sourcePath"`
+}
+
+// TrustCodexHooks records Codex's trust for plansmith's hooks (those running
+// self with --agent codex) that Codex sees from project, through `codex
+// app-server` run with env. It returns the hooks it trusted, and fails when
+// Codex lists none of plansmith's hooks (in an untrusted project Codex does
+// not read .codex/hooks.json) or does not report them trusted afterwards.
+func TrustCodexHooks(ctx context.Context, codex, project, self string, env []string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, CodexTrustTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, codex, "app-server")
+	cmd.Dir, cmd.Env = project, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("codex app-server: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("codex app-server: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s app-server: %w", codex, err)
+	}
+	defer func() {
+		stdin.Close()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	}()
+	c := &rpc{w: stdin, r: bufio.NewReaderSize(stdout, 1<<20)}
+	fail := func(err error) ([]string, error) {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (timed out after %s)", err, CodexTrustTimeout)
+		}
+		if s := strings.TrimSpace(stderr.String()); s != "" {
+			err = fmt.Errorf("%w; codex said: %.300s", err, s)
+		}
+		return nil, err
+	}
+
+	if _, err := c.call("initialize", map[string]any{"clientInfo": map[string]string{"name": "plansmith", "version": "install"}}); err != nil {
+		return fail(err)
+	}
+	if err := c.notify("initialized"); err != nil {
+		return fail(err)
+	}
+	ours, err := c.plansmithHooks(project, self)
+	if err != nil {
+		return fail(err)
+	}
+	if len(ours) == 0 {
+		return fail(fmt.Errorf("codex lists none of plansmith's hooks for %s (install them first; project hooks are read only in a trusted project)", project))
+	}
+	var edits []map[string]any
+	for _, h := range ours {
+		if h.TrustStatus != "trusted" {
+			edits = append(edits, map[string]any{"keyPath": fmt.Sprintf("hooks.state.%q.trusted_hash", h.Key),
+				"value": h.CurrentHash, "mergeStrategy": "upsert"})
+		}
+	}
+	if len(edits) > 0 {
+		if _, err := c.call("config/batchWrite", map[string]any{"edits": edits}); err != nil {
+			return fail(err)
+		}
+	}
+	after, err := c.plansmithHooks(project, self)
+	if err != nil {
+		return fail(err)
+	}
+	var trusted []string
+	for _, h := range after {
+		if h.TrustStatus != "trusted" {
+			return fail(fmt.Errorf("codex still reports hook %s as %s", h.Key, h.TrustStatus))
+		}
+		trusted = append(trusted, h.Key)
+	}
+	return trusted, nil
+}
+
+// plansmithHooks lists the hooks Codex sees from project that run self (or
+// any plansmith) with --agent codex.
+func (c *rpc) plansmithHooks(project, self string) ([]codexHook, error) {
+	raw, err := c.call("hooks/list", map[string]any{"cwds": []string{project}})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Data []struct {
+			Hooks []codexHook `json:"hooks"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("codex app-server hooks/list: unreadable answer: %w", err)
+	}
+	var out []codexHook
+	for _, d := range res.Data {
+		for _, h := range d.Hooks {
+			if _, _, ok := ParseCommand(h.Command, self); ok && strings.HasSuffix(strings.TrimSpace(h.Command), "--agent codex") {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
+}
+
+// rpc is a JSON-RPC conversation over the app server's stdio: one JSON
+// object per line each way.
+type rpc struct {
+	w    io.Writer
+	r    *bufio.Reader
+	next int
+}
+
+func (c *rpc) send(m map[string]any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = c.w.Write(append(b, '\n'))
+	return err
+}
+
+func (c *rpc) notify(method string) error {
+	if err := c.send(map[string]any{"method": method}); err != nil {
+		return fmt.Errorf("codex app-server %s: %w", method, err)
+	}
+	return nil
+}
+
+// call sends a request and returns its result, skipping the notifications
+// and other messages the server sends meanwhile.
+func (c *rpc) call(method string, params any) (json.RawMessage, error) {
+	c.next++
+	id := c.next
+	if err := c.send(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+		return nil, fmt.Errorf("codex app-server %s: %w", method, err)
+	}
+	for {
+		line, err := c.r.ReadBytes('\n')
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the app server closed its output")
+			}
+			return nil, fmt.Errorf("codex app-server %s: %w", method, err)
+		}
+		var m struct {
+			ID     *int            `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(line, &m) != nil || m.ID == nil || *m.ID != id || m.Method != "" {
+			continue
+		}
+		if m.Error != nil {
+			return nil, fmt.Errorf("codex app-server %s: %s", method, m.Error.Message)
+		}
+		return m.Result, nil
+	}
+}

@@ -1,0 +1,88 @@
+package phases
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSectionsByMeaning(t *testing.T) {
+	tests := []struct {
+		name     string
+		required []string
+		headings []string
+		missing  []string
+	}{
+		{"common english names", nil,
+			[]string{"Overview", "Deliverables", "Out of scope", "Implementation Steps", "Testing Strategy", "Trade-offs", "Unknowns"}, nil},
+		{"more english names", nil,
+			[]string{"Objective", "Requirements", "Future work", "Tasks", "Acceptance Criteria", "Mitigations", "Open issues"}, nil},
+		{"phase headings count as steps", nil,
+			[]string{"Summary", "Scope", "Non-goals", "Phase 1: schema", "Phase 2: API", "Exit Criteria", "Risks", "Questions"}, nil},
+		{"korean names", nil,
+			[]string{"목적", "범위", "제외 범위", "작업 단계", "테스트 계획", "위험 요소", "미해결 질문"}, nil},
+		{"more korean names", nil,
+			[]string{"개요", "요구사항", "범위 밖", "1단계: 스키마", "검증", "리스크", "열린 질문"}, nil},
+		{"korean future work and undecided", []string{"Non-Scope", "Open Questions"}, []string{"향후 개선 사항", "미결정 사항"}, nil},
+		{"bilingual heading with the english name second", []string{"Steps"}, []string{"단계 (Steps)"}, nil},
+		{"a leading number is ignored", []string{"Goal"}, []string{"1. Product Goal"}, nil},
+		{"words anywhere in a heading", []string{"Risks", "Verification"}, []string{"Known risks", "How we verify: the test plan"}, nil},
+		{"X and Y counts for both", []string{"Goal", "Scope"}, []string{"Goals and Scope"}, nil},
+		{"non-scope is never scope", []string{"Scope"}, []string{"Out of scope", "Non-Scope", "범위 외", "비범위", "제외 범위"}, []string{"Scope"}},
+		{"scope and non-scope in one heading", []string{"Scope", "Non-Scope"}, []string{"Scope and non-scope"}, nil},
+		{"a glued word is not the name", []string{"Scope"}, []string{"Scopes-creep", "Telescope"}, []string{"Scope"}},
+		{"custom names keep their exact spelling", []string{"Context", "Rollback"}, []string{"Overview", "Undo plan"}, []string{"Context", "Rollback"}},
+		{"custom names match at the start", []string{"Rollback"}, []string{"2. Rollback plan"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.missing, newSectionMatcher(tt.required).sectionsMissing(tt.headings))
+		})
+	}
+}
+
+// A refused draft says which names count for each missing section.
+func TestDraftRefusalSaysWhichNamesCount(t *testing.T) {
+	probs := Validate(Config{Phases: Known, RequiredSections: []string{"Steps", "Rollback"}}, Progress{Index: 3}, "## Intro\ntext")
+	if assert.Len(t, probs, 1) {
+		s := probs[0].String()
+		assert.Contains(t, s, "missing: Steps, Rollback")
+		assert.Contains(t, s, "Steps: steps, implementation steps, 단계별 계획")
+		assert.Contains(t, s, "Phase 1")
+		assert.Contains(t, s, `Rollback: a heading that starts with "Rollback"`)
+	}
+}
+
+func TestPlanShapeBeforeTheDraft(t *testing.T) {
+	cfg := Config{Phases: Known, RequiredSections: DefaultSections}
+	tests := []struct {
+		name   string
+		phase  int
+		text   string
+		refuse string // the check expected, "" to pass
+	}{
+		{"phase headings and a checkbox list", 1, exploreEN + "\n### Phase 1: setup\n- [ ] a\n- [ ] b\n- [ ] c\n### Phase 2: build\n", "plan shape"},
+		{"a plan title and numbered steps", 2, "# Rate limiting plan\n" + altEN + "\n### Step 1\n### Step 2\n", "plan shape"},
+		{"a flow traced step by step is not a plan", 1, "### Step 1: the request enters `http/router.go`\nThe router matches the path and calls the handler.\n### Step 2: `http/auth.go`\nThe key is checked against the cache.\n", ""},
+		{"a strong name anywhere in a multi-word heading", 0, understandEN + "\n## Our implementation plan\n", "plan section headings"},
+		{"a strong single word only at the start", 1, exploreEN + "\n## Scheduled tasks in the worker\nThe cron table in `jobs/cron.go` lists them all.", ""},
+		{"korean plan: numbered stages and checkboxes", 0, understandKO + "\n### 1단계: 준비\n- [ ] 가\n- [ ] 나\n- [ ] 다\n### 2단계: 구현\n", "plan shape"},
+		{"one signal is ordinary analysis", 0, understandEN + "\n- [ ] confirm the format\n- [ ] confirm the flag\n- [ ] confirm the exit code\n", ""},
+		{"analysis headings are not a plan", 0, "## Context\n## Requirements\n## Constraints\n## Success criteria\n" + understandEN, ""},
+		{"a README is not an understanding", 0, "# tool\n\n## Installation\n\n```sh\nnpm install tool\n```\n\n## Usage\n" + understandEN, "README-shaped text"},
+		{"korean README", 0, "# 도구\n## 설치\n## 사용법\n" + understandKO, "README-shaped text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var checks []string
+			for _, p := range Validate(cfg, Progress{Index: tt.phase}, tt.text) {
+				checks = append(checks, p.Check)
+			}
+			if tt.refuse == "" {
+				assert.Empty(t, checks)
+			} else {
+				assert.Contains(t, checks, tt.refuse)
+			}
+		})
+	}
+}

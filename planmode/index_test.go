@@ -1,0 +1,168 @@
+package planmode
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/gate"
+)
+
+// env is a home folder for the plan-mode gate; the project is a folder
+// with no settings, so the gate is on.
+type env struct{ home, project string }
+
+func testEnv(home string) env { return env{home: home, project: home} }
+
+// writePlan writes a plan file and maintains it as the PostToolUse hook does
+// after the agent's Write in plan mode, and returns its path.
+func writePlan(t *testing.T, e env, home, session, name, text string) string {
+	t.Helper()
+	path := filepath.Join(home, PlansDir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	Maintain(Call{Project: e.project, Home: e.home, SessionID: session, PermissionMode: "plan", Tool: "Write",
+		Input: json.RawMessage(`{"file_path":"` + path + `"}`)}, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), io.Discard)
+	return path
+}
+
+func exitReason(t *testing.T, e env, session string) string {
+	t.Helper()
+	deny := CheckExit(Call{Project: e.project, Home: e.home, SessionID: session, PermissionMode: "plan", Tool: "ExitPlanMode"}, io.Discard)
+	if deny == "" {
+		return "allowed"
+	}
+	return deny
+}
+
+func TestPostToolUseIndexesThePlan(t *testing.T) {
+	home := t.TempDir()
+	env := testEnv(home)
+	path := writePlan(t, env, home, "s-1", "otter.md", "## Goals\n- x\n")
+	entry := filepath.Join(home, PlanIndexDir, gate.IndexName("s-1"))
+	data, err := os.ReadFile(entry)
+	require.NoError(t, err)
+	name, ok := gate.ParseIndexEntry(string(data), "s-1")
+	require.True(t, ok)
+	assert.Equal(t, filepath.Base(path), name)
+
+	// An edit that changes nothing in the entry does not rewrite it.
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(entry, old, old))
+	writePlan(t, env, home, "s-1", "otter.md", "## Goals\n- y\n")
+	info, err := os.Stat(entry)
+	require.NoError(t, err)
+	assert.True(t, info.ModTime().Equal(old), "the entry was rewritten")
+
+	// Another session's plan (its marker kept) is not indexed for s-2.
+	writePlan(t, env, home, "s-2", "otter.md", string(mustRead(t, path)))
+	_, err = os.Stat(filepath.Join(home, PlanIndexDir, gate.IndexName("s-2")))
+	assert.True(t, os.IsNotExist(err))
+}
+
+// gapsPlan reaches the verdict check: an ExitPlanMode on it says "pending".
+// A plan without a gaps block is refused for that instead.
+const gapsPlan = "## Goals\n- x\n\n<!-- rodin:gaps:start -->\n<!-- rodin:gaps:end -->\n"
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+// TestExitPlanModeUsesTheIndex: with an entry, the file it names is judged
+// even when the scan would pick another (a newer file with the marker,
+// written without the hook); without one the scan still finds the plan.
+func TestExitPlanModeUsesTheIndex(t *testing.T) {
+	home := t.TempDir()
+	env := testEnv(home)
+	writePlan(t, env, home, "s-1", "otter.md", gapsPlan)
+	assert.Contains(t, exitReason(t, env, "s-1"), "pending")
+
+	// A newer file carrying the marker, but not written through the hook,
+	// with a corrupt validation line: the scan would judge it.
+	forged := filepath.Join(home, PlansDir, "zebra.md")
+	require.NoError(t, os.WriteFile(forged, []byte("## Goals\n- x\n<!-- rodin:session=s-1 -->\n<!-- rodin:validation={ -->\n"), 0o644))
+	future := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(forged, future, future))
+	assert.Contains(t, exitReason(t, env, "s-1"), "pending")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(home, PlanIndexDir)))
+	assert.NotContains(t, exitReason(t, env, "s-1"), "pending", "without the index the scan picks the newest file")
+}
+
+// TestExitPlanModeIndexIsVerified: an entry that names a missing file, a
+// file that lost the session's marker, or a path outside the folder costs a
+// scan, never a wrong verdict.
+func TestExitPlanModeIndexIsVerified(t *testing.T) {
+	cases := map[string]func(t *testing.T, home, entry string){
+		"named file removed": func(t *testing.T, home, entry string) {
+			require.NoError(t, os.Remove(filepath.Join(home, PlansDir, "otter.md")))
+		},
+		"marker gone from the named file": func(t *testing.T, home, entry string) {
+			require.NoError(t, os.WriteFile(filepath.Join(home, PlansDir, "otter.md"), []byte("## Goals\n- x\n"), 0o644))
+		},
+		"entry names a path outside the folder": func(t *testing.T, home, entry string) {
+			require.NoError(t, os.WriteFile(entry, []byte(gate.IndexEntry("s-1", "../outside.md")), 0o644))
+		},
+		"entry for another session": func(t *testing.T, home, entry string) {
+			require.NoError(t, os.WriteFile(entry, []byte(gate.IndexEntry("s-9", "otter.md")), 0o644))
+		},
+		"entry is a link": func(t *testing.T, home, entry string) {
+			other := filepath.Join(home, "elsewhere")
+			require.NoError(t, os.WriteFile(other, []byte(gate.IndexEntry("s-1", "otter.md")), 0o644))
+			require.NoError(t, os.Remove(entry))
+			require.NoError(t, os.Symlink(other, entry))
+		},
+	}
+	for name, spoil := range cases {
+		t.Run(name, func(t *testing.T) {
+			home := t.TempDir()
+			env := testEnv(home)
+			// The session's real plan, heron.md (newest), and an older one the
+			// entry is made to name and then spoiled.
+			otter := writePlan(t, env, home, "s-1", "otter.md", "## Goals\n- x\n")
+			old := time.Now().Add(-time.Hour)
+			require.NoError(t, os.Chtimes(otter, old, old))
+			writePlan(t, env, home, "s-1", "heron.md", gapsPlan)
+			entry := filepath.Join(home, PlanIndexDir, gate.IndexName("s-1"))
+			require.NoError(t, os.WriteFile(entry, []byte(gate.IndexEntry("s-1", "otter.md")), 0o644))
+			spoil(t, home, entry)
+			_, ok := indexedPlan(home, canonPlans(t, home), "s-1")
+			assert.False(t, ok)
+			assert.Contains(t, exitReason(t, env, "s-1"), "pending", "the scan finds heron.md")
+		})
+	}
+}
+
+func canonPlans(t *testing.T, home string) string {
+	t.Helper()
+	c, err := filepath.EvalSymlinks(filepath.Join(home, PlansDir))
+	require.NoError(t, err)
+	return c
+}
+
+// TestExitPlanModeManyPlans: among many plans of other sessions, the
+// session's own is found (through the index) and judged.
+func TestExitPlanModeManyPlans(t *testing.T) {
+	home := t.TempDir()
+	env := testEnv(home)
+	dir := filepath.Join(home, PlansDir)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for i := 0; i < 200; i++ {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("p%03d.md", i)),
+			[]byte(fmt.Sprintf("## Goals\n- x\n<!-- rodin:session=other-%d -->\n", i)), 0o644))
+	}
+	writePlan(t, env, home, "s-1", "mine.md", gapsPlan)
+	_, ok := indexedPlan(home, canonPlans(t, home), "s-1")
+	assert.True(t, ok)
+	assert.Contains(t, exitReason(t, env, "s-1"), "pending")
+}

@@ -1,0 +1,85 @@
+package plans
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DefaultDir is where plans are kept when the settings say nothing.
+const DefaultDir = "docs/plans"
+
+// settingsFile is the per-project settings file, relative to the project.
+const settingsFile = ".claude/plansmith.yaml"
+
+// Config says where a project keeps its plans.
+type Config struct {
+	Dir    string // relative to the project, slash-separated; "" when Off
+	Off    bool   // plans_dir: off
+	Source string // the settings file that set it; "" for the default
+}
+
+// LoadConfig reads `plans_dir:` from the project's .claude/plansmith.yaml.
+// A missing file or key gives DefaultDir. A value that would leave the
+// project (absolute, or climbing with ..) is an error naming the file, and
+// so is a file that cannot be parsed; the config returned with an error is
+// the default, so a caller may report and carry on.
+func LoadConfig(project string) (Config, error) {
+	def := Config{Dir: DefaultDir}
+	path := filepath.Join(project, settingsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return def, nil
+	}
+	if err != nil {
+		return def, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var doc struct {
+		PlansDir any `yaml:"plans_dir"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return def, fmt.Errorf("%s: not valid YAML settings: %w", path, err)
+	}
+	switch v := doc.PlansDir.(type) {
+	case nil:
+		return def, nil
+	case bool:
+		if !v {
+			return Config{Off: true, Source: path}, nil
+		}
+		return Config{Dir: DefaultDir, Source: path}, nil
+	case string:
+		dir := strings.TrimSpace(v)
+		switch strings.ToLower(dir) {
+		case "off", "false", "no", "none":
+			return Config{Off: true, Source: path}, nil
+		case "", "on", "true", "yes":
+			return Config{Dir: DefaultDir, Source: path}, nil
+		}
+		clean, err := insideProject(dir)
+		if err != nil {
+			return def, fmt.Errorf("%s: plans_dir %q: %w", path, dir, err)
+		}
+		return Config{Dir: clean, Source: path}, nil
+	}
+	return def, fmt.Errorf("%s: plans_dir is %v; give a folder inside the project, or off", path, doc.PlansDir)
+}
+
+// insideProject cleans a relative folder name and refuses one that is
+// absolute or climbs out of the project.
+func insideProject(dir string) (string, error) {
+	dir = filepath.ToSlash(dir)
+	if strings.HasPrefix(dir, "/") || filepath.IsAbs(dir) || filepath.VolumeName(dir) != "" {
+		return "", errors.New("must be a folder inside the project, not an absolute path")
+	}
+	clean := filepath.ToSlash(filepath.Clean(dir))
+	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", errors.New("must be a folder inside the project")
+	}
+	return clean, nil
+}

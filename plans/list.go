@@ -1,0 +1,210 @@
+package plans
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// maxHeader bounds how much of a kept plan is read to find its frontmatter.
+const maxHeader = 1 << 20
+
+// Entry is one kept plan, as its frontmatter describes it.
+type Entry struct {
+	Name        string    // file name without .md
+	Path        string    // absolute path
+	GeneratedAt time.Time // when the plan was saved
+	Request     string
+	ExitReason  string
+	Verified    bool   // the gate passed
+	Evidence    string // how the gate's verdict was obtained, when recorded
+}
+
+// Verdict is a word for the plan's standing: verified, unverified, or the
+// way the loop ended when it did not complete.
+func (e Entry) Verdict() string {
+	switch {
+	case e.ExitReason != "" && e.ExitReason != "completed":
+		return e.ExitReason
+	case e.Verified:
+		return "verified"
+	}
+	return "unverified"
+}
+
+// List returns the kept plans in the project's plans folder, oldest first
+// (by the time recorded in each, then by name). Files without a plansmith
+// frontmatter, links and folders are skipped: the folder may hold other
+// documents. A missing folder is an empty list.
+func List(project string, cfg Config) ([]Entry, error) {
+	if cfg.Off {
+		return nil, nil
+	}
+	dir := filepath.Join(project, filepath.FromSlash(cfg.Dir))
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	var out []Entry
+	for _, de := range des {
+		name := de.Name()
+		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		e, ok := readEntry(path)
+		if !ok {
+			continue
+		}
+		e.Name = strings.TrimSuffix(name, ".md")
+		e.Path = path
+		out = append(out, e)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].GeneratedAt.Equal(out[j].GeneratedAt) {
+			return out[i].GeneratedAt.Before(out[j].GeneratedAt)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// Read describes one saved plan file (the output file, say) as an Entry;
+// ok is false when the file does not exist or has no plansmith frontmatter.
+// A link is refused: a repository may plant one.
+func Read(path string) (Entry, bool, error) {
+	info, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return Entry{}, false, fmt.Errorf("refusing to read %s: it is not a regular file (a link or a folder)", path)
+	}
+	e, ok := readEntry(path)
+	if !ok {
+		return Entry{}, false, nil
+	}
+	e.Name = strings.TrimSuffix(filepath.Base(path), ".md")
+	e.Path = path
+	return e, true, nil
+}
+
+// readEntry parses the frontmatter of a kept plan; ok is false for a file
+// that is not one.
+func readEntry(path string) (Entry, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Entry{}, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxHeader))
+	if err != nil {
+		return Entry{}, false
+	}
+	front, ok := frontmatter(data)
+	if !ok {
+		return Entry{}, false
+	}
+	var meta struct {
+		GeneratedAt time.Time `yaml:"generated_at"`
+		ExitReason  string    `yaml:"exit_reason"`
+		Verified    bool      `yaml:"verified"`
+		Request     string    `yaml:"request"`
+		Evidence    string    `yaml:"evidence"`
+		Gate        struct {
+			Evidence string `yaml:"evidence"`
+		} `yaml:"gate"`
+	}
+	if err := yaml.Unmarshal(front, &meta); err != nil || meta.ExitReason == "" || meta.GeneratedAt.IsZero() {
+		return Entry{}, false
+	}
+	ev := meta.Evidence
+	if ev == "" {
+		ev = meta.Gate.Evidence
+	}
+	return Entry{GeneratedAt: meta.GeneratedAt, ExitReason: meta.ExitReason, Verified: meta.Verified, Request: meta.Request, Evidence: ev}, true
+}
+
+// frontmatter returns the YAML between a leading "---" line and the next.
+func frontmatter(data []byte) ([]byte, bool) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	rest, ok := bytes.CutPrefix(data, []byte("---\n"))
+	if !ok {
+		if rest, ok = bytes.CutPrefix(data, []byte("---\r\n")); !ok {
+			return nil, false
+		}
+	}
+	for off := 0; off < len(rest); {
+		end := bytes.IndexByte(rest[off:], '\n')
+		line := rest[off:]
+		if end >= 0 {
+			line = rest[off : off+end]
+		}
+		if string(bytes.TrimRight(line, "\r")) == "---" {
+			return rest[:off], true
+		}
+		if end < 0 {
+			break
+		}
+		off += end + 1
+	}
+	return nil, false
+}
+
+// Find picks a kept plan by name: the file name with or without .md, or a
+// part of a name that only one plan has. An empty name is the latest plan.
+func Find(entries []Entry, name string) (Entry, error) {
+	if len(entries) == 0 {
+		return Entry{}, errors.New("no plans are kept yet")
+	}
+	name = strings.TrimSuffix(strings.TrimSpace(filepath.Base(name)), ".md")
+	if name == "" || name == "." || name == "latest" {
+		return entries[len(entries)-1], nil
+	}
+	// The whole name, then a name that ends in it (the slug without its
+	// date), then any part of a name.
+	var whole, ending, matches []Entry
+	for _, e := range entries {
+		switch {
+		case e.Name == name:
+			whole = append(whole, e)
+		case strings.HasSuffix(e.Name, "-"+name):
+			ending = append(ending, e)
+		}
+		if strings.Contains(e.Name, name) {
+			matches = append(matches, e)
+		}
+	}
+	if len(whole) == 1 {
+		return whole[0], nil
+	}
+	if len(ending) == 1 {
+		return ending[0], nil
+	}
+	switch len(matches) {
+	case 0:
+		return Entry{}, fmt.Errorf("no kept plan is named %q", name)
+	case 1:
+		return matches[0], nil
+	}
+	names := make([]string, len(matches))
+	for i, m := range matches {
+		names[i] = m.Name
+	}
+	return Entry{}, fmt.Errorf("%q matches %d plans (%s); give more of the name", name, len(matches), strings.Join(names, ", "))
+}
