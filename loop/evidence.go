@@ -23,7 +23,8 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
 		return
 	}
-	t := openSession(env, ev.Session)
+	// Only the frontmatter changes; a sub-agent never binds the loop.
+	t := openSessionHead(env, ev.Session)
 	if t == nil {
 		return
 	}
@@ -72,7 +73,7 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
 		return PromptOutcome{}
 	}
-	t := openSession(env, ev.Session)
+	t := openSession(env, ev.Session, false)
 	if t == nil {
 		return PromptOutcome{}
 	}
