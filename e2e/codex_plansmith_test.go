@@ -20,10 +20,11 @@ import (
 // CODEX_HOME/skills, and the hooks' trust recorded through Codex's app
 // server), so Codex runs them without --dangerously-bypass-hook-trust.
 
-// codexPlansmithEnv is a CodexEnv with plansmith installed for Codex.
-func codexPlansmithEnv(t *testing.T, script ...cs.Reply) (*CodexEnv, string) {
+// codexPlansmithEnv is a CodexEnv with bin, plansmith, installed for Codex.
+// Replies that need bin get it from BuildPlansmith before the env exists:
+// the model server's goroutines must not read a variable set afterwards.
+func codexPlansmithEnv(t *testing.T, bin string, script ...cs.Reply) *CodexEnv {
 	t.Helper()
-	bin := BuildPlansmith(t)
 	e := NewCodexEnv(t, script...)
 	cmd := exec.Command(bin, "install", "--agent", "codex", "--user", "--trust", "--codex", e.Codex)
 	cmd.Dir = e.Project
@@ -33,7 +34,7 @@ func codexPlansmithEnv(t *testing.T, script ...cs.Reply) (*CodexEnv, string) {
 	require.Contains(t, string(out), "plansmith: installed for Codex in "+e.Home)
 	require.Contains(t, string(out), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":pre_tool_use:0:0")
 	seedCodexProject(e)
-	return e, bin
+	return e
 }
 
 func seedCodexProject(e *CodexEnv) {
@@ -57,6 +58,30 @@ func startPlan(bin, flags string) cs.Reply {
 
 func quoteBin(bin string) string { return `"` + bin + `"` }
 
+// skillPath finds a skill's SKILL.md the way Codex tells the model to: the
+// entry "- NAME: … (file: rN/NAME/SKILL.md)" and the root "- `rN` = `DIR`"
+// from the skills instructions. "" when the skill is not listed.
+func skillPath(developer, name string) string {
+	roots := map[string]string{}
+	file := ""
+	for _, line := range strings.Split(developer, "\n") {
+		line = strings.TrimSpace(line)
+		if k, v, ok := strings.Cut(line, "` = `"); ok && strings.HasPrefix(k, "- `") {
+			roots[strings.TrimPrefix(k, "- `")] = strings.TrimSuffix(v, "`")
+		}
+		if strings.HasPrefix(line, "- "+name+": ") {
+			if i := strings.LastIndex(line, "(file: "); i >= 0 {
+				file = strings.TrimSuffix(line[i+len("(file: "):], ")")
+			}
+		}
+	}
+	root, rest, ok := strings.Cut(file, "/")
+	if !ok || roots[root] == "" {
+		return ""
+	}
+	return filepath.Join(roots[root], rest)
+}
+
 func codexLoop(t *testing.T, e *CodexEnv) *state.Loop {
 	t.Helper()
 	f, err := state.Load(state.Paths{Project: e.Project}.State())
@@ -73,9 +98,14 @@ func codexLoop(t *testing.T, e *CodexEnv) *state.Loop {
 // saved with the gate recorded as unavailable on Codex.
 func TestCodexPlanFullLoopToSavedPlan(t *testing.T) {
 	t.Parallel()
-	skill := ""
-	e, _ := codexPlansmithEnv(t,
-		cs.Func(func(r cs.Request) cs.Reply { return cs.Exec("cat '" + skill + "'") }),
+	e := codexPlansmithEnv(t, BuildPlansmith(t),
+		// Read the skill Codex lists, at the path its skill roots give.
+		cs.Func(func(r cs.Request) cs.Reply {
+			if p := skillPath(strings.Join(r.Developer, "\n"), "plansmith-plan"); p != "" {
+				return cs.Exec("cat '" + p + "'")
+			}
+			return cs.Text("no plansmith-plan skill listed")
+		}),
 		// Follow the skill: run its plan command with the request filled in.
 		cs.Func(func(r cs.Request) cs.Reply {
 			if len(r.Outputs) == 1 {
@@ -97,7 +127,6 @@ func TestCodexPlanFullLoopToSavedPlan(t *testing.T) {
 		cs.Text(sessionText(t, "07-critique.md")),
 		cs.Text(sessionText(t, "08-final.md")),
 	)
-	skill = filepath.Join(e.Home, "skills", "plansmith-plan", "SKILL.md")
 
 	res := runCodex(e, "Use $plansmith-plan to plan: "+request)
 	require.Equal(t, 0, res.ExitCode)
@@ -142,11 +171,11 @@ func TestCodexPlanFullLoopToSavedPlan(t *testing.T) {
 func TestCodexRefusesApplyPatchWhilePlanning(t *testing.T) {
 	t.Parallel()
 	const patch = "*** Begin Patch\n*** Add File: notes.md\n+# Rate limiting\n*** End Patch\n"
-	var bin string
-	e, bin := codexPlansmithEnv(t,
-		cs.Func(func(cs.Request) cs.Reply { return startPlan(bin, "--no-memory") }),
+	bin := BuildPlansmith(t)
+	e := codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
 		cs.Patch(patch),
-		cs.Func(func(cs.Request) cs.Reply { return cs.Exec(quoteBin(bin) + " cancel") }),
+		cs.Exec(quoteBin(bin)+" cancel"),
 		cs.Patch(patch),
 		cs.Text("cancelled; notes written"),
 	)
@@ -173,13 +202,13 @@ func TestCodexRefusesApplyPatchWhilePlanning(t *testing.T) {
 // runs, and the file is unchanged.
 func TestCodexRefusesWritingShellCommand(t *testing.T) {
 	t.Parallel()
-	var bin string
-	e, bin := codexPlansmithEnv(t,
-		cs.Func(func(cs.Request) cs.Reply { return startPlan(bin, "--no-memory") }),
+	bin := BuildPlansmith(t)
+	e := codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
 		cs.Exec("sed -i 's/TODO/DONE/' cmd/api/main.go"),
 		cs.Exec("echo \"$(touch made.txt)\""),
 		cs.Exec("grep -rn TODO cmd | head -5"),
-		cs.Func(func(cs.Request) cs.Reply { return cs.Exec(quoteBin(bin) + " cancel") }),
+		cs.Exec(quoteBin(bin)+" cancel"),
 		cs.Text("done"),
 	)
 

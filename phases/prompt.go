@@ -8,22 +8,25 @@ import (
 
 // phaseData is what every templates/phases/<phase>.md sees.
 type phaseData struct {
-	Phase       string   // phase name
-	Label       string   // "critique [5/8]"
-	Sections    []string // required plan sections
-	Korean      string   // the first section's Korean heading, when it has one
-	Promise     string   // completion promise text
-	Memory      string   // lessons from earlier runs (explore only; may be empty)
-	Gate        bool     // ask for the gaps block
-	Gaps        string   // the gaps block instructions, rendered (empty when Gate is off)
-	Round       int      // critique round, 1-based
-	Perspective string   // technical | maintainability | devils-advocate
-	Open        bool     // open critique (no principles)
-	Principles  string   // principles section of the critique prompt
-	Final       bool     // this revise finalizes
-	Iterate     bool     // the extra revise after the sequence
-	Later       []string // the phases still to come after this one, for "not yet" hints
-	Converge    string   // convergence mode: the ledger part of a critique or revise prompt
+	Phase    string   // phase name
+	Label    string   // "critique [5/8]"
+	Sections []string // required plan sections
+	Korean   string   // the first section's Korean heading, when it has one
+	// SectionNames says, per required section, which heading names count
+	// ("Steps — also implementation steps, …").
+	SectionNames []string
+	Promise      string   // completion promise text
+	Memory       string   // lessons from earlier runs (explore only; may be empty)
+	Gate         bool     // ask for the gaps block
+	Gaps         string   // the gaps block instructions, rendered (empty when Gate is off)
+	Round        int      // critique round, 1-based
+	Perspective  string   // technical | maintainability | devils-advocate
+	Open         bool     // open critique (no principles)
+	Principles   string   // principles section of the critique prompt
+	Final        bool     // this revise finalizes
+	Iterate      bool     // the extra revise after the sequence
+	Later        []string // the phases still to come after this one, for "not yet" hints
+	Converge     string   // convergence mode: the ledger part of a critique or revise prompt
 
 	UnderstandItems, UnderstandKeywords, ExploreRefs, Options, CritiqueItems, CritiqueEvidence int
 }
@@ -40,6 +43,7 @@ func Prompt(cfg Config, p Progress, note string) string {
 		Label:              Label(cfg, p),
 		Sections:           sectionNames(cfg),
 		Korean:             koreanName(sectionNames(cfg)[0]),
+		SectionNames:       sectionHelp(sectionNames(cfg)),
 		Promise:            strings.TrimSpace(cfg.CompletionPromise),
 		Memory:             strings.TrimSpace(cfg.Memory),
 		Gate:               cfg.Gate,
@@ -95,4 +99,25 @@ func sectionNames(cfg Config) []string {
 		return DefaultSections
 	}
 	return cfg.RequiredSections
+}
+
+// sectionHelp lists, per required section, the heading names that count for
+// it: a known section's other names, or the exact name of a custom one.
+func sectionHelp(sections []string) []string {
+	m := newSectionMatcher(sections)
+	out := make([]string, len(sections))
+	for i, name := range sections {
+		if g := m.groups[i]; g >= 0 {
+			var also []string
+			for _, a := range acceptedNames(g, 9) {
+				if !strings.EqualFold(a, name) {
+					also = append(also, a)
+				}
+			}
+			out[i] = name + " — also " + strings.Join(also, ", ")
+		} else {
+			out[i] = name + " — a heading that starts with this name"
+		}
+	}
+	return out
 }

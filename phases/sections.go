@@ -44,32 +44,32 @@ var sectionGroups = []sectionGroup{
 	{ // Non-Scope
 		canonical: []string{"non-scope", "non scope", "nonscope", "non-goals", "out of scope", "out-of-scope", "비범위", "범위 외"},
 		strong:    []string{"non goals", "not in scope", "범위 밖", "제외 범위"},
-		synonyms:  []string{"future work", "future enhancements", "exclusions", "deferred", "향후 개선 사항", "향후 개선", "향후 과제", "향후 작업", "제외 사항"},
+		synonyms:  []string{"future work", "향후 개선 사항", "future enhancements", "exclusions", "deferred", "향후 개선", "향후 과제", "향후 작업", "제외 사항"},
 	},
 	{ // Steps
 		canonical: []string{"steps", "implementation steps", "단계별 계획", "구현 단계"},
-		strong: []string{"implementation plan", "implementation phases", "implementation order", "implementation strategy",
-			"development phases", "execution plan", "work plan", "tasks", "task list", "task breakdown", "milestones",
-			"rollout plan", "migration plan", "roadmap", "phases", "작업 단계", "구현 계획", "작업 계획", "작업 목록", "구현 순서",
+		strong: []string{"tasks", "작업 단계", "implementation plan", "milestones", "phases", "구현 계획", "implementation phases",
+			"implementation order", "implementation strategy", "development phases", "execution plan", "work plan", "task list",
+			"task breakdown", "rollout plan", "migration plan", "roadmap", "작업 계획", "작업 목록", "구현 순서",
 			"마일스톤", "로드맵", "개발 단계", "실행 계획"},
-		synonyms: []string{"implementation", "plan", "task", "stages", "단계", "작업", "구현", "순서", "계획"},
+		synonyms: []string{"단계", "implementation", "plan", "task", "stages", "작업", "구현", "순서", "계획"},
 	},
 	{ // Verification
 		canonical: []string{"verification", "test plan", "검증"},
 		strong: []string{"testing strategy", "testing plan", "test strategy", "validation plan", "exit criteria",
 			"definition of done", "테스트 계획", "검증 계획", "완료 조건", "완료 기준", "수용 기준", "인수 조건"},
-		synonyms: []string{"testing", "tests", "test", "acceptance criteria", "success criteria", "validation", "how to verify",
-			"테스트", "확인 방법"},
+		synonyms: []string{"acceptance criteria", "testing", "테스트", "tests", "test", "success criteria", "validation", "how to verify",
+			"확인 방법"},
 	},
 	{ // Risks
-		canonical: []string{"risks", "risk", "리스크", "위험"},
+		canonical: []string{"risks", "리스크", "risk", "위험"},
 		strong:    []string{"mitigations", "mitigation", "risk assessment", "위험 요소"},
 		synonyms:  []string{"trade-offs", "tradeoffs", "trade offs", "concerns", "대응 방안", "트레이드오프", "우려"},
 	},
 	{ // Open Questions
-		canonical: []string{"open questions", "open question", "오픈 질문", "미결 질문"},
+		canonical: []string{"open questions", "오픈 질문", "open question", "미결 질문"},
 		strong:    []string{"unresolved questions", "open issues", "미해결 질문", "열린 질문", "미결정 사항", "미결 사항"},
-		synonyms:  []string{"questions", "unknowns", "undecided", "질문", "미정", "확인 필요"},
+		synonyms:  []string{"unknowns", "questions", "미정", "undecided", "질문", "확인 필요"},
 	},
 }
 
@@ -141,7 +141,17 @@ func koreanName(section string) string {
 // synonyms, at most n of them.
 func acceptedNames(g, n int) []string {
 	group := sectionGroups[g]
-	all := append(append(append([]string{}, group.canonical...), group.strong...), group.synonyms...)
+	// The canonical names, then the strong names and the synonyms in turn,
+	// so the list shows both kinds.
+	all := append([]string{}, group.canonical...)
+	for i := 0; i < max(len(group.strong), len(group.synonyms)); i++ {
+		if i < len(group.strong) {
+			all = append(all, group.strong[i])
+		}
+		if i < len(group.synonyms) {
+			all = append(all, group.synonyms[i])
+		}
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, a := range all {

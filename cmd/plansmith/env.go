@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -42,9 +41,6 @@ func run(args []string, env *Env) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "plansmith: %s\n", err)
 		return 2
-	case isCobraUsage(err):
-		fmt.Fprintf(env.Stderr, "plansmith: %s\n", err)
-		return 2
 	default:
 		fmt.Fprintf(env.Stderr, "plansmith: %s\n", err)
 		return 1
@@ -56,14 +52,36 @@ type exitError struct{ code int }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument", "flag needs an argument", "accepts ", "requires "} {
-		if strings.Contains(msg, p) {
-			return true
+// usageArgs makes a failed positional-argument check a usage error.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return &usageError{err.Error()}
 		}
+		return nil
 	}
-	return false
+}
+
+// typedUsage gives every command of the tree typed usage errors: wrong
+// flags through the flag error function, wrong arguments through
+// usageArgs. A command without an argument check gets cobra's default: a
+// command with subcommands takes no arguments (an unknown subcommand is a
+// usage error too), any other takes any.
+func typedUsage(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+	})
+	switch {
+	case c.Args != nil:
+	case c.HasSubCommands():
+		c.Args = cobra.NoArgs
+	default:
+		c.Args = cobra.ArbitraryArgs
+	}
+	c.Args = usageArgs(c.Args)
+	for _, sub := range c.Commands() {
+		typedUsage(sub)
+	}
 }
 
 // paths locates the project for commands run by hand or by the agent:
@@ -77,11 +95,9 @@ func newRoot(env *Env) *cobra.Command {
 		Long:          "plansmith walks a Claude Code session through understand, explore, alternatives,\ndraft and critique/revise phases, checks every phase, keeps the session read-only,\nand gates the final plan on an adversarial critic.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE:          func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usagef("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
-	})
 	root.AddCommand(
 		newPlanCmd(env),
 		newCancelCmd(env),
@@ -93,5 +109,6 @@ func newRoot(env *Env) *cobra.Command {
 		newVersionCmd(env),
 		newInstallCmd(env), newUninstallCmd(env), newDoctorCmd(env),
 	)
+	typedUsage(root)
 	return root
 }

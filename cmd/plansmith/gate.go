@@ -12,6 +12,7 @@ import (
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // The gate subcommands are the deterministic half of /plansmith:gate: the
@@ -71,8 +72,15 @@ func newGateCriticInputCmd(env *Env) *cobra.Command {
 	}
 }
 
+// leakageOptions are the inputs of `plansmith gate leakage`.
+type leakageOptions struct {
+	Path  string
+	Merge bool // add the phrases to the gaps block and write the plan
+	Gaps  bool // print the gaps --merge would add, without writing
+}
+
 func newGateLeakageCmd(env *Env) *cobra.Command {
-	var merge, show bool
+	o := &leakageOptions{}
 	cmd := &cobra.Command{
 		Use:   "leakage PLAN",
 		Short: "List the gap-like phrases the plan uses outside its gaps block; --merge adds them as gaps",
@@ -81,75 +89,56 @@ func newGateLeakageCmd(env *Env) *cobra.Command {
 			"(next free GAP number; existing gaps are never changed) and writes the plan file.", gate.LeakageThreshold),
 		Args: onePath("leakage"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[0]
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return checkFailed(env, "gate leakage: %v", err)
-			}
-			plan := string(data)
-			hits := gate.Leakage(plan)
-			distinct := gate.Distinct(hits)
-			lines := map[string][]string{}
-			for _, h := range hits {
-				lines[h.Phrase] = append(lines[h.Phrase], fmt.Sprint(h.Line))
-			}
-			for _, p := range distinct {
-				fmt.Fprintf(env.Stdout, "%q: line %s\n", p, strings.Join(lines[p], ", "))
-			}
-			n := len(distinct)
-			switch {
-			case n == 0:
-				fmt.Fprintln(env.Stdout, "no gap-like phrases outside the gaps block")
-			case n < gate.LeakageThreshold:
-				fmt.Fprintf(env.Stdout, "%d distinct gap-like phrase(s), below the threshold of %d: nothing to merge\n", n, gate.LeakageThreshold)
-			default:
-				fmt.Fprintf(env.Stdout, "%d distinct gap-like phrases, at or above the threshold of %d\n", n, gate.LeakageThreshold)
-			}
-			if !merge && !show {
-				if n >= gate.LeakageThreshold {
-					fmt.Fprintln(env.Stdout, "run again with --gaps to print the gaps to add, or --merge to add them to the plan file")
-				}
-				return nil
-			}
-			out, added, err := gate.MergeLeakage(plan)
-			if err != nil {
-				if errors.Is(err, gate.ErrNoGapsBlock) {
-					return checkFailed(env, "gate leakage: %s has no gaps block; add %s and %s lines and run again", path, gate.GapsStart, gate.GapsEnd)
-				}
-				return checkFailed(env, "gate leakage: %s: %v", path, err)
-			}
-			if len(added) == 0 {
-				if show {
-					fmt.Fprintln(env.Stdout, "nothing to add: the gaps block already documents these phrases, or they are below the threshold")
-				} else {
-					fmt.Fprintln(env.Stdout, "merged nothing: the gaps block is unchanged")
-				}
-				return nil
-			}
-			if show {
-				fmt.Fprintf(env.Stdout, "add these %d gap(s) just before the %s line:\n\n", len(added), gate.GapsEnd)
-				for i, g := range added {
-					if i > 0 {
-						fmt.Fprintln(env.Stdout)
-					}
-					fmt.Fprint(env.Stdout, g.Markdown("\n"))
-				}
-				return nil
-			}
-			if err := writeKeepingMode(path, out); err != nil {
-				return checkFailed(env, "gate leakage: %v", err)
-			}
-			fmt.Fprintf(env.Stdout, "added %d gap(s) to %s:\n", len(added), path)
-			for _, g := range added {
-				fmt.Fprintf(env.Stdout, "  %s (line %d): %s\n", g.Label(), g.Line, g.Title)
-			}
-			return nil
+			o.Path = args[0]
+			return runGateLeakage(env, o)
 		},
 	}
-	cmd.Flags().BoolVar(&merge, "merge", false, "add the phrases to the plan's gaps block when they reach the threshold")
-	cmd.Flags().BoolVar(&show, "gaps", false, "print the gaps --merge would add, without writing (for the Edit tool in plan mode)")
+	cmd.Flags().BoolVar(&o.Merge, "merge", false, "add the phrases to the plan's gaps block when they reach the threshold")
+	cmd.Flags().BoolVar(&o.Gaps, "gaps", false, "print the gaps --merge would add, without writing (for the Edit tool in plan mode)")
 	cmd.MarkFlagsMutuallyExclusive("merge", "gaps")
 	return cmd
+}
+
+// leakagePhrase is one distinct phrase and the lines it stands on.
+type leakagePhrase struct{ Phrase, Lines string }
+
+func runGateLeakage(env *Env, o *leakageOptions) error {
+	data, err := os.ReadFile(o.Path)
+	if err != nil {
+		return checkFailed(env, "gate leakage: %v", err)
+	}
+	plan := string(data)
+	hits := gate.Leakage(plan)
+	lines := map[string][]string{}
+	for _, h := range hits {
+		lines[h.Phrase] = append(lines[h.Phrase], fmt.Sprint(h.Line))
+	}
+	var phrases []leakagePhrase
+	for _, p := range gate.Distinct(hits) {
+		phrases = append(phrases, leakagePhrase{p, strings.Join(lines[p], ", ")})
+	}
+	fmt.Fprint(env.Stdout, templates.Show("gate/leakage.md", map[string]any{
+		"Phrases": phrases, "N": len(phrases), "Threshold": gate.LeakageThreshold, "Hint": !o.Merge && !o.Gaps,
+	}))
+	if !o.Merge && !o.Gaps {
+		return nil
+	}
+	out, added, err := gate.MergeLeakage(plan)
+	if err != nil {
+		if errors.Is(err, gate.ErrNoGapsBlock) {
+			return checkFailed(env, "gate leakage: %s has no gaps block; add %s and %s lines and run again", o.Path, gate.GapsStart, gate.GapsEnd)
+		}
+		return checkFailed(env, "gate leakage: %s: %v", o.Path, err)
+	}
+	if o.Merge && len(added) > 0 {
+		if err := writeKeepingMode(o.Path, out); err != nil {
+			return checkFailed(env, "gate leakage: %v", err)
+		}
+	}
+	fmt.Fprint(env.Stdout, templates.Show("gate/leakage-merge.md", map[string]any{
+		"Added": added, "Show": o.Gaps, "Path": o.Path, "End": gate.GapsEnd,
+	}))
+	return nil
 }
 
 // writeKeepingMode replaces path atomically, keeping its permissions.
