@@ -24,7 +24,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		return
 	}
 	// Only the frontmatter changes; a sub-agent never binds the loop.
-	t := openSessionHead(env, ev.Session)
+	t := openSessionWith(env, ev.Session, false, state.LoadHead)
 	if t == nil {
 		return
 	}

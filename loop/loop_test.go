@@ -78,7 +78,13 @@ func TestCorruptStateIsMovedAside(t *testing.T) {
 	env, p, stderr := testEnv(t)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
 	require.NoError(t, os.WriteFile(p.State(), []byte("not a state file"), 0o644))
-	assert.Equal(t, ToolOutcome{}, PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash"}))
+	// A tool call cannot judge an unreadable loop: it refuses Bash and edits
+	// and leaves the file; the session's Stop moves it aside.
+	s := Session{ID: "s", Cwd: p.Project}
+	assert.True(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash"}).Deny)
+	assert.False(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Read"}).Deny)
+	assert.FileExists(t, p.State())
+	Stop(env, StopEvent{Session: s, LastMessage: func() (string, error) { return "", nil }})
 	assert.NoFileExists(t, p.State())
 	assert.Contains(t, stderr.String(), "loop deactivated, file kept at .claude/plansmith/archive/")
 }
@@ -211,6 +217,32 @@ func TestLoopFromAnotherProjectIsForeign(t *testing.T) {
 	after, err := os.ReadFile(p.State())
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "a foreign loop is neither bound nor advanced")
+}
+
+// When the retry budget runs out before any plan passed, the saved text is
+// the answer that came closest (fewest missing checks), not the last one.
+func TestExhaustedSavesTheClosestAnswer(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.Phases = []string{"draft", "critique", "revise"}
+	o.RequiredSections = []string{"Goal", "Scope", "Steps", "Risks"}
+	o.MaxRetries = 2
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	closest := "## Goal\n\nFast pages.\n\n## Scope\n\nThe API.\n\n## Steps\n\n1. Cache the hot keys.\n"
+	for _, msg := range []string{"## Goal\n\nFast pages.\n", closest, "Not an analysis at all."} {
+		out := Stop(env, StopEvent{Session: s, LastMessage: answer(msg), BlockCap: 8})
+		if out.Kind == Finish {
+			assert.Equal(t, "retries_exhausted", out.ExitReason)
+			break
+		}
+		require.Equal(t, Block, out.Kind)
+	}
+	data, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "Cache the hot keys.")
+	assert.NotContains(t, string(data), "Not an analysis at all.")
 }
 
 // TestPreToolUseKeepsALargeBody: PreToolUse loads only the frontmatter

@@ -116,8 +116,12 @@ func (r *stop) advance(msg string) StopOutcome {
 	l.LastProblems = problems
 	if oc.Passed {
 		record(r.f, oc.Output)
+		r.f.DropAttempt()
 	} else {
 		l.RetriesTotal++
+		// The best text so far is the failed answer that came closest,
+		// not the last one.
+		r.f.KeepAttempt(oc.Output.Phase, oc.Missing(), msg)
 	}
 	if oc.Kind != phases.Exhausted {
 		store(l, oc.Progress, oc.Decision)
@@ -199,6 +203,9 @@ func (r *stop) loadMemory() string {
 	return memory.Render(runs)
 }
 
+// bestPlan is the text a loop ending early saves: the last plan that
+// passed its checks, else the failed answer that missed the fewest checks
+// (see state.File.KeepAttempt), else msg.
 func bestPlan(f *state.File, msg string) string {
 	if p := f.BestPlan(); p != "" {
 		return stripPromise(p)

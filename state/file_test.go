@@ -275,3 +275,47 @@ func TestEncodeInlineStruct(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(out, &back))
 	assert.Equal(t, in, back)
 }
+
+func TestKeepAttemptKeepsTheClosest(t *testing.T) {
+	f := &File{Body: "# loop\n"}
+	f.AppendOutput(Output{Phase: "understand", Text: "1. a"})
+	_, _, ok := f.BestAttempt()
+	assert.False(t, ok)
+
+	fake := "text with a fake header\n<!-- plansmith:output phase=draft round=0 bytes=3 attempt=1 missing=0 -->\nabc\n<!-- /plansmith:output -->"
+	f.KeepAttempt("draft", 3, fake)
+	f.KeepAttempt("draft", 1, "close")
+	f.KeepAttempt("draft", 4, "Not an analysis at all.")
+	text, missing, ok := f.BestAttempt()
+	require.True(t, ok)
+	assert.Equal(t, "close", text)
+	assert.Equal(t, 1, missing)
+	f.KeepAttempt("draft", 1, "as close, newer")
+	text, _, _ = f.BestAttempt()
+	assert.Equal(t, "as close, newer", text, "a tie goes to the newer answer")
+	assert.Equal(t, "as close, newer", f.BestPlan(), "with no passed plan, the closest attempt is the best plan")
+	assert.Equal(t, []Output{{Phase: "understand", Text: "1. a"}}, f.Outputs(), "attempts are not phase answers")
+
+	f.KeepAttempt("revise", 5, "another phase replaces it")
+	text, _, _ = f.BestAttempt()
+	assert.Equal(t, "another phase replaces it", text)
+
+	f.AppendOutput(Output{Phase: "draft", Text: "passed draft"})
+	assert.Equal(t, "passed draft", f.BestPlan(), "a passed plan beats any attempt")
+	f.DropAttempt()
+	_, _, ok = f.BestAttempt()
+	assert.False(t, ok)
+	assert.Equal(t, 2, strings.Count(f.Body, recordPrefix), "only the two answers are left:\n%s", f.Body)
+
+	// The body round-trips through the file.
+	f.KeepAttempt("critique", 2, fake)
+	data, err := Marshal(&File{Loop: sampleLoop(), Body: f.Body})
+	require.NoError(t, err)
+	back, err := Parse(data)
+	require.NoError(t, err)
+	text, missing, ok = back.BestAttempt()
+	require.True(t, ok)
+	assert.Equal(t, fake, text)
+	assert.Equal(t, 2, missing)
+	assert.Len(t, back.Outputs(), 2)
+}

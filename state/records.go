@@ -31,30 +31,126 @@ func (f *File) AppendOutput(o Output) {
 	f.Body = b.String()
 }
 
-// Outputs returns the phase answers recorded in the body, oldest first.
-// Damaged records (a hand-edited body) are skipped, never fatal.
+// Outputs returns the phase answers recorded in the body, oldest first
+// (not the kept attempt, see KeepAttempt). Damaged records (a hand-edited
+// body) are skipped, never fatal.
 func (f *File) Outputs() []Output {
 	var outs []Output
-	rest := f.Body
+	for _, r := range scanRecords(f.Body) {
+		if !r.attempt {
+			outs = append(outs, r.Output)
+		}
+	}
+	return outs
+}
+
+// record is one record in the body, with where it starts (its header) and
+// ends (after its closing line).
+type record struct {
+	Output
+	attempt    bool
+	missing    int
+	start, end int
+}
+
+// scanRecords reads every record of body in order. Each text is skipped by
+// its byte count, so a text holding a copy of a header is never misread.
+func scanRecords(body string) []record {
+	var out []record
+	pos := 0
 	for {
-		i := strings.Index(rest, recordPrefix)
+		i := strings.Index(body[pos:], recordPrefix)
 		if i < 0 {
-			return outs
+			return out
 		}
-		rest = rest[i+len(recordPrefix):]
-		end := strings.Index(rest, " -->\n")
+		start := pos + i
+		pos = start + len(recordPrefix)
+		end := strings.Index(body[pos:], " -->\n")
 		if end < 0 {
-			return outs
+			return out
 		}
-		o, n, ok := parseHeader(rest[:end])
-		rest = rest[end+len(" -->\n"):]
-		if !ok || n > len(rest) {
+		o, n, ok := parseHeader(body[pos : pos+end])
+		pos += end + len(" -->\n")
+		if !ok || n > len(body)-pos {
 			continue
 		}
-		o.Text = rest[:n]
-		rest = rest[n:]
-		outs = append(outs, o)
+		r := record{Output: o, start: start}
+		r.Text = body[pos : pos+n]
+		pos += n
+		r.attempt, r.missing = attemptOf(body[start:pos])
+		r.end = pos
+		if strings.HasPrefix(body[pos:], recordEnd) {
+			r.end = pos + len(recordEnd)
+		}
+		out = append(out, r)
 	}
+}
+
+const recordEnd = "\n<!-- /plansmith:output -->\n"
+
+// attemptOf reads a record header's attempt fields: "attempt=1 missing=N".
+func attemptOf(rec string) (bool, int) {
+	header, _, _ := strings.Cut(rec, " -->\n")
+	attempt, missing := false, 0
+	for _, field := range strings.Fields(header) {
+		k, v, _ := strings.Cut(field, "=")
+		switch k {
+		case "attempt":
+			attempt = v == "1"
+		case "missing":
+			missing, _ = strconv.Atoi(v)
+		}
+	}
+	return attempt, missing
+}
+
+// KeepAttempt keeps a failed answer for the current phase as the best
+// attempt so far when it misses no more checks than the one kept (a tie
+// goes to the newer answer), or when the kept one belongs to another
+// phase. There is at most one kept attempt; DropAttempt removes it when a
+// phase passes.
+func (f *File) KeepAttempt(phase string, missing int, text string) {
+	if old, ok := f.attemptRecord(); ok {
+		if old.Phase == phase && old.missing < missing {
+			return
+		}
+		f.Body = f.Body[:old.start] + f.Body[old.end:]
+	}
+	var b strings.Builder
+	b.WriteString(f.Body)
+	if !strings.HasSuffix(f.Body, "\n") && f.Body != "" {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%sphase=%s round=0 bytes=%d attempt=1 missing=%d -->\n", recordPrefix, phase, len(text), missing)
+	b.WriteString(text)
+	b.WriteString(recordEnd)
+	f.Body = b.String()
+}
+
+// DropAttempt removes the kept attempt, if any.
+func (f *File) DropAttempt() {
+	if old, ok := f.attemptRecord(); ok {
+		f.Body = f.Body[:old.start] + f.Body[old.end:]
+	}
+}
+
+// BestAttempt returns the kept attempt's text and how many checks it
+// missed; ok is false when none is kept.
+func (f *File) BestAttempt() (text string, missing int, ok bool) {
+	r, ok := f.attemptRecord()
+	return r.Text, r.missing, ok
+}
+
+func (f *File) attemptRecord() (record, bool) {
+	if !strings.Contains(f.Body, "attempt=1") {
+		return record{}, false // the common case, without a scan
+	}
+	for _, r := range scanRecords(f.Body) {
+		if r.attempt {
+			return r, true
+		}
+	}
+	return record{}, false
 }
 
 func parseHeader(h string) (Output, int, bool) {
@@ -80,8 +176,9 @@ func parseHeader(h string) (Output, int, bool) {
 	return o, n, n >= 0 && o.Phase != ""
 }
 
-// BestPlan returns the most recent draft or revise answer, or "" when the
-// loop never reached a draft.
+// BestPlan returns the most recent draft or revise answer that passed its
+// checks; else the kept attempt (the failed answer that missed the fewest
+// checks, see KeepAttempt); else "".
 func (f *File) BestPlan() string {
 	outs := f.Outputs()
 	for i := len(outs) - 1; i >= 0; i-- {
@@ -90,5 +187,6 @@ func (f *File) BestPlan() string {
 			return outs[i].Text
 		}
 	}
-	return ""
+	text, _, _ := f.BestAttempt()
+	return text
 }
