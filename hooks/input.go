@@ -60,7 +60,43 @@ func decodeInput(data []byte) (Input, error) {
 		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("hook input is not a JSON object: %w", err)
+		return in, inputError(err)
 	}
 	return in, nil
 }
+
+// inputError words a decoding failure for people: what was wrong with the
+// input, not Go's names for the types it was decoded into. It keeps err
+// for errors.Is/As.
+func inputError(err error) error {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ) && typ.Field != "":
+		return &wordedError{fmt.Sprintf("hook input field %q is %s, not the %s expected", typ.Field, article(typ.Value), typ.Type.Kind()), err}
+	case errors.As(err, &typ):
+		return &wordedError{fmt.Sprintf("hook input is %s, not a JSON object", article(typ.Value)), err}
+	case errors.As(err, &syn):
+		return &wordedError{fmt.Sprintf("hook input is not valid JSON (at byte %d)", syn.Offset), err}
+	}
+	return &wordedError{"hook input is not valid JSON (it ends too early)", err}
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array", "object":
+		return "an " + jsonKind
+	case "":
+		return "something else"
+	}
+	return "a " + jsonKind
+}
+
+// wordedError is an error with a message for people, wrapping the cause.
+type wordedError struct {
+	msg   string
+	cause error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.cause }

@@ -29,6 +29,10 @@ func newStatusCmd(env *Env) *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(env.Stdout)
 				enc.SetIndent("", "  ")
+				if !v.Active {
+					// No loop, no settings: zero values would read as options.
+					return enc.Encode(noLoopJSON{Message: "no planning loop is active", PlanModeGate: v.PlanModeGate})
+				}
 				return enc.Encode(v)
 			}
 			fmt.Fprint(env.Stdout, statusText(v))
@@ -45,4 +49,11 @@ func statusText(v loop.View) string {
 		loop.View
 		SettingsFile string
 	}{v, planmode.SettingsFile})
+}
+
+// noLoopJSON is `status --json` without an active loop.
+type noLoopJSON struct {
+	Active       bool                  `json:"active"`
+	Message      string                `json:"message"`
+	PlanModeGate loop.PlanModeGateView `json:"plan_mode_gate"`
 }
