@@ -3,14 +3,45 @@
 
 GO      ?= go
 BIN     := build/plansmith
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# One version everywhere: the plugin's (.claude-plugin/plugin.json) plus the
+# commit; `plansmith version`, `doctor` and the saved plan show it.
+VERSION ?= $(shell sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' .claude-plugin/plugin.json | head -n 1)
+COMMIT  ?= $(shell c=$$(git rev-parse --short=7 HEAD 2>/dev/null) && { git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c; })
+LDFLAGS := -s -w -X github.com/plansmith/plansmith.version=$(VERSION) -X github.com/plansmith/plansmith.commit=$(COMMIT)
+# The platforms `make dist` builds for (GOOS/GOARCH).
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
+DIST    := dist/plansmith
 
-.PHONY: build test vet fmt-check go-test e2e-deps demo bench fuzz validators policy-rates clean
+.PHONY: build dist test vet fmt-check go-test e2e-deps demo bench fuzz validators policy-rates clean
 
 # CGO_ENABLED=0: cobra's flags link the net package, whose cgo resolver would
 # make the binary load libc dynamically on every hook call (~0.3 ms).
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/plansmith
+	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/plansmith
+
+# dist assembles a self-contained plugin tree in dist/plansmith: the plugin's
+# files and stripped static binaries for every platform with their
+# SHA256SUMS, no sources. dist/.claude-plugin/marketplace.json makes dist/ a
+# marketplace: claude plugin marketplace add ./dist && claude plugin install plansmith@plansmith
+dist:
+	rm -rf dist
+	mkdir -p $(DIST)/.claude-plugin $(DIST)/commands $(DIST)/hooks $(DIST)/bin/prebuilt
+	set -e; for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "build $$os/$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" \
+			-o $(DIST)/bin/prebuilt/plansmith-$$os-$$arch$$ext ./cmd/plansmith; \
+	done
+	cd $(DIST)/bin/prebuilt && { sha256sum plansmith-* 2>/dev/null || shasum -a 256 plansmith-*; } > SHA256SUMS
+	cp .claude-plugin/plugin.json $(DIST)/.claude-plugin/
+	cp commands/*.md $(DIST)/commands/
+	cp hooks/hooks.json $(DIST)/hooks/
+	cp bin/plansmith $(DIST)/bin/
+	for f in LICENSE README.md; do [ ! -f $$f ] || cp $$f $(DIST)/; done
+	mkdir -p dist/.claude-plugin
+	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > dist/.claude-plugin/marketplace.json
+	grep -q '"source": "./plansmith"' dist/.claude-plugin/marketplace.json
+	@du -sh $(DIST) | sed 's#\t.*# in $(DIST) (all platforms)#'
 
 vet:
 	$(GO) vet ./...
@@ -57,4 +88,4 @@ policy-rates:
 	echo "$$out" | grep -E 'dangerous:|ordinary|escape|Error|^(ok|FAIL|--- )'; exit $$rc
 
 clean:
-	rm -rf build
+	rm -rf build dist bin/native

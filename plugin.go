@@ -7,7 +7,8 @@ package plansmith
 
 import "embed"
 
-// Plugin is the plugin's files: commands/*.md and hooks/hooks.json.
+// Plugin is the plugin's files: commands/*.md, hooks/hooks.json and
+// .claude-plugin/plugin.json (whose version is the binary's, see Version).
 //
-//go:embed commands/*.md hooks/hooks.json
+//go:embed commands/*.md hooks/hooks.json .claude-plugin/plugin.json
 var Plugin embed.FS

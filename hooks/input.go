@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 )
 
 // Input is the JSON object Claude Code writes to a hook's stdin. Fields a
@@ -28,6 +29,10 @@ type Input struct {
 
 	// UserPromptSubmit
 	Prompt string `json:"prompt"`
+
+	// Unreadable names the fields that are present with a type other than
+	// the expected one; they are left zero (see decodeInput).
+	Unreadable []string `json:"-"`
 }
 
 // maxInput bounds what a hook reads from stdin: a 1 MiB assistant message is
@@ -51,6 +56,11 @@ func readInput(r io.Reader) (Input, []byte, error) {
 	return in, data, err
 }
 
+// decodeInput decodes a hook input object field by field, leniently: an
+// unknown field is ignored, and a field of an unexpected type ("agent_id":
+// 5, "stop_hook_active": "true") is left zero and named in Unreadable, so
+// one odd field never makes a hook drop the whole call. Only input that is
+// not a JSON object at all is an error.
 func decodeInput(data []byte) (Input, error) {
 	var in Input
 	if len(data) > maxInput {
@@ -59,9 +69,29 @@ func decodeInput(data []byte) (Input, error) {
 	if len(data) == 0 {
 		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
 	}
-	if err := json.Unmarshal(data, &in); err != nil {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
 		return in, inputError(err)
 	}
+	if fields == nil {
+		return in, errors.New("hook input is not a JSON object (it is null)")
+	}
+	for key, dst := range map[string]any{
+		"session_id": &in.SessionID, "transcript_path": &in.TranscriptPath, "cwd": &in.Cwd,
+		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode, "agent_id": &in.AgentID,
+		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastAssistantMessage,
+		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "tool_response": &in.ToolResponse,
+		"prompt": &in.Prompt,
+	} {
+		raw, ok := fields[key]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(raw, dst); err != nil {
+			in.Unreadable = append(in.Unreadable, key)
+		}
+	}
+	sort.Strings(in.Unreadable)
 	return in, nil
 }
 
@@ -72,14 +102,12 @@ func inputError(err error) error {
 	var typ *json.UnmarshalTypeError
 	var syn *json.SyntaxError
 	switch {
-	case errors.As(err, &typ) && typ.Field != "":
-		return &wordedError{fmt.Sprintf("hook input field %q is %s, not the %s expected", typ.Field, article(typ.Value), typ.Type.Kind()), err}
 	case errors.As(err, &typ):
-		return &wordedError{fmt.Sprintf("hook input is %s, not a JSON object", article(typ.Value)), err}
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (it is %s)", article(typ.Value)), err}
 	case errors.As(err, &syn):
-		return &wordedError{fmt.Sprintf("hook input is not valid JSON (at byte %d)", syn.Offset), err}
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (invalid JSON at byte %d)", syn.Offset), err}
 	}
-	return &wordedError{"hook input is not valid JSON (it ends too early)", err}
+	return &wordedError{"hook input is not a JSON object (the JSON ends too early)", err}
 }
 
 func article(jsonKind string) string {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -45,8 +44,8 @@ func TrustCodexHooks(ctx context.Context, codex, project, self string, env []str
 	defer cancel()
 	cmd := exec.CommandContext(ctx, codex, "app-server")
 	cmd.Dir, cmd.Env = project, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -63,7 +62,7 @@ func TrustCodexHooks(ctx context.Context, codex, project, self string, env []str
 	}
 	defer func() {
 		stdin.Close()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = killProcessGroup(cmd)
 		_ = cmd.Wait()
 	}()
 	c := &rpc{w: stdin, r: bufio.NewReaderSize(stdout, 1<<20)}

@@ -55,10 +55,17 @@ func PluginHooks(binary string) (Hooks, error) {
 	if err != nil {
 		return Hooks{}, fmt.Errorf("reading the embedded hooks/hooks.json: %w", err)
 	}
-	return hooksFrom(data, binary)
+	return hooksOfKind(data, binary, "settings")
 }
 
-func hooksFrom(data []byte, binary string) (Hooks, error) {
+func hooksFrom(data []byte, binary string) (Hooks, error) { return hooksOfKind(data, binary, "") }
+
+// hooksOfKind points data's hook commands at binary. With a kind (the
+// plugin's hooks.json, kind "settings"), each command becomes
+// SettingsCommand: the plugin's fast-path shell text is not needed there.
+// Without one (Codex's template), the launcher path is replaced in place
+// and the rest of the command, such as --agent codex, stays.
+func hooksOfKind(data []byte, binary, kind string) (Hooks, error) {
 	bad := func(err error) (Hooks, error) {
 		return Hooks{}, fmt.Errorf("embedded hooks/hooks.json: %w", err)
 	}
@@ -79,7 +86,13 @@ func hooksFrom(data []byte, binary string) (Hooks, error) {
 		}
 		for i, g := range groups {
 			groups[i], err = rewriteCommands(g, func(cmd string) string {
-				return strings.ReplaceAll(cmd, `"`+PluginPlaceholder+`"`, Quote(binary))
+				if kind == "" {
+					return strings.ReplaceAll(cmd, `"`+PluginPlaceholder+`"`, Quote(binary))
+				}
+				if ev, ok := pluginHookEvent(cmd); ok {
+					return SettingsCommand(binary, ev)
+				}
+				return cmd
 			})
 			if err != nil {
 				return bad(err)
@@ -116,6 +129,35 @@ func rewriteCommands(group json.RawMessage, f func(string) string) (json.RawMess
 	return g.marshal(), nil
 }
 
+// KindEnv is the environment variable that tells the binary which install
+// runs it, so its messages name commands that exist there: "plugin" (the
+// launcher sets it; /plansmith:cancel, ...) or "settings" (the hook commands
+// install registers set it; /plansmith-cancel, ...). Command files cannot set
+// it: the read-only policy refuses variable assignments in the agent's shell
+// commands.
+const KindEnv = "PLANSMITH_INSTALL"
+
+// SettingsCommand is the hook command a settings install registers for one
+// plansmith hook event: the binary by its absolute path, told that it runs
+// from a settings install.
+func SettingsCommand(binary, event string) string {
+	return KindEnv + "=settings " + Quote(binary) + " hook " + event
+}
+
+// pluginHookEvent finds the event a hooks/hooks.json command runs: the word
+// after its last "/plansmith" hook.
+func pluginHookEvent(cmd string) (string, bool) {
+	i := strings.LastIndex(cmd, PluginPlaceholder+`" hook `)
+	if i < 0 {
+		return "", false
+	}
+	words := strings.Fields(cmd[i+len(PluginPlaceholder+`" hook `):])
+	if len(words) == 0 || strings.Trim(words[0], "abcdefghijklmnopqrstuvwxyz") != "" {
+		return "", false
+	}
+	return words[0], true
+}
+
 // Quote writes path as one double-quoted shell word.
 func Quote(path string) string {
 	var b strings.Builder
@@ -136,7 +178,8 @@ func Quote(path string) string {
 // the hook subcommands the plugin's hooks/hooks.json runs. It returns the
 // binary's path and the event.
 func ParseCommand(cmd, self string) (binary, event string, ok bool) {
-	binary, rest, ok := firstWord(strings.TrimSpace(cmd))
+	cmd = skipAssignments(strings.TrimSpace(cmd))
+	binary, rest, ok := firstWord(cmd)
 	if !ok {
 		return "", "", false
 	}
@@ -149,6 +192,22 @@ func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 		return "", "", false
 	}
 	return binary, words[1], true
+}
+
+// skipAssignments drops leading NAME=value words (unquoted values), such as
+// the PLANSMITH_INSTALL=settings that SettingsCommand writes.
+func skipAssignments(s string) string {
+	for {
+		end := strings.IndexAny(s, " \t")
+		if end < 0 {
+			return s
+		}
+		name, _, ok := strings.Cut(s[:end], "=")
+		if !ok || name == "" || strings.ContainsAny(s[:end], `"'$`+"`") || strings.TrimLeft(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			return s
+		}
+		s = strings.TrimLeft(s[end:], " \t")
+	}
 }
 
 // HookSubcommands names the `plansmith hook EVENT` subcommands the plugin's
@@ -167,9 +226,8 @@ var HookSubcommands = sync.OnceValue(func() []string {
 	for _, groups := range doc.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				words := strings.Fields(h.Command)
-				if i := slices.Index(words, "hook"); i >= 0 && i+1 < len(words) && !slices.Contains(out, words[i+1]) {
-					out = append(out, words[i+1])
+				if ev, ok := pluginHookEvent(h.Command); ok && !slices.Contains(out, ev) {
+					out = append(out, ev)
 				}
 			}
 		}

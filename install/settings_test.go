@@ -2,11 +2,14 @@ package install
 
 import (
 	"encoding/json"
+	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith"
 )
 
 const bin = "/opt/plansmith/bin/plansmith"
@@ -43,7 +46,7 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 		{"PostToolUse", "Write|Edit|MultiEdit", bin, "posttooluse"},
 		{"UserPromptSubmit", "", bin, "userpromptsubmit"},
 	}, regs)
-	assert.Contains(t, string(out), `"command": "\"/opt/plansmith/bin/plansmith\" hook stop"`)
+	assert.Contains(t, string(out), `"command": "PLANSMITH_INSTALL=settings \"/opt/plansmith/bin/plansmith\" hook stop"`)
 	assert.Contains(t, string(out), `"timeout": 60`)
 }
 
@@ -211,6 +214,10 @@ func TestParseCommand(t *testing.T) {
 		{`"/self/ps" hook stop`, "/self/ps", "stop", true},
 		{`/elsewhere/ps hook stop`, "", "", false},
 		{`"/unterminated/plansmith hook stop`, "", "", false},
+		{`PLANSMITH_INSTALL=settings "/a b/plansmith" hook stop`, "/a b/plansmith", "stop", true},
+		{`A=1 B_2=x /usr/bin/plansmith hook stop`, "/usr/bin/plansmith", "stop", true},
+		{`A="x y" /usr/bin/plansmith hook stop`, "", "", false},
+		{`n="${CLAUDE_PLUGIN_ROOT}/bin/native/plansmith"; exec "$n" hook stop`, "", "", false},
 		{``, "", "", false},
 	}
 	for _, tt := range tests {
@@ -221,6 +228,43 @@ func TestParseCommand(t *testing.T) {
 			assert.Equal(t, tt.event, e)
 		})
 	}
+}
+
+// TestSettingsCommandRoundTrips: what install registers, doctor and
+// uninstall recognise, for every event hooks/hooks.json runs.
+func TestSettingsCommandRoundTrips(t *testing.T) {
+	for _, ev := range []string{"stop", "pretooluse", "posttooluse", "userpromptsubmit"} {
+		b, e, ok := ParseCommand(SettingsCommand("/with space/plansmith", ev), "")
+		require.True(t, ok, ev)
+		assert.Equal(t, "/with space/plansmith", b)
+		assert.Equal(t, ev, e)
+	}
+}
+
+func TestPluginHookEvent(t *testing.T) {
+	data, err := fs.ReadFile(plansmith.Plugin, "hooks/hooks.json")
+	require.NoError(t, err)
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	seen := map[string]bool{}
+	for _, groups := range doc.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				ev, ok := pluginHookEvent(h.Command)
+				require.True(t, ok, h.Command)
+				seen[ev] = true
+			}
+		}
+	}
+	assert.Len(t, seen, 4)
+	_, ok := pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/other" hook stop`)
+	assert.False(t, ok)
+	_, ok = pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook "$x"`)
+	assert.False(t, ok)
 }
 
 func TestQuoteRoundTrips(t *testing.T) {

@@ -78,7 +78,13 @@ func TestCorruptStateIsMovedAside(t *testing.T) {
 	env, p, stderr := testEnv(t)
 	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
 	require.NoError(t, os.WriteFile(p.State(), []byte("not a state file"), 0o644))
-	assert.Equal(t, ToolOutcome{}, PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash"}))
+	// A tool call cannot judge an unreadable loop: it refuses Bash and edits
+	// and leaves the file; the session's Stop moves it aside.
+	s := Session{ID: "s", Cwd: p.Project}
+	assert.True(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash"}).Deny)
+	assert.False(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Read"}).Deny)
+	assert.FileExists(t, p.State())
+	Stop(env, StopEvent{Session: s, LastMessage: func() (string, error) { return "", nil }})
 	assert.NoFileExists(t, p.State())
 	assert.Contains(t, stderr.String(), "loop deactivated, file kept at .claude/plansmith/archive/")
 }

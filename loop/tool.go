@@ -1,8 +1,15 @@
 package loop
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/planmode"
+	"github.com/plansmith/plansmith/state"
 )
 
 // PreToolUse keeps an active loop's session read-only (the tool policy)
@@ -12,7 +19,16 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if ev.Tool == "ExitPlanMode" {
 		return denyIf(planmode.CheckExit(planCall(env, ev), env.Stderr))
 	}
-	t := openSessionHead(env, ev.Session) // the policy needs no phase answers
+	t, err := openToolSession(env, ev.Session)
+	if err != nil {
+		// A loop may be running, but its state cannot be read: refuse what
+		// the policy would judge rather than let it through unjudged.
+		env.note("%v", err)
+		if policy.Guarded(ev.Tool) {
+			return ToolOutcome{Deny: true, Reason: policy.Unreadable(ev.Tool, err.Error()).Reason}
+		}
+		return ToolOutcome{}
+	}
 	if t == nil {
 		return ToolOutcome{}
 	}
@@ -44,11 +60,78 @@ func PostToolUse(env Env, ev ToolEvent) {
 }
 
 // UndecodableTool judges a tool call whose input could not be decoded: raw
-// is what was read, err why it failed, s whatever decoded before the error.
-// Only input that names ExitPlanMode is refused (the plan-mode gate fails
-// closed); every other tool passes, since the policy cannot judge it either.
-func UndecodableTool(env Env, s Session, raw []byte, err error) ToolOutcome {
-	return denyIf(planmode.CheckMalformed(project(env, s), raw, err, env.Stderr))
+// is what was read, err why it failed, s and tool whatever could be read
+// ("" when not). Input that names ExitPlanMode is refused (the plan-mode
+// gate fails closed), and so are the calls the policy would judge (edits,
+// Bash, or a tool it cannot name) whenever a loop may be running; other
+// calls pass, and with no state file at all there is no loop to guard.
+func UndecodableTool(env Env, s Session, tool string, raw []byte, err error) ToolOutcome {
+	if o := denyIf(planmode.CheckMalformed(project(env, s), raw, err, env.Stderr)); o.Deny {
+		return o
+	}
+	if !policy.Guarded(tool) {
+		return ToolOutcome{}
+	}
+	p, exists, serr := stateFile(env, s)
+	switch {
+	case serr != nil:
+		err = fmt.Errorf("%w; %w", err, serr)
+	case exists:
+		err = fmt.Errorf("%w; a loop's state file exists at %s", err, p.State())
+	default:
+		return ToolOutcome{}
+	}
+	return ToolOutcome{Deny: true, Reason: policy.Unreadable(tool, err.Error()).Reason}
+}
+
+// stateFile reports whether s's project has a state file, and an error when
+// it cannot even be looked for (either way a loop may be running). With no
+// project folder to look in there is nothing to guard.
+func stateFile(env Env, s Session) (state.Paths, bool, error) {
+	p, err := env.Paths(s.Cwd)
+	if err != nil {
+		return p, false, nil
+	}
+	_, err = os.Lstat(p.State())
+	switch {
+	case err == nil:
+		return p, true, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return p, false, nil
+	}
+	return p, false, fmt.Errorf("the loop's state file cannot be checked: %w", err)
+}
+
+// openToolSession is openSession for PreToolUse: it never binds, reads
+// only the frontmatter (state.LoadHead: the answers in the body, however
+// large, are neither read nor rewritten), and fails closed: a
+// state file that exists but cannot be checked, locked, read or understood
+// is an error for the caller to refuse on, not a reason to let the call
+// through. A corrupt file is left where it is; the session's own Stop or
+// prompt moves it aside with a note, and plansmith cancel ends the loop.
+// Otherwise it answers as openSession: nil when there is no running loop
+// of s's.
+func openToolSession(env Env, s Session) (*txn, error) {
+	p, exists, err := stateFile(env, s)
+	if err != nil || !exists {
+		return nil, err
+	}
+	t, err := beginWith(p, false, state.LoadHead)
+	if err != nil {
+		if t != nil {
+			t.commit() // releases the lock; nothing was loaded, nothing is saved
+		}
+		return nil, fmt.Errorf("the loop's state cannot be read: %w", err)
+	}
+	if !t.active() {
+		t.commit()
+		return nil, nil
+	}
+	if l := &t.file.Loop; l.Project != "" && !sameDir(l.Project, p.Project) || l.SessionID != "" && s.ID != l.SessionID {
+		t.commit()
+		return nil, nil
+	}
+	return t, nil
 }
 
 func planCall(env Env, ev ToolEvent) planmode.Call {

@@ -119,14 +119,6 @@ func openSession(env Env, s Session, bind bool) *txn {
 	return openSessionWith(env, s, bind, state.Load)
 }
 
-// openSessionHead is openSession for a tool call (it never binds) that
-// reads and changes only the frontmatter (state.LoadHead): the answers kept
-// in the body, however large, are neither read nor, when the txn saves,
-// rewritten from memory.
-func openSessionHead(env Env, s Session) *txn {
-	return openSessionWith(env, s, false, state.LoadHead)
-}
-
 func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) *txn {
 	p, err := env.Paths(s.Cwd)
 	if err != nil {

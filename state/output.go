@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith"
 )
 
 // PlanMeta is the saved plan's frontmatter: how the plan came to be.
@@ -27,6 +29,9 @@ type PlanMeta struct {
 	Gate           any            `yaml:"gate,omitempty"`
 	Converge       any            `yaml:"converge,omitempty"`
 	Problems       []string       `yaml:"problems,omitempty"`
+	// Version is the plansmith that saved the plan (plansmith.Version);
+	// EncodePlan fills it in when empty.
+	Version string `yaml:"plansmith_version,omitempty"`
 }
 
 // SaveOutput writes the saved plan. An earlier saved plan is moved into the
@@ -57,6 +62,9 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
 // the plan's text ending in a newline. It is the one spelling of a saved
 // plan, used for the output file and for plans kept in the project.
 func EncodePlan(meta PlanMeta, plan string) ([]byte, error) {
+	if meta.Version == "" {
+		meta.Version = plansmith.Version()
+	}
 	n, err := encodeExact(reflect.ValueOf(meta))
 	if err != nil {
 		return nil, fmt.Errorf("encoding plan metadata: %w", err)

@@ -110,7 +110,7 @@ func ReadOwned(path string) ([]byte, error) {
 // openRegular opens path without following a final symbolic link and
 // without blocking on a FIFO, and checks that it is a regular file.
 func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	f, err := os.OpenFile(path, flag|noFollowNonBlock, 0o644)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, &LinkError{Path: path}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"time"
 
@@ -35,7 +34,7 @@ func newDoctorCmd(env *Env) *cobra.Command {
 				Project: p.Project,
 				Home:    env.Getenv("HOME"),
 				Binary:  bin,
-				Version: fmt.Sprintf("plansmith %s (%s, %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH),
+				Version: versionLine(),
 				Getenv:  env.Getenv,
 				Now:     env.Now(),
 				LookGo:  lookGo(env),

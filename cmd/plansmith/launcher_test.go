@@ -1,6 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -28,6 +32,7 @@ func TestNewerSource(t *testing.T) {
 		{"end-to-end tests", "e2e/harness.go", false},
 		{"a hidden folder", ".cache/claude-code/x.go", false},
 		{"the build folder", "build/x.go", false},
+		{"the dist folder", "dist/plansmith/commands/plan.md", false},
 		{"a file of another kind", "state/notes.png", false},
 	}
 	for _, c := range cases {
@@ -44,10 +49,24 @@ func TestNewerSource(t *testing.T) {
 	}
 }
 
-// TestLauncher runs bin/plansmith in a copy of the module: it builds the
-// binary when missing, runs it as is when current, and rebuilds it when a
-// source is newer.
-func TestLauncher(t *testing.T) {
+func TestCheckoutRoot(t *testing.T) {
+	src := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(src, "go.mod"), []byte("module x\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(src, "cmd", "plansmith"), 0o755))
+	tree := t.TempDir() // a plugin tree: no go.mod
+	assert.Equal(t, src, checkoutRoot(filepath.Join(src, "bin", "plansmith"), "/x/build/plansmith"), "started by the launcher")
+	assert.Equal(t, src, checkoutRoot("", filepath.Join(src, "bin", "native", "plansmith")), "started on the hooks' fast path")
+	assert.Empty(t, checkoutRoot(filepath.Join(tree, "bin", "plansmith"), ""), "a plugin tree is never rebuilt")
+	assert.Empty(t, checkoutRoot("", filepath.Join(tree, "bin", "native", "plansmith")), "a plugin tree is never rebuilt")
+	assert.Empty(t, checkoutRoot("", filepath.Join(src, "build", "plansmith")), "run directly, not through the plugin")
+	assert.Empty(t, checkoutRoot("", "plansmith"))
+}
+
+// TestLauncherSourceCheckout runs bin/plansmith in a copy of the module: it
+// builds the binary when missing, links it into bin/native/, runs it as is
+// when current, and rebuilds it when a source is newer — also when the
+// binary is started on the hooks' fast path, through bin/native/.
+func TestLauncherSourceCheckout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -60,19 +79,23 @@ func TestLauncher(t *testing.T) {
 	copyTree(t, repo, root)
 	launcher := filepath.Join(root, "bin", "plansmith")
 	bin := filepath.Join(root, "build", "plansmith")
+	native := filepath.Join(root, "bin", "native", "plansmith")
 
-	run := func() string {
-		cmd := exec.Command(launcher, "version")
-		cmd.Env = append(os.Environ(), "PLANSMITH_BIN=")
+	run := func(path string) string {
+		cmd := exec.Command(path, "version")
+		cmd.Env = append(os.Environ(), "PLANSMITH_BIN=", "PLANSMITH_LAUNCHER=", "PLANSMITH_REBUILT=", "PLANSMITH_REBUILD=")
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 		return string(out)
 	}
-	assert.Contains(t, run(), "plansmith ")
+	assert.Contains(t, run(launcher), "plansmith ")
 	first, err := os.Stat(bin)
 	require.NoError(t, err, "the launcher builds a missing binary")
+	link, err := os.Readlink(native)
+	require.NoError(t, err, "the launcher links the build into bin/native/")
+	assert.Equal(t, "../../build/plansmith", link)
 
-	assert.Contains(t, run(), "plansmith ")
+	assert.Contains(t, run(launcher), "plansmith ")
 	again, err := os.Stat(bin)
 	require.NoError(t, err)
 	assert.Equal(t, first.ModTime(), again.ModTime(), "a current binary is not rebuilt")
@@ -80,10 +103,17 @@ func TestLauncher(t *testing.T) {
 	future := time.Now().Add(time.Minute)
 	src := filepath.Join(root, "templates", "cli", "started.md")
 	require.NoError(t, os.Chtimes(src, future, future))
-	assert.Contains(t, run(), "plansmith ")
+	assert.Contains(t, run(launcher), "plansmith ")
 	rebuilt, err := os.Stat(bin)
 	require.NoError(t, err)
 	assert.True(t, rebuilt.ModTime().After(first.ModTime()), "a newer source makes the launcher rebuild")
+
+	later := future.Add(time.Minute)
+	require.NoError(t, os.Chtimes(src, later, later))
+	assert.Contains(t, run(native), "plansmith ")
+	fast, err := os.Stat(bin)
+	require.NoError(t, err)
+	assert.True(t, fast.ModTime().After(rebuilt.ModTime()), "a newer source rebuilds on the fast path too")
 }
 
 // copyTree copies the module's sources (not build output, caches or git).
@@ -95,7 +125,7 @@ func copyTree(t *testing.T, from, to string) {
 		}
 		rel, _ := filepath.Rel(from, path)
 		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "build") {
+			if rel != "." && ((strings.HasPrefix(d.Name(), ".") && d.Name() != ".claude-plugin") || d.Name() == "build" || d.Name() == "dist" || rel == filepath.Join("bin", "native")) {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(to, rel), 0o755)
@@ -111,4 +141,229 @@ func copyTree(t *testing.T, from, to string) {
 		return os.WriteFile(filepath.Join(to, rel), data, info.Mode().Perm())
 	})
 	require.NoError(t, err)
+}
+
+// pluginTree makes a plugin tree like `make dist` does, with stand-in
+// binaries: each prebuilt "binary" is a script that prints its own name, so
+// the test sees which one the launcher chose. It returns the tree's root.
+func pluginTree(t *testing.T) string {
+	t.Helper()
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	root := t.TempDir()
+	launcher, err := os.ReadFile(filepath.Join(repo, "bin", "plansmith"))
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "bin", "prebuilt"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "plansmith"), launcher, 0o755))
+	var sums strings.Builder
+	for _, name := range []string{"plansmith-linux-amd64", "plansmith-linux-arm64", "plansmith-darwin-amd64", "plansmith-darwin-arm64", "plansmith-windows-amd64.exe"} {
+		body := fmt.Sprintf("#!/bin/sh\necho \"%s $PLANSMITH_INSTALL $*\"\n", name)
+		require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "prebuilt", name), []byte(body), 0o755))
+		sum := sha256.Sum256([]byte(body))
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "prebuilt", "SHA256SUMS"), []byte(sums.String()), 0o644))
+	return root
+}
+
+// toolsDir makes a PATH folder with a fake uname (printing $FAKE_S for -s
+// and $FAKE_M for -m, and counting its calls in $FAKE_LOG) and links to the
+// named real tools.
+func toolsDir(t *testing.T, tools ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	uname := "#!/bin/sh\necho x >>\"$FAKE_LOG\"\ncase \"$1\" in -s) echo \"$FAKE_S\" ;; -m) echo \"$FAKE_M\" ;; esac\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "uname"), []byte(uname), 0o755))
+	for _, tool := range tools {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Skipf("%s is not on PATH", tool)
+		}
+		require.NoError(t, os.Symlink(p, filepath.Join(dir, tool)))
+	}
+	return dir
+}
+
+var baseTools = []string{"mkdir", "cp", "mv", "chmod", "rm"}
+
+type launchResult struct {
+	out    string
+	err    error
+	uname  int // calls of uname
+	native string
+}
+
+func launch(t *testing.T, root, path, s, m string, args ...string) launchResult {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "uname.log")
+	cmd := exec.Command(filepath.Join(root, "bin", "plansmith"), args...)
+	cmd.Env = []string{"PATH=" + path, "FAKE_S=" + s, "FAKE_M=" + m, "FAKE_LOG=" + log, "HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	r := launchResult{out: string(out), err: err}
+	if data, e := os.ReadFile(log); e == nil {
+		r.uname = strings.Count(string(data), "x")
+	}
+	for _, n := range []string{"plansmith", "plansmith.exe"} {
+		if _, e := os.Stat(filepath.Join(root, "bin", "native", n)); e == nil {
+			r.native = n
+		}
+	}
+	return r
+}
+
+// TestLauncherPlatforms: each uname mapping picks its prebuilt binary, which
+// is checked, placed in bin/native/ and run; the next call runs it from
+// there without asking uname again.
+func TestLauncherPlatforms(t *testing.T) {
+	path := toolsDir(t, append(baseTools, "sha256sum")...)
+	cases := []struct {
+		s, m, want, native string
+	}{
+		{"Linux", "x86_64", "plansmith-linux-amd64", "plansmith"},
+		{"Linux", "amd64", "plansmith-linux-amd64", "plansmith"},
+		{"Linux", "aarch64", "plansmith-linux-arm64", "plansmith"},
+		{"Linux", "arm64", "plansmith-linux-arm64", "plansmith"},
+		{"Darwin", "x86_64", "plansmith-darwin-amd64", "plansmith"},
+		{"Darwin", "arm64", "plansmith-darwin-arm64", "plansmith"},
+		{"MINGW64_NT-10.0-19045", "x86_64", "plansmith-windows-amd64.exe", "plansmith.exe"},
+		{"MSYS_NT-10.0-22631", "x86_64", "plansmith-windows-amd64.exe", "plansmith.exe"},
+		{"CYGWIN_NT-10.0", "x86_64", "plansmith-windows-amd64.exe", "plansmith.exe"},
+		{"MINGW64_NT-10.0-22631", "aarch64", "plansmith-windows-amd64.exe", "plansmith.exe"}, // x64 emulation on Windows on Arm
+	}
+	for _, c := range cases {
+		t.Run(c.s+"-"+c.m, func(t *testing.T) {
+			root := pluginTree(t)
+			r := launch(t, root, path, c.s, c.m, "status", "--json")
+			require.NoError(t, r.err, r.out)
+			assert.Equal(t, c.want+" plugin status --json\n", r.out)
+			assert.Equal(t, c.native, r.native)
+			assert.Equal(t, 2, r.uname)
+
+			r = launch(t, root, path, c.s, c.m, "version")
+			require.NoError(t, r.err, r.out)
+			assert.Equal(t, c.want+" plugin version\n", r.out)
+			assert.Zero(t, r.uname, "a placed binary runs without uname or a checksum")
+		})
+	}
+	for _, c := range []struct{ s, m, says string }{
+		{"FreeBSD", "amd64", "no prebuilt binary for this system (uname -s: FreeBSD)"},
+		{"Linux", "riscv64", "no prebuilt binary for this CPU (uname -m: riscv64)"},
+	} {
+		t.Run(c.s+"-"+c.m, func(t *testing.T) {
+			root := pluginTree(t)
+			r := launch(t, root, path, c.s, c.m, "version")
+			require.Error(t, r.err)
+			assert.Contains(t, r.out, c.says)
+			assert.Contains(t, r.out, "go install github.com/plansmith/plansmith/cmd/plansmith@latest")
+			assert.Empty(t, r.native)
+		})
+	}
+}
+
+func TestLauncherChecksums(t *testing.T) {
+	t.Run("a damaged binary is refused and not placed", func(t *testing.T) {
+		root := pluginTree(t)
+		f := filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64")
+		require.NoError(t, os.WriteFile(f, []byte("#!/bin/sh\necho tampered\n"), 0o755))
+		r := launch(t, root, toolsDir(t, append(baseTools, "sha256sum")...), "Linux", "x86_64", "version")
+		require.Error(t, r.err)
+		assert.Contains(t, r.out, "does not match SHA256SUMS")
+		assert.NotContains(t, r.out, "tampered")
+		assert.Empty(t, r.native)
+		left, _ := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
+		assert.Empty(t, left, "no temporary copy is left behind")
+	})
+	t.Run("shasum -a 256 when sha256sum is missing", func(t *testing.T) {
+		root := pluginTree(t)
+		r := launch(t, root, toolsDir(t, append(baseTools, "shasum", "perl")...), "Darwin", "arm64", "version")
+		require.NoError(t, r.err, r.out)
+		assert.Equal(t, "plansmith-darwin-arm64 plugin version\n", r.out)
+		assert.Equal(t, "plansmith", r.native)
+	})
+	t.Run("neither tool: refused, with what to do", func(t *testing.T) {
+		root := pluginTree(t)
+		r := launch(t, root, toolsDir(t, baseTools...), "Linux", "x86_64", "version")
+		require.Error(t, r.err)
+		assert.Contains(t, r.out, "neither sha256sum nor shasum is installed")
+		assert.Contains(t, r.out, "cp '")
+		assert.Empty(t, r.native)
+	})
+	t.Run("a missing platform binary says what to do", func(t *testing.T) {
+		root := pluginTree(t)
+		require.NoError(t, os.Remove(filepath.Join(root, "bin", "prebuilt", "plansmith-darwin-amd64")))
+		r := launch(t, root, toolsDir(t, append(baseTools, "sha256sum")...), "Darwin", "x86_64", "version")
+		require.Error(t, r.err)
+		assert.Contains(t, r.out, "this plugin has no plansmith-darwin-amd64")
+	})
+	t.Run("an unwritable bin/native: checked and run in place, every time", func(t *testing.T) {
+		root := pluginTree(t)
+		// A file where the folder would go stands in for a read-only plugin
+		// folder (root may write anywhere).
+		require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "native"), nil, 0o444))
+		path := toolsDir(t, append(baseTools, "sha256sum")...)
+		for range 2 {
+			r := launch(t, root, path, "Linux", "aarch64", "version")
+			require.NoError(t, r.err, r.out)
+			assert.Equal(t, "plansmith-linux-arm64 plugin version\n", r.out)
+			assert.Equal(t, 2, r.uname, "nothing was placed, so each call checks again")
+		}
+	})
+	t.Run("a plugin tree never builds, even with Go on PATH and newer files", func(t *testing.T) {
+		root := pluginTree(t)
+		future := time.Now().Add(time.Hour)
+		for _, f := range []string{"bin/plansmith", "bin/prebuilt/SHA256SUMS"} {
+			require.NoError(t, os.Chtimes(filepath.Join(root, f), future, future))
+		}
+		path := toolsDir(t, append(baseTools, "sha256sum", "go")...)
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.NoError(t, r.err, r.out)
+		assert.Equal(t, "plansmith-linux-amd64 plugin version\n", r.out)
+		_, err := os.Stat(filepath.Join(root, "build"))
+		assert.ErrorIs(t, err, fs.ErrNotExist)
+	})
+}
+
+// TestHooksJSONCommands runs hooks/hooks.json's commands the way Claude Code
+// does (sh -c, CLAUDE_PLUGIN_ROOT set): a placed native binary runs directly,
+// under either name; without one the launcher runs; PLANSMITH_BIN still wins.
+func TestHooksJSONCommands(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(repo, "hooks", "hooks.json"))
+	require.NoError(t, err)
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	stop := doc.Hooks["Stop"][0].Hooks[0].Command
+	require.Contains(t, stop, "hook stop")
+
+	script := func(path, says string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho \""+says+" $*\"\n"), 0o755))
+	}
+	runHook := func(root string, env ...string) string {
+		cmd := exec.Command("sh", "-c", stop)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + root}, env...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	root := t.TempDir()
+	script(filepath.Join(root, "bin", "plansmith"), "launcher")
+	assert.Equal(t, "launcher hook stop\n", runHook(root))
+	script(filepath.Join(root, "bin", "native", "plansmith.exe"), "native.exe")
+	assert.Equal(t, "native.exe hook stop\n", runHook(root))
+	script(filepath.Join(root, "bin", "native", "plansmith"), "native")
+	assert.Equal(t, "native hook stop\n", runHook(root))
+	assert.Equal(t, "launcher hook stop\n", runHook(root, "PLANSMITH_BIN=/x"), "PLANSMITH_BIN goes through the launcher")
+	for ev, groups := range doc.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				assert.Equal(t, strings.ReplaceAll(stop, "hook stop", "hook "+strings.ToLower(ev)), h.Command, ev)
+			}
+		}
+	}
 }

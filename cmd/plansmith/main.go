@@ -9,7 +9,7 @@ import (
 )
 
 func main() {
-	relaunchIfStale(os.Getenv)
+	relaunchIfStale(os.Getenv, os.Args[0])
 	os.Exit(dispatch(os.Args[1:], processEnv()))
 }
 

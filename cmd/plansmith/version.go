@@ -5,10 +5,15 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
+
+	"github.com/plansmith/plansmith"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// versionLine is what `plansmith version` prints and `plansmith doctor`
+// shows: the one version (plansmith.Version), the Go release and platform.
+func versionLine() string {
+	return fmt.Sprintf("plansmith %s (%s, %s/%s)", plansmith.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 func newVersionCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
@@ -16,7 +21,7 @@ func newVersionCmd(env *Env) *cobra.Command {
 		Short: "Print plansmith's version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
-			fmt.Fprintf(env.Stdout, "plansmith %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintln(env.Stdout, versionLine())
 		},
 	}
 }

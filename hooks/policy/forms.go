@@ -12,7 +12,7 @@ import (
 // options judges args by the grammar named key and records the refusal;
 // it returns every reading of args, or nil when they are refused.
 func (c *checker) options(n syntax.Node, key string, args []arg) []parsed {
-	r, readings := grammars[key].judge(key, args)
+	r, readings := grammars()[key].judge(key, args)
 	if r != nil {
 		c.fail(r.rule, n, r.detail)
 		return nil
@@ -149,7 +149,7 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 		for _, a := range args[1:] {
 			if strings.HasPrefix(a.val, "--") && len(a.val) > 2 {
 				name, _, _ := strings.Cut(a.val[2:], "=")
-				if len(grammars["npm"].longCandidates(name, gnuOnly)) != 1 {
+				if len(grammars()["npm"].longCandidates(name, gnuOnly)) != 1 {
 					return c.deny(n, "write-option", "npm "+args[0].val+" "+a.val)
 				}
 			}

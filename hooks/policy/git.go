@@ -43,7 +43,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 	switch {
 	case gitReads[sub]:
 		key := "git " + sub
-		if grammars[key] == nil {
+		if grammars()[key] == nil {
 			key = "git *"
 		}
 		return c.options(n, key, rest) != nil

@@ -1,5 +1,7 @@
 package policy
 
+import "sync"
+
 // The option grammars of the commands whose options decide whether they
 // write or run something: which options take a value and how, which the
 // tool lets you abbreviate, which GNU and BSD/macOS spellings exist, and
@@ -43,201 +45,205 @@ func digits() []option {
 	return out
 }
 
-var grammars = map[string]*grammar{
-	// GNU sort and the BSD sort of macOS (both getopt_long, both permute).
-	"sort": (&grammar{abbrev: true, options: rows(
-		[]option{
-			opt("-o --output", required, "sort-output"),
-			opt("--compress-program", required, "exec-option"),
-			opt("--check", optional, ""),
-		},
-		valued("-k --key", "-S --buffer-size", "-t --field-separator", "-T --temporary-directory",
-			"--random-source", "--sort", "--batch-size", "--files0-from", "--parallel"),
-		flags("", "-b --ignore-leading-blanks", "-d --dictionary-order", "-f --ignore-case", "-g --general-numeric-sort",
-			"-i --ignore-nonprinting", "-M --month-sort", "-h --human-numeric-sort", "-n --numeric-sort",
-			"-R --random-sort", "-r --reverse", "-V --version-sort", "-c", "-C", "-m --merge", "-s --stable",
-			"-u --unique", "-z --zero-terminated", "--debug", "--help", "--version"),
-	)}).index(),
+// grammars is built on first use: a hook call that judges no command (no
+// loop, another tool) does not pay for indexing every grammar at start.
+var grammars = sync.OnceValue(func() map[string]*grammar {
+	return map[string]*grammar{
+		// GNU sort and the BSD sort of macOS (both getopt_long, both permute).
+		"sort": (&grammar{abbrev: true, options: rows(
+			[]option{
+				opt("-o --output", required, "sort-output"),
+				opt("--compress-program", required, "exec-option"),
+				opt("--check", optional, ""),
+			},
+			valued("-k --key", "-S --buffer-size", "-t --field-separator", "-T --temporary-directory",
+				"--random-source", "--sort", "--batch-size", "--files0-from", "--parallel"),
+			flags("", "-b --ignore-leading-blanks", "-d --dictionary-order", "-f --ignore-case", "-g --general-numeric-sort",
+				"-i --ignore-nonprinting", "-M --month-sort", "-h --human-numeric-sort", "-n --numeric-sort",
+				"-R --random-sort", "-r --reverse", "-V --version-sort", "-c", "-C", "-m --merge", "-s --stable",
+				"-u --unique", "-z --zero-terminated", "--debug", "--help", "--version"),
+		)}).index(),
 
-	// uniq writes its second operand. BSD uniq stops at the first operand,
-	// so "uniq in.txt -c" writes a file named -c on macOS.
-	"uniq": (&grammar{abbrev: true, strict: true, rule: "uniq-output", bsdStop: true, options: rows(
-		flags("", "-c --count", "-d --repeated", "-i --ignore-case", "-u --unique", "-z --zero-terminated", "--help", "--version"),
-		[]option{opt("-D --all-repeated", optional, ""), opt("--group", optional, "")},
-		valued("-f --skip-fields", "-s --skip-chars", "-w --check-chars"),
-		digits(), // the obsolete -N for -f N
-	)}).index(),
+		// uniq writes its second operand. BSD uniq stops at the first operand,
+		// so "uniq in.txt -c" writes a file named -c on macOS.
+		"uniq": (&grammar{abbrev: true, strict: true, rule: "uniq-output", bsdStop: true, options: rows(
+			flags("", "-c --count", "-d --repeated", "-i --ignore-case", "-u --unique", "-z --zero-terminated", "--help", "--version"),
+			[]option{opt("-D --all-repeated", optional, ""), opt("--group", optional, "")},
+			valued("-f --skip-fields", "-s --skip-chars", "-w --check-chars"),
+			digits(), // the obsolete -N for -f N
+		)}).index(),
 
-	// tee writes every operand.
-	"tee": (&grammar{abbrev: true, strict: true, rule: "tee", bsdStop: true, options: rows(
-		flags("", "-a --append", "-i --ignore-interrupts", "-p", "--help", "--version"),
-		[]option{opt("--output-error", optional, "")},
-	)}).index(),
+		// tee writes every operand.
+		"tee": (&grammar{abbrev: true, strict: true, rule: "tee", bsdStop: true, options: rows(
+			flags("", "-a --append", "-i --ignore-interrupts", "-p", "--help", "--version"),
+			[]option{opt("--output-error", optional, "")},
+		)}).index(),
 
-	// date sets the clock with -s or an operand other than +FORMAT; BSD date
-	// adds -j, -n, -v and -z.
-	"date": (&grammar{abbrev: true, strict: true, rule: "date-set", bsdStop: true, options: rows(
-		[]option{
-			opt("-s --set", required, "date-set"),
-			opt("-I --iso-8601", optional, ""),
-			opt("-j", flag, "").bsd(), opt("-n", flag, "").bsd(),
-			opt("-v", required, "").bsd(), opt("-z", required, "").bsd(),
-		},
-		valued("-d --date", "-f --file", "-r --reference", "--rfc-3339"),
-		flags("", "--debug", "--resolution", "-R --rfc-email", "-u --utc", "--universal", "--help", "--version"),
-	)}).index(),
+		// date sets the clock with -s or an operand other than +FORMAT; BSD date
+		// adds -j, -n, -v and -z.
+		"date": (&grammar{abbrev: true, strict: true, rule: "date-set", bsdStop: true, options: rows(
+			[]option{
+				opt("-s --set", required, "date-set"),
+				opt("-I --iso-8601", optional, ""),
+				opt("-j", flag, "").bsd(), opt("-n", flag, "").bsd(),
+				opt("-v", required, "").bsd(), opt("-z", required, "").bsd(),
+			},
+			valued("-d --date", "-f --file", "-r --reference", "--rfc-3339"),
+			flags("", "--debug", "--resolution", "-R --rfc-email", "-u --utc", "--universal", "--help", "--version"),
+		)}).index(),
 
-	// hostname prints with these options and sets the name otherwise.
-	"hostname": (&grammar{abbrev: true, strict: true, rule: "hostname-set", options: rows(
-		flags("", "-f --fqdn", "--long", "-s --short", "-i --ip-address", "-I --all-ip-addresses", "-d --domain",
-			"-a --alias", "-A --all-fqdns", "-y --yp", "--nis"),
-		[]option{opt("-F --file", required, "hostname-set"), opt("-b --boot", flag, "hostname-set")},
-	)}).index(),
+		// hostname prints with these options and sets the name otherwise.
+		"hostname": (&grammar{abbrev: true, strict: true, rule: "hostname-set", options: rows(
+			flags("", "-f --fqdn", "--long", "-s --short", "-i --ip-address", "-I --all-ip-addresses", "-d --domain",
+				"-a --alias", "-A --all-fqdns", "-y --yp", "--nis"),
+			[]option{opt("-F --file", required, "hostname-set"), opt("-b --boot", flag, "hostname-set")},
+		)}).index(),
 
-	// tree reads its own options: a value is always the next word and the
-	// cluster goes on ("-Po PATTERN FILE").
-	"tree": (&grammar{abbrev: true, nextValues: true, options: rows(
-		[]option{opt("-o --output", required, "tree-output"), opt("-R", flag, "tree-output")},
-		valued("-P", "-I", "-L", "-H", "-T", "--charset", "--filelimit", "--timefmt", "--sort", "--infofile", "--hintro", "--houtro"),
-	)}).index(),
+		// tree reads its own options: a value is always the next word and the
+		// cluster goes on ("-Po PATTERN FILE").
+		"tree": (&grammar{abbrev: true, nextValues: true, options: rows(
+			[]option{opt("-o --output", required, "tree-output"), opt("-R", flag, "tree-output")},
+			valued("-P", "-I", "-L", "-H", "-T", "--charset", "--filelimit", "--timefmt", "--sort", "--infofile", "--hintro", "--houtro"),
+		)}).index(),
 
-	// file -C compiles a magic file and writes NAME.mgc.
-	"file": (&grammar{abbrev: true, options: rows(
-		[]option{opt("-C --compile", flag, "write-option")},
-		valued("-e --exclude", "-F --separator", "-f --files-from", "-m --magic-file", "-P --parameter"),
-	)}).index(),
+		// file -C compiles a magic file and writes NAME.mgc.
+		"file": (&grammar{abbrev: true, options: rows(
+			[]option{opt("-C --compile", flag, "write-option")},
+			valued("-e --exclude", "-F --separator", "-f --files-from", "-m --magic-file", "-P --parameter"),
+		)}).index(),
 
-	// fd (clap: no abbreviations).
-	"fd": (&grammar{options: rows(
-		[]option{opt("-x --exec", required, "exec-option"), opt("-X --exec-batch", required, "exec-option")},
-		valued("-d --max-depth", "-t --type", "-e --extension", "-E --exclude", "-c --color", "-j --threads",
-			"-S --size", "-o --owner", "--changed-within", "--changed-before", "--base-directory",
-			"--path-separator", "--search-path", "--max-results", "--batch-size", "--ignore-file", "--format", "--min-depth", "--exact-depth"),
-	)}).index(),
+		// fd (clap: no abbreviations).
+		"fd": (&grammar{options: rows(
+			[]option{opt("-x --exec", required, "exec-option"), opt("-X --exec-batch", required, "exec-option")},
+			valued("-d --max-depth", "-t --type", "-e --extension", "-E --exclude", "-c --color", "-j --threads",
+				"-S --size", "-o --owner", "--changed-within", "--changed-before", "--base-directory",
+				"--path-separator", "--search-path", "--max-results", "--batch-size", "--ignore-file", "--format", "--min-depth", "--exact-depth"),
+		)}).index(),
 
-	// ripgrep: --pre and --hostname-bin run programs, and --search-zip runs
-	// decompressors found on PATH. No abbreviations.
-	"rg": (&grammar{options: rows(
-		[]option{
-			opt("--pre", required, "exec-option"), opt("--hostname-bin", required, "exec-option"),
-			opt("-z --search-zip", flag, "exec-option"),
-		},
-		valued("-A --after-context", "-B --before-context", "-C --context", "-e --regexp", "-f --file", "-g --glob",
-			"-j --threads", "-m --max-count", "-M --max-columns", "-r --replace", "-t --type", "-T --type-not",
-			"-E --encoding", "-d --max-depth", "--pre-glob", "--iglob", "--type-add", "--colors", "--sort", "--sortr"),
-	)}).index(),
+		// ripgrep: --pre and --hostname-bin run programs, and --search-zip runs
+		// decompressors found on PATH. No abbreviations.
+		"rg": (&grammar{options: rows(
+			[]option{
+				opt("--pre", required, "exec-option"), opt("--hostname-bin", required, "exec-option"),
+				opt("-z --search-zip", flag, "exec-option"),
+			},
+			valued("-A --after-context", "-B --before-context", "-C --context", "-e --regexp", "-f --file", "-g --glob",
+				"-j --threads", "-m --max-count", "-M --max-columns", "-r --replace", "-t --type", "-T --type-not",
+				"-E --encoding", "-d --max-depth", "--pre-glob", "--iglob", "--type-add", "--colors", "--sort", "--sortr"),
+		)}).index(),
 
-	// The Silver Searcher (getopt_long: abbreviations).
-	"ag": (&grammar{abbrev: true, options: rows(
-		[]option{opt("--pager", required, "exec-option")},
-		valued("-A --after", "-B --before", "-C --context", "-G --file-search-regex", "-g", "-m --max-count",
-			"-p --path-to-ignore", "-W --width", "--depth", "--ignore", "--ignore-dir"),
-	)}).index(),
+		// The Silver Searcher (getopt_long: abbreviations).
+		"ag": (&grammar{abbrev: true, options: rows(
+			[]option{opt("--pager", required, "exec-option")},
+			valued("-A --after", "-B --before", "-C --context", "-G --file-search-regex", "-g", "-m --max-count",
+				"-p --path-to-ignore", "-W --width", "--depth", "--ignore", "--ignore-dir"),
+		)}).index(),
 
-	// yq: mikefarah's (pflag) and kislyuk's (argparse, which abbreviates).
-	"yq": (&grammar{abbrev: true, options: rows(
-		[]option{
-			opt("-i --inplace", flag, "write-option"), opt("--in-place", flag, "write-option"),
-			opt("-s --split-exp", required, "write-option"), opt("--split-exp-file", required, "write-option"),
-		},
-		valued("-I --indent", "-p --input-format", "-o --output-format", "--expression", "--from-file"),
-	)}).index(),
+		// yq: mikefarah's (pflag) and kislyuk's (argparse, which abbreviates).
+		"yq": (&grammar{abbrev: true, options: rows(
+			[]option{
+				opt("-i --inplace", flag, "write-option"), opt("--in-place", flag, "write-option"),
+				opt("-s --split-exp", required, "write-option"), opt("--split-exp-file", required, "write-option"),
+			},
+			valued("-I --indent", "-p --input-format", "-o --output-format", "--expression", "--from-file"),
+		)}).index(),
 
-	// base64: GNU's -i ignores garbage and -w wraps; the BSD/macOS base64
-	// reads -i FILE and writes -o FILE.
-	"base64": (&grammar{abbrev: true, options: []option{
-		opt("-d --decode", flag, ""),
-		opt("-i --ignore-garbage", flag, "").gnu(), opt("-w --wrap", required, "").gnu(),
-		opt("-i --input", required, "").bsd(), opt("-b --break", required, "").bsd(), opt("-D", flag, "").bsd(),
-		opt("-o --output", required, "write-option").bsd(),
-	}}).index(),
+		// base64: GNU's -i ignores garbage and -w wraps; the BSD/macOS base64
+		// reads -i FILE and writes -o FILE.
+		"base64": (&grammar{abbrev: true, options: []option{
+			opt("-d --decode", flag, ""),
+			opt("-i --ignore-garbage", flag, "").gnu(), opt("-w --wrap", required, "").gnu(),
+			opt("-i --input", required, "").bsd(), opt("-b --break", required, "").bsd(), opt("-D", flag, "").bsd(),
+			opt("-o --output", required, "write-option").bsd(),
+		}}).index(),
 
-	// man only with page names: its options pick pagers, browsers and
-	// formatters, or local files to format.
-	"man": (&grammar{strict: true, rule: "man-option"}).index(),
+		// man only with page names: its options pick pagers, browsers and
+		// formatters, or local files to format.
+		"man": (&grammar{strict: true, rule: "man-option"}).index(),
 
-	// find's primaries are single-dash words, like Go flags. -exec and
-	// -execdir are judged by the command they run (checkFind); -ok and
-	// -okdir ask on the terminal, which a planning session cannot answer.
-	"find": (&grammar{goFlags: true, noDashDash: true, options: flags("find-action",
-		"--delete", "--ok", "--okdir", "--fprint", "--fprint0", "--fprintf", "--fls")}).index(),
+		// find's primaries are single-dash words, like Go flags. -exec and
+		// -execdir are judged by the command they run (checkFind); -ok and
+		// -okdir ask on the terminal, which a planning session cannot answer.
+		"find": (&grammar{goFlags: true, noDashDash: true, options: flags("find-action",
+			"--delete", "--ok", "--okdir", "--fprint", "--fprint0", "--fprintf", "--fls")}).index(),
 
-	// go env -w and -u change the Go environment file.
-	"go env": (&grammar{goFlags: true, options: rows(
-		flags("write-option", "--w", "--u"),
-		flags("", "--json", "--changed"),
-	)}).index(),
+		// go env -w and -u change the Go environment file.
+		"go env": (&grammar{goFlags: true, options: rows(
+			flags("write-option", "--w", "--u"),
+			flags("", "--json", "--changed"),
+		)}).index(),
 
-	// go list: the build flags that run programs or write files.
-	"go list": (&grammar{goFlags: true, options: rows(
-		[]option{
-			opt("--toolexec", required, "exec-option"), opt("--exec", required, "exec-option"),
-			opt("--overlay", required, "exec-option"), opt("--o", required, "write-option"),
-			opt("--modfile", required, "write-option"), opt("--pkgdir", required, "write-option"),
-			opt("--gcflags", required, "exec-option"), opt("--asmflags", required, "exec-option"),
-			opt("--gccgoflags", required, "exec-option"), opt("--ldflags", required, "exec-option"),
-			{long: "mod", value: required, rule: "write-option", writesIf: "mod"},
-		},
-		valued("--f", "--tags", "--C", "--p", "--reuse", "--buildmode", "--compiler", "--installsuffix", "--pgo",
-			"--covermode", "--coverpkg"),
-	)}).index(),
+		// go list: the build flags that run programs or write files.
+		"go list": (&grammar{goFlags: true, options: rows(
+			[]option{
+				opt("--toolexec", required, "exec-option"), opt("--exec", required, "exec-option"),
+				opt("--overlay", required, "exec-option"), opt("--o", required, "write-option"),
+				opt("--modfile", required, "write-option"), opt("--pkgdir", required, "write-option"),
+				opt("--gcflags", required, "exec-option"), opt("--asmflags", required, "exec-option"),
+				opt("--gccgoflags", required, "exec-option"), opt("--ldflags", required, "exec-option"),
+				{long: "mod", value: required, rule: "write-option", writesIf: "mod"},
+			},
+			valued("--f", "--tags", "--C", "--p", "--reuse", "--buildmode", "--compiler", "--installsuffix", "--pgo",
+				"--covermode", "--coverpkg"),
+		)}).index(),
 
-	// npm's reading subcommands: a positive list, since --cache, --prefix,
-	// --logs-dir and friends make even "npm ls" write there.
-	"npm": (&grammar{abbrev: true, strict: true, rule: "write-option", options: rows(
-		flags("", "--json", "--long", "-l", "--all", "-a", "--parseable", "-p", "--global", "-g", "--production",
-			"--dev", "--link", "--workspaces", "--ws", "--offline"),
-		valued("--depth", "--omit", "--include", "-w --workspace"),
-	)}).index(),
+		// npm's reading subcommands: a positive list, since --cache, --prefix,
+		// --logs-dir and friends make even "npm ls" write there.
+		"npm": (&grammar{abbrev: true, strict: true, rule: "write-option", options: rows(
+			flags("", "--json", "--long", "-l", "--all", "-a", "--parseable", "-p", "--global", "-g", "--production",
+				"--dev", "--link", "--workspaces", "--ws", "--offline"),
+			valued("--depth", "--omit", "--include", "-w --workspace"),
+		)}).index(),
 
-	// sed: GNU permutes and takes -i[SUFFIX] and -l N; BSD stops at the
-	// first operand, takes -i SUFFIX, -I SUFFIX and a bare -l.
-	"sed": (&grammar{abbrev: true, strict: true, rule: "sed-script", bsdStop: true, options: rows(
-		flags("", "-n --quiet", "--silent", "-E --regexp-extended", "-r", "-u --unbuffered", "--posix",
-			"--debug", "--sandbox", "--follow-symlinks", "--help", "--version"),
-		[]option{
-			opt("-e --expression", required, ""),
-			opt("-f --file", required, "sed-script"),
-			opt("-i --in-place", optional, "sed-in-place").gnu(), opt("-i", required, "sed-in-place").bsd(),
-			opt("-I", required, "sed-in-place").bsd(),
-			opt("-s --separate", flag, "").gnu(), opt("-z --null-data", flag, "").gnu(), opt("--zero-terminated", flag, "").gnu(),
-			opt("-l --line-length", required, "").gnu(), opt("-l", flag, "").bsd(), opt("-a", flag, "").bsd(),
-		},
-	)}).index(),
+		// sed: GNU permutes and takes -i[SUFFIX] and -l N; BSD stops at the
+		// first operand, takes -i SUFFIX, -I SUFFIX and a bare -l.
+		"sed": (&grammar{abbrev: true, strict: true, rule: "sed-script", bsdStop: true, options: rows(
+			flags("", "-n --quiet", "--silent", "-E --regexp-extended", "-r", "-u --unbuffered", "--posix",
+				"--debug", "--sandbox", "--follow-symlinks", "--help", "--version"),
+			[]option{
+				opt("-e --expression", required, ""),
+				opt("-f --file", required, "sed-script"),
+				opt("-i --in-place", optional, "sed-in-place").gnu(), opt("-i", required, "sed-in-place").bsd(),
+				opt("-I", required, "sed-in-place").bsd(),
+				opt("-s --separate", flag, "").gnu(), opt("-z --null-data", flag, "").gnu(), opt("--zero-terminated", flag, "").gnu(),
+				opt("-l --line-length", required, "").gnu(), opt("-l", flag, "").bsd(), opt("-a", flag, "").bsd(),
+			},
+		)}).index(),
 
-	// awk: gawk, mawk and BSD awk stop at the program. Only -F and -v (and a
-	// few gawk switches) are allowed: -f and -E load programs, -i and -l load
-	// code, -o, -p and -d write files, mawk's -W does several of these.
-	"awk": (&grammar{abbrev: true, strict: true, rule: "awk-option", stopAtOperand: true, options: rows(
-		valued("-F --field-separator", "-v --assign"),
-		flags("", "--posix", "--re-interval", "--characters-as-bytes", "--traditional", "--sandbox", "--version"),
-	)}).index(),
+		// awk: gawk, mawk and BSD awk stop at the program. Only -F and -v (and a
+		// few gawk switches) are allowed: -f and -E load programs, -i and -l load
+		// code, -o, -p and -d write files, mawk's -W does several of these.
+		"awk": (&grammar{abbrev: true, strict: true, rule: "awk-option", stopAtOperand: true, options: rows(
+			valued("-F --field-separator", "-v --assign"),
+			flags("", "--posix", "--re-interval", "--characters-as-bytes", "--traditional", "--sandbox", "--version"),
+		)}).index(),
 
-	// git's own options, before the subcommand (git.c: exact names only).
-	"git": (&grammar{strict: true, rule: "git-option", stopAtOperand: true, noDashDash: true, options: rows(
-		valued("-C"),
-		flags("", "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects",
-			"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--version"),
-		[]option{opt("-c", required, "git-option"), opt("--config-env", required, "git-option")},
-	)}).index(),
+		// git's own options, before the subcommand (git.c: exact names only).
+		"git": (&grammar{strict: true, rule: "git-option", stopAtOperand: true, noDashDash: true, options: rows(
+			valued("-C"),
+			flags("", "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects",
+				"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--version"),
+			[]option{opt("-c", required, "git-option"), opt("--config-env", required, "git-option")},
+		)}).index(),
 
-	// Every git subcommand (parse-options: abbreviations and --no-).
-	"git *":    (&grammar{abbrev: true, negate: true, options: gitCommon}).index(),
-	"git grep": (&grammar{abbrev: true, negate: true, options: rows(gitCommon, gitGrep)}).index(),
-	"git branch": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
-		flags("", "-a --all", "-r --remotes", "-v --verbose", "--show-current", "-q --quiet"))}).index(),
-	"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
-		[]option{opt("-n", optional, ""), opt("-v --verify", flag, "")})}).index(),
-	"git config": (&grammar{abbrev: true, strict: true, rule: "git-config", options: rows(
-		flags("", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l --list", "--get-color", "--get-colorbool",
-			"--global", "--system", "--local", "--worktree", "--includes", "--no-includes", "--show-origin",
-			"--show-scope", "-z --null", "--name-only", "--bool", "--int", "--path", "--bool-or-int",
-			"--expiry-date", "--fixed-value", "--all"),
-		valued("--type", "--default", "--value", "--url", "-f --file", "--blob", "--regexp"),
-		flags("git-config", "--add", "--replace-all", "--unset", "--unset-all", "--rename-section",
-			"--remove-section", "-e --edit"),
-	)}).index(),
-}
+		// Every git subcommand (parse-options: abbreviations and --no-).
+		"git *":    (&grammar{abbrev: true, negate: true, options: gitCommon}).index(),
+		"git grep": (&grammar{abbrev: true, negate: true, options: rows(gitCommon, gitGrep)}).index(),
+		"git branch": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
+			flags("", "-a --all", "-r --remotes", "-v --verbose", "--show-current", "-q --quiet"))}).index(),
+		"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
+			[]option{opt("-n", optional, ""), opt("-v --verify", flag, "")})}).index(),
+		"git config": (&grammar{abbrev: true, strict: true, rule: "git-config", options: rows(
+			flags("", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l --list", "--get-color", "--get-colorbool",
+				"--global", "--system", "--local", "--worktree", "--includes", "--no-includes", "--show-origin",
+				"--show-scope", "-z --null", "--name-only", "--bool", "--int", "--path", "--bool-or-int",
+				"--expiry-date", "--fixed-value", "--all"),
+			valued("--type", "--default", "--value", "--url", "-f --file", "--blob", "--regexp"),
+			flags("git-config", "--add", "--replace-all", "--unset", "--unset-all", "--rename-section",
+				"--remove-section", "-e --edit"),
+		)}).index(),
+	}
+})
 
 // gitCommon are options refused for every git subcommand, and the harmless
 // options that share their prefixes (so --output-indicator-new is not

@@ -58,6 +58,23 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	return Bash(*in.Command, cfg)
 }
 
+// Guarded reports whether tool is one the policy refuses or judges: the
+// editing tools and Bash, and a call whose tool cannot be named ("").
+func Guarded(tool string) bool {
+	return tool == "" || tool == "Bash" || editTools[tool]
+}
+
+// Unreadable is the answer for a guarded tool call that cannot be judged
+// while a loop may be running: the hook input or the loop's state could not
+// be read. It fails closed; why says what could not be read.
+func Unreadable(tool, why string) Decision {
+	what := tool
+	if what == "" {
+		what = "a tool call"
+	}
+	return deny(finding{rule: "unreadable", what: what, detail: why})
+}
+
 // Bash judges a bash command line. It is allowed only when every simple
 // command in it, at any depth, is on the read-only list (or the project's
 // Config allows it) in a read-only form, and no redirect writes a file.

@@ -54,6 +54,21 @@ func TestTool(t *testing.T) {
 	}
 }
 
+func TestUnreadable(t *testing.T) {
+	for _, tool := range []string{"Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", ""} {
+		assert.True(t, Guarded(tool), tool)
+	}
+	for _, tool := range []string{"Read", "Grep", "Glob", "Agent", "ExitPlanMode"} {
+		assert.False(t, Guarded(tool), tool)
+	}
+	d := Unreadable("Bash", "locking .claude/plansmith.lock: is a directory")
+	assert.False(t, d.Allow)
+	assert.Equal(t, "unreadable", d.Rule)
+	assert.Contains(t, d.Reason, "is a directory")
+	assert.Contains(t, d.Reason, "refuses edits and shell commands")
+	assert.Contains(t, Unreadable("", "x").Reason, "a tool call")
+}
+
 func TestDenialText(t *testing.T) {
 	d := Bash("sed -i 's/a/b/' main.go", Config{})
 	require.False(t, d.Allow)

@@ -145,6 +145,10 @@ var rules = map[string]rule{
 		why: "only plansmith's read-only commands and cancel may run while planning",
 		alt: "use plansmith status, plansmith memory show or plansmith cancel",
 	},
+	"unreadable": {
+		why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
+		alt: "use Read, Grep and Glob meanwhile, and ask the user to run plansmith status (or /plansmith:cancel to end the loop) if this persists",
+	},
 	"internal": {
 		why: "the policy failed while judging the command, so it refuses to be safe",
 		alt: "write the command more simply",

@@ -208,7 +208,7 @@ func sandboxRun(dir, command string) (string, error) {
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_EDITOR=mark", "EDITOR=mark", "VISUAL=mark", "LC_ALL=C",
 		"GOCACHE=" + filepath.Join(dir, ".gocache"), "GOPATH=" + filepath.Join(dir, ".gopath"),
-		"GOFLAGS=", "GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off", "GOENV=" + filepath.Join(home, ".config", "go", "env"),
+		"GOFLAGS=", "GOTOOLCHAIN=local", "GOTELEMETRY=off", "GOPROXY=off", "GOWORK=off", "GOENV=" + filepath.Join(home, ".config", "go", "env"),
 		"npm_config_cache=" + filepath.Join(home, ".npm"), "npm_config_update_notifier=false",
 	}
 	cmd.Stdin = nil
