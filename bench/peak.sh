@@ -33,11 +33,17 @@ measure() { # name, input, event, plan args...
 	local project
 	project=$(mktemp -d "$work/p.XXXX")
 	if [ $# -gt 0 ]; then (cd "$project" && CLAUDE_PROJECT_DIR=$project "$bin" plan "$@" >/dev/null); fi
+	# BODY_MIB=N: N MiB of recorded answers in the state's body.
+	if [ -n "${BODY_MIB:-}" ]; then
+		python3 -c 'import sys; line = b"The token bucket in internal/limit/bucket.go keeps one counter per key.\n"; sys.stdout.buffer.write(line * ((int(sys.argv[1]) << 20) // len(line)))' \
+			"$BODY_MIB" >>"$project/.claude/plansmith.local.md"
+	fi
 	local kib
 	kib=$(cd "$project" && CLAUDE_PROJECT_DIR=$project /usr/bin/time -f %M "$bin" hook "$event" <"$work/$input" 2>&1 >/dev/null | tail -1)
 	awk -v n="$name" -v k="$kib" 'BEGIN { printf "peak memory  %-44s %6.1f MiB\n", n, k / 1024 }'
 }
 measure "stop, no loop" small.json stop
 measure "pretooluse, bash pipeline in a loop" bash.json pretooluse --no-gate x
+BODY_MIB=50 measure "pretooluse in a loop, 50 MiB state body" bash.json pretooluse --no-gate x
 measure "stop, 1 MiB draft" big.json stop --no-gate --phases draft,revise x
 measure "stop, 1 MiB final revise, gate begins" big.json stop --phases revise x

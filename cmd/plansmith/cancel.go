@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
 
@@ -14,19 +15,17 @@ func newCancelCmd(env *Env) *cobra.Command {
 		Use:   "cancel",
 		Short: "End the active planning loop (safe to run when none is active)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := paths(env)
-			if err != nil {
-				return err
-			}
-			c, err := loop.Cancel(*env, p)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(env.Stdout, cancelText(c))
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return inProject(env, runCancel) },
 	}
+}
+
+func runCancel(env *Env, p state.Paths) error {
+	c, err := loop.Cancel(*env, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(env.Stdout, cancelText(c))
+	return nil
 }
 
 func cancelText(c loop.Cancelled) string { return templates.Show("cli/cancelled.md", c) }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,50 +13,55 @@ import (
 	"github.com/plansmith/plansmith/install"
 )
 
+// doctorOptions are the inputs of `plansmith doctor`.
+type doctorOptions struct {
+	JSON   bool
+	Binary string // check as if this were the plansmith binary
+}
+
 func newDoctorCmd(env *Env) *cobra.Command {
-	var asJSON bool
-	var binary string
+	o := &doctorOptions{}
 	cmd := &cobra.Command{
 		Use:   "doctor [--json]",
 		Short: "Check the binary, hook registration, stale loops and settings, and print fixes",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			bin, err := binaryPath(binary)
-			if err != nil {
-				return err
-			}
-			p, err := paths(env)
-			if err != nil {
-				return err
-			}
-			checks := install.Doctor(install.DoctorEnv{
-				Project: p.Project,
-				Home:    env.Getenv("HOME"),
-				Binary:  bin,
-				Version: versionLine(),
-				Getenv:  env.Getenv,
-				Now:     env.Now(),
-				LookGo:  lookGo(env),
-				Probe:   probeVersion,
-			})
-			if asJSON {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(map[string]any{"ok": !install.Failed(checks), "checks": checks}); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprint(env.Stdout, install.FormatChecks(checks))
-			}
-			if install.Failed(checks) {
-				return &exitError{1}
-			}
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runDoctor(env, o) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
-	cmd.Flags().StringVar(&binary, "binary", "", "check as if PATH were the plansmith binary (default: this one)")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON for scripts")
+	cmd.Flags().StringVar(&o.Binary, "binary", "", "check as if PATH were the plansmith binary (default: this one)")
 	return cmd
+}
+
+func runDoctor(env *Env, o *doctorOptions) error {
+	bin, err := binaryPath(o.Binary)
+	if err != nil {
+		return err
+	}
+	p, err := paths(env)
+	if err != nil {
+		return err
+	}
+	checks := install.Doctor(install.DoctorEnv{
+		Project: p.Project,
+		Home:    env.Getenv("HOME"),
+		Binary:  bin,
+		Version: versionLine(),
+		Getenv:  env.Getenv,
+		Now:     env.Now(),
+		LookGo:  lookGo(env),
+		Probe:   probeVersion,
+	})
+	if o.JSON {
+		if err := printJSON(env, map[string]any{"ok": !install.Failed(checks), "checks": checks}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(env.Stdout, install.FormatChecks(checks))
+	}
+	if install.Failed(checks) {
+		return &exitError{1}
+	}
+	return nil
 }
 
 // lookGo finds Go where the launcher looks: on $PATH, else /usr/local/go.

@@ -67,15 +67,17 @@ func newGateCriticInputCmd(env *Env) *cobra.Command {
 		Use:   "critic-input PLAN",
 		Short: "Print the plan as the critic must see it: without the gaps block and rodin metadata",
 		Args:  onePath("critic-input"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			plan, err := os.ReadFile(args[0])
-			if err != nil {
-				return checkFailed(env, "gate critic-input: %v", err)
-			}
-			fmt.Fprintln(env.Stdout, strings.TrimRight(gate.PlanContent(string(plan)), "\n"))
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runGateCriticInput(env, args[0]) },
 	}
+}
+
+func runGateCriticInput(env *Env, path string) error {
+	plan, err := os.ReadFile(path)
+	if err != nil {
+		return checkFailed(env, "gate critic-input: %v", err)
+	}
+	fmt.Fprintln(env.Stdout, strings.TrimRight(gate.PlanContent(string(plan)), "\n"))
+	return nil
 }
 
 // leakageOptions are the inputs of `plansmith gate leakage`.
@@ -161,27 +163,28 @@ func newGateCheckPlanCmd(env *Env) *cobra.Command {
 		Use:   "check-plan PLAN",
 		Short: "Check that the plan has a Goals section and a well-formed gaps block",
 		Args:  onePath("check-plan"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[0]
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return checkFailed(env, "gate check-plan: %v", err)
-			}
-			plan := string(data)
-			if !gate.HasGoals(plan) {
-				return checkFailed(env, "gate check-plan: %s has no \"## Goals\" section; add one with the plan's success criteria, then run the check again", path)
-			}
-			g, err := gate.ParseGaps(plan)
-			if err != nil {
-				return checkFailed(env, "gate check-plan: %s: %v", path, err)
-			}
-			if !g.Present {
-				return checkFailed(env, "gate check-plan: %s has no gaps block; add the known gaps between a %s line and a %s line (nothing between them claims there are none), then run the check again", path, gate.GapsStart, gate.GapsEnd)
-			}
-			fmt.Fprintf(env.Stdout, "plan ok: Goals section present; gaps block on lines %d-%d with %d gap(s)\n", g.Start, g.End, len(g.Items))
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runGateCheckPlan(env, args[0]) },
 	}
+}
+
+func runGateCheckPlan(env *Env, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return checkFailed(env, "gate check-plan: %v", err)
+	}
+	plan := string(data)
+	if !gate.HasGoals(plan) {
+		return checkFailed(env, "gate check-plan: %s has no \"## Goals\" section; add one with the plan's success criteria, then run the check again", path)
+	}
+	g, err := gate.ParseGaps(plan)
+	if err != nil {
+		return checkFailed(env, "gate check-plan: %s: %v", path, err)
+	}
+	if !g.Present {
+		return checkFailed(env, "gate check-plan: %s has no gaps block; add the known gaps between a %s line and a %s line (nothing between them claims there are none), then run the check again", path, gate.GapsStart, gate.GapsEnd)
+	}
+	fmt.Fprint(env.Stdout, templates.Show("gate/check-plan.md", g))
+	return nil
 }
 
 // readTextArg reads FILE, or stdin for "-" or no argument.
@@ -202,31 +205,31 @@ func newGateCheckFindingsCmd(env *Env) *cobra.Command {
 		Use:   "check-findings [FILE|-]",
 		Short: "Check the critic's output (stdin by default) and count its findings by severity",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := readTextArg(env, args)
-			if err != nil {
-				return checkFailed(env, "gate check-findings: %v", err)
-			}
-			f, err := gate.ParseFindings(text)
-			if err != nil {
-				return checkFailed(env, "gate check-findings: %v; run the critic once more", err)
-			}
-			if f.NoIssues {
-				fmt.Fprintln(env.Stdout, "critic output ok: no issues found")
-				return nil
-			}
-			c := f.Counts()
-			fmt.Fprintf(env.Stdout, "critic output ok: %d finding(s): high %d, medium %d, low %d\n", len(f.Items), c.High, c.Medium, c.Low)
-			for _, it := range f.Items {
-				fmt.Fprintf(env.Stdout, "%s [%s] %s\n", it.Label(), it.Severity, it.Title)
-			}
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runGateCheckFindings(env, args) },
 	}
 }
 
+func runGateCheckFindings(env *Env, args []string) error {
+	text, err := readTextArg(env, args)
+	if err != nil {
+		return checkFailed(env, "gate check-findings: %v", err)
+	}
+	f, err := gate.ParseFindings(text)
+	if err != nil {
+		return checkFailed(env, "gate check-findings: %v; run the critic once more", err)
+	}
+	fmt.Fprint(env.Stdout, templates.Show("gate/check-findings.md", map[string]any{"Findings": f, "Counts": f.Counts()}))
+	return nil
+}
+
+// verdictOptions are the inputs of `plansmith gate check-verdict`.
+type verdictOptions struct {
+	Args []string // FILE, - or nothing (stdin)
+	Plan string   // --plan: cross-check with the critic's findings and the plan's gaps
+}
+
 func newGateCheckVerdictCmd(env *Env) *cobra.Command {
-	var planPath string
+	o := &verdictOptions{}
 	cmd := &cobra.Command{
 		Use:   "check-verdict [FILE|-]",
 		Short: "Check the validator's output (stdin by default): PASS or FAIL and its reason",
@@ -237,52 +240,50 @@ func newGateCheckVerdictCmd(env *Env) *cobra.Command {
 			"or medium findings while the plan documents no gaps at all is a FAIL.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, err := readTextArg(env, args)
-			if err != nil {
-				return checkFailed(env, "gate check-verdict: %v", err)
-			}
-			r := gate.SplitReply(text)
-			vtext := text
-			if r.HasValidator {
-				vtext = r.Validator
-			}
-			v, err := gate.ParseVerdict(vtext)
-			if err != nil {
-				return checkFailed(env, "gate check-verdict: %v; run the validator once more", err)
-			}
-			pass, reason, note := v.Pass, v.Reason, ""
-			if planPath != "" {
-				if !r.HasCritic || !r.HasValidator {
-					return checkFailed(env, "gate check-verdict: with --plan, wrap the critic's output in <%s>…</%s> and the validator's in <%s>…</%s>",
-						gate.CriticTag, gate.CriticTag, gate.ValidatorTag, gate.ValidatorTag)
-				}
-				f, err := gate.ParseFindings(r.Critic)
-				if err != nil {
-					return checkFailed(env, "gate check-verdict: %v; run the critic once more", err)
-				}
-				plan, err := os.ReadFile(planPath)
-				if err != nil {
-					return checkFailed(env, "gate check-verdict: --plan: %v", err)
-				}
-				g, err := gate.ParseGaps(string(plan))
-				if err != nil {
-					return checkFailed(env, "gate check-verdict: --plan %s: %v", planPath, err)
-				}
-				pass, reason, note = crossCheck(pass, reason, f, g)
-			}
-			word := "FAIL"
-			if pass {
-				word = "PASS"
-			}
-			fmt.Fprintf(env.Stdout, "verdict: %s\nreason: %s\n", word, reason)
-			if note != "" {
-				fmt.Fprintf(env.Stdout, "note: %s\n", note)
-			}
-			return nil
+			o.Args = args
+			return runGateCheckVerdict(env, o)
 		},
 	}
-	cmd.Flags().StringVar(&planPath, "plan", "", "the plan file: cross-check the verdict with the critic's findings and the plan's gaps")
+	cmd.Flags().StringVar(&o.Plan, "plan", "", "the plan file: cross-check the verdict with the critic's findings and the plan's gaps")
 	return cmd
+}
+
+func runGateCheckVerdict(env *Env, o *verdictOptions) error {
+	text, err := readTextArg(env, o.Args)
+	if err != nil {
+		return checkFailed(env, "gate check-verdict: %v", err)
+	}
+	r := gate.SplitReply(text)
+	vtext := text
+	if r.HasValidator {
+		vtext = r.Validator
+	}
+	v, err := gate.ParseVerdict(vtext)
+	if err != nil {
+		return checkFailed(env, "gate check-verdict: %v; run the validator once more", err)
+	}
+	pass, reason, note := v.Pass, v.Reason, ""
+	if o.Plan != "" {
+		if !r.HasCritic || !r.HasValidator {
+			return checkFailed(env, "gate check-verdict: with --plan, wrap the critic's output in <%s>…</%s> and the validator's in <%s>…</%s>",
+				gate.CriticTag, gate.CriticTag, gate.ValidatorTag, gate.ValidatorTag)
+		}
+		f, err := gate.ParseFindings(r.Critic)
+		if err != nil {
+			return checkFailed(env, "gate check-verdict: %v; run the critic once more", err)
+		}
+		plan, err := os.ReadFile(o.Plan)
+		if err != nil {
+			return checkFailed(env, "gate check-verdict: --plan: %v", err)
+		}
+		g, err := gate.ParseGaps(string(plan))
+		if err != nil {
+			return checkFailed(env, "gate check-verdict: --plan %s: %v", o.Plan, err)
+		}
+		pass, reason, note = crossCheck(pass, reason, f, g)
+	}
+	fmt.Fprint(env.Stdout, templates.Show("gate/check-verdict.md", map[string]any{"Pass": pass, "Reason": reason, "Note": note}))
+	return nil
 }
 
 // crossCheck overrides the validator where the facts decide alone, as the
@@ -312,30 +313,32 @@ func newGateSignalCmd(env *Env) *cobra.Command {
 			"joined with spaces; a single - reads the reason from stdin. The PostToolUse hook turns the\n" +
 			"line into the plan's validation once the agent writes it with the Edit or Write tool.",
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return usagef("gate signal: want pass|fail and a reason, e.g. 'plansmith gate signal fail \"FINDING-2 is not covered\"'")
-			}
-			status := strings.ToLower(args[0])
-			if status != gate.ValidationPass && status != gate.ValidationFail {
-				return usagef("gate signal: status %q must be pass or fail", args[0])
-			}
-			reason := strings.Join(args[1:], " ")
-			if len(args) == 2 && args[1] == "-" {
-				b, err := io.ReadAll(env.Stdin)
-				if err != nil {
-					return checkFailed(env, "gate signal: reading stdin: %v", err)
-				}
-				reason = string(b)
-			}
-			reason = strings.TrimSpace(reason)
-			if reason == "" {
-				return usagef("gate signal: the reason is empty; say why the plan passed or failed")
-			}
-			fmt.Fprintln(env.Stdout, signalLine(status, reason))
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runGateSignal(env, args) },
 	}
+}
+
+func runGateSignal(env *Env, args []string) error {
+	if len(args) < 2 {
+		return usagef("gate signal: want pass|fail and a reason, e.g. 'plansmith gate signal fail \"FINDING-2 is not covered\"'")
+	}
+	status := strings.ToLower(args[0])
+	if status != gate.ValidationPass && status != gate.ValidationFail {
+		return usagef("gate signal: status %q must be pass or fail", args[0])
+	}
+	reason := strings.Join(args[1:], " ")
+	if len(args) == 2 && args[1] == "-" {
+		b, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return checkFailed(env, "gate signal: reading stdin: %v", err)
+		}
+		reason = string(b)
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return usagef("gate signal: the reason is empty; say why the plan passed or failed")
+	}
+	fmt.Fprintln(env.Stdout, signalLine(status, reason))
+	return nil
 }
 
 // signalLine is the verdict signal comment for the plan file. The JSON is

@@ -55,7 +55,7 @@ func newInstallCmd(env *Env) *cobra.Command {
 		},
 	}
 	installFlags(cmd, o)
-	cmd.Flags().BoolVar(&o.Trust, "trust", false, "with --agent codex: also trust plansmith's hooks in Codex (through `codex app-server`, as its /hooks review would)")
+	cmd.Flags().BoolVar(&o.Trust, "trust", false, "with --agent codex: also trust plansmith's hooks in Codex, through codex app-server, as its /hooks review would")
 	cmd.Flags().StringVar(&o.Codex, "codex", "codex", "with --trust: the Codex CLI to ask")
 	return cmd
 }
@@ -92,7 +92,7 @@ func newUninstallCmd(env *Env) *cobra.Command {
 }
 
 func installFlags(cmd *cobra.Command, o *InstallOptions) {
-	cmd.Flags().BoolVar(&o.User, "user", false, "use ~/.claude/ (every project) instead of this project's .claude/")
+	cmd.Flags().BoolVar(&o.User, "user", false, "use ~/.claude/ (every project) instead of this project's .claude/ (with --agent codex: $CODEX_HOME, else ~/.codex)")
 	cmd.Flags().StringVar(&o.Binary, "binary", "", "the plansmith binary the hooks run (default: this one)")
 	cmd.Flags().StringVar(&o.Agent, "agent", "claude", "claude (.claude/) or codex (Codex CLI: .codex/hooks.json and a skill, or $CODEX_HOME with --user)")
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 func newMemoryCmd(env *Env) *cobra.Command {
@@ -17,53 +19,55 @@ func newMemoryCmd(env *Env) *cobra.Command {
 			return usagef("memory: say show, clear or path (see 'plansmith memory --help')")
 		},
 	}
-	cmd.AddCommand(&cobra.Command{
-		Use:   "show",
-		Short: "Print the lessons kept from earlier runs",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := paths(env)
-			if err != nil {
-				return err
-			}
-			runs, err := memory.Load(p.Memory())
-			if err != nil {
-				return err
-			}
-			if len(runs) == 0 {
-				fmt.Fprintln(env.Stdout, "plansmith: memory is empty (lessons are kept after each finished run).")
-				return nil
-			}
-			fmt.Fprint(env.Stdout, memory.Format(runs))
-			return nil
-		},
-	}, &cobra.Command{
-		Use:   "clear",
-		Short: "Erase the memory",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := paths(env)
-			if err != nil {
-				return err
-			}
-			if err := memory.Clear(p.Memory()); err != nil {
-				return err
-			}
-			fmt.Fprintf(env.Stdout, "plansmith: memory cleared (%s).\n", p.Rel(p.Memory()))
-			return nil
-		},
-	}, &cobra.Command{
-		Use:   "path",
-		Short: "Print the memory file's path",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := paths(env)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(env.Stdout, p.Memory())
-			return nil
-		},
-	})
+	for _, sub := range []struct {
+		use, short string
+		run        func(*Env, state.Paths) error
+	}{
+		{"show", "Print the lessons kept from earlier runs", runMemoryShow},
+		{"clear", "Erase the memory", runMemoryClear},
+		{"path", "Print the memory file's path", runMemoryPath},
+	} {
+		cmd.AddCommand(&cobra.Command{
+			Use:   sub.use,
+			Short: sub.short,
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, args []string) error { return inProject(env, sub.run) },
+		})
+	}
 	return cmd
+}
+
+// inProject runs a command on the project's paths.
+func inProject(env *Env, run func(*Env, state.Paths) error) error {
+	p, err := paths(env)
+	if err != nil {
+		return err
+	}
+	return run(env, p)
+}
+
+func runMemoryShow(env *Env, p state.Paths) error {
+	runs, err := memory.Load(p.Memory())
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		fmt.Fprint(env.Stdout, templates.Show("cli/memory-empty.md", nil))
+		return nil
+	}
+	fmt.Fprint(env.Stdout, memory.Format(runs))
+	return nil
+}
+
+func runMemoryClear(env *Env, p state.Paths) error {
+	if err := memory.Clear(p.Memory()); err != nil {
+		return err
+	}
+	fmt.Fprint(env.Stdout, templates.Show("cli/memory-cleared.md", map[string]string{"Path": p.Rel(p.Memory())}))
+	return nil
+}
+
+func runMemoryPath(env *Env, p state.Paths) error {
+	fmt.Fprintln(env.Stdout, p.Memory())
+	return nil
 }

@@ -11,36 +11,46 @@ import (
 	"github.com/plansmith/plansmith/templates"
 )
 
+// statusOptions are the inputs of `plansmith status`.
+type statusOptions struct{ JSON bool }
+
 func newStatusCmd(env *Env) *cobra.Command {
-	var asJSON bool
+	o := &statusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the loop's phase, progress, retries, pause and gate state",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := paths(env)
-			if err != nil {
-				return err
-			}
-			v, err := loop.Status(*env, p)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				if !v.Active {
-					// No loop, no settings: zero values would read as options.
-					return enc.Encode(noLoopJSON{Message: "no planning loop is active", PlanModeGate: v.PlanModeGate})
-				}
-				return enc.Encode(v)
-			}
-			fmt.Fprint(env.Stdout, statusText(v))
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runStatus(env, o) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON for scripts")
 	return cmd
+}
+
+func runStatus(env *Env, o *statusOptions) error {
+	p, err := paths(env)
+	if err != nil {
+		return err
+	}
+	v, err := loop.Status(*env, p)
+	if err != nil {
+		return err
+	}
+	if o.JSON && !v.Active {
+		// No loop, no settings: zero values would read as options.
+		return printJSON(env, noLoopJSON{Message: "no planning loop is active", PlanModeGate: v.PlanModeGate})
+	}
+	if o.JSON {
+		return printJSON(env, v)
+	}
+	fmt.Fprint(env.Stdout, statusText(v))
+	return nil
+}
+
+// printJSON prints v as indented JSON, for --json.
+func printJSON(env *Env, v any) error {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // statusText renders the status view for people (templates/cli/status.md).

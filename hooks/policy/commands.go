@@ -18,7 +18,7 @@ var inert = set(
 	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
 	"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf", "arch",
 	"sleep", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "shift",
-	"jobs", "numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
+	"numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
 	"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk", "bc", "yes", "lsof",
 )
 
@@ -33,6 +33,7 @@ func init() {
 		"fdfind":   optionsOnly("fd"),
 		"sort":     optionsOnly("sort"),
 		"base64":   optionsOnly("base64"),
+		"jobs":     optionsOnly("jobs"),
 		"man":      checkMan,
 		"uniq":     checkUniq,
 		"sed":      checkSed,

@@ -40,8 +40,11 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 			rest = append(rest, args[i])
 			continue
 		}
+		// The command ends at ";", or at "+" right after "{}"; any other
+		// "+" is one of its arguments, as find reads it.
 		j := i + 1
-		for j < len(args) && !(args[j].known && (args[j].val == ";" || args[j].val == "+")) {
+		for j < len(args) && !(args[j].known && (args[j].val == ";" ||
+			args[j].val == "+" && args[j-1].known && args[j-1].val == "{}")) {
 			j++
 		}
 		if j >= len(args) || j == i+1 {

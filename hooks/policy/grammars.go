@@ -157,6 +157,12 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 			opt("-o --output", required, "write-option").bsd(),
 		}}).index(),
 
+		// bash's jobs lists jobs, but "jobs -x COMMAND" runs COMMAND.
+		"jobs": (&grammar{strict: true, rule: "exec-option", stopAtOperand: true, options: rows(
+			flags("", "-l", "-n", "-p", "-r", "-s"),
+			[]option{opt("-x", flag, "exec-option")},
+		)}).index(),
+
 		// man only with page names: its options pick pagers, browsers and
 		// formatters, or local files to format.
 		"man": (&grammar{strict: true, rule: "man-option"}).index(),

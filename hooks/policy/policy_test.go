@@ -237,6 +237,10 @@ func TestBashRules(t *testing.T) {
 		{"find exec without terminator", `find . -exec grep x {}`, "find-action"},
 		{"find execdir into sh", `find . -execdir sh -c 'rm x' \;`, "interpreter"},
 		{"find ok asks", `find . -ok rm {} \;`, "find-action"},
+		{"find plus not after braces is an argument", `find . -exec sed -n 1p + -i {} \;`, "sed-in-place"},
+		{"find plus after braces ends the command", `find . -exec grep -l x {} + -print`, ""},
+		{"jobs lists", `jobs -l`, ""},
+		{"jobs runs a command", `jobs -x rm -rf build`, "exec-option"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
