@@ -78,6 +78,10 @@ func newPlanCmd(env *Env) *cobra.Command {
 			"--verbose literally.",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := stdinArgs(args, env.Stdin)
+			if err != nil {
+				return err
+			}
 			prompt, help, err := splitPlanArgs(fs, args)
 			if help {
 				fmt.Fprintf(env.Stdout, "%s\n\nUsage:\n  plansmith plan [flags] PROMPT...\n\nFlags:\n%s", cmd.Long, fs.FlagUsages())
