@@ -43,9 +43,20 @@ func plansmithEnv(t *testing.T, cli string, script ...ms.Reply) *Env {
 // and the test's assertions on the loop fail.
 func runCommand(sub string) ms.Reply {
 	return ms.Func(func(r ms.Request) ms.Reply {
-		for _, line := range strings.Split(r.LastUserText, "\n") {
+		lines := strings.Split(r.LastUserText, "\n")
+		for i, line := range lines {
 			line = strings.TrimSpace(line)
 			if strings.HasPrefix(line, `"`) && strings.Contains(line, `/bin/plansmith" `+sub) {
+				// A quoted heredoc (<<'END') takes the lines up to END with it.
+				if _, delim, ok := strings.Cut(line, "<<'"); ok {
+					delim = strings.TrimSuffix(delim, "'")
+					for _, body := range lines[i+1:] {
+						line += "\n" + body
+						if body == delim {
+							break
+						}
+					}
+				}
 				return bash(line)
 			}
 		}

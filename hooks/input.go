@@ -76,11 +76,11 @@ func decodeInput(data []byte) (Input, error) {
 		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		if err == nil {
-			err = errors.New("it is null")
-		}
-		return in, fmt.Errorf("hook input is not a JSON object: %w", err)
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return in, inputError(err)
+	}
+	if fields == nil {
+		return in, errors.New("hook input is not a JSON object (it is null)")
 	}
 	for key, dst := range map[string]any{
 		"session_id": &in.SessionID, "transcript_path": &in.TranscriptPath, "cwd": &in.Cwd,
@@ -100,3 +100,37 @@ func decodeInput(data []byte) (Input, error) {
 	sort.Strings(in.Unreadable)
 	return in, nil
 }
+
+// inputError words a decoding failure for people: what was wrong with the
+// input, not Go's names for the types it was decoded into. It keeps err
+// for errors.Is/As.
+func inputError(err error) error {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (it is %s)", article(typ.Value)), err}
+	case errors.As(err, &syn):
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (invalid JSON at byte %d)", syn.Offset), err}
+	}
+	return &wordedError{"hook input is not a JSON object (the JSON ends too early)", err}
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array", "object":
+		return "an " + jsonKind
+	case "":
+		return "something else"
+	}
+	return "a " + jsonKind
+}
+
+// wordedError is an error with a message for people, wrapping the cause.
+type wordedError struct {
+	msg   string
+	cause error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.cause }

@@ -77,3 +77,41 @@ func TestInspect(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandFilesPassArgumentsSafely: every command declares its tools, and
+// $ARGUMENTS (pasted verbatim by Claude Code) reaches a shell only as the
+// body of a quoted heredoc, never as words of a command line or inside !`…`.
+func TestCommandFilesPassArgumentsSafely(t *testing.T) {
+	names, err := fs.Glob(plansmith.Plugin, "commands/*.md")
+	require.NoError(t, err)
+	for _, name := range names {
+		data, err := fs.ReadFile(plansmith.Plugin, name)
+		require.NoError(t, err)
+		text := string(data)
+		front, _, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n")
+		require.True(t, ok, name)
+		assert.Contains(t, front, "\nallowed-tools: ", name)
+		lines := strings.Split(text, "\n")
+		inCode := false
+		for i, line := range lines {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inCode = !inCode
+				continue
+			}
+			if !strings.Contains(line, "$ARGUMENTS") {
+				continue
+			}
+			assert.NotContains(t, line, "!`", "%s:%d", name, i+1)
+			if !inCode {
+				continue
+			}
+			require.Equal(t, "$ARGUMENTS", line, "%s:%d: $ARGUMENTS alone on its line", name, i+1)
+			_, delim, ok := strings.Cut(lines[i-1], "<<'")
+			require.True(t, ok, "%s:%d: the line before opens a quoted heredoc", name, i)
+			assert.Equal(t, strings.TrimSuffix(delim, "'"), lines[i+1], "%s:%d: the line after closes it", name, i+2)
+		}
+	}
+	for _, want := range []string{"commands/status.md", "commands/memory.md", "commands/plan.md", "commands/cancel.md", "commands/help.md", "commands/gate.md"} {
+		assert.Contains(t, names, want)
+	}
+}

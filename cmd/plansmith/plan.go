@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -77,6 +78,10 @@ func newPlanCmd(env *Env) *cobra.Command {
 			"--verbose literally.",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := stdinArgs(args, env.Stdin)
+			if err != nil {
+				return err
+			}
 			prompt, help, err := splitPlanArgs(fs, args)
 			if help {
 				fmt.Fprintf(env.Stdout, "%s\n\nUsage:\n  plansmith plan [flags] PROMPT...\n\nFlags:\n%s", cmd.Long, fs.FlagUsages())
@@ -171,6 +176,16 @@ func (o *PlanOptions) validate() error {
 	}
 	if o.Phases != "" && o.RefineSet {
 		return usagef("plan: --refine-iterations cannot be combined with --phases (the list sets the critique/revise cycles)")
+	}
+	for _, t := range []struct{ what, text string }{
+		{"the request", strings.Join(o.Prompt, " ")},
+		{"--required-sections", o.RequiredSections},
+		{"--completion-promise", o.CompletionPromise},
+		{"--phases", o.Phases},
+	} {
+		if !utf8.ValidString(t.text) {
+			return usagef("plan: %s is not valid UTF-8 text; pass it in your terminal's UTF-8 encoding", t.what)
+		}
 	}
 	if strings.TrimSpace(strings.Join(o.Prompt, " ")) == "" {
 		return usagef("plan: a request is required, e.g. plansmith plan Add rate limiting to the API")
