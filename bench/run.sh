@@ -8,14 +8,16 @@
 #   - peak memory (max RSS) of the hook process (bench/peak.sh);
 #   - the phase validators and the tool policy in-process.
 # Results are saved under bench/out/ (ignored by git). COUNT=N sets the Go
-# benchmarks' repetitions, ROUNDS=N the interleaved rounds.
+# benchmarks' repetitions, ROUNDS=N the interleaved rounds, PLUGIN=DIR the plugin
+# folder whose hooks.json is timed (default: this checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-7}
 mkdir -p bench/out
 out="bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt"
 
-go run ./bench/hookbench -n "${ROUNDS:-101}" | tee "$out"
+# PLUGIN=dist/plansmith (after make dist) times the hooks as a plugin install runs them.
+go run ./bench/hookbench -n "${ROUNDS:-101}" -plugin "${PLUGIN:-.}" | tee "$out"
 echo
 go test -run '^$' -bench 'Hook' -benchtime 30x -count "$count" ./cmd/plansmith | tee -a "$out"
 go test -run '^$' -bench . -count "$count" ./phases ./hooks/policy ./gate | tee -a "$out"

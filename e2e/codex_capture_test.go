@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -337,4 +338,35 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// TestCodexWriteStdinIsNotHooked: typing into a running exec_command
+// session (write_stdin) does not reach PreToolUse, so no hook can judge it;
+// only the exec_command that started the process was seen.
+func TestCodexWriteStdinIsNotHooked(t *testing.T) {
+	t.Parallel()
+	e, logDir := codexLoggingEnv(t, false,
+		cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": "read x; echo got-$x", "yield_time_ms": 500, "tty": true}}},
+		cs.Func(func(r cs.Request) cs.Reply {
+			var id int
+			if len(r.Outputs) == 1 {
+				if _, rest, ok := strings.Cut(r.Outputs[0].Output, "session ID "); ok {
+					fmt.Sscanf(rest, "%d", &id)
+				}
+			}
+			return cs.Reply{Call: &cs.Call{Name: "write_stdin", Input: map[string]any{"session_id": id, "chars": "hello\n", "yield_time_ms": 1000}}}
+		}),
+		cs.Text("done"),
+	)
+	res := e.Run("type into it", bypassTrust, "-s", "danger-full-access")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, 3)
+	require.Len(t, reqs[1].Outputs, 1)
+	assert.Contains(t, reqs[1].Outputs[0].Output, "Process running with session ID")
+	require.Len(t, reqs[2].Outputs, 1)
+	assert.Contains(t, reqs[2].Outputs[0].Output, "got-hello", "the typed line reached the process")
+	pre := codexHookLog(t, logDir, "PreToolUse")
+	require.Len(t, pre, 1, "only exec_command reached PreToolUse")
+	assert.Equal(t, "Bash", pre[0]["tool_name"])
 }

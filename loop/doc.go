@@ -11,15 +11,18 @@
 //	PreToolUse(env, ToolEvent) ToolOutcome     read-only policy; ExitPlanMode gate
 //	PostToolUse(env, ToolEvent)                plan-mode metadata after an edit
 //	PromptSubmit(env, PromptEvent) PromptOutcome  resume a paused loop / remind
-//	UndecodableTool(env, Session, raw, err) ToolOutcome  fail closed on ExitPlanMode
+//	UndecodableTool(env, Session, tool, raw, err) ToolOutcome  input that could not be decoded
 //
 // Every event embeds Session{ID, Cwd}. StopEvent carries LastMessage (a
-// func, called only when a loop judges the answer) and BlockCap (the
+// func, called only when the project has a state file, before the lock is
+// taken) and BlockCap (the
 // agent's consecutive-block limit; 0 = none). ToolEvent carries Tool,
 // Input, Response (JSON) and PermissionMode. StopOutcome.Kind is LetStop,
 // Block (Reason for the model), Pause (Message for the user) or Finish
 // (ExitReason, Message); ToolOutcome is {Deny, Reason}; PromptOutcome is
-// {Context}. Zero values mean "nothing to do".
+// {Context}. Zero values mean "nothing to do". An answer that cannot be
+// read (LastMessage's error, ideally a *NoAnswerError) pauses the loop
+// instead of being judged.
 //
 // # Commands
 //
@@ -27,9 +30,16 @@
 //	Cancel(env, paths) (Cancelled, error)         plansmith cancel
 //	Status(env, paths) (View, error)              plansmith status (View is also the --json shape)
 //
+// Start takes Options (the phase sequence already built by
+// phases.Sequence) and returns Started for the CLI to print; Cancel returns
+// Cancelled; View (with ConvergeView, ChallengeView and PlanModeGateView)
+// is what status prints, as text through templates/cli/status.md or as
+// JSON. Every user-facing text comes from templates/ (templates.Show).
+//
 // Env is the process: streams, Getenv, Getwd, Now; Env.Paths(cwd) locates
 // the project (cwd, else $CLAUDE_PROJECT_DIR, else the working directory).
-// The loop writes only one-line "plansmith: ..." notes to Env.Stderr.
+// The CLI and every adapter use this one Env. The loop writes only one-line
+// "plansmith: ..." notes to Env.Stderr.
 //
 // # Inside
 //
@@ -38,7 +48,8 @@
 // the loop to the calling session, commit saves, archive ends the loop.
 // machine.go is the one mapping between the stored loop (state.Loop) and
 // the phase machine (phases.Config, phases.Progress): config, progress,
-// store, label. stop.go drives the machine, gate.go the gap-coverage gate
+// store, label. Convergence mode is recorded once, as critique_mode:
+// converge (older files' `converge: true` is ignored). stop.go drives the machine, gate.go the gap-coverage gate
 // in the final revise, converge.go convergence mode's record, finish.go
 // the end of a loop (saved plan, memory, archive).
 package loop

@@ -16,6 +16,7 @@ const session = "bench"
 // fixtures are the projects and homes the variants run in.
 type fixtures struct {
 	work, root, bin string
+	plugin          string // CLAUDE_PLUGIN_ROOT of the "plugin" variants
 	noLoop          string // a project with no loop
 	loop            string // a project with an active loop at understand
 	bigLoop         string // the same with a 50 MiB answer in the state's body
@@ -165,7 +166,7 @@ func (fx *fixtures) variants(commands map[string]string) ([]*variant, error) {
 	var vs []*variant
 	add := func(v *variant) { vs = append(vs, v) }
 	plugin := func(project, home string) []string {
-		return append(fx.env(project, home), "CLAUDE_PLUGIN_ROOT="+fx.root)
+		return append(fx.env(project, home), "CLAUDE_PLUGIN_ROOT="+fx.plugin)
 	}
 	add(&variant{name: "floor", cmd: "/bin/true", dir: fx.noLoop, env: plugin(fx.noLoop, fx.home10)})
 

@@ -31,12 +31,13 @@ import (
 
 func main() {
 	rounds := flag.Int("n", 101, "rounds (every variant runs once per round)")
-	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor always runs)")
-	root := flag.String("root", ".", "the plugin folder (the repository root)")
+	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor and the minimal Go program always run)")
+	root := flag.String("root", ".", "the repository root")
+	plugin := flag.String("plugin", "", "the plugin folder whose hooks/hooks.json is timed (default: the repository root; `make dist` makes dist/plansmith)")
 	var extra extraFlag
 	flag.Var(&extra, "cmd", "also time `NAME=COMMAND` (sh -c COMMAND in a project with no loop, stdin a PreToolUse input); repeatable")
 	flag.Parse()
-	if err := run(*root, *rounds, *only, extra); err != nil {
+	if err := run(*root, *plugin, *rounds, *only, extra); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -70,16 +71,22 @@ func (e *extraFlag) Set(v string) error {
 	return nil
 }
 
-func run(root string, rounds int, only string, extra extraFlag) error {
+func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 	root, err := filepath.Abs(root)
 	if err != nil {
+		return err
+	}
+	if plugin == "" {
+		plugin = root
+	}
+	if plugin, err = filepath.Abs(plugin); err != nil {
 		return err
 	}
 	bin := filepath.Join(root, "build", "plansmith")
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("%s is missing: run make build first: %w", bin, err)
 	}
-	commands, err := hookCommands(filepath.Join(root, "hooks", "hooks.json"))
+	commands, err := hookCommands(filepath.Join(plugin, "hooks", "hooks.json"))
 	if err != nil {
 		return err
 	}
@@ -89,6 +96,7 @@ func run(root string, rounds int, only string, extra extraFlag) error {
 	}
 	defer os.RemoveAll(work)
 	fx, err := newFixtures(work, root, bin)
+	fx.plugin = plugin
 	if err != nil {
 		return err
 	}
@@ -96,9 +104,16 @@ func run(root string, rounds int, only string, extra extraFlag) error {
 	if err != nil {
 		return err
 	}
+	// The smallest Go program, for scale: what any Go hook pays to start.
+	hello, err := buildHello(work)
+	if err != nil {
+		return err
+	}
+	vs = append(vs[:1], append([]*variant{{name: "minimal Go program", cmd: shellQuote(hello), dir: fx.noLoop,
+		env: vs[0].env, check: silent}}, vs[1:]...)...)
 	for _, x := range extra {
 		vs = append(vs, &variant{name: x[0], cmd: x[1], dir: fx.noLoop,
-			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+root),
+			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+plugin),
 			stdin: hookInput(fx.noLoop, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": map[string]string{"command": readOnlyCommand}})})
 	}
 	if only != "" {
@@ -107,7 +122,7 @@ func run(root string, rounds int, only string, extra extraFlag) error {
 			return fmt.Errorf("-only: %w", err)
 		}
 		vs = slices.DeleteFunc(vs, func(v *variant) bool {
-			return v.name != "floor" && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
+			return v.name != "floor" && v.name != "minimal Go program" && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
 		})
 	}
 	for _, v := range vs {
@@ -127,7 +142,7 @@ func run(root string, rounds int, only string, extra extraFlag) error {
 			}
 		}
 	}
-	report(os.Stdout, vs, rounds, commands)
+	report(os.Stdout, vs, rounds, plugin, commands)
 	return nil
 }
 
@@ -224,4 +239,26 @@ func silent(out string) error {
 		return errors.New("want no answer")
 	}
 	return nil
+}
+
+// buildHello builds a Go program that only exits, as the binary is built
+// (static, stripped).
+func buildHello(work string) (string, error) {
+	dir := filepath.Join(work, "hello")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module hello\n\ngo 1.26\n"), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-ldflags", "-s -w", "-o", "hello", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the minimal Go program: %w: %s", err, out)
+	}
+	return filepath.Join(dir, "hello"), nil
 }

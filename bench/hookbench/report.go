@@ -31,14 +31,14 @@ var comparisons = []struct{ label, num, den string }{
 	{"plugin / binary, stop with a loop", "plugin stop loop", "binary stop loop"},
 }
 
-func report(w io.Writer, vs []*variant, rounds int, commands map[string]string) {
+func report(w io.Writer, vs []*variant, rounds int, plugin string, commands map[string]string) {
 	med := map[string]time.Duration{}
 	for _, v := range vs {
 		med[v.name] = quantile(v.times, 0.5)
 	}
 	floor := med["floor"]
 	fmt.Fprintf(w, "hookbench: %d interleaved rounds; each call is sh -c COMMAND, start to exit\n", rounds)
-	fmt.Fprintf(w, "plugin = hooks/hooks.json's command: Stop %s, PreToolUse %s\n", commands["Stop"], commands["PreToolUse"])
+	fmt.Fprintf(w, "plugin = %s/hooks/hooks.json's command, e.g. PreToolUse: %s\n", plugin, commands["PreToolUse"])
 	fmt.Fprintf(w, "binary = build/plansmith hook EVENT; original = bench/original (bash, jq, sed, grep)\n\n")
 	fmt.Fprintf(w, "%-46s %9s %9s %9s %8s\n", "variant", "median", "p10", "p90", "x floor")
 	for _, v := range vs {
