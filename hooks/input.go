@@ -18,9 +18,15 @@ type Input struct {
 	PermissionMode string `json:"permission_mode"`
 	AgentID        string `json:"agent_id"`
 
-	// Stop
+	// Stop (and SubagentStop: AgentID, LastAssistantMessage)
 	StopHookActive       bool    `json:"stop_hook_active"`
 	LastAssistantMessage *string `json:"last_assistant_message"`
+	// BackgroundTasks is work still in flight at a Stop. A client that
+	// sends the field at all also reports sub-agent runs to the hooks.
+	BackgroundTasks *[]json.RawMessage `json:"background_tasks"`
+
+	// SessionStart
+	Source string `json:"source"`
 
 	// PreToolUse / PostToolUse
 	ToolName     string          `json:"tool_name"`
@@ -70,18 +76,18 @@ func decodeInput(data []byte) (Input, error) {
 		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
 	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
-		if err == nil {
-			err = errors.New("it is null")
-		}
-		return in, fmt.Errorf("hook input is not a JSON object: %w", err)
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return in, inputError(err)
+	}
+	if fields == nil {
+		return in, errors.New("hook input is not a JSON object (it is null)")
 	}
 	for key, dst := range map[string]any{
 		"session_id": &in.SessionID, "transcript_path": &in.TranscriptPath, "cwd": &in.Cwd,
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode, "agent_id": &in.AgentID,
 		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastAssistantMessage,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "tool_response": &in.ToolResponse,
-		"prompt": &in.Prompt,
+		"prompt": &in.Prompt, "background_tasks": &in.BackgroundTasks, "source": &in.Source,
 	} {
 		raw, ok := fields[key]
 		if !ok {
@@ -94,3 +100,37 @@ func decodeInput(data []byte) (Input, error) {
 	sort.Strings(in.Unreadable)
 	return in, nil
 }
+
+// inputError words a decoding failure for people: what was wrong with the
+// input, not Go's names for the types it was decoded into. It keeps err
+// for errors.Is/As.
+func inputError(err error) error {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (it is %s)", article(typ.Value)), err}
+	case errors.As(err, &syn):
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (invalid JSON at byte %d)", syn.Offset), err}
+	}
+	return &wordedError{"hook input is not a JSON object (the JSON ends too early)", err}
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array", "object":
+		return "an " + jsonKind
+	case "":
+		return "something else"
+	}
+	return "a " + jsonKind
+}
+
+// wordedError is an error with a message for people, wrapping the cause.
+type wordedError struct {
+	msg   string
+	cause error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.cause }
