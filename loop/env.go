@@ -39,5 +39,10 @@ func (e Env) Paths(cwd string) (state.Paths, error) {
 
 // note writes one line for the user on stderr, prefixed "plansmith: ".
 func (e Env) note(format string, a ...any) {
+	for i, v := range a {
+		if err, ok := v.(error); ok {
+			a[i] = Plain(err)
+		}
+	}
 	fmt.Fprintf(e.Stderr, "plansmith: "+format+"\n", a...)
 }

@@ -56,7 +56,7 @@ func beginWith(p state.Paths, create bool, load func(string) (*state.File, error
 	case errors.As(err, &corrupt):
 		return t, err
 	case errors.As(err, &link) && link.Path == p.State():
-		return t, fmt.Errorf("reading %s: %w", p.State(), err)
+		return t, err // it names the file
 	case err != nil:
 		unlock()
 		return nil, fmt.Errorf("reading %s: %w", p.State(), err)

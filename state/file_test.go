@@ -319,3 +319,15 @@ func TestKeepAttemptKeepsTheClosest(t *testing.T) {
 	assert.Equal(t, 2, missing)
 	assert.Len(t, back.Outputs(), 2)
 }
+
+// A stray byte that is not UTF-8 never fails a save (YAML cannot hold it):
+// it reads back as U+FFFD.
+func TestMarshalReplacesInvalidUTF8(t *testing.T) {
+	l := sampleLoop()
+	l.Request = "add \xff caching"
+	data, err := Marshal(&File{Loop: l})
+	require.NoError(t, err)
+	got, err := Parse(data)
+	require.NoError(t, err)
+	assert.Equal(t, "add \uFFFD caching", got.Loop.Request)
+}

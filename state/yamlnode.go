@@ -34,7 +34,9 @@ func encodeExact(v reflect.Value) (*yaml.Node, error) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatUint(v.Uint(), 10)}, nil
 	case reflect.String:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v.String(), Style: yaml.DoubleQuotedStyle}, nil
+		// YAML holds only valid UTF-8: a stray byte becomes U+FFFD rather
+		// than failing the whole save.
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.ToValidUTF8(v.String(), "\uFFFD"), Style: yaml.DoubleQuotedStyle}, nil
 	case reflect.Struct:
 		return encodeStruct(v)
 	case reflect.Slice, reflect.Array:

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,10 +40,10 @@ func run(args []string, env *Env) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "plansmith: %s\n", err)
+		fmt.Fprintf(env.Stderr, "plansmith: %s\n", loop.Plain(err))
 		return 2
 	default:
-		fmt.Fprintf(env.Stderr, "plansmith: %s\n", err)
+		fmt.Fprintf(env.Stderr, "plansmith: %s\n", loop.Plain(err))
 		return 1
 	}
 }
@@ -52,13 +53,22 @@ type exitError struct{ code int }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// usageArgs makes a failed positional-argument check a usage error.
+// usageArgs makes a failed positional-argument check a usage error. Words
+// given to a command that takes none are named as such ("cancel now" is
+// not an unknown command), and an unknown subcommand gets a hint.
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := check(cmd, args); err != nil {
-			return &usageError{err.Error()}
+		err := check(cmd, args)
+		switch {
+		case err == nil:
+			return nil
+		case strings.HasPrefix(err.Error(), "unknown command") && cmd.HasSubCommands():
+			return usagef("unknown command %q for '%s' (run '%s --help' to see its commands)", args[0], cmd.CommandPath(), cmd.CommandPath())
+		case strings.HasPrefix(err.Error(), "unknown command"):
+			name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+			return usagef("%s takes no arguments (got %q; see '%s --help')", name, strings.Join(args, " "), cmd.CommandPath())
 		}
-		return nil
+		return &usageError{err.Error()}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -42,6 +43,11 @@ func newGateCmd(env *Env) *cobra.Command {
 
 // checkFailed reports a failed check: one line on stderr, exit status 1.
 func checkFailed(env *Env, format string, a ...any) error {
+	for i, v := range a {
+		if err, ok := v.(error); ok {
+			a[i] = loop.Plain(err)
+		}
+	}
 	msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
 	fmt.Fprintf(env.Stderr, "plansmith: %s\n", msg)
 	return &exitError{code: 1}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -175,6 +176,16 @@ func (o *PlanOptions) validate() error {
 	}
 	if o.Phases != "" && o.RefineSet {
 		return usagef("plan: --refine-iterations cannot be combined with --phases (the list sets the critique/revise cycles)")
+	}
+	for _, t := range []struct{ what, text string }{
+		{"the request", strings.Join(o.Prompt, " ")},
+		{"--required-sections", o.RequiredSections},
+		{"--completion-promise", o.CompletionPromise},
+		{"--phases", o.Phases},
+	} {
+		if !utf8.ValidString(t.text) {
+			return usagef("plan: %s is not valid UTF-8 text; pass it in your terminal's UTF-8 encoding", t.what)
+		}
 	}
 	if strings.TrimSpace(strings.Join(o.Prompt, " ")) == "" {
 		return usagef("plan: a request is required, e.g. plansmith plan Add rate limiting to the API")

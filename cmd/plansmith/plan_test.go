@@ -86,6 +86,8 @@ func TestPlanOptionsValidate(t *testing.T) {
 		{"empty phases", func(o *PlanOptions) { o.Phases = "," }, "--phases must name at least one phase"},
 		{"empty prompt", func(o *PlanOptions) { o.Prompt = nil }, "a request is required"},
 		{"blank prompt", func(o *PlanOptions) { o.Prompt = []string{" ", ""} }, "a request is required"},
+		{"invalid UTF-8 request", func(o *PlanOptions) { o.Prompt = []string{"add \xff caching"} }, "plan: the request is not valid UTF-8 text"},
+		{"invalid UTF-8 sections", func(o *PlanOptions) { o.RequiredSections = "Goal,\xfe" }, "plan: --required-sections is not valid UTF-8 text"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

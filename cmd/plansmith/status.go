@@ -35,6 +35,10 @@ func runStatus(env *Env, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.JSON && !v.Active {
+		// No loop, no settings: zero values would read as options.
+		return printJSON(env, noLoopJSON{Message: "no planning loop is active", PlanModeGate: v.PlanModeGate})
+	}
 	if o.JSON {
 		return printJSON(env, v)
 	}
@@ -55,4 +59,11 @@ func statusText(v loop.View) string {
 		loop.View
 		SettingsFile string
 	}{v, planmode.SettingsFile})
+}
+
+// noLoopJSON is `status --json` without an active loop.
+type noLoopJSON struct {
+	Active       bool                  `json:"active"`
+	Message      string                `json:"message"`
+	PlanModeGate loop.PlanModeGateView `json:"plan_mode_gate"`
 }

@@ -39,11 +39,11 @@ func Fields(data []byte, fields map[string]any) (unreadable []string, err error)
 		return nil, errors.New("hook input is empty (expected a JSON object on stdin)")
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
-		if err == nil {
-			err = errors.New("it is null")
-		}
-		return nil, fmt.Errorf("hook input is not a JSON object: %w", err)
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, inputError(err)
+	}
+	if raw == nil {
+		return nil, errors.New("hook input is not a JSON object (it is null)")
 	}
 	for key, dst := range fields {
 		v, ok := raw[key]
@@ -57,3 +57,37 @@ func Fields(data []byte, fields map[string]any) (unreadable []string, err error)
 	sort.Strings(unreadable)
 	return unreadable, nil
 }
+
+// inputError words a decoding failure for people: what was wrong with the
+// input, not Go's names for the types it was decoded into. It keeps err
+// for errors.Is/As.
+func inputError(err error) error {
+	var typ *json.UnmarshalTypeError
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &typ):
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (it is %s)", article(typ.Value)), err}
+	case errors.As(err, &syn):
+		return &wordedError{fmt.Sprintf("hook input is not a JSON object (invalid JSON at byte %d)", syn.Offset), err}
+	}
+	return &wordedError{"hook input is not a JSON object (the JSON ends too early)", err}
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array", "object":
+		return "an " + jsonKind
+	case "":
+		return "something else"
+	}
+	return "a " + jsonKind
+}
+
+// wordedError is an error with a message for people, wrapping the cause.
+type wordedError struct {
+	msg   string
+	cause error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.cause }
