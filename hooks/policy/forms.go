@@ -132,9 +132,9 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 	}
 	sub := args[0].val
 	switch sub {
-	case "version", "doc", "help":
+	case "version", "help":
 		return true
-	case "env", "list":
+	case "doc", "env", "list":
 		return c.options(n, "go "+sub, args[1:]) != nil
 	}
 	return c.deny(n, "unknown-command", "go "+sub)
