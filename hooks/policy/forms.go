@@ -70,6 +70,9 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 func checkUniq(c *checker, n syntax.Node, args []arg) bool {
 	readings := c.options(n, "uniq", args)
 	for _, p := range readings {
+		if len(p.operands) == 1 && !p.operands[0].single {
+			return c.deny(n, "uniq-output", "uniq "+p.operands[0].val+"… may name a second file, its output")
+		}
 		if len(p.operands) > 1 {
 			return c.deny(n, "uniq-output", "uniq "+p.operands[1].val+" is its output file")
 		}
