@@ -10,7 +10,9 @@ COMMIT  ?= $(shell c=$$(git rev-parse --short=7 HEAD 2>/dev/null) && { git diff 
 LDFLAGS := -s -w -X github.com/plansmith/plansmith.version=$(VERSION) -X github.com/plansmith/plansmith.commit=$(COMMIT)
 # The platforms `make dist` builds for (GOOS/GOARCH).
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
-DIST    := dist/plansmith
+# DISTDIR is where `make dist` writes (the e2e test points it at a temp folder).
+DISTDIR ?= dist
+DIST    := $(DISTDIR)/plansmith
 
 .PHONY: build dist test vet fmt-check go-test e2e-deps demo bench fuzz validators policy-rates clean
 
@@ -24,7 +26,7 @@ build:
 # SHA256SUMS, no sources. dist/.claude-plugin/marketplace.json makes dist/ a
 # marketplace: claude plugin marketplace add ./dist && claude plugin install plansmith@plansmith
 dist:
-	rm -rf dist
+	rm -rf $(DISTDIR)
 	mkdir -p $(DIST)/.claude-plugin $(DIST)/commands $(DIST)/hooks $(DIST)/bin/prebuilt
 	set -e; for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
@@ -38,9 +40,9 @@ dist:
 	cp hooks/hooks.json $(DIST)/hooks/
 	cp bin/plansmith $(DIST)/bin/
 	for f in LICENSE README.md; do [ ! -f $$f ] || cp $$f $(DIST)/; done
-	mkdir -p dist/.claude-plugin
-	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > dist/.claude-plugin/marketplace.json
-	grep -q '"source": "./plansmith"' dist/.claude-plugin/marketplace.json
+	mkdir -p $(DISTDIR)/.claude-plugin
+	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > $(DISTDIR)/.claude-plugin/marketplace.json
+	grep -q '"source": "./plansmith"' $(DISTDIR)/.claude-plugin/marketplace.json
 	@du -sh $(DIST) | sed 's#\t.*# in $(DIST) (all platforms)#'
 
 vet:

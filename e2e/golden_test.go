@@ -40,6 +40,16 @@ func toolCall(tool string, input map[string]any) hookCall {
 	return hookCall{event: "pretooluse", input: map[string]any{"tool_name": tool, "tool_input": input, "tool_use_id": "toolu_golden"}}
 }
 
+// observedStop is a Stop from a client that reports sub-agent runs (its
+// input carries background_tasks, here empty).
+func observedStop(message string) hookCall {
+	return hookCall{event: "stop", input: map[string]any{"stop_hook_active": false, "last_assistant_message": message, "background_tasks": []any{}}}
+}
+
+func sessionCall(source string) hookCall {
+	return hookCall{event: "sessionstart", input: map[string]any{"source": source}}
+}
+
 func promptCall(prompt string) hookCall {
 	return hookCall{event: "userpromptsubmit", input: map[string]any{"prompt": prompt}}
 }
@@ -109,10 +119,25 @@ func TestHookOutputsGolden(t *testing.T) {
 		{name: "stop-gate-failed", what: "the last allowed assessment fails: save the plan unverified",
 			plan: []string{"--phases", "revise", "--gate-retries", "1", request}, before: []hookCall{stopCall(final)}, call: stopCall(gateFail)},
 
+		{name: "stop-gate-unobserved", what: "a client that reports runs, a reply quoting outputs no run produced: refused",
+			plan: []string{"--phases", "revise", request}, before: []hookCall{observedStop(final)}, call: observedStop(gatePass)},
+		{name: "sessionstart-compact", what: "a compacted session gets the phase's instructions back",
+			plan: []string{"--no-gate", request}, before: []hookCall{stopCall(failing)}, call: sessionCall("compact")},
+
 		{name: "pretooluse-deny-exitplanmode", what: "ExitPlanMode with no assessed plan: the plan-mode gate refuses",
 			env: []string{"HOME=" + realTempDir(t)}, call: toolCall("ExitPlanMode", map[string]any{"plan": "## Goals\n- x\n"})},
 
 		{what: "stop without a loop", call: stopCall(understand)},
+		{what: "stop while a sub-agent runs in the background", plan: []string{"--no-gate", request},
+			call: hookCall{event: "stop", input: map[string]any{"stop_hook_active": false, "last_assistant_message": failing,
+				"background_tasks": []any{map[string]any{"id": "a1", "type": "subagent", "status": "running"}}}}},
+		{what: "stop from inside a sub-agent", plan: []string{"--no-gate", request},
+			call: hookCall{event: "stop", input: map[string]any{"agent_id": "a1", "last_assistant_message": failing}}},
+		{what: "a turn ended by an API error", plan: []string{"--no-gate", request},
+			call: hookCall{event: "stopfailure", input: map[string]any{"last_assistant_message": failing}}},
+		{what: "a sub-agent's stop", plan: []string{"--phases", "revise", request}, before: []hookCall{observedStop(final)},
+			call: hookCall{event: "subagentstop", input: map[string]any{"agent_id": "a1", "last_assistant_message": "### NO ISSUES FOUND"}}},
+		{what: "a startup is no compaction", plan: []string{"--no-gate", request}, call: sessionCall("startup")},
 		{what: "stop in another session", plan: []string{"--no-gate", request}, session: "other-session", call: stopCall(failing)},
 		{what: "stop while paused", env: capOne, plan: []string{"--no-gate", request},
 			before: []hookCall{stopCall(failing), stopCall(failing)}, call: stopCall(failing)},

@@ -238,7 +238,9 @@ var (
 )
 
 // BuildPlansmith builds ./cmd/plansmith once per test process into the
-// checkout's build folder (build/e2e/plansmith: not .cache, which worktrees may share) and returns the binary's path.
+// checkout's build/e2e/plansmith and returns the binary's path. Not into
+// .cache/: worktrees share that folder, and a concurrent run elsewhere
+// would swap the binary under this one's hooks.
 func BuildPlansmith(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {

@@ -116,6 +116,7 @@ var hookEvents = map[string]string{
 	"posttooluse":      "PostToolUse",
 	"userpromptsubmit": "UserPromptSubmit",
 	"sessionstart":     "SessionStart",
+	"stopfailure":      "StopFailure",
 }
 
 // EventMismatch checks what the type alone cannot: that an output named

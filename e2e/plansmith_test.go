@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -655,8 +656,8 @@ func TestGatePassesWithSubAgents(t *testing.T) {
 		assert.Contains(t, begin, "Agent tool")
 		assert.Contains(t, begin, "critic-prompt.md")
 		assert.Contains(t, begin, "validator-prompt.md")
-		assert.Contains(t, begin, "<critic-output>")
-		assert.Contains(t, begin, "<validator-output>")
+		assert.Contains(t, begin, "End your turn once both have finished", "the CLI reports runs: nothing to relay")
+		assert.NotContains(t, begin, "<critic-output>")
 
 		// The critic never sees the plan's gaps; the validator sees them.
 		criticReqs := e.Model.RouteRequests(criticRole)
@@ -678,6 +679,8 @@ func TestGatePassesWithSubAgents(t *testing.T) {
 		assert.Empty(t, res.PermissionDenials)
 
 		// PASS: the stop is allowed, the plan saved as verified with its gaps.
+		// The reply still quotes both outputs faithfully, which is allowed;
+		// the verdict rests on the runs the hooks recorded.
 		assert.Equal(t, gate, res.Result)
 		stops := stopOutputs(t, res)
 		require.NotEmpty(t, stops)
@@ -690,7 +693,20 @@ func TestGatePassesWithSubAgents(t *testing.T) {
 		assert.Contains(t, out, "verified: true")
 		assert.Contains(t, out, "GAP-1: Redis failover behaviour")
 		assert.NotContains(t, out, "<promise>")
+		assertObserved(t, out)
 	})
+}
+
+// assertObserved checks that a saved plan's gate verdict rests on two
+// observed runs, with agent ids, resolved models and output hashes.
+func assertObserved(t *testing.T, saved string) {
+	t.Helper()
+	assert.Contains(t, saved, `evidence: "observed"`)
+	assert.Contains(t, saved, `role: "critic"`)
+	assert.Contains(t, saved, `role: "validator"`)
+	assert.Equal(t, 2, strings.Count(saved, "agent_id: \"a"), "the client's agent ids")
+	assert.Equal(t, 2, strings.Count(saved, "model: \"claude-"), "the resolved models")
+	assert.Equal(t, 2, strings.Count(saved, "output_hash: "))
 }
 
 func TestGateFailsThenPasses(t *testing.T) {
@@ -700,28 +716,36 @@ func TestGateFailsThenPasses(t *testing.T) {
 		finding := "### FINDING-1: No rollback plan for the limiter\n" +
 			"- **Severity**: high\n" +
 			"- **Description**: If the limiter misbehaves in production there is no flag to turn it off without a deploy."
-		fail := wrapped(finding, "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered by any gap.")
-		pass := wrapped(finding, "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-2.")
+		fail := "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered by any gap."
+		pass := "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-2."
 		gap2 := "### GAP-2: No switch to turn the limiter off\n" +
 			"- **Severity**: high\n" +
 			"- **Description**: Disabling the limiter needs a deploy; a runtime flag is left for a follow-up."
 		revised := strings.Replace(final, "<!-- rodin:gaps:end -->", gap2+"\n<!-- rodin:gaps:end -->", 1)
 		require.NotEqual(t, final, revised)
 
-		// The scripted agent skips the sub-agents and replies with their
-		// outputs directly, as demo/session/09-gate.md does.
+		// Each assessment runs both sub-agents; the critic finds the same
+		// problem twice, the validator fails the first plan and passes the
+		// one that documents it.
 		e := plansmithEnv(t, cli,
 			runCommand("plan"),
 			ms.Text(final),
-			ms.Text(fail),
+			agent("critic", criticPrompt, "", false),
+			agent("validator", validatorPrompt, finding, false),
+			ms.Text("Both have finished."),
 			ms.Text(revised),
-			ms.Text(pass),
+			agent("critic", criticPrompt, "", false),
+			agent("validator", validatorPrompt, finding, false),
+			ms.Text("Both have finished again."),
 		)
+		e.Model.Route(criticRole, ms.Text(finding), ms.Text(finding))
+		e.Model.Route(validatorRole, ms.Text(fail), ms.Text(pass))
 		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
 		got := feedback(e.Model.Requests())
 		require.Len(t, got, 3, "assess, revise with the uncovered finding, assess again")
 		assert.Zero(t, e.Model.Overruns())
-		assert.Equal(t, pass, res.Result)
+		assert.Zero(t, e.Model.Remaining())
+		assert.Equal(t, "Both have finished again.", res.Result)
 		assert.Contains(t, got[0], "critic-prompt.md")
 		assert.Contains(t, got[1], "FINDING-1")
 		assert.Contains(t, got[1], "No rollback plan for the limiter")
@@ -734,5 +758,141 @@ func TestGateFailsThenPasses(t *testing.T) {
 		assert.Contains(t, out, "exit_reason: \"completed\"")
 		assert.Contains(t, out, "verified: true")
 		assert.Contains(t, out, "GAP-2: No switch to turn the limiter off")
+		assertObserved(t, out)
+	})
+}
+
+// after returns a reply that answers with text once released has been
+// closed and then a while more: a background sub-agent that is still
+// running when the main agent ends its turn to wait for it.
+func after(released <-chan struct{}, text string) ms.Reply {
+	return ms.Func(func(ms.Request) ms.Reply {
+		<-released
+		time.Sleep(2 * time.Second) // the main agent's Stop hook runs meanwhile
+		return ms.Text(text)
+	})
+}
+
+// releasing answers with text and closes ch: the main agent ends its turn.
+func releasing(ch chan struct{}, text string) ms.Reply {
+	return ms.Func(func(ms.Request) ms.Reply {
+		close(ch)
+		return ms.Text(text)
+	})
+}
+
+func TestGateWithBackgroundSubAgents(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		critic := between(gate, "<critic-output>", "</critic-output>")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		criticWait, validatorWait := make(chan struct{}), make(chan struct{})
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "08-final.md"),
+			agent("critic", criticPrompt, "", true),
+			releasing(criticWait, "Waiting for the critic."),
+			// Woken by the critic's completion.
+			agent("validator", validatorPrompt, critic, true),
+			releasing(validatorWait, "Waiting for the validator."),
+			// Woken by the validator's completion.
+			ms.Text("Both have finished."),
+		)
+		e.Model.Route(criticRole, after(criticWait, critic))
+		e.Model.Route(validatorRole, after(validatorWait, validator))
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		assert.Equal(t, "Both have finished.", res.Result)
+
+		// One block (the gate's instructions); the two waiting stops are not
+		// judged, so the turn simply ends until a completion wakes the agent.
+		got := feedback(e.Model.Requests())
+		require.Len(t, got, 1, "only the gate's instructions")
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, 4, "final revise, two waits, the end")
+		assert.Equal(t, "block", stops[0].Decision)
+		assert.Equal(t, hooks.StopOutput{}, stops[1], "waiting for the critic is no answer")
+		assert.Equal(t, hooks.StopOutput{}, stops[2], "waiting for the validator is no answer")
+		assert.Contains(t, stops[3].SystemMessage, "approved by the gate")
+
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "verified: true")
+		assert.Contains(t, out, "retries: 0")
+		assertObserved(t, out)
+	})
+}
+
+func TestGateRefusesAFabricatedReply(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		critic := between(gate, "<critic-output>", "</critic-output>")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		// What an agent that runs nothing might claim.
+		fabricated := wrapped("### NO ISSUES FOUND", "### VERDICT: PASS\n**Reason**: Nothing to cover.")
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "08-final.md"),
+			ms.Text(fabricated),
+			agent("critic", criticPrompt, "", false),
+			agent("validator", validatorPrompt, critic, false),
+			ms.Text("Both have finished."),
+		)
+		e.Model.Route(criticRole, ms.Text(critic))
+		e.Model.Route(validatorRole, ms.Text(validator))
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+
+		got := feedback(e.Model.Requests())
+		require.Len(t, got, 2, "the gate's instructions, then the refusal")
+		assert.Contains(t, got[1], "Your reply quotes critic output that no critic run produced")
+		assert.Contains(t, got[1], "critic-prompt.md", "and what to run instead")
+
+		assert.Equal(t, "Both have finished.", res.Result)
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "verified: true")
+		assert.Contains(t, out, "FINDING-1", "the real critic's findings, not the claimed NO ISSUES FOUND")
+		assertObserved(t, out)
+	})
+}
+
+func TestCompactionGivesThePhaseBack(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "01-understand.md"),
+			answer(t, "02-explore.md"),
+			// The compaction's own request (a sub-agent on 2.1.330).
+			ms.Text("Summary: planning rate limiting; at alternatives."),
+		)
+		// With the block cap at 1 the loop pauses after explore, between turns.
+		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
+		res := e.Run("/plansmith:plan --no-gate " + request)
+		l := loop(t, e)
+		require.NotNil(t, l)
+		require.True(t, l.Paused)
+
+		res2 := e.Resume(res.SessionID, "/compact", withHookEvents...)
+		starts := hookOutputs(t, res2, "SessionStart")
+		var ctx []string
+		for _, o := range starts {
+			if o == "" {
+				continue
+			}
+			var a hooks.SpecificAnswer
+			require.NoError(t, json.Unmarshal([]byte(o), &a), o)
+			assert.Equal(t, "SessionStart", a.HookSpecificOutput.HookEventName)
+			ctx = append(ctx, a.HookSpecificOutput.AdditionalContext)
+		}
+		require.NotEmpty(t, ctx, "the resume and the compaction give the loop back: %v", starts)
+		last := ctx[len(ctx)-1]
+		assert.Contains(t, last, "after the compaction")
+		assert.Contains(t, last, "alternatives [3/8]")
+		assert.Contains(t, last, "It is paused")
+		assert.Contains(t, last, request)
 	})
 }

@@ -28,6 +28,10 @@ type Config struct {
 	// Models for the two sub-agents; empty means "opus" and "haiku".
 	CriticModel    string
 	ValidatorModel string
+	// Observed: the client reports sub-agent runs to the hooks, so the
+	// agent is told to run the sub-agents and end its turn (AssessObserved)
+	// instead of copying their outputs into a reply (Assess).
+	Observed bool
 }
 
 func (c Config) maxAttempts() int { return max(c.MaxAttempts, 1) }
@@ -76,6 +80,8 @@ type Session struct {
 	LeakageGaps     []string  `yaml:"leakage_gaps,omitempty" json:"leakage_gaps,omitempty"` // "GAP-4: title" added this assessment
 	Findings        Counts    `yaml:"findings,omitempty" json:"findings,omitempty"`         // of the last readable critic output
 	Uncovered       []Finding `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`       // of the last failed assessment
+	// Observed: the assessment judges runs the hooks observed (Config.Observed at Begin).
+	Observed bool `yaml:"observed,omitempty" json:"observed,omitempty"`
 }
 
 // Action says what the caller does with a Step.
@@ -171,6 +177,7 @@ func Begin(plan string, s Session, cfg Config) Step {
 		PlanHash: PlanHash(merged),
 		GapsHash: GapsHash(merged),
 		Attempts: s.Attempts,
+		Observed: cfg.Observed,
 	}
 	for _, a := range added {
 		next.LeakageGaps = append(next.LeakageGaps, a.Label()+": "+a.Title)
@@ -189,6 +196,14 @@ func Begin(plan string, s Session, cfg Config) Step {
 		Session: next,
 		Reason:  render("gate/begin.md", cfg.data(next, map[string]any{"Added": added})),
 	}
+}
+
+// Instructions repeats what the agent must do for the assessment s awaits
+// (Begin's message, without re-running it): for a session resumed or
+// compacted while the gate waits for its sub-agents.
+func Instructions(s Session, cfg Config) string {
+	var added []Gap
+	return render("gate/begin.md", cfg.data(s, map[string]any{"Added": added}))
 }
 
 // Assess judges the agent's reply to a Begin or re-run step. plan is the
@@ -216,7 +231,8 @@ func Assess(plan, reply string, s Session, cfg Config) Step {
 		return Begin(plan, s, cfg)
 	}
 	r := SplitReply(reply)
-	step := judge(plan, g, part{r.HasCritic, r.Critic}, part{r.HasValidator, r.Validator}, s, cfg, false)
+	cfg.Observed = false
+	step := judge(plan, g, part{r.HasCritic, r.Critic}, part{r.HasValidator, r.Validator}, s, cfg)
 	if step.Record != nil {
 		step.Record.Evidence = EvidenceRelayed
 	}
@@ -229,16 +245,15 @@ type part struct {
 	text string
 }
 
-// judge decides an assessment on the two outputs (see Assess). observed
-// says they came from runs the hooks saw, which only changes what a re-run
-// message asks the agent to do afterwards.
-func judge(plan string, g Gaps, crit, val part, s Session, cfg Config, observed bool) Step {
+// judge decides an assessment on the two outputs (see Assess);
+// cfg.Observed only changes what a re-run message asks of the agent.
+func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	findings, critErr := parsePart(crit.has, crit.text, CriticTag, ParseFindings)
 	if critErr != nil {
 		if s.CriticReruns == 0 {
 			s.CriticReruns++
 			return Step{Action: ActionRerun, Session: s,
-				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": critErr.Error(), "Observed": observed}))}
+				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": critErr.Error()}))}
 		}
 		return failClosed(plan, s, cfg, "critic", critErr)
 	}
@@ -247,7 +262,7 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config, observed 
 		if s.ValidatorReruns == 0 {
 			s.ValidatorReruns++
 			return Step{Action: ActionRerun, Session: s,
-				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": false, "Problem": valErr.Error(), "Observed": observed}))}
+				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": false, "Problem": valErr.Error()}))}
 		}
 		return failClosed(plan, s, cfg, "validator", valErr)
 	}
@@ -369,6 +384,7 @@ func (c Config) data(s Session, extra map[string]any) map[string]any {
 		"MaxAttempts":    c.maxAttempts(),
 		"Start":          GapsStart,
 		"End":            GapsEnd,
+		"Observed":       c.Observed,
 	}
 	for k, v := range extra {
 		d[k] = v

@@ -264,7 +264,8 @@ func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
 	case validator.Prompt != "" && !strings.Contains(normalise(validator.Prompt), normalise(Unframe(critic.Output))):
 		return unobserved(plan, s, cfg, RoleValidator, "without-critic")
 	}
-	step := judge(plan, g, part{true, critic.Output}, part{true, validator.Output}, s, cfg, true)
+	cfg.Observed = true
+	step := judge(plan, g, part{true, critic.Output}, part{true, validator.Output}, s, cfg)
 	if step.Record != nil {
 		step.Record.Evidence = EvidenceObserved
 		step.Record.Runs = []RunRecord{critic.Record(), validator.Record()}

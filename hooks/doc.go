@@ -4,5 +4,7 @@
 // answer for the loop's typed outcome. It holds no loop logic: only the
 // wire format (input.go, output.go), the transcript reader for Stop's last
 // message, and Claude Code's block cap. Only the `plansmith hook`
-// subcommand imports it.
+// subcommand imports it. hooks/codex is the Codex CLI adapter beside it,
+// mapping Codex's events to the same loop calls; hooks/policy is the
+// read-only tool policy the loop applies.
 package hooks

@@ -18,9 +18,15 @@ type Input struct {
 	PermissionMode string `json:"permission_mode"`
 	AgentID        string `json:"agent_id"`
 
-	// Stop
+	// Stop (and SubagentStop: AgentID, LastAssistantMessage)
 	StopHookActive       bool    `json:"stop_hook_active"`
 	LastAssistantMessage *string `json:"last_assistant_message"`
+	// BackgroundTasks is work still in flight at a Stop. A client that
+	// sends the field at all also reports sub-agent runs to the hooks.
+	BackgroundTasks *[]json.RawMessage `json:"background_tasks"`
+
+	// SessionStart
+	Source string `json:"source"`
 
 	// PreToolUse / PostToolUse
 	ToolName     string          `json:"tool_name"`
@@ -81,7 +87,7 @@ func decodeInput(data []byte) (Input, error) {
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode, "agent_id": &in.AgentID,
 		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastAssistantMessage,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "tool_response": &in.ToolResponse,
-		"prompt": &in.Prompt,
+		"prompt": &in.Prompt, "background_tasks": &in.BackgroundTasks, "source": &in.Source,
 	} {
 		raw, ok := fields[key]
 		if !ok {

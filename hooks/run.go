@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/plansmith/plansmith/loop"
 )
@@ -23,6 +24,9 @@ var table = []struct {
 	{"pretooluse", preToolUse},
 	{"posttooluse", postToolUse},
 	{"userpromptsubmit", userPromptSubmit},
+	{"subagentstop", subagentStop},
+	{"sessionstart", sessionStart},
+	{"stopfailure", stopFailure},
 }
 
 // Events names the hook subcommands, in the table's order.
@@ -118,20 +122,98 @@ func writeJSON(v any, env loop.Env) {
 func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }
 
 func stop(in Input, env loop.Env) any {
-	return stopAnswer(loop.Stop(env, loop.StopEvent{
+	ev := loop.StopEvent{
 		Session:     session(in),
 		LastMessage: func() (string, error) { return lastMessage(in) },
 		BlockCap:    blockCap(env),
-	}))
+		AgentID:     in.AgentID,
+		ReportsRuns: in.BackgroundTasks != nil,
+	}
+	if in.BackgroundTasks != nil {
+		ev.InFlight = len(*in.BackgroundTasks)
+	}
+	return stopAnswer(loop.Stop(env, ev))
 }
+
+// subagentStop records a sub-agent's final text; it never answers.
+func subagentStop(in Input, env loop.Env) any {
+	if in.AgentID == "" || in.LastAssistantMessage == nil {
+		return nil
+	}
+	loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), AgentID: in.AgentID,
+		Done: true, Output: *in.LastAssistantMessage})
+	return nil
+}
+
+// sessionStart gives a compacted or resumed session its planning loop's
+// instructions back.
+func sessionStart(in Input, env loop.Env) any {
+	o := loop.SessionStart(env, loop.SessionEvent{Session: session(in), Source: in.Source})
+	if o.Context == "" {
+		return nil
+	}
+	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{HookEventName: "SessionStart", AdditionalContext: o.Context}}
+}
+
+// stopFailure is a turn that ended on an API error: never a phase answer,
+// so nothing is judged, no retry is spent and nothing is said. It is
+// registered so that this is a decision, not an accident of the client.
+func stopFailure(Input, loop.Env) any { return nil }
 
 func preToolUse(in Input, env loop.Env) any {
 	return toolAnswer(loop.PreToolUse(env, toolEvent(in)))
 }
 
 func postToolUse(in Input, env loop.Env) any {
+	if in.ToolName == "Agent" || in.ToolName == "Task" {
+		if ev, ok := subagentLaunch(in); ok {
+			loop.RecordSubagent(env, ev)
+		}
+		return nil
+	}
 	loop.PostToolUse(env, toolEvent(in))
 	return nil
+}
+
+// subagentLaunch reads the sub-agent tool's call and response: the prompt
+// and model asked for, the agent id and resolved model the client reports,
+// and for a foreground run its output. ok is false when the response names
+// no agent (an older client, or a failed call).
+func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
+	var call struct {
+		Prompt     string `json:"prompt"`
+		Model      string `json:"model"`
+		Background *bool  `json:"run_in_background"`
+	}
+	var resp struct {
+		Status        string `json:"status"`
+		AgentID       string `json:"agentId"`
+		ResolvedModel string `json:"resolvedModel"`
+		Prompt        string `json:"prompt"`
+		Content       []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(in.ToolInput, &call) != nil || json.Unmarshal(in.ToolResponse, &resp) != nil || resp.AgentID == "" {
+		return loop.SubagentEvent{}, false
+	}
+	ev := loop.SubagentEvent{Session: session(in), AgentID: resp.AgentID, Launched: true,
+		Prompt: call.Prompt, Requested: call.Model, Model: resp.ResolvedModel,
+		Background: resp.Status == "async_launched"}
+	if ev.Prompt == "" {
+		ev.Prompt = resp.Prompt
+	}
+	if resp.Status == "completed" {
+		var parts []string
+		for _, c := range resp.Content {
+			if c.Type == "text" {
+				parts = append(parts, c.Text)
+			}
+		}
+		ev.Done, ev.Output = true, strings.Join(parts, "\n")
+	}
+	return ev, true
 }
 
 func userPromptSubmit(in Input, env loop.Env) any {

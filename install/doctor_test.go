@@ -148,7 +148,7 @@ func TestDoctor(t *testing.T) {
 	}{
 		{"nothing registered", func(t *testing.T, w *doctorWorld) {}, "hooks", Problem, "not registered anywhere", true},
 		{"project install", func(t *testing.T, w *doctorWorld) { w.install(t, filepath.Join(w.env.Project, ".claude")) },
-			"hooks", OK, "all 4 events registered", false},
+			"hooks", OK, "all 7 events registered", false},
 		{"user install", func(t *testing.T, w *doctorWorld) { w.install(t, filepath.Join(w.env.Home, ".claude")) },
 			"hooks", OK, "user settings", false},
 		{"registered twice", func(t *testing.T, w *doctorWorld) {
@@ -175,7 +175,10 @@ func TestDoctor(t *testing.T) {
 				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}],
 				"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/gone/plansmith hook pretooluse"}]}],
 				"PostToolUse": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook posttooluse"}]}],
-				"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook userpromptsubmit"}]}]}}`)
+				"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook userpromptsubmit"}]}],
+				"SubagentStop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook subagentstop"}]}],
+				"SessionStart": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook sessionstart"}]}],
+				"StopFailure": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stopfailure"}]}]}}`)
 		}, "hooks", Problem, "/gone/plansmith, which is not an executable file", true},
 		{"an event missing", func(t *testing.T, w *doctorWorld) {
 			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {

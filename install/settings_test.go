@@ -35,7 +35,7 @@ func keysOf(t *testing.T, raw []byte) []string {
 
 func TestPluginHooksMatchHooksJSON(t *testing.T) {
 	h := hooksFor(t, bin)
-	assert.Equal(t, []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit"}, h.Events())
+	assert.Equal(t, []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "StopFailure"}, h.Events())
 	out, _, err := Merge(nil, h)
 	require.NoError(t, err)
 	regs, err := Find(out, bin)
@@ -43,8 +43,11 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 	assert.Equal(t, []Registration{
 		{"Stop", "", bin, "stop"},
 		{"PreToolUse", "*", bin, "pretooluse"},
-		{"PostToolUse", "Write|Edit|MultiEdit", bin, "posttooluse"},
+		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task", bin, "posttooluse"},
 		{"UserPromptSubmit", "", bin, "userpromptsubmit"},
+		{"SubagentStop", "", bin, "subagentstop"},
+		{"SessionStart", "", bin, "sessionstart"},
+		{"StopFailure", "", bin, "stopfailure"},
 	}, regs)
 	assert.Contains(t, string(out), `"command": "PLANSMITH_INSTALL=settings \"/opt/plansmith/bin/plansmith\" hook stop"`)
 	assert.Contains(t, string(out), `"timeout": 60`)
@@ -61,7 +64,7 @@ func TestMerge(t *testing.T) {
 		check    func(*testing.T, string)
 	}{
 		{name: "no file", in: "", changed: true, keys: []string{"hooks"},
-			hookKeys: []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit"}},
+			hookKeys: []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "StopFailure"}},
 		{name: "empty object", in: "{}\n", changed: true, keys: []string{"hooks"}},
 		{name: "blank file", in: "  \n", changed: true, keys: []string{"hooks"}},
 		{name: "unknown keys keep their order and content",
@@ -76,27 +79,27 @@ func TestMerge(t *testing.T) {
 		{name: "other hooks for the same event stay first",
 			in:      `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [` + other + `]}], "Notification": [{"hooks": [` + other + `]}]}}`,
 			changed: true, keys: []string{"hooks"},
-			hookKeys: []string{"PreToolUse", "Notification", "Stop", "PostToolUse", "UserPromptSubmit"},
+			hookKeys: []string{"PreToolUse", "Notification", "Stop", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "StopFailure"},
 			check: func(t *testing.T, out string) {
 				assert.Equal(t, 2, strings.Count(out, "lint --fix"))
 				assert.Less(t, strings.Index(out, `"Bash"`), strings.Index(out, "hook pretooluse"))
 			}},
 		{name: "old binary path is replaced, not duplicated, in place",
 			in: `{"hooks": {"Stop": [{"hooks": [` + other + `]}, {"hooks": [{"type": "command", "command": "\"/old/place/plansmith\" hook stop", "timeout": 60}]}, {"hooks": [{"type": "command", "command": "after"}]}],
-			  "SessionStart": [{"hooks": [{"type": "command", "command": "/old/place/plansmith hook stop"}]}]}}`,
+			  "Notification": [{"hooks": [{"type": "command", "command": "/old/place/plansmith hook stop"}]}]}}`,
 			changed: true,
 			check: func(t *testing.T, out string) {
 				assert.NotContains(t, out, "/old/place")
-				assert.Equal(t, 1, strings.Count(out, "hook stop"))
-				assert.Less(t, strings.Index(out, "lint --fix"), strings.Index(out, "hook stop"))
-				assert.Less(t, strings.Index(out, "hook stop"), strings.Index(out, `"after"`))
-				assert.NotContains(t, out, "SessionStart", "an event only plansmith filled goes with it")
+				assert.Equal(t, 1, strings.Count(out, `hook stop"`))
+				assert.Less(t, strings.Index(out, "lint --fix"), strings.Index(out, `hook stop"`))
+				assert.Less(t, strings.Index(out, `hook stop"`), strings.Index(out, `"after"`))
+				assert.NotContains(t, out, "Notification", "an event only plansmith filled goes with it")
 			}},
 		{name: "plansmith entry sharing a group with another hook",
 			in:      `{"hooks": {"Stop": [{"hooks": [` + other + `, {"type": "command", "command": "plansmith hook stop"}]}]}}`,
 			changed: true,
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, 1, strings.Count(out, "hook stop"))
+				assert.Equal(t, 1, strings.Count(out, `hook stop"`))
 				assert.Contains(t, out, "lint --fix")
 			}},
 		{name: "a plansmith lookalike is not ours",
@@ -122,8 +125,8 @@ func TestMerge(t *testing.T) {
 			if tt.hookKeys != nil {
 				assert.Equal(t, tt.hookKeys, keysOf(t, hk))
 			}
-			for _, ev := range []string{"hook stop", "hook pretooluse", "hook posttooluse", "hook userpromptsubmit"} {
-				assert.Equal(t, 1, strings.Count(string(out), `\"`+bin+`\" `+ev), ev)
+			for _, ev := range []string{"hook stop", "hook pretooluse", "hook posttooluse", "hook userpromptsubmit", "hook subagentstop", "hook sessionstart", "hook stopfailure"} {
+				assert.Equal(t, 1, strings.Count(string(out), `\"`+bin+`\" `+ev+`"`), ev)
 			}
 			if tt.check != nil {
 				tt.check(t, string(out))
@@ -208,7 +211,8 @@ func TestParseCommand(t *testing.T) {
 		{`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook userpromptsubmit`, "${CLAUDE_PLUGIN_ROOT}/bin/plansmith", "userpromptsubmit", true},
 		{`"/a \"q\"/plansmith" hook stop`, `/a "q"/plansmith`, "stop", true},
 		{`/usr/bin/plansmith hook`, "", "", false},
-		{`/usr/bin/plansmith hook sessionstart`, "", "", false},
+		{`/usr/bin/plansmith hook sessionstart`, "/usr/bin/plansmith", "sessionstart", true},
+		{`/usr/bin/plansmith hook precompact`, "", "", false},
 		{`/usr/bin/plansmith status`, "", "", false},
 		{`/usr/bin/other hook stop`, "", "", false},
 		{`"/self/ps" hook stop`, "/self/ps", "stop", true},
@@ -260,7 +264,7 @@ func TestPluginHookEvent(t *testing.T) {
 			}
 		}
 	}
-	assert.Len(t, seen, 4)
+	assert.Len(t, seen, 7)
 	_, ok := pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/other" hook stop`)
 	assert.False(t, ok)
 	_, ok = pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook "$x"`)

@@ -23,6 +23,43 @@ type StopEvent struct {
 	// overrides the next one; the loop pauses instead of reaching it. 0
 	// means no cap.
 	BlockCap int
+	// AgentID is set when the stop comes from inside a sub-agent: never a
+	// phase answer.
+	AgentID string
+	// InFlight is how many sub-agents or other background tasks are still
+	// running: the agent is waiting for them, so the stop is not an answer
+	// (nothing is judged, no retry spent; their completion wakes the agent).
+	InFlight int
+	// ReportsRuns says the agent reports its sub-agents' runs to the hooks
+	// (RecordSubagent): the gate then judges the runs it observed, and
+	// falls back to outputs relayed in the reply only when this is false.
+	ReportsRuns bool
+}
+
+// SubagentEvent is a sub-agent run the hooks saw: launched (the sub-agent
+// tool's PostToolUse: Prompt, models, and for a foreground run its Output)
+// or finished (the sub-agent's own stop: AgentID and Output only).
+type SubagentEvent struct {
+	Session
+	AgentID string
+	// Launched is true for the tool call that started the run.
+	Launched bool
+	// Prompt, Requested (model asked for), Model (model resolved) and
+	// Background describe a launch.
+	Prompt     string
+	Requested  string
+	Model      string
+	Background bool
+	// Done and Output: the run's final text, when it is known.
+	Done   bool
+	Output string
+}
+
+// SessionEvent is a session starting: Source is "startup", "resume",
+// "clear", "compact" or "fork".
+type SessionEvent struct {
+	Session
+	Source string
 }
 
 // NoAnswerError says the agent's last answer could not be read at all. It
@@ -79,8 +116,8 @@ type ToolOutcome struct {
 	Reason string // Deny: for the model, saying what to do instead
 }
 
-// PromptOutcome is what the loop adds to a user's prompt; the zero value
-// adds nothing.
+// PromptOutcome is what the loop adds to a user's prompt, or to a session
+// starting again (SessionStart); the zero value adds nothing.
 type PromptOutcome struct {
 	Context string // for the model, alongside the prompt
 }

@@ -14,12 +14,14 @@ import (
 
 // The gap-coverage gate in the final revise. When the final revise passes
 // its checks, gateBegin asks the agent to run the critic and validator
-// sub-agents; the agent's next reply (their outputs) goes to gateReply. The
+// sub-agents; the agent's next stop goes to gateReply, which judges the
+// runs the hooks recorded (RecordSubagent) or, from a client that cannot
+// report runs, the outputs relayed in the reply. The
 // plan under assessment is kept in .claude/plansmith/gate/plan.md, and the
 // session's hashes bind the verdict to it.
 
 func (r *stop) gateConfig() gate.Config {
-	return gate.Config{Dir: r.t.paths.Gate(), MaxAttempts: r.f.Loop.GateRetries}
+	return gate.Config{Dir: r.t.paths.Gate(), MaxAttempts: r.f.Loop.GateRetries, Observed: r.observed}
 }
 
 // gateAwaiting reports whether the loop waits for the sub-agents' outputs.
@@ -52,6 +54,10 @@ func (r *stop) gateReply(msg string) StopOutcome {
 		l.GateSession.Status = gate.StatusNone
 		return r.gateBegin(bestPlan(r.f, ""))
 	}
+	if r.observed {
+		// Judge the runs the hooks recorded, never the reply's copy of them.
+		return r.gateApply(gate.AssessObserved(string(plan), msg, l.GateRuns, l.GateSession, r.gateConfig()), string(plan))
+	}
 	return r.gateApply(gate.Assess(string(plan), msg, l.GateSession, r.gateConfig()), string(plan))
 }
 
@@ -74,6 +80,8 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 		return r.block(step.Reason)
 	case gate.ActionFix, gate.ActionRerun, gate.ActionRevise:
 		return r.block(step.Reason)
+	case gate.ActionWait:
+		return StopOutcome{} // a run is still going: the agent is waiting, not answering
 	case gate.ActionPass:
 		return r.finishGate(state.ExitCompleted, plan, step)
 	case gate.ActionFail:

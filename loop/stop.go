@@ -19,6 +19,12 @@ import (
 // loop is paused, it lets the stop happen. An answer that cannot be read
 // is not a wrong one: the loop pauses without judging anything.
 func Stop(env Env, ev StopEvent) StopOutcome {
+	if ev.AgentID != "" || ev.InFlight > 0 {
+		// A sub-agent's stop, or the agent waiting for background work:
+		// not an answer. Nothing is judged and no retry is spent; the
+		// work's completion wakes the agent and the loop goes on then.
+		return StopOutcome{}
+	}
 	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
 		return StopOutcome{} // no loop: neither the lock nor the answer is touched
 	}
@@ -40,7 +46,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	}
 	before := label(t.file)
 	t.dirty = true
-	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap}
+	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap, observed: ev.ReportsRuns}
 	var out StopOutcome
 	switch {
 	case msgErr != nil:
@@ -77,6 +83,9 @@ type stop struct {
 	t   *txn
 	f   *state.File
 	cap int
+	// observed: the agent reports sub-agent runs, so the gate judges the
+	// runs the hooks recorded (StopEvent.ReportsRuns).
+	observed bool
 }
 
 // noAnswer pauses the loop when the answer could not be read, holding the

@@ -58,6 +58,7 @@ type Loop struct {
 	GateSession gate.Session `yaml:"gate_session,omitempty"`
 	GateRecord  *gate.Record `yaml:"gate_record,omitempty"`
 	GateMissed  []string     `yaml:"gate_missed,omitempty"` // uncovered findings of every failed assessment, for memory
+	GateRuns    gate.Runs    `yaml:"gate_runs,omitempty"`   // critic and validator runs the hooks observed
 
 	// Set when the loop ends.
 	ExitReason string    `yaml:"exit_reason,omitempty"`

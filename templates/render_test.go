@@ -103,7 +103,7 @@ func renderData(t *testing.T) map[string]any {
 			MaxIterations int
 		}{converge.Summary{Verdict: converge.Proceed, QualityScore: 7.4, Iterations: 2, Challenges: 3, Active: 0,
 			BySeverity: converge.SeverityCounts{Blocking: 1, Significant: 1, Minor: 1}, ByStatus: converge.StatusCounts{Resolved: 3}}, 3},
-		"gate/begin.md":          with(gateData, map[string]any{"Added": gaps}),
+		"gate/begin.md":          with(gateData, map[string]any{"Added": gaps, "Observed": true}),
 		"gate/check-findings.md": map[string]any{"Findings": gate.Findings{Items: findings}, "Counts": gate.Findings{Items: findings}.Counts()},
 		"gate/check-plan.md":     gate.Gaps{Present: true, Start: 12, End: 17, Items: gaps},
 		"gate/check-verdict.md": map[string]any{"Pass": false, "Reason": "uncovered: FINDING-1 (No rollback); the plan documents no gaps",
@@ -135,6 +135,8 @@ func renderData(t *testing.T) map[string]any {
 		"messages/retry.md": map[string]any{"Label": label, "Phase": "critique", "Attempt": 1, "Left": 2,
 			"Problems": []string{"numbered items: found 1, need 3"}, "Prompt": "Critique the plan."},
 		"messages/save-failed.md": map[string]any{"Label": label, "Why": "disk full"},
+		"messages/session-start.md": map[string]any{"Label": label, "Source": "compact", "Paused": true,
+			"Instructions": "Critique the plan."},
 		"policy/deny.md": map[string]any{"What": "Write", "Detail": "src/api.go", "Rule": "write-tool",
 			"Why": "the session is read-only while planning", "Alternative": "describe the change in the plan"},
 		"principles/critique.md": struct{ Principles []principles.Principle }{principles.All},

@@ -15,7 +15,7 @@ func newHookCmd(env *Env) *cobra.Command {
 		Short: "Run as a Claude Code hook (stdin: hook JSON, stdout: decision JSON)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("hook: name the event: stop, pretooluse, posttooluse or userpromptsubmit")
+			return usagef("hook: name the event: %s", strings.Join(hooks.Events, ", "))
 		},
 	}
 	agent := cmd.PersistentFlags().String("agent", "claude", "the agent running the hook: claude or codex (Codex CLI, see docs/codex.md)")

@@ -14,6 +14,22 @@ type Reply struct {
 	Text    string
 	ToolUse *ToolUse
 	Respond func(Request) Reply
+	// Error, when set, answers with an API error instead (HTTP status and
+	// error type), as the real API does when a request fails.
+	Error *APIError
+}
+
+// APIError is an error answer of the Messages API.
+type APIError struct {
+	Status  int
+	Type    string
+	Message string
+}
+
+// Fail is a reply that answers with an API error: status, error type and
+// message, e.g. Fail(400, "invalid_request_error", "bad request").
+func Fail(status int, kind, message string) Reply {
+	return Reply{Error: &APIError{Status: status, Type: kind, Message: message}}
 }
 
 // ToolUse is a tool call the model makes. Input is marshalled to JSON and

@@ -250,6 +250,10 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		reply = reply.Respond(rec)
 	}
 
+	if reply.Error != nil {
+		writeError(w, reply.Error.Status, reply.Error.Type, reply.Error.Message)
+		return
+	}
 	s.mu.Lock()
 	blocks, stop, err := s.blocks(reply)
 	msgID := s.newID("msg")

@@ -352,3 +352,18 @@ func TestRoutesKeepSubAgentsApart(t *testing.T) {
 	assert.True(t, val[1].Overrun)
 	assert.Nil(t, s.RouteRequests("nothing"))
 }
+
+func TestFailAnswersWithAnAPIError(t *testing.T) {
+	s := New(Fail(http.StatusBadRequest, "invalid_request_error", "scripted failure"), Text("after"))
+	defer s.Close()
+	resp := post(t, s.URL+"/v1/messages", mainRequest(true, userHello))
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	var e struct {
+		Error struct{ Type, Message string } `json:"error"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&e))
+	assert.Equal(t, "invalid_request_error", e.Error.Type)
+	assert.Equal(t, "scripted failure", e.Error.Message)
+	assert.Equal(t, "after", replyText(t, s.URL, mainRequest(false, userHello)), "the script goes on")
+	assert.Len(t, s.Requests(), 2)
+}

@@ -11,7 +11,7 @@ import (
 // writes a file, runs a program or assigns a shell variable.
 var inert = set(
 	"cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "ls", "echo", "cut", "tr",
-	"diff", "diff3", "cmp", "comm", "stat", "du", "df", "pwd", "basename", "dirname",
+	"diff", "cmp", "comm", "stat", "du", "df", "pwd", "basename", "dirname",
 	"realpath", "readlink", "which", "whereis", "type", "uname", "id", "whoami", "groups",
 	"ps", "pgrep", "printenv", "true", "false", ":", "seq", "expr", "nl", "paste", "join",
 	"fold", "fmt", "column", "rev", "tac", "od", "hexdump", "strings", "md5sum", "sha1sum",
@@ -58,6 +58,7 @@ func init() {
 		"set":      checkSet,
 		"shopt":    checkShopt,
 		"test":     checkTest,
+		"diff3":    optionsOnly("diff3"),
 		"[":        checkTest,
 	}
 }

@@ -185,23 +185,40 @@ func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
 	return true
 }
 
-// checkRead allows read into plain, harmless variable names.
+// checkRead allows read into plain, harmless variable names. Its options
+// are read as bash reads them: a value may be attached ("-aPATH" names the
+// array PATH) or the next word, and the options end at "--" or the first
+// name.
 func checkRead(c *checker, n syntax.Node, args []arg) bool {
-	for i := 0; i < len(args); i++ {
+	i := 0
+	for ; i < len(args); i++ {
 		v := args[i].val
-		if strings.HasPrefix(v, "-") && len(v) > 1 {
-			last := v[len(v)-1]
-			if last == 'a' {
-				i++
-				if i >= len(args) || !c.assignable(n, args[i].val) {
-					return c.deny(n, "env-var", "")
-				}
-			} else if strings.IndexByte("dinNptu", last) >= 0 {
-				i++
-			}
-			continue
+		if v == "--" {
+			i++
+			break
 		}
-		if !c.assignable(n, v) {
+		if !strings.HasPrefix(v, "-") || len(v) < 2 {
+			break
+		}
+		for j := 1; j < len(v); j++ {
+			if strings.IndexByte("adinNptu", v[j]) < 0 {
+				continue
+			}
+			val := v[j+1:]
+			if val == "" {
+				i++
+				if i < len(args) {
+					val = args[i].val
+				}
+			}
+			if v[j] == 'a' && !c.assignable(n, val) {
+				return false
+			}
+			break
+		}
+	}
+	for ; i < len(args); i++ {
+		if !c.assignable(n, args[i].val) {
 			return false
 		}
 	}

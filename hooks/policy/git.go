@@ -68,12 +68,15 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		}
 		return c.deny(n, "git", "git stash "+first)
 	case gitSubReads[sub] != nil:
+		// The first operand as git reads it: "git notes --ref list add"
+		// gives --ref the value list and runs add.
+		key := "git " + sub
+		if grammars()[key] == nil {
+			key = "git *"
+		}
 		first := ""
-		for _, a := range rest {
-			if !strings.HasPrefix(a.val, "-") {
-				first = a.val
-				break
-			}
+		if ops := grammars()[key].parse(rest, reading{on: gnuOnly, permute: true}).operands; len(ops) > 0 {
+			first = ops[0].val
 		}
 		if sub == "reflog" && first != "" && first != "expire" && first != "delete" && first != "drop" && first != "write" {
 			return true // "git reflog REF" shows REF's reflog

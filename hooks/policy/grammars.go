@@ -163,6 +163,13 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 			[]option{opt("-x", flag, "exec-option")},
 		)}).index(),
 
+		// GNU diff3 runs --diff-program to compare the files (getopt_long:
+		// "--diff-prog" and even "--d" abbreviate it).
+		"diff3": (&grammar{abbrev: true, options: rows(
+			[]option{opt("--diff-program", required, "exec-option")},
+			valued("-L --label"),
+		)}).index(),
+
 		// man only with page names: its options pick pagers, browsers and
 		// formatters, or local files to format.
 		"man": (&grammar{strict: true, rule: "man-option"}).index(),
@@ -233,8 +240,10 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 		)}).index(),
 
 		// Every git subcommand (parse-options: abbreviations and --no-).
-		"git *":    (&grammar{abbrev: true, negate: true, options: gitCommon}).index(),
-		"git grep": (&grammar{abbrev: true, negate: true, options: rows(gitCommon, gitGrep)}).index(),
+		"git *": (&grammar{abbrev: true, negate: true, options: gitCommon}).index(),
+		// git notes takes --ref NOTES-REF before its subcommand.
+		"git notes": (&grammar{abbrev: true, negate: true, options: rows(gitCommon, valued("--ref"))}).index(),
+		"git grep":  (&grammar{abbrev: true, negate: true, options: rows(gitCommon, gitGrep)}).index(),
 		"git branch": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
 			flags("", "-a --all", "-r --remotes", "-v --verbose", "--show-current", "-q --quiet"))}).index(),
 		"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,

@@ -60,15 +60,16 @@ func analyse(w *syntax.Word) arg {
 		}
 		a.absolute = trustedPath(first)
 	}
+	brace := braceStart(w)
 	var b strings.Builder
-	for _, part := range w.Parts {
+	for i, part := range w.Parts {
+		if i == brace {
+			// Brace expansion turns one word into several.
+			a.single = false
+			a.stop(&b)
+		}
 		switch p := part.(type) {
 		case *syntax.Lit:
-			if strings.Contains(p.Value, "{") && (strings.Contains(p.Value, ",") || strings.Contains(p.Value, "..")) {
-				// Brace expansion turns one word into several.
-				a.single = false
-				a.stop(&b)
-			}
 			if a.known {
 				b.WriteString(unescape(p.Value))
 			}
@@ -103,6 +104,34 @@ func analyse(w *syntax.Word) arg {
 	}
 	a.val = b.String()
 	return a
+}
+
+// braceStart returns the index of the part holding the "{" of a brace
+// expansion in w, or -1. Bash expands an unquoted "{" followed by an
+// unquoted "," or ".." and an unquoted "}", even when quoted text stands
+// between them: {"-o",out} is the two words -o and out.
+func braceStart(w *syntax.Word) int {
+	open, sep := -1, false
+	for i, part := range w.Parts {
+		l, ok := part.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		v := l.Value
+		for j := 0; j < len(v); j++ {
+			switch {
+			case v[j] == '\\':
+				j++
+			case v[j] == '{' && open < 0:
+				open = i
+			case open >= 0 && (v[j] == ',' || v[j] == '.' && j+1 < len(v) && v[j+1] == '.'):
+				sep = true
+			case open >= 0 && v[j] == '}' && sep:
+				return open
+			}
+		}
+	}
+	return -1
 }
 
 func (a *arg) stop(b *strings.Builder) {

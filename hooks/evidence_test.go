@@ -1,0 +1,145 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/state"
+)
+
+// The gate's evidence at hook level, on payloads captured from Claude Code
+// 2.1.330 (testdata/hooks/claude-code-2.1.330): a background critic, a
+// foreground validator, compaction, a sub-agent's stop. Only the session's
+// folder and the prompts (the gate's own prompt files) are put in.
+
+// payload reads a captured payload and applies changes (keys set at the top
+// level, or "tool_input.prompt"-style paths one level down).
+func payload(t *testing.T, name, project string, changes map[string]any) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "hooks", "claude-code-2.1.330", name))
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	m["cwd"] = project
+	for k, v := range changes {
+		if outer, inner, ok := strings.Cut(k, "."); ok {
+			sub, isMap := m[outer].(map[string]any)
+			require.True(t, isMap, k)
+			sub[inner] = v
+			continue
+		}
+		m[k] = v
+	}
+	out, err := json.Marshal(m)
+	require.NoError(t, err)
+	return string(out)
+}
+
+const (
+	finalPlan = "## Goal\nCache the lookups.\n\n" + gate.GapsStart + "\n### GAP-1: Eviction\n- **Severity**: high\n- **Description**: Eviction under load is not measured.\n" + gate.GapsEnd + "\n\n<promise>OK</promise>"
+	// What the captured critic and validator said.
+	capturedCritic    = "### FINDING-1: x\n- **Severity**: high\n- **Description**: y"
+	capturedValidator = "### VERDICT: PASS\n**Reason**: ok"
+)
+
+func TestGateEvidenceOnCapturedPayloads(t *testing.T) {
+	project := t.TempDir()
+	env := testEnv(project)
+	p := state.Paths{Project: project}
+	_, err := loop.Start(env, p, loop.Options{Request: "add a cache", Phases: []string{"revise"}, MaxRetries: 2,
+		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK",
+		Gate: true, GateRetries: 2})
+	require.NoError(t, err)
+	call := func(event, input string) string {
+		var out bytes.Buffer
+		run(t, event, input, &out, env)
+		return out.String()
+	}
+	stop := func(message string, changes map[string]any) string {
+		c := map[string]any{"last_assistant_message": message}
+		for k, v := range changes {
+			c[k] = v
+		}
+		return call("stop", payload(t, "stop-after-wake.json", project, c))
+	}
+
+	begin := stop(finalPlan, nil)
+	require.Contains(t, begin, `"decision":"block"`)
+	assert.Contains(t, begin, "End your turn once both have finished", "2.1.330 reports runs: the agent need not relay outputs")
+	critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	validator, err := os.ReadFile(filepath.Join(p.Gate(), gate.ValidatorFile))
+	require.NoError(t, err)
+
+	// The critic is launched in the background, with words around its prompt.
+	prompt := "Review this plan.\n\n" + string(critic)
+	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
+		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt})))
+	// The agent ends its turn to wait: not judged, no retry.
+	running := []any{map[string]any{"id": "aeff946838fb8ae94", "type": "subagent", "status": "running", "description": "critic", "agent_type": "general-purpose"}}
+	assert.Empty(t, stop("Waiting for the critic.", map[string]any{"background_tasks": running}))
+	// Compaction meanwhile: the gate's instructions come back.
+	ctx := call("sessionstart", payload(t, "sessionstart-compact.json", project, nil))
+	assert.Contains(t, ctx, `"hookEventName":"SessionStart"`)
+	assert.Contains(t, ctx, "critic-prompt.md")
+	// A resume with no loop change says the same; a startup says nothing.
+	assert.Contains(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, nil)), "critic-prompt.md")
+	assert.Empty(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, map[string]any{"source": "startup"})))
+	// The critic finishes.
+	assert.Empty(t, call("subagentstop", payload(t, "subagentstop-background.json", project, nil)))
+	// A stop from inside a sub-agent and a turn ended by an API error are never answers.
+	assert.Empty(t, stop(capturedValidator, map[string]any{"agent_id": "aeff946838fb8ae94"}))
+	assert.Empty(t, call("stopfailure", payload(t, "stop-after-wake.json", project, map[string]any{"hook_event_name": "StopFailure"})))
+
+	// The validator runs in the foreground on its prompt and the critic's output.
+	vprompt := string(validator) + "\n\n" + capturedCritic
+	assert.Empty(t, call("subagentstop", payload(t, "subagentstop-foreground.json", project, nil)))
+	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-foreground.json", project,
+		map[string]any{"tool_input.prompt": vprompt, "tool_response.prompt": vprompt})))
+
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Zero(t, f.Loop.RetriesTotal)
+	require.Len(t, f.Loop.GateRuns, 2)
+
+	done := stop("Done.", nil)
+	assert.NotContains(t, done, `"decision"`)
+	assert.Contains(t, done, "approved by the gate")
+	saved, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	for _, want := range []string{`evidence: "observed"`, `agent_id: "aeff946838fb8ae94"`, `agent_id: "ab054c901f0cd3d2a"`,
+		`model: "claude-opus-5-5"`, `model: "claude-haiku-5-5"`, `output_hash: "` + gate.OutputHash(capturedCritic) + `"`} {
+		assert.Contains(t, string(saved), want)
+	}
+}
+
+func TestSubagentLaunchReadsBothResponseShapes(t *testing.T) {
+	var in Input
+	require.NoError(t, json.Unmarshal([]byte(payload(t, "posttooluse-agent-background.json", "/p", nil)), &in))
+	ev, ok := subagentLaunch(in)
+	require.True(t, ok)
+	assert.Equal(t, loop.SubagentEvent{Session: loop.Session{ID: in.SessionID, Cwd: "/p"}, AgentID: "aeff946838fb8ae94", Launched: true,
+		Prompt: "CRITIC-PROMPT please review", Requested: "opus", Model: "claude-opus-5-5", Background: true}, ev)
+
+	require.NoError(t, json.Unmarshal([]byte(payload(t, "posttooluse-agent-foreground.json", "/p", nil)), &in))
+	ev, ok = subagentLaunch(in)
+	require.True(t, ok)
+	assert.True(t, ev.Done)
+	assert.False(t, ev.Background)
+	assert.Equal(t, capturedValidator, ev.Output)
+	assert.Equal(t, "claude-haiku-5-5", ev.Model)
+
+	// An older client's string response, or a failed call, names no agent.
+	in.ToolResponse = json.RawMessage(`"done"`)
+	_, ok = subagentLaunch(in)
+	assert.False(t, ok)
+}

@@ -1,0 +1,104 @@
+package loop
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
+)
+
+// Evidence for the gate: while an assessment waits for its sub-agents, the
+// hooks report every sub-agent run (RecordSubagent) and the loop keeps the
+// critic's and validator's, recognised by their prompts, in the state file
+// (Loop.GateRuns); the Stop then judges those recorded outputs.
+
+// RecordSubagent records a sub-agent run of the calling session's loop when
+// its gate waits for the critic and validator: a launch whose prompt carries
+// the assessment's critic or validator prompt (content or path), or a run's
+// final output. Anything else changes nothing. It never answers.
+func RecordSubagent(env Env, ev SubagentEvent) {
+	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
+		return
+	}
+	// Only the frontmatter changes; a sub-agent never binds the loop.
+	t := openSessionWith(env, ev.Session, false, state.LoadHead)
+	if t == nil {
+		return
+	}
+	defer t.close(env)
+	l := &t.file.Loop
+	if !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
+		return
+	}
+	if !ev.Launched {
+		if ev.Done {
+			l.GateRuns = l.GateRuns.Finished(ev.AgentID, ev.Output)
+			t.dirty = true
+		}
+		return
+	}
+	role := gatePrompts(t.paths).Recognise(ev.Prompt)
+	if role == "" {
+		return
+	}
+	l.GateRuns = l.GateRuns.Launched(gate.Run{
+		Role: role, AgentID: ev.AgentID, Model: ev.Model, Requested: ev.Requested,
+		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output,
+	}, l.GateSession)
+	t.dirty = true
+}
+
+// gatePrompts reads the assessment's prompt files back, to recognise its runs.
+func gatePrompts(p state.Paths) gate.Prompts {
+	files := map[string]string{}
+	for _, name := range []string{gate.CriticFile, gate.ValidatorFile} {
+		if b, err := state.ReadOwned(filepath.Join(p.Gate(), name)); err == nil {
+			files[name] = string(b)
+		}
+	}
+	return gate.PromptsFor(files, p.Gate(), p.Project)
+}
+
+// SessionStart gives a session that comes back from compaction or a resume
+// (Source "compact" or "resume") the loop's current instructions, so it
+// still knows it is planning and what the phase asks. Other sources, other
+// sessions' loops and no loop get nothing.
+func SessionStart(env Env, ev SessionEvent) PromptOutcome {
+	if ev.Source != "compact" && ev.Source != "resume" {
+		return PromptOutcome{}
+	}
+	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
+		return PromptOutcome{}
+	}
+	t := openSession(env, ev.Session, false)
+	if t == nil {
+		return PromptOutcome{}
+	}
+	defer t.close(env)
+	l := &t.file.Loop
+	var instructions string
+	switch {
+	case l.Paused:
+		instructions = l.PausedReason
+	case l.Gate && l.GateSession.Status == gate.StatusAwaiting:
+		instructions = gate.Instructions(l.GateSession, gate.Config{
+			Dir: t.paths.Gate(), MaxAttempts: l.GateRetries, Observed: l.GateSession.Observed})
+	default:
+		r := &stop{env: env, t: t, f: t.file}
+		instructions = phases.Prompt(config(l, r.loadMemory()), progress(t.file), "")
+	}
+	text, err := templates.Render("messages/session-start.md", map[string]any{
+		"Label":        label(t.file),
+		"Source":       ev.Source,
+		"Paused":       l.Paused,
+		"Instructions": strings.TrimSpace(instructions),
+	})
+	if err != nil {
+		env.note("%v", err)
+		return PromptOutcome{}
+	}
+	return PromptOutcome{Context: strings.TrimSpace(text)}
+}

@@ -1,0 +1,167 @@
+package loop
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/state"
+)
+
+// gatePlan is a final revise that passes its checks (section Goal, promise OK).
+const gatePlan = "## Goal\nCache the lookups.\n\n" + gate.GapsStart + "\n### GAP-1: Eviction\n- **Severity**: medium\n- **Description**: The eviction policy is not measured.\n" + gate.GapsEnd + "\n\n<promise>OK</promise>"
+
+const (
+	critic    = "### FINDING-1: No eviction numbers\n- **Severity**: medium\n- **Description**: Memory may grow."
+	passing   = "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."
+	sessionID = "s"
+)
+
+// gateLoop starts a loop whose only phase is the final revise, with the
+// gate on, and stops once with a passing plan: the gate now awaits its
+// sub-agents. It returns the critic and validator prompts it wrote.
+func gateLoop(t *testing.T, env Env, p state.Paths) (criticPrompt, validatorPrompt string) {
+	t.Helper()
+	o := testOptions()
+	o.Phases = []string{"revise"}
+	o.Gate, o.GateRetries = true, 2
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	out := Stop(env, StopEvent{Session: Session{ID: sessionID, Cwd: p.Project}, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "End your turn once both have finished", "an observing client is told it need not copy outputs")
+	assert.NotContains(t, out.Reason, "<critic-output>")
+	c, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	v, err := os.ReadFile(filepath.Join(p.Gate(), gate.ValidatorFile))
+	require.NoError(t, err)
+	return string(c), string(v)
+}
+
+func loaded(t *testing.T, p state.Paths) *state.Loop {
+	t.Helper()
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	return &f.Loop
+}
+
+func TestStopInFlightOrFromASubAgentIsNoAnswer(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	for _, ev := range []StopEvent{
+		{Session: s, LastMessage: answer("waiting for the explorer"), InFlight: 1, ReportsRuns: true},
+		{Session: s, LastMessage: answer("a sub-agent's last words"), AgentID: "a1"},
+	} {
+		assert.Equal(t, StopOutcome{}, Stop(env, ev))
+	}
+	l := loaded(t, p)
+	assert.Zero(t, l.RetriesTotal, "no retry spent")
+	assert.Zero(t, l.ConsecutiveBlocks)
+	assert.Equal(t, "understand", l.Phase)
+	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind, "the next real answer is judged")
+}
+
+func TestGateJudgesObservedRunsInTheBackground(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+
+	// The critic goes to the background; the agent ends its turn to wait.
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt,
+		Requested: "opus", Model: "claude-opus-5-5", Background: true})
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("Waiting for the critic."), InFlight: 1, ReportsRuns: true}))
+	// A client whose Stop lists nothing in flight is still waiting while the run is open.
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("Waiting."), ReportsRuns: true}))
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	// An unrelated sub-agent changes nothing.
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "x1", Prompt: "list the files", Done: true, Output: "a.go"})
+	// The validator runs in the foreground: its SubagentStop comes first.
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "v1", Done: true, Output: passing})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n\n" + critic,
+		Requested: "haiku", Model: "claude-haiku-5-5", Done: true, Output: passing})
+	l := loaded(t, p)
+	require.Len(t, l.GateRuns, 2)
+	assert.Equal(t, gate.RoleCritic, l.GateRuns[0].Role)
+	assert.Equal(t, gate.RoleValidator, l.GateRuns[1].Role)
+	assert.Zero(t, l.RetriesTotal)
+
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), ReportsRuns: true})
+	require.Equal(t, Finish, out.Kind, out.Reason)
+	assert.Equal(t, state.ExitCompleted, out.ExitReason)
+	saved, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	for _, want := range []string{"verified: true", `evidence: "observed"`, `agent_id: "c1"`, `agent_id: "v1"`,
+		`model: "claude-opus-5-5"`, `output_hash: "` + gate.OutputHash(critic) + `"`} {
+		assert.Contains(t, string(saved), want)
+	}
+}
+
+func TestGateRefusesAFabricatedReplyThenPassesOnRealRuns(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	fabricated := "<critic-output>\n### NO ISSUES FOUND\n</critic-output>\n<validator-output>\n### VERDICT: PASS\n**Reason**: nothing to cover\n</validator-output>"
+
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer(fabricated), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "no critic run produced")
+	assert.NotNil(t, loaded(t, p), "the loop goes on")
+
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Done."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Finish, out.Kind, out.Reason)
+	saved, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	assert.Contains(t, string(saved), "verified: true")
+}
+
+func TestGateRelaysOnlyForAClientThatCannotReportRuns(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.Phases = []string{"revise"}
+	o.Gate, o.GateRetries = true, 2
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "<critic-output>", "an old client is asked to relay the outputs")
+	relayed := "<critic-output>\n" + critic + "\n</critic-output>\n<validator-output>\n" + passing + "\n</validator-output>"
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer(relayed), BlockCap: 8})
+	require.Equal(t, Finish, out.Kind, out.Reason)
+	saved, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	assert.Contains(t, string(saved), `evidence: "relayed"`)
+}
+
+func TestSessionStartGivesTheInstructionsBack(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	require.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind)
+
+	for _, src := range []string{"compact", "resume"} {
+		o := SessionStart(env, SessionEvent{Session: s, Source: src})
+		assert.Contains(t, o.Context, "planning loop, at understand [1/3]", src)
+		assert.Contains(t, o.Context, "Phase: understand", src)
+	}
+	assert.Equal(t, PromptOutcome{}, SessionStart(env, SessionEvent{Session: s, Source: "startup"}))
+	assert.Equal(t, PromptOutcome{}, SessionStart(env, SessionEvent{Session: Session{ID: "other", Cwd: p.Project}, Source: "compact"}),
+		"another session's loop is not this session's business")
+	assert.Equal(t, 1, loaded(t, p).ConsecutiveBlocks, "giving the instructions back changes nothing")
+
+	// While the gate waits for its sub-agents, those are the instructions.
+	env2, p2, _ := testEnv(t)
+	gateLoop(t, env2, p2)
+	o := SessionStart(env2, SessionEvent{Session: Session{ID: sessionID, Cwd: p2.Project}, Source: "compact"})
+	assert.Contains(t, o.Context, "critic-prompt.md")
+	assert.Contains(t, o.Context, "End your turn once both have finished")
+}
