@@ -140,8 +140,8 @@ func subagentStop(in Input, env loop.Env) any {
 	if in.AgentID == "" || in.LastAssistantMessage == nil {
 		return nil
 	}
-	loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), AgentID: in.AgentID,
-		Done: true, Output: *in.LastAssistantMessage})
+	loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
+		AgentID: in.AgentID, Done: true, Output: *in.LastAssistantMessage})
 	return nil
 }
 
@@ -198,7 +198,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 	if json.Unmarshal(in.ToolInput, &call) != nil || json.Unmarshal(in.ToolResponse, &resp) != nil || resp.AgentID == "" {
 		return loop.SubagentEvent{}, false
 	}
-	ev := loop.SubagentEvent{Session: session(in), AgentID: resp.AgentID, Launched: true,
+	ev := loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode, AgentID: resp.AgentID, Launched: true,
 		Prompt: call.Prompt, Requested: call.Model, Model: resp.ResolvedModel,
 		Background: resp.Status == "async_launched"}
 	if ev.Prompt == "" {

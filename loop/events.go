@@ -41,7 +41,10 @@ type StopEvent struct {
 // or finished (the sub-agent's own stop: AgentID and Output only).
 type SubagentEvent struct {
 	Session
-	AgentID string
+	// PermissionMode is "plan" in Claude Code's plan mode: the run may be
+	// the plan-mode gate's critic or validator.
+	PermissionMode string
+	AgentID        string
 	// Launched is true for the tool call that started the run.
 	Launched bool
 	// Prompt, Requested (model asked for), Model (model resolved) and

@@ -6,6 +6,7 @@ import (
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/phases"
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -20,6 +21,11 @@ import (
 // the assessment's critic or validator prompt (content or path), or a run's
 // final output. Anything else changes nothing. It never answers.
 func RecordSubagent(env Env, ev SubagentEvent) {
+	if ev.PermissionMode == "plan" {
+		planmode.RecordRun(planmode.Call{Project: project(env, ev.Session), Home: env.Getenv("HOME"), SessionID: ev.ID},
+			ev.Launched, gate.Run{AgentID: ev.AgentID, Model: ev.Model, Requested: ev.Requested, Background: ev.Background,
+				Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
+	}
 	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
 		return
 	}

@@ -81,7 +81,8 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 		fmt.Fprintf(notes, "plansmith: plan-mode gate: reading %s: %v\n", path, err)
 		return
 	}
-	content := string(data)
+	// A pass verdict signal stands only on runs this session's hooks saw.
+	content := checkSignal(string(data), c.Home, c.SessionID)
 	out, err := gate.Maintain(content, c.SessionID, now)
 	if err != nil {
 		return

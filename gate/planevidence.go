@@ -1,0 +1,83 @@
+package gate
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// The plan-mode gate's evidence. /plansmith:gate runs the critic on the plan
+// as `gate critic-input` prints it (PlanContent) and the validator on the
+// gaps block's content and the critic's findings; the hooks record those
+// runs for the session (PlanPrompts recognises them), and a pass verdict
+// signal stands only when the runs they saw, bound to the plan and gaps as
+// they are, judge to a pass (JudgePlanRuns). Otherwise the signal becomes a
+// fail (RejectSignal) saying why.
+
+// PlanPrompts recognises the /plansmith:gate sub-agent runs on plan: the
+// critic's prompt carries the plan without its gaps and metadata, the
+// validator's the gaps block's content. An empty gaps block leaves the
+// validator unrecognisable by content.
+func PlanPrompts(plan string) Prompts {
+	return Prompts{Critic: strings.TrimSpace(PlanContent(plan)), Validator: strings.TrimSpace(GapsContent(plan))}
+}
+
+// PlanSession is the assessment a plan-mode plan stands for: its hashes,
+// awaiting its observed runs.
+func PlanSession(plan string) Session {
+	return Session{Status: StatusAwaiting, PlanHash: PlanHash(plan), GapsHash: GapsHash(plan), Observed: true}
+}
+
+// JudgePlanRuns judges the observed runs bound to plan as it stands. ok is
+// true only when they give a pass; why says what is missing or wrong.
+func JudgePlanRuns(plan string, runs Runs) (ok bool, why string) {
+	step := AssessObserved(plan, "", runs, PlanSession(plan), Config{MaxAttempts: 1, Observed: true})
+	switch step.Action {
+	case ActionPass:
+		return true, ""
+	case ActionWait:
+		return false, "a critic or validator run on this plan is still going"
+	case ActionRerun:
+		if _, has := runs.Latest(RoleCritic, PlanSession(plan)); !has {
+			return false, "plansmith's hooks saw no critic run on this plan in this session"
+		}
+		if v, has := runs.Latest(RoleValidator, PlanSession(plan)); !has {
+			return false, "plansmith's hooks saw no validator run on this plan in this session"
+		} else if _, err := ParseVerdict(v.Output); err != nil {
+			return false, "the observed validator output could not be read"
+		}
+		return false, "the observed critic output could not be read"
+	case ActionFail, ActionRevise:
+		if step.Record != nil && len(step.Record.Uncovered) > 0 {
+			labels := make([]string, len(step.Record.Uncovered))
+			for i, f := range step.Record.Uncovered {
+				labels[i] = f.Label()
+			}
+			return false, "the observed runs do not pass: uncovered " + strings.Join(labels, ", ")
+		}
+		return false, "the observed runs do not pass"
+	}
+	return false, "the plan cannot be assessed as it stands"
+}
+
+// RejectSignal turns a pass verdict signal in content into a fail with
+// reason; content without a pass signal comes back unchanged.
+func RejectSignal(content, reason string) string {
+	lines := strings.Split(content, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(strings.TrimSuffix(l, "\r"))
+		key, val := splitMeta(t)
+		if key != metaSignal || !strings.HasPrefix(t, "<!--") {
+			continue
+		}
+		var v Validation
+		if json.Unmarshal([]byte(val), &v) != nil || v.Status != "pass" {
+			continue
+		}
+		b, err := json.Marshal(Validation{Status: "fail", Reason: reason})
+		if err != nil {
+			continue
+		}
+		lines[i] = "<!-- " + metaSignal + string(b) + " -->"
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,81 @@
+package planmode
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/state"
+)
+
+// Evidence for the plan-mode gate: the critic and validator runs a session's
+// hooks observed while it planned, kept beside the plan index, one file per
+// session. Maintain lets a pass verdict signal stand only when they judge
+// to a pass on the plan as it stands (gate.JudgePlanRuns).
+
+// runsFile is where sessionID's observed runs are kept.
+func runsFile(home, sessionID string) string {
+	return filepath.Join(home, PlanIndexDir, "runs-"+gate.IndexName(sessionID))
+}
+
+func loadRuns(home, sessionID string) gate.Runs {
+	data, err := state.ReadOwned(runsFile(home, sessionID))
+	if err != nil {
+		return nil
+	}
+	var rs gate.Runs
+	if json.Unmarshal(data, &rs) != nil {
+		return nil
+	}
+	return rs
+}
+
+// RecordRun records a sub-agent run of a plan-mode session that has a plan
+// (the plan index names it): a launch whose prompt carries the plan as the
+// critic sees it, or its gaps (the validator), bound to the plan's hashes;
+// or a run's final output (launched false). Anything else is left alone.
+func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
+	if c.Home == "" || c.SessionID == "" || !On(c.Project, io.Discard) {
+		return
+	}
+	canon, err := filepath.EvalSymlinks(filepath.Join(c.Home, PlansDir))
+	if err != nil {
+		return
+	}
+	plan, ok := indexedPlan(c.Home, canon, c.SessionID)
+	if !ok {
+		return
+	}
+	rs := loadRuns(c.Home, c.SessionID)
+	if launched {
+		r.Role = gate.PlanPrompts(plan).Recognise(r.Prompt)
+		if r.Role == "" {
+			return
+		}
+		rs = rs.Launched(r, gate.PlanSession(plan))
+	} else {
+		rs = rs.Finished(r.AgentID, r.Output)
+	}
+	data, err := json.Marshal(rs)
+	if err != nil {
+		return
+	}
+	if err := state.WriteOwned(runsFile(c.Home, c.SessionID), data); err != nil {
+		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+	}
+}
+
+// checkSignal returns content with a pass verdict signal turned into a fail
+// when the session's observed runs do not pass the plan as it stands.
+func checkSignal(content, home, sessionID string) string {
+	m, err := gate.ParseMeta(content)
+	if err != nil || m.Signal == nil || m.Signal.Status != "pass" {
+		return content
+	}
+	if ok, why := gate.JudgePlanRuns(content, loadRuns(home, sessionID)); !ok {
+		return gate.RejectSignal(content, "the pass signal does not stand: "+why+"; run /plansmith:gate again")
+	}
+	return content
+}

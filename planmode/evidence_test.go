@@ -1,0 +1,91 @@
+package planmode
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/gate"
+)
+
+const evidencePlan = "# Backups\n\n## Goals\n- Nightly backups.\n\n## Steps\n1. Add the cron job.\n\n" +
+	gate.GapsStart + "\n### GAP-1: Restore untested\n- **Severity**: medium\n- **Description**: Restores are not rehearsed.\n" + gate.GapsEnd + "\n"
+
+const (
+	planCritic    = "### FINDING-1: No restore drill\n- **Severity**: medium\n- **Description**: Nobody has restored a backup."
+	planValidator = "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."
+)
+
+// planWorld is a HOME with one plan-mode plan of session s1, maintained once.
+func planWorld(t *testing.T) (Call, string) {
+	t.Helper()
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, PlansDir), 0o755))
+	path := filepath.Join(home, PlansDir, "brave-otter.md")
+	require.NoError(t, os.WriteFile(path, []byte(evidencePlan), 0o644))
+	c := Call{Project: t.TempDir(), Home: home, SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
+	c.Input, _ = json.Marshal(map[string]string{"file_path": path})
+	Maintain(c, time.Unix(0, 0), io.Discard)
+	return c, path
+}
+
+// signal appends a pass signal, as /plansmith:gate's Edit does, and lets
+// PostToolUse maintain the file; it returns the file then.
+func signal(t *testing.T, c Call, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(b, []byte(`<!-- rodin:verdict:signal={"status":"pass","reason":"covered"} -->`+"\n")...), 0o644))
+	Maintain(c, time.Unix(0, 0), io.Discard)
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestAPassSignalStandsOnlyOnObservedRuns(t *testing.T) {
+	c, path := planWorld(t)
+	got := signal(t, c, path)
+	assert.Contains(t, got, `"status":"fail"`, "no runs were seen: the pass signal becomes a fail")
+	assert.Contains(t, got, "saw no critic run on this plan")
+	assert.False(t, CheckExit(Call{Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard) == "", "exit stays refused")
+
+	// The critic on the plan as `gate critic-input` prints it, with words
+	// around it; the validator on the gaps and the findings, in the background.
+	critic := "You are an adversarial reviewer.\n\n" + strings.TrimSpace(gate.PlanContent(evidencePlan))
+	RecordRun(c, true, gate.Run{AgentID: "c1", Model: "claude-opus-5-5", Prompt: critic, Done: true, Output: planCritic}, io.Discard)
+	validator := "Decide coverage.\n\n" + strings.TrimSpace(gate.GapsContent(evidencePlan)) + "\n\n" + planCritic
+	RecordRun(c, true, gate.Run{AgentID: "v1", Background: true, Prompt: validator}, io.Discard)
+	RecordRun(c, false, gate.Run{AgentID: "v1", Output: planValidator}, io.Discard)
+	// An unrelated sub-agent is not recorded.
+	RecordRun(c, true, gate.Run{AgentID: "x1", Prompt: "list the cron files", Done: true, Output: "x"}, io.Discard)
+	rs := loadRuns(c.Home, "s1")
+	require.Len(t, rs, 2)
+
+	got = signal(t, c, path)
+	assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+	assert.Equal(t, "", CheckExit(Call{Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit is allowed")
+
+	// Another session's runs do not count for this one.
+	other := c
+	other.SessionID = "s2"
+	RecordRun(other, true, gate.Run{AgentID: "c9", Prompt: critic, Done: true, Output: planCritic}, io.Discard)
+	assert.Empty(t, loadRuns(c.Home, "s2"), "s2 has no plan, so nothing is recorded")
+}
+
+func TestAFailingObservedVerdictRejectsAPassSignal(t *testing.T) {
+	c, path := planWorld(t)
+	critic := strings.TrimSpace(gate.PlanContent(evidencePlan))
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: critic, Done: true, Output: planCritic}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: gate.GapsContent(evidencePlan) + planCritic, Done: true,
+		Output: "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered."}, io.Discard)
+	got := signal(t, c, path)
+	assert.Contains(t, got, `"status":"fail"`)
+	assert.Contains(t, got, "uncovered FINDING-1")
+}
