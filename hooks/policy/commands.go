@@ -63,6 +63,9 @@ func init() {
 	}
 }
 
+// awkNames are the awk implementations checkAwk judges.
+var awkNames = set("awk", "gawk", "mawk", "nawk")
+
 // looseArgs are checked commands whose rule judges computed arguments
 // itself, because they are common in read-only scripts ([ -f "$f" ]).
 var looseArgs = set("test", "[", "printf")
@@ -153,7 +156,15 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	// must be known or unable to become an option, unless the rule itself
 	// deals with computed values.
 	if !looseArgs[cmd] {
-		for _, a := range args[1:] {
+		judged := args[1:]
+		if awkNames[cmd] {
+			// awk reads no options after its program: the words after it
+			// are files or assignments, whatever a glob makes of them.
+			if end := grammars()["awk"].parse(judged, reading{on: gnuOnly}).end; end < len(judged) {
+				judged = judged[:end+1]
+			}
+		}
+		for _, a := range judged {
 			if !a.inert() && !(cmd == "git" && longValue(a)) {
 				c.fail("dynamic-arg", n, "")
 				return

@@ -70,6 +70,9 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 func checkUniq(c *checker, n syntax.Node, args []arg) bool {
 	readings := c.options(n, "uniq", args)
 	for _, p := range readings {
+		if len(p.operands) == 1 && !p.operands[0].single {
+			return c.deny(n, "uniq-output", "uniq "+p.operands[0].val+"… may name a second file, its output")
+		}
 		if len(p.operands) > 1 {
 			return c.deny(n, "uniq-output", "uniq "+p.operands[1].val+" is its output file")
 		}
@@ -132,9 +135,9 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 	}
 	sub := args[0].val
 	switch sub {
-	case "version", "doc", "help":
+	case "version", "help":
 		return true
-	case "env", "list":
+	case "doc", "env", "list":
 		return c.options(n, "go "+sub, args[1:]) != nil
 	}
 	return c.deny(n, "unknown-command", "go "+sub)
@@ -144,29 +147,35 @@ var npmReads = set("ls", "list", "la", "ll", "view", "info", "show", "v", "outda
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) > 0 && npmReads[args[0].val] {
-		if c.options(n, "npm", args[1:]) == nil {
-			return false
-		}
-		// npm's option parser may or may not take "--" as a value: refuse an
-		// unknown option anywhere, since --cache and friends write.
-		for _, a := range args[1:] {
-			if strings.HasPrefix(a.val, "--") && len(a.val) > 2 {
-				name, _, _ := strings.Cut(a.val[2:], "=")
-				if len(grammars()["npm"].longCandidates(name, gnuOnly)) != 1 {
-					return c.deny(n, "write-option", "npm "+args[0].val+" "+a.val)
-				}
-			}
-		}
-		return true
+		return npmOptions(c, n, args[0].val, args[1:])
 	}
 	if len(args) > 1 && args[0].val == "config" && (args[1].val == "get" || args[1].val == "list" || args[1].val == "ls") {
-		return true
+		// --logs-dir, --cache and friends write there for any subcommand.
+		return npmOptions(c, n, "config "+args[1].val, args[2:])
 	}
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0].val
 	}
 	return c.deny(n, "unknown-command", "npm "+sub)
+}
+
+// npmOptions judges the options of a reading npm subcommand by the npm
+// grammar. npm's option parser may or may not take "--" as a value: an
+// unknown long option is refused anywhere, since --cache and friends write.
+func npmOptions(c *checker, n syntax.Node, sub string, args []arg) bool {
+	if c.options(n, "npm", args) == nil {
+		return false
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a.val, "--") && len(a.val) > 2 {
+			name, _, _ := strings.Cut(a.val[2:], "=")
+			if len(grammars()["npm"].longCandidates(name, gnuOnly)) != 1 {
+				return c.deny(n, "write-option", "npm "+sub+" "+a.val)
+			}
+		}
+	}
+	return true
 }
 
 // checkPrintf refuses printf -v, which assigns a variable, unless the name is

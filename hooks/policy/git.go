@@ -155,6 +155,9 @@ func gitConfig(c *checker, n syntax.Node, rest []arg) bool {
 	}
 	var names []string
 	for _, o := range p.operands {
+		if !o.single {
+			return c.deny(n, "git-config", "git config "+o.val+"… may expand to a name and a value")
+		}
 		names = append(names, o.val)
 	}
 	if len(names) > 0 && (names[0] == "get" || names[0] == "list") {

@@ -180,6 +180,10 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 		"find": (&grammar{goFlags: true, noDashDash: true, options: flags("find-action",
 			"--delete", "--ok", "--okdir", "--fprint", "--fprint0", "--fprintf", "--fls")}).index(),
 
+		// go doc -http downloads and runs pkgsite's doc server and opens a
+		// browser on it.
+		"go doc": (&grammar{goFlags: true, options: []option{opt("--http", flag, "exec-option")}}).index(),
+
 		// go env -w and -u change the Go environment file.
 		"go env": (&grammar{goFlags: true, options: rows(
 			flags("write-option", "--w", "--u"),

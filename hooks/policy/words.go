@@ -17,6 +17,11 @@ type arg struct {
 	// single is false when the shell may split the word into several (an
 	// unquoted expansion or a brace expression).
 	single bool
+	// glob is true when pathname expansion may turn the word into several
+	// file names, and splits when word splitting or brace expansion may:
+	// the names of a glob all start with its literal prefix, split words
+	// do not.
+	glob, splits bool
 	// absolute is true when the word starts with an expansion of a variable
 	// that always holds an absolute path the command line cannot change
 	// ($HOME, $PWD, $CLAUDE_PROJECT_DIR, $CLAUDE_PLUGIN_ROOT).
@@ -32,7 +37,7 @@ func (a arg) inert() bool {
 	if a.known {
 		return true
 	}
-	return a.absolute || a.single && a.val != "" && a.val[0] != '-'
+	return a.absolute || (a.single || a.glob && !a.splits) && a.val != "" && a.val[0] != '-'
 }
 
 // trustedPath reports whether part expands one of the variables that hold an
@@ -65,11 +70,20 @@ func analyse(w *syntax.Word) arg {
 	for i, part := range w.Parts {
 		if i == brace {
 			// Brace expansion turns one word into several.
-			a.single = false
+			a.single, a.splits = false, true
 			a.stop(&b)
 		}
 		switch p := part.(type) {
 		case *syntax.Lit:
+			if g := globAt(p.Value); g >= 0 && p.Value != "[" {
+				// Pathname expansion: the files present decide the words,
+				// and a file named "-o" makes "*" an option.
+				if a.known {
+					b.WriteString(unescape(p.Value[:g]))
+				}
+				a.single, a.glob = false, true
+				a.stop(&b)
+			}
 			if a.known {
 				b.WriteString(unescape(p.Value))
 			}
@@ -98,7 +112,7 @@ func analyse(w *syntax.Word) arg {
 		default:
 			// ParamExp, CmdSubst, ArithmExp, ExtGlob unquoted: unknown and
 			// subject to word splitting or globbing.
-			a.single = false
+			a.single, a.splits = false, true
 			a.stop(&b)
 		}
 	}
@@ -179,6 +193,20 @@ func unescapeDouble(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// globAt returns the index of the first unescaped glob character (*, ? or
+// [) of unquoted text, or -1.
+func globAt(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			return i
+		}
+	}
+	return -1
 }
 
 // hasGlob reports whether an unquoted part of w holds a glob character, which
