@@ -2,10 +2,9 @@ package hooks
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"sort"
+
+	"github.com/plansmith/plansmith/internal/hookjson"
 )
 
 // Input is the JSON object Claude Code writes to a hook's stdin. Fields a
@@ -41,10 +40,6 @@ type Input struct {
 	Unreadable []string `json:"-"`
 }
 
-// maxInput bounds what a hook reads from stdin: a 1 MiB assistant message is
-// the design's largest case, so 64 MiB is generous without being unbounded.
-const maxInput = 64 << 20
-
 // DecodeInput reads one hook input object from r.
 func DecodeInput(r io.Reader) (Input, error) {
 	in, _, err := readInput(r)
@@ -54,9 +49,9 @@ func DecodeInput(r io.Reader) (Input, error) {
 // readInput is DecodeInput that also returns the bytes it read, for the one
 // caller that must look at input it could not decode (ExitPlanMode).
 func readInput(r io.Reader) (Input, []byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	data, err := hookjson.Read(r)
 	if err != nil {
-		return Input{}, data, fmt.Errorf("reading hook input: %w", err)
+		return Input{}, data, err
 	}
 	in, err := decodeInput(data)
 	return in, data, err
@@ -69,68 +64,13 @@ func readInput(r io.Reader) (Input, []byte, error) {
 // not a JSON object at all is an error.
 func decodeInput(data []byte) (Input, error) {
 	var in Input
-	if len(data) > maxInput {
-		return in, errors.New("hook input is larger than 64 MiB")
-	}
-	if len(data) == 0 {
-		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return in, inputError(err)
-	}
-	if fields == nil {
-		return in, errors.New("hook input is not a JSON object (it is null)")
-	}
-	for key, dst := range map[string]any{
+	bad, err := hookjson.Fields(data, map[string]any{
 		"session_id": &in.SessionID, "transcript_path": &in.TranscriptPath, "cwd": &in.Cwd,
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode, "agent_id": &in.AgentID,
 		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastAssistantMessage,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "tool_response": &in.ToolResponse,
 		"prompt": &in.Prompt, "background_tasks": &in.BackgroundTasks, "source": &in.Source,
-	} {
-		raw, ok := fields[key]
-		if !ok {
-			continue
-		}
-		if err := json.Unmarshal(raw, dst); err != nil {
-			in.Unreadable = append(in.Unreadable, key)
-		}
-	}
-	sort.Strings(in.Unreadable)
-	return in, nil
+	})
+	in.Unreadable = bad
+	return in, err
 }
-
-// inputError words a decoding failure for people: what was wrong with the
-// input, not Go's names for the types it was decoded into. It keeps err
-// for errors.Is/As.
-func inputError(err error) error {
-	var typ *json.UnmarshalTypeError
-	var syn *json.SyntaxError
-	switch {
-	case errors.As(err, &typ):
-		return &wordedError{fmt.Sprintf("hook input is not a JSON object (it is %s)", article(typ.Value)), err}
-	case errors.As(err, &syn):
-		return &wordedError{fmt.Sprintf("hook input is not a JSON object (invalid JSON at byte %d)", syn.Offset), err}
-	}
-	return &wordedError{"hook input is not a JSON object (the JSON ends too early)", err}
-}
-
-func article(jsonKind string) string {
-	switch jsonKind {
-	case "array", "object":
-		return "an " + jsonKind
-	case "":
-		return "something else"
-	}
-	return "a " + jsonKind
-}
-
-// wordedError is an error with a message for people, wrapping the cause.
-type wordedError struct {
-	msg   string
-	cause error
-}
-
-func (e *wordedError) Error() string { return e.msg }
-func (e *wordedError) Unwrap() error { return e.cause }

@@ -26,9 +26,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
 )
 
@@ -45,6 +46,10 @@ type Input struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	Prompt         string          `json:"prompt"`
+
+	// Unreadable names the fields present with a type other than the
+	// expected one; they are left zero.
+	Unreadable []string `json:"-"`
 }
 
 // StopAnswer is a Stop hook answer Codex honours.
@@ -79,9 +84,6 @@ var handlers = map[string]func(Input, loop.Env) any{
 // Events names the events registered for Codex (install's codex/hooks.json).
 var Events = []string{"stop", "pretooluse", "userpromptsubmit"}
 
-// maxInput bounds what is read from stdin, as for Claude Code's hooks.
-const maxInput = 64 << 20
-
 // fallbackDeny is given when a refusal came without a reason: Codex would
 // run a call denied without one.
 const fallbackDeny = "plansmith is planning, so the project stays read-only: this call was refused."
@@ -105,35 +107,71 @@ func Run(event string, env loop.Env) {
 		fmt.Fprintf(env.Stderr, "plansmith: the %s hook is not used with Codex; ignoring this call\n", event)
 		return
 	}
-	in, err := decode(env.Stdin)
+	raw, err := hookjson.Read(env.Stdin)
+	var in Input
+	if err == nil {
+		in, err = decode(raw)
+	}
+	if event == "pretooluse" && err == nil {
+		err = unjudgeable(in)
+	}
 	if err != nil {
+		if event == "pretooluse" {
+			// Fail closed: while a loop may be running, a tool call that
+			// cannot be judged is refused, as for Claude Code.
+			tool := in.ToolName
+			if slices.Contains(in.Unreadable, "tool_name") {
+				tool = ""
+			}
+			if o := loop.UndecodableTool(env, session(in), tool, raw, err); o.Deny {
+				writeAnswer(env, denyAnswer(o.Reason))
+				fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; refusing this call\n", event, err)
+				return
+			}
+		}
 		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; ignoring this call\n", event, err)
 		return
 	}
-	if out := h(in, env); out != nil {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetEscapeHTML(false) // the model reads these; <promise> must stay legible
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(env.Stderr, "plansmith: writing the Codex hook answer: %v\n", err)
-		}
+	writeAnswer(env, h(in, env))
+}
+
+func writeAnswer(env loop.Env, out any) {
+	if out == nil {
+		return
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetEscapeHTML(false) // the model reads these; <promise> must stay legible
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintf(env.Stderr, "plansmith: writing the Codex hook answer: %v\n", err)
 	}
 }
 
-func decode(r io.Reader) (Input, error) {
+// decode reads a Codex hook input leniently (internal/hookjson): a field of
+// an unexpected type is left zero and named in Unreadable.
+func decode(data []byte) (Input, error) {
 	var in Input
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
-	switch {
-	case err != nil:
-		return in, fmt.Errorf("reading hook input: %w", err)
-	case len(data) > maxInput:
-		return in, errors.New("hook input is larger than 64 MiB")
-	case len(data) == 0:
-		return in, errors.New("hook input is empty (expected a JSON object on stdin)")
+	bad, err := hookjson.Fields(data, map[string]any{
+		"session_id": &in.SessionID, "turn_id": &in.TurnID, "cwd": &in.Cwd,
+		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode,
+		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastMessage,
+		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "prompt": &in.Prompt,
+	})
+	in.Unreadable = bad
+	return in, err
+}
+
+// unjudgeable says why a decoded PreToolUse input cannot be judged: a field
+// the judgement needs has the wrong type, or no tool is named.
+func unjudgeable(in Input) error {
+	for _, f := range []string{"tool_name", "tool_input", "session_id", "cwd"} {
+		if slices.Contains(in.Unreadable, f) {
+			return fmt.Errorf("hook input field %s has an unexpected type", f)
+		}
 	}
-	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("hook input is not a JSON object: %w", err)
+	if in.ToolName == "" {
+		return errors.New("hook input names no tool (tool_name is missing or empty)")
 	}
-	return in, nil
+	return nil
 }
 
 func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }
@@ -142,6 +180,9 @@ func stop(in Input, env loop.Env) any {
 	o := loop.Stop(env, loop.StopEvent{
 		Session: session(in),
 		LastMessage: func() (string, error) {
+			if slices.Contains(in.Unreadable, "last_assistant_message") {
+				return "", &loop.NoAnswerError{Why: "last_assistant_message is not a string"}
+			}
 			if in.LastMessage == nil {
 				return "", nil // no text in the turn: an empty answer
 			}
@@ -171,7 +212,11 @@ func preToolUse(in Input, env loop.Env) any {
 	if !o.Deny {
 		return nil // Codex supports no allow: saying nothing lets the call run
 	}
-	reason := o.Reason
+	return denyAnswer(o.Reason)
+}
+
+// denyAnswer is a PreToolUse refusal Codex honours: it needs a reason.
+func denyAnswer(reason string) *SpecificAnswer {
 	if strings.TrimSpace(reason) == "" {
 		reason = fallbackDeny
 	}

@@ -36,6 +36,11 @@ func TestRunWithoutALoopSaysNothing(t *testing.T) {
 			env, out, errb := testEnv(t, strings.ReplaceAll(string(data), `"/project"`, `""`))
 			Run(ev, env)
 			assert.Empty(t, out.String(), "%s on %s", ev, p)
+			if ev == "pretooluse" && !strings.Contains(string(data), `"tool_name"`) {
+				// A non-tool payload fed to PreToolUse names no tool: noted, not judged.
+				assert.Contains(t, errb.String(), "names no tool", p)
+				continue
+			}
 			assert.Empty(t, errb.String(), "%s on %s", ev, p)
 		}
 	}
@@ -62,4 +67,39 @@ func FuzzRun(f *testing.F) {
 		env, _, _ := testEnv(t, in)
 		Run(event, env) // must not panic
 	})
+}
+
+// TestPreToolUseFailsClosedWhileALoopRuns: with a loop active, a Codex tool
+// call whose input cannot be judged (not JSON, a needed field of the wrong
+// type, no tool named) is refused with a reason, never let through; an odd
+// field the judgement does not need does not stop a read-only call from
+// being judged (and allowed) or a write from being refused.
+func TestPreToolUseFailsClosedWhileALoopRuns(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		deny     bool
+	}{
+		{"not json", `[1,2,3]`, true},
+		{"session id of the wrong type", `{"session_id":5,"cwd":"","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`, true},
+		{"tool input of the wrong type", `{"session_id":"s1","cwd":"","tool_name":"Bash","tool_input":"rm -rf build"}`, true},
+		{"no tool named", `{"session_id":"s1","cwd":"","tool_input":{"command":"rm -rf build"}}`, true},
+		{"odd unneeded field, writing command", `{"session_id":"s1","cwd":"","permission_mode":1,"stop_hook_active":"true","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`, true},
+		{"odd unneeded field, reading command", `{"session_id":"s1","cwd":"","permission_mode":1,"tool_name":"Bash","tool_input":{"command":"ls"}}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, out, _ := testEnv(t, c.in)
+			p, err := env.Paths("")
+			require.NoError(t, err)
+			_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
+				MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			Run("pretooluse", env)
+			if !c.deny {
+				assert.Empty(t, out.String())
+				return
+			}
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+			assert.Contains(t, out.String(), `"permissionDecisionReason":"`)
+		})
+	}
 }
