@@ -70,9 +70,7 @@ func (d *demo) run() {
 	d.answer("06-revise.md", "revise, round 1")
 	d.answer("07-critique.md", "critique, round 2")
 	if gate := d.answer("08-final.md", "the final revise, with the completion promise"); gate {
-		d.tool("Agent", map[string]any{"description": "critic", "prompt": "Read .claude/plansmith/gate/critic-prompt.md and follow it."}, "runs the critic sub-agent")
-		d.tool("Agent", map[string]any{"description": "validator", "prompt": "Read .claude/plansmith/gate/validator-prompt.md and follow it."}, "runs the validator sub-agent")
-		d.answer("09-gate.md", "the critic's and validator's outputs")
+		d.gate()
 	}
 
 	say("\nThe saved plan, .claude/plansmith-output.local.md (its frontmatter and first lines):\n")
@@ -81,6 +79,9 @@ func (d *demo) run() {
 		fail(err)
 	}
 	front, body, _ := strings.Cut(strings.TrimPrefix(string(saved), "---\n"), "\n---\n")
+	if !strings.Contains(front, `evidence: "observed"`) {
+		fail(fmt.Errorf("the saved plan does not rest on observed sub-agent runs:\n%s", front))
+	}
 	say("%s", indent("---\n"+front+"\n---\n"+firstLines(body, 8)))
 	say("    …\n")
 	say("Reflexion memory for the next run (plansmith memory show):\n")
@@ -98,15 +99,32 @@ func (d *demo) answer(file, what string) bool {
 		fail(err)
 	}
 	say("\n▶ The agent answers %s (%d lines) and stops.", what, strings.Count(string(text), "\n"))
+	return d.stop(string(text), nil)
+}
+
+// stop sends one Stop to the hook, as Claude Code 2.1.330 does: with the
+// background work still in flight (none: an empty list, which also tells
+// plansmith that this client reports its sub-agent runs). It prints what
+// plansmith decided and reports whether plansmith asked for the gate's
+// sub-agents.
+func (d *demo) stop(message string, running []task) bool {
+	if running == nil {
+		running = []task{}
+	}
 	in := map[string]any{
 		"session_id": sessionID, "cwd": d.project, "hook_event_name": "Stop",
-		"stop_hook_active": false, "last_assistant_message": string(text),
+		"stop_hook_active": false, "last_assistant_message": message,
+		"background_tasks": running, "session_crons": []any{},
 	}
 	out := d.hook("stop", in)
 	var res struct {
 		Decision      string `json:"decision"`
 		Reason        string `json:"reason"`
 		SystemMessage string `json:"systemMessage"`
+	}
+	if out == "" && len(running) > 0 {
+		say("  plansmith lets the stop happen without judging it: a sub-agent is still running, so the turn is no answer and spends no retry.")
+		return false
 	}
 	if out == "" {
 		say("  plansmith lets the stop happen.")
@@ -128,17 +146,24 @@ func (d *demo) answer(file, what string) bool {
 
 // tool sends one tool call to the PreToolUse hook and prints the verdict.
 func (d *demo) tool(name string, input map[string]any, what string) {
-	in := map[string]any{
-		"session_id": sessionID, "cwd": d.project, "hook_event_name": "PreToolUse",
-		"tool_name": name, "tool_input": input, "tool_use_id": "toolu_demo",
-	}
 	detail := name
 	if c, ok := input["command"].(string); ok {
 		detail = fmt.Sprintf("%s: %s", name, c)
 	} else if p, ok := input["file_path"].(string); ok {
 		detail = fmt.Sprintf("%s %s", name, p)
+	} else if m, ok := input["model"].(string); ok {
+		detail = fmt.Sprintf("%s, model %s", name, m)
 	}
 	say("\n▶ The agent %s (%s).", what, detail)
+	d.preToolUse(name, input)
+}
+
+// preToolUse sends a tool call to the PreToolUse hook and prints the verdict.
+func (d *demo) preToolUse(name string, input map[string]any) {
+	in := map[string]any{
+		"session_id": sessionID, "cwd": d.project, "hook_event_name": "PreToolUse",
+		"tool_name": name, "tool_input": input, "tool_use_id": "toolu_demo",
+	}
 	out := d.hook("pretooluse", in)
 	if out == "" {
 		say("  plansmith allows it.")

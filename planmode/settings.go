@@ -22,32 +22,51 @@ type Setting struct {
 	Source string // the settings file that sets it; "" when it is the default
 }
 
+// UserSettingsFile is the user-level settings file, relative to $HOME: its
+// plan_mode_gate applies to every project whose own file does not set one.
+const UserSettingsFile = ".claude/plansmith.yaml"
+
 // LoadSetting reads the plan-mode gate's switch, `plan_mode_gate:
-// on|off`, from the project's settings file. The gate is on unless the
-// file turns it off: a missing file or key means on, and so does a file
-// that cannot be read or parsed, which also returns an error naming it (a
-// broken file must not silently drop the guard).
+// on|off`, from the project's settings file, else from the user's
+// (~/.claude/plansmith.yaml; the project's overrides it). The gate is on
+// unless a file turns it off: a missing file or key means on, and so does a
+// file that cannot be read or parsed, which also returns an error naming it
+// (a broken file must not silently drop the guard).
 func LoadSetting(project string) (Setting, error) {
 	def := Setting{On: true}
-	if project == "" {
+	if project != "" {
+		s, set, err := loadFile(filepath.Join(project, SettingsFile))
+		if err != nil || set {
+			return s, err
+		}
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
 		return def, nil
 	}
-	path := filepath.Join(project, SettingsFile)
+	s, _, err := loadFile(filepath.Join(home, UserSettingsFile))
+	return s, err
+}
+
+// loadFile reads plan_mode_gate from one settings file; set is false when
+// the file or the key is missing.
+func loadFile(path string) (Setting, bool, error) {
+	def := Setting{On: true}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return def, nil
+		return def, false, nil
 	}
 	if err != nil {
-		return def, fmt.Errorf("reading %s: %w", path, err)
+		return def, false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	on, set, err := parseSetting(data)
 	if err != nil {
-		return def, fmt.Errorf("%s: %w", path, err)
+		return def, false, fmt.Errorf("%s: %w", path, err)
 	}
 	if !set {
-		return def, nil
+		return def, false, nil
 	}
-	return Setting{On: on, Source: path}, nil
+	return Setting{On: on, Source: path}, true, nil
 }
 
 // parseSetting reads plan_mode_gate from a settings file: set is

@@ -149,6 +149,7 @@ func renderData(t *testing.T) map[string]any {
 	for _, e := range entries {
 		data["gate/exit/"+e.Name()] = exit
 	}
+	data["gate/exit-switch.md"] = nil
 	return data
 }
 

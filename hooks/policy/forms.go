@@ -47,6 +47,19 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 			args[j].val == "+" && args[j-1].known && args[j-1].val == "{}")) {
 			j++
 		}
+		for _, a := range args[i+1 : j] {
+			// BSD and macOS find end the command at any word starting with
+			// ";", or starting with "+" right after "{}": the words after
+			// it would be find's own expression there (-delete).
+			if a.val != ";" && strings.HasPrefix(a.val, ";") {
+				return c.deny(n, "find-action", "find "+v+" ends at "+a.val+" on BSD and macOS")
+			}
+		}
+		for k := i + 2; k < j; k++ {
+			if args[k-1].val == "{}" && strings.HasPrefix(args[k].val, "+") {
+				return c.deny(n, "find-action", "find "+v+" ends at {} "+args[k].val+" on BSD and macOS")
+			}
+		}
 		if j >= len(args) || j == i+1 {
 			return c.deny(n, "find-action", "find "+v+" without a command ending in ; or +")
 		}
