@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,11 +134,24 @@ func startTmux(t *testing.T, e *Env, args ...string) *tmuxTerm {
 	require.NoError(t, os.WriteFile(script, []byte(sb.String()), 0o755))
 	out, err := tt.tmux("new-session", "-d", "-s", "cli", "-x", "200", "-y", "50", script)
 	require.NoError(t, err, "tmux new-session: %s", out)
+	out, err = tt.tmux("display-message", "-p", "-t", "cli", "#{pane_pid}")
+	require.NoError(t, err, "tmux display-message: %s", out)
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	require.NoError(t, err, "pane pid %q", out)
+	// The pane's process (the CLI: the script execs it) leads its own
+	// process group. The cleanup kills that group and waits for the CLI to
+	// be gone, so nothing writes into the temp folders as they are removed.
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("screen at the end:\n%s", tt.screen())
 		}
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_, _ = tt.tmux("kill-server")
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if syscall.Kill(pid, 0) != nil {
+				break
+			}
+		}
 	})
 	return tt
 }
