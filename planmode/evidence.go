@@ -9,6 +9,7 @@ import (
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Evidence for the plan-mode gate: the critic and validator runs a session's
@@ -97,7 +98,7 @@ func checkSignal(content, home, sessionID string) string {
 		return content
 	}
 	if ok, why := gate.JudgePlanRuns(content, loadRuns(home, sessionID)); !ok {
-		return gate.RejectSignal(content, "the pass signal does not stand: "+why+"; run /plansmith:gate again")
+		return gate.RejectSignal(content, "the pass signal does not stand: "+why+"; run "+templates.Slash("gate")+" again")
 	}
 	return content
 }

@@ -44,3 +44,10 @@ func TestLoadSettingUserLevel(t *testing.T) {
 	assert.Error(t, err)
 	assert.True(t, s.On, "a broken user file keeps the gate on")
 }
+
+func TestExitRefusalNamesTheSwitch(t *testing.T) {
+	for _, name := range []string{"pending", "no-assessment", "failed"} {
+		msg := exitMessage(name, "x")
+		assert.Contains(t, msg, "`plan_mode_gate: off` in .claude/plansmith.yaml (this project) or ~/.claude/plansmith.yaml (every project)", name)
+	}
+}

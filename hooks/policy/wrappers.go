@@ -45,6 +45,12 @@ var wrappers = map[string]wrapperSpec{
 
 // wrapper skips a wrapper's own options and judges the command it runs.
 func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg, tail bool) {
+	if name == "nohup" {
+		// nohup appends the output to ./nohup.out (or ~/nohup.out) when its
+		// standard output is a terminal, as under Codex's PTY sessions.
+		c.fail("wrapper-option", n, "nohup writes nohup.out when its output is a terminal")
+		return
+	}
 	replace := ""
 	i := 1
 	for ; i < len(args); i++ {
