@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
@@ -51,7 +52,7 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	}
 	rs := loadRuns(c.Home, c.SessionID)
 	if launched {
-		r.Role = gate.PlanPrompts(plan).Recognise(r.Prompt)
+		r.Role = planRole(plan, rs, r.Prompt)
 		if r.Role == "" {
 			return
 		}
@@ -66,6 +67,27 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	if err := state.WriteOwned(runsFile(c.Home, c.SessionID), data); err != nil {
 		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
 	}
+}
+
+// planRole says which of the plan's sub-agents a prompt starts. The critic
+// is recognised by the plan it carries, the validator by the gaps block's
+// content; a plan whose gaps block is empty gives the validator nothing to
+// be recognised by, so there it is the run whose prompt carries the output
+// of the critic observed on this plan (what /plansmith:gate gives it).
+func planRole(plan string, rs gate.Runs, prompt string) gate.Role {
+	prompts := gate.PlanPrompts(plan)
+	if role := prompts.Recognise(prompt); role != "" || prompts.Validator != "" {
+		return role
+	}
+	critic, ok := rs.Latest(gate.RoleCritic, gate.PlanSession(plan))
+	if !ok {
+		return ""
+	}
+	output := strings.Join(strings.Fields(gate.Unframe(critic.Output)), " ")
+	if output != "" && strings.Contains(strings.Join(strings.Fields(prompt), " "), output) {
+		return gate.RoleValidator
+	}
+	return ""
 }
 
 // checkSignal returns content with a pass verdict signal turned into a fail
