@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Claude Code's own plan mode keeps the gate's state inside the plan file
@@ -299,15 +300,12 @@ func CheckExit(content, sessionID string) Exit {
 }
 
 func refuse(c ExitCase, extra map[string]any) Exit {
-	d := map[string]any{"Command": GateCommand, "Start": GapsStart, "End": GapsEnd}
+	d := map[string]any{"Command": templates.Slash("gate"), "Start": GapsStart, "End": GapsEnd}
 	for k, v := range extra {
 		d[k] = v
 	}
 	return Exit{Case: c, Message: render("gate/exit/"+string(c)+".md", d)}
 }
-
-// GateCommand is the slash command that runs the plan-mode assessment.
-const GateCommand = "/plansmith:gate"
 
 // HasGoals reports whether plan has a Goals section (a markdown heading
 // "Goal", "Goals" or "목표" at any level), which the plan-mode assessment

@@ -119,10 +119,10 @@ func TestCheckExit(t *testing.T) {
 		{"valid_plan.md", "sess-1", ExitAllowed, ""},
 		{"empty_gaps_block.md", "sess-1", ExitAllowed, ""},
 		{"no_goals.md", "sess-1", ExitAllowed, ""}, // goals are checked by the assessment, not at exit
-		{"valid_plan.md", "other-session", ExitNoAssessment, GateCommand},
+		{"valid_plan.md", "other-session", ExitNoAssessment, "/plansmith:gate"},
 		{"valid_plan.md", "", ExitNoSessionInput, "session id"},
 		{"no_session.md", "sess-1", ExitNoAssessment, "No gap-coverage assessment"},
-		{"deleted_metadata.md", "sess-1", ExitNoAssessment, GateCommand},
+		{"deleted_metadata.md", "sess-1", ExitNoAssessment, "/plansmith:gate"},
 		{"stale_plan_hash.md", "sess-1", ExitPlanChanged, "plan changed"},
 		{"stale_gaps_hash.md", "sess-1", ExitGapsChanged, "gaps changed"},
 		{"no_gaps_block.md", "sess-1", ExitGapsMissing, GapsStart},

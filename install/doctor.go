@@ -14,6 +14,7 @@ import (
 
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Level grades one doctor check. Only Problem makes doctor fail.
@@ -137,7 +138,7 @@ func registrationChecks(e DoctorEnv) []Check {
 	case len(registered) > 1:
 		checks = append(checks, Check{"hooks", Problem,
 			fmt.Sprintf("registered %d times — %s — so every hook runs %d times", len(registered), strings.Join(registered, "; "), len(registered)),
-			"keep one: 'plansmith uninstall' (project) or 'plansmith uninstall --user', or disable the plugin"})
+			"keep one: '" + templates.CLI("uninstall") + "' (project) or '" + templates.CLI("uninstall --user") + "', or disable the plugin"})
 	case len(registered) == 1 && loadable && pluginEnabled == "":
 		checks = append(checks, Check{"hooks", Warn,
 			fmt.Sprintf("this binary also sits in a loadable plugin (%s): loading it with 'claude --plugin-dir' as well would run every hook twice", root),
@@ -147,7 +148,7 @@ func registrationChecks(e DoctorEnv) []Check {
 			fmt.Sprintf("no settings registration; the plugin at %s is loadable (claude --plugin-dir %s)", root, root), ""})
 	case len(registered) == 0:
 		checks = append(checks, Check{"hooks", Problem, "plansmith's hooks are not registered anywhere, so no planning loop can run",
-			"run 'plansmith install' in the project (or 'plansmith install --user'), or load the plugin with 'claude --plugin-dir'"})
+			"run '" + templates.CLI("install") + "' in the project (or '" + templates.CLI("install --user") + "'), or load the plugin with 'claude --plugin-dir'"})
 	}
 	return checks
 }
@@ -157,7 +158,7 @@ func registrationChecks(e DoctorEnv) []Check {
 func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
 	fix := s.install
 	if fix == "" {
-		fix = "edit " + s.path + " by hand, or remove its plansmith entries and run 'plansmith install'"
+		fix = "edit " + s.path + " by hand, or remove its plansmith entries and run '" + templates.CLI("install") + "'"
 	} else {
 		fix = "run '" + fix + "' to register this binary again"
 	}
@@ -226,16 +227,30 @@ func enabledPlugin(settings []byte) string {
 	return ""
 }
 
-// PluginRoot finds the plugin folder a binary was built in (the launcher
-// builds into <root>/build/), and whether Claude Code could load it.
+// PluginRoot finds the plugin folder a binary belongs to, and whether
+// Claude Code could load it: the launcher builds into <root>/build/, and a
+// dist tree keeps <root>/bin/native/ (the platform's binary, placed by the
+// launcher) and <root>/bin/prebuilt/. The nearest folder up to three levels
+// above the binary that holds a plugin manifest and hooks is the root.
 func PluginRoot(binary string) (string, bool) {
-	root := filepath.Dir(filepath.Dir(binary))
-	for _, f := range []string{".claude-plugin/plugin.json", "hooks/hooks.json"} {
-		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
-			return root, false
+	first := filepath.Dir(filepath.Dir(binary))
+	dir := filepath.Dir(binary)
+	for i := 0; i < 3; i++ {
+		dir = filepath.Dir(dir)
+		if isPlugin(dir) {
+			return dir, true
 		}
 	}
-	return root, true
+	return first, false
+}
+
+func isPlugin(root string) bool {
+	for _, f := range []string{".claude-plugin/plugin.json", "hooks/hooks.json"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func loopCheck(p state.Paths, now time.Time) Check {
@@ -250,7 +265,7 @@ func loopCheck(p state.Paths, now time.Time) Check {
 	f, err := state.Load(p.State())
 	if err != nil {
 		return Check{"loop", Problem, fmt.Sprintf("%s cannot be read as a loop (%v); hooks ignore it", rel, unwrapCorrupt(err)),
-			"run 'plansmith cancel' to archive it"}
+			"run '" + templates.CLI("cancel") + "' to archive it"}
 	}
 	return LoopCheck(rel, f.Loop, now.Sub(info.ModTime()))
 }
@@ -267,14 +282,14 @@ func unwrapCorrupt(err error) error {
 func LoopCheck(rel string, l state.Loop, idle time.Duration) Check {
 	switch {
 	case !l.Active:
-		return Check{"loop", OK, fmt.Sprintf("%s holds an ended loop (%s); the next 'plansmith plan' archives it", rel, orNone(l.ExitReason)), ""}
+		return Check{"loop", OK, fmt.Sprintf("%s holds an ended loop (%s); the next '"+templates.CLI("plan")+"' archives it", rel, orNone(l.ExitReason)), ""}
 	case idle > StaleAfter:
 		return Check{"loop", Problem,
 			fmt.Sprintf("%s is active (phase %s) but untouched for %s: a stale loop would judge unrelated replies", rel, l.Phase, roundIdle(idle)),
-			"run 'plansmith cancel' unless you mean to continue it"}
+			"run '" + templates.CLI("cancel") + "' unless you mean to continue it"}
 	case l.Paused:
 		return Check{"loop", Warn, fmt.Sprintf("the loop in %s is paused (phase %s) after Claude Code's stop-hook cap", rel, l.Phase),
-			"send any message in its session to resume, or run 'plansmith cancel'"}
+			"send any message in its session to resume, or run '" + templates.CLI("cancel") + "'"}
 	default:
 		return Check{"loop", OK, fmt.Sprintf("a loop is active (phase %s, last activity %s ago)", l.Phase, roundIdle(idle)), ""}
 	}

@@ -50,8 +50,8 @@ type ActiveError struct {
 }
 
 func (e *ActiveError) Error() string {
-	return fmt.Sprintf("a planning loop is already active (%s, started %s)\nRun 'plansmith cancel' (or /plansmith:cancel) to end it first",
-		e.Label, e.StartedAt.Format("2006-01-02 15:04 UTC"))
+	return fmt.Sprintf("a planning loop is already active (%s, started %s)\nRun %s (or '%s') to end it first",
+		e.Label, e.StartedAt.Format("2006-01-02 15:04 UTC"), templates.Slash("cancel"), templates.CLI("cancel"))
 }
 
 // Start writes a new loop's state file under the lock. It refuses while a
@@ -85,7 +85,7 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		}
 		var corrupt *state.CorruptError
 		if errors.As(err, &corrupt) {
-			return Started{}, fmt.Errorf("%v\nInspect it, then run 'plansmith cancel' to archive it before starting a new loop", err)
+			return Started{}, fmt.Errorf("%v\nInspect it, then run '%s' to archive it before starting a new loop", err, templates.CLI("cancel"))
 		}
 		return Started{}, err
 	}

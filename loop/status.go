@@ -7,6 +7,7 @@ import (
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // View is the project's loop as `plansmith status` shows it (and prints
@@ -53,7 +54,7 @@ func Status(env Env, p state.Paths) (View, error) {
 		t.commit() // a view needs no lock past the load
 	}
 	if err != nil {
-		return View{}, fmt.Errorf("%v\nRun 'plansmith cancel' to archive it", err)
+		return View{}, fmt.Errorf("%v\nRun '%s' to archive it", err, templates.CLI("cancel"))
 	}
 	v := View{}
 	if t.active() {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Evidence for the plan-mode gate: the critic and validator runs a session's
@@ -50,7 +52,7 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	}
 	rs := loadRuns(c.Home, c.SessionID)
 	if launched {
-		r.Role = gate.PlanPrompts(plan).Recognise(r.Prompt)
+		r.Role = planRole(plan, rs, r.Prompt)
 		if r.Role == "" {
 			return
 		}
@@ -67,6 +69,27 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	}
 }
 
+// planRole says which of the plan's sub-agents a prompt starts. The critic
+// is recognised by the plan it carries, the validator by the gaps block's
+// content; a plan whose gaps block is empty gives the validator nothing to
+// be recognised by, so there it is the run whose prompt carries the output
+// of the critic observed on this plan (what /plansmith:gate gives it).
+func planRole(plan string, rs gate.Runs, prompt string) gate.Role {
+	prompts := gate.PlanPrompts(plan)
+	if role := prompts.Recognise(prompt); role != "" || prompts.Validator != "" {
+		return role
+	}
+	critic, ok := rs.Latest(gate.RoleCritic, gate.PlanSession(plan))
+	if !ok {
+		return ""
+	}
+	output := strings.Join(strings.Fields(gate.Unframe(critic.Output)), " ")
+	if output != "" && strings.Contains(strings.Join(strings.Fields(prompt), " "), output) {
+		return gate.RoleValidator
+	}
+	return ""
+}
+
 // checkSignal returns content with a pass verdict signal turned into a fail
 // when the session's observed runs do not pass the plan as it stands.
 func checkSignal(content, home, sessionID string) string {
@@ -75,7 +98,7 @@ func checkSignal(content, home, sessionID string) string {
 		return content
 	}
 	if ok, why := gate.JudgePlanRuns(content, loadRuns(home, sessionID)); !ok {
-		return gate.RejectSignal(content, "the pass signal does not stand: "+why+"; run /plansmith:gate again")
+		return gate.RejectSignal(content, "the pass signal does not stand: "+why+"; run "+templates.Slash("gate")+" again")
 	}
 	return content
 }

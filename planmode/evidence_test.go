@@ -89,3 +89,35 @@ func TestAFailingObservedVerdictRejectsAPassSignal(t *testing.T) {
 	assert.Contains(t, got, `"status":"fail"`)
 	assert.Contains(t, got, "uncovered FINDING-1")
 }
+
+// A plan that claims no gaps: its empty gaps block gives the validator's
+// prompt nothing of the plan to carry, so the validator is recognised by the
+// observed critic output its prompt carries; without it, it is not.
+func TestTheValidatorOfAPlanWithNoGapsIsRecognised(t *testing.T) {
+	const noGaps = "# Backups\n\n## Goals\n- Nightly backups.\n\n## Steps\n1. Add the cron job.\n\n" + gate.GapsStart + "\n" + gate.GapsEnd + "\n"
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, PlansDir), 0o755))
+	path := filepath.Join(home, PlansDir, "calm-heron.md")
+	require.NoError(t, os.WriteFile(path, []byte(noGaps), 0o644))
+	c := Call{Project: t.TempDir(), Home: home, SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
+	c.Input, _ = json.Marshal(map[string]string{"file_path": path})
+	Maintain(c, time.Unix(0, 0), io.Discard)
+
+	const lowOnly = "### FINDING-1: Log noise\n- **Severity**: low\n- **Description**: The cron job logs every run."
+	// A validator launched before any critic output is known is not recognised.
+	RecordRun(c, true, gate.Run{AgentID: "v0", Prompt: "Decide coverage.\n\n" + lowOnly, Done: true, Output: planValidator}, io.Discard)
+	assert.Empty(t, loadRuns(home, "s1"))
+
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: strings.TrimSpace(gate.PlanContent(noGaps)), Done: true, Output: lowOnly}, io.Discard)
+	// The critic's output re-indented, as the client hands it back.
+	handed := "Decide coverage. There are no gaps.\n\n    " + strings.ReplaceAll(lowOnly, "\n", "\n    ")
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: handed, Done: true, Output: "### VERDICT: PASS\n**Reason**: only a low finding."}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "x1", Prompt: "list the cron files", Done: true, Output: "x"}, io.Discard)
+	rs := loadRuns(home, "s1")
+	require.Len(t, rs, 2)
+	assert.Equal(t, gate.RoleValidator, rs[1].Role)
+
+	got := signal(t, c, path)
+	assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+	assert.Equal(t, "", CheckExit(Call{Home: home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit is allowed")
+}

@@ -245,6 +245,6 @@ func On(project string, notes io.Writer) bool {
 }
 
 func exitMessage(name, detail string) string {
-	msg := strings.TrimSpace(templates.Show("gate/exit/"+name+".md", map[string]any{"Command": gate.GateCommand, "Detail": detail}))
+	msg := strings.TrimSpace(templates.Show("gate/exit/"+name+".md", map[string]any{"Command": templates.Slash("gate"), "Detail": detail}))
 	return msg + "\n" + strings.TrimSpace(templates.Show("gate/exit-switch.md", nil))
 }

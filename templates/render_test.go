@@ -71,7 +71,7 @@ func renderData(t *testing.T) map[string]any {
 			Summary: "converge: iteration 1/3", Next: "continue", Reason: "a BLOCKING challenge is open",
 			Ledger: []loop.ChallengeView{{ID: "C1", Severity: "BLOCKING", Status: "OPEN", Claim: "The cache is never invalidated"}}},
 		PlanModeGate: loop.PlanModeGateView{State: "on", Source: "default"}}
-	exit := map[string]any{"Command": gate.GateCommand, "Detail": "reading /home/u/.claude/plans: permission denied",
+	exit := map[string]any{"Command": "/plansmith:gate", "Detail": "reading /home/u/.claude/plans: permission denied",
 		"Reason": "FINDING-1 has no matching gap", "Problems": []string{"line 12: GAP-1 has no Severity line"}, "Start": gate.GapsStart, "End": gate.GapsEnd}
 	data := map[string]any{
 		"cli/cancelled.md": loop.Cancelled{Found: true, Active: true, Label: label, Request: request, Archive: ".claude/plansmith/archive/20260102-030405-cancelled.md"},

@@ -81,6 +81,8 @@ var funcs = template.FuncMap{
 	"lower":   strings.ToLower,
 	"add":     func(a, b int) int { return a + b },
 	"oneline": OneLine,
+	"slash":   Slash,
+	"cli":     CLI,
 }
 
 // OneLine collapses s to one line of at most max bytes, cut at a rune

@@ -6,6 +6,8 @@ package main
 import (
 	"os"
 	"time"
+
+	"github.com/plansmith/plansmith/templates"
 )
 
 func main() {
@@ -16,6 +18,7 @@ func main() {
 // dispatch runs one command line. Hooks run on every tool call, so they skip
 // building the command tree.
 func dispatch(args []string, env *Env) int {
+	templates.SetNames(func() templates.Names { return installNames(env.Getenv, env.Getwd) })
 	if event, ok := hookEvent(args); ok {
 		runHook(event, env)
 		return 0

@@ -110,12 +110,16 @@ func deny(f finding) Decision {
 	if !ok {
 		r = rules["internal"]
 	}
+	alt := r.alt
+	if r.altFor != nil {
+		alt = r.altFor()
+	}
 	text := templates.Show("policy/deny.md", map[string]string{
 		"What":        f.what,
 		"Detail":      f.detail,
 		"Rule":        f.rule,
 		"Why":         r.why,
-		"Alternative": r.alt,
+		"Alternative": alt,
 	})
 	return Decision{Rule: f.rule, Reason: strings.TrimSpace(text)}
 }

@@ -1,11 +1,16 @@
 package policy
 
+import "github.com/plansmith/plansmith/templates"
+
 // rule explains one reason for a denial: why the thing is refused and what to
 // do instead that stays read-only. The table is data so that every message
 // reads the same way and can be reviewed in one place.
 type rule struct {
 	why string
 	alt string
+	// altFor, when set, words the alternative at the time of the refusal:
+	// it names plansmith's own commands as the install spells them.
+	altFor func() string
 }
 
 var rules = map[string]rule{
@@ -143,11 +148,16 @@ var rules = map[string]rule{
 	},
 	"plansmith": {
 		why: "only plansmith's read-only commands and cancel may run while planning",
-		alt: "use plansmith status, plansmith memory show or plansmith cancel",
+		altFor: func() string {
+			return "use " + templates.CLI("status") + ", " + templates.CLI("memory show") + " or " + templates.CLI("cancel")
+		},
 	},
 	"unreadable": {
 		why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
-		alt: "use Read, Grep and Glob meanwhile, and ask the user to run plansmith status (or /plansmith:cancel to end the loop) if this persists",
+		altFor: func() string {
+			return "use Read and read-only searches meanwhile, and ask the user to run " + templates.CLI("status") +
+				" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
+		},
 	},
 	"internal": {
 		why: "the policy failed while judging the command, so it refuses to be safe",

@@ -1,0 +1,66 @@
+package templates
+
+import (
+	"strings"
+	"sync"
+)
+
+// How plansmith is installed decides how its texts name its commands: a
+// plugin has /plansmith:cancel, a settings install (`plansmith install`)
+// writes /plansmith-cancel, and a shell runs the binary as `plansmith` only
+// when that name on PATH is this binary. Every text names commands through
+// Slash and CLI (the templates' `slash` and `cli`), so no message sends a
+// user to a command that does not exist where it runs.
+
+// Install kinds.
+const (
+	KindPlugin   = "plugin"
+	KindSettings = "settings"
+)
+
+// Names is how texts name plansmith's commands in one install.
+type Names struct {
+	Kind string // KindPlugin or KindSettings
+	CLI  string // how a shell runs the binary: "plansmith", or its quoted path
+}
+
+var (
+	namesMu   sync.Mutex
+	namesFunc = func() Names { return Names{Kind: KindPlugin, CLI: "plansmith"} }
+	names     func() Names
+)
+
+// SetNames tells the texts how commands are named in this process's
+// install. find is called once, the first time a text names a command, so
+// a process that shows no such text (most hook calls) pays nothing for it.
+func SetNames(find func() Names) {
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	namesFunc = find
+	names = nil
+}
+
+func currentNames() Names {
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	if names == nil {
+		names = sync.OnceValue(namesFunc)
+	}
+	return names()
+}
+
+// Slash is the slash command that runs plansmith's command name (plan,
+// cancel, gate, implement, status, memory, help) in this install.
+func Slash(name string) string {
+	if currentNames().Kind == KindSettings {
+		return "/plansmith-" + name
+	}
+	return "/plansmith:" + name
+}
+
+// CLI is a shell command line running plansmith with args, spelled so that
+// it works where it is shown: `plansmith ARGS` only when that is this
+// binary, else by its path.
+func CLI(args string) string {
+	return strings.TrimSpace(currentNames().CLI + " " + args)
+}

@@ -1,0 +1,24 @@
+package templates
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestNamesFollowTheInstall(t *testing.T) {
+	t.Cleanup(func() { SetNames(func() Names { return Names{Kind: KindPlugin, CLI: "plansmith"} }) })
+
+	calls := 0
+	SetNames(func() Names { calls++; return Names{Kind: KindSettings, CLI: `"/opt/p s/plansmith"`} })
+	assert.Zero(t, calls, "finding the names waits until a text needs them")
+	assert.Equal(t, "/plansmith-cancel", Slash("cancel"))
+	assert.Equal(t, `"/opt/p s/plansmith" cancel`, CLI("cancel"))
+	got := Show("cli/plan-shown.md", map[string]any{"Path": "p.md", "Date": "d", "Verdict": "v", "Evidence": "", "Request": "r", "LoopActive": true})
+	assert.Contains(t, got, "(/plansmith-cancel)")
+	assert.Equal(t, 1, calls, "found once per process")
+
+	SetNames(func() Names { return Names{Kind: KindPlugin, CLI: "plansmith"} })
+	assert.Equal(t, "/plansmith:gate", Slash("gate"))
+	assert.Equal(t, "plansmith status --json", CLI("status --json"))
+}
