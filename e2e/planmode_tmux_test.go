@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,7 +33,7 @@ const tmuxWait = 90 * time.Second
 // tmuxTerm is one CLI running in a tmux session on a private server.
 type tmuxTerm struct {
 	t      *testing.T
-	socket string
+	socket string // the server's socket path
 	// dialogs counts the permission dialogs approved.
 	dialogs int
 }
@@ -42,7 +41,7 @@ type tmuxTerm struct {
 func (tt *tmuxTerm) tmux(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "tmux", append([]string{"-L", tt.socket}, args...)...).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "tmux", append([]string{"-S", tt.socket}, args...)...).CombinedOutput()
 	return string(out), err
 }
 
@@ -112,7 +111,12 @@ func startTmux(t *testing.T, e *Env, args ...string) *tmuxTerm {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed: the interactive plan-mode scenario needs it (ExitPlanMode is off in claude -p)")
 	}
-	tt := &tmuxTerm{t: t, socket: fmt.Sprintf("plansmith-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	// A server of its own, on a socket in a folder of its own (short: a
+	// socket path is limited to about 100 bytes).
+	sockDir, err := os.MkdirTemp("", "ps-tmux")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
+	tt := &tmuxTerm{t: t, socket: filepath.Join(sockDir, "s")}
 	// The client starts in a script so its environment is exactly ours,
 	// not the tmux server's.
 	var sb strings.Builder
@@ -134,21 +138,23 @@ func startTmux(t *testing.T, e *Env, args ...string) *tmuxTerm {
 	require.NoError(t, os.WriteFile(script, []byte(sb.String()), 0o755))
 	out, err := tt.tmux("new-session", "-d", "-s", "cli", "-x", "200", "-y", "50", script)
 	require.NoError(t, err, "tmux new-session: %s", out)
-	out, err = tt.tmux("display-message", "-p", "-t", "cli", "#{pane_pid}")
+	out, err = tt.tmux("display-message", "-p", "-t", "cli", "#{pane_pid} #{pid}")
 	require.NoError(t, err, "tmux display-message: %s", out)
-	pid, err := strconv.Atoi(strings.TrimSpace(out))
-	require.NoError(t, err, "pane pid %q", out)
+	var pane, server int
+	_, err = fmt.Sscan(out, &pane, &server)
+	require.NoError(t, err, "pane and server pids %q", out)
 	// The pane's process (the CLI: the script execs it) leads its own
-	// process group. The cleanup kills that group and waits for the CLI to
-	// be gone, so nothing writes into the temp folders as they are removed.
+	// process group. The cleanup kills that group and the tmux server and
+	// waits until both are gone, so nothing writes into the temp folders as
+	// they are removed and no server outlives the test.
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("screen at the end:\n%s", tt.screen())
 		}
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(-pane, syscall.SIGKILL)
 		_, _ = tt.tmux("kill-server")
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if syscall.Kill(pid, 0) != nil {
+			if syscall.Kill(pane, 0) != nil && syscall.Kill(server, 0) != nil {
 				break
 			}
 		}

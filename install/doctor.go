@@ -227,16 +227,30 @@ func enabledPlugin(settings []byte) string {
 	return ""
 }
 
-// PluginRoot finds the plugin folder a binary was built in (the launcher
-// builds into <root>/build/), and whether Claude Code could load it.
+// PluginRoot finds the plugin folder a binary belongs to, and whether
+// Claude Code could load it: the launcher builds into <root>/build/, and a
+// dist tree keeps <root>/bin/native/ (the platform's binary, placed by the
+// launcher) and <root>/bin/prebuilt/. The nearest folder up to three levels
+// above the binary that holds a plugin manifest and hooks is the root.
 func PluginRoot(binary string) (string, bool) {
-	root := filepath.Dir(filepath.Dir(binary))
-	for _, f := range []string{".claude-plugin/plugin.json", "hooks/hooks.json"} {
-		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
-			return root, false
+	first := filepath.Dir(filepath.Dir(binary))
+	dir := filepath.Dir(binary)
+	for i := 0; i < 3; i++ {
+		dir = filepath.Dir(dir)
+		if isPlugin(dir) {
+			return dir, true
 		}
 	}
-	return root, true
+	return first, false
+}
+
+func isPlugin(root string) bool {
+	for _, f := range []string{".claude-plugin/plugin.json", "hooks/hooks.json"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func loopCheck(p state.Paths, now time.Time) Check {

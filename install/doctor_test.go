@@ -238,3 +238,20 @@ func TestDoctor(t *testing.T) {
 		})
 	}
 }
+
+func TestPluginRootFindsSourceAndDistLayouts(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{".claude-plugin/plugin.json", "hooks/hooks.json"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, f), []byte("{}"), 0o644))
+	}
+	for _, bin := range []string{"build/plansmith", "bin/native/plansmith", "bin/prebuilt/plansmith-linux-amd64"} {
+		got, ok := PluginRoot(filepath.Join(root, bin))
+		assert.True(t, ok, bin)
+		assert.Equal(t, root, got, bin)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "go", "bin", "plansmith")
+	got, ok := PluginRoot(elsewhere)
+	assert.False(t, ok, "a go-installed binary is in no plugin")
+	assert.Equal(t, filepath.Dir(filepath.Dir(elsewhere)), got)
+}
