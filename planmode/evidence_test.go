@@ -24,12 +24,15 @@ const (
 )
 
 // planWorld is a HOME with one plan-mode plan of session s1, maintained once.
-func planWorld(t *testing.T) (Call, string) {
+func planWorld(t *testing.T) (Call, string) { return planWorldWith(t, evidencePlan) }
+
+// planWorldWith is planWorld with the plan's content given.
+func planWorldWith(t *testing.T, plan string) (Call, string) {
 	t.Helper()
 	home := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(home, PlansDir), 0o755))
 	path := filepath.Join(home, PlansDir, "brave-otter.md")
-	require.NoError(t, os.WriteFile(path, []byte(evidencePlan), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(plan), 0o644))
 	c := Call{Project: t.TempDir(), Home: home, SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
 	c.Input, _ = json.Marshal(map[string]string{"file_path": path})
 	Maintain(c, time.Unix(0, 0), io.Discard)
@@ -95,13 +98,8 @@ func TestAFailingObservedVerdictRejectsAPassSignal(t *testing.T) {
 // observed critic output its prompt carries; without it, it is not.
 func TestTheValidatorOfAPlanWithNoGapsIsRecognised(t *testing.T) {
 	const noGaps = "# Backups\n\n## Goals\n- Nightly backups.\n\n## Steps\n1. Add the cron job.\n\n" + gate.GapsStart + "\n" + gate.GapsEnd + "\n"
-	home := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Join(home, PlansDir), 0o755))
-	path := filepath.Join(home, PlansDir, "calm-heron.md")
-	require.NoError(t, os.WriteFile(path, []byte(noGaps), 0o644))
-	c := Call{Project: t.TempDir(), Home: home, SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
-	c.Input, _ = json.Marshal(map[string]string{"file_path": path})
-	Maintain(c, time.Unix(0, 0), io.Discard)
+	c, path := planWorldWith(t, noGaps)
+	home := c.Home
 
 	const lowOnly = "### FINDING-1: Log noise\n- **Severity**: low\n- **Description**: The cron job logs every run."
 	// A validator launched before any critic output is known is not recognised.
