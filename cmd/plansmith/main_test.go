@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -26,6 +27,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"stopinput": cmdStopInput,
 			"expand":    cmdExpand,
+			"subagent":  cmdSubagent,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" { // file modes do not stop root from reading
@@ -51,21 +53,106 @@ func TestScripts(t *testing.T) {
 }
 
 // cmdStopInput writes a Stop hook input whose last_assistant_message is a
-// file's contents: stopinput SESSION MESSAGE-FILE OUTPUT-FILE.
+// file's contents: stopinput [-reports] [-running AGENT-ID] SESSION
+// MESSAGE-FILE OUTPUT-FILE. Without flags it is an input from a client that
+// reports no sub-agent runs; -reports adds Claude Code 2.1.330's
+// background_tasks (empty), -running lists one sub-agent still running.
 func cmdStopInput(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: stopinput [-reports] [-running AGENT-ID] SESSION MESSAGE-FILE OUTPUT-FILE"
+	var tasks []any
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch {
+		case args[0] == "-reports":
+			tasks = []any{}
+			args = args[1:]
+		case args[0] == "-running" && len(args) > 1:
+			tasks = append(tasks, map[string]any{"id": args[1], "type": "subagent", "status": "running",
+				"description": "sub-agent", "agent_type": "general-purpose"})
+			args = args[2:]
+		default:
+			ts.Fatalf(usage)
+		}
+	}
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: stopinput SESSION MESSAGE-FILE OUTPUT-FILE")
+		ts.Fatalf(usage)
 	}
 	msg := ts.ReadFile(args[1])
-	data, err := json.Marshal(map[string]any{
+	in := map[string]any{
 		"session_id":             args[0],
 		"transcript_path":        "/nonexistent/transcript.jsonl",
 		"hook_event_name":        "Stop",
 		"stop_hook_active":       false,
 		"last_assistant_message": msg,
-	})
+	}
+	if tasks != nil {
+		in["background_tasks"] = tasks
+	}
+	data, err := json.Marshal(in)
 	ts.Check(err)
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), data, 0o644))
+}
+
+// cmdSubagent writes the hook inputs Claude Code 2.1.330 sends for one
+// sub-agent run, shaped as the payloads captured from it
+// (testdata/hooks/claude-code-2.1.330): subagent [-bg] [-plan] SESSION
+// AGENT-ID PROMPT-FILE OUTPUT-FILE PREFIX writes PREFIX-pre.json (the Agent
+// tool's PreToolUse), PREFIX-post.json (its PostToolUse: a background
+// launch with -bg, else the completed run with its output) and
+// PREFIX-stop.json (the sub-agent's SubagentStop with its output). -plan
+// sets permission_mode "plan". The cwd is the script's current folder.
+func cmdSubagent(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: subagent [-bg] [-plan] SESSION AGENT-ID PROMPT-FILE OUTPUT-FILE PREFIX"
+	bg, mode := false, ""
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-bg":
+			bg = true
+		case "-plan":
+			mode = "plan"
+		default:
+			ts.Fatalf(usage)
+		}
+		args = args[1:]
+	}
+	if neg || len(args) != 5 {
+		ts.Fatalf(usage)
+	}
+	session, agentID, prompt, output, prefix := args[0], args[1], ts.ReadFile(args[2]), ts.ReadFile(args[3]), args[4]
+	captured := func(name string) map[string]any {
+		b, err := os.ReadFile(filepath.Join(ts.Getenv("REPO"), "testdata", "hooks", "claude-code-2.1.330", name))
+		ts.Check(err)
+		var m map[string]any
+		ts.Check(json.Unmarshal(b, &m))
+		m["session_id"], m["cwd"] = session, ts.MkAbs(".")
+		if mode != "" {
+			m["permission_mode"] = mode
+		}
+		return m
+	}
+	write := func(suffix string, m map[string]any) {
+		data, err := json.Marshal(m)
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(prefix+suffix), data, 0o644))
+	}
+	post := captured("posttooluse-agent-foreground.json")
+	if bg {
+		post = captured("posttooluse-agent-background.json")
+	}
+	input, response := post["tool_input"].(map[string]any), post["tool_response"].(map[string]any)
+	input["prompt"], response["prompt"], response["agentId"] = prompt, prompt, agentID
+	if !bg {
+		response["content"] = []any{map[string]any{"type": "text", "text": output}}
+	}
+	write("-post.json", post)
+	pre := captured("posttooluse-agent-foreground.json")
+	pre["hook_event_name"], pre["tool_input"] = "PreToolUse", input
+	delete(pre, "tool_response")
+	delete(pre, "duration_ms")
+	write("-pre.json", pre)
+	stop := captured("subagentstop-foreground.json")
+	stop["agent_id"], stop["last_assistant_message"] = agentID, output
+	stop["agent_transcript_path"] = "/nonexistent/subagents/agent-" + agentID + ".jsonl"
+	write("-stop.json", stop)
 }
 
 // cmdExpand copies a file with $VARS replaced by the script's environment,
