@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,12 +48,4 @@ func TestDecodeInputLenient(t *testing.T) {
 	assert.True(t, in.StopHookActive)
 	require.NotNil(t, in.LastAssistantMessage)
 	assert.Equal(t, "hi", *in.LastAssistantMessage)
-}
-
-func TestUnreadableTool(t *testing.T) {
-	assert.NoError(t, unreadableTool(Input{ToolName: "Bash", Unreadable: []string{"agent_id", "permission_mode"}}))
-	assert.ErrorContains(t, unreadableTool(Input{ToolName: "Bash", Unreadable: []string{"session_id"}}), "session_id")
-	assert.ErrorContains(t, unreadableTool(Input{}), "names no tool")
-	var raw json.RawMessage
-	assert.NoError(t, unreadableTool(Input{ToolName: "Read", ToolInput: raw}))
 }

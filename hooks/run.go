@@ -2,12 +2,11 @@ package hooks
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
 )
 
@@ -64,18 +63,15 @@ func Run(event string, env loop.Env) {
 		return
 	}
 	in, raw, err := readInput(env.Stdin)
+	tool := in.ToolName
 	if event == "pretooluse" && err == nil {
-		err = unreadableTool(in)
+		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
 	}
 	if err != nil {
 		if event == "pretooluse" {
 			// The one hook that must not fail open: a malformed ExitPlanMode
 			// call is refused by the plan-mode gate, and while a loop may be
 			// running so are edits, Bash and calls whose tool is unknown.
-			tool := in.ToolName
-			if slices.Contains(in.Unreadable, "tool_name") {
-				tool = ""
-			}
 			if o := loop.UndecodableTool(env, session(in), tool, raw, err); o.Deny {
 				writeJSON(toolAnswer(o), env)
 				fmt.Fprintf(env.Stderr, "plansmith: %s hook: %v; refusing this call\n", event, err)
@@ -86,25 +82,6 @@ func Run(event string, env loop.Env) {
 		return
 	}
 	writeJSON(h(in, env), env)
-}
-
-// toolFields are the input fields a tool call cannot be judged without:
-// which tool, its input, and whose project and session it belongs to.
-var toolFields = []string{"tool_name", "tool_input", "session_id", "cwd"}
-
-// unreadableTool says why a decoded PreToolUse input cannot be judged: a
-// field the judgement needs has the wrong type, or the tool is not named.
-// Other fields of the wrong type are ignored.
-func unreadableTool(in Input) error {
-	for _, f := range toolFields {
-		if slices.Contains(in.Unreadable, f) {
-			return fmt.Errorf("hook input field %s has an unexpected type", f)
-		}
-	}
-	if in.ToolName == "" {
-		return errors.New("hook input names no tool (tool_name is missing or empty)")
-	}
-	return nil
 }
 
 // writeJSON writes v as one line of JSON; nil writes nothing.

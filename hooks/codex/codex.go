@@ -24,7 +24,6 @@ package codex
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -112,17 +111,14 @@ func Run(event string, env loop.Env) {
 	if err == nil {
 		in, err = decode(raw)
 	}
+	tool := in.ToolName
 	if event == "pretooluse" && err == nil {
-		err = unjudgeable(in)
+		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
 	}
 	if err != nil {
 		if event == "pretooluse" {
 			// Fail closed: while a loop may be running, a tool call that
 			// cannot be judged is refused, as for Claude Code.
-			tool := in.ToolName
-			if slices.Contains(in.Unreadable, "tool_name") {
-				tool = ""
-			}
 			if o := loop.UndecodableTool(env, session(in), tool, raw, err); o.Deny {
 				writeAnswer(env, denyAnswer(o.Reason))
 				fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; refusing this call\n", event, err)
@@ -158,20 +154,6 @@ func decode(data []byte) (Input, error) {
 	})
 	in.Unreadable = bad
 	return in, err
-}
-
-// unjudgeable says why a decoded PreToolUse input cannot be judged: a field
-// the judgement needs has the wrong type, or no tool is named.
-func unjudgeable(in Input) error {
-	for _, f := range []string{"tool_name", "tool_input", "session_id", "cwd"} {
-		if slices.Contains(in.Unreadable, f) {
-			return fmt.Errorf("hook input field %s has an unexpected type", f)
-		}
-	}
-	if in.ToolName == "" {
-		return errors.New("hook input names no tool (tool_name is missing or empty)")
-	}
-	return nil
 }
 
 func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }

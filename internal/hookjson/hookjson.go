@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 )
 
@@ -56,6 +57,30 @@ func Fields(data []byte, fields map[string]any) (unreadable []string, err error)
 	}
 	sort.Strings(unreadable)
 	return unreadable, nil
+}
+
+// ToolFields are the input fields a tool call cannot be judged without:
+// which tool, its input, and whose project and session it belongs to.
+var ToolFields = []string{"tool_name", "tool_input", "session_id", "cwd"}
+
+// Unjudgeable says why a decoded tool-call input cannot be judged, given the
+// fields that were unreadable and the tool's name: a field the judgement
+// needs has the wrong type, or no tool is named. It also returns the tool
+// name worth trusting ("" when tool_name was unreadable). Other fields of the
+// wrong type are ignored.
+func Unjudgeable(unreadable []string, tool string) (string, error) {
+	if slices.Contains(unreadable, "tool_name") {
+		tool = ""
+	}
+	for _, f := range ToolFields {
+		if slices.Contains(unreadable, f) {
+			return tool, fmt.Errorf("hook input field %s has an unexpected type", f)
+		}
+	}
+	if tool == "" {
+		return tool, errors.New("hook input names no tool (tool_name is missing or empty)")
+	}
+	return tool, nil
 }
 
 // inputError words a decoding failure for people: what was wrong with the

@@ -40,3 +40,16 @@ func TestReadAndSizes(t *testing.T) {
 	_, err = Fields(data, nil)
 	assert.ErrorContains(t, err, "larger than 64 MiB")
 }
+
+func TestUnjudgeable(t *testing.T) {
+	tool, err := Unjudgeable([]string{"agent_id", "permission_mode"}, "Bash")
+	assert.NoError(t, err, "fields the judgement does not need")
+	assert.Equal(t, "Bash", tool)
+	_, err = Unjudgeable([]string{"session_id"}, "Bash")
+	assert.ErrorContains(t, err, "session_id")
+	tool, err = Unjudgeable([]string{"tool_name"}, "Bash")
+	assert.ErrorContains(t, err, "tool_name")
+	assert.Empty(t, tool, "an unreadable tool name is not trusted")
+	_, err = Unjudgeable(nil, "")
+	assert.ErrorContains(t, err, "names no tool")
+}
