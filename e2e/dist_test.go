@@ -38,18 +38,7 @@ func TestDistInstallsAndRunsWithoutGo(t *testing.T) {
 		out, err := mk.CombinedOutput()
 		require.NoError(t, err, "%s", out)
 
-		e := NewEnv(t, cli,
-			runCommand("plan"),
-			answer(t, "01-understand.md"),
-			fileTool("Read", "cmd/api/main.go", nil),
-			answer(t, "02-explore.md"),
-			answer(t, "03-alternatives.md"),
-			answer(t, "04-draft.md"),
-			answer(t, "05-critique.md"),
-			answer(t, "06-revise.md"),
-			answer(t, "07-critique.md"),
-			answer(t, "08-final.md"),
-		)
+		e := NewEnv(t, cli, fullLoop(t)...)
 		// --plugin-dir gets an empty plugin: plansmith comes only from the install.
 		e.PluginDir = realTempDir(t)
 		require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))

@@ -199,21 +199,29 @@ func seedProject(e *Env) {
 	e.WriteProjectFile("build/keep.txt", "built\n")
 }
 
+// fullLoop is a whole scripted planning session without the gate: the
+// /plansmith:plan command, a read while exploring, and the demo session's
+// eight answers in order.
+func fullLoop(t *testing.T) []ms.Reply {
+	t.Helper()
+	return []ms.Reply{
+		runCommand("plan"),
+		answer(t, "01-understand.md"),
+		fileTool("Read", "cmd/api/main.go", nil),
+		answer(t, "02-explore.md"),
+		answer(t, "03-alternatives.md"),
+		answer(t, "04-draft.md"),
+		answer(t, "05-critique.md"),
+		answer(t, "06-revise.md"),
+		answer(t, "07-critique.md"),
+		answer(t, "08-final.md"),
+	}
+}
+
 func TestPlanFullLoopToSavedPlan(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {
-		e := plansmithEnv(t, cli,
-			runCommand("plan"),
-			answer(t, "01-understand.md"),
-			fileTool("Read", "cmd/api/main.go", nil),
-			answer(t, "02-explore.md"),
-			answer(t, "03-alternatives.md"),
-			answer(t, "04-draft.md"),
-			answer(t, "05-critique.md"),
-			answer(t, "06-revise.md"),
-			answer(t, "07-critique.md"),
-			answer(t, "08-final.md"),
-		)
+		e := plansmithEnv(t, cli, fullLoop(t)...)
 		seedProject(e)
 
 		res := e.Run("/plansmith:plan --no-gate "+request, withHookEvents...)
