@@ -1,16 +1,14 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -111,32 +109,9 @@ func (e *CodexEnv) Run(prompt string, args ...string) *CodexResult {
 	_ = os.Remove(lastFile)
 	argv := append([]string{"exec", "--json", "--skip-git-repo-check", "-o", lastFile}, args...)
 	argv = append(argv, "--", prompt)
-	cmd := exec.CommandContext(ctx, e.Codex, argv...)
-	cmd.Dir = e.Project
-	cmd.Env = e.environ()
-	cmd.Stdin = nil
-	cmd.WaitDelay = 5 * time.Second
-	// Its own process group, killed whole: no hook or shell outlives the run.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	res := &CodexResult{Elapsed: time.Since(start), Stdout: stdout.String(), Stderr: stderr.String()}
+	out := runCLI(e.T, ctx, "codex exec "+strconv.Quote(prompt), e.Codex, argv, e.Project, e.environ())
+	res := &CodexResult{Elapsed: out.elapsed, Stdout: out.stdout, Stderr: out.stderr, ExitCode: out.exitCode}
 	e.last = res
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		e.T.Fatalf("codex exec %q: not finished within %s", prompt, RunTimeout)
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		e.T.Fatalf("codex exec %q: %v", prompt, err)
-	}
 	if b, err := os.ReadFile(lastFile); err == nil {
 		res.LastMessage = strings.TrimSpace(string(b))
 	}

@@ -387,35 +387,10 @@ func (e *Env) Run(prompt string, args ...string) *Result {
 		"--permission-mode", e.PermissionMode,
 	}
 	argv = append(argv, args...)
-	cmd := exec.CommandContext(ctx, e.Claude, argv...)
-	cmd.Dir = e.Project
-	cmd.Env = e.environ()
-	// Hooks may leave children holding the pipes; do not wait on them forever.
-	cmd.WaitDelay = 5 * time.Second
-	// The CLI gets a process group of its own, and the whole group goes when
-	// the run ends or times out: hooks, shells and sub-processes it started
-	// never outlive the test.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	res := &Result{Elapsed: time.Since(start), Stdout: stdout.String(), Stderr: stderr.String()}
+	out := runCLI(e.T, ctx, "claude -p "+strconv.Quote(prompt), e.Claude, argv, e.Project, e.environ())
+	res := &Result{Elapsed: out.elapsed, Stdout: out.stdout, Stderr: out.stderr, ExitCode: out.exitCode}
 	e.last = res
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		e.T.Fatalf("claude -p %q: no result within %s", prompt, RunTimeout)
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		e.T.Fatalf("claude -p %q: %v", prompt, err)
-	}
-	if err := json.Unmarshal(lastJSONLine(stdout.Bytes()), res); err != nil {
+	if err := json.Unmarshal(lastJSONLine([]byte(res.Stdout)), res); err != nil {
 		e.T.Fatalf("claude -p %q: reading result JSON: %v (exit %d)\nstdout:\n%s\nstderr:\n%s",
 			prompt, err, res.ExitCode, res.Stdout, res.Stderr)
 	}
@@ -502,4 +477,46 @@ func (e *Env) dump() {
 	if u := e.Model.Unhandled(); len(u) > 0 {
 		e.T.Logf("unhandled API paths: %v", u)
 	}
+}
+
+// finished is one CLI process that ran to its end: its output, exit status
+// and how long it took.
+type finished struct {
+	stdout, stderr string
+	exitCode       int
+	elapsed        time.Duration
+}
+
+// runCLI runs bin with args in dir, with env, in a process group of its own
+// that is killed whole when the run ends or ctx expires: hooks, shells and
+// sub-processes it started never outlive the test. A timeout or a failure
+// to start fails the test (what names the run); a non-zero exit is returned
+// for the caller to judge.
+func runCLI(t testing.TB, ctx context.Context, what, bin string, args []string, dir string, env []string) finished {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	// Hooks may leave children holding the pipes; do not wait on them forever.
+	cmd.WaitDelay = 5 * time.Second
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	out := finished{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("%s: not finished within %s", what, RunTimeout)
+	case errors.As(err, &exit):
+		out.exitCode = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("%s: %v", what, err)
+	}
+	return out
 }
