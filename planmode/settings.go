@@ -1,19 +1,19 @@
 package planmode
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith/state"
 )
 
 // SettingsFile is the per-project settings file, relative to the project.
 // Other keys may live in it; this package reads only its own.
-const SettingsFile = ".claude/plansmith.yaml"
+const SettingsFile = state.SettingsFile
 
 // Setting says whether the plan-mode gate guards a project, and
 // where that was decided.
@@ -24,7 +24,7 @@ type Setting struct {
 
 // UserSettingsFile is the user-level settings file, relative to $HOME: its
 // plan_mode_gate applies to every project whose own file does not set one.
-const UserSettingsFile = ".claude/plansmith.yaml"
+const UserSettingsFile = state.SettingsFile
 
 // LoadSetting reads the plan-mode gate's switch, `plan_mode_gate:
 // on|off`, from the project's settings file, else from the user's
@@ -52,14 +52,11 @@ func LoadSetting(project string) (Setting, error) {
 // the file or the key is missing.
 func loadFile(path string) (Setting, bool, error) {
 	def := Setting{On: true}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return def, false, nil
+	var doc gateDoc
+	if found, err := state.ReadSettings(path, &doc); !found || err != nil {
+		return def, false, err
 	}
-	if err != nil {
-		return def, false, fmt.Errorf("reading %s: %w", path, err)
-	}
-	on, set, err := parseSetting(data)
+	on, set, err := doc.setting()
 	if err != nil {
 		return def, false, fmt.Errorf("%s: %w", path, err)
 	}
@@ -72,12 +69,20 @@ func loadFile(path string) (Setting, bool, error) {
 // parseSetting reads plan_mode_gate from a settings file: set is
 // false when the key is absent or empty.
 func parseSetting(data []byte) (on, set bool, err error) {
-	var doc struct {
-		PlanModeGate any `yaml:"plan_mode_gate"`
-	}
+	var doc gateDoc
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return true, false, fmt.Errorf("not valid YAML settings: %w", err)
 	}
+	return doc.setting()
+}
+
+// gateDoc is the one key of the settings file this package reads.
+type gateDoc struct {
+	PlanModeGate any `yaml:"plan_mode_gate"`
+}
+
+// setting interprets plan_mode_gate: set is false when it is absent or empty.
+func (doc gateDoc) setting() (on, set bool, err error) {
 	switch v := doc.PlanModeGate.(type) {
 	case nil:
 		return true, false, nil

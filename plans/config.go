@@ -3,19 +3,14 @@ package plans
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/plansmith/plansmith/state"
 )
 
 // DefaultDir is where plans are kept when the settings say nothing.
 const DefaultDir = "docs/plans"
-
-// settingsFile is the per-project settings file, relative to the project.
-const settingsFile = ".claude/plansmith.yaml"
 
 // Config says where a project keeps its plans.
 type Config struct {
@@ -31,19 +26,12 @@ type Config struct {
 // the default, so a caller may report and carry on.
 func LoadConfig(project string) (Config, error) {
 	def := Config{Dir: DefaultDir}
-	path := filepath.Join(project, settingsFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return def, nil
-	}
-	if err != nil {
-		return def, fmt.Errorf("reading %s: %w", path, err)
-	}
+	path := state.Paths{Project: project}.Settings()
 	var doc struct {
 		PlansDir any `yaml:"plans_dir"`
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return def, fmt.Errorf("%s: not valid YAML settings: %w", path, err)
+	if found, err := state.ReadSettings(path, &doc); !found || err != nil {
+		return def, err
 	}
 	switch v := doc.PlansDir.(type) {
 	case nil:

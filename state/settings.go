@@ -1,0 +1,37 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SettingsFile is plansmith's settings file, relative to a project (and,
+// for user-wide settings, to $HOME). The user writes it; each package
+// reads its own keys from it (plan_mode_gate, plans_dir).
+const SettingsFile = ".claude/plansmith.yaml"
+
+// Settings is the project's settings file.
+func (p Paths) Settings() string { return filepath.Join(p.Project, SettingsFile) }
+
+// ReadSettings decodes the settings file at path into doc (a pointer to a
+// struct naming the keys the caller reads). found is false when the file
+// does not exist; a file that cannot be read or is not YAML is an error
+// naming it.
+func ReadSettings(path string, doc any) (found bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if err := yaml.Unmarshal(data, doc); err != nil {
+		return true, fmt.Errorf("%s: not valid YAML settings: %w", path, err)
+	}
+	return true, nil
+}
