@@ -904,3 +904,62 @@ func TestCompactionGivesThePhaseBack(t *testing.T) {
 		assert.Contains(t, last, request)
 	})
 }
+
+// TestPlanHoldsAfterCdIntoASubfolder: a `cd` in the Bash tool moves the
+// session's working directory, and Claude Code then sends hooks that folder
+// as the payload's cwd (and runs them there), while $CLAUDE_PROJECT_DIR
+// still names the project. The loop lives in the project's .claude/, so the
+// hooks must find it from a subfolder: the agent cannot leave the read-only
+// policy behind by changing directory, and its answer is still judged.
+func TestPlanHoldsAfterCdIntoASubfolder(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("cd internal"),
+			bash("pwd"),
+			bash("touch escaped.txt"),
+			fileTool("Write", "internal/written.txt", map[string]string{"content": "escaped\n"}),
+			answer(t, "01-understand.md"),
+		)
+		seedProject(e)
+		inProject := func(rel string) string { return filepath.Join(e.Project, rel) }
+
+		// One phase, then the loop ends at the phase limit and the turn with it.
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
+		assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 6)
+
+		// The cd took: later Bash calls run in the subfolder.
+		require.Len(t, reqs[2].ToolResults, 1)
+		assert.False(t, reqs[2].ToolResults[0].IsError, "cd is allowed while planning: %s", reqs[2].ToolResults[0].Content)
+		require.Len(t, reqs[3].ToolResults, 1)
+		assert.Equal(t, inProject("internal"), strings.TrimSpace(reqs[3].ToolResults[0].Content))
+
+		// Both writes are refused from there.
+		reasons := denials(t, res)
+		refused := []struct{ tool, what string }{{"Bash", "touch escaped.txt"}, {"Write", inProject("internal/written.txt")}}
+		if assert.Len(t, reasons, len(refused), "the touch and the Write are refused") {
+			for i, r := range refused {
+				tr := reqs[4+i].ToolResults
+				require.Len(t, tr, 1, r.tool)
+				assert.Equal(t, r.tool, tr[0].ToolName)
+				assert.True(t, tr[0].IsError, r.tool)
+				assert.Equal(t, e.DenyPrefix(r.tool)+reasons[i], tr[0].Content, r.tool)
+				assert.Contains(t, tr[0].Content, "read-only", r.tool)
+				assert.Contains(t, tr[0].Content, r.what, r.tool)
+			}
+		}
+		assert.NoFileExists(t, inProject("internal/escaped.txt"))
+		assert.NoFileExists(t, inProject("internal/written.txt"))
+		assert.NoDirExists(t, inProject("internal/.claude"), "no hook looked for or left a loop in the subfolder")
+
+		// The Stop from the subfolder judged the answer: the loop ended at the
+		// phase limit and saved the plan in the project.
+		assert.Nil(t, loop(t, e))
+		assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "exit_reason: \"max_phases_reached\"")
+	})
+}
