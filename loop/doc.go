@@ -37,7 +37,9 @@
 // JSON. Every user-facing text comes from templates/ (templates.Show).
 //
 // Env is the process: streams, Getenv, Getwd, Now; Env.Paths(cwd) locates
-// the project (cwd, else $CLAUDE_PROJECT_DIR, else the working directory).
+// the project (for a hook, the nearest folder from its cwd up to
+// $CLAUDE_PROJECT_DIR with a loop's state, see hookProject; else
+// $CLAUDE_PROJECT_DIR, else the working directory).
 // The CLI and every adapter use this one Env. The loop writes only one-line
 // "plansmith: ..." notes to Env.Stderr.
 //

@@ -1,8 +1,14 @@
 package loop
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/plansmith/plansmith/state"
@@ -21,11 +27,11 @@ type Env struct {
 	Now    func() time.Time
 }
 
-// Paths locates the project: cwd when the caller knows it (a hook's
-// input), else $CLAUDE_PROJECT_DIR, else the working directory.
+// Paths locates the project: a hook's, from the cwd its input names (see
+// hookProject), else $CLAUDE_PROJECT_DIR, else the working directory.
 func (e Env) Paths(cwd string) (state.Paths, error) {
 	if cwd != "" {
-		return state.Paths{Project: cwd}, nil
+		return state.Paths{Project: hookProject(cwd, e.Getenv("CLAUDE_PROJECT_DIR"))}, nil
 	}
 	if d := e.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
 		return state.Paths{Project: d}, nil
@@ -35,6 +41,45 @@ func (e Env) Paths(cwd string) (state.Paths, error) {
 		return state.Paths{}, fmt.Errorf("finding the project directory: %w", err)
 	}
 	return state.Paths{Project: wd}, nil
+}
+
+// hookProject is the project of a hook call whose input names cwd, the
+// session's working directory. A `cd` in the Bash tool moves it: Claude
+// Code then sends hooks the folder the agent went to (and runs them there)
+// while $CLAUDE_PROJECT_DIR (project) still names the project; Codex sends
+// its session's folder and sets no such variable. A loop must be found
+// wherever in its project the session stands, or a `cd` would leave the
+// read-only policy behind. So the project is the first of cwd, each folder
+// above it up to project, and project itself that holds a state entry —
+// any entry, even one that cannot be checked or read, so that the caller
+// refuses on it (fail closed). With none, it is project when cwd lies
+// inside it (its settings are there), else cwd.
+func hookProject(cwd, project string) string {
+	if project == "" || !filepath.IsAbs(cwd) || !filepath.IsAbs(project) {
+		return cwd
+	}
+	cwd, project = filepath.Clean(cwd), filepath.Clean(project)
+	rel, err := filepath.Rel(project, cwd)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		// Outside the project (a folder added with --add-dir, say).
+		if !hasState(cwd) && hasState(project) {
+			return project
+		}
+		return cwd
+	}
+	for dir := cwd; dir != project; dir = filepath.Dir(dir) {
+		if hasState(dir) {
+			return dir
+		}
+	}
+	return project
+}
+
+// hasState reports whether dir holds a loop's state entry, or one that
+// cannot even be looked for (a loop may be running there).
+func hasState(dir string) bool {
+	_, err := os.Lstat(state.Paths{Project: dir}.State())
+	return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
 }
 
 // note writes one line for the user on stderr, prefixed "plansmith: ".

@@ -1,0 +1,108 @@
+package loop
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+// projectEnv is testEnv with $CLAUDE_PROJECT_DIR set to the project, as
+// Claude Code sets it for every hook, and a subfolder sub/deeper in it.
+func projectEnv(t *testing.T) (Env, state.Paths, string) {
+	t.Helper()
+	env, p, _ := testEnv(t)
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_PROJECT_DIR" {
+			return p.Project
+		}
+		return ""
+	}
+	sub := filepath.Join(p.Project, "sub")
+	require.NoError(t, os.MkdirAll(filepath.Join(sub, "deeper"), 0o755))
+	return env, p, sub
+}
+
+func writeState(t *testing.T, dir string) {
+	t.Helper()
+	p := state.Paths{Project: dir}
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+	require.NoError(t, os.WriteFile(p.State(), []byte("x"), 0o644))
+}
+
+func TestHookProject(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	sub := filepath.Join(project, "sub")
+	deeper := filepath.Join(sub, "deeper")
+	other := filepath.Join(root, "other")
+	require.NoError(t, os.MkdirAll(deeper, 0o755))
+	require.NoError(t, os.MkdirAll(other, 0o755))
+
+	// No state anywhere: the project when cwd is inside it, else cwd.
+	assert.Equal(t, project, hookProject(project, project))
+	assert.Equal(t, project, hookProject(deeper, project))
+	assert.Equal(t, other, hookProject(other, project))
+	// Codex sets no $CLAUDE_PROJECT_DIR: its session's folder, as sent.
+	assert.Equal(t, deeper, hookProject(deeper, ""))
+	assert.Equal(t, "relative", hookProject("relative", project))
+
+	writeState(t, project)
+	assert.Equal(t, project, hookProject(deeper, project), "the project's loop is found from below")
+	assert.Equal(t, project, hookProject(other, project), "and from a folder outside the project")
+	assert.Equal(t, deeper, hookProject(deeper, ""), "without $CLAUDE_PROJECT_DIR nothing is looked for above cwd")
+
+	writeState(t, sub) // a loop started after a cd into sub
+	assert.Equal(t, sub, hookProject(deeper, project), "the nearest state entry wins")
+	assert.Equal(t, sub, hookProject(sub, project))
+	assert.Equal(t, project, hookProject(project, project))
+
+	writeState(t, other)
+	assert.Equal(t, other, hookProject(other, project), "outside the project, cwd's own loop first")
+}
+
+// After a `cd sub` in the Bash tool, Claude Code sends every hook the
+// subfolder as cwd. The loop in the project must still keep the session
+// read-only, and the Stop must still judge the answer.
+func TestCdIntoASubfolderKeepsTheLoop(t *testing.T) {
+	env, p, sub := projectEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+
+	s := Session{ID: "s", Cwd: sub}
+	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"` + filepath.Join(sub, "x.go") + `","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "a Write from the subfolder is refused")
+	touch := ToolEvent{Session: Session{ID: "s", Cwd: filepath.Join(sub, "deeper")}, Tool: "Bash", Input: []byte(`{"command":"touch escaped.txt"}`)}
+	assert.True(t, PreToolUse(env, touch).Deny, "so is a writing command two levels down")
+
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8})
+	assert.Equal(t, Block, out.Kind, "the answer is judged")
+	assert.Contains(t, out.Reason, "understand [1/3]")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, "s", f.Loop.SessionID, "the stop from the subfolder bound the project's loop")
+	assert.NoDirExists(t, filepath.Join(sub, ".claude"), "nothing is created in the subfolder")
+}
+
+// The project's state entry is found from the subfolder even when it cannot
+// be read: the guarded calls are refused, not let through.
+func TestCdIntoASubfolderFailsClosed(t *testing.T) {
+	env, p, sub := projectEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+	real := filepath.Join(t.TempDir(), "elsewhere.md")
+	require.NoError(t, os.WriteFile(real, []byte("x"), 0o644))
+	require.NoError(t, os.Symlink(real, p.State()))
+
+	write := ToolEvent{Session: Session{ID: "s", Cwd: sub}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	o := PreToolUse(env, write)
+	assert.True(t, o.Deny)
+	assert.Contains(t, o.Reason, p.State())
+	read := ToolEvent{Session: Session{ID: "s", Cwd: sub}, Tool: "Read", Input: []byte(`{"file_path":"x"}`)}
+	assert.False(t, PreToolUse(env, read).Deny, "reading stays allowed")
+}
