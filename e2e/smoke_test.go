@@ -282,3 +282,45 @@ func TestStopHookBlockCap(t *testing.T) {
 		}
 	})
 }
+
+// TestHooksFollowTheBashCd pins where hooks run once the agent changes
+// directory: a `cd` in the Bash tool persists for the session's later
+// calls, and from then on Claude Code sends hooks that folder as the
+// payload's cwd and runs them in it, while $CLAUDE_PROJECT_DIR in the
+// hook's environment still names the project. The Bash tool's own commands
+// do not see $CLAUDE_PROJECT_DIR at all (so `plansmith plan`, run there,
+// knows the project only as its working directory).
+func TestHooksFollowTheBashCd(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		show := `echo "pwd=$(pwd) project=${CLAUDE_PROJECT_DIR-<unset>}"`
+		e := fixtureEnv(t, cli,
+			ms.Tool("Bash", map[string]string{"command": "cd sub", "description": "cd"}),
+			ms.Tool("Bash", map[string]string{"command": show, "description": "show"}),
+			ms.Text("done"),
+		)
+		e.WriteProjectFile(".hooklog/stop-blocks", "0")
+		e.WriteProjectFile("sub/keep.txt", "x\n")
+		sub := filepath.Join(e.Project, "sub")
+		res := e.Run("look around")
+		assert.Equal(t, "done", res.Result)
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 3)
+		require.Len(t, reqs[2].ToolResults, 1)
+		assert.Equal(t, "pwd="+sub+" project=<unset>", strings.TrimSpace(reqs[2].ToolResults[0].Content))
+
+		pre := hookLog(t, e, "PreToolUse")
+		require.Len(t, pre, 2)
+		assert.Equal(t, e.Project, pre[0]["cwd"], "before the cd")
+		assert.Equal(t, sub, pre[1]["cwd"], "after the cd")
+		stops := hookLog(t, e, "Stop")
+		require.Len(t, stops, 1)
+		assert.Equal(t, sub, stops[0]["cwd"])
+		for _, ev := range []string{"PreToolUse", "Stop"} {
+			env := hookEnv(e, ev) // the event's last call
+			assert.Equal(t, sub, env["PWD"], ev)
+			assert.Equal(t, e.Project, env["CLAUDE_PROJECT_DIR"], ev)
+		}
+		assert.Equal(t, e.Project, hookLog(t, e, "UserPromptSubmit")[0]["cwd"], "the prompt came before the cd")
+	})
+}
