@@ -21,6 +21,7 @@ var table = []struct {
 }{
 	{"stop", stop},
 	{"pretooluse", preToolUse},
+	{"pretooluse-loop", preToolUseLoop},
 	{"posttooluse", postToolUse},
 	{"userpromptsubmit", userPromptSubmit},
 	{"subagentstop", subagentStop},
@@ -64,11 +65,12 @@ func Run(event string, env loop.Env) {
 	}
 	in, raw, err := readInput(env.Stdin)
 	tool := in.ToolName
-	if event == "pretooluse" && err == nil {
+	judgesTools := event == "pretooluse" || event == "pretooluse-loop"
+	if judgesTools && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
 	}
 	if err != nil {
-		if event == "pretooluse" {
+		if judgesTools {
 			// The one hook that must not fail open: a malformed ExitPlanMode
 			// call is refused by the plan-mode gate, and while a loop may be
 			// running so are edits, Bash and calls whose tool is unknown.
@@ -139,6 +141,18 @@ func stopFailure(Input, loop.Env) any { return nil }
 
 func preToolUse(in Input, env loop.Env) any {
 	return toolAnswer(loop.PreToolUse(env, toolEvent(in)))
+}
+
+// preToolUseLoop is PreToolUse registered for every tool but judging all of
+// them except ExitPlanMode, which hooks.json gives its own entry (the
+// plan-mode gate, needed with no loop too). Split so, the entry that runs on
+// every tool call can start nothing when no loop's state file exists; see
+// the description in hooks/hooks.json.
+func preToolUseLoop(in Input, env loop.Env) any {
+	if in.ToolName == "ExitPlanMode" {
+		return nil
+	}
+	return preToolUse(in, env)
 }
 
 func postToolUse(in Input, env loop.Env) any {

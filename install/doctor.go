@@ -162,21 +162,26 @@ func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
 	} else {
 		fix = "run '" + fix + "' to register this binary again"
 	}
+	// An event may have more than one entry (PreToolUse: the plan-mode gate
+	// and the loop's policy), so entries are told apart by their subcommand.
+	entry := func(r Registration) string { return r.Event + " (" + r.Hook + ")" }
 	want, _ := PluginHooks(e.Binary)
+	fresh, _, _ := Merge([]byte("{}"), want)
+	wanted, _ := Find(fresh, e.Binary)
 	count := map[string]int{}
 	binaries := map[string]bool{}
 	for _, r := range regs {
-		count[r.Event]++
+		count[entry(r)]++
 		binaries[r.Binary] = true
 	}
 	var missing, doubled []string
-	for _, ev := range want.Events() {
-		switch count[ev] {
+	for _, r := range wanted {
+		switch count[entry(r)] {
 		case 0:
-			missing = append(missing, ev)
+			missing = append(missing, entry(r))
 		case 1:
 		default:
-			doubled = append(doubled, ev)
+			doubled = append(doubled, entry(r))
 		}
 	}
 	where := s.label + " (" + s.path + ")"

@@ -173,7 +173,8 @@ func TestDoctor(t *testing.T) {
 		{"hooks point at a missing binary", func(t *testing.T, w *doctorWorld) {
 			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
 				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}],
-				"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/gone/plansmith hook pretooluse"}]}],
+				"PreToolUse": [{"matcher": "ExitPlanMode", "hooks": [{"type": "command", "command": "/gone/plansmith hook pretooluse"}]},
+					{"matcher": "*", "hooks": [{"type": "command", "command": "/gone/plansmith hook pretooluse-loop"}]}],
 				"PostToolUse": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook posttooluse"}]}],
 				"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook userpromptsubmit"}]}],
 				"SubagentStop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook subagentstop"}]}],
@@ -183,7 +184,20 @@ func TestDoctor(t *testing.T) {
 		{"an event missing", func(t *testing.T, w *doctorWorld) {
 			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
 				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}]}}`)
-		}, "hooks", Problem, "no plansmith hook for PreToolUse, PostToolUse, UserPromptSubmit", true},
+		}, "hooks", Problem, "no plansmith hook for PreToolUse (pretooluse), PreToolUse (pretooluse-loop), PostToolUse (posttooluse), UserPromptSubmit", true},
+		{"a registration from before PreToolUse was split", func(t *testing.T, w *doctorWorld) {
+			// One PreToolUse entry for every tool still judges everything
+			// (pretooluse is unchanged), but it starts the binary on every
+			// tool call: doctor asks for the current registration.
+			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
+				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}],
+				"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/gone/plansmith hook pretooluse"}]}],
+				"PostToolUse": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook posttooluse"}]}],
+				"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook userpromptsubmit"}]}],
+				"SubagentStop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook subagentstop"}]}],
+				"SessionStart": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook sessionstart"}]}],
+				"StopFailure": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stopfailure"}]}]}}`)
+		}, "hooks", Problem, "settings.json): no plansmith hook for PreToolUse (pretooluse-loop)", true},
 		{"malformed settings", func(t *testing.T, w *doctorWorld) {
 			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": `)
 		}, "hooks", Problem, "is not valid settings JSON", true},

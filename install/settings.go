@@ -139,9 +139,10 @@ const KindEnv = "PLANSMITH_INSTALL"
 
 // SettingsCommand is the hook command a settings install registers for one
 // plansmith hook event: the binary by its absolute path, told that it runs
-// from a settings install.
+// from a settings install, started by exec (no fork of the shell) with
+// GOMAXPROCS=1, as the plugin's hooks.json starts it.
 func SettingsCommand(binary, event string) string {
-	return KindEnv + "=settings " + Quote(binary) + " hook " + event
+	return KindEnv + "=settings GOMAXPROCS=1 exec " + Quote(binary) + " hook " + event
 }
 
 // pluginHookEvent finds the event a hooks/hooks.json command runs: the word
@@ -152,7 +153,7 @@ func pluginHookEvent(cmd string) (string, bool) {
 		return "", false
 	}
 	words := strings.Fields(cmd[i+len(PluginPlaceholder+`" hook `):])
-	if len(words) == 0 || strings.Trim(words[0], "abcdefghijklmnopqrstuvwxyz") != "" {
+	if len(words) == 0 || strings.Trim(words[0], "abcdefghijklmnopqrstuvwxyz-") != "" {
 		return "", false
 	}
 	return words[0], true
@@ -179,6 +180,9 @@ func Quote(path string) string {
 // binary's path and the event.
 func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 	cmd = skipAssignments(strings.TrimSpace(cmd))
+	if rest, ok := strings.CutPrefix(cmd, "exec "); ok {
+		cmd = strings.TrimLeft(rest, " \t")
+	}
 	binary, rest, ok := firstWord(cmd)
 	if !ok {
 		return "", "", false
@@ -195,7 +199,7 @@ func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 }
 
 // skipAssignments drops leading NAME=value words (unquoted values), such as
-// the PLANSMITH_INSTALL=settings that SettingsCommand writes.
+// the PLANSMITH_INSTALL=settings and GOMAXPROCS=1 that SettingsCommand writes.
 func skipAssignments(s string) string {
 	for {
 		end := strings.IndexAny(s, " \t")

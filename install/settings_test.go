@@ -42,14 +42,15 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []Registration{
 		{"Stop", "", bin, "stop"},
-		{"PreToolUse", "*", bin, "pretooluse"},
+		{"PreToolUse", "ExitPlanMode", bin, "pretooluse"},
+		{"PreToolUse", "*", bin, "pretooluse-loop"},
 		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task", bin, "posttooluse"},
 		{"UserPromptSubmit", "", bin, "userpromptsubmit"},
 		{"SubagentStop", "", bin, "subagentstop"},
 		{"SessionStart", "", bin, "sessionstart"},
 		{"StopFailure", "", bin, "stopfailure"},
 	}, regs)
-	assert.Contains(t, string(out), `"command": "PLANSMITH_INSTALL=settings \"/opt/plansmith/bin/plansmith\" hook stop"`)
+	assert.Contains(t, string(out), `"command": "PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec \"/opt/plansmith/bin/plansmith\" hook stop"`)
 	assert.Contains(t, string(out), `"timeout": 60`)
 }
 
@@ -219,6 +220,9 @@ func TestParseCommand(t *testing.T) {
 		{`/elsewhere/ps hook stop`, "", "", false},
 		{`"/unterminated/plansmith hook stop`, "", "", false},
 		{`PLANSMITH_INSTALL=settings "/a b/plansmith" hook stop`, "/a b/plansmith", "stop", true},
+		{`PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec "/a b/plansmith" hook pretooluse-loop`, "/a b/plansmith", "pretooluse-loop", true},
+		{`exec /usr/bin/plansmith hook stop`, "/usr/bin/plansmith", "stop", true},
+		{`exec  rm hook stop`, "", "", false},
 		{`A=1 B_2=x /usr/bin/plansmith hook stop`, "/usr/bin/plansmith", "stop", true},
 		{`A="x y" /usr/bin/plansmith hook stop`, "", "", false},
 		{`n="${CLAUDE_PLUGIN_ROOT}/bin/native/plansmith"; exec "$n" hook stop`, "", "", false},
@@ -264,7 +268,7 @@ func TestPluginHookEvent(t *testing.T) {
 			}
 		}
 	}
-	assert.Len(t, seen, 7)
+	assert.Len(t, seen, 8)
 	_, ok := pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/other" hook stop`)
 	assert.False(t, ok)
 	_, ok = pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook "$x"`)

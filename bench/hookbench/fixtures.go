@@ -204,7 +204,7 @@ func (fx *fixtures) variants(commands map[string]string) ([]*variant, error) {
 	// ExitPlanMode with 10 and 10,000 plan files: the session's plan is
 	// found, and it has not been assessed yet, so the call is refused.
 	for _, h := range []struct{ name, home string }{{"10", fx.home10}, {"10000", fx.home10k}} {
-		add(&variant{name: "plugin pretooluse ExitPlanMode " + h.name + "-plans", cmd: commands["PreToolUse"], dir: fx.noLoop,
+		add(&variant{name: "plugin pretooluse ExitPlanMode " + h.name + "-plans", cmd: commands["PreToolUse:ExitPlanMode"], dir: fx.noLoop,
 			env: plugin(fx.noLoop, h.home),
 			stdin: hookInput(fx.noLoop, map[string]any{"hook_event_name": "PreToolUse", "permission_mode": "plan",
 				"tool_name": "ExitPlanMode", "tool_input": map[string]string{"plan": planText}}),

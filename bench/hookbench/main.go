@@ -146,7 +146,10 @@ func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 	return nil
 }
 
-// hookCommands reads the command string registered for each event.
+// hookCommands reads the command registered for each event; for
+// PreToolUse, the one Claude Code runs for Bash ("PreToolUse") and the one
+// that judges ExitPlanMode ("PreToolUse:ExitPlanMode": the entry registered
+// for that tool by name, when there is one).
 func hookCommands(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -154,7 +157,8 @@ func hookCommands(path string) (map[string]string, error) {
 	}
 	var cfg struct {
 		Hooks map[string][]struct {
-			Hooks []struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
 				Command string `json:"command"`
 			} `json:"hooks"`
 		} `json:"hooks"`
@@ -166,11 +170,22 @@ func hookCommands(path string) (map[string]string, error) {
 	for event, groups := range cfg.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				if out[event] == "" {
-					out[event] = h.Command
+				key := event
+				switch {
+				case event != "PreToolUse":
+				case g.Matcher == "ExitPlanMode":
+					key += ":ExitPlanMode"
+				case !matches(g.Matcher, "Bash"):
+					continue
+				}
+				if out[key] == "" {
+					out[key] = h.Command
 				}
 			}
 		}
+	}
+	if out["PreToolUse:ExitPlanMode"] == "" {
+		out["PreToolUse:ExitPlanMode"] = out["PreToolUse"]
 	}
 	for _, e := range []string{"Stop", "PreToolUse", "PostToolUse"} {
 		if out[e] == "" {
@@ -178,6 +193,12 @@ func hookCommands(path string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// matches reports whether a hooks.json matcher (a tool name, names joined by
+// "|", or "*" and "" for every tool) selects tool.
+func matches(matcher, tool string) bool {
+	return matcher == "" || matcher == "*" || slices.Contains(strings.Split(matcher, "|"), tool)
 }
 
 // warm runs the variant once untimed: it fills the page cache and checks

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -323,10 +324,9 @@ func TestLauncherChecksums(t *testing.T) {
 	})
 }
 
-// TestHooksJSONCommands runs hooks/hooks.json's commands the way Claude Code
-// does (sh -c, CLAUDE_PLUGIN_ROOT set): a placed native binary runs directly,
-// under either name; without one the launcher runs; PLANSMITH_BIN still wins.
-func TestHooksJSONCommands(t *testing.T) {
+// hooksJSON reads the plugin's hooks/hooks.json: every command by its
+// plansmith hook subcommand.
+func hooksJSON(t *testing.T) map[string]string {
 	repo, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(repo, "hooks", "hooks.json"))
@@ -337,12 +337,32 @@ func TestHooksJSONCommands(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(data, &doc))
-	stop := doc.Hooks["Stop"][0].Hooks[0].Command
-	require.Contains(t, stop, "hook stop")
+	out := map[string]string{}
+	for _, groups := range doc.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				i := strings.LastIndex(h.Command, " hook ")
+				require.Positive(t, i, h.Command)
+				out[h.Command[i+len(" hook "):]] = h.Command
+			}
+		}
+	}
+	return out
+}
+
+// TestHooksJSONCommands runs hooks/hooks.json's commands the way Claude Code
+// does (sh -c, CLAUDE_PLUGIN_ROOT set): a placed native binary runs directly,
+// under either name; without one the launcher runs (either way with
+// GOMAXPROCS=1);
+// PLANSMITH_BIN still wins.
+func TestHooksJSONCommands(t *testing.T) {
+	commands := hooksJSON(t)
+	stop := commands["stop"]
+	require.NotEmpty(t, stop)
 
 	script := func(path, says string) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho \""+says+" $*\"\n"), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\necho \""+says+" $* ${GOMAXPROCS:-}\"\n"), 0o755))
 	}
 	runHook := func(root string, env ...string) string {
 		cmd := exec.Command("sh", "-c", stop)
@@ -353,17 +373,96 @@ func TestHooksJSONCommands(t *testing.T) {
 	}
 	root := t.TempDir()
 	script(filepath.Join(root, "bin", "plansmith"), "launcher")
-	assert.Equal(t, "launcher hook stop\n", runHook(root))
+	assert.Equal(t, "launcher hook stop 1\n", runHook(root))
 	script(filepath.Join(root, "bin", "native", "plansmith.exe"), "native.exe")
-	assert.Equal(t, "native.exe hook stop\n", runHook(root))
+	assert.Equal(t, "native.exe hook stop 1\n", runHook(root))
 	script(filepath.Join(root, "bin", "native", "plansmith"), "native")
-	assert.Equal(t, "native hook stop\n", runHook(root))
-	assert.Equal(t, "launcher hook stop\n", runHook(root, "PLANSMITH_BIN=/x"), "PLANSMITH_BIN goes through the launcher")
-	for ev, groups := range doc.Hooks {
-		for _, g := range groups {
-			for _, h := range g.Hooks {
-				assert.Equal(t, strings.ReplaceAll(stop, "hook stop", "hook "+strings.ToLower(ev)), h.Command, ev)
-			}
+	assert.Equal(t, "native hook stop 1\n", runHook(root))
+	assert.Equal(t, "launcher hook stop 1\n", runHook(root, "PLANSMITH_BIN=/x"), "PLANSMITH_BIN goes through the launcher")
+
+	// Every command is one of two shapes: the run (native binary, else the
+	// launcher), or the same run behind the look for a loop's state file.
+	guard, run, ok := strings.Cut(stop, "n=")
+	require.True(t, ok, stop)
+	run = "n=" + run
+	var guarded []string
+	for ev, cmd := range commands {
+		want := strings.ReplaceAll(run, "hook stop", "hook "+ev)
+		if cmd != want {
+			assert.Equal(t, guard+want, cmd, ev)
+			guarded = append(guarded, ev)
 		}
+	}
+	slices.Sort(guarded)
+	assert.Equal(t, []string{"pretooluse-loop", "sessionstart", "stop", "stopfailure", "userpromptsubmit"}, guarded,
+		"the events with nothing to do without a loop; ExitPlanMode (pretooluse), posttooluse and subagentstop serve the plan-mode gate, which needs none")
+}
+
+// TestHooksJSONStartsNothingWithoutALoop runs each hook command of
+// hooks/hooks.json in projects with and without a loop's state file: the
+// commands that look for one start the binary whenever anything stands at
+// .claude/plansmith.local.md (a file, a dangling link, a folder) in
+// $CLAUDE_PROJECT_DIR or in the working folder, or when $CLAUDE_PROJECT_DIR
+// is unset, or when a .claude folder there cannot be searched (the binary
+// then refuses what it cannot judge); the others always start it.
+func TestHooksJSONStartsNothingWithoutALoop(t *testing.T) {
+	commands := hooksJSON(t)
+	root := t.TempDir()
+	native := filepath.Join(root, "bin", "native", "plansmith")
+	require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+	require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\necho ran\n"), 0o755))
+	project := func(t *testing.T, plant func(statePath string)) string {
+		dir := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+		if plant != nil {
+			plant(filepath.Join(dir, ".claude", "plansmith.local.md"))
+		}
+		return dir
+	}
+	file := func(p string) { require.NoError(t, os.WriteFile(p, []byte("---\nactive: true\n---\n"), 0o644)) }
+	dangling := func(p string) { require.NoError(t, os.Symlink(filepath.Join(filepath.Dir(p), "gone"), p)) }
+	folder := func(p string) { require.NoError(t, os.Mkdir(p, 0o755)) }
+	empty := project(t, nil)
+	unsearchable := func(t *testing.T) string {
+		dir := project(t, file)
+		require.NoError(t, os.Chmod(filepath.Join(dir, ".claude"), 0o600))
+		t.Cleanup(func() { os.Chmod(filepath.Join(dir, ".claude"), 0o755) })
+		return dir
+	}
+	cases := []struct {
+		name       string
+		projectDir string // $CLAUDE_PROJECT_DIR; "-" leaves it unset
+		cwd        string
+		loop       bool
+	}{
+		{"no state anywhere", empty, empty, false},
+		{"no state, working folder elsewhere", empty, project(t, nil), false},
+		{"state in the project folder", project(t, file), empty, true},
+		{"state in the working folder", empty, project(t, file), true},
+		{"a dangling link at the state's name", project(t, dangling), empty, true},
+		{"a folder at the state's name", project(t, folder), empty, true},
+		{"a .claude folder that cannot be searched", unsearchable(t), empty, true},
+		{"project folder unknown", "-", empty, true},
+		{"project folder empty", "", empty, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for ev, command := range commands {
+				cmd := exec.Command("sh", "-c", command)
+				cmd.Dir = c.cwd
+				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + root}
+				if c.projectDir != "-" {
+					cmd.Env = append(cmd.Env, "CLAUDE_PROJECT_DIR="+c.projectDir)
+				}
+				out, err := cmd.CombinedOutput()
+				require.NoError(t, err, "%s: %s", ev, out)
+				always := ev == "pretooluse" || ev == "posttooluse" || ev == "subagentstop"
+				if c.loop || always {
+					assert.Equal(t, "ran\n", string(out), ev)
+				} else {
+					assert.Empty(t, string(out), ev)
+				}
+			}
+		})
 	}
 }
