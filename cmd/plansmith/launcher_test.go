@@ -402,9 +402,10 @@ func TestHooksJSONCommands(t *testing.T) {
 // hooks/hooks.json in projects with and without a loop's state file: the
 // commands that look for one start the binary whenever anything stands at
 // .claude/plansmith.local.md (a file, a dangling link, a folder) in
-// $CLAUDE_PROJECT_DIR or in the working folder, or when $CLAUDE_PROJECT_DIR
-// is unset, or when a .claude folder there cannot be searched (the binary
-// then refuses what it cannot judge); the others always start it.
+// $CLAUDE_PROJECT_DIR, the working folder or a folder between the two (where
+// loop.hookProject looks), or when $CLAUDE_PROJECT_DIR is unset, or when a
+// .claude folder there cannot be searched (the binary then refuses what it
+// cannot judge); the others always start it.
 func TestHooksJSONStartsNothingWithoutALoop(t *testing.T) {
 	commands := hooksJSON(t)
 	root := t.TempDir()
@@ -429,6 +430,11 @@ func TestHooksJSONStartsNothingWithoutALoop(t *testing.T) {
 		t.Cleanup(func() { os.Chmod(filepath.Join(dir, ".claude"), 0o755) })
 		return dir
 	}
+	// A loop started in mid/a (after a cd there), seen from mid/a/b.
+	mid := project(t, nil)
+	require.NoError(t, os.MkdirAll(filepath.Join(mid, "a", "b", ".claude"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(mid, "a", ".claude"), 0o755))
+	file(filepath.Join(mid, "a", ".claude", "plansmith.local.md"))
 	cases := []struct {
 		name       string
 		projectDir string // $CLAUDE_PROJECT_DIR; "-" leaves it unset
@@ -442,6 +448,9 @@ func TestHooksJSONStartsNothingWithoutALoop(t *testing.T) {
 		{"a dangling link at the state's name", project(t, dangling), empty, true},
 		{"a folder at the state's name", project(t, folder), empty, true},
 		{"a .claude folder that cannot be searched", unsearchable(t), empty, true},
+		{"state in a folder between the working folder and the project folder", mid, filepath.Join(mid, "a", "b"), true},
+		{"state in a folder above the project folder", filepath.Join(mid, "a", "b"), filepath.Join(mid, "a", "b"), false},
+		{"project folder with a trailing slash", mid + "/", filepath.Join(mid, "a", "b"), true},
 		{"project folder unknown", "-", empty, true},
 		{"project folder empty", "", empty, true},
 	}
