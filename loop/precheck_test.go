@@ -121,6 +121,7 @@ func TestHooksJSONPreCheckFindsWhatHookProjectFinds(t *testing.T) {
 		// whenever hookProject finds a state entry.
 		want     string
 		nonRoot  bool // judged as nobody
+		gone     bool // cwd is removed once the shell stands in it
 		linuxMax bool // needs Linux's PATH_MAX of 4096
 	}
 	cases := map[string]func() layout{
@@ -162,6 +163,16 @@ func TestHooksJSONPreCheckFindsWhatHookProjectFinds(t *testing.T) {
 			p, o := fresh("p"), fresh("o")
 			return layout{project: p, cwd: o, want: "nothing"}
 		},
+		"working folder outside the project, state in the project": func() layout {
+			p, o := fresh("p"), fresh("o")
+			file(p)
+			return layout{project: p, cwd: o, want: "start"}
+		},
+		"working folder gone": func() layout {
+			p := fresh("p")
+			mk(filepath.Join(p, "a", "gone"))
+			return layout{project: p, cwd: filepath.Join(p, "a", "gone"), gone: true, want: "start anyway"}
+		},
 		"working folder outside the project, state there": func() layout {
 			p, o := fresh("p"), fresh("o")
 			file(o)
@@ -192,8 +203,22 @@ func TestHooksJSONPreCheckFindsWhatHookProjectFinds(t *testing.T) {
 			return layout{project: filepath.Join(p, "a", "b") + "/../..", cwd: filepath.Join(p, "a", "b", "c"), want: "start"}
 		},
 		"project folder not absolute (Git Bash's C:/… next to a /c/… $PWD)": func() layout {
+			// Here C:/Users/x is a folder below the working folder, as it
+			// would be a folder on Windows, with no state in either.
 			p := fresh("p")
+			mk(filepath.Join(p, "C:", "Users", "x", ".claude"))
 			return layout{project: "C:/Users/x", cwd: p, want: "start anyway"}
+		},
+		"project folder with a trailing slash, no state": func() layout {
+			p := fresh("p")
+			mk(filepath.Join(p, "a", "b"))
+			return layout{project: p + "/", cwd: filepath.Join(p, "a", "b"), want: "nothing"}
+		},
+		"a dangling link at the state's name in a folder between": func() layout {
+			p := fresh("p")
+			mk(filepath.Join(p, "a", "b", "c"), filepath.Join(p, "a", ".claude"))
+			require.NoError(t, os.Symlink("gone", statePath(filepath.Join(p, "a"))))
+			return layout{project: p, cwd: filepath.Join(p, "a", "b", "c"), want: "start"}
 		},
 		".claude is a link to itself": func() layout {
 			p := fresh("p")
@@ -288,8 +313,16 @@ func TestHooksJSONPreCheckFindsWhatHookProjectFinds(t *testing.T) {
 			for _, sh := range shells {
 				for event, command := range commands {
 					argv := append(append([]string{}, wrap...), sh.path, "-c", command)
+					if l.gone {
+						argv = append(append([]string{}, wrap...), "/bin/sh", "-c",
+							`cd "$1" && rmdir "$1" && exec "$2" -c "$3"`, "sh", l.cwd, sh.path, command)
+						mk(l.cwd)
+					}
 					cmd := exec.Command(argv[0], argv[1:]...)
 					cmd.Dir = l.cwd
+					if l.gone {
+						cmd.Dir = filepath.Dir(l.cwd)
+					}
 					cmd.Env = []string{
 						"PATH=" + os.Getenv("PATH"),
 						"CLAUDE_PLUGIN_ROOT=" + root,
@@ -304,8 +337,10 @@ func TestHooksJSONPreCheckFindsWhatHookProjectFinds(t *testing.T) {
 						"BASH_FUNC_w%%=() { return 1; }",
 						"BASH_FUNC_f%%=() { return 1; }",
 					}
-					out, err := cmd.CombinedOutput()
-					require.NoError(t, err, "%s, %s: %s", sh.name, event, out)
+					var stderr strings.Builder
+					cmd.Stderr = &stderr
+					out, err := cmd.Output()
+					require.NoError(t, err, "%s, %s: %s%s", sh.name, event, out, stderr.String())
 					started := string(out) == "ran\n"
 					if !started {
 						assert.Empty(t, string(out), "%s, %s", sh.name, event)
