@@ -53,7 +53,10 @@ func (e Env) Paths(cwd string) (state.Paths, error) {
 // above it up to project, and project itself that holds a state entry —
 // any entry, even one that cannot be checked or read, so that the caller
 // refuses on it (fail closed). With none, it is project when cwd lies
-// inside it (its settings are there), else cwd.
+// inside it (its settings are there), else cwd. The events with nothing to
+// do without a loop start the binary only when hooks/hooks.json's shell
+// check finds such an entry where this would look, or cannot tell; a change
+// here needs one there (precheck_test.go holds the two together).
 func hookProject(cwd, project string) string {
 	if project == "" || !filepath.IsAbs(cwd) || !filepath.IsAbs(project) {
 		return cwd

@@ -405,7 +405,9 @@ func TestHooksJSONCommands(t *testing.T) {
 // $CLAUDE_PROJECT_DIR, the working folder or a folder between the two (where
 // loop.hookProject looks), or when $CLAUDE_PROJECT_DIR is unset, or when a
 // .claude folder there cannot be searched (the binary then refuses what it
-// cannot judge); the others always start it.
+// cannot judge); the others always start it. loop's
+// TestHooksJSONPreCheckFindsWhatHookProjectFinds holds the check to
+// loop.hookProject case by case.
 func TestHooksJSONStartsNothingWithoutALoop(t *testing.T) {
 	commands := hooksJSON(t)
 	root := t.TempDir()
