@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -265,6 +266,10 @@ func planRun(env *Env, o *PlanOptions) error {
 	return nil
 }
 
+// transcriptWait is how long plan waits for the session's transcript to
+// appear before it refuses to start.
+const transcriptWait = time.Second
+
 // planPaths is where `plan` keeps the loop: the project the hooks always
 // search. Inside a Claude Code session that is the folder Claude Code runs
 // in (loop.Env.CommandProject), wherever the agent has cd'd to: a loop
@@ -281,6 +286,13 @@ func planPaths(env *Env, agent string) (state.Paths, error) {
 		return state.Paths{Project: wd}, nil
 	}
 	p, err := env.CommandProject()
+	// The transcript was always there by the session's first Bash call in
+	// every run seen; should a client ever write it a moment late, wait a
+	// little before refusing.
+	for end := time.Now().Add(transcriptWait); err == nil && p.Session != "" && !p.Known && time.Now().Before(end); {
+		time.Sleep(transcriptWait / 20)
+		p, err = env.CommandProject()
+	}
 	if err != nil {
 		return state.Paths{}, err
 	}
