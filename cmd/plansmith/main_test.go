@@ -198,22 +198,29 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 
 func TestHookEvent(t *testing.T) {
 	cases := []struct {
-		args  []string
-		event string
+		args         []string
+		event, agent string
 	}{
-		{[]string{"hook", "stop"}, "stop"},
-		{[]string{"hook", "pretooluse", "extra"}, "pretooluse"},
-		{[]string{"hook", "userpromptsubmit"}, "userpromptsubmit"},
-		{[]string{"hook", "stop", "--help"}, ""}, // cobra answers flags
-		{[]string{"hook", "nosuch"}, ""},
-		{[]string{"hook"}, ""},
-		{[]string{"status", "stop"}, ""},
-		{nil, ""},
+		{[]string{"hook", "stop"}, "stop", "claude"},
+		{[]string{"hook", "pretooluse", "extra"}, "pretooluse", "claude"},
+		{[]string{"hook", "userpromptsubmit"}, "userpromptsubmit", "claude"},
+		{[]string{"hook", "pretooluse", "--agent", "codex"}, "pretooluse", "codex"},
+		{[]string{"hook", "stop", "--agent=codex"}, "stop", "codex"},
+		{[]string{"hook", "stop", "--agent", "other"}, "stop", "other"}, // answered as cobra would: unknown agent, ignored
+		{[]string{"hook", "stop", "--help"}, "", ""},                    // cobra answers flags
+		{[]string{"hook", "stop", "--agent"}, "", ""},
+		{[]string{"hook", "stop", "--agent="}, "", ""},
+		{[]string{"hook", "stop", "--agent", "--help"}, "", ""},
+		{[]string{"hook", "stop", "--verbose", "--agent", "codex"}, "", ""},
+		{[]string{"hook", "nosuch"}, "", ""},
+		{[]string{"hook"}, "", ""},
+		{[]string{"status", "stop"}, "", ""},
+		{nil, "", ""},
 	}
 	for _, c := range cases {
-		event, ok := hookEvent(c.args)
-		if event != c.event || ok != (c.event != "") {
-			t.Errorf("hookEvent(%q) = %q, %v; want %q", c.args, event, ok, c.event)
+		event, agent, ok := hookEvent(c.args)
+		if event != c.event || agent != c.agent || ok != (c.event != "") {
+			t.Errorf("hookEvent(%q) = %q, %q, %v; want %q, %q", c.args, event, agent, ok, c.event, c.agent)
 		}
 	}
 }
