@@ -10,11 +10,13 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -519,4 +521,95 @@ func runCLI(t testing.TB, ctx context.Context, what, bin string, args []string, 
 		t.Fatalf("%s: %v", what, err)
 	}
 	return out
+}
+
+// RunTurns runs one CLI process that receives prompts as consecutive user
+// messages (`-p --input-format stream-json`), each sent only once the
+// previous turn's result has come out, so the session's state (its working
+// directory, say) carries from one turn to the next as in an interactive
+// session. The output is stream-json with hook events (read them back with
+// hookOutputs); each Result holds its turn's lines, its result object last.
+func (e *Env) RunTurns(prompts []string, args ...string) []*Result {
+	e.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	defer cancel()
+	argv := append([]string{"-p",
+		"--input-format", "stream-json",
+		"--output-format", "stream-json", "--verbose", "--include-hook-events",
+		"--plugin-dir", e.PluginDir,
+		"--permission-mode", e.PermissionMode,
+	}, args...)
+	what := fmt.Sprintf("claude -p --input-format stream-json (%d turns)", len(prompts))
+	cmd := exec.CommandContext(ctx, e.Claude, argv...)
+	cmd.Dir = e.Project
+	cmd.Env = e.environ()
+	cmd.WaitDelay = 5 * time.Second
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	send := func(prompt string) {
+		msg, _ := json.Marshal(map[string]any{
+			"type":    "user",
+			"message": map[string]any{"role": "user", "content": prompt},
+		})
+		if _, err := stdin.Write(append(msg, '\n')); err != nil {
+			e.T.Errorf("%s: sending %q: %v", what, prompt, err)
+		}
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		e.T.Fatalf("%s: %v", what, err)
+	}
+	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
+	send(prompts[0])
+	var results []*Result
+	var turn strings.Builder
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		turn.WriteString(line + "\n")
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal([]byte(line), &head) != nil || head.Type != "result" {
+			continue
+		}
+		res := &Result{Stdout: turn.String(), Elapsed: time.Since(start)}
+		if err := json.Unmarshal([]byte(line), res); err != nil {
+			e.T.Fatalf("%s: reading result JSON of turn %d: %v", what, len(results)+1, err)
+		}
+		results = append(results, res)
+		e.last = res
+		turn.Reset()
+		if len(results) == len(prompts) {
+			_ = stdin.Close()
+			break
+		}
+		send(prompts[len(results)])
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		e.T.Fatalf("%s: not finished within %s (%d of %d turns)\nstderr:\n%s", what, RunTimeout, len(results), len(prompts), stderr.String())
+	case len(results) < len(prompts):
+		e.T.Fatalf("%s: %d of %d turns finished (%v)\nlast output:\n%s\nstderr:\n%s", what, len(results), len(prompts), err, turn.String(), stderr.String())
+	case errors.As(err, &exit):
+		results[len(results)-1].ExitCode = exit.ExitCode()
+	}
+	for _, r := range results {
+		r.Stderr = stderr.String()
+	}
+	return results
 }

@@ -42,6 +42,12 @@ func plansmithEnv(t *testing.T, cli string, script ...ms.Reply) *Env {
 // following the command would. When the line is missing the model says so,
 // and the test's assertions on the loop fail.
 func runCommand(sub string) ms.Reply {
+	return runCommandAfter("", sub)
+}
+
+// runCommandAfter is runCommand with the shell text before put in front of
+// the command line in the same Bash call ("cd sub && ", say).
+func runCommandAfter(before, sub string) ms.Reply {
 	return ms.Func(func(r ms.Request) ms.Reply {
 		lines := strings.Split(r.LastUserText, "\n")
 		for i, line := range lines {
@@ -57,7 +63,7 @@ func runCommand(sub string) ms.Reply {
 						}
 					}
 				}
-				return bash(line)
+				return bash(strings.ReplaceAll(before, "$PROJECT", e2eProject(r)) + line)
 			}
 		}
 		return ms.Text("no plansmith " + sub + " command in the expanded slash command")
@@ -959,6 +965,96 @@ func TestPlanHoldsAfterCdIntoASubfolder(t *testing.T) {
 
 		// The Stop from the subfolder judged the answer: the loop ended at the
 		// phase limit and saved the plan in the project.
+		assert.Nil(t, loop(t, e))
+		assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "exit_reason: \"max_phases_reached\"")
+	})
+}
+
+// TestPlanKeptInTheProjectAfterACd: the Bash tool has no
+// $CLAUDE_PROJECT_DIR and runs in the folder the session has cd'd to, and
+// Claude Code 2.1.330 keeps that folder into later prompts. So a user who
+// types /plansmith:plan after the agent went into a subfolder has
+// `plansmith plan` run there. The loop must still be kept in the project
+// (plan finds it from the session's transcript), or the hooks, which search
+// the hook's folder, the folders above it and the project, lose it once the
+// agent goes back up: a `cd ..` would make the session writable again.
+// Turn 1 cds into sub; turn 2 is the slash command (run with a cd to sub in
+// front, so that 2.1.197, which starts the prompt back in the project, runs
+// plan from the subfolder too), status from the subfolder, `cd ..`, then a
+// touch and a Write, both refused, and the answer, judged.
+func TestPlanKeptInTheProjectAfterACd(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			bash("cd sub"),
+			ms.Text("I am in sub now."),
+			runCommandAfter(`pwd && cd "$PROJECT/sub" && `, "plan"),
+			bash("plansmith status"),
+			bash("cd .."),
+			bash("pwd"),
+			bash("touch escaped.txt"),
+			fileTool("Write", "written.txt", map[string]string{"content": "escaped\n"}),
+			answer(t, "01-understand.md"),
+		)
+		seedProject(e)
+		e.WriteProjectFile("sub/keep.txt", "x\n")
+		sub := filepath.Join(e.Project, "sub")
+
+		res := e.RunTurns([]string{"Go into sub.", "/plansmith:plan --no-gate --max-phases 1 " + request})
+		require.Len(t, res, 2)
+		assert.Equal(t, "I am in sub now.", res[0].Result)
+		assert.Equal(t, res[0].SessionID, res[1].SessionID, "one session")
+		assert.Equal(t, sessionText(t, "01-understand.md"), res[1].Result)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 9)
+
+		// Where the second prompt started: 2.1.330 stayed in sub, 2.1.197
+		// went back to the project. Either way plan ran in sub, with no
+		// $CLAUDE_PROJECT_DIR, and kept the loop in the project.
+		require.Len(t, reqs[3].ToolResults, 1)
+		started := reqs[3].ToolResults[0]
+		assert.False(t, started.IsError, started.Content)
+		first, _, _ := strings.Cut(started.Content, "\n")
+		if versionLess(cli, "2.1.330") {
+			assert.Equal(t, e.Project, first, "2.1.197 starts a new prompt in the project")
+		} else {
+			assert.Equal(t, sub, first, "2.1.330 keeps the cd into the next prompt")
+		}
+		assert.Contains(t, started.Content, "the loop is kept in "+e.Project+", the folder Claude Code runs in (this command ran in "+sub+")")
+		assert.Contains(t, started.Content, "planning loop started")
+
+		// status, from the subfolder, finds the loop.
+		require.Len(t, reqs[4].ToolResults, 1)
+		assert.False(t, reqs[4].ToolResults[0].IsError, reqs[4].ToolResults[0].Content)
+		assert.Contains(t, reqs[4].ToolResults[0].Content, "understand")
+		assert.NotContains(t, strings.ToLower(reqs[4].ToolResults[0].Content), "no planning loop")
+
+		// The cd .. took.
+		require.Len(t, reqs[6].ToolResults, 1)
+		assert.Equal(t, e.Project, strings.TrimSpace(reqs[6].ToolResults[0].Content))
+
+		// Both writes are refused from the project.
+		reasons := denials(t, res[1])
+		refused := []struct{ tool, what string }{{"Bash", "touch escaped.txt"}, {"Write", filepath.Join(e.Project, "written.txt")}}
+		if assert.Len(t, reasons, len(refused), "the touch and the Write are refused") {
+			for i, r := range refused {
+				tr := reqs[7+i].ToolResults
+				require.Len(t, tr, 1, r.tool)
+				assert.Equal(t, r.tool, tr[0].ToolName)
+				assert.True(t, tr[0].IsError, r.tool)
+				assert.Equal(t, e.DenyPrefix(r.tool)+reasons[i], tr[0].Content, r.tool)
+				assert.Contains(t, tr[0].Content, "read-only", r.tool)
+				assert.Contains(t, tr[0].Content, r.what, r.tool)
+			}
+		}
+		assert.NoFileExists(t, filepath.Join(e.Project, "escaped.txt"))
+		assert.NoFileExists(t, filepath.Join(e.Project, "written.txt"))
+		assert.NoDirExists(t, filepath.Join(sub, ".claude"), "no loop in the subfolder")
+
+		// The Stop judged the answer: the loop ended at the phase limit and
+		// saved the plan in the project.
 		assert.Nil(t, loop(t, e))
 		assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "exit_reason: \"max_phases_reached\"")
 	})

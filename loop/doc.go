@@ -39,7 +39,9 @@
 // Env is the process: streams, Getenv, Getwd, Now; Env.Paths(cwd) locates
 // the project (for a hook, the nearest folder from its cwd up to
 // $CLAUDE_PROJECT_DIR with a loop's state, see hookProject; else
-// $CLAUDE_PROJECT_DIR, else the working directory).
+// Env.CommandProject: $CLAUDE_PROJECT_DIR, else the folder the Claude Code
+// session runs in, found from its transcript (project.go), else the
+// working directory). Env.LoopPaths is the loop status and cancel act on.
 // The CLI and every adapter use this one Env. The loop writes only one-line
 // "plansmith: ..." notes to Env.Stderr.
 //

@@ -28,19 +28,18 @@ type Env struct {
 }
 
 // Paths locates the project: a hook's, from the cwd its input names (see
-// hookProject), else $CLAUDE_PROJECT_DIR, else the working directory.
+// hookProject); else a command's (see CommandProject): $CLAUDE_PROJECT_DIR,
+// else the folder Claude Code runs the session in, found from its
+// transcript, else the working directory.
 func (e Env) Paths(cwd string) (state.Paths, error) {
 	if cwd != "" {
 		return state.Paths{Project: hookProject(cwd, e.Getenv("CLAUDE_PROJECT_DIR"))}, nil
 	}
-	if d := e.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		return state.Paths{Project: d}, nil
-	}
-	wd, err := e.Getwd()
+	p, err := e.CommandProject()
 	if err != nil {
-		return state.Paths{}, fmt.Errorf("finding the project directory: %w", err)
+		return state.Paths{}, err
 	}
-	return state.Paths{Project: wd}, nil
+	return state.Paths{Project: p.Dir}, nil
 }
 
 // hookProject is the project of a hook call whose input names cwd, the

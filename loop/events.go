@@ -4,8 +4,8 @@ import "encoding/json"
 
 // Session is who calls: the agent session and the directory it works in.
 // An adapter fills it from its event; Cwd may be empty (then the project is
-// $CLAUDE_PROJECT_DIR or the working directory) and may lie below the
-// project after a `cd` (see Env.Paths).
+// Env.CommandProject's) and may lie below the project after a `cd` (see
+// Env.Paths).
 type Session struct {
 	ID  string
 	Cwd string

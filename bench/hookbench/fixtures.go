@@ -175,7 +175,7 @@ func (fx *fixtures) variants(commands map[string]string) ([]*variant, error) {
 	type flavour struct{ name, stop, pre string }
 	flavours := []flavour{
 		{"plugin", commands["Stop"], commands["PreToolUse"]},
-		{"binary", shellQuote(fx.bin) + " hook stop", shellQuote(fx.bin) + " hook pretooluse"},
+		{"binary", "GOMAXPROCS=1 exec " + shellQuote(fx.bin) + " hook stop", "GOMAXPROCS=1 exec " + shellQuote(fx.bin) + " hook pretooluse"},
 	}
 	resetLoop := func() error {
 		return os.WriteFile(filepath.Join(fx.loop, ".claude", "plansmith.local.md"), fx.loopState, 0o644)

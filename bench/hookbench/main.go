@@ -104,12 +104,13 @@ func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 	if err != nil {
 		return err
 	}
-	// The smallest Go program, for scale: what any Go hook pays to start.
+	// The smallest Go program, for scale: what any Go hook pays to start,
+	// started as hooks.json starts plansmith (exec, GOMAXPROCS=1).
 	hello, err := buildHello(work)
 	if err != nil {
 		return err
 	}
-	vs = append(vs[:1], append([]*variant{{name: "minimal Go program", cmd: shellQuote(hello), dir: fx.noLoop,
+	vs = append(vs[:1], append([]*variant{{name: "minimal Go program", cmd: "GOMAXPROCS=1 exec " + shellQuote(hello), dir: fx.noLoop,
 		env: vs[0].env, check: silent}}, vs[1:]...)...)
 	for _, x := range extra {
 		vs = append(vs, &variant{name: x[0], cmd: x[1], dir: fx.noLoop,

@@ -27,6 +27,8 @@ var comparisons = []struct{ label, num, den string }{
 	{"original / plugin, pretooluse no loop", "original pretooluse no-loop", "plugin pretooluse no-loop"},
 	{"50 MiB state / small state, pretooluse", "plugin pretooluse loop 50MiB-state", "plugin pretooluse loop"},
 	{"10,000 / 10 plan files, ExitPlanMode", "plugin pretooluse ExitPlanMode 10000-plans", "plugin pretooluse ExitPlanMode 10-plans"},
+	{"plugin / minimal Go program, pretooluse with a loop", "plugin pretooluse loop", "minimal Go program"},
+	{"plugin / minimal Go program, stop with a loop", "plugin stop loop", "minimal Go program"},
 	{"plugin / binary, pretooluse no loop", "plugin pretooluse no-loop", "binary pretooluse no-loop"},
 	{"plugin / binary, stop with a loop", "plugin stop loop", "binary stop loop"},
 }
@@ -39,7 +41,7 @@ func report(w io.Writer, vs []*variant, rounds int, plugin string, commands map[
 	floor := med["floor"]
 	fmt.Fprintf(w, "hookbench: %d interleaved rounds; each call is sh -c COMMAND, start to exit\n", rounds)
 	fmt.Fprintf(w, "plugin = %s/hooks/hooks.json's command, e.g. PreToolUse: %s\n", plugin, commands["PreToolUse"])
-	fmt.Fprintf(w, "binary = build/plansmith hook EVENT; original = bench/original (bash, jq, sed, grep)\n\n")
+	fmt.Fprintf(w, "binary = GOMAXPROCS=1 exec build/plansmith hook EVENT, no look for a loop first; original = bench/original (bash, jq, sed, grep)\n\n")
 	fmt.Fprintf(w, "%-46s %9s %9s %9s %8s\n", "variant", "median", "p10", "p90", "x floor")
 	for _, v := range vs {
 		fmt.Fprintf(w, "%-46s %7.2fms %7.2fms %7.2fms %7.2fx\n", v.name, ms(med[v.name]),
@@ -52,6 +54,6 @@ func report(w io.Writer, vs []*variant, rounds int, plugin string, commands map[
 		if !okn || !okd || d == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%-46s %7.2fx\n", c.label, float64(n)/float64(d))
+		fmt.Fprintf(w, "%-52s %7.2fx\n", c.label, float64(n)/float64(d))
 	}
 }

@@ -15,7 +15,13 @@ func newCancelCmd(env *Env) *cobra.Command {
 		Use:   "cancel",
 		Short: "End the active planning loop (safe to run when none is active)",
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, args []string) error { return inProject(env, runCancel) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := env.LoopPaths() // the loop the hooks enforce from here
+			if err != nil {
+				return err
+			}
+			return runCancel(env, p)
+		},
 	}
 }
 

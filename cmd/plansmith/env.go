@@ -95,7 +95,9 @@ func typedUsage(c *cobra.Command) {
 }
 
 // paths locates the project for commands run by hand or by the agent:
-// $CLAUDE_PROJECT_DIR when set, else the working directory.
+// $CLAUDE_PROJECT_DIR when set, else the folder the Claude Code session
+// runs in (found from its transcript), else the working directory. plan,
+// status and cancel refine it (planPaths, loop.Env.LoopPaths).
 func paths(env *Env) (state.Paths, error) { return env.Paths("") }
 
 func newRoot(env *Env) *cobra.Command {

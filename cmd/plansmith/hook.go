@@ -25,30 +25,45 @@ func newHookCmd(env *Env) *cobra.Command {
 			Short: "The " + ev + " hook",
 			Args:  cobra.ArbitraryArgs, // Claude Code may grow arguments; never fail a hook on them
 			Run: func(cmd *cobra.Command, args []string) {
-				if *agent != "claude" {
-					runAgentHook(*agent, ev, env)
-					return
-				}
-				runHook(ev, env)
+				runEventHook(ev, *agent, env)
 			},
 		})
 	}
 	return cmd
 }
 
-// hookEvent recognises `hook EVENT [ARG...]`, the command line Claude Code
-// runs, so main can answer it without the command tree. Anything that looks
-// like a flag (--help) goes the long way, through cobra.
-func hookEvent(args []string) (string, bool) {
+// hookEvent recognises `hook EVENT [ARG...] [--agent AGENT]`, the command
+// lines Claude Code and Codex run (install registers `--agent codex` for
+// Codex), so main can answer them without the command tree. It returns the
+// event and the agent ("claude" unless named). Anything else that looks like
+// a flag (--help, --agent with no value) goes the long way, through cobra.
+func hookEvent(args []string) (event, agent string, ok bool) {
 	if len(args) < 2 || args[0] != "hook" || !slices.Contains(hooks.Events, args[1]) {
-		return "", false
+		return "", "", false
 	}
-	for _, a := range args[2:] {
+	rest, agent := args[2:], "claude"
+	switch n := len(rest); {
+	case n >= 2 && rest[n-2] == "--agent" && rest[n-1] != "" && !strings.HasPrefix(rest[n-1], "-"):
+		rest, agent = rest[:n-2], rest[n-1]
+	case n >= 1 && strings.HasPrefix(rest[n-1], "--agent=") && len(rest[n-1]) > len("--agent="):
+		rest, agent = rest[:n-1], strings.TrimPrefix(rest[n-1], "--agent=")
+	}
+	for _, a := range rest {
 		if strings.HasPrefix(a, "-") {
-			return "", false
+			return "", "", false
 		}
 	}
-	return args[1], true
+	return args[1], agent, true
+}
+
+// runEventHook answers one hook call for agent, as the hook command's Run
+// does.
+func runEventHook(event, agent string, env *Env) {
+	if agent != "claude" {
+		runAgentHook(agent, event, env)
+		return
+	}
+	runHook(event, env)
 }
 
 func runHook(event string, env *Env) { hooks.Run(event, *env) }

@@ -19,8 +19,8 @@ func main() {
 // building the command tree.
 func dispatch(args []string, env *Env) int {
 	templates.SetNames(func() templates.Names { return installNames(env.Getenv, env.Getwd) })
-	if event, ok := hookEvent(args); ok {
-		runHook(event, env)
+	if event, agent, ok := hookEvent(args); ok {
+		runEventHook(event, agent, env)
 		return 0
 	}
 	return run(args, env)

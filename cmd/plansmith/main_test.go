@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/plansmith/plansmith/loop"
 )
 
 func TestMain(m *testing.M) {
@@ -28,6 +30,7 @@ func TestScripts(t *testing.T) {
 			"stopinput": cmdStopInput,
 			"expand":    cmdExpand,
 			"subagent":  cmdSubagent,
+			"session":   cmdSession,
 		},
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" { // file modes do not stop root from reading
@@ -46,10 +49,38 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			env.Setenv("CLAUDE_CODE_SESSION_ID", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
+			env.Setenv("CLAUDE_CONFIG_DIR", "")
+			env.Setenv("CLAUDE_CODE_PROJECT_DIR_NAME", "")
 			env.Setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "")
 			return nil
 		},
 	})
+}
+
+// cmdSession makes the script's later commands run as the agent's Bash
+// tool inside Claude Code session ID would: session ID sets
+// $CLAUDE_CODE_SESSION_ID and writes the session's transcript where Claude
+// Code keeps it, ~/.claude/projects/<key of the project>/ID.jsonl, with
+// $CLAUDE_CONFIG_DIR ($WORK/.claude-config unless set) standing for
+// ~/.claude. The project is the current folder, or -project DIR.
+func cmdSession(ts *testscript.TestScript, neg bool, args []string) {
+	const usage = "usage: session [-project DIR] ID"
+	project := ts.MkAbs(".")
+	if len(args) == 3 && args[0] == "-project" {
+		project, args = ts.MkAbs(args[1]), args[2:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf(usage)
+	}
+	config := ts.Getenv("CLAUDE_CONFIG_DIR")
+	if config == "" {
+		config = filepath.Join(ts.Getenv("WORK"), ".claude-config")
+		ts.Setenv("CLAUDE_CONFIG_DIR", config)
+	}
+	transcript := filepath.Join(config, "projects", loop.ProjectKey(project), args[0]+".jsonl")
+	ts.Check(os.MkdirAll(filepath.Dir(transcript), 0o755))
+	ts.Check(os.WriteFile(transcript, []byte(`{"type":"user"}`+"\n"), 0o644))
+	ts.Setenv("CLAUDE_CODE_SESSION_ID", args[0])
 }
 
 // cmdStopInput writes a Stop hook input whose last_assistant_message is a
@@ -167,22 +198,29 @@ func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
 
 func TestHookEvent(t *testing.T) {
 	cases := []struct {
-		args  []string
-		event string
+		args         []string
+		event, agent string
 	}{
-		{[]string{"hook", "stop"}, "stop"},
-		{[]string{"hook", "pretooluse", "extra"}, "pretooluse"},
-		{[]string{"hook", "userpromptsubmit"}, "userpromptsubmit"},
-		{[]string{"hook", "stop", "--help"}, ""}, // cobra answers flags
-		{[]string{"hook", "nosuch"}, ""},
-		{[]string{"hook"}, ""},
-		{[]string{"status", "stop"}, ""},
-		{nil, ""},
+		{[]string{"hook", "stop"}, "stop", "claude"},
+		{[]string{"hook", "pretooluse", "extra"}, "pretooluse", "claude"},
+		{[]string{"hook", "userpromptsubmit"}, "userpromptsubmit", "claude"},
+		{[]string{"hook", "pretooluse", "--agent", "codex"}, "pretooluse", "codex"},
+		{[]string{"hook", "stop", "--agent=codex"}, "stop", "codex"},
+		{[]string{"hook", "stop", "--agent", "other"}, "stop", "other"}, // answered as cobra would: unknown agent, ignored
+		{[]string{"hook", "stop", "--help"}, "", ""},                    // cobra answers flags
+		{[]string{"hook", "stop", "--agent"}, "", ""},
+		{[]string{"hook", "stop", "--agent="}, "", ""},
+		{[]string{"hook", "stop", "--agent", "--help"}, "", ""},
+		{[]string{"hook", "stop", "--verbose", "--agent", "codex"}, "", ""},
+		{[]string{"hook", "nosuch"}, "", ""},
+		{[]string{"hook"}, "", ""},
+		{[]string{"status", "stop"}, "", ""},
+		{nil, "", ""},
 	}
 	for _, c := range cases {
-		event, ok := hookEvent(c.args)
-		if event != c.event || ok != (c.event != "") {
-			t.Errorf("hookEvent(%q) = %q, %v; want %q", c.args, event, ok, c.event)
+		event, agent, ok := hookEvent(c.args)
+		if event != c.event || agent != c.agent || ok != (c.event != "") {
+			t.Errorf("hookEvent(%q) = %q, %q, %v; want %q, %q", c.args, event, agent, ok, c.event, c.agent)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -227,7 +228,7 @@ func planRun(env *Env, o *PlanOptions) error {
 	case o.Converge:
 		mode = state.CritiqueConverge
 	}
-	p, err := paths(env)
+	p, err := planPaths(env, o.Agent)
 	if err != nil {
 		return err
 	}
@@ -263,4 +264,50 @@ func planRun(env *Env, o *PlanOptions) error {
 	}
 	fmt.Fprint(env.Stdout, text)
 	return nil
+}
+
+// transcriptWait is how long plan waits for the session's transcript to
+// appear before it refuses to start.
+const transcriptWait = time.Second
+
+// planPaths is where `plan` keeps the loop: the project the hooks always
+// search. Inside a Claude Code session that is the folder Claude Code runs
+// in (loop.Env.CommandProject), wherever the agent has cd'd to: a loop
+// kept in a subfolder would be lost by the hooks once the session left it.
+// When that folder cannot be told there, plan refuses rather than guess.
+// Run by hand outside a session, or for Codex (whose hooks are sent the
+// session's folder, docs/codex.md), it is the working directory as before.
+func planPaths(env *Env, agent string) (state.Paths, error) {
+	if agent == "codex" {
+		wd, err := env.Getwd()
+		if err != nil {
+			return state.Paths{}, fmt.Errorf("finding the project directory: %w", err)
+		}
+		return state.Paths{Project: wd}, nil
+	}
+	p, err := env.CommandProject()
+	// The transcript was always there by the session's first Bash call in
+	// every run seen; should a client ever write it a moment late, wait a
+	// little before refusing.
+	for end := time.Now().Add(transcriptWait); err == nil && p.Session != "" && !p.Known && time.Now().Before(end); {
+		time.Sleep(transcriptWait / 20)
+		p, err = env.CommandProject()
+	}
+	if err != nil {
+		return state.Paths{}, err
+	}
+	if p.Session != "" && !p.Known {
+		where := "Claude Code's transcripts"
+		if p.Looked != "" {
+			where = p.Looked
+		}
+		return state.Paths{}, fmt.Errorf("no loop started: cannot tell which folder this Claude Code session runs in "+
+			"(no transcript of session %s in %s for %s or a folder above it), and the hooks could lose a loop kept "+
+			"elsewhere after a cd. To start one anyway, run from the folder Claude Code runs in: "+
+			"CLAUDE_PROJECT_DIR=\"$PWD\" plansmith plan ...", p.Session, where, p.Wd)
+	}
+	if p.Dir != p.Wd {
+		fmt.Fprintf(env.Stdout, "plansmith: the loop is kept in %s, the folder Claude Code runs in (this command ran in %s).\n", p.Dir, p.Wd)
+	}
+	return state.Paths{Project: p.Dir}, nil
 }

@@ -27,7 +27,7 @@ func newStatusCmd(env *Env) *cobra.Command {
 }
 
 func runStatus(env *Env, o *statusOptions) error {
-	p, err := paths(env)
+	p, err := env.LoopPaths()
 	if err != nil {
 		return err
 	}

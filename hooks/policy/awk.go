@@ -2,6 +2,7 @@ package policy
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -71,7 +72,7 @@ func awkProgram(p string) string {
 			case word == "print" || word == "printf":
 				printDepth = depth
 				prev = operator
-			case awkKeywords[word]:
+			case awkKeywords()[word]:
 				// A slash after a keyword starts a regular expression;
 				// reading it as a division could hide code behind "#".
 				prev = operator
@@ -159,8 +160,10 @@ func awkString(p string, i int) (string, int) {
 
 // awkKeywords are the words after which a slash starts a regular
 // expression.
-var awkKeywords = set("BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break",
-	"continue", "next", "nextfile", "exit", "return", "delete", "getline", "in", "case", "default", "switch")
+var awkKeywords = sync.OnceValue(func() map[string]bool {
+	return set("BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break",
+		"continue", "next", "nextfile", "exit", "return", "delete", "getline", "in", "case", "default", "switch")
+})
 
 // awkRegex scans the regular expression starting at p[i] == '/' and returns
 // the index after it. A slash inside a bracket expression does not end it.

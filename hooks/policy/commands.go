@@ -3,24 +3,27 @@ package policy
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // inert commands only read, whatever their arguments: none of their options
 // writes a file, runs a program or assigns a shell variable.
-var inert = set(
-	"cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "ls", "echo", "cut", "tr",
-	"diff", "cmp", "comm", "stat", "du", "df", "pwd", "basename", "dirname",
-	"realpath", "readlink", "which", "whereis", "type", "uname", "id", "whoami", "groups",
-	"ps", "pgrep", "printenv", "true", "false", ":", "seq", "expr", "nl", "paste", "join",
-	"fold", "fmt", "column", "rev", "tac", "od", "hexdump", "strings", "md5sum", "sha1sum",
-	"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
-	"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf", "arch",
-	"sleep", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "shift",
-	"numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
-	"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk", "bc", "yes", "lsof",
-)
+var inert = sync.OnceValue(func() map[string]bool {
+	return set(
+		"cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "ls", "echo", "cut", "tr",
+		"diff", "cmp", "comm", "stat", "du", "df", "pwd", "basename", "dirname",
+		"realpath", "readlink", "which", "whereis", "type", "uname", "id", "whoami", "groups",
+		"ps", "pgrep", "printenv", "true", "false", ":", "seq", "expr", "nl", "paste", "join",
+		"fold", "fmt", "column", "rev", "tac", "od", "hexdump", "strings", "md5sum", "sha1sum",
+		"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
+		"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf", "arch",
+		"sleep", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "shift",
+		"numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
+		"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk", "bc", "yes", "lsof",
+	)
+})
 
 // checks hold the commands that are read-only only in some forms. Each gets
 // the arguments after the command name.
@@ -64,33 +67,43 @@ func init() {
 }
 
 // awkNames are the awk implementations checkAwk judges.
-var awkNames = set("awk", "gawk", "mawk", "nawk")
+var awkNames = sync.OnceValue(func() map[string]bool {
+	return set("awk", "gawk", "mawk", "nawk")
+})
 
 // looseArgs are checked commands whose rule judges computed arguments
 // itself, because they are common in read-only scripts ([ -f "$f" ]).
-var looseArgs = set("test", "[", "printf")
+var looseArgs = sync.OnceValue(func() map[string]bool {
+	return set("test", "[", "printf")
+})
 
 // denied names commands that are refused with a specific rule rather than
 // the generic "not on the list" one.
-var denied = map[string]string{
-	"eval": "eval", "exec": "eval", "source": "eval", ".": "eval", "trap": "eval",
-	"alias": "eval", "hash": "eval", "enable": "eval", "mapfile": "eval", "readarray": "eval",
-	"complete": "eval", "let": "arithmetic",
-	"bash": "interpreter", "sh": "interpreter", "zsh": "interpreter", "dash": "interpreter",
-	"ksh": "interpreter", "fish": "interpreter", "csh": "interpreter", "tcsh": "interpreter",
-	"python": "interpreter", "python3": "interpreter", "python2": "interpreter",
-	"node": "interpreter", "nodejs": "interpreter", "deno": "interpreter", "bun": "interpreter",
-	"perl": "interpreter", "ruby": "interpreter", "php": "interpreter", "lua": "interpreter",
-	"tclsh": "interpreter", "osascript": "interpreter", "pwsh": "interpreter", "Rscript": "interpreter",
-}
+var denied = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"eval": "eval", "exec": "eval", "source": "eval", ".": "eval", "trap": "eval",
+		"alias": "eval", "hash": "eval", "enable": "eval", "mapfile": "eval", "readarray": "eval",
+		"complete": "eval", "let": "arithmetic",
+		"bash": "interpreter", "sh": "interpreter", "zsh": "interpreter", "dash": "interpreter",
+		"ksh": "interpreter", "fish": "interpreter", "csh": "interpreter", "tcsh": "interpreter",
+		"python": "interpreter", "python3": "interpreter", "python2": "interpreter",
+		"node": "interpreter", "nodejs": "interpreter", "deno": "interpreter", "bun": "interpreter",
+		"perl": "interpreter", "ruby": "interpreter", "php": "interpreter", "lua": "interpreter",
+		"tclsh": "interpreter", "osascript": "interpreter", "pwsh": "interpreter", "Rscript": "interpreter",
+	}
+})
 
 // interpreters may print their version: nothing else of theirs is read-only
 // enough to allow.
-var interpreters = set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
+var interpreters = sync.OnceValue(func() map[string]bool {
+	return set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
+})
 
 // systemDirs hold the standard programs; a command named by a path inside
 // them is judged as its base name. Any other path runs a script.
-var systemDirs = set("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin")
+var systemDirs = sync.OnceValue(func() map[string]bool {
+	return set("/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin")
+})
 
 // call judges one simple command with its assignments.
 func (c *checker) call(ce *syntax.CallExpr) {
@@ -124,7 +137,7 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	}
 	cmd := name.val
 	if strings.Contains(cmd, "/") {
-		if !systemDirs[path.Dir(cmd)] {
+		if !systemDirs()[path.Dir(cmd)] {
 			c.fail("script", n, cmd)
 			return
 		}
@@ -133,19 +146,19 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	if c.configAllows(cmd, args[1:]) {
 		return
 	}
-	if w, ok := wrappers[cmd]; ok {
+	if w, ok := wrappers()[cmd]; ok {
 		c.wrapper(n, cmd, w, args, tail)
 		return
 	}
-	if inert[cmd] {
+	if inert()[cmd] {
 		return
 	}
 	check, ok := checks[cmd]
 	if !ok {
-		if interpreters[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" || args[1].val == "-V") {
+		if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" || args[1].val == "-V") {
 			return
 		}
-		if r, ok := denied[cmd]; ok && r != "" {
+		if r, ok := denied()[cmd]; ok && r != "" {
 			c.fail(r, n, cmd)
 			return
 		}
@@ -155,9 +168,9 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	// These commands change meaning with their options, so every argument
 	// must be known or unable to become an option, unless the rule itself
 	// deals with computed values.
-	if !looseArgs[cmd] {
+	if !looseArgs()[cmd] {
 		judged := args[1:]
-		if awkNames[cmd] {
+		if awkNames()[cmd] {
 			// awk reads no options after its program: the words after it
 			// are files or assignments, whatever a glob makes of them.
 			if end := grammars()["awk"].parse(judged, reading{on: gnuOnly}).end; end < len(judged) {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -156,10 +157,12 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 	return c.deny(n, "unknown-command", "go "+sub)
 }
 
-var npmReads = set("ls", "list", "la", "ll", "view", "info", "show", "v", "outdated", "explain", "why", "root", "prefix", "--version", "-v")
+var npmReads = sync.OnceValue(func() map[string]bool {
+	return set("ls", "list", "la", "ll", "view", "info", "show", "v", "outdated", "explain", "why", "root", "prefix", "--version", "-v")
+})
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
-	if len(args) > 0 && npmReads[args[0].val] {
+	if len(args) > 0 && npmReads()[args[0].val] {
 		return npmOptions(c, n, args[0].val, args[1:])
 	}
 	if len(args) > 1 && args[0].val == "config" && (args[1].val == "get" || args[1].val == "list" || args[1].val == "ls") {
@@ -268,7 +271,9 @@ func checkUnset(c *checker, n syntax.Node, args []arg) bool {
 
 // setOptions are the set -o names that only affect error handling, tracing
 // and globbing.
-var setOptions = set("errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "noclobber", "errtrace", "functrace", "noexec")
+var setOptions = sync.OnceValue(func() map[string]bool {
+	return set("errexit", "nounset", "pipefail", "xtrace", "verbose", "noglob", "noclobber", "errtrace", "functrace", "noexec")
+})
 
 func checkSet(c *checker, n syntax.Node, args []arg) bool {
 	for i := 0; i < len(args); i++ {
@@ -278,7 +283,7 @@ func checkSet(c *checker, n syntax.Node, args []arg) bool {
 		}
 		if v == "-o" || v == "+o" {
 			i++
-			if i < len(args) && !setOptions[args[i].val] {
+			if i < len(args) && !setOptions()[args[i].val] {
 				return c.deny(n, "shell-option", "set -o "+args[i].val)
 			}
 			continue
@@ -288,7 +293,7 @@ func checkSet(c *checker, n syntax.Node, args []arg) bool {
 			if strings.HasSuffix(flags, "o") {
 				flags = flags[:len(flags)-1]
 				i++
-				if i < len(args) && !setOptions[args[i].val] {
+				if i < len(args) && !setOptions()[args[i].val] {
 					return c.deny(n, "shell-option", "set -o "+args[i].val)
 				}
 			}
@@ -304,14 +309,16 @@ func checkSet(c *checker, n syntax.Node, args []arg) bool {
 	return true
 }
 
-var shoptOptions = set("nullglob", "globstar", "extglob", "dotglob", "nocaseglob", "nocasematch", "failglob", "lastpipe", "inherit_errexit", "globasciiranges")
+var shoptOptions = sync.OnceValue(func() map[string]bool {
+	return set("nullglob", "globstar", "extglob", "dotglob", "nocaseglob", "nocasematch", "failglob", "lastpipe", "inherit_errexit", "globasciiranges")
+})
 
 func checkShopt(c *checker, n syntax.Node, args []arg) bool {
 	for _, a := range args {
 		if strings.HasPrefix(a.val, "-") {
 			continue
 		}
-		if !shoptOptions[a.val] {
+		if !shoptOptions()[a.val] {
 			return c.deny(n, "shell-option", "shopt "+a.val)
 		}
 	}

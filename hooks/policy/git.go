@@ -2,26 +2,31 @@ package policy
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // gitReads are git subcommands that only read, whatever their arguments
 // (apart from the options refused in gitOption).
-var gitReads = set("status", "log", "show", "diff", "blame", "annotate", "grep", "ls-files", "ls-tree",
-	"rev-parse", "rev-list", "describe", "shortlog", "cat-file", "for-each-ref", "show-ref", "name-rev",
-	"merge-base", "count-objects", "check-ignore", "check-attr", "cherry", "show-branch", "diff-tree",
-	"diff-files", "diff-index", "whatchanged", "version", "var", "verify-commit", "verify-tag", "range-diff")
+var gitReads = sync.OnceValue(func() map[string]bool {
+	return set("status", "log", "show", "diff", "blame", "annotate", "grep", "ls-files", "ls-tree",
+		"rev-parse", "rev-list", "describe", "shortlog", "cat-file", "for-each-ref", "show-ref", "name-rev",
+		"merge-base", "count-objects", "check-ignore", "check-attr", "cherry", "show-branch", "diff-tree",
+		"diff-files", "diff-index", "whatchanged", "version", "var", "verify-commit", "verify-tag", "range-diff")
+})
 
 // gitSubReads are subcommands read-only only with one of the listed
 // sub-subcommands ("" meaning none given).
-var gitSubReads = map[string]map[string]bool{
-	"stash":     set("list", "show"),
-	"worktree":  set("list"),
-	"notes":     set("", "list", "show"),
-	"submodule": set("status"),
-	"reflog":    set("", "show", "exists"),
-}
+var gitSubReads = sync.OnceValue(func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"stash":     set("list", "show"),
+		"worktree":  set("list"),
+		"notes":     set("", "list", "show"),
+		"submodule": set("status"),
+		"reflog":    set("", "show", "exists"),
+	}
+})
 
 // checkGit allows read-only git subcommands, after global options that only
 // choose the directory or turn the pager off.
@@ -41,7 +46,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 	}
 	sub, rest := p.operands[0].val, p.operands[1:]
 	switch {
-	case gitReads[sub]:
+	case gitReads()[sub]:
 		key := "git " + sub
 		if grammars()[key] == nil {
 			key = "git *"
@@ -59,7 +64,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 	case sub == "stash":
 		// git stash reads its first word as the subcommand and runs
 		// "stash push" with everything else ("git stash -- list").
-		if len(rest) > 0 && gitSubReads[sub][rest[0].val] {
+		if len(rest) > 0 && gitSubReads()[sub][rest[0].val] {
 			return true
 		}
 		first := ""
@@ -67,7 +72,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 			first = rest[0].val
 		}
 		return c.deny(n, "git", "git stash "+first)
-	case gitSubReads[sub] != nil:
+	case gitSubReads()[sub] != nil:
 		// The first operand as git reads it: "git notes --ref list add"
 		// gives --ref the value list and runs add.
 		key := "git " + sub
@@ -81,7 +86,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		if sub == "reflog" && first != "" && first != "expire" && first != "delete" && first != "drop" && first != "write" {
 			return true // "git reflog REF" shows REF's reflog
 		}
-		if gitSubReads[sub][first] {
+		if gitSubReads()[sub][first] {
 			return true
 		}
 		return c.deny(n, "git", "git "+sub+" "+first)

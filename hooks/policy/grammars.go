@@ -244,13 +244,13 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 		)}).index(),
 
 		// Every git subcommand (parse-options: abbreviations and --no-).
-		"git *": (&grammar{abbrev: true, negate: true, options: gitCommon}).index(),
+		"git *": (&grammar{abbrev: true, negate: true, options: gitCommon()}).index(),
 		// git notes takes --ref NOTES-REF before its subcommand.
-		"git notes": (&grammar{abbrev: true, negate: true, options: rows(gitCommon, valued("--ref"))}).index(),
-		"git grep":  (&grammar{abbrev: true, negate: true, options: rows(gitCommon, gitGrep)}).index(),
-		"git branch": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
+		"git notes": (&grammar{abbrev: true, negate: true, options: rows(gitCommon(), valued("--ref"))}).index(),
+		"git grep":  (&grammar{abbrev: true, negate: true, options: rows(gitCommon(), gitGrep())}).index(),
+		"git branch": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions(),
 			flags("", "-a --all", "-r --remotes", "-v --verbose", "--show-current", "-q --quiet"))}).index(),
-		"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions,
+		"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions(),
 			[]option{opt("-n", optional, ""), opt("-v --verify", flag, "")})}).index(),
 		"git config": (&grammar{abbrev: true, strict: true, rule: "git-config", options: rows(
 			flags("", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l --list", "--get-color", "--get-colorbool",
@@ -267,31 +267,37 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 // gitCommon are options refused for every git subcommand, and the harmless
 // options that share their prefixes (so --output-indicator-new is not
 // taken for an abbreviation of --output).
-var gitCommon = []option{
-	opt("--output", required, "git-option"),
-	opt("--output-indicator-new", required, ""), opt("--output-indicator-old", required, ""),
-	opt("--output-indicator-context", required, ""),
-	opt("--ext-diff", flag, "git-option"),
-	opt("--textconv", flag, "git-option"),
-	opt("--help", flag, "git-option"),
-	opt("--exec", required, "git-option"),
-	opt("--upload-pack", required, "git-option"), opt("--receive-pack", required, "git-option"),
-}
+var gitCommon = sync.OnceValue(func() []option {
+	return []option{
+		opt("--output", required, "git-option"),
+		opt("--output-indicator-new", required, ""), opt("--output-indicator-old", required, ""),
+		opt("--output-indicator-context", required, ""),
+		opt("--ext-diff", flag, "git-option"),
+		opt("--textconv", flag, "git-option"),
+		opt("--help", flag, "git-option"),
+		opt("--exec", required, "git-option"),
+		opt("--upload-pack", required, "git-option"), opt("--receive-pack", required, "git-option"),
+	}
+})
 
 // gitGrep: -O[PAGER] opens the matching files in a program.
-var gitGrep = rows(
-	[]option{opt("-O --open-files-in-pager", optional, "git-option"), opt("--color", optional, "")},
-	valued("-e", "-f", "-A --after-context", "-B --before-context", "-C --context", "-m --max-count",
-		"--threads", "--max-depth"),
-)
+var gitGrep = sync.OnceValue(func() []option {
+	return rows(
+		[]option{opt("-O --open-files-in-pager", optional, "git-option"), opt("--color", optional, "")},
+		valued("-e", "-f", "-A --after-context", "-B --before-context", "-C --context", "-m --max-count",
+			"--threads", "--max-depth"),
+	)
+})
 
 // gitListOptions: the options git branch and git tag share for listing.
-var gitListOptions = rows(
-	flags("", "-l --list", "-i --ignore-case", "--no-color", "--no-column", "--omit-empty", "--no-abbrev"),
-	[]option{
-		opt("--color", optional, ""), opt("--column", optional, ""), opt("--abbrev", optional, ""),
-		opt("--contains", lastArg, ""), opt("--no-contains", lastArg, ""),
-		opt("--merged", lastArg, ""), opt("--no-merged", lastArg, ""),
-	},
-	valued("--points-at", "--sort", "--format"),
-)
+var gitListOptions = sync.OnceValue(func() []option {
+	return rows(
+		flags("", "-l --list", "-i --ignore-case", "--no-color", "--no-column", "--omit-empty", "--no-abbrev"),
+		[]option{
+			opt("--color", optional, ""), opt("--column", optional, ""), opt("--abbrev", optional, ""),
+			opt("--contains", lastArg, ""), opt("--no-contains", lastArg, ""),
+			opt("--merged", lastArg, ""), opt("--no-merged", lastArg, ""),
+		},
+		valued("--points-at", "--sort", "--format"),
+	)
+})

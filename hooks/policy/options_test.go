@@ -109,12 +109,12 @@ func TestGrammarsWellFormed(t *testing.T) {
 		for _, o := range g.options {
 			assert.True(t, o.short != 0 || o.long != "", "%s: a row without a name", name)
 			if o.rule != "" {
-				_, ok := rules[o.rule]
+				_, ok := rules()[o.rule]
 				assert.True(t, ok, "%s: rule %q has no text", name, o.rule)
 			}
 		}
 		if g.strict {
-			_, ok := rules[g.rule]
+			_, ok := rules()[g.rule]
 			assert.True(t, ok, "%s: strict grammar without a known rule", name)
 		}
 	}

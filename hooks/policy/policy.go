@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -22,13 +23,15 @@ type Decision struct {
 
 // editTools change files directly; no input makes them read-only.
 // apply_patch is Codex CLI's file-editing tool (see patch.go).
-var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true, "apply_patch": true}
+var editTools = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true, "apply_patch": true}
+})
 
 // Tool judges one tool call by name and raw JSON input. Edit, MultiEdit,
 // Write, NotebookEdit and apply_patch are denied; Bash is judged by Bash; every other tool
 // (Read, Grep, Glob, Agent, Task, WebFetch, ...) is allowed.
 func Tool(name string, input json.RawMessage, cfg Config) Decision {
-	if editTools[name] {
+	if editTools()[name] {
 		var in struct {
 			FilePath     string `json:"file_path"`
 			NotebookPath string `json:"notebook_path"`
@@ -61,7 +64,7 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 // Guarded reports whether tool is one the policy refuses or judges: the
 // editing tools and Bash, and a call whose tool cannot be named ("").
 func Guarded(tool string) bool {
-	return tool == "" || tool == "Bash" || editTools[tool]
+	return tool == "" || tool == "Bash" || editTools()[tool]
 }
 
 // Unreadable is the answer for a guarded tool call that cannot be judged
@@ -106,9 +109,9 @@ type finding struct {
 }
 
 func deny(f finding) Decision {
-	r, ok := rules[f.rule]
+	r, ok := rules()[f.rule]
 	if !ok {
-		r = rules["internal"]
+		r = rules()["internal"]
 	}
 	alt := r.alt
 	if r.altFor != nil {

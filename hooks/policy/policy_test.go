@@ -82,7 +82,7 @@ func TestDenialText(t *testing.T) {
 }
 
 func TestEveryRuleHasText(t *testing.T) {
-	for name, r := range rules {
+	for name, r := range rules() {
 		assert.NotEmpty(t, r.why, name)
 		assert.True(t, r.alt != "" || (r.altFor != nil && r.altFor() != ""), name)
 		assert.False(t, strings.HasSuffix(r.why, "."), "%s: the template adds the full stop", name)

@@ -1,6 +1,10 @@
 package policy
 
-import "github.com/plansmith/plansmith/templates"
+import (
+	"sync"
+
+	"github.com/plansmith/plansmith/templates"
+)
 
 // rule explains one reason for a denial: why the thing is refused and what to
 // do instead that stays read-only. The table is data so that every message
@@ -13,154 +17,156 @@ type rule struct {
 	altFor func() string
 }
 
-var rules = map[string]rule{
-	"edit-tool": {
-		why: "file-editing tools change the project, and this planning session is read-only",
-		alt: "describe the change in the plan instead of making it",
-	},
-	"bad-input": {
-		why: "the Bash call carries no command the policy can read",
-		alt: "send the command as a non-empty string in the command field",
-	},
-	"parse": {
-		why: "the command is not valid bash, so its effect cannot be judged",
-		alt: "fix the quoting or write the command more simply",
-	},
-	"unknown-command": {
-		why: "only commands known to be read-only may run while planning",
-		alt: "use a read-only tool such as cat, grep, rg, find, ls, head, git log or git diff, or the Read, Grep and Glob tools",
-	},
-	"redirect": {
-		why: "a redirect to a file creates or overwrites it; only /dev/null, /dev/stdout, /dev/stderr and descriptor copies like 2>&1 are allowed",
-		alt: "let the output come back to you instead of writing it to a file",
-	},
-	"dynamic-command": {
-		why: "the command name is built at run time, so what runs cannot be known in advance",
-		alt: "write the command name literally",
-	},
-	"script": {
-		why: "running a file by its path executes code the policy cannot inspect",
-		alt: "read the script with cat to see what it does",
-	},
-	"interpreter": {
-		why: "an interpreter running inline code or a script can do anything",
-		alt: "read the code instead, or use a read-only command directly",
-	},
-	"eval": {
-		why: "it runs text as shell code or changes how later commands run, which the policy cannot inspect",
-		alt: "write the command you want to run directly",
-	},
-	"function": {
-		why: "a function definition can shadow any command with other code",
-		alt: "write the commands out directly",
-	},
-	"env-var": {
-		why: "this variable changes which programs run or how they behave",
-		alt: "run the command without setting it",
-	},
-	"dynamic-arg": {
-		why: "this command has options that write or execute, and a value computed at run time could turn into one of them",
-		alt: "write the arguments literally, or put them after a word that cannot be an option",
-	},
-	"wrapper-option": {
-		why: "the wrapper's options are not understood well enough to know what it runs",
-		alt: "run the inner command directly",
-	},
-	"arithmetic": {
-		why: "bash evaluates array subscripts inside these values, which can run commands",
-		alt: "use literal numbers, or compute with awk or expr",
-	},
-	"find-action": {
-		why: "find actions like -delete, -ok, -fprint and -fls change files or run commands, and -exec may only run a read-only command",
-		alt: "list the matches with find -print (or -print0 | xargs -0 grep ...) and describe the change in the plan",
-	},
-	"sort-output": {
-		why: "sort -o (--output) writes the result to a file",
-		alt: "use sort without -o and read its output",
-	},
-	"uniq-output": {
-		why: "uniq writes to its second file operand",
-		alt: "give uniq one input file and read its output",
-	},
-	"sed-in-place": {
-		why: "sed -i edits files in place",
-		alt: "to preview the change, run the same sed without -i",
-	},
-	"sed-script": {
-		why: "this sed script writes files (w, W, s///w) or runs commands (e, s///e), or uses a construct the policy does not understand",
-		alt: "use sed with p, s///, d and addresses only, and read its output",
-	},
-	"awk-program": {
-		why: "this awk program writes files (print > file), pipes to commands (|), or calls system()",
-		alt: "let awk print to its standard output only",
-	},
-	"awk-option": {
-		why: "this awk option loads code from a file, edits in place or writes a file",
-		alt: "give the program inline with only -F and -v options",
-	},
-	"tree-output": {
-		why: "tree -o writes its listing to a file (and -R writes one in every directory)",
-		alt: "run tree without -o or -R",
-	},
-	"date-set": {
-		why: "date -s or a date operand sets the system clock",
-		alt: "run date with only a +FORMAT or -d to print a date",
-	},
-	"hostname-set": {
-		why: "hostname with a name or file sets the system's host name",
-		alt: "run hostname with no arguments to print it",
-	},
-	"tee": {
-		why: "tee writes its input to the files it names",
-		alt: "drop the tee and read the output directly",
-	},
-	"git": {
-		why: "only read-only git subcommands may run while planning (status, log, show, diff, blame, grep, ls-files, rev-parse, ...)",
-		alt: "inspect with git status, git log, git show or git diff and describe the change in the plan",
-	},
-	"git-option": {
-		why: "this git option writes a file, runs another program or changes git's configuration",
-		alt: "run the git command without it",
-	},
-	"git-branch": {
-		why: "git branch, tag and remote change refs or configuration unless used in a listing form",
-		alt: "list with git branch -a, git branch --list PATTERN, git tag -l or git remote -v",
-	},
-	"git-config": {
-		why: "git config changes configuration unless it only reads it",
-		alt: "read with git config --get NAME or git config --list",
-	},
-	"write-option": {
-		why: "this option makes the command write or change something",
-		alt: "run the command without it and read its output",
-	},
-	"exec-option": {
-		why: "this option makes the command run another program",
-		alt: "run the command without it",
-	},
-	"shell-option": {
-		why: "this shell setting changes how later words are treated (exporting or reading assignments)",
-		alt: "leave the shell options alone",
-	},
-	"man-option": {
-		why: "man's options choose pagers, browsers and formatters, and a path makes it format a local file",
-		alt: "run man PAGE (or man SECTION PAGE) with no options, piped to grep or head if needed",
-	},
-	"plansmith": {
-		why: "only plansmith's read-only commands and cancel may run while planning",
-		altFor: func() string {
-			return "use " + templates.CLI("status") + ", " + templates.CLI("memory show") + " or " + templates.CLI("cancel")
+var rules = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		"edit-tool": {
+			why: "file-editing tools change the project, and this planning session is read-only",
+			alt: "describe the change in the plan instead of making it",
 		},
-	},
-	"unreadable": {
-		why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
-		altFor: func() string {
-			return "use Read and read-only searches meanwhile, and ask the user to run " + templates.CLI("status") +
-				" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
+		"bad-input": {
+			why: "the Bash call carries no command the policy can read",
+			alt: "send the command as a non-empty string in the command field",
 		},
-	},
-	"internal": {
-		why: "the policy failed while judging the command, so it refuses to be safe",
-		alt: "write the command more simply",
-	},
-}
+		"parse": {
+			why: "the command is not valid bash, so its effect cannot be judged",
+			alt: "fix the quoting or write the command more simply",
+		},
+		"unknown-command": {
+			why: "only commands known to be read-only may run while planning",
+			alt: "use a read-only tool such as cat, grep, rg, find, ls, head, git log or git diff, or the Read, Grep and Glob tools",
+		},
+		"redirect": {
+			why: "a redirect to a file creates or overwrites it; only /dev/null, /dev/stdout, /dev/stderr and descriptor copies like 2>&1 are allowed",
+			alt: "let the output come back to you instead of writing it to a file",
+		},
+		"dynamic-command": {
+			why: "the command name is built at run time, so what runs cannot be known in advance",
+			alt: "write the command name literally",
+		},
+		"script": {
+			why: "running a file by its path executes code the policy cannot inspect",
+			alt: "read the script with cat to see what it does",
+		},
+		"interpreter": {
+			why: "an interpreter running inline code or a script can do anything",
+			alt: "read the code instead, or use a read-only command directly",
+		},
+		"eval": {
+			why: "it runs text as shell code or changes how later commands run, which the policy cannot inspect",
+			alt: "write the command you want to run directly",
+		},
+		"function": {
+			why: "a function definition can shadow any command with other code",
+			alt: "write the commands out directly",
+		},
+		"env-var": {
+			why: "this variable changes which programs run or how they behave",
+			alt: "run the command without setting it",
+		},
+		"dynamic-arg": {
+			why: "this command has options that write or execute, and a value computed at run time could turn into one of them",
+			alt: "write the arguments literally, or put them after a word that cannot be an option",
+		},
+		"wrapper-option": {
+			why: "the wrapper's options are not understood well enough to know what it runs",
+			alt: "run the inner command directly",
+		},
+		"arithmetic": {
+			why: "bash evaluates array subscripts inside these values, which can run commands",
+			alt: "use literal numbers, or compute with awk or expr",
+		},
+		"find-action": {
+			why: "find actions like -delete, -ok, -fprint and -fls change files or run commands, and -exec may only run a read-only command",
+			alt: "list the matches with find -print (or -print0 | xargs -0 grep ...) and describe the change in the plan",
+		},
+		"sort-output": {
+			why: "sort -o (--output) writes the result to a file",
+			alt: "use sort without -o and read its output",
+		},
+		"uniq-output": {
+			why: "uniq writes to its second file operand",
+			alt: "give uniq one input file and read its output",
+		},
+		"sed-in-place": {
+			why: "sed -i edits files in place",
+			alt: "to preview the change, run the same sed without -i",
+		},
+		"sed-script": {
+			why: "this sed script writes files (w, W, s///w) or runs commands (e, s///e), or uses a construct the policy does not understand",
+			alt: "use sed with p, s///, d and addresses only, and read its output",
+		},
+		"awk-program": {
+			why: "this awk program writes files (print > file), pipes to commands (|), or calls system()",
+			alt: "let awk print to its standard output only",
+		},
+		"awk-option": {
+			why: "this awk option loads code from a file, edits in place or writes a file",
+			alt: "give the program inline with only -F and -v options",
+		},
+		"tree-output": {
+			why: "tree -o writes its listing to a file (and -R writes one in every directory)",
+			alt: "run tree without -o or -R",
+		},
+		"date-set": {
+			why: "date -s or a date operand sets the system clock",
+			alt: "run date with only a +FORMAT or -d to print a date",
+		},
+		"hostname-set": {
+			why: "hostname with a name or file sets the system's host name",
+			alt: "run hostname with no arguments to print it",
+		},
+		"tee": {
+			why: "tee writes its input to the files it names",
+			alt: "drop the tee and read the output directly",
+		},
+		"git": {
+			why: "only read-only git subcommands may run while planning (status, log, show, diff, blame, grep, ls-files, rev-parse, ...)",
+			alt: "inspect with git status, git log, git show or git diff and describe the change in the plan",
+		},
+		"git-option": {
+			why: "this git option writes a file, runs another program or changes git's configuration",
+			alt: "run the git command without it",
+		},
+		"git-branch": {
+			why: "git branch, tag and remote change refs or configuration unless used in a listing form",
+			alt: "list with git branch -a, git branch --list PATTERN, git tag -l or git remote -v",
+		},
+		"git-config": {
+			why: "git config changes configuration unless it only reads it",
+			alt: "read with git config --get NAME or git config --list",
+		},
+		"write-option": {
+			why: "this option makes the command write or change something",
+			alt: "run the command without it and read its output",
+		},
+		"exec-option": {
+			why: "this option makes the command run another program",
+			alt: "run the command without it",
+		},
+		"shell-option": {
+			why: "this shell setting changes how later words are treated (exporting or reading assignments)",
+			alt: "leave the shell options alone",
+		},
+		"man-option": {
+			why: "man's options choose pagers, browsers and formatters, and a path makes it format a local file",
+			alt: "run man PAGE (or man SECTION PAGE) with no options, piped to grep or head if needed",
+		},
+		"plansmith": {
+			why: "only plansmith's read-only commands and cancel may run while planning",
+			altFor: func() string {
+				return "use " + templates.CLI("status") + ", " + templates.CLI("memory show") + " or " + templates.CLI("cancel")
+			},
+		},
+		"unreadable": {
+			why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
+			altFor: func() string {
+				return "use Read and read-only searches meanwhile, and ask the user to run " + templates.CLI("status") +
+					" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
+			},
+		},
+		"internal": {
+			why: "the policy failed while judging the command, so it refuses to be safe",
+			alt: "write the command more simply",
+		},
+	}
+})

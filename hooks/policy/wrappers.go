@@ -2,6 +2,7 @@ package policy
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -23,25 +24,27 @@ type wrapperSpec struct {
 	numeric    bool // accepts -N (nice -5)
 }
 
-var wrappers = map[string]wrapperSpec{
-	"env": {flags: "i0v", valued: "uC", long: []string{"--ignore-environment", "--null", "--debug"},
-		longVal: []string{"--unset", "--chdir"}, refuse: "S", refuseLong: []string{"--split-string"},
-		noCommand: true, assigns: true},
-	"nice":    {valued: "n", longVal: []string{"--adjustment"}, noCommand: true, numeric: true},
-	"nohup":   {},
-	"timeout": {flags: "vf", valued: "ks", long: []string{"--preserve-status", "--foreground", "--verbose"}, longVal: []string{"--kill-after", "--signal"}, operands: 1},
-	"command": {flags: "p"},
-	"builtin": {},
-	"time":    {flags: "pvaq", valued: "f", long: []string{"--portability", "--verbose", "--append", "--quiet"}, longVal: []string{"--format"}, refuse: "o", refuseLong: []string{"--output"}},
-	"stdbuf":  {valued: "ioe", longVal: []string{"--input", "--output", "--error"}},
-	"ionice":  {flags: "t", valued: "cn", longVal: []string{"--class", "--classdata"}, refuse: "pPu", refuseLong: []string{"--pid", "--pgid", "--uid"}, noCommand: true},
-	"sudo": {flags: "EHnPSbkl", valued: "ugCDphrtUT", long: []string{"--preserve-env", "--set-home", "--non-interactive", "--stdin", "--background", "--reset-timestamp"},
-		longVal: []string{"--user", "--group", "--chdir", "--prompt", "--host", "--other-user"},
-		refuse:  "esivKV", refuseLong: []string{"--edit", "--shell", "--login", "--validate", "--remove-timestamp"}},
-	"xargs": {flags: "0rtxp", valued: "adEILnPs", long: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty"},
-		longVal:    []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"},
-		refuseLong: []string{"--process-slot-var"}, noCommand: true},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapperSpec {
+	return map[string]wrapperSpec{
+		"env": {flags: "i0v", valued: "uC", long: []string{"--ignore-environment", "--null", "--debug"},
+			longVal: []string{"--unset", "--chdir"}, refuse: "S", refuseLong: []string{"--split-string"},
+			noCommand: true, assigns: true},
+		"nice":    {valued: "n", longVal: []string{"--adjustment"}, noCommand: true, numeric: true},
+		"nohup":   {},
+		"timeout": {flags: "vf", valued: "ks", long: []string{"--preserve-status", "--foreground", "--verbose"}, longVal: []string{"--kill-after", "--signal"}, operands: 1},
+		"command": {flags: "p"},
+		"builtin": {},
+		"time":    {flags: "pvaq", valued: "f", long: []string{"--portability", "--verbose", "--append", "--quiet"}, longVal: []string{"--format"}, refuse: "o", refuseLong: []string{"--output"}},
+		"stdbuf":  {valued: "ioe", longVal: []string{"--input", "--output", "--error"}},
+		"ionice":  {flags: "t", valued: "cn", longVal: []string{"--class", "--classdata"}, refuse: "pPu", refuseLong: []string{"--pid", "--pgid", "--uid"}, noCommand: true},
+		"sudo": {flags: "EHnPSbkl", valued: "ugCDphrtUT", long: []string{"--preserve-env", "--set-home", "--non-interactive", "--stdin", "--background", "--reset-timestamp"},
+			longVal: []string{"--user", "--group", "--chdir", "--prompt", "--host", "--other-user"},
+			refuse:  "esivKV", refuseLong: []string{"--edit", "--shell", "--login", "--validate", "--remove-timestamp"}},
+		"xargs": {flags: "0rtxp", valued: "adEILnPs", long: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty"},
+			longVal:    []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"},
+			refuseLong: []string{"--process-slot-var"}, noCommand: true},
+	}
+})
 
 // wrapper skips a wrapper's own options and judges the command it runs.
 func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg, tail bool) {

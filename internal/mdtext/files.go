@@ -1,36 +1,43 @@
 package mdtext
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
-// sourceExts are the extensions that make a bare word a file name: source,
-// build, config and documentation files. Single letters common in prose
-// ("r", "m") are left out.
-var sourceExts = map[string]bool{}
-
-// bareFiles are file names without an extension that are still files.
-var bareFiles = map[string]bool{}
-
-// longestBare is the length of the longest bareFiles name: longer words
-// are not looked up, which spares lower-casing every word of prose.
-var longestBare int
-
-func init() {
+// names are the word lists that make a bare word a file name, built on
+// first use (a hook that never reads a reply does not build them).
+var names = sync.OnceValue(func() fileNames {
+	n := fileNames{exts: map[string]bool{}, bare: map[string]bool{}}
 	for _, e := range strings.Fields(`
 		go mod sum py pyi ipynb js mjs cjs ts tsx jsx rs java kt kts scala rb php c h cc cpp hpp cxx cs fs
 		swift mm dart lua ex exs erl hs ml clj vue svelte html css scss sass less
 		sh bash zsh fish ps1 sql proto graphql md mdx rst txt json jsonl yaml yml
 		toml ini cfg conf env xml gradle tf lock dockerfile mk cmake nix zig vim el pl pm`) {
-		sourceExts[e] = true
+		n.exts[e] = true
 	}
 	for _, f := range strings.Fields("makefile dockerfile gemfile rakefile justfile procfile license") {
-		bareFiles[f] = true
-		longestBare = max(longestBare, len(f))
+		n.bare[f] = true
+		n.longestBare = max(n.longestBare, len(f))
 	}
+	return n
+})
+
+type fileNames struct {
+	// exts are the extensions that make a bare word a file name: source,
+	// build, config and documentation files. Single letters common in
+	// prose ("r", "m") are left out.
+	exts map[string]bool
+	// bare are file names without an extension that are still files.
+	bare map[string]bool
+	// longestBare is the length of the longest bare name: longer words are
+	// not looked up, which spares lower-casing every word of prose.
+	longestBare int
 }
 
 // SourceExt reports whether ext (without the dot, any case) is one of the
 // extensions that mark a word as a file name.
-func SourceExt(ext string) bool { return len(ext) <= 10 && sourceExts[asciiLower(ext)] }
+func SourceExt(ext string) bool { return len(ext) <= 10 && names().exts[asciiLower(ext)] }
 
 // FileRefs returns the distinct file references in text in order of first
 // appearance, at most limit of them (limit <= 0: all). A reference is a word
@@ -83,7 +90,7 @@ func isFileRef(tok string, ticked bool) bool {
 	if k := strings.LastIndexByte(tok, '/'); k >= 0 {
 		base = tok[k+1:]
 	}
-	if len(base) <= longestBare && bareFiles[asciiLower(base)] {
+	if n := names(); len(base) <= n.longestBare && n.bare[asciiLower(base)] {
 		return true
 	}
 	if !strings.ContainsAny(tok, "./") || !strings.ContainsFunc(tok, func(r rune) bool { return r < 128 && isASCIILetter(byte(r)) }) {

@@ -223,5 +223,5 @@ func TestSourceExt(t *testing.T) {
 	assert.True(t, SourceExt("yaml"))
 	assert.False(t, SourceExt("r"))
 	assert.False(t, SourceExt(strings.Repeat("g", 11)))
-	assert.LessOrEqual(t, longestBare, 10)
+	assert.LessOrEqual(t, names().longestBare, 10)
 }

@@ -1,0 +1,184 @@
+package loop
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/plansmith/plansmith/state"
+)
+
+// Project is where a command run by hand or by the agent (plan, status,
+// cancel, memory, ...) stands. Claude Code gives such a command no
+// $CLAUDE_PROJECT_DIR: the Bash tool and a slash command's `!` line run in
+// the session's current folder, which a `cd` moves, and on Claude Code
+// 2.1.330 keeps moved into later prompts. The hooks, though, always know
+// the project and search it (see hookProject). So the command learns the
+// project from Claude Code's record of its session: the transcript
+// <config>/projects/<key of the project>/<session id>.jsonl, which exists
+// from the session's first prompt on (TestPlanKeptInTheProjectAfterACd).
+type Project struct {
+	// Dir is the project: the folder Claude Code runs in when Known, else
+	// the working directory.
+	Dir string
+	// Known is true when Dir is the folder Claude Code runs in:
+	// $CLAUDE_PROJECT_DIR, or the folder at or above the working directory
+	// that the session's transcript is kept for.
+	Known bool
+	// Session is $CLAUDE_CODE_SESSION_ID: the command runs inside a Claude
+	// Code session (its Bash tool, or a `!` line).
+	Session string
+	// Wd is the working directory.
+	Wd string
+	// Looked is where the session's transcript was looked for, when the
+	// search failed: for the message that says so.
+	Looked string
+}
+
+// CommandProject finds the project of a command run by hand or by the
+// agent: $CLAUDE_PROJECT_DIR when set; else, inside a Claude Code session,
+// the folder at or above the working directory whose transcript folder
+// holds the session's transcript; else the working directory (not Known).
+func (e Env) CommandProject() (Project, error) {
+	wd, err := e.Getwd()
+	if err != nil {
+		return Project{}, fmt.Errorf("finding the project directory: %w", err)
+	}
+	p := Project{Dir: wd, Wd: wd, Session: e.Getenv("CLAUDE_CODE_SESSION_ID")}
+	if d := e.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
+		p.Dir, p.Known = d, true
+		return p, nil
+	}
+	if p.Session == "" {
+		return p, nil
+	}
+	projects := claudeProjects(e.Getenv)
+	p.Looked = projects
+	if projects == "" || !safeSessionID(p.Session) {
+		return p, nil
+	}
+	if d, ok := sessionProject(projects, p.Session, wd); ok {
+		p.Dir, p.Known = d, true
+	}
+	return p, nil
+}
+
+// LoopPaths locates the loop a command run by hand or by the agent acts on
+// (status, cancel): the loop the hooks would find from the working
+// directory. With the project known that is hookProject's answer; without,
+// the nearest folder at or above the working directory that holds a
+// loop's state, else the working directory.
+func (e Env) LoopPaths() (state.Paths, error) {
+	p, err := e.CommandProject()
+	if err != nil {
+		return state.Paths{}, err
+	}
+	if p.Known {
+		return state.Paths{Project: hookProject(p.Wd, p.Dir)}, nil
+	}
+	for dir := filepath.Clean(p.Wd); ; dir = filepath.Dir(dir) {
+		if hasState(dir) {
+			return state.Paths{Project: dir}, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return state.Paths{Project: p.Wd}, nil
+		}
+	}
+}
+
+// claudeProjects is the folder Claude Code keeps its projects' transcripts
+// in: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects; "" when neither
+// can be told, or when $CLAUDE_CODE_PROJECT_DIR_NAME renames a project's
+// transcript folder (its name no longer says the project).
+func claudeProjects(getenv func(string) string) string {
+	if getenv("CLAUDE_CODE_PROJECT_DIR_NAME") != "" {
+		return ""
+	}
+	if d := strings.TrimSpace(getenv("CLAUDE_CONFIG_DIR")); d != "" {
+		return filepath.Join(d, "projects")
+	}
+	for _, k := range []string{"HOME", "USERPROFILE"} {
+		if h := getenv(k); h != "" {
+			return filepath.Join(h, ".claude", "projects")
+		}
+	}
+	return ""
+}
+
+// safeSessionID reports whether id can name a file: Claude Code's session
+// ids are UUIDs; anything with a separator or a dot is refused.
+func safeSessionID(id string) bool {
+	if id == "" || len(id) > 200 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionProject is the folder at or above wd (as spelled, then with
+// symbolic links resolved) whose transcript folder under projects holds
+// session's transcript. The keys of two different ancestors differ (a key
+// is as long as its path; past 200 characters, only a hash collision could
+// make two agree), so at most one matches.
+func sessionProject(projects, session, wd string) (string, bool) {
+	dirs := []string{filepath.Clean(wd)}
+	if real, err := filepath.EvalSymlinks(wd); err == nil && real != dirs[0] {
+		dirs = append(dirs, real)
+	}
+	for _, start := range dirs {
+		if !filepath.IsAbs(start) {
+			continue
+		}
+		for dir := start; ; dir = filepath.Dir(dir) {
+			fi, err := os.Stat(filepath.Join(projects, ProjectKey(dir), session+".jsonl"))
+			if err == nil && fi.Mode().IsRegular() {
+				return dir, true
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	return "", false
+}
+
+// projectKeyMax is how many characters of a project's key Claude Code keeps
+// before it shortens the key with a hash.
+const projectKeyMax = 200
+
+// ProjectKey is the name of the folder Claude Code keeps a project's
+// transcripts in under ~/.claude/projects: the path with every UTF-16 code
+// unit that is not an ASCII letter or digit replaced by '-', and past 200
+// of them, the first 200, '-' and the base-36 absolute value of the path's
+// 32-bit string hash (h = 31*h + unit). Read from both supported CLIs
+// (2.1.197 and 2.1.330 compute it alike).
+func ProjectKey(dir string) string {
+	units := utf16.Encode([]rune(dir))
+	key := make([]byte, len(units))
+	for i, u := range units {
+		if u < 0x80 && (u >= 'a' && u <= 'z' || u >= 'A' && u <= 'Z' || u >= '0' && u <= '9') {
+			key[i] = byte(u)
+		} else {
+			key[i] = '-'
+		}
+	}
+	if len(key) <= projectKeyMax {
+		return string(key)
+	}
+	var h int32
+	for _, u := range units {
+		h = h*31 + int32(u)
+	}
+	abs := int64(h)
+	if abs < 0 {
+		abs = -abs
+	}
+	return string(key[:projectKeyMax]) + "-" + strconv.FormatInt(abs, 36)
+}
