@@ -72,8 +72,10 @@ test: vet fmt-check e2e-deps go-test
 demo: build
 	$(GO) run ./demo $(BIN)
 
-bench: build
-	bash bench/run.sh
+# bench times the hooks of the plugin tree `make dist` makes, installed as
+# Claude Code installs a plugin (a copy); PLUGIN=. times this checkout.
+bench: build dist
+	PLUGIN=$${PLUGIN:-$(DISTDIR)/plansmith} bash bench/run.sh
 
 # validators prints how the phase checks and the leakage scan judge the
 # corpora in testdata/validators (real plans and non-plans, well-formed

@@ -9,14 +9,16 @@
 #   - the phase validators and the tool policy in-process.
 # Results are saved under bench/out/ (ignored by git). COUNT=N sets the Go
 # benchmarks' repetitions, ROUNDS=N the interleaved rounds, PLUGIN=DIR the plugin
-# folder whose hooks.json is timed (default: this checkout).
+# folder whose hooks.json is timed (make bench: dist/plansmith, copied as a plugin
+# install copies it; run directly: this checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${COUNT:-7}
 mkdir -p bench/out
 out="bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt"
 
-# PLUGIN=dist/plansmith (after make dist) times the hooks as a plugin install runs them.
+# PLUGIN=dist/plansmith (after make dist) times the hooks as a plugin install runs them
+# (hookbench copies a plugin tree first, as Claude Code's install does).
 go run ./bench/hookbench -n "${ROUNDS:-101}" -plugin "${PLUGIN:-.}" | tee "$out"
 echo
 go test -run '^$' -bench 'Hook' -benchtime 30x -count "$count" ./cmd/plansmith | tee -a "$out"

@@ -40,7 +40,7 @@ func report(w io.Writer, vs []*variant, rounds int, plugin string, commands map[
 	}
 	floor := med["floor"]
 	fmt.Fprintf(w, "hookbench: %d interleaved rounds; each call is sh -c COMMAND, start to exit\n", rounds)
-	fmt.Fprintf(w, "plugin = %s/hooks/hooks.json's command, e.g. PreToolUse: %s\n", plugin, commands["PreToolUse"])
+	fmt.Fprintf(w, "plugin = the command in hooks/hooks.json of %s, e.g. PreToolUse: %s\n", plugin, commands["PreToolUse"])
 	fmt.Fprintf(w, "binary = GOMAXPROCS=1 exec build/plansmith hook EVENT, no look for a loop first; original = bench/original (bash, jq, sed, grep)\n\n")
 	fmt.Fprintf(w, "%-46s %9s %9s %9s %8s\n", "variant", "median", "p10", "p90", "x floor")
 	for _, v := range vs {
