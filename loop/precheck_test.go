@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -21,25 +21,12 @@ import (
 // with shell built-ins before they start the binary, by subcommand.
 func preCheckedCommands(t *testing.T) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "hooks", "hooks.json"))
+	all, err := plansmith.HookCommands()
 	require.NoError(t, err)
-	var doc struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string }
-		}
-	}
-	require.NoError(t, json.Unmarshal(data, &doc))
 	out := map[string]string{}
-	for _, groups := range doc.Hooks {
-		for _, g := range groups {
-			for _, h := range g.Hooks {
-				if !strings.Contains(h.Command, "exit 0") {
-					continue
-				}
-				i := strings.LastIndex(h.Command, " hook ")
-				require.Positive(t, i, h.Command)
-				out[h.Command[i+len(" hook "):]] = h.Command
-			}
+	for sub, command := range all {
+		if strings.Contains(command, "exit 0") {
+			out[sub] = command
 		}
 	}
 	require.Len(t, out, 5, "stop, pretooluse-loop, userpromptsubmit, sessionstart and stopfailure look first")

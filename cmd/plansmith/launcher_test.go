@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith"
 )
 
 func TestNewerSource(t *testing.T) {
@@ -324,30 +325,12 @@ func TestLauncherChecksums(t *testing.T) {
 	})
 }
 
-// hooksJSON reads the plugin's hooks/hooks.json: every command by its
+// hooksJSON is the plugin's hooks/hooks.json: every command by its
 // plansmith hook subcommand.
 func hooksJSON(t *testing.T) map[string]string {
-	repo, err := filepath.Abs("../..")
+	commands, err := plansmith.HookCommands()
 	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(repo, "hooks", "hooks.json"))
-	require.NoError(t, err)
-	var doc struct {
-		Hooks map[string][]struct {
-			Hooks []struct{ Command string }
-		}
-	}
-	require.NoError(t, json.Unmarshal(data, &doc))
-	out := map[string]string{}
-	for _, groups := range doc.Hooks {
-		for _, g := range groups {
-			for _, h := range g.Hooks {
-				i := strings.LastIndex(h.Command, " hook ")
-				require.Positive(t, i, h.Command)
-				out[h.Command[i+len(" hook "):]] = h.Command
-			}
-		}
-	}
-	return out
+	return commands
 }
 
 // TestHooksJSONCommands runs hooks/hooks.json's commands the way Claude Code
