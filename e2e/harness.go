@@ -233,6 +233,25 @@ func EachCLI(t *testing.T, scenario func(t *testing.T, cli string)) {
 	}
 }
 
+// EachCLIAtOnce runs scenario once per Claude Code version like EachCLI,
+// but all versions at the same time within the calling test's own parallel
+// slot, from the moment that test gets one. It is for a scenario that
+// mostly waits (the interactive CLI in tmux): as parallel subtests its runs
+// would queue behind every other test and finish last, adding their
+// waiting to the suite's time; here the waiting overlaps the others' work.
+func EachCLIAtOnce(t *testing.T, scenario func(t *testing.T, cli string)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, v := range Versions(t) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run("claude-"+v, func(t *testing.T) { scenario(t, v) })
+		}()
+	}
+	wg.Wait()
+}
+
 var (
 	buildOnce sync.Once
 	buildPath string

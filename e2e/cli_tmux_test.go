@@ -324,9 +324,13 @@ func resultOf(t *testing.T, reqs []ms.Request, tool, marker string) ms.ToolResul
 // client: the plan written in plan mode, ExitPlanMode refused,
 // /plansmith:gate followed (critic and validator as real sub-agents, seen by
 // the hooks), ExitPlanMode allowed and approved by the user.
+//
+// It is the suite's longest test and mostly waits on the interactive CLI, so
+// it starts first: its file sorts first (tests start in file order) and its
+// versions run at once in its own slot (EachCLIAtOnce).
 func TestPlanModeGateInTmux(t *testing.T) {
 	t.Parallel()
-	EachCLI(t, func(t *testing.T, cli string) {
+	EachCLIAtOnce(t, func(t *testing.T, cli string) {
 		criticDone, validatorDone := make(chan struct{}), make(chan struct{})
 		e := plansmithEnv(t, cli, planModeScript(mustRepoRoot(t), criticDone, validatorDone)...)
 		e.Model.Route(tmuxCriticRole, after(criticDone, tmuxFinding))
