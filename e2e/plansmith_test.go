@@ -160,6 +160,34 @@ func denials(t *testing.T, res *Result) []string {
 	return out
 }
 
+// refusal is a tool call the read-only policy must refuse: the tool,
+// something its reason names, and the model request that carries its result.
+type refusal struct {
+	tool, what string
+	req        int
+}
+
+// assertRefused checks that res holds one PreToolUse denial per call in
+// refused, in order, and that each came back to the model as an error result
+// holding plansmith's reason exactly as the hook gave it (2.1.330 names the
+// hook before it).
+func assertRefused(t *testing.T, e *Env, res *Result, reqs []ms.Request, refused []refusal) {
+	t.Helper()
+	reasons := denials(t, res)
+	if !assert.Len(t, reasons, len(refused), "refused calls") {
+		return
+	}
+	for i, r := range refused {
+		tr := reqs[r.req].ToolResults
+		require.Len(t, tr, 1, r.tool)
+		assert.Equal(t, r.tool, tr[0].ToolName)
+		assert.True(t, tr[0].IsError, r.tool)
+		assert.Equal(t, e.DenyPrefix(r.tool)+reasons[i], tr[0].Content, r.tool)
+		assert.Contains(t, tr[0].Content, "read-only", r.tool)
+		assert.Contains(t, tr[0].Content, r.what, r.tool)
+	}
+}
+
 // feedback returns the Stop-hook block reasons the model received, in order.
 func feedback(reqs []ms.Request) []string {
 	var out []string
@@ -306,28 +334,15 @@ func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 		require.Len(t, reqs, 7)
 
 		// Each refused call comes back to the model as an error result holding
-		// plansmith's reason, exactly as the PreToolUse hook gave it (2.1.330
-		// names the hook before it).
-		reasons := denials(t, res)
-		refused := []struct {
-			tool string
-			what string
-			req  int // the request carrying the result
-		}{
-			{tool: "Write", what: inProject("internal/ratelimit/limiter.go"), req: 2},
-			{tool: "Edit", what: inProject("cmd/api/main.go"), req: 4},
-			{tool: "Bash", what: "rm -rf build", req: 5},
+		// plansmith's reason, and the CLI reports it as a permission denial.
+		refused := []refusal{
+			{"Write", inProject("internal/ratelimit/limiter.go"), 2},
+			{"Edit", inProject("cmd/api/main.go"), 4},
+			{"Bash", "rm -rf build", 5},
 		}
-		require.Len(t, reasons, len(refused))
+		assertRefused(t, e, res, reqs, refused)
 		require.Len(t, res.PermissionDenials, len(refused))
 		for i, r := range refused {
-			tr := reqs[r.req].ToolResults
-			require.Len(t, tr, 1, r.tool)
-			assert.Equal(t, r.tool, tr[0].ToolName)
-			assert.True(t, tr[0].IsError, r.tool)
-			assert.Equal(t, e.DenyPrefix(r.tool)+reasons[i], tr[0].Content, r.tool)
-			assert.Contains(t, tr[0].Content, "read-only", r.tool)
-			assert.Contains(t, tr[0].Content, r.what, r.tool)
 			assert.Equal(t, r.tool, res.PermissionDenials[i].ToolName)
 		}
 		assert.NoFileExists(t, inProject("internal/ratelimit/limiter.go"))
@@ -946,19 +961,7 @@ func TestPlanHoldsAfterCdIntoASubfolder(t *testing.T) {
 		assert.Equal(t, inProject("internal"), strings.TrimSpace(reqs[3].ToolResults[0].Content))
 
 		// Both writes are refused from there.
-		reasons := denials(t, res)
-		refused := []struct{ tool, what string }{{"Bash", "touch escaped.txt"}, {"Write", inProject("internal/written.txt")}}
-		if assert.Len(t, reasons, len(refused), "the touch and the Write are refused") {
-			for i, r := range refused {
-				tr := reqs[4+i].ToolResults
-				require.Len(t, tr, 1, r.tool)
-				assert.Equal(t, r.tool, tr[0].ToolName)
-				assert.True(t, tr[0].IsError, r.tool)
-				assert.Equal(t, e.DenyPrefix(r.tool)+reasons[i], tr[0].Content, r.tool)
-				assert.Contains(t, tr[0].Content, "read-only", r.tool)
-				assert.Contains(t, tr[0].Content, r.what, r.tool)
-			}
-		}
+		assertRefused(t, e, res, reqs, []refusal{{"Bash", "touch escaped.txt", 4}, {"Write", inProject("internal/written.txt"), 5}})
 		assert.NoFileExists(t, inProject("internal/escaped.txt"))
 		assert.NoFileExists(t, inProject("internal/written.txt"))
 		assert.NoDirExists(t, inProject("internal/.claude"), "no hook looked for or left a loop in the subfolder")
@@ -1036,19 +1039,7 @@ func TestPlanKeptInTheProjectAfterACd(t *testing.T) {
 		assert.Equal(t, e.Project, strings.TrimSpace(reqs[6].ToolResults[0].Content))
 
 		// Both writes are refused from the project.
-		reasons := denials(t, res[1])
-		refused := []struct{ tool, what string }{{"Bash", "touch escaped.txt"}, {"Write", filepath.Join(e.Project, "written.txt")}}
-		if assert.Len(t, reasons, len(refused), "the touch and the Write are refused") {
-			for i, r := range refused {
-				tr := reqs[7+i].ToolResults
-				require.Len(t, tr, 1, r.tool)
-				assert.Equal(t, r.tool, tr[0].ToolName)
-				assert.True(t, tr[0].IsError, r.tool)
-				assert.Equal(t, e.DenyPrefix(r.tool)+reasons[i], tr[0].Content, r.tool)
-				assert.Contains(t, tr[0].Content, "read-only", r.tool)
-				assert.Contains(t, tr[0].Content, r.what, r.tool)
-			}
-		}
+		assertRefused(t, e, res[1], reqs, []refusal{{"Bash", "touch escaped.txt", 7}, {"Write", filepath.Join(e.Project, "written.txt"), 8}})
 		assert.NoFileExists(t, filepath.Join(e.Project, "escaped.txt"))
 		assert.NoFileExists(t, filepath.Join(e.Project, "written.txt"))
 		assert.NoDirExists(t, filepath.Join(sub, ".claude"), "no loop in the subfolder")
