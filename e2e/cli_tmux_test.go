@@ -27,8 +27,12 @@ import (
 // screen read with capture-pane only to get past dialogs. Everything it
 // asserts comes from what the scripted model received.
 
-// tmuxWait bounds each wait for the client (a screen, a request).
-const tmuxWait = 90 * time.Second
+// tmuxWait bounds each wait for the client (a screen, a request);
+// tmuxPoll is how often a wait looks again.
+const (
+	tmuxWait = 90 * time.Second
+	tmuxPoll = 100 * time.Millisecond
+)
 
 // tmuxTerm is one CLI running in a tmux session on a private server.
 type tmuxTerm struct {
@@ -78,7 +82,7 @@ func (tt *tmuxTerm) waitFor(what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			tt.t.Fatalf("waiting for %s: timed out after %s; screen:\n%s", what, tmuxWait, tt.screen())
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(tmuxPoll)
 	}
 }
 
@@ -88,20 +92,34 @@ func (tt *tmuxTerm) waitFor(what string, cond func() bool) {
 func (tt *tmuxTerm) approve() bool {
 	tt.t.Helper()
 	s := tt.screen()
-	if !strings.Contains(s, "Do you want to proceed?") && !strings.Contains(s, "Would you like to proceed?") {
+	if !showsDialog(s) {
 		return false
 	}
 	for _, line := range strings.Split(s, "\n") {
 		if l := strings.TrimSpace(line); strings.HasPrefix(l, "❯") && strings.Contains(l, "Yes") {
 			tt.dialogs++
 			tt.keys("Enter")
-			time.Sleep(time.Second) // the dialog goes before the next look
+			tt.settle(func(now string) bool { return !showsDialog(now) })
 			return true
 		}
 	}
 	tt.keys("Down")
-	time.Sleep(300 * time.Millisecond)
+	tt.settle(func(now string) bool { return now != s })
 	return true
+}
+
+func showsDialog(screen string) bool {
+	return strings.Contains(screen, "Do you want to proceed?") || strings.Contains(screen, "Would you like to proceed?")
+}
+
+// settle gives a key sent to a dialog up to a second to show (done says
+// when it has), so the next look does not answer the same dialog twice. A
+// dialog that has not taken the key by then (drawn before it listens) is
+// answered again.
+func (tt *tmuxTerm) settle(done func(screen string) bool) {
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && !done(tt.screen()); {
+		time.Sleep(tmuxPoll)
+	}
 }
 
 // startTmux runs the CLI of e interactively with args in a tmux session,
