@@ -156,17 +156,22 @@ func TestAdversarialCorpusProven(t *testing.T) {
 func sandboxTemplate(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "template")
 	files := map[string]string{
-		"in.txt":      "b\na\nb\n",
-		"f":           "foo\nbar\n",
-		"notes.md":    "# notes\nfoo\n",
-		"go.mod":      "module example.com/sandbox\n\ngo 1.21\n",
-		"main.go":     "package main\n\nfunc main() {}\n",
-		"magic":       "0\tstring\tfoo\tFOO text\n",
-		"prog.awk":    "BEGIN { system(\"mark awk-file\") }\n",
-		"home/.keep":  "",
-		"bin/mark":    "#!/bin/sh\necho \"$*\" >> \"$SANDBOX/MARKED\"\nexec cat\n",
-		"bin/.keep":   "",
-		"sub/in2.txt": "x\n",
+		"in.txt":     "b\na\nb\n",
+		"f":          "foo\nbar\n",
+		"notes.md":   "# notes\nfoo\n",
+		"go.mod":     "module example.com/sandbox\n\ngo 1.21\n",
+		"main.go":    "package main\n\nfunc main() {}\n",
+		"magic":      "0\tstring\tfoo\tFOO text\n",
+		"prog.awk":   "BEGIN { system(\"mark awk-file\") }\n",
+		"home/.keep": "",
+		// Go's telemetry off in the sandbox's config folder: in its default
+		// mode the go command writes counters there, and a process it
+		// leaves behind can write them again after the test removed the
+		// sandbox.
+		"home/.config/go/telemetry/mode": "off\n",
+		"bin/mark":                       "#!/bin/sh\necho \"$*\" >> \"$SANDBOX/MARKED\"\nexec cat\n",
+		"bin/.keep":                      "",
+		"sub/in2.txt":                    "x\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, name)
