@@ -387,14 +387,7 @@ func TestPlanModeGateInTmux(t *testing.T) {
 		assert.Contains(t, resultOf(t, reqs, "Bash", "critic output ok").Content, "FINDING-1 [medium]")
 		assert.Contains(t, resultOf(t, reqs, "Bash", "verdict:").Content, "verdict: PASS")
 
-		// The critic saw the plan without its gaps; the validator saw the gaps.
-		criticReqs, validatorReqs := e.Model.RouteRequests(tmuxCriticRole), e.Model.RouteRequests(tmuxValidatorRole)
-		require.Len(t, criticReqs, 1)
-		require.Len(t, validatorReqs, 1)
-		assert.Contains(t, criticReqs[0].LastUserText, "## Steps")
-		assert.NotContains(t, criticReqs[0].LastUserText, "GAP-1")
-		assert.NotContains(t, criticReqs[0].LastUserText, "rodin")
-		assert.Contains(t, validatorReqs[0].LastUserText, "GAP-1: Redis failover behaviour")
+		assertGapsSeenByTheValidatorOnly(t, e.Model, tmuxCriticRole, tmuxValidatorRole)
 
 		// The pass signal stood (the hooks saw both runs) and became the
 		// plan's verdict; ExitPlanMode went through to the user's approval.
