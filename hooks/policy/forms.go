@@ -201,9 +201,10 @@ func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
 		return c.deny(n, "dynamic-arg", "printf's first argument could be -v")
 	}
 	if len(args) > 0 && strings.HasPrefix(args[0].val, "-v") {
-		name := strings.TrimPrefix(args[0].val, "-v")
-		if name == "" && len(args) > 1 {
-			name = args[1].val
+		name := args[0]
+		name.val = strings.TrimPrefix(name.val, "-v")
+		if name.val == "" && name.known && len(args) > 1 {
+			name = args[1]
 		}
 		return c.assignable(n, name)
 	}
@@ -217,6 +218,10 @@ func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
 func checkRead(c *checker, n syntax.Node, args []arg) bool {
 	i := 0
 	for ; i < len(args); i++ {
+		if !args[i].known {
+			// A computed word could be an option or a name with a subscript.
+			return c.assignable(n, args[i])
+		}
 		v := args[i].val
 		if v == "--" {
 			i++
@@ -229,11 +234,12 @@ func checkRead(c *checker, n syntax.Node, args []arg) bool {
 			if strings.IndexByte("adinNptu", v[j]) < 0 {
 				continue
 			}
-			val := v[j+1:]
-			if val == "" {
+			val := args[i]
+			val.val = v[j+1:]
+			if val.val == "" {
 				i++
 				if i < len(args) {
-					val = args[i].val
+					val = args[i]
 				}
 			}
 			if v[j] == 'a' && !c.assignable(n, val) {
@@ -243,26 +249,33 @@ func checkRead(c *checker, n syntax.Node, args []arg) bool {
 		}
 	}
 	for ; i < len(args); i++ {
-		if !c.assignable(n, args[i].val) {
+		if !c.assignable(n, args[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-func (c *checker) assignable(n syntax.Node, name string) bool {
-	if !isName(name) || forbiddenVar(name, false) {
-		return c.deny(n, "env-var", name)
+// assignable allows a variable name that is written out in full, a plain
+// name and not one of the variables that change how programs run. A name
+// computed at run time is refused: "a$x" could become "a[$(cmd)]", whose
+// subscript bash evaluates, running cmd, or the name of such a variable.
+func (c *checker) assignable(n syntax.Node, name arg) bool {
+	if !name.known {
+		return c.deny(n, "env-var", "a variable name computed at run time ("+c.text(name.word)+")")
+	}
+	if !isName(name.val) || forbiddenVar(name.val, false) {
+		return c.deny(n, "env-var", name.val)
 	}
 	return true
 }
 
 func checkUnset(c *checker, n syntax.Node, args []arg) bool {
 	for _, a := range args {
-		if a.val == "-v" || a.val == "-f" || a.val == "-n" {
+		if a.known && (a.val == "-v" || a.val == "-f" || a.val == "-n") {
 			continue
 		}
-		if !c.assignable(n, a.val) {
+		if !c.assignable(n, a) {
 			return false
 		}
 	}

@@ -39,6 +39,18 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "a redirect to a file creates or overwrites it; only /dev/null, /dev/stdout, /dev/stderr and descriptor copies like 2>&1 are allowed",
 			alt: "let the output come back to you instead of writing it to a file",
 		},
+		"network": {
+			why: "bash opens a network connection for a redirect to /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, and anything written there leaves the machine",
+			alt: "read local files only; use the WebFetch tool to read from the web",
+		},
+		"heredoc": {
+			why: "bash could end this here-document at a different line than the policy's parser does, and then run the lines after it as commands",
+			alt: "end the here-document with a plain word such as EOF on a line of its own, outside $( ), and without backslashes at the ends of its lines",
+		},
+		"glob-qualifier": {
+			why: "zsh runs code named in a glob qualifier such as *(e:...:), and bash reads the same pattern as an extended glob, so its effect depends on the shell",
+			alt: "use a plain pattern such as *.go, or find with -name",
+		},
 		"dynamic-command": {
 			why: "the command name is built at run time, so what runs cannot be known in advance",
 			alt: "write the command name literally",

@@ -83,6 +83,12 @@ func (c *checker) visit(node syntax.Node) bool {
 		}
 	case *syntax.TestClause:
 		c.test(n.X)
+	case *syntax.ExtGlob:
+		c.fail("glob-qualifier", n, "")
+	case *syntax.CmdSubst:
+		c.noHeredocIn(n)
+	case *syntax.ProcSubst:
+		c.noHeredocIn(n)
 	}
 	return c.found == nil
 }
@@ -90,8 +96,22 @@ func (c *checker) visit(node syntax.Node) bool {
 // redirect allows reading redirects, here-documents, descriptor copies and
 // writes to the few device files that discard or pass output through.
 func (c *checker) redirect(r *syntax.Redirect) {
+	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+		// {NAME}>file stores the new descriptor's number in NAME, PATH or
+		// IFS included.
+		c.fail("env-var", r, r.N.Value+" names a variable the redirect assigns")
+		return
+	}
 	switch r.Op {
-	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+	case syntax.Hdoc, syntax.DashHdoc:
+		c.heredoc(r)
+		return
+	case syntax.WordHdoc:
+		return
+	case syntax.RdrIn:
+		if a := analyse(r.Word); mayBeNetwork(a) {
+			c.fail("network", r, "")
+		}
 		return
 	case syntax.DplIn, syntax.DplOut:
 		a := analyse(r.Word)
@@ -109,6 +129,79 @@ func (c *checker) redirect(r *syntax.Redirect) {
 	default:
 		c.fail("redirect", r, "")
 	}
+}
+
+// mayBeNetwork reports whether a redirect's target could name one of the
+// paths bash itself turns into a socket. bash matches the path as text, so
+// only these exact prefixes connect.
+func mayBeNetwork(a arg) bool {
+	for _, dev := range []string{"/dev/tcp/", "/dev/udp/"} {
+		if strings.HasPrefix(a.val, dev) {
+			return true
+		}
+		if !a.known && !a.absolute && strings.HasPrefix(dev, a.val) {
+			return true // the computed rest could complete it
+		}
+	}
+	return false
+}
+
+// heredoc refuses a here-document whose end bash could find at another line
+// than the parser did: the delimiter must be a plain word (quoted or not),
+// and no line of the body may look like the delimiter to bash. bash joins a
+// body line ending in a backslash to the next when the delimiter is
+// unquoted, and inside $( ) bash 5.2 also ends the document at a line that
+// starts with the delimiter and goes on with ")".
+func (c *checker) heredoc(r *syntax.Redirect) {
+	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
+	raw := c.text(r.Word)
+	delim := strings.NewReplacer("'", "", `"`, "", `\`, "").Replace(raw)
+	if delim == "" || strings.Trim(raw, plain+`'"\`) != "" {
+		c.fail("heredoc", r, "the delimiter "+clip(raw)+" is not a plain word")
+		return
+	}
+	if r.Hdoc == nil {
+		return // an empty document
+	}
+	start, end := r.Hdoc.Pos().Offset(), r.Hdoc.End().Offset()
+	if start > end || end > uint(len(c.src)) {
+		c.fail("heredoc", r, "its body could not be located")
+		return
+	}
+	lines := strings.Split(c.src[start:end], "\n")
+	strip := func(line string) string {
+		if r.Op == syntax.DashHdoc {
+			return strings.TrimLeft(line, "\t")
+		}
+		return line
+	}
+	if strip(lines[len(lines)-1]) == delim {
+		lines = lines[:len(lines)-1] // the parser's end of the document
+	}
+	body := strings.Join(lines, "\n")
+	if raw == delim {
+		// Both readings: with every backslash-newline joined, and as written
+		// (a doubled backslash before a newline does not join).
+		body += "\n" + strings.ReplaceAll(body, "\\\n", "")
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(strip(line), delim) {
+			c.fail("heredoc", r, "a line of the body could end it early")
+			return
+		}
+	}
+}
+
+// noHeredocIn refuses here-documents inside command and process
+// substitutions: shells disagree on where such a document ends (bash 3.2,
+// still macOS's /bin/bash, scans for the closing parenthesis first).
+func (c *checker) noHeredocIn(sub syntax.Node) {
+	syntax.Walk(sub, func(m syntax.Node) bool {
+		if r, ok := m.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
+			c.fail("heredoc", r, "a here-document inside a substitution")
+		}
+		return c.found == nil
+	})
 }
 
 func isFD(s string) bool {
