@@ -41,8 +41,15 @@ func awkProgram(p string) string {
 	prev := operator
 	depth := 0
 	printDepth := -1 // paren depth of the print statement being scanned
+	// continued is true after a token that lets the statement go on past a
+	// newline: awk reads "print a,\n b > f" as one print.
+	continued := false
 	for i := 0; i < len(p); {
 		ch := p[i]
+		wasContinued := continued
+		if ch != ' ' && ch != '\t' && ch != '\r' {
+			continued = false
+		}
 		switch {
 		case ch == '#':
 			for i < len(p) && p[i] != '\n' {
@@ -72,6 +79,16 @@ func awkProgram(p string) string {
 			case word == "print" || word == "printf":
 				printDepth = depth
 				prev = operator
+			case word == "getline":
+				// "getline / 2" divides in some awks, and a slash read as a
+				// regular expression instead could hide code behind "#".
+				j := i
+				for j < len(p) && (p[j] == ' ' || p[j] == '\t') {
+					j++
+				}
+				if j < len(p) && p[j] == '/' {
+					return "a slash after getline could be a division or a regular expression"
+				}
 			case awkKeywords()[word]:
 				// A slash after a keyword starts a regular expression;
 				// reading it as a division could hide code behind "#".
@@ -88,6 +105,7 @@ func awkProgram(p string) string {
 			if i+1 < len(p) && p[i+1] == '|' {
 				i += 2
 				prev = operator
+				continued = true
 				continue
 			}
 			return "awk | pipes to or from a command"
@@ -121,10 +139,20 @@ func awkProgram(p string) string {
 			depth--
 			i++
 			prev = operand
+		case ch == '\n' && wasContinued:
+			i++
+			continued = true
 		case ch == ';' || ch == '\n' || ch == '{' || ch == '}':
 			printDepth = -1
 			i++
 			prev = operator
+		case ch == ',' || ch == '&' && i+1 < len(p) && p[i+1] == '&':
+			i++
+			if ch == '&' {
+				i++
+			}
+			prev = operator
+			continued = true
 		case (ch == '+' || ch == '-') && i+1 < len(p) && p[i+1] == ch:
 			// Taken as postfix: a slash after x++ divides.
 			i += 2

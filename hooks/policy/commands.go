@@ -276,6 +276,17 @@ func (c *checker) deny(n syntax.Node, rule, detail string) bool {
 	return false
 }
 
+// literal gives a word that names a subcommand (or a variable, or a config
+// key) when the word is written out in full. A value computed at run time
+// is refused: its known start would match a name ("diff" of "diff$x") that
+// the whole word is not ("difftool").
+func (c *checker) literal(n syntax.Node, a arg, what string) (string, bool) {
+	if a.known {
+		return a.val, true
+	}
+	return "", c.deny(n, "dynamic-arg", what+" computed at run time: "+c.text(a.word))
+}
+
 // longValue reports whether a is "--name=" followed by a computed value: the
 // value cannot become another option, and the name is still checked.
 func longValue(a arg) bool {

@@ -147,7 +147,10 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) == 0 {
 		return true
 	}
-	sub := args[0].val
+	sub, ok := c.literal(n, args[0], "a go subcommand")
+	if !ok {
+		return false
+	}
 	switch sub {
 	case "version", "help":
 		return true
@@ -162,6 +165,16 @@ var npmReads = sync.OnceValue(func() map[string]bool {
 })
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
+	if len(args) > 0 {
+		if _, ok := c.literal(n, args[0], "an npm subcommand"); !ok {
+			return false
+		}
+	}
+	if len(args) > 1 && args[0].val == "config" {
+		if _, ok := c.literal(n, args[1], "an npm config subcommand"); !ok {
+			return false
+		}
+	}
 	if len(args) > 0 && npmReads()[args[0].val] {
 		return npmOptions(c, n, args[0].val, args[1:])
 	}

@@ -44,7 +44,11 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 			return true
 		}
 	}
-	sub, rest := p.operands[0].val, p.operands[1:]
+	sub, ok := c.literal(n, p.operands[0], "a git subcommand")
+	if !ok {
+		return false
+	}
+	rest := p.operands[1:]
 	switch {
 	case gitReads()[sub]:
 		key := "git " + sub
@@ -64,12 +68,14 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 	case sub == "stash":
 		// git stash reads its first word as the subcommand and runs
 		// "stash push" with everything else ("git stash -- list").
-		if len(rest) > 0 && gitSubReads()[sub][rest[0].val] {
-			return true
-		}
 		first := ""
 		if len(rest) > 0 {
-			first = rest[0].val
+			if first, ok = c.literal(n, rest[0], "a git stash subcommand"); !ok {
+				return false
+			}
+		}
+		if gitSubReads()[sub][first] && first != "" {
+			return true
 		}
 		return c.deny(n, "git", "git stash "+first)
 	case gitSubReads()[sub] != nil:
@@ -81,7 +87,9 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		}
 		first := ""
 		if ops := grammars()[key].parse(rest, reading{on: gnuOnly, permute: true}).operands; len(ops) > 0 {
-			first = ops[0].val
+			if first, ok = c.literal(n, ops[0], "a git "+sub+" subcommand"); !ok {
+				return false
+			}
 		}
 		if sub == "reflog" && first != "" && first != "expire" && first != "delete" && first != "drop" && first != "write" {
 			return true // "git reflog REF" shows REF's reflog
@@ -163,7 +171,11 @@ func gitConfig(c *checker, n syntax.Node, rest []arg) bool {
 		if !o.single {
 			return c.deny(n, "git-config", "git config "+o.val+"… may expand to a name and a value")
 		}
-		names = append(names, o.val)
+		name, ok := c.literal(n, o, "a git config name")
+		if !ok {
+			return false
+		}
+		names = append(names, name)
 	}
 	if len(names) > 0 && (names[0] == "get" || names[0] == "list") {
 		return true

@@ -49,16 +49,27 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	if name != "Bash" {
 		return Decision{Allow: true}
 	}
-	var in struct {
-		Command *string `json:"command"`
-	}
-	if err := json.Unmarshal(input, &in); err != nil {
+	// A map, not a struct: encoding/json matches struct fields without
+	// regard to case, so {"command":"touch x","COMMAND":"ls"} would be
+	// judged as ls while the shell runs the other.
+	var fields map[string]json.RawMessage
+	var command string
+	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {
 		return deny(finding{rule: "bad-input", what: "Bash", detail: "input is not a JSON object with a command string"})
 	}
-	if in.Command == nil || strings.TrimSpace(*in.Command) == "" {
+	for k := range fields {
+		if k != "command" && strings.EqualFold(k, "command") {
+			return deny(finding{rule: "bad-input", what: "Bash", detail: "the input has a second command field, " + k})
+		}
+	}
+	raw, ok := fields["command"]
+	if ok && json.Unmarshal(raw, &command) != nil {
+		return deny(finding{rule: "bad-input", what: "Bash", detail: "input is not a JSON object with a command string"})
+	}
+	if strings.TrimSpace(command) == "" {
 		return deny(finding{rule: "bad-input", what: "Bash", detail: "the command is missing or empty"})
 	}
-	return Bash(*in.Command, cfg)
+	return Bash(command, cfg)
 }
 
 // Guarded reports whether tool is one the policy refuses or judges: the

@@ -31,6 +31,9 @@ func TestTool(t *testing.T) {
 		{"bash with empty command", "Bash", `{"command":"  "}`, false, "bad-input"},
 		{"bash with non-string command", "Bash", `{"command":5}`, false, "bad-input"},
 		{"bash with bad json", "Bash", `{"command":`, false, "bad-input"},
+		{"bash with a second command field in other case", "Bash", `{"command":"touch x","COMMAND":"ls"}`, false, "bad-input"},
+		{"bash with a null command", "Bash", `{"command":null}`, false, "bad-input"},
+		{"bash input that is not an object", "Bash", `["ls"]`, false, "bad-input"},
 		{"plans show with the name on a quoted heredoc allowed", "Bash", `{"command":"\"${CLAUDE_PLUGIN_ROOT}/bin/plansmith\" plans show --name-from-stdin <<'PLANSMITH_PLAN_NAME'\nadd caching; rm -rf /\nPLANSMITH_PLAN_NAME\n"}`, true, ""},
 		{"plans show with an option refused", "Bash", `{"command":"plansmith plans show --output x"}`, false, "plansmith"},
 		{"read allowed", "Read", `{"file_path":"/p/a.go"}`, true, ""},
@@ -279,6 +282,34 @@ func TestBashRules(t *testing.T) {
 		// zsh glob qualifiers run code; bash reads them as extended globs.
 		{"zsh glob qualifier", `ls *(e:'touch p':)`, "glob-qualifier"},
 		{"extended glob", `ls !(*.go)`, "glob-qualifier"},
+		// A word's known start is not the word: subcommands must be literal.
+		{"git subcommand completed at run time", `x=tool; git "diff$x" -y --extcmd='touch p' HEAD~1 HEAD`, "dynamic-arg"},
+		{"git subcommand from xargs", `echo tool | xargs -I{} git diff{} -y --extcmd='touch p'`, "dynamic-arg"},
+		{"git reflog subcommand completed at run time", `x=xpire; git reflog "e$x" --expire=now --all`, "dynamic-arg"},
+		{"git stash subcommand completed at run time", `git stash "list$x"`, "dynamic-arg"},
+		{"git config name completed at run time", `x=.y; git config "get$x" val`, "dynamic-arg"},
+		{"npm subcommand completed at run time", `x=ersion; npm "v$x" patch`, "dynamic-arg"},
+		{"npm config subcommand completed at run time", `npm config "get$x" foo`, "dynamic-arg"},
+		{"npm view of a computed package", `npm view "pkg-$v" version`, ""},
+		{"go subcommand completed at run time", `go "env$x"`, "dynamic-arg"},
+		{"git subcommand written out", `git diff HEAD~1 -- "src/$f"`, ""},
+		// Claude Code's path variables may be empty in the Bash tool.
+		{"empty plugin root before an option", `find . "$CLAUDE_PLUGIN_ROOT"-delete`, "dynamic-arg"},
+		{"empty project dir before an option", `sort "$CLAUDE_PROJECT_DIR"-oout.txt f`, "dynamic-arg"},
+		{"project dir alone", `find "${CLAUDE_PROJECT_DIR}" -name '*.go'`, ""},
+		{"project dir then a slash", `ls "$CLAUDE_PROJECT_DIR"/src`, ""},
+		{"home before an option is still a path", `find . "$HOME"-x -print`, ""},
+		// sed ends a label at a blank; awk continues a print past a newline.
+		{"sed label then w", `sed -n ':a w out.txt' f`, "sed-script"},
+		{"sed branch then w", `sed -n 'b end w out.txt' f`, "sed-script"},
+		{"sed version then w", `sed -n 'v 4.2 w out.txt' f`, "sed-script"},
+		{"sed label then a command", `sed -n ':a;N;$!ba;p' f`, ""},
+		{"awk print continued after a comma", "awk '{ print $0,\n$1 > \"out.txt\" }' f", "awk-program"},
+		{"awk printf continued after a comma", "awk 'BEGIN { printf(\"%s\",\n\"b\") > \"out.txt\" }'", "awk-program"},
+		{"awk print continued after &&", "awk '{ print $1 &&\n$2 > \"out.txt\" }' f", "awk-program"},
+		{"awk print then a new statement", "awk '{ print $1\n x = $2 > 3 }' f", ""},
+		{"awk slash after getline", "awk 'BEGIN { x = getline / 2; system(\"touch p\") #/\n}'", "awk-program"},
+		{"awk getline from a file", `awk 'BEGIN { while ((getline line < "f") > 0) print line }'`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -125,7 +125,13 @@ func sedScript(s string) string {
 				i++
 			}
 		case ':', 'b', 't', 'T', 'v':
-			skipTo(";\n")
+			// GNU sed ends a label (or v's version) at the first blank and
+			// reads what follows as the next command: ":a w out" writes out.
+			// Ending it there too can only make the policy read more.
+			for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+				i++
+			}
+			skipTo(" \t;\n")
 		case 'a', 'i', 'c':
 			// Text up to an unescaped newline; it is only printed.
 			for i < len(s) && s[i] != '\n' {

@@ -24,7 +24,11 @@ type arg struct {
 	glob, splits bool
 	// absolute is true when the word starts with an expansion of a variable
 	// that always holds an absolute path the command line cannot change
-	// ($HOME, $PWD, $CLAUDE_PROJECT_DIR, $CLAUDE_PLUGIN_ROOT).
+	// ($HOME, $PWD), or with one that holds an absolute path or nothing
+	// (Claude Code's $CLAUDE_PROJECT_DIR and $CLAUDE_PLUGIN_ROOT, which the
+	// Bash tool's shell may not have) when what follows it starts with "/"
+	// or the word is that expansion alone in double quotes: an empty
+	// "$CLAUDE_PROJECT_DIR"-delete would be -delete.
 	absolute bool
 }
 
@@ -49,10 +53,42 @@ func trustedPath(part syntax.WordPart) bool {
 		return false
 	}
 	switch p.Param.Value {
-	case "HOME", "PWD", "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT":
+	case "HOME", "PWD":
 		return true
 	}
 	return false
+}
+
+// maybeEmptyPath reports whether w starts with an expansion of a variable
+// that holds an absolute path or nothing, in a form that stays absolute or
+// empty: alone in double quotes, or followed by a literal "/".
+func maybeEmptyPath(w *syntax.Word) bool {
+	// The parts in order, with double quotes opened.
+	var parts []syntax.WordPart
+	for _, part := range w.Parts {
+		if dq, ok := part.(*syntax.DblQuoted); ok {
+			parts = append(parts, dq.Parts...)
+			continue
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	p, ok := parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
+		p.Repl != nil || p.Exp != nil || p.Names != 0 {
+		return false
+	}
+	if p.Param.Value != "CLAUDE_PROJECT_DIR" && p.Param.Value != "CLAUDE_PLUGIN_ROOT" {
+		return false
+	}
+	if len(parts) == 1 {
+		_, quoted := w.Parts[0].(*syntax.DblQuoted)
+		return quoted && len(w.Parts) == 1
+	}
+	next, ok := parts[1].(*syntax.Lit)
+	return ok && strings.HasPrefix(next.Value, "/")
 }
 
 // analyse computes an arg for w.
@@ -63,7 +99,7 @@ func analyse(w *syntax.Word) arg {
 		if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
 			first = dq.Parts[0]
 		}
-		a.absolute = trustedPath(first)
+		a.absolute = trustedPath(first) || maybeEmptyPath(w)
 	}
 	brace := braceStart(w)
 	var b strings.Builder
