@@ -40,7 +40,16 @@
 //     short list of harmless names (LC_*, LANG, TZ, NO_COLOR, ...).
 //   - Arithmetic, [[ -eq ]], test -v, ${!x} and computed subscripts are
 //     refused unless their operands are literal: bash evaluates array
-//     subscripts inside such values, which runs command substitutions.
+//     subscripts inside such values, which runs command substitutions. For
+//     the same reason a variable name given to read, printf -v or unset, and
+//     a subcommand or name a rule dispatches on (git, npm, go, git config),
+//     must be written out in full.
+//   - Where bash and the parser could disagree, the command is refused:
+//     here-documents whose delimiter is not a plain word, whose body has a
+//     line bash could take as the end, or that sit inside a substitution;
+//     extended globs (zsh runs code in glob qualifiers); {NAME} redirects,
+//     which assign NAME; and redirects from /dev/tcp or /dev/udp, which bash
+//     turns into network connections.
 //   - plansmith's own read-only commands and cancel are allowed by exact
 //     form, by any path or as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith".
 //
