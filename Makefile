@@ -64,7 +64,7 @@ e2e-deps:
 # detector; .ci/go-test keeps race-built binaries from sleeping 1 s at exit
 # and puts the tests' temporary files in memory where the machine allows it.
 # -parallel 6: the end-to-end tests mostly wait on the CLI and the scripted
-# model, so more of them than the 2 cores run at once (90 s -> 70 s).
+# model, so more of them than the 2 cores run at once.
 go-test:
 	sh .ci/go-test $(GO) -parallel 6 ./...
 
