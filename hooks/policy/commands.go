@@ -19,7 +19,7 @@ var inert = sync.OnceValue(func() map[string]bool {
 		"fold", "fmt", "column", "rev", "tac", "od", "hexdump", "strings", "md5sum", "sha1sum",
 		"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
 		"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf", "arch",
-		"sleep", "cd", "pushd", "popd", "dirs", "exit", "return", "break", "continue", "shift",
+		"sleep", "cd", "pushd", "popd", "dirs",
 		"numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
 		"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk", "bc", "yes", "lsof",
 	)
@@ -61,6 +61,11 @@ func init() {
 		"set":      checkSet,
 		"shopt":    checkShopt,
 		"test":     checkTest,
+		"exit":     checkCounts,
+		"return":   checkCounts,
+		"break":    checkCounts,
+		"continue": checkCounts,
+		"shift":    checkCounts,
 		"diff3":    optionsOnly("diff3"),
 		"[":        checkTest,
 	}

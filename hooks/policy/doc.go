@@ -50,6 +50,13 @@
 //     extended globs (zsh runs code in glob qualifiers); {NAME} redirects,
 //     which assign NAME; and redirects from /dev/tcp or /dev/udp, which bash
 //     turns into network connections.
+//   - Claude Code runs the Bash tool in the user's shell, zsh by default on
+//     macOS, so what zsh reads as code is refused too: its special names
+//     (path, functions, commands, options, NULLCMD, PROMPT4, ...), $~x and
+//     friends, a subscript right after an expansion ($HOME[x]), a line of
+//     redirects with no command, and arguments zsh evaluates as arithmetic
+//     (shift, exit, return, break, continue, read -t, test -t, printf's
+//     numeric conversions) unless they are numbers written out.
 //   - plansmith's own read-only commands and cancel are allowed by exact
 //     form, by any path or as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith".
 //

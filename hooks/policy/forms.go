@@ -207,6 +207,58 @@ func npmOptions(c *checker, n syntax.Node, sub string, args []arg) bool {
 	return true
 }
 
+// numeric reports whether a is a number written out, which is all zsh may
+// be given where it evaluates arithmetic: there "a[$(cmd)]", or a name whose
+// value is that, runs cmd.
+func numeric(a arg) bool {
+	s := strings.TrimLeft(a.val, "+-")
+	if !a.known || s == "" {
+		return false
+	}
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		return h != "" && strings.Trim(h, "0123456789abcdef") == ""
+	}
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if hasExp && strings.Trim(strings.TrimLeft(exp, "+-"), "0123456789") != "" || hasExp && strings.TrimLeft(exp, "+-") == "" {
+		return false
+	}
+	return strings.Count(mant, ".") <= 1 && mant != "." && strings.Trim(mant, "0123456789.") == ""
+}
+
+// checkCounts allows exit, return, break, continue and shift with numbers
+// written out: zsh evaluates their argument as arithmetic.
+func checkCounts(c *checker, n syntax.Node, args []arg) bool {
+	for _, a := range args {
+		if !numeric(a) {
+			return c.deny(n, "arithmetic", "zsh evaluates "+c.text(a.word)+" as arithmetic")
+		}
+	}
+	return true
+}
+
+// printfNumeric reports whether a printf format takes a number for any
+// conversion (or a * width or precision), or cannot be read.
+func printfNumeric(format arg) bool {
+	if !format.known {
+		return true
+	}
+	f := format.val
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' {
+			continue
+		}
+		for i++; i < len(f) && strings.IndexByte("-+ #0123456789.*'", f[i]) >= 0; i++ {
+			if f[i] == '*' {
+				return true
+			}
+		}
+		if i < len(f) && strings.IndexByte("diouxXeEfFgGaA", f[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // checkPrintf refuses printf -v, which assigns a variable, unless the name is
 // a plain harmless one.
 func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
@@ -219,7 +271,27 @@ func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
 		if name.val == "" && name.known && len(args) > 1 {
 			name = args[1]
 		}
-		return c.assignable(n, name)
+		if !c.assignable(n, name) {
+			return false
+		}
+	}
+	// The format and its arguments, after -v NAME and "--".
+	i := 0
+	if len(args) > 0 && strings.HasPrefix(args[0].val, "-v") {
+		i = 1
+		if args[0].val == "-v" {
+			i = 2
+		}
+	}
+	if i < len(args) && args[i].known && args[i].val == "--" {
+		i++
+	}
+	if i < len(args) && printfNumeric(args[i]) {
+		for _, a := range args[i+1:] {
+			if !numeric(a) {
+				return c.deny(n, "arithmetic", "zsh evaluates "+c.text(a.word)+" as arithmetic for a numeric conversion")
+			}
+		}
 	}
 	return true
 }
@@ -257,6 +329,9 @@ func checkRead(c *checker, n syntax.Node, args []arg) bool {
 			}
 			if v[j] == 'a' && !c.assignable(n, val) {
 				return false
+			}
+			if strings.IndexByte("nNtu", v[j]) >= 0 && !numeric(val) {
+				return c.deny(n, "arithmetic", "read -"+string(v[j])+" takes a number written out (zsh evaluates it)")
 			}
 			break
 		}
@@ -364,6 +439,9 @@ func checkTest(c *checker, n syntax.Node, args []arg) bool {
 		next := args[i+1]
 		if (a.val == "-v" || a.val == "-R") && a.known && !(next.known && isName(next.val)) {
 			return c.deny(n, "arithmetic", "test "+a.val)
+		}
+		if a.val == "-t" && a.known && !numeric(next) {
+			return c.deny(n, "arithmetic", "test -t takes a number written out (zsh evaluates it)")
 		}
 		if !a.known && !next.known {
 			// The first could expand to -v and make the second a subscript.

@@ -28,6 +28,7 @@ type adversarialCase struct {
 	proof    string // "run", "write FILE" or "change"
 	setup    string // shell run in the sandbox before the command
 	unproven string // why the command is not run here (another platform)
+	shell    string // the shell that runs it: bash, or zsh (@shell zsh)
 	rule     string
 }
 
@@ -72,6 +73,8 @@ func loadAdversarial(t testing.TB) []adversarialCase {
 				next.setup = v
 			} else if v, ok := directive("unproven"); ok {
 				next.unproven = v
+			} else if v, ok := directive("shell"); ok {
+				next.shell = v
 			} else if v, ok := directive("rule"); ok {
 				next.rule = v
 			} else {
@@ -125,14 +128,21 @@ func TestAdversarialCorpusProven(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("line%d", tc.line), func(t *testing.T) {
 			t.Parallel()
+			shell := "bash"
+			if tc.shell != "" {
+				shell = tc.shell
+				if _, err := exec.LookPath(shell); err != nil {
+					t.Skipf("adversarial.txt:%d needs %s, which is not installed", tc.line, shell)
+				}
+			}
 			dir := filepath.Join(t.TempDir(), "project")
 			require.NoError(t, os.CopyFS(dir, os.DirFS(template)))
 			if tc.setup != "" {
-				out, err := sandboxRun(dir, tc.setup)
+				out, err := sandboxRun("bash", dir, tc.setup)
 				require.NoError(t, err, "setup of adversarial.txt:%d: %s", tc.line, out)
 			}
 			before := snapshot(t, dir)
-			out, _ := sandboxRun(dir, tc.command) // failing is fine: the effect is what counts
+			out, _ := sandboxRun(shell, dir, tc.command) // failing is fine: the effect is what counts
 			after := snapshot(t, dir)
 			kind, file, _ := strings.Cut(tc.proof, " ")
 			switch kind {
@@ -196,18 +206,19 @@ func sandboxTemplate(t *testing.T) string {
 		"git gc -q && rm .git/hooks/*.sample",
 	}
 	for _, s := range steps {
-		out, err := sandboxRun(dir, s)
+		out, err := sandboxRun("bash", dir, s)
 		require.NoError(t, err, "%s: %s", s, out)
 	}
 	return dir
 }
 
-// sandboxRun runs a bash command line in dir with an environment that keeps
-// git, Go and editors inside the sandbox and puts "mark" first on PATH.
-func sandboxRun(dir, command string) (string, error) {
+// sandboxRun runs a command line with shell (bash or zsh) in dir, with an
+// environment that keeps git, Go and editors inside the sandbox and puts
+// "mark" first on PATH.
+func sandboxRun(shell, dir, command string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-c", command)
+	cmd := exec.CommandContext(ctx, shell, "-c", command)
 	cmd.Dir = dir
 	home := filepath.Join(dir, "home")
 	cmd.Env = []string{

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -43,6 +44,12 @@ func (c *checker) visit(node syntax.Node) bool {
 		if n.Coprocess {
 			c.fail("eval", n, "coprocess")
 		}
+		if ce, ok := n.Cmd.(*syntax.CallExpr); len(n.Redirs) > 0 && (n.Cmd == nil || ok && len(ce.Args) == 0) {
+			// zsh runs $NULLCMD (cat) or $READNULLCMD (a pager) for it.
+			c.fail("eval", n, "redirects with no command")
+		}
+	case *syntax.Word:
+		c.zshWord(n)
 	case *syntax.CallExpr:
 		c.call(n)
 	case *syntax.Redirect:
@@ -128,6 +135,45 @@ func (c *checker) redirect(r *syntax.Redirect) {
 		c.fail("redirect", r, "writes "+c.text(r.Word))
 	default:
 		c.fail("redirect", r, "")
+	}
+}
+
+// zshWord refuses what bash reads as text and zsh as an expansion: a
+// subscript right after $name or ${name} ("$HOME[x]" evaluates x's value as
+// arithmetic, which runs any $(...) in it), and $~, $=, $^ and $+ ($~x turns
+// x's value into a pattern, where a glob qualifier runs code).
+func (c *checker) zshWord(w *syntax.Word) {
+	var parts []syntax.WordPart
+	for _, p := range w.Parts {
+		if dq, ok := p.(*syntax.DblQuoted); ok {
+			parts = append(parts, dq.Parts...)
+			continue
+		}
+		parts = append(parts, p)
+	}
+	text := "" // the literal text since the last part that is not literal
+	for i, p := range parts {
+		switch p := p.(type) {
+		case *syntax.ParamExp:
+			text = ""
+			if i+1 < len(parts) {
+				if next, ok := parts[i+1].(*syntax.Lit); ok && strings.HasPrefix(next.Value, "[") {
+					c.fail("arithmetic", w, "zsh reads [...] after an expansion as a subscript")
+					return
+				}
+			}
+		case *syntax.Lit:
+			// The parser may split "$~x" into the literals "$" and "~x".
+			text += p.Value
+			for j := 0; j+1 < len(text); j++ {
+				if text[j] == '$' && strings.IndexByte("~=^+", text[j+1]) >= 0 {
+					c.fail("eval", w, "zsh expands $"+string(text[j+1])+"NAME")
+					return
+				}
+			}
+		default:
+			text = ""
+		}
 	}
 }
 
@@ -307,6 +353,11 @@ func (c *checker) test(x syntax.TestExpr) {
 				}
 			}
 		case *syntax.UnaryTest:
+			if t.Op == syntax.TsFdTerm {
+				if w, ok := t.X.(*syntax.Word); !ok || !isNumber(w.Lit()) {
+					c.fail("arithmetic", t, "")
+				}
+			}
 			if t.Op == syntax.TsVarSet || t.Op == syntax.TsRefVar {
 				if w, ok := t.X.(*syntax.Word); !ok || !isName(w.Lit()) {
 					c.fail("arithmetic", t, "")
@@ -370,6 +421,9 @@ func (c *checker) decl(d *syntax.DeclClause) {
 // upper-case name not known to be harmless is refused, since tools read many
 // of them (PAGER, GIT_*, LESSOPEN, RIPGREP_CONFIG_PATH, ...).
 func forbiddenVar(name string, exported bool) bool {
+	if zshSpecial()[name] {
+		return true
+	}
 	switch name {
 	case "PATH", "IFS", "ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "HOME",
 		"PS4", "PROMPT_COMMAND", "EDITOR", "VISUAL", "SHELL", "BROWSER",
@@ -390,6 +444,24 @@ func forbiddenVar(name string, exported bool) bool {
 	}
 	return false
 }
+
+// zshSpecial are zsh's parameters that change what runs when assigned, in
+// the case zsh spells them: the lower-case arrays tied to PATH and friends,
+// the zsh/parameter arrays that define functions, aliases, command paths
+// and options, the prompts (run as code under PROMPT_SUBST) and the
+// commands zsh runs for a line of redirects alone. Claude Code runs the
+// Bash tool in the user's shell, which is zsh on macOS.
+var zshSpecial = sync.OnceValue(func() map[string]bool {
+	return set("path", "fpath", "cdpath", "manpath", "mailpath", "module_path", "FPATH", "MODULE_PATH",
+		"MANPATH", "MAILPATH", "functions", "dis_functions", "functions_source", "aliases",
+		"dis_aliases", "galiases", "dis_galiases", "saliases", "dis_saliases", "commands",
+		"builtins", "dis_builtins", "reswords", "dis_reswords", "patchars", "dis_patchars",
+		"options", "nameddirs", "userdirs", "modules", "parameters", "widgets", "keymaps",
+		"NULLCMD", "READNULLCMD", "PROMPT", "PROMPT2", "PROMPT3", "PROMPT4", "PS1", "PS2", "PS3",
+		"RPROMPT", "RPROMPT2", "RPS1", "RPS2", "TMPPREFIX", "ZDOTDIR", "chpwd_functions",
+		"precmd_functions", "preexec_functions", "periodic_functions", "zshaddhistory_functions",
+		"zshexit_functions", "psvar")
+})
 
 func harmlessEnv(name string) bool {
 	switch name {
