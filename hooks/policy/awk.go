@@ -44,11 +44,17 @@ func awkProgram(p string) string {
 	// continued is true after a token that lets the statement go on past a
 	// newline: awk reads "print a,\n b > f" as one print.
 	continued := false
+	// conds holds, for each open parenthesis or bracket, whether it is the
+	// condition of if, while or for: after its ")" a slash starts a regular
+	// expression ("if (x) /re/"), after any other ")" it divides.
+	var conds []bool
+	condNext := false // the last token was if, while or for
 	for i := 0; i < len(p); {
 		ch := p[i]
-		wasContinued := continued
-		if ch != ' ' && ch != '\t' && ch != '\r' {
-			continued = false
+		wasContinued, wasCondNext := continued, condNext
+		if ch != ' ' && ch != '\t' && ch != '\r' && ch != '#' {
+			// A comment does not end a statement that goes on.
+			continued, condNext = false, false
 		}
 		switch {
 		case ch == '#':
@@ -78,6 +84,9 @@ func awkProgram(p string) string {
 				return "awk system() runs a command"
 			case word == "print" || word == "printf":
 				printDepth = depth
+				prev = operator
+			case word == "if" || word == "while" || word == "for":
+				condNext = true
 				prev = operator
 			case word == "getline":
 				// "getline / 2" divides in some awks, and a slash read as a
@@ -133,20 +142,28 @@ func awkProgram(p string) string {
 			prev = operand
 		case ch == '(' || ch == '[':
 			depth++
+			conds = append(conds, ch == '(' && wasCondNext)
 			i++
 			prev = operator
 		case ch == ')' || ch == ']':
 			depth--
 			i++
 			prev = operand
-		case ch == '\n' && wasContinued:
+			if n := len(conds); n > 0 {
+				if conds[n-1] {
+					prev = operator
+				}
+				conds = conds[:n-1]
+			}
+		case ch == '\n' && (wasContinued || printDepth >= 0 && depth > printDepth):
+			// A print statement goes on past this newline.
 			i++
 			continued = true
 		case ch == ';' || ch == '\n' || ch == '{' || ch == '}':
 			printDepth = -1
 			i++
 			prev = operator
-		case ch == ',' || ch == '&' && i+1 < len(p) && p[i+1] == '&':
+		case ch == ',' || ch == '?' || ch == ':' || ch == '&' && i+1 < len(p) && p[i+1] == '&':
 			i++
 			if ch == '&' {
 				i++

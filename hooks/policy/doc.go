@@ -44,9 +44,12 @@
 //     the same reason a variable name given to read, printf -v or unset, and
 //     a subcommand or name a rule dispatches on (git, npm, go, git config),
 //     must be written out in full.
-//   - Where bash and the parser could disagree, the command is refused:
-//     here-documents whose delimiter is not a plain word, whose body has a
-//     line bash could take as the end, or that sit inside a substitution;
+//   - Where bash and the parser could disagree, the command is refused: a
+//     comment ending in a backslash (the parser joins the next line to it);
+//     here-documents whose delimiter is not a plain word (WORD, \WORD,
+//     'WORD' or "WORD"), whose body has a line bash could take as the end,
+//     whose end is not the delimiter alone, or that sit inside a
+//     substitution;
 //     extended globs (zsh runs code in glob qualifiers); {NAME} redirects,
 //     which assign NAME; and redirects from /dev/tcp or /dev/udp, which bash
 //     turns into network connections.

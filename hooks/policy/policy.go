@@ -100,7 +100,7 @@ func Bash(command string, cfg Config) (d Decision) {
 			d = deny(finding{rule: "internal", what: clip(command), detail: fmt.Sprint(r)})
 		}
 	}()
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(command), "")
 	if err != nil {
 		return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
 	}

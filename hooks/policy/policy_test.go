@@ -344,6 +344,26 @@ func TestBashRules(t *testing.T) {
 		{"zsh glob substitution", `x='*(e:touch p:)'; ls $~x`, "eval"},
 		{"zsh word splitting", `x=-delete; find . $=x`, "eval"},
 		{"dollar before other text", `echo "cost: $5" '$~x'`, ""},
+		// The third review: ways around the rules above.
+		{"comment ending in a backslash", "git status # \\\ntouch pwn", "parse"},
+		{"own-line comment ending in a backslash", "# note \\\nls", "parse"},
+		{"comment", "git status # show what changed\nls", ""},
+		{"heredoc delimiter with an escaped quote in double quotes", "cat <<\"E\\\"OF\"\nx\nE\"OF\ntouch pwn\nE\\\"OF", "heredoc"},
+		{"heredoc delimiter with an escaped backslash in double quotes", "cat <<\"E\\\\OF\"\nE\\OF\ntouch pwn\nE\\\\OF", "heredoc"},
+		{"heredoc delimiter quoted in parts", "cat <<E'O'F\nx\nEOF", "heredoc"},
+		{"heredoc ended by an expansion and the delimiter", "cat <<EOF\n${x}EOF\necho '\nEOF\ntouch pwn\n: '", "heredoc"},
+		{"heredoc with a double-quoted delimiter", "cat <<\"EOF\"\n$x\nEOF", ""},
+		{"socket under $PWD", `cd /dev && cat 3<"$PWD/tcp/127.0.0.1/80"`, "network"},
+		{"socket under ~+", `cd /dev; cat 3<~+/tcp/127.0.0.1/80`, "network"},
+		{"socket under ~-", `cat < ~-/tcp/127.0.0.1/80`, "network"},
+		{"input under ~", `cat < ~/notes.txt`, ""},
+		{"input from a relative computed path", `cat < "src/$f"`, ""},
+		{"awk regex after an if condition hides code", `awk 'BEGIN { if (1) /#/; system("touch pwn") }'`, "awk-program"},
+		{"awk regex after a while condition", `awk '{ while (0) /#/; system("x") }'`, "awk-program"},
+		{"awk division after parentheses", `awk '{ print ($1 + $2) / 2 }' f`, ""},
+		{"awk print continued past a comment", "awk '{ print $0, # c\n$1 > \"out.txt\" }' f", "awk-program"},
+		{"awk print continued after ?", "awk '{ print $0 ?\n\"a\" : \"b\" > \"out.txt\" }' f", "awk-program"},
+		{"awk print continued inside parentheses", "awk '{ print($0\n) > \"out.txt\" }' f", "awk-program"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,6 +50,12 @@ func (c *checker) visit(node syntax.Node) bool {
 		}
 	case *syntax.Word:
 		c.zshWord(n)
+	case *syntax.Comment:
+		if strings.HasSuffix(strings.TrimSuffix(n.Text, "\n"), "\\") {
+			// The parser joins the next line to the command before the
+			// comment; bash ends the comment, and the command, there.
+			c.fail("parse", n, "a comment ending in a backslash")
+		}
 	case *syntax.CallExpr:
 		c.call(n)
 	case *syntax.Redirect:
@@ -178,18 +184,40 @@ func (c *checker) zshWord(w *syntax.Word) {
 }
 
 // mayBeNetwork reports whether a redirect's target could name one of the
-// paths bash itself turns into a socket. bash matches the path as text, so
-// only these exact prefixes connect.
+// paths bash itself turns into a socket. bash matches the expanded path as
+// text, so only these exact prefixes connect: a path whose written start
+// rules them out is safe, and so is one under $HOME (which a command may
+// not reassign). $PWD and ~+ are not: "cd /dev" makes "$PWD/tcp/..." one.
 func mayBeNetwork(a arg) bool {
+	val, known := a.val, a.known
+	if strings.HasPrefix(val, "~") {
+		if val == "~" || strings.HasPrefix(val, "~/") {
+			return false // $HOME
+		}
+		val, known = "", false // ~+, ~- and ~user expand
+	}
+	if !known && len(a.word.Parts) > 0 && startsWithHome(a.word) {
+		return false
+	}
 	for _, dev := range []string{"/dev/tcp/", "/dev/udp/"} {
-		if strings.HasPrefix(a.val, dev) {
+		if strings.HasPrefix(val, dev) {
 			return true
 		}
-		if !a.known && !a.absolute && strings.HasPrefix(dev, a.val) {
+		if !known && strings.HasPrefix(dev, val) {
 			return true // the computed rest could complete it
 		}
 	}
 	return false
+}
+
+// startsWithHome reports whether w starts with an expansion of $HOME.
+func startsWithHome(w *syntax.Word) bool {
+	first := w.Parts[0]
+	if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
+		first = dq.Parts[0]
+	}
+	p, ok := first.(*syntax.ParamExp)
+	return ok && trustedPath(p) && p.Param.Value == "HOME"
 }
 
 // heredoc refuses a here-document whose end bash could find at another line
@@ -201,8 +229,16 @@ func mayBeNetwork(a arg) bool {
 func (c *checker) heredoc(r *syntax.Redirect) {
 	const plain = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-."
 	raw := c.text(r.Word)
-	delim := strings.NewReplacer("'", "", `"`, "", `\`, "").Replace(raw)
-	if delim == "" || strings.Trim(raw, plain+`'"\`) != "" {
+	// WORD, \WORD, 'WORD' or "WORD": bash and the parser remove the quotes
+	// of these alike (not so a backslash inside double quotes).
+	delim := raw
+	switch {
+	case strings.HasPrefix(raw, `\`):
+		delim = raw[1:]
+	case len(raw) > 1 && (raw[0] == '\'' || raw[0] == '"') && raw[len(raw)-1] == raw[0]:
+		delim = raw[1 : len(raw)-1]
+	}
+	if delim == "" || strings.Trim(delim, plain) != "" {
 		c.fail("heredoc", r, "the delimiter "+clip(raw)+" is not a plain word")
 		return
 	}
@@ -214,6 +250,14 @@ func (c *checker) heredoc(r *syntax.Redirect) {
 		c.fail("heredoc", r, "its body could not be located")
 		return
 	}
+	// The parser's end of the document is the line the body ends on; that
+	// whole line must be the delimiter (after a ${x} the parser compares
+	// only what follows it, where bash compares the line).
+	if nl := strings.IndexByte(c.src[end:], '\n'); nl >= 0 {
+		end += uint(nl)
+	} else {
+		end = uint(len(c.src))
+	}
 	lines := strings.Split(c.src[start:end], "\n")
 	strip := func(line string) string {
 		if r.Op == syntax.DashHdoc {
@@ -221,9 +265,11 @@ func (c *checker) heredoc(r *syntax.Redirect) {
 		}
 		return line
 	}
-	if strip(lines[len(lines)-1]) == delim {
-		lines = lines[:len(lines)-1] // the parser's end of the document
+	if strip(lines[len(lines)-1]) != delim {
+		c.fail("heredoc", r, "the line that ends it is not the delimiter alone")
+		return
 	}
+	lines = lines[:len(lines)-1]
 	body := strings.Join(lines, "\n")
 	if raw == delim {
 		// Both readings: with every backslash-newline joined, and as written
