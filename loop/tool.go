@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/plansmith/plansmith/hooks/policy"
@@ -46,6 +47,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 		// A broken extension file must not widen the policy: judge with none.
 		env.note("%v (ignoring the project's policy extension)", err)
 	}
+	cfg.Ours = ours(env)
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {
 		return ToolOutcome{}
@@ -157,4 +159,29 @@ func denyIf(reason string) ToolOutcome {
 		return ToolOutcome{}
 	}
 	return ToolOutcome{Deny: true, Reason: reason}
+}
+
+// ours reports whether an absolute path names plansmith itself: this
+// binary (a settings or Codex install writes its path into the commands it
+// installs, perhaps through a link) or the plugin's launcher,
+// ${CLAUDE_PLUGIN_ROOT}/bin/plansmith, as the plugin's slash commands name
+// it. The tool policy lets the agent run plansmith's read-only commands
+// there and nowhere else.
+func ours(env Env) func(string) bool {
+	return func(p string) bool {
+		got, err := os.Stat(p)
+		if err != nil {
+			return false
+		}
+		if exe, err := os.Executable(); err == nil {
+			if self, err := os.Stat(exe); err == nil && os.SameFile(got, self) {
+				return true
+			}
+		}
+		if root := env.Getenv("CLAUDE_PLUGIN_ROOT"); filepath.IsAbs(root) {
+			launcher, err := os.Stat(filepath.Join(root, "bin", "plansmith"))
+			return err == nil && os.SameFile(got, launcher)
+		}
+		return false
+	}
 }

@@ -66,7 +66,11 @@ func awkProgram(p string) string {
 		case ch == ' ' || ch == '\t' || ch == '\r':
 			i++
 		case ch == '"':
-			_, i = awkString(p, i)
+			var s string
+			s, i = awkString(p, i)
+			if strings.Contains(s, "/inet") {
+				return "gawk opens a network connection for /inet/..."
+			}
 			prev = operand
 		case ch == '/' && prev == operator:
 			i = awkRegex(p, i)
@@ -89,6 +93,24 @@ func awkProgram(p string) string {
 				condNext = true
 				prev = operator
 			case word == "getline":
+				// gawk reads /inet/tcp/... from the network: the file must
+				// be one string written out.
+				if k := strings.IndexAny(p[i:], "<;\n}"); k >= 0 && p[i+k] == '<' {
+					j := i + k + 1
+					for j < len(p) && (p[j] == ' ' || p[j] == '\t') {
+						j++
+					}
+					if j >= len(p) || p[j] != '"' {
+						return "getline reads from a file named at run time"
+					}
+					_, end := awkString(p, j)
+					for end < len(p) && (p[end] == ' ' || p[end] == '\t') {
+						end++
+					}
+					if end < len(p) && strings.IndexByte(")};\n", p[end]) < 0 {
+						return "getline reads from a file named at run time"
+					}
+				}
 				// "getline / 2" divides in some awks, and a slash read as a
 				// regular expression instead could hide code behind "#".
 				j := i

@@ -52,7 +52,7 @@ func init() {
 		"rg":       optionsOnly("rg"),
 		"ag":       optionsOnly("ag"),
 		"file":     optionsOnly("file"),
-		"yq":       optionsOnly("yq"),
+		"yq":       checkYq,
 		"go":       checkGo,
 		"npm":      checkNpm,
 		"printf":   checkPrintf,
@@ -131,7 +131,7 @@ func (c *checker) call(ce *syntax.CallExpr) {
 // argv judges a command line given as words: args[0] is the command. tail is
 // true when more arguments of unknown value will be appended (xargs).
 func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
-	if isPlansmith(args[0]) {
+	if c.isPlansmith(args[0]) {
 		c.plansmith(n, args[1:], tail)
 		return
 	}
@@ -213,11 +213,18 @@ next:
 	return false
 }
 
-// isPlansmith recognises the plansmith binary by base name, including the
-// plugin form "${CLAUDE_PLUGIN_ROOT}/bin/plansmith".
-func isPlansmith(a arg) bool {
+// isPlansmith recognises the plansmith binary: by its name alone (found on
+// PATH, which a command may not change), in the plugin form
+// "${CLAUDE_PLUGIN_ROOT}/bin/plansmith", or at one of the Config's
+// absolute paths. ./plansmith or tools/plansmith would run a file of the
+// project.
+func (c *checker) isPlansmith(a arg) bool {
 	if a.known {
-		return path.Base(a.val) == "plansmith" && !hasGlob(a.word)
+		if hasGlob(a.word) {
+			return false
+		}
+		return a.val == "plansmith" ||
+			path.IsAbs(a.val) && path.Base(a.val) == "plansmith" && c.ours != nil && c.ours(a.val)
 	}
 	parts := a.word.Parts
 	if len(parts) == 1 {

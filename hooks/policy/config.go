@@ -36,6 +36,12 @@ const ConfigFile = ".claude/plansmith-policy.yaml"
 // ("xargs" would allow "xargs rm"): name the real command.
 type Config struct {
 	Allow []string `yaml:"allow"`
+	// Ours reports whether an absolute path names plansmith itself (the
+	// binary judging the call, or the plugin's launcher), whose read-only
+	// commands may run. A file named plansmith anywhere else (a project may
+	// carry one) is judged like any other program. Set by the caller, not
+	// the file; nil allows only the name alone and the plugin form.
+	Ours func(path string) bool `yaml:"-"`
 }
 
 // LoadConfig reads projectDir/.claude/plansmith-policy.yaml. A missing file

@@ -45,7 +45,11 @@
 //     a subcommand or name a rule dispatches on (git, npm, go, git config),
 //     must be written out in full.
 //   - Where bash and the parser could disagree, the command is refused: a
-//     comment ending in a backslash (the parser joins the next line to it);
+//     carriage return, a backslash-newline that does not follow a blank
+//     (outside quoted here-document bodies), quotes inside `...`, <( or >(
+//     the parser kept as text, a comment inside $(...) (bash 3.2 does not
+//     see it), a comment ending in a backslash (the parser joins the next
+//     line to it);
 //     here-documents whose delimiter is not a plain word (WORD, \WORD,
 //     'WORD' or "WORD"), whose body has a line bash could take as the end,
 //     whose end is not the delimiter alone, or that sit inside a
@@ -61,7 +65,9 @@
 //     (shift, exit, return, break, continue, read -t, test -t, printf's
 //     numeric conversions) unless they are numbers written out.
 //   - plansmith's own read-only commands and cancel are allowed by exact
-//     form, by any path or as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith".
+//     form, run by name, as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith", or at a
+//     path Config.Ours says is plansmith itself (a project may carry a file
+//     named plansmith).
 //
 // The package is pure: strings and bytes in, a Decision out. Reading the hook
 // input and writing the hook's answer belong to the caller.

@@ -28,6 +28,21 @@ func optionsOnly(key string) func(c *checker, n syntax.Node, args []arg) bool {
 	}
 }
 
+// checkYq judges yq by its grammar, and refuses any bundle of short options
+// with an i in it: kislyuk's yq turns on in-place editing for a word such as
+// -Iyi before passing it on to jq, whatever the grammar reads -I as.
+func checkYq(c *checker, n syntax.Node, args []arg) bool {
+	for _, a := range args {
+		if a.known && a.val == "--" {
+			break
+		}
+		if a.known && strings.HasPrefix(a.val, "-") && !strings.HasPrefix(a.val, "--") && strings.Contains(a.val[1:], "i") {
+			return c.deny(n, "write-option", "yq "+a.val+" may edit in place")
+		}
+	}
+	return c.options(n, "yq", args) != nil
+}
+
 // checkFind allows find's tests and printing actions, and -exec or -execdir
 // with a command that is read-only itself: the words up to ";" or "+" are
 // judged as a command line of their own, "{}" standing for a path (several

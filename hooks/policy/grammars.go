@@ -108,7 +108,11 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 
 		// file -C compiles a magic file and writes NAME.mgc.
 		"file": (&grammar{abbrev: true, options: rows(
-			[]option{opt("-C --compile", flag, "write-option")},
+			[]option{
+				opt("-C --compile", flag, "write-option"),
+				// -z and -Z run decompressors found on PATH, as rg -z does.
+				opt("-z --uncompress", flag, "exec-option"), opt("-Z --uncompress-noreport", flag, "exec-option"),
+			},
 			valued("-e --exclude", "-F --separator", "-f --files-from", "-m --magic-file", "-P --parameter"),
 		)}).index(),
 

@@ -104,8 +104,11 @@ func Bash(command string, cfg Config) (d Decision) {
 	if err != nil {
 		return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
 	}
-	c := &checker{src: command, allow: parseAllow(cfg)}
+	c := &checker{src: command, allow: parseAllow(cfg), ours: cfg.Ours}
 	syntax.Walk(file, c.visit)
+	if c.found == nil {
+		c.splitsAlike()
+	}
 	if c.found != nil {
 		return deny(*c.found)
 	}

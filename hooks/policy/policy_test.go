@@ -364,6 +364,39 @@ func TestBashRules(t *testing.T) {
 		{"awk print continued past a comment", "awk '{ print $0, # c\n$1 > \"out.txt\" }' f", "awk-program"},
 		{"awk print continued after ?", "awk '{ print $0 ?\n\"a\" : \"b\" > \"out.txt\" }' f", "awk-program"},
 		{"awk print continued inside parentheses", "awk '{ print($0\n) > \"out.txt\" }' f", "awk-program"},
+		// The fourth review: where the parser and bash split a line apart.
+		{"carriage return before a comment", "echo x\r# ; touch pwn", "parse"},
+		{"backslash, carriage return, newline", "echo hi \\\r\ntouch pwn", "parse"},
+		{"carriage return in a quoted here-document body", "cat <<'EOF'\na\r\nEOF", ""},
+		{"backslash-newline inside $(", "echo \"$\\\n(touch pwn)\"", "parse"},
+		{"backslash-newline inside ${", "x='$(touch pwn)'; echo $\\\n{x@P}", "parse"},
+		{"backslash-newline inside ((", "(\\\n(echo '$(touch pwn)'))", "parse"},
+		{"backslash-newline inside <<-", "cat <<\\\n-EOF\nEOF\ntouch pwn\n-EOF", "parse"},
+		{"backslash-newline in an unquoted here-document", "cat <<EOF\n$\\\n(touch pwn)\nEOF", "parse"},
+		{"backslash-newline after a blank", "find . -name '*.go' \\\n  -print", ""},
+		{"backslash-newline in a quoted here-document body", "cat <<'EOF'\nsome\\\ntext\nEOF", ""},
+		{"single quotes inside backquotes", "echo `echo '`; touch pwn; echo '` #'", "eval"},
+		{"backquotes without quotes", "echo `pwd`", ""},
+		{"comment inside $(...)", "echo \"$(echo a # '\n)\" ; echo ')\" ; touch pwn ; echo ' #'", "parse"},
+		{"process substitution inside ${...}", `echo ${x:-<(touch pwn)}`, "eval"},
+		{"process substitution inside a =~ group", `[[ x =~ (<(touch pwn)) ]]`, "eval"},
+		{"output process substitution inside a =~ group", `[[ x =~ (a|>(touch pwn)) ]]`, "eval"},
+		// ... and where an option reaches further than its grammar said.
+		{"xargs -I then -L appends the input", `echo 'touch pwn' | xargs -I{} -L1 env`, "dynamic-command"},
+		{"xargs -I then -n appends the input", `echo '-opwn f' | xargs -I{} -n2 sort`, "dynamic-arg"},
+		{"xargs -I then --max-args", `echo x | xargs -I{} --max-args=2 git`, "dynamic-arg"},
+		{"xargs -I alone replaces", `ls | xargs -I{} wc -l {}`, ""},
+		{"gawk network file", `gawk 'BEGIN { getline x < "/inet/tcp/0/127.0.0.1/80"; print x }'`, "awk-program"},
+		{"awk getline from a computed file", `awk 'BEGIN { f = "x"; getline line < f; print line }'`, "awk-program"},
+		{"awk getline from a concatenated file", `awk 'BEGIN { getline line < "/in" "et/tcp/0/h/80" }'`, "awk-program"},
+		{"awk getline from a file", `awk 'BEGIN { while ((getline line < "f") > 0) n++; print n }'`, ""},
+		{"file -z runs decompressors", `file -z archive.gz`, "exec-option"},
+		{"file of a plain file", `file go.mod`, ""},
+		{"yq cluster with i", `yq -Iyi '.a=2' y.yaml`, "write-option"},
+		{"yq query", `yq -I 2 '.a' y.yaml`, ""},
+		{"plansmith by a relative path", `./plansmith status`, "script"},
+		{"plansmith by an absolute path not ours", `/x/y/bin/plansmith status`, "script"},
+		{"plansmith by name", `plansmith status`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -477,4 +510,14 @@ func BenchmarkBash(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Bash(commands[i%len(commands)], Config{})
 	}
+}
+
+func TestPlansmithAtItsOwnPath(t *testing.T) {
+	ours := func(p string) bool { return p == "/opt/plansmith/bin/plansmith" }
+	cfg := Config{Ours: ours}
+	assert.True(t, Bash("/opt/plansmith/bin/plansmith status", cfg).Allow)
+	assert.True(t, Bash(`"/opt/plansmith/bin/plansmith" gate leakage plan.md`, cfg).Allow)
+	assert.False(t, Bash("/opt/plansmith/bin/plansmith plan x", cfg).Allow, "plan is not read-only")
+	assert.False(t, Bash("/work/project/plansmith status", cfg).Allow)
+	assert.False(t, Bash("/opt/plansmith/bin/../bin/plansmith-x status", cfg).Allow)
 }

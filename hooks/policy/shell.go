@@ -11,7 +11,40 @@ import (
 type checker struct {
 	src   string
 	allow [][]string
+	ours  func(string) bool // Config.Ours
 	found *finding
+	// literal are the byte ranges of quoted here-document bodies, which
+	// bash and the parser both take as they stand.
+	quotedDocs [][2]uint
+}
+
+// splitsAlike refuses the characters at which the parser and bash split a
+// line differently, outside quoted here-document bodies: a carriage return
+// (a blank to the parser, a word character to bash), and a backslash-newline
+// that does not follow a blank (bash removes it before reading "$(", "((",
+// "<<-" and the like; the parser splits the operator there).
+func (c *checker) splitsAlike() {
+	inLiteral := func(i int) bool {
+		for _, r := range c.quotedDocs {
+			if uint(i) >= r[0] && uint(i) < r[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(c.src); i++ {
+		switch {
+		case c.src[i] == '\r' && !inLiteral(i):
+			c.fail("parse", nil, "a carriage return, which bash reads as part of a word")
+			return
+		case c.src[i] == '\\' && i+1 < len(c.src) && c.src[i+1] == '\n' && !inLiteral(i):
+			if i == 0 || c.src[i-1] != ' ' && c.src[i-1] != '\t' {
+				c.fail("parse", nil, "a backslash-newline that does not follow a blank")
+				return
+			}
+			i++
+		}
+	}
 }
 
 func (c *checker) fail(rule string, n syntax.Node, detail string) {
@@ -100,6 +133,24 @@ func (c *checker) visit(node syntax.Node) bool {
 		c.fail("glob-qualifier", n, "")
 	case *syntax.CmdSubst:
 		c.noHeredocIn(n)
+		if n.Backquotes && strings.ContainsAny(c.src[n.Pos().Offset():n.End().Offset()], `'"\`) {
+			// bash ends `...` at the next backquote whatever the quotes in
+			// between; the parser pairs the quotes first.
+			c.fail("eval", n, "quotes or backslashes inside `...`; write $(...) instead")
+		}
+		syntax.Walk(n, func(m syntax.Node) bool {
+			if _, ok := m.(*syntax.Comment); ok {
+				// bash 3.2 does not see comments inside "$(...)".
+				c.fail("parse", n, "a comment inside $(...)")
+			}
+			return c.found == nil
+		})
+	case *syntax.Lit:
+		if strings.Contains(n.Value, "<(") || strings.Contains(n.Value, ">(") {
+			// The parser keeps these as text inside ${...} words and =~
+			// patterns, where bash runs them as process substitutions.
+			c.fail("eval", n, "a process substitution the parser read as text")
+		}
 	case *syntax.ProcSubst:
 		c.noHeredocIn(n)
 	}
@@ -270,6 +321,9 @@ func (c *checker) heredoc(r *syntax.Redirect) {
 		return
 	}
 	lines = lines[:len(lines)-1]
+	if raw != delim {
+		c.quotedDocs = append(c.quotedDocs, [2]uint{start, end})
+	}
 	body := strings.Join(lines, "\n")
 	if raw == delim {
 		// Both readings: with every backslash-newline joined, and as written

@@ -55,6 +55,10 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 		return
 	}
 	replace := ""
+	// GNU xargs drops -I's replace string when -L, -l, -n, --max-lines or
+	// --max-args comes after it, and appends the input instead: with any
+	// of them the command is judged as one that gets more arguments.
+	limited := false
 	i := 1
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -81,6 +85,9 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 				return
 			case contains(w.long, key):
 			case contains(w.longVal, key):
+				if name == "xargs" && (key == "--max-lines" || key == "--max-args") {
+					limited = true
+				}
 				if name == "xargs" && key == "--replace" {
 					replace = "{}"
 					if hasVal {
@@ -114,6 +121,7 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 				}
 				j = len(v)
 			case name == "xargs" && (f == 'e' || f == 'l'):
+				limited = limited || f == 'l'
 				j = len(v) // optional glued value
 			case strings.IndexByte(w.flags, f) >= 0:
 			case strings.IndexByte(w.valued, f) >= 0:
@@ -126,6 +134,9 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 				}
 				if name == "xargs" && f == 'I' {
 					replace = val
+				}
+				if name == "xargs" && (f == 'L' || f == 'n') {
+					limited = true
 				}
 				j = len(v)
 			default:
@@ -160,7 +171,7 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 	inner := append([]arg(nil), args[i:]...)
 	if name == "xargs" {
 		tail = true
-		if replace != "" {
+		if replace != "" && !limited {
 			tail = false // with -I the input replaces the marker instead
 			for k := range inner {
 				if strings.Contains(inner[k].val, replace) {
