@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/plansmith/plansmith/hooks/policy"
@@ -162,26 +163,24 @@ func denyIf(reason string) ToolOutcome {
 }
 
 // ours reports whether an absolute path names plansmith itself: this
-// binary (a settings or Codex install writes its path into the commands it
-// installs, perhaps through a link) or the plugin's launcher,
-// ${CLAUDE_PLUGIN_ROOT}/bin/plansmith, as the plugin's slash commands name
-// it. The tool policy lets the agent run plansmith's read-only commands
-// there and nowhere else.
+// binary, by the path it runs from or that path with its links resolved (a
+// settings or Codex install writes it into the commands it installs), or
+// the plugin's launcher, ${CLAUDE_PLUGIN_ROOT}/bin/plansmith, as the
+// plugin's slash commands name it. The tool policy lets the agent run
+// plansmith's read-only commands there and nowhere else. The path is
+// compared as written, never followed: a link in the project to the binary
+// (or to /proc/self/exe, or to the launcher, which finds the plugin from
+// the path it was started by) runs something else.
 func ours(env Env) func(string) bool {
-	return func(p string) bool {
-		got, err := os.Stat(p)
-		if err != nil {
-			return false
+	var paths []string
+	if exe, err := os.Executable(); err == nil {
+		paths = append(paths, filepath.Clean(exe))
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			paths = append(paths, real)
 		}
-		if exe, err := os.Executable(); err == nil {
-			if self, err := os.Stat(exe); err == nil && os.SameFile(got, self) {
-				return true
-			}
-		}
-		if root := env.Getenv("CLAUDE_PLUGIN_ROOT"); filepath.IsAbs(root) {
-			launcher, err := os.Stat(filepath.Join(root, "bin", "plansmith"))
-			return err == nil && os.SameFile(got, launcher)
-		}
-		return false
 	}
+	if root := env.Getenv("CLAUDE_PLUGIN_ROOT"); filepath.IsAbs(root) {
+		paths = append(paths, filepath.Join(root, "bin", "plansmith"))
+	}
+	return func(p string) bool { return slices.Contains(paths, filepath.Clean(p)) }
 }

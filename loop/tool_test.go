@@ -10,8 +10,8 @@ import (
 )
 
 // TestOurs: the agent may run plansmith's read-only commands at this
-// binary's path (or a link to it) and at the plugin's launcher, and at no
-// other file named plansmith, such as one a project carries.
+// binary's path and at the plugin's launcher, as written, and at no other
+// path: not a project's own file named plansmith, nor a link.
 func TestOurs(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
@@ -35,9 +35,17 @@ func TestOurs(t *testing.T) {
 	}}
 	ok := ours(env)
 	assert.True(t, ok(exe), "this binary")
-	assert.True(t, ok(link), "a link to this binary")
 	assert.True(t, ok(launcher), "the plugin's launcher")
+	assert.True(t, ok(filepath.Join(plugin, "bin", ".", "plansmith")), "the launcher, spelt with a dot")
+	assert.False(t, ok(link), "a link to this binary, which could as well lead elsewhere")
 	assert.False(t, ok(planted), "a project's own file named plansmith")
+	selfLink := filepath.Join(dir, "project", "self")
+	require.NoError(t, os.Symlink("/proc/self/exe", selfLink))
+	assert.False(t, ok(selfLink), "a link to /proc/self/exe")
+	launcherLink := filepath.Join(dir, "project", "tools", "plansmith")
+	require.NoError(t, os.MkdirAll(filepath.Dir(launcherLink), 0o755))
+	require.NoError(t, os.Symlink(launcher, launcherLink))
+	assert.False(t, ok(launcherLink), "a link to the launcher, which would find the project as its plugin")
 	assert.False(t, ok(filepath.Join(dir, "missing", "plansmith")), "a path that does not exist")
 	noPlugin := ours(Env{Getenv: func(string) string { return "" }})
 	assert.False(t, noPlugin(launcher), "the launcher of no plugin")

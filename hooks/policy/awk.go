@@ -22,6 +22,24 @@ func checkAwk(c *checker, n syntax.Node, args []arg) bool {
 	if !program.known {
 		return c.deny(n, "awk-program", "the program is computed at run time")
 	}
+	// gawk opens /inet/..., /inet4/... and /inet6/... as network
+	// connections, named as a file operand or in a -v or NAME=value
+	// assignment as well as in the program.
+	for _, a := range args {
+		if a.word == program.word {
+			continue
+		}
+		v := a.val
+		if _, after, ok := strings.Cut(v, "="); ok {
+			v = after
+		}
+		// A computed word could complete its known start to /inet; the
+		// names a glob such as *.go makes are relative.
+		could := strings.HasPrefix("/inet", v) && (!a.glob || a.splits || v != "")
+		if strings.Contains(v, "/inet") || !a.known && could {
+			return c.deny(n, "awk-program", "gawk may open "+c.text(a.word)+" as a network connection")
+		}
+	}
 	if why := awkProgram(program.val); why != "" {
 		return c.deny(n, "awk-program", why)
 	}
@@ -68,7 +86,9 @@ func awkProgram(p string) string {
 		case ch == '"':
 			var s string
 			s, i = awkString(p, i)
-			if strings.Contains(s, "/inet") {
+			// Escapes could spell it ("/\inet", "/\151net"): judge the
+			// text with them, and without their backslashes.
+			if strings.Contains(strings.ReplaceAll(s, `\`, ""), "inet") || strings.Contains(s, `\1`) {
 				return "gawk opens a network connection for /inet/..."
 			}
 			prev = operand
@@ -86,6 +106,9 @@ func awkProgram(p string) string {
 			switch {
 			case word == "system":
 				return "awk system() runs a command"
+			case word == "ARGV" || word == "ARGC":
+				// Changing them names more files to read, /inet/... too.
+				return "awk " + word + " names the files awk reads"
 			case word == "print" || word == "printf":
 				printDepth = depth
 				prev = operator
@@ -95,21 +118,8 @@ func awkProgram(p string) string {
 			case word == "getline":
 				// gawk reads /inet/tcp/... from the network: the file must
 				// be one string written out.
-				if k := strings.IndexAny(p[i:], "<;\n}"); k >= 0 && p[i+k] == '<' {
-					j := i + k + 1
-					for j < len(p) && (p[j] == ' ' || p[j] == '\t') {
-						j++
-					}
-					if j >= len(p) || p[j] != '"' {
-						return "getline reads from a file named at run time"
-					}
-					_, end := awkString(p, j)
-					for end < len(p) && (p[end] == ' ' || p[end] == '\t') {
-						end++
-					}
-					if end < len(p) && strings.IndexByte(")};\n", p[end]) < 0 {
-						return "getline reads from a file named at run time"
-					}
+				if why := awkGetline(p, i); why != "" {
+					return why
 				}
 				// "getline / 2" divides in some awks, and a slash read as a
 				// regular expression instead could hide code behind "#".
@@ -200,6 +210,41 @@ func awkProgram(p string) string {
 			i++
 			prev = operator
 		}
+	}
+	return ""
+}
+
+// awkGetline judges what follows getline (p[i:]): nothing, a plain
+// variable, or either followed by < and one string written out. gawk reads
+// /inet/tcp/... from the network, so the file must be known.
+func awkGetline(p string, i int) string {
+	skip := func() {
+		for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+			i++
+		}
+	}
+	skip()
+	if i < len(p) && isIdentStart(p[i]) {
+		for i < len(p) && (isIdentStart(p[i]) || p[i] >= '0' && p[i] <= '9') {
+			i++
+		}
+		skip()
+	}
+	if i >= len(p) || p[i] != '<' {
+		if i < len(p) && (p[i] == '[' || p[i] == '$') {
+			return "getline into " + string(p[i]) + "...: write a plain variable"
+		}
+		return ""
+	}
+	i++
+	skip()
+	if i >= len(p) || p[i] != '"' {
+		return "getline reads from a file named at run time"
+	}
+	_, i = awkString(p, i)
+	skip()
+	if i < len(p) && strings.IndexByte(")};\n", p[i]) < 0 {
+		return "getline reads from a file named at run time"
 	}
 	return ""
 }

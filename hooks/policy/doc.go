@@ -46,10 +46,11 @@
 //     must be written out in full.
 //   - Where bash and the parser could disagree, the command is refused: a
 //     carriage return, a backslash-newline that does not follow a blank
-//     (outside quoted here-document bodies), quotes inside `...`, <( or >(
-//     the parser kept as text, a comment inside $(...) (bash 3.2 does not
-//     see it), a comment ending in a backslash (the parser joins the next
-//     line to it);
+//     (outside quoted here-document bodies), quotes inside `...`, <( >( or
+//     zsh's =( the parser kept as text outside quotes, a comment or a case
+//     statement inside $(...) or <(...) (bash 3.2 scans for the closing
+//     parenthesis), a comment ending in a backslash (the parser joins the
+//     next line to it);
 //     here-documents whose delimiter is not a plain word (WORD, \WORD,
 //     'WORD' or "WORD"), whose body has a line bash could take as the end,
 //     whose end is not the delimiter alone, or that sit inside a
@@ -66,8 +67,8 @@
 //     numeric conversions) unless they are numbers written out.
 //   - plansmith's own read-only commands and cancel are allowed by exact
 //     form, run by name, as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith", or at a
-//     path Config.Ours says is plansmith itself (a project may carry a file
-//     named plansmith).
+//     path Config.Ours says is plansmith itself, compared as written (a
+//     project may carry a file, or a link, named plansmith).
 //
 // The package is pure: strings and bytes in, a Decision out. Reading the hook
 // input and writing the hook's answer belong to the caller.

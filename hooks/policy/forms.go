@@ -237,7 +237,8 @@ func numeric(a arg) bool {
 	if hasExp && strings.Trim(strings.TrimLeft(exp, "+-"), "0123456789") != "" || hasExp && strings.TrimLeft(exp, "+-") == "" {
 		return false
 	}
-	return strings.Count(mant, ".") <= 1 && mant != "." && strings.Trim(mant, "0123456789.") == ""
+	// At least one digit before any exponent: "e5" is a variable's name.
+	return strings.Count(mant, ".") <= 1 && strings.ContainsAny(mant, "0123456789") && strings.Trim(mant, "0123456789.") == ""
 }
 
 // checkCounts allows exit, return, break, continue and shift with numbers
@@ -251,27 +252,46 @@ func checkCounts(c *checker, n syntax.Node, args []arg) bool {
 	return true
 }
 
-// printfNumeric reports whether a printf format takes a number for any
-// conversion (or a * width or precision), or cannot be read.
-func printfNumeric(format arg) bool {
+// printfArgs reads a printf format: for each argument it consumes in turn
+// (the format is reused while arguments remain), whether zsh evaluates it as
+// arithmetic (a numeric conversion, or a * width or precision). all is true
+// when every argument must be a number: the format is computed, or numbers
+// its arguments (%1$d). bad names a conversion that is refused outright:
+// %n stores a count in the variable its argument names.
+func printfArgs(format arg) (numericAt []bool, all bool, bad string) {
 	if !format.known {
-		return true
+		return nil, true, ""
 	}
 	f := format.val
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
 			continue
 		}
-		for i++; i < len(f) && strings.IndexByte("-+ #0123456789.*'", f[i]) >= 0; i++ {
-			if f[i] == '*' {
-				return true
+		i++
+		if i < len(f) && f[i] == '%' {
+			continue
+		}
+		for ; i < len(f) && strings.IndexByte("-+ #0123456789.*'$hlLqjzt", f[i]) >= 0; i++ {
+			switch f[i] {
+			case '*':
+				numericAt = append(numericAt, true)
+			case '$':
+				all = true
 			}
 		}
-		if i < len(f) && strings.IndexByte("diouxXeEfFgGaA", f[i]) >= 0 {
-			return true
+		if i >= len(f) {
+			break
+		}
+		switch {
+		case f[i] == 'n':
+			return nil, true, "%n"
+		case strings.IndexByte("diouxXeEfFgGaA", f[i]) >= 0:
+			numericAt = append(numericAt, true)
+		default:
+			numericAt = append(numericAt, false)
 		}
 	}
-	return false
+	return numericAt, all, ""
 }
 
 // checkPrintf refuses printf -v, which assigns a variable, unless the name is
@@ -301,11 +321,16 @@ func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
 	if i < len(args) && args[i].known && args[i].val == "--" {
 		i++
 	}
-	if i < len(args) && printfNumeric(args[i]) {
-		for _, a := range args[i+1:] {
-			if !numeric(a) {
-				return c.deny(n, "arithmetic", "zsh evaluates "+c.text(a.word)+" as arithmetic for a numeric conversion")
-			}
+	if i >= len(args) {
+		return true
+	}
+	numericAt, all, bad := printfArgs(args[i])
+	if bad != "" {
+		return c.deny(n, "env-var", "printf "+bad+" (zsh stores a count in the variable its argument names)")
+	}
+	for k, a := range args[i+1:] {
+		if (all || len(numericAt) > 0 && numericAt[k%len(numericAt)]) && !numeric(a) {
+			return c.deny(n, "arithmetic", "zsh evaluates "+c.text(a.word)+" as arithmetic for a numeric conversion")
 		}
 	}
 	return true

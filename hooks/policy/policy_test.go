@@ -397,6 +397,28 @@ func TestBashRules(t *testing.T) {
 		{"plansmith by a relative path", `./plansmith status`, "script"},
 		{"plansmith by an absolute path not ours", `/x/y/bin/plansmith status`, "script"},
 		{"plansmith by name", `plansmith status`, ""},
+		// The fifth review: variants of the fourth's.
+		{"zsh printf with a length modifier", `printf '%ld\n' 'path[$(touch pwn)]'`, "arithmetic"},
+		{"zsh printf with a numbered argument", `printf '%1$d\n' 'path[$(touch pwn)]'`, "arithmetic"},
+		{"zsh printf %n assigns", `printf 'xx%n' PATH; ls`, "env-var"},
+		{"printf string and number side by side", `printf '%-10s %5d\n' foo 3`, ""},
+		{"printf string where the number goes", `printf '%-10s %5d\n' 3 foo`, "arithmetic"},
+		{"printf percent sign", `printf '100%%\n'`, ""},
+		{"zsh exponent with no digits", `e5='path[$(touch pwn)]'; shift e5`, "arithmetic"},
+		{"zsh =( ) inside ${...}", `echo ${x:-=(touch pwn)}`, "eval"},
+		{"<( as text in double quotes", `grep -n "<(" run.sh`, ""},
+		{"<( as text in a quoted here-document", "cat <<'EOF'\ndiff <(a) <(b)\nEOF", ""},
+		{"comment inside <(...)", "cat <(echo a # '\n) ; echo ') ; touch pwn ; echo ' #'", "parse"},
+		{"case inside $(...)", `echo "$(case x in a) echo '" ; touch pwn ; echo "' ;; esac)"`, "parse"},
+		{"gawk /inet spelt with an escape", `gawk 'BEGIN { getline x < "/\inet4/tcp/0/127.0.0.1/80"; print x }'`, "awk-program"},
+		{"gawk /inet spelt in octal", `gawk 'BEGIN { getline x < "/\151net4/tcp/0/127.0.0.1/80" }'`, "awk-program"},
+		{"gawk getline into a subscript", `gawk -v f=x 'BEGIN { getline a[";"] < f }'`, "awk-program"},
+		{"gawk -v names a socket", `gawk -v f=/inet4/tcp/0/127.0.0.1/80 'BEGIN { print f }'`, "awk-program"},
+		{"gawk file operand is a socket", `gawk 1 /inet4/tcp/0/127.0.0.1/80`, "awk-program"},
+		{"awk computed file operand", `awk 1 "$f"`, "awk-program"},
+		{"awk ARGV grows", `gawk 'BEGIN { ARGV[ARGC++] = "/in" "et4/tcp/0/h/80" } { print }'`, "awk-program"},
+		{"awk over a glob", `awk 'length($0) > 80' *.go`, ""},
+		{"awk getline into a variable", `awk '{ getline line; print line }' f`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -16,6 +17,17 @@ type checker struct {
 	// literal are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
 	quotedDocs [][2]uint
+	quotedLits []*syntax.Lit // the literal parts of double-quoted strings seen
+}
+
+// inQuotedDoc reports whether offset i is inside a quoted here-document body.
+func (c *checker) inQuotedDoc(i uint) bool {
+	for _, r := range c.quotedDocs {
+		if i >= r[0] && i < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // splitsAlike refuses the characters at which the parser and bash split a
@@ -24,14 +36,7 @@ type checker struct {
 // that does not follow a blank (bash removes it before reading "$(", "((",
 // "<<-" and the like; the parser splits the operator there).
 func (c *checker) splitsAlike() {
-	inLiteral := func(i int) bool {
-		for _, r := range c.quotedDocs {
-			if uint(i) >= r[0] && uint(i) < r[1] {
-				return true
-			}
-		}
-		return false
-	}
+	inLiteral := func(i int) bool { return c.inQuotedDoc(uint(i)) }
 	for i := 0; i < len(c.src); i++ {
 		switch {
 		case c.src[i] == '\r' && !inLiteral(i):
@@ -138,21 +143,26 @@ func (c *checker) visit(node syntax.Node) bool {
 			// between; the parser pairs the quotes first.
 			c.fail("eval", n, "quotes or backslashes inside `...`; write $(...) instead")
 		}
-		syntax.Walk(n, func(m syntax.Node) bool {
-			if _, ok := m.(*syntax.Comment); ok {
-				// bash 3.2 does not see comments inside "$(...)".
-				c.fail("parse", n, "a comment inside $(...)")
+		c.oldBashSubst(n)
+	case *syntax.DblQuoted:
+		for _, p := range n.Parts {
+			if l, ok := p.(*syntax.Lit); ok {
+				c.quotedLits = append(c.quotedLits, l)
 			}
-			return c.found == nil
-		})
+		}
 	case *syntax.Lit:
-		if strings.Contains(n.Value, "<(") || strings.Contains(n.Value, ">(") {
+		if strings.Contains(n.Value, "<(") || strings.Contains(n.Value, ">(") || strings.Contains(n.Value, "=(") {
 			// The parser keeps these as text inside ${...} words and =~
-			// patterns, where bash runs them as process substitutions.
-			c.fail("eval", n, "a process substitution the parser read as text")
+			// patterns, where bash runs <( ) and >( ) as process
+			// substitutions and zsh =( ) as well; text in double quotes or
+			// in a quoted here-document is text to both.
+			if !slices.Contains(c.quotedLits, n) && !c.inQuotedDoc(n.Pos().Offset()) {
+				c.fail("eval", n, "a process substitution the parser read as text")
+			}
 		}
 	case *syntax.ProcSubst:
 		c.noHeredocIn(n)
+		c.oldBashSubst(n)
 	}
 	return c.found == nil
 }
@@ -336,6 +346,21 @@ func (c *checker) heredoc(r *syntax.Redirect) {
 			return
 		}
 	}
+}
+
+// oldBashSubst refuses what bash 3.2 (still macOS's /bin/bash) misreads
+// inside $(...) and <(...): it finds the closing parenthesis by scanning
+// the text, where a comment's quote or a case pattern's ")" ends it early.
+func (c *checker) oldBashSubst(sub syntax.Node) {
+	syntax.Walk(sub, func(m syntax.Node) bool {
+		switch m.(type) {
+		case *syntax.Comment:
+			c.fail("parse", sub, "a comment inside a substitution")
+		case *syntax.CaseClause:
+			c.fail("parse", sub, "a case statement inside a substitution")
+		}
+		return c.found == nil
+	})
 }
 
 // noHeredocIn refuses here-documents inside command and process
