@@ -19,7 +19,7 @@ const ConfigFile = ".claude/plansmith-policy.yaml"
 
 // Config is a project's extension of the policy.
 //
-// The file .claude/plansmith-policy.yaml holds one key:
+// The file .claude/plansmith-policy.yaml holds two keys, allow and tools:
 //
 //	allow:
 //	  - make -n
@@ -34,8 +34,14 @@ const ConfigFile = ".claude/plansmith-policy.yaml"
 // or xargs are looked through. An entry is checked before the built-in
 // rules, so it can allow anything, including a wrapper with whatever it runs
 // ("xargs" would allow "xargs rm"): name the real command.
+//
+// A second key, tools, names tools other than the built-in read-only ones
+// that may run while planning, such as a read-only MCP server's: an exact
+// name, or a prefix ending in "*" (mcp__docs__*). The editing tools stay
+// refused and Bash stays judged whatever it lists.
 type Config struct {
 	Allow []string `yaml:"allow"`
+	Tools []string `yaml:"tools"`
 	// Ours reports whether an absolute path names plansmith itself (the
 	// binary judging the call, or the plugin's launcher), whose read-only
 	// commands may run. A file named plansmith anywhere else (a project may
@@ -61,6 +67,7 @@ func LoadConfig(projectDir string) (Config, error) {
 func parseConfig(path string, data []byte) (Config, error) {
 	var raw struct {
 		Allow []yaml.Node `yaml:"allow"`
+		Tools []yaml.Node `yaml:"tools"`
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -74,6 +81,12 @@ func parseConfig(path string, data []byte) (Config, error) {
 		}
 		cfg.Allow = append(cfg.Allow, n.Value)
 	}
+	for _, n := range raw.Tools {
+		if n.Kind != yaml.ScalarNode || strings.TrimSpace(n.Value) == "" || strings.ContainsAny(n.Value, " \t") {
+			return Config{}, fmt.Errorf("%s: line %d: tools entries must be tool names such as mcp__docs__search, or a prefix ending in * such as mcp__docs__*", path, n.Line)
+		}
+		cfg.Tools = append(cfg.Tools, n.Value)
+	}
 	return cfg, nil
 }
 
@@ -86,4 +99,14 @@ func parseAllow(cfg Config) [][]string {
 		}
 	}
 	return out
+}
+
+// allowsTool reports whether the project's Config names tool.
+func (c Config) allowsTool(tool string) bool {
+	for _, t := range c.Tools {
+		if prefix, ok := strings.CutSuffix(t, "*"); ok && prefix != "" && strings.HasPrefix(tool, prefix) || t == tool {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,11 @@
 // keeps the project read-only and cannot be argued out of it, because it
 // judges what a command does, not what it says about itself.
 //
-// Tools that edit files (Edit, MultiEdit, Write, NotebookEdit) are refused.
+// Tools that edit files (Edit, MultiEdit, Write, NotebookEdit) are refused,
+// and so is every tool not known to leave the project as it is (readTools)
+// unless the project's Config names it: MCP tools, Skill and slash commands
+// (whose ! lines run shell no hook sees), worktrees, schedules, PowerShell,
+// and whatever a newer CLI adds. Monitor's command is judged as Bash.
 // Bash commands are parsed with mvdan.cc/sh (bash dialect) and allowed only
 // when every simple command anywhere in them (statements, pipelines, lists,
 // subshells, blocks, loops, command and process substitutions, here-document

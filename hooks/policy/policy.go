@@ -27,9 +27,32 @@ var editTools = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true, "apply_patch": true}
 })
 
+// readTools are the tools that leave the project as it is: they read,
+// search, fetch, plan, ask, keep the agent's own to-do list, or start
+// sub-agents (whose own tool calls come back through this policy). Any
+// other tool is refused while planning unless the project's Config names
+// it: a new or unknown tool (an MCP server's, a skill that runs shell
+// lines, a worktree or a schedule that writes files) cannot be judged.
+var readTools = sync.OnceValue(func() map[string]bool {
+	return set(
+		// Claude Code
+		"Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch", "Agent", "Task",
+		"TaskOutput", "BashOutput", "TaskStop", "KillShell", "KillBash", "TodoWrite", "TodoRead",
+		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "AskUserQuestion",
+		"EnterPlanMode", "ExitPlanMode", "ListMcpResourcesTool", "ReadMcpResourceTool",
+		// Codex CLI
+		"update_plan", "view_image", "web_search", "tool_search", "request_user_input",
+	)
+})
+
+// shellTools run their "command" input as a shell command line, judged as
+// Bash: Claude Code's Monitor watches a command's output.
+var shellTools = sync.OnceValue(func() map[string]bool { return set("Bash", "Monitor") })
+
 // Tool judges one tool call by name and raw JSON input. Edit, MultiEdit,
-// Write, NotebookEdit and apply_patch are denied; Bash is judged by Bash; every other tool
-// (Read, Grep, Glob, Agent, Task, WebFetch, ...) is allowed.
+// Write, NotebookEdit and apply_patch are denied; Bash and Monitor are
+// judged by Bash; the read-only tools (readTools) and those the project's
+// Config names are allowed; any other tool is denied.
 func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	if editTools()[name] {
 		var in struct {
@@ -46,8 +69,11 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 		}
 		return deny(finding{rule: "edit-tool", what: what})
 	}
-	if name != "Bash" {
-		return Decision{Allow: true}
+	if !shellTools()[name] {
+		if readTools()[name] || cfg.allowsTool(name) {
+			return Decision{Allow: true}
+		}
+		return deny(finding{rule: "unknown-tool", what: name})
 	}
 	// A map, not a struct: encoding/json matches struct fields without
 	// regard to case, so {"command":"touch x","COMMAND":"ls"} would be
@@ -55,27 +81,27 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	var fields map[string]json.RawMessage
 	var command string
 	if err := json.Unmarshal(input, &fields); err != nil || fields == nil {
-		return deny(finding{rule: "bad-input", what: "Bash", detail: "input is not a JSON object with a command string"})
+		return deny(finding{rule: "bad-input", what: name, detail: "input is not a JSON object with a command string"})
 	}
 	for k := range fields {
 		if k != "command" && strings.EqualFold(k, "command") {
-			return deny(finding{rule: "bad-input", what: "Bash", detail: "the input has a second command field, " + k})
+			return deny(finding{rule: "bad-input", what: name, detail: "the input has a second command field, " + k})
 		}
 	}
 	raw, ok := fields["command"]
 	if ok && json.Unmarshal(raw, &command) != nil {
-		return deny(finding{rule: "bad-input", what: "Bash", detail: "input is not a JSON object with a command string"})
+		return deny(finding{rule: "bad-input", what: name, detail: "input is not a JSON object with a command string"})
 	}
 	if strings.TrimSpace(command) == "" {
-		return deny(finding{rule: "bad-input", what: "Bash", detail: "the command is missing or empty"})
+		return deny(finding{rule: "bad-input", what: name, detail: "the command is missing or empty"})
 	}
 	return Bash(command, cfg)
 }
 
-// Guarded reports whether tool is one the policy refuses or judges: the
-// editing tools and Bash, and a call whose tool cannot be named ("").
+// Guarded reports whether tool is one the policy refuses or judges: any
+// tool but the read-only ones, and a call whose tool cannot be named ("").
 func Guarded(tool string) bool {
-	return tool == "" || tool == "Bash" || editTools()[tool]
+	return tool == "" || !readTools()[tool]
 }
 
 // Unreadable is the answer for a guarded tool call that cannot be judged

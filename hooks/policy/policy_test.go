@@ -43,7 +43,19 @@ func TestTool(t *testing.T) {
 		{"task allowed", "Task", `{"prompt":"x"}`, true, ""},
 		{"webfetch allowed", "WebFetch", `{"url":"https://x"}`, true, ""},
 		{"todo tool allowed", "TaskCreate", `{}`, true, ""},
-		{"skill allowed", "Skill", `{}`, true, ""},
+		// The sixth review: tools other than Bash that write or run commands.
+		{"skill refused (its ! lines run shell unjudged)", "Skill", `{"skill":"evilcmd"}`, false, "unknown-tool"},
+		{"slash command refused", "SlashCommand", `{"command":"/evilcmd"}`, false, "unknown-tool"},
+		{"MCP tool refused", "mcp__fs__write_file", `{"path":"/p/x","content":"x"}`, false, "unknown-tool"},
+		{"worktree refused", "EnterWorktree", `{"name":"wt1"}`, false, "unknown-tool"},
+		{"schedule refused", "CronCreate", `{"cron":"*/5 * * * *","prompt":"x","durable":true}`, false, "unknown-tool"},
+		{"PowerShell refused", "PowerShell", `{"command":"Remove-Item x"}`, false, "unknown-tool"},
+		{"a tool never heard of refused", "Frobnicate", `{}`, false, "unknown-tool"},
+		{"Monitor of a writing command refused", "Monitor", `{"description":"w","timeout_ms":20000,"command":"touch monitor-ran"}`, false, "unknown-command"},
+		{"Monitor of a read-only command allowed", "Monitor", `{"description":"w","command":"tail -f build.log"}`, true, ""},
+		{"Monitor without a command", "Monitor", `{"description":"w"}`, false, "bad-input"},
+		{"tool search allowed", "ToolSearch", `{"query":"select:Monitor"}`, true, ""},
+		{"Codex plan update allowed", "update_plan", `{"plan":[]}`, true, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +70,7 @@ func TestTool(t *testing.T) {
 }
 
 func TestUnreadable(t *testing.T) {
-	for _, tool := range []string{"Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", ""} {
+	for _, tool := range []string{"Bash", "Edit", "MultiEdit", "Write", "NotebookEdit", "", "Monitor", "Skill", "mcp__fs__write_file", "PowerShell"} {
 		assert.True(t, Guarded(tool), tool)
 	}
 	for _, tool := range []string{"Read", "Grep", "Glob", "Agent", "ExitPlanMode"} {
@@ -464,6 +476,7 @@ func TestLoadConfig(t *testing.T) {
 		name    string
 		content string // "" means no file
 		want    []string
+		tools   []string
 		errs    []string
 	}{
 		{name: "missing file", want: nil},
@@ -475,6 +488,10 @@ func TestLoadConfig(t *testing.T) {
 		{name: "non-string entry", content: "allow:\n  - make\n  - {a: b}\n", errs: []string{"plansmith-policy.yaml", "line 3"}},
 		{name: "empty entry", content: "allow:\n  - \"\"\n", errs: []string{"line 2"}},
 		{name: "not a list", content: "allow: make\n", errs: []string{"plansmith-policy.yaml", "line 1"}},
+		{name: "tools", content: "tools:\n  - mcp__docs__*\n  - Skill\n", tools: []string{"mcp__docs__*", "Skill"}},
+		{name: "tools and allow", content: "allow: [make -n]\ntools: [WebFetch]\n", want: []string{"make -n"}, tools: []string{"WebFetch"}},
+		{name: "empty tool", content: "tools:\n  - \"\"\n", errs: []string{"line 2", "tools entries"}},
+		{name: "tool with a blank", content: "tools: [\"mcp x\"]\n", errs: []string{"line 1", "tools entries"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -493,6 +510,7 @@ func TestLoadConfig(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, cfg.Allow)
+			assert.Equal(t, tc.tools, cfg.Tools)
 		})
 	}
 }
@@ -542,4 +560,13 @@ func TestPlansmithAtItsOwnPath(t *testing.T) {
 	assert.False(t, Bash("/opt/plansmith/bin/plansmith plan x", cfg).Allow, "plan is not read-only")
 	assert.False(t, Bash("/work/project/plansmith status", cfg).Allow)
 	assert.False(t, Bash("/opt/plansmith/bin/../bin/plansmith-x status", cfg).Allow)
+}
+
+func TestConfigTools(t *testing.T) {
+	cfg := Config{Tools: []string{"mcp__docs__*", "Skill", "*"}}
+	assert.True(t, Tool("mcp__docs__search", json.RawMessage(`{}`), cfg).Allow, "a prefix entry")
+	assert.True(t, Tool("Skill", json.RawMessage(`{}`), cfg).Allow, "an exact entry")
+	assert.False(t, Tool("mcp__fs__write_file", json.RawMessage(`{}`), cfg).Allow, `a lone "*" names nothing`)
+	assert.False(t, Tool("Write", json.RawMessage(`{"file_path":"x"}`), Config{Tools: []string{"Write"}}).Allow, "edits stay refused")
+	assert.False(t, Tool("Bash", json.RawMessage(`{"command":"rm x"}`), Config{Tools: []string{"Bash"}}).Allow, "Bash stays judged")
 }

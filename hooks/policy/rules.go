@@ -23,6 +23,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "file-editing tools change the project, and this planning session is read-only",
 			alt: "describe the change in the plan instead of making it",
 		},
+		"unknown-tool": {
+			why: "only tools known to leave the project as it is may run while planning; this one could write files or run commands unjudged",
+			alt: "use Read, Grep, Glob or a read-only Bash command; a project can allow a read-only tool, such as an MCP server's, under tools: in .claude/plansmith-policy.yaml",
+		},
 		"bad-input": {
 			why: "the Bash call carries no command the policy can read",
 			alt: "send the command as a non-empty string in the command field",
