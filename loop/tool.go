@@ -182,5 +182,7 @@ func ours(env Env) func(string) bool {
 	if root := env.Getenv("CLAUDE_PLUGIN_ROOT"); filepath.IsAbs(root) {
 		paths = append(paths, filepath.Join(root, "bin", "plansmith"))
 	}
-	return func(p string) bool { return slices.Contains(paths, filepath.Clean(p)) }
+	// As written: "evil/../bin/plansmith" cleans to a path of ours, but the
+	// kernel follows evil first, which may be a link out of the project.
+	return func(p string) bool { return p == filepath.Clean(p) && slices.Contains(paths, p) }
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 
@@ -86,9 +87,9 @@ func awkProgram(p string) string {
 		case ch == '"':
 			var s string
 			s, i = awkString(p, i)
-			// Escapes could spell it ("/\inet", "/\151net"): judge the
-			// text with them, and without their backslashes.
-			if strings.Contains(strings.ReplaceAll(s, `\`, ""), "inet") || strings.Contains(s, `\1`) {
+			// Escapes could spell it ("/\inet", "/\151net", "/\x69net"):
+			// judge the text as written and as gawk decodes it.
+			if strings.Contains(s, "inet") || strings.Contains(awkUnescape(s), "inet") {
 				return "gawk opens a network connection for /inet/..."
 			}
 			prev = operand
@@ -247,6 +248,52 @@ func awkGetline(p string, i int) string {
 		return "getline reads from a file named at run time"
 	}
 	return ""
+}
+
+// awkUnescape decodes a string literal's escapes as gawk does: \NNN octal,
+// \xHH hexadecimal, \uHHHH (gawk 5.3) and any other \c as c.
+func awkUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		c := s[i]
+		run := func(set string, max int) string {
+			j := i
+			for j < len(s) && j-i < max && strings.IndexByte(set, s[j]) >= 0 {
+				j++
+			}
+			return s[i:j]
+		}
+		switch {
+		case c >= '0' && c <= '7':
+			d := run("01234567", 3)
+			n, _ := strconv.ParseUint(d, 8, 8)
+			b.WriteByte(byte(n))
+			i += len(d) - 1
+		case c == 'x' || c == 'u':
+			max := 2
+			if c == 'u' {
+				max = 8
+			}
+			i++
+			d := run("0123456789abcdefABCDEF", max)
+			if d == "" {
+				b.WriteByte(c) // nothing to decode: the letter stands
+				i--
+				continue
+			}
+			n, _ := strconv.ParseUint(d, 16, 32)
+			b.WriteRune(rune(n))
+			i += len(d) - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // awkString scans the string literal starting at p[i] == '"' and returns its

@@ -431,6 +431,13 @@ func TestBashRules(t *testing.T) {
 		{"awk ARGV grows", `gawk 'BEGIN { ARGV[ARGC++] = "/in" "et4/tcp/0/h/80" } { print }'`, "awk-program"},
 		{"awk over a glob", `awk 'length($0) > 80' *.go`, ""},
 		{"awk getline into a variable", `awk '{ getline line; print line }' f`, ""},
+		// The seventh review.
+		{"zsh length of a subscripted name", `e5='path[$(touch pwn)]'; echo $#HOME[e5]`, "arithmetic"},
+		{"zsh length of a subscripted name in quotes", `echo "$#HOME[e5]"`, "arithmetic"},
+		{"number of arguments then text", `echo "$# args"`, ""},
+		{"gawk /inet spelt in hex", `gawk 'BEGIN { getline x < "/\x69net4/tcp/0/127.0.0.1/80" }'`, "awk-program"},
+		{"gawk /inet spelt as a code point", `gawk 'BEGIN { getline x < "/\u0069net4/tcp/0/127.0.0.1/80" }'`, "awk-program"},
+		{"awk colour escapes", `awk '{ print "\033[1m" $1 "\033[0m" }' f`, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

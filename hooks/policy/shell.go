@@ -224,9 +224,27 @@ func (c *checker) zshWord(w *syntax.Word) {
 		case *syntax.ParamExp:
 			text = ""
 			if i+1 < len(parts) {
-				if next, ok := parts[i+1].(*syntax.Lit); ok && strings.HasPrefix(next.Value, "[") {
+				next, ok := parts[i+1].(*syntax.Lit)
+				if ok && strings.HasPrefix(next.Value, "[") {
 					c.fail("arithmetic", w, "zsh reads [...] after an expansion as a subscript")
 					return
+				}
+				// zsh reads $#NAME[...] as the length of a subscripted NAME
+				// (the parser may split the text after $# at the "[").
+				if ok && p.Short && p.Param != nil && p.Param.Value == "#" {
+					rest := ""
+					for _, q := range parts[i+1:] {
+						l, isLit := q.(*syntax.Lit)
+						if !isLit {
+							break
+						}
+						rest += l.Value
+					}
+					name := strings.TrimLeft(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+					if len(name) < len(rest) && strings.HasPrefix(name, "[") {
+						c.fail("arithmetic", w, "zsh reads $#NAME[...] as a subscript")
+						return
+					}
 				}
 			}
 		case *syntax.Lit:
