@@ -210,14 +210,7 @@ func (c *checker) redirect(r *syntax.Redirect) {
 // arithmetic, which runs any $(...) in it), and $~, $=, $^ and $+ ($~x turns
 // x's value into a pattern, where a glob qualifier runs code).
 func (c *checker) zshWord(w *syntax.Word) {
-	var parts []syntax.WordPart
-	for _, p := range w.Parts {
-		if dq, ok := p.(*syntax.DblQuoted); ok {
-			parts = append(parts, dq.Parts...)
-			continue
-		}
-		parts = append(parts, p)
-	}
+	parts := openQuotes(w)
 	text := "" // the literal text since the last part that is not literal
 	for i, p := range parts {
 		switch p := p.(type) {

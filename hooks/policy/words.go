@@ -59,11 +59,9 @@ func trustedPath(part syntax.WordPart) bool {
 	return false
 }
 
-// maybeEmptyPath reports whether w starts with an expansion of a variable
-// that holds an absolute path or nothing, in a form that stays absolute or
-// empty: alone in double quotes, or followed by a literal "/".
-func maybeEmptyPath(w *syntax.Word) bool {
-	// The parts in order, with double quotes opened.
+// openQuotes returns w's parts in order, with the parts of its
+// double-quoted strings in their place.
+func openQuotes(w *syntax.Word) []syntax.WordPart {
 	var parts []syntax.WordPart
 	for _, part := range w.Parts {
 		if dq, ok := part.(*syntax.DblQuoted); ok {
@@ -72,6 +70,14 @@ func maybeEmptyPath(w *syntax.Word) bool {
 		}
 		parts = append(parts, part)
 	}
+	return parts
+}
+
+// maybeEmptyPath reports whether w starts with an expansion of a variable
+// that holds an absolute path or nothing, in a form that stays absolute or
+// empty: alone in double quotes, or followed by a literal "/".
+func maybeEmptyPath(w *syntax.Word) bool {
+	parts := openQuotes(w)
 	if len(parts) == 0 {
 		return false
 	}
