@@ -370,6 +370,7 @@ func TestBashRules(t *testing.T) {
 		{"socket under ~-", `cat < ~-/tcp/127.0.0.1/80`, "network"},
 		{"input under ~", `cat < ~/notes.txt`, ""},
 		{"input from a relative computed path", `cat < "src/$f"`, ""},
+		{"input from ./ and a computed name, as the refusal suggests", `for f in *.go; do wc -l < "./$f"; done`, ""},
 		{"awk regex after an if condition hides code", `awk 'BEGIN { if (1) /#/; system("touch pwn") }'`, "awk-program"},
 		{"awk regex after a while condition", `awk '{ while (0) /#/; system("x") }'`, "awk-program"},
 		{"awk division after parentheses", `awk '{ print ($1 + $2) / 2 }' f`, ""},

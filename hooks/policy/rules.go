@@ -44,8 +44,8 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "let the output come back to you instead of writing it to a file",
 		},
 		"network": {
-			why: "bash opens a network connection for a redirect to /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, and anything written there leaves the machine",
-			alt: "read local files only; use the WebFetch tool to read from the web",
+			why: "bash opens a network connection for a redirect to /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, and a path computed at run time could be one",
+			alt: "read local files only, starting a computed path with something that rules a socket out, as in < \"./$f\"; use the WebFetch tool to read from the web",
 		},
 		"heredoc": {
 			why: "bash could end this here-document at a different line than the policy's parser does, and then run the lines after it as commands",
