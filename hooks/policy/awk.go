@@ -122,15 +122,6 @@ func awkProgram(p string) string {
 				if why := awkGetline(p, i); why != "" {
 					return why
 				}
-				// "getline / 2" divides in some awks, and a slash read as a
-				// regular expression instead could hide code behind "#".
-				j := i
-				for j < len(p) && (p[j] == ' ' || p[j] == '\t') {
-					j++
-				}
-				if j < len(p) && p[j] == '/' {
-					return "a slash after getline could be a division or a regular expression"
-				}
 			case awkKeywords()[word]:
 				// A slash after a keyword starts a regular expression;
 				// reading it as a division could hide code behind "#".
@@ -217,7 +208,9 @@ func awkProgram(p string) string {
 
 // awkGetline judges what follows getline (p[i:]): nothing, a plain
 // variable, or either followed by < and one string written out. gawk reads
-// /inet/tcp/... from the network, so the file must be known.
+// /inet/tcp/... from the network, so the file must be known. A slash right
+// after getline divides in some awks; read as a regular expression instead
+// it could hide code behind "#".
 func awkGetline(p string, i int) string {
 	skip := func() {
 		for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
@@ -225,6 +218,9 @@ func awkGetline(p string, i int) string {
 		}
 	}
 	skip()
+	if i < len(p) && p[i] == '/' {
+		return "a slash after getline could be a division or a regular expression"
+	}
 	if i < len(p) && isIdentStart(p[i]) {
 		for i < len(p) && (isIdentStart(p[i]) || p[i] >= '0' && p[i] <= '9') {
 			i++

@@ -235,9 +235,8 @@ func (c *checker) isPlansmith(a arg) bool {
 	if len(parts) != 2 {
 		return false
 	}
-	p, ok := parts[0].(*syntax.ParamExp)
-	if !ok || p.Param == nil || p.Param.Value != "CLAUDE_PLUGIN_ROOT" || p.Short || p.Excl || p.Length ||
-		p.Index != nil || p.Slice != nil || p.Repl != nil || p.Exp != nil || p.Names != 0 {
+	p := plainParam(parts[0])
+	if p == nil || p.Short || p.Param.Value != "CLAUDE_PLUGIN_ROOT" {
 		return false
 	}
 	l, ok := parts[1].(*syntax.Lit)

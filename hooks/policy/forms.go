@@ -226,19 +226,23 @@ func npmOptions(c *checker, n syntax.Node, sub string, args []arg) bool {
 // be given where it evaluates arithmetic: there "a[$(cmd)]", or a name whose
 // value is that, runs cmd.
 func numeric(a arg) bool {
-	s := strings.TrimLeft(a.val, "+-")
-	if !a.known || s == "" {
+	const digits = "0123456789"
+	s := strings.ToLower(strings.TrimLeft(a.val, "+-"))
+	if !a.known {
 		return false
 	}
-	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
-		return h != "" && strings.Trim(h, "0123456789abcdef") == ""
+	if h, ok := strings.CutPrefix(s, "0x"); ok {
+		return h != "" && strings.Trim(h, digits+"abcdef") == ""
 	}
-	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	if hasExp && strings.Trim(strings.TrimLeft(exp, "+-"), "0123456789") != "" || hasExp && strings.TrimLeft(exp, "+-") == "" {
-		return false
+	if mant, exp, ok := strings.Cut(s, "e"); ok {
+		exp = strings.TrimLeft(exp, "+-")
+		if exp == "" || strings.Trim(exp, digits) != "" {
+			return false
+		}
+		s = mant
 	}
 	// At least one digit before any exponent: "e5" is a variable's name.
-	return strings.Count(mant, ".") <= 1 && strings.ContainsAny(mant, "0123456789") && strings.Trim(mant, "0123456789.") == ""
+	return strings.Count(s, ".") <= 1 && strings.ContainsAny(s, digits) && strings.Trim(s, digits+".") == ""
 }
 
 // checkCounts allows exit, return, break, continue and shift with numbers
@@ -300,22 +304,16 @@ func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) > 0 && !args[0].inert() {
 		return c.deny(n, "dynamic-arg", "printf's first argument could be -v")
 	}
+	i := 0 // the format's index, after -v NAME and "--"
 	if len(args) > 0 && strings.HasPrefix(args[0].val, "-v") {
 		name := args[0]
 		name.val = strings.TrimPrefix(name.val, "-v")
+		i = 1
 		if name.val == "" && name.known && len(args) > 1 {
-			name = args[1]
+			name, i = args[1], 2
 		}
 		if !c.assignable(n, name) {
 			return false
-		}
-	}
-	// The format and its arguments, after -v NAME and "--".
-	i := 0
-	if len(args) > 0 && strings.HasPrefix(args[0].val, "-v") {
-		i = 1
-		if args[0].val == "-v" {
-			i = 2
 		}
 	}
 	if i < len(args) && args[i].known && args[i].val == "--" {

@@ -14,7 +14,7 @@ type checker struct {
 	allow [][]string
 	ours  func(string) bool // Config.Ours
 	found *finding
-	// literal are the byte ranges of quoted here-document bodies, which
+	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
 	quotedDocs [][2]uint
 	quotedLits []*syntax.Lit // the literal parts of double-quoted strings seen
@@ -36,13 +36,12 @@ func (c *checker) inQuotedDoc(i uint) bool {
 // that does not follow a blank (bash removes it before reading "$(", "((",
 // "<<-" and the like; the parser splits the operator there).
 func (c *checker) splitsAlike() {
-	inLiteral := func(i int) bool { return c.inQuotedDoc(uint(i)) }
 	for i := 0; i < len(c.src); i++ {
 		switch {
-		case c.src[i] == '\r' && !inLiteral(i):
+		case c.src[i] == '\r' && !c.inQuotedDoc(uint(i)):
 			c.fail("parse", nil, "a carriage return, which bash reads as part of a word")
 			return
-		case c.src[i] == '\\' && i+1 < len(c.src) && c.src[i+1] == '\n' && !inLiteral(i):
+		case c.src[i] == '\\' && i+1 < len(c.src) && c.src[i+1] == '\n' && !c.inQuotedDoc(uint(i)):
 			if i == 0 || c.src[i-1] != ' ' && c.src[i-1] != '\t' {
 				c.fail("parse", nil, "a backslash-newline that does not follow a blank")
 				return
@@ -137,13 +136,12 @@ func (c *checker) visit(node syntax.Node) bool {
 	case *syntax.ExtGlob:
 		c.fail("glob-qualifier", n, "")
 	case *syntax.CmdSubst:
-		c.noHeredocIn(n)
+		c.substitution(n)
 		if n.Backquotes && strings.ContainsAny(c.src[n.Pos().Offset():n.End().Offset()], `'"\`) {
 			// bash ends `...` at the next backquote whatever the quotes in
 			// between; the parser pairs the quotes first.
 			c.fail("eval", n, "quotes or backslashes inside `...`; write $(...) instead")
 		}
-		c.oldBashSubst(n)
 	case *syntax.DblQuoted:
 		for _, p := range n.Parts {
 			if l, ok := p.(*syntax.Lit); ok {
@@ -161,8 +159,7 @@ func (c *checker) visit(node syntax.Node) bool {
 			}
 		}
 	case *syntax.ProcSubst:
-		c.noHeredocIn(n)
-		c.oldBashSubst(n)
+		c.substitution(n)
 	}
 	return c.found == nil
 }
@@ -224,20 +221,9 @@ func (c *checker) zshWord(w *syntax.Word) {
 				}
 				// zsh reads $#NAME[...] as the length of a subscripted NAME
 				// (the parser may split the text after $# at the "[").
-				if ok && p.Short && p.Param != nil && p.Param.Value == "#" {
-					rest := ""
-					for _, q := range parts[i+1:] {
-						l, isLit := q.(*syntax.Lit)
-						if !isLit {
-							break
-						}
-						rest += l.Value
-					}
-					name := strings.TrimLeft(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-					if len(name) < len(rest) && strings.HasPrefix(name, "[") {
-						c.fail("arithmetic", w, "zsh reads $#NAME[...] as a subscript")
-						return
-					}
+				if ok && p.Short && p.Param != nil && p.Param.Value == "#" && subscriptedName(parts[i+1:]) {
+					c.fail("arithmetic", w, "zsh reads $#NAME[...] as a subscript")
+					return
 				}
 			}
 		case *syntax.Lit:
@@ -255,6 +241,21 @@ func (c *checker) zshWord(w *syntax.Word) {
 	}
 }
 
+// subscriptedName reports whether the literal text at the start of parts
+// is a name followed by "[".
+func subscriptedName(parts []syntax.WordPart) bool {
+	text := ""
+	for _, p := range parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			break
+		}
+		text += l.Value
+	}
+	rest := strings.TrimLeft(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+	return len(rest) < len(text) && strings.HasPrefix(rest, "[")
+}
+
 // mayBeNetwork reports whether a redirect's target could name one of the
 // paths bash itself turns into a socket. bash matches the expanded path as
 // text, so only these exact prefixes connect: a path whose written start
@@ -268,7 +269,7 @@ func mayBeNetwork(a arg) bool {
 		}
 		val, known = "", false // ~+, ~- and ~user expand
 	}
-	if !known && len(a.word.Parts) > 0 && startsWithHome(a.word) {
+	if !known && startsWithHome(a.word) {
 		return false
 	}
 	for _, dev := range []string{"/dev/tcp/", "/dev/udp/"} {
@@ -284,12 +285,12 @@ func mayBeNetwork(a arg) bool {
 
 // startsWithHome reports whether w starts with an expansion of $HOME.
 func startsWithHome(w *syntax.Word) bool {
-	first := w.Parts[0]
-	if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
-		first = dq.Parts[0]
+	parts := openQuotes(w)
+	if len(parts) == 0 {
+		return false
 	}
-	p, ok := first.(*syntax.ParamExp)
-	return ok && trustedPath(p) && p.Param.Value == "HOME"
+	p := plainParam(parts[0])
+	return p != nil && p.Param.Value == "HOME"
 }
 
 // heredoc refuses a here-document whose end bash could find at another line
@@ -359,28 +360,22 @@ func (c *checker) heredoc(r *syntax.Redirect) {
 	}
 }
 
-// oldBashSubst refuses what bash 3.2 (still macOS's /bin/bash) misreads
-// inside $(...) and <(...): it finds the closing parenthesis by scanning
-// the text, where a comment's quote or a case pattern's ")" ends it early.
-func (c *checker) oldBashSubst(sub syntax.Node) {
+// substitution refuses what shells read differently inside $(...) and
+// <(...): a here-document (where it ends), and for bash 3.2, still macOS's
+// /bin/bash, which finds the closing parenthesis by scanning the text, a
+// comment (its quote can end the substitution) or a case statement (its
+// pattern's ")" can).
+func (c *checker) substitution(sub syntax.Node) {
 	syntax.Walk(sub, func(m syntax.Node) bool {
-		switch m.(type) {
+		switch m := m.(type) {
+		case *syntax.Redirect:
+			if m.Op == syntax.Hdoc || m.Op == syntax.DashHdoc {
+				c.fail("heredoc", m, "a here-document inside a substitution")
+			}
 		case *syntax.Comment:
 			c.fail("parse", sub, "a comment inside a substitution")
 		case *syntax.CaseClause:
 			c.fail("parse", sub, "a case statement inside a substitution")
-		}
-		return c.found == nil
-	})
-}
-
-// noHeredocIn refuses here-documents inside command and process
-// substitutions: shells disagree on where such a document ends (bash 3.2,
-// still macOS's /bin/bash, scans for the closing parenthesis first).
-func (c *checker) noHeredocIn(sub syntax.Node) {
-	syntax.Walk(sub, func(m syntax.Node) bool {
-		if r, ok := m.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
-			c.fail("heredoc", r, "a here-document inside a substitution")
 		}
 		return c.found == nil
 	})

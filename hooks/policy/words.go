@@ -44,19 +44,23 @@ func (a arg) inert() bool {
 	return a.absolute || (a.single || a.glob && !a.splits) && a.val != "" && a.val[0] != '-'
 }
 
-// trustedPath reports whether part expands one of the variables that hold an
-// absolute path and that the policy refuses to let a command reassign.
-func trustedPath(part syntax.WordPart) bool {
+// plainParam returns part when it expands a variable as it is ($NAME or
+// ${NAME}: no index, slice, replacement, default or other operator), else
+// nil.
+func plainParam(part syntax.WordPart) *syntax.ParamExp {
 	p, ok := part.(*syntax.ParamExp)
 	if !ok || p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
 		p.Repl != nil || p.Exp != nil || p.Names != 0 {
-		return false
+		return nil
 	}
-	switch p.Param.Value {
-	case "HOME", "PWD":
-		return true
-	}
-	return false
+	return p
+}
+
+// trustedPath reports whether part expands one of the variables that hold an
+// absolute path and that the policy refuses to let a command reassign.
+func trustedPath(part syntax.WordPart) bool {
+	p := plainParam(part)
+	return p != nil && (p.Param.Value == "HOME" || p.Param.Value == "PWD")
 }
 
 // openQuotes returns w's parts in order, with the parts of its
@@ -81,12 +85,8 @@ func maybeEmptyPath(w *syntax.Word) bool {
 	if len(parts) == 0 {
 		return false
 	}
-	p, ok := parts[0].(*syntax.ParamExp)
-	if !ok || p.Param == nil || p.Excl || p.Length || p.Index != nil || p.Slice != nil ||
-		p.Repl != nil || p.Exp != nil || p.Names != 0 {
-		return false
-	}
-	if p.Param.Value != "CLAUDE_PROJECT_DIR" && p.Param.Value != "CLAUDE_PLUGIN_ROOT" {
+	p := plainParam(parts[0])
+	if p == nil || p.Param.Value != "CLAUDE_PROJECT_DIR" && p.Param.Value != "CLAUDE_PLUGIN_ROOT" {
 		return false
 	}
 	if len(parts) == 1 {
