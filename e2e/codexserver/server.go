@@ -20,48 +20,37 @@ package codexserver
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
+
+	"github.com/plansmith/plansmith/e2e/scripted"
 )
 
 // MaxOverruns bounds how many requests past the end of the script are
 // answered before the server starts refusing them.
-const MaxOverruns = 20
+const MaxOverruns = scripted.MaxOverruns
 
 // OverrunText is the reply sent once the script is used up.
 const OverrunText = "(codexserver: script exhausted)"
 
 // SideText is the reply to side calls (requests without tools).
-const SideText = "Scripted session"
-
-// maxBody caps a request body; Codex's requests are tens of KiB.
-const maxBody = 32 << 20
+const SideText = scripted.SideText
 
 // Server is a running scripted model. URL is its base URL without the /v1
-// suffix.
+// suffix. The Book's methods tell what it answered: Requests, Remaining,
+// Overruns, SideCalls and Unhandled.
 type Server struct {
 	URL string
+	*scripted.Book[Reply, Request]
 
 	srv *httptest.Server
-
-	mu        sync.Mutex
-	script    []Reply
-	next      int
-	requests  []Request
-	sideCalls int
-	overruns  int
-	unhandled []string
-	callNames map[string]string // call id → tool name
-	ids       int
 }
 
 // New starts a server that answers scripted requests with script, in order.
 // Close it when done.
 func New(script ...Reply) *Server {
-	s := &Server{script: script, callNames: map[string]string{}}
+	s := &Server{Book: scripted.NewBook[Reply, Request](script)}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -70,49 +59,12 @@ func New(script ...Reply) *Server {
 // Close stops the server and waits for requests in flight.
 func (s *Server) Close() { s.srv.Close() }
 
-// Requests returns a copy of the scripted requests recorded so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// Remaining is how many scripted replies have not been used.
-func (s *Server) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.script) - s.next
-}
-
-// Overruns is how many scripted requests arrived after the script ran out.
-func (s *Server) Overruns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.overruns
-}
-
-// SideCalls is how many requests without tools were answered.
-func (s *Server) SideCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sideCalls
-}
-
-// Unhandled lists "METHOD /path" of requests answered with 404.
-func (s *Server) Unhandled() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.unhandled...)
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodPost && r.URL.Path == "/v1/responses" {
 		s.responses(w, r)
 		return
 	}
-	s.mu.Lock()
-	s.unhandled = append(s.unhandled, r.Method+" "+r.URL.Path)
-	s.mu.Unlock()
+	s.NotFound(r)
 	writeError(w, http.StatusNotFound, "codexserver: no route for "+r.Method+" "+r.URL.Path)
 }
 
@@ -142,7 +94,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnsupportedMediaType, "codexserver: compressed request bodies ("+enc+") are not supported")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, err := scripted.ReadBody(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "codexserver: reading body: "+err.Error())
 		return
@@ -153,34 +105,24 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(req.Tools) == 0 {
-		s.mu.Lock()
-		s.sideCalls++
-		id := s.newID("resp")
-		s.mu.Unlock()
-		s.stream(w, req.Model, id, Text(SideText))
+		s.stream(w, req.Model, s.SideCall("resp"), Text(SideText))
 		return
 	}
 
-	s.mu.Lock()
-	rec := s.record(req, body)
-	var reply Reply
-	switch {
-	case s.next < len(s.script):
-		reply = s.script[s.next]
-		s.next++
-	case s.overruns >= MaxOverruns:
-		s.mu.Unlock()
+	seen := s.record(req, body)
+	reply, rec, outcome := s.Take("", func(index int, overrun bool) Request {
+		r := seen
+		r.Index, r.Overrun = index, overrun
+		return r
+	})
+	switch outcome {
+	case scripted.Exhausted:
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("codexserver: script exhausted %d requests ago", MaxOverruns))
 		return
-	default:
-		s.overruns++
-		rec.Overrun = true
+	case scripted.Overrun:
 		reply = Text(OverrunText)
 	}
-	s.requests = append(s.requests, rec)
-	id := s.newID("resp")
-	s.mu.Unlock()
-
+	id := s.NewID("resp")
 	if reply.Respond != nil {
 		reply = reply.Respond(rec)
 		reply.Respond = nil
@@ -188,9 +130,9 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 	s.stream(w, req.Model, id, reply)
 }
 
-// record turns a request into a Request. The caller holds s.mu.
+// record turns a request into a Request. Take sets Index and Overrun.
 func (s *Server) record(req wireRequest, body []byte) Request {
-	rec := Request{Index: len(s.requests), Model: req.Model, Stream: req.Stream, Body: json.RawMessage(body)}
+	rec := Request{Model: req.Model, Stream: req.Stream, Body: json.RawMessage(body)}
 	for _, t := range req.Tools {
 		name := t.Name
 		if name == "" {
@@ -218,7 +160,7 @@ func (s *Server) record(req wireRequest, body []byte) Request {
 				rec.HookPrompts = append(rec.HookPrompts, p)
 			}
 		case it.Type == "function_call_output", it.Type == "custom_tool_call_output":
-			rec.Outputs = append(rec.Outputs, ToolOutput{CallID: it.CallID, Name: s.callNames[it.CallID], Output: outputText(it.Output)})
+			rec.Outputs = append(rec.Outputs, ToolOutput{CallID: it.CallID, Name: s.ToolOf(it.CallID), Output: outputText(it.Output)})
 		}
 	}
 	return rec
@@ -261,40 +203,31 @@ func contentText(raw json.RawMessage) string {
 // outputText reads a tool output, a string or a list of content parts.
 func outputText(raw json.RawMessage) string { return contentText(raw) }
 
-// newID returns a fresh identifier with prefix. The caller holds s.mu.
-func (s *Server) newID(prefix string) string {
-	s.ids++
-	return fmt.Sprintf("%s_%04d", prefix, s.ids)
-}
-
 // stream writes reply as a Responses API event stream: the response is
 // created, each output item is added, streamed (text as deltas) and done,
 // and the response completes with a token usage.
 func (s *Server) stream(w http.ResponseWriter, model, respID string, reply Reply) {
 	type item = map[string]any
 	var items []item
-	s.mu.Lock()
 	if reply.Text != "" || reply.Call == nil {
-		items = append(items, item{"type": "message", "id": s.newID("msg"), "role": "assistant", "status": "completed",
+		items = append(items, item{"type": "message", "id": s.NewID("msg"), "role": "assistant", "status": "completed",
 			"content": []item{{"type": "output_text", "text": reply.Text, "annotations": []any{}}}})
 	}
 	if c := reply.Call; c != nil {
-		callID := s.newID("call")
-		s.callNames[callID] = c.Name
+		callID := s.NewToolID("call", c.Name)
 		if c.Custom {
 			input, _ := c.Input.(string)
-			items = append(items, item{"type": "custom_tool_call", "id": s.newID("ctc"), "status": "completed",
+			items = append(items, item{"type": "custom_tool_call", "id": s.NewID("ctc"), "status": "completed",
 				"call_id": callID, "name": c.Name, "input": input})
 		} else {
 			args, err := json.Marshal(c.Input)
 			if err != nil {
 				args = []byte("{}")
 			}
-			items = append(items, item{"type": "function_call", "id": s.newID("fc"), "status": "completed",
+			items = append(items, item{"type": "function_call", "id": s.NewID("fc"), "status": "completed",
 				"call_id": callID, "name": c.Name, "arguments": string(args)})
 		}
 	}
-	s.mu.Unlock()
 
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")

@@ -22,57 +22,37 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
+
+	"github.com/plansmith/plansmith/e2e/scripted"
 )
 
 // MaxOverruns bounds how many requests past the end of the script are
 // answered before the server starts refusing them.
-const MaxOverruns = 20
+const MaxOverruns = scripted.MaxOverruns
 
 // OverrunText is the reply sent once the script is used up.
 const OverrunText = "(modelserver: script exhausted)"
 
 // SideText is the reply to side calls (requests without tools).
-const SideText = "Scripted session"
-
-// maxBody caps a request body; the CLI's requests are a few hundred KiB.
-const maxBody = 32 << 20
+const SideText = scripted.SideText
 
 // Server is a running scripted model. URL is its base URL, suitable for
-// ANTHROPIC_BASE_URL.
+// ANTHROPIC_BASE_URL. The Book's methods tell what it answered: Requests,
+// RouteRequests, Remaining, Overruns, SideCalls and Unhandled.
 type Server struct {
 	URL string
+	*scripted.Book[Reply, Request]
 
 	srv *httptest.Server
-
-	mu        sync.Mutex
-	script    []Reply
-	next      int
-	requests  []Request
-	sideCalls int
-	overruns  int
-	unhandled []string
-	toolNames map[string]string // tool_use id → tool name, for results
-	ids       int
-	routes    []*route
-}
-
-// route is the script of the sub-agents whose prompt contains match.
-type route struct {
-	match    string
-	replies  []Reply
-	next     int
-	requests []Request
 }
 
 // New starts a server that answers main-agent requests with script, in
 // order. Close it when done.
 func New(script ...Reply) *Server {
-	s := &Server{script: script, toolNames: map[string]string{}}
+	s := &Server{Book: scripted.NewBook[Reply, Request](script)}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -87,64 +67,7 @@ func (s *Server) Close() { s.srv.Close() }
 // order they were added; the first that matches wins. Past its replies a
 // route answers like an exhausted script (an overrun). Add routes before the
 // client runs.
-func (s *Server) Route(match string, replies ...Reply) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.routes = append(s.routes, &route{match: match, replies: replies})
-}
-
-// RouteRequests returns a copy of the requests the route added with match
-// answered, in arrival order (their Index counts within the route).
-func (s *Server) RouteRequests(match string) []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, r := range s.routes {
-		if r.match == match {
-			return append([]Request(nil), r.requests...)
-		}
-	}
-	return nil
-}
-
-// Requests returns a copy of the main-agent requests recorded so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// Remaining is how many scripted replies have not been used, the routes'
-// included.
-func (s *Server) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.script) - s.next
-	for _, r := range s.routes {
-		n += len(r.replies) - r.next
-	}
-	return n
-}
-
-// Overruns is how many main-agent requests arrived after the script ran out.
-func (s *Server) Overruns() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.overruns
-}
-
-// SideCalls is how many requests without tools were answered.
-func (s *Server) SideCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.sideCalls
-}
-
-// Unhandled lists "METHOD /path" of requests answered with 404.
-func (s *Server) Unhandled() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.unhandled...)
-}
+func (s *Server) Route(match string, replies ...Reply) { s.AddRoute(match, replies) }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
@@ -153,15 +76,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		s.countTokens(w, r)
 	default:
-		s.mu.Lock()
-		s.unhandled = append(s.unhandled, r.Method+" "+r.URL.Path)
-		s.mu.Unlock()
+		s.NotFound(r)
 		writeError(w, http.StatusNotFound, "not_found_error", "modelserver: no route for "+r.Method+" "+r.URL.Path)
 	}
 }
 
 func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, err := scripted.ReadBody(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "modelserver: reading body: "+err.Error())
 		return
@@ -194,7 +115,7 @@ type wireBlock struct {
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, err := scripted.ReadBody(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "modelserver: reading body: "+err.Error())
 		return
@@ -210,42 +131,27 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if len(req.Tools) == 0 {
-		s.mu.Lock()
-		s.sideCalls++
-		id := s.newID("msg")
-		s.mu.Unlock()
-		respond(w, req.Stream, id, model, []block{{Type: "text", Text: SideText}}, "end_turn")
+		respond(w, req.Stream, s.SideCall("msg"), model, []block{{Type: "text", Text: SideText}}, "end_turn")
 		return
 	}
 
-	s.mu.Lock()
-	rt := s.routeFor(req)
-	rec := s.record(req, body)
-	replies, next, recorded := &s.script, &s.next, &s.requests
-	if rt != nil {
-		replies, next, recorded = &rt.replies, &rt.next, &rt.requests
-		rec.Route = rt.match
-	}
-	rec.Index = len(*recorded)
-	var reply Reply
-	switch {
-	case *next < len(*replies):
-		reply = (*replies)[*next]
-		*next++
-	case s.overruns >= MaxOverruns:
-		s.mu.Unlock()
+	route := s.RouteFor(firstUserText(req))
+	seen := s.record(req, body)
+	reply, rec, outcome := s.Take(route, func(index int, overrun bool) Request {
+		r := seen
+		r.Index, r.Route, r.Overrun = index, route, overrun
+		return r
+	})
+	switch outcome {
+	case scripted.Exhausted:
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "modelserver: script exhausted too many times")
 		return
-	default:
-		s.overruns++
-		rec.Overrun = true
+	case scripted.Overrun:
 		reply = Text(OverrunText)
 	}
-	*recorded = append(*recorded, rec)
-	s.mu.Unlock()
 
-	// Called outside the lock: a scenario's function may be slow or may
-	// inspect the server.
+	// Respond runs outside the Book's lock: a scenario's function may be
+	// slow, or may ask the server what it has answered so far.
 	if reply.Respond != nil {
 		reply = reply.Respond(rec)
 	}
@@ -254,40 +160,26 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, reply.Error.Status, reply.Error.Type, reply.Error.Message)
 		return
 	}
-	s.mu.Lock()
 	blocks, stop, err := s.blocks(reply)
-	msgID := s.newID("msg")
-	s.mu.Unlock()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "api_error", "modelserver: "+err.Error())
 		return
 	}
-	respond(w, req.Stream, msgID, model, blocks, stop)
+	respond(w, req.Stream, s.NewID("msg"), model, blocks, stop)
 }
 
-// routeFor returns the route whose text the request's first user message
-// contains, or nil; s.mu must be held.
-func (s *Server) routeFor(req wireRequest) *route {
-	if len(s.routes) == 0 {
-		return nil
-	}
-	first := ""
+// firstUserText is the text of the request's first user message: for a
+// sub-agent, the prompt it was started with.
+func firstUserText(req wireRequest) string {
 	for _, m := range req.Messages {
 		if m.Role == "user" {
-			first = contentText(m.Content)
-			break
+			return contentText(m.Content)
 		}
 	}
-	for _, r := range s.routes {
-		if strings.Contains(first, r.match) {
-			return r
-		}
-	}
-	return nil
+	return ""
 }
 
-// record decodes what tests assert on; s.mu must be held. The caller sets
-// Index.
+// record decodes what tests assert on. Take sets Index, Route and Overrun.
 func (s *Server) record(req wireRequest, body []byte) Request {
 	rec := Request{
 		Model:    req.Model,
@@ -323,7 +215,7 @@ func (s *Server) record(req wireRequest, body []byte) Request {
 			}
 			rec.ToolResults = append(rec.ToolResults, ToolResult{
 				ToolUseID: b.ToolUseID,
-				ToolName:  s.toolNames[b.ToolUseID],
+				ToolName:  s.ToolOf(b.ToolUseID),
 				Content:   contentText(b.Content),
 				IsError:   b.IsError,
 			})
@@ -342,7 +234,7 @@ type block struct {
 	Input json.RawMessage `json:"input,omitempty"`
 }
 
-// blocks turns a reply into content blocks and a stop reason; s.mu must be held.
+// blocks turns a reply into content blocks and a stop reason.
 func (s *Server) blocks(r Reply) ([]block, string, error) {
 	var out []block
 	if r.Text != "" || r.ToolUse == nil {
@@ -359,16 +251,9 @@ func (s *Server) blocks(r Reply) ([]block, string, error) {
 			return nil, "", fmt.Errorf("marshalling input of tool %s: %w", r.ToolUse.Name, err)
 		}
 	}
-	id := s.newID("toolu")
-	s.toolNames[id] = r.ToolUse.Name
+	id := s.NewToolID("toolu", r.ToolUse.Name)
 	out = append(out, block{Type: "tool_use", ID: id, Name: r.ToolUse.Name, Input: input})
 	return out, "tool_use", nil
-}
-
-// newID returns a fresh id with prefix; s.mu must be held.
-func (s *Server) newID(prefix string) string {
-	s.ids++
-	return fmt.Sprintf("%s_e2e%04d", prefix, s.ids)
 }
 
 // decodeBlocks reads a content field that is a string or a list of blocks.
