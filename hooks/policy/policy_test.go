@@ -94,6 +94,19 @@ func TestDenialText(t *testing.T) {
 
 	d = Tool("Write", json.RawMessage(`{"file_path":"/p/plan.md"}`), Config{})
 	assert.Contains(t, d.Reason, "Write /p/plan.md")
+
+	// A computed argument is refused with advice that works: the same
+	// command with the advised spelling is allowed.
+	for refused, advised := range map[string]string{
+		`git log --oneline -- "$f"`: `git log --oneline -- "./$f"`,
+		`rg -n TODO "$f"`:           `rg -n TODO "./$f"`,
+		`wc -l < "$f"`:              `wc -l < "./$f"`,
+	} {
+		d = Bash(refused, Config{})
+		require.False(t, d.Allow, refused)
+		assert.Contains(t, d.Reason, `"./$f"`, refused)
+		assert.True(t, Bash(advised, Config{}).Allow, advised)
+	}
 }
 
 func TestEveryRuleHasText(t *testing.T) {

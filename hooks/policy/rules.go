@@ -81,7 +81,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"dynamic-arg": {
 			why: "this command has options that write or execute, and a value computed at run time could turn into one of them",
-			alt: "write the arguments literally, or put them after a word that cannot be an option",
+			alt: "write the arguments literally, or start a computed one with literal text that is not a dash, as in \"./$f\" for a file (after -- as well)",
 		},
 		"wrapper-option": {
 			why: "the wrapper's options are not understood well enough to know what it runs",
