@@ -11,8 +11,10 @@
 // when every simple command anywhere in them (statements, pipelines, lists,
 // subshells, blocks, loops, command and process substitutions, here-document
 // bodies) is read-only, and every redirect goes to /dev/null, /dev/stdout or
-// /dev/stderr or copies a descriptor. Reading redirects are fine. Anything
-// not understood is refused: this is an allow-list.
+// /dev/stderr or copies a descriptor. Reading redirects are fine, except
+// into descriptors 1 and 2: on Linux /dev/stdout opens again, for writing,
+// the file behind descriptor 1, so 1 and 2 may only ever be what they were
+// or each other. Anything not understood is refused: this is an allow-list.
 //
 // The choices, in order of the code:
 //

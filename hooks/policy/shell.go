@@ -182,11 +182,16 @@ func (c *checker) redirect(r *syntax.Redirect) {
 	case syntax.RdrIn:
 		if a := analyse(r.Word); mayBeNetwork(a) {
 			c.fail("network", r, "")
+		} else if outputFD(r) {
+			c.fail("redirect", r, reopened)
 		}
 		return
 	case syntax.DplIn, syntax.DplOut:
 		a := analyse(r.Word)
 		if a.known && isFD(a.val) {
+			if outputFD(r) && !sameStream(a.val) {
+				c.fail("redirect", r, reopened)
+			}
 			return
 		}
 		// `>&word` with a word that is not a descriptor writes to a file.
@@ -200,6 +205,37 @@ func (c *checker) redirect(r *syntax.Redirect) {
 	default:
 		c.fail("redirect", r, "")
 	}
+}
+
+// reopened explains why standard output and error may only ever be what
+// they were or each other.
+const reopened = "/dev/stdout and /dev/stderr would then write to the file behind it (Linux opens that file anew)"
+
+// outputFD reports whether r sets descriptor 1 or 2, the ones /dev/stdout
+// and /dev/stderr name. Writing to those names is allowed, so 1 and 2 must
+// never come from a file: on Linux the names open again, for writing, the
+// very file the descriptor points at (`cat x 1<main.go >/dev/stdout`
+// truncates main.go), and `>&3` after `3<main.go` or `1<&0` after
+// `<main.go` do the same by copying.
+func outputFD(r *syntax.Redirect) bool {
+	fd := "0"
+	switch {
+	case r.N != nil:
+		fd = r.N.Value
+	case r.Op == syntax.DplOut:
+		fd = "1"
+	}
+	return fd == "1" || fd == "2"
+}
+
+// sameStream reports whether a descriptor copy's source keeps 1 and 2 what
+// they were: 1, 2, or closing (`>&-`).
+func sameStream(src string) bool {
+	switch src {
+	case "1", "2", "-":
+		return true
+	}
+	return false
 }
 
 // zshWord refuses what bash reads as text and zsh as an expansion: a
