@@ -18,6 +18,9 @@ type checker struct {
 	// bash and the parser both take as they stand.
 	quotedDocs [][2]uint
 	quotedLits []*syntax.Lit // the literal parts of double-quoted strings seen
+	// singleQuoted are the byte ranges of '...' strings, where no byte is
+	// special to bash or the parser.
+	singleQuoted [][2]uint
 }
 
 // inQuotedDoc reports whether offset i is inside a quoted here-document body.
@@ -30,14 +33,34 @@ func (c *checker) inQuotedDoc(i uint) bool {
 	return false
 }
 
+// inSingleQuotes reports whether offset i is inside a '...' string.
+func (c *checker) inSingleQuotes(i uint) bool {
+	for _, r := range c.singleQuoted {
+		if i > r[0] && i < r[1] {
+			return true
+		}
+	}
+	return false
+}
+
 // splitsAlike refuses the characters at which the parser and bash split a
 // line differently, outside quoted here-document bodies: a carriage return
-// (a blank to the parser, a word character to bash), and a backslash-newline
+// (a blank to the parser, a word character to bash), a backslash-newline
 // that does not follow a blank (bash removes it before reading "$(", "((",
-// "<<-" and the like; the parser splits the operator there).
+// "<<-" and the like; the parser splits the operator there), and a
+// backslash, backquote or "}" right after a non-ASCII byte outside '...'.
+// The parser reads UTF-8; in a Big5, GBK or Shift-JIS locale (set by the
+// user, or by LC_ALL=... earlier in the command) bash takes that byte as the
+// lead of a two-byte character whose second byte is the \, ` or }, which
+// then escapes, quotes or closes nothing: "echo 両\;touch pwn" runs touch.
 func (c *checker) splitsAlike() {
 	for i := 0; i < len(c.src); i++ {
 		switch {
+		case c.src[i] >= 0x80 && i+1 < len(c.src) && strings.IndexByte("\\`}", c.src[i+1]) >= 0 &&
+			!c.inQuotedDoc(uint(i)) && !c.inSingleQuotes(uint(i)):
+			c.fail("parse", nil, "a non-ASCII character right before "+string(c.src[i+1])+
+				", which bash in a Big5, GBK or Shift-JIS locale reads as part of the character")
+			return
 		case c.src[i] == '\r' && !c.inQuotedDoc(uint(i)):
 			c.fail("parse", nil, "a carriage return, which bash reads as part of a word")
 			return
@@ -142,7 +165,18 @@ func (c *checker) visit(node syntax.Node) bool {
 			// between; the parser pairs the quotes first.
 			c.fail("eval", n, "quotes or backslashes inside `...`; write $(...) instead")
 		}
+	case *syntax.SglQuoted:
+		if !n.Dollar {
+			c.singleQuoted = append(c.singleQuoted, [2]uint{n.Pos().Offset(), n.End().Offset()})
+		}
 	case *syntax.DblQuoted:
+		if n.Dollar {
+			// bash looks $"..." up in the message catalogue that
+			// TEXTDOMAIN and TEXTDOMAINDIR name (a project can ship one)
+			// and expands the translation as a double-quoted string, whose
+			// $(...) then runs.
+			c.fail("eval", n, `$"..." (a translated string)`)
+		}
 		for _, p := range n.Parts {
 			if l, ok := p.(*syntax.Lit); ok {
 				c.quotedLits = append(c.quotedLits, l)
