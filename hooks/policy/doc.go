@@ -52,7 +52,11 @@
 //     must be written out in full.
 //   - Where bash and the parser could disagree, the command is refused: a
 //     carriage return, a backslash-newline that does not follow a blank
-//     (outside quoted here-document bodies), quotes inside `...`, <( >( or
+//     (outside quoted here-document bodies), a backslash, backquote or "}"
+//     right after a non-ASCII byte outside '...' (bash in a Big5, GBK or
+//     Shift-JIS locale reads them as part of a character), $"..." (bash
+//     expands a translation from a catalogue the project may ship), quotes
+//     inside `...`, <( >( or
 //     zsh's =( the parser kept as text outside quotes, a comment or a case
 //     statement inside $(...) or <(...) (bash 3.2 scans for the closing
 //     parenthesis), a comment ending in a backslash (the parser joins the
