@@ -48,33 +48,59 @@ func (e Env) Paths(cwd string) (state.Paths, error) {
 // while $CLAUDE_PROJECT_DIR (project) still names the project; Codex sends
 // its session's folder and sets no such variable. A loop must be found
 // wherever in its project the session stands, or a `cd` would leave the
-// read-only policy behind. So the project is the first of cwd, each folder
-// above it up to project, and project itself that holds a state entry —
-// any entry, even one that cannot be checked or read, so that the caller
-// refuses on it (fail closed). With none, it is project when cwd lies
-// inside it (its settings are there), else cwd. The events with nothing to
-// do without a loop start the binary only when hooks/hooks.json's shell
-// check finds such an entry where this would look, or cannot tell; a change
-// here needs one there (precheck_test.go holds the two together).
+// read-only policy behind. So the project is looked for in cwd, each folder
+// above it up to project, and project itself, and it is the first of them
+// that holds a state entry — any entry, even one that cannot be checked or
+// read, so that the caller refuses on it (fail closed). When more than one
+// holds an entry, the first whose loop is running (or cannot be read) comes
+// first: a finished loop's file left in a subfolder, or one a repository
+// carries, must not hide the loop running above it. With no entry, it is
+// project when cwd lies inside it (its settings are there), else cwd. The
+// events with nothing to do without a loop start the binary only when
+// hooks/hooks.json's shell check finds such an entry where this would look,
+// or cannot tell; a change here needs one there (precheck_test.go holds the
+// two together).
 func hookProject(cwd, project string) string {
 	if project == "" || !filepath.IsAbs(cwd) || !filepath.IsAbs(project) {
 		return cwd
 	}
 	cwd, project = filepath.Clean(cwd), filepath.Clean(project)
+	var look []string
+	fallback := project
 	rel, err := filepath.Rel(project, cwd)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		// Outside the project (a folder added with --add-dir, say).
-		if !hasState(cwd) && hasState(project) {
-			return project
+		look, fallback = []string{cwd}, cwd
+	} else {
+		for dir := cwd; dir != project; dir = filepath.Dir(dir) {
+			look = append(look, dir)
 		}
-		return cwd
 	}
-	for dir := cwd; dir != project; dir = filepath.Dir(dir) {
+	var found []string
+	for _, dir := range append(look, project) {
 		if hasState(dir) {
+			found = append(found, dir)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return fallback
+	case 1:
+		return found[0]
+	}
+	for _, dir := range found {
+		if running(dir) {
 			return dir
 		}
 	}
-	return project
+	return found[0]
+}
+
+// running reports whether dir's state entry is a running loop, or cannot
+// be read (one may be running there).
+func running(dir string) bool {
+	f, err := state.LoadHead(state.Paths{Project: dir}.State())
+	return err != nil || f.Loop.Active
 }
 
 // hasState reports whether dir holds a loop's state entry, or one that

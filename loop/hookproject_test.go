@@ -63,6 +63,32 @@ func TestHookProject(t *testing.T) {
 
 	writeState(t, other)
 	assert.Equal(t, other, hookProject(other, project), "outside the project, cwd's own loop first")
+
+	// With more than one entry, a running loop comes before a finished one.
+	// (writeState's entries cannot be read, which counts as running.)
+	writeLoop(t, sub, false)
+	writeLoop(t, project, true)
+	assert.Equal(t, project, hookProject(deeper, project), "a finished loop in sub does not hide the project's")
+	writeLoop(t, sub, true)
+	assert.Equal(t, sub, hookProject(deeper, project), "of two running loops the nearest")
+	writeLoop(t, sub, false)
+	writeLoop(t, project, false)
+	assert.Equal(t, sub, hookProject(deeper, project), "of two finished ones the nearest")
+	writeLoop(t, other, false)
+	writeLoop(t, project, true)
+	assert.Equal(t, project, hookProject(other, project), "outside the project too")
+	writeState(t, sub)
+	assert.Equal(t, sub, hookProject(deeper, project), "an entry that cannot be read may be a running loop")
+}
+
+// writeLoop writes a readable state entry in dir whose loop is running or
+// finished.
+func writeLoop(t *testing.T, dir string, active bool) {
+	t.Helper()
+	p := state.Paths{Project: dir}
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+	require.NoError(t, os.Remove(p.State()), "writeLoop replaces an entry")
+	require.NoError(t, state.Save(p.State(), &state.File{Loop: state.Loop{Active: active, Request: "r", Phases: []string{"understand"}}}))
 }
 
 // After a `cd sub` in the Bash tool, Claude Code sends every hook the
@@ -88,6 +114,29 @@ func TestCdIntoASubfolderKeepsTheLoop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "s", f.Loop.SessionID, "the stop from the subfolder bound the project's loop")
 	assert.NoDirExists(t, filepath.Join(sub, ".claude"), "nothing is created in the subfolder")
+}
+
+// A finished loop's state left in a subfolder (or carried by the
+// repository) must not switch the policy off for a session that cds there
+// while the project's loop runs (the eighth review).
+func TestFinishedLoopInASubfolderDoesNotHideTheProjects(t *testing.T) {
+	env, p, sub := projectEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	finished := state.Paths{Project: sub}
+	require.NoError(t, os.MkdirAll(filepath.Dir(finished.State()), 0o755))
+	require.NoError(t, state.Save(finished.State(), &state.File{Loop: state.Loop{Active: false, Request: "old", Phases: []string{"understand"}}}))
+
+	for _, cwd := range []string{sub, filepath.Join(sub, "deeper")} {
+		write := ToolEvent{Session: Session{ID: "s", Cwd: cwd}, Tool: "Write", Input: []byte(`{"file_path":"` + filepath.Join(sub, "x.go") + `","content":"y"}`)}
+		assert.True(t, PreToolUse(env, write).Deny, "a Write from %s is refused", cwd)
+		touch := ToolEvent{Session: Session{ID: "s", Cwd: cwd}, Tool: "Bash", Input: []byte(`{"command":"touch escaped.txt"}`)}
+		assert.True(t, PreToolUse(env, touch).Deny, "so is touch from %s", cwd)
+	}
+	out := Stop(env, StopEvent{Session: Session{ID: "s", Cwd: sub}, LastMessage: answer("too short"), BlockCap: 8})
+	assert.Equal(t, Block, out.Kind, "the project's loop judges the answer")
 }
 
 // The project's state entry is found from the subfolder even when it cannot
