@@ -584,6 +584,14 @@ func isName(s string) bool {
 	return true
 }
 
+// declFlags are the attributes declare and typeset may give or take away,
+// harmless in bash and zsh alike: arrays, globals, functions listed,
+// printing, readonly, tags, export and case. The others evaluate values as
+// arithmetic, where a subscript runs $(...): bash's -i, zsh's -i, -E and -F
+// (floats); or make names refer elsewhere or match (-n, zsh's -T, -m), or
+// are zsh's formats and hiding (-L, -R, -Z, -h, -H).
+const declFlags = "aAfgprtxluU"
+
 // decl judges declare, typeset, local, export, readonly and nameref.
 func (c *checker) decl(d *syntax.DeclClause) {
 	variant := d.Variant.Value
@@ -599,7 +607,7 @@ func (c *checker) decl(d *syntax.DeclClause) {
 				c.fail("dynamic-arg", d, "")
 				return
 			}
-			if strings.ContainsAny(w.val[1:], "ni") {
+			if strings.Trim(w.val[1:], declFlags) != "" {
 				c.fail("eval", d, variant+" "+w.val)
 				return
 			}
