@@ -112,6 +112,11 @@ func checkUniq(c *checker, n syntax.Node, args []arg) bool {
 func checkDate(c *checker, n syntax.Node, args []arg) bool {
 	readings := c.options(n, "date", args)
 	for _, p := range readings {
+		if len(p.operands) > 1 {
+			// BSD date takes the first +operand as the format and sets
+			// the clock from the next: date -f +%s +x +1600000000.
+			return c.deny(n, "date-set", "date with a second operand")
+		}
 		for _, o := range p.operands {
 			if !strings.HasPrefix(o.val, "+") {
 				return c.deny(n, "date-set", "date "+o.val)

@@ -54,9 +54,11 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 			[]option{
 				opt("-o --output", required, "sort-output"),
 				opt("--compress-program", required, "exec-option"),
+				// Its temporary files go there, and stay when sort is killed.
+				opt("-T --temporary-directory", required, "sort-output"),
 				opt("--check", optional, ""),
 			},
-			valued("-k --key", "-S --buffer-size", "-t --field-separator", "-T --temporary-directory",
+			valued("-k --key", "-S --buffer-size", "-t --field-separator",
 				"--random-source", "--sort", "--batch-size", "--files0-from", "--parallel"),
 			flags("", "-b --ignore-leading-blanks", "-d --dictionary-order", "-f --ignore-case", "-g --general-numeric-sort",
 				"-i --ignore-nonprinting", "-M --month-sort", "-h --human-numeric-sort", "-n --numeric-sort",
