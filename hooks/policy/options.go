@@ -170,6 +170,10 @@ type parsed struct {
 	// fails is true when an option exists only on the other platform: the
 	// tool stops with a usage error before doing anything.
 	fails bool
+	// shifty is true when an option took as its value a word that may be
+	// no word or several (oneWord): the words after it are then read in
+	// a way this reading does not describe.
+	shifty bool
 }
 
 // reading is one way a platform reads arguments.
@@ -238,6 +242,7 @@ func (g *grammar) parse(args []arg, r reading) parsed {
 			if !hasVal && (o.value == required || o.value == lastArg && !g.goFlags) && i+1 < len(args) {
 				i++
 				u.value, u.hasValue, u.computed = args[i].val, true, !args[i].known
+				p.shifty = p.shifty || !oneWord(args[i])
 			}
 			p.opts = append(p.opts, u)
 		default:
@@ -273,6 +278,7 @@ func (g *grammar) cluster(args []arg, i int, r reading, p *parsed) int {
 			if i+1 < len(args) {
 				i++
 				u.value, u.hasValue, u.computed = args[i].val, true, !args[i].known
+				p.shifty = p.shifty || !oneWord(args[i])
 			}
 		case j+1 < len(v):
 			u.value, u.hasValue = v[j+1:], true
@@ -281,6 +287,7 @@ func (g *grammar) cluster(args []arg, i int, r reading, p *parsed) int {
 			if i+1 < len(args) {
 				i++
 				u.value, u.hasValue, u.computed = args[i].val, true, !args[i].known
+				p.shifty = p.shifty || !oneWord(args[i])
 			}
 		}
 		p.opts = append(p.opts, u)
@@ -317,6 +324,9 @@ func (g *grammar) judge(cmd string, args []arg) (*refusal, []parsed) {
 		p := g.parse(args, rd)
 		if p.fails {
 			continue
+		}
+		if p.shifty {
+			return &refusal{"dynamic-arg", cmd + ": " + manyWordsValue}, nil
 		}
 		for _, u := range p.opts {
 			if u.o.rule != "" && (u.o.writesIf == "" || u.hasValue && u.value == u.o.writesIf) {

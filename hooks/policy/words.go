@@ -143,6 +143,9 @@ func analyse(w *syntax.Word) arg {
 					}
 					continue
 				}
+				if manyWords(q) {
+					a.single, a.splits = false, true
+				}
 				a.stop(&b)
 			}
 		case *syntax.ProcSubst:
@@ -160,6 +163,39 @@ func analyse(w *syntax.Word) arg {
 	}
 	a.val = b.String()
 	return a
+}
+
+// oneWord reports whether a is exactly one word whatever the shell's state:
+// known, or a quoted expansion. A glob may match no file (under nullglob,
+// or zsh's (N)) or several, and an unquoted or "$@"-like expansion any
+// number of words, so a tool taking one as an option's value may read the
+// words after it differently.
+func oneWord(a arg) bool { return a.single && !a.glob && !a.splits }
+
+// manyWordsValue is the refusal's detail for a value that is not oneWord.
+const manyWordsValue = "an option's value that may be no word or several (a glob, or an unquoted or \"$@\" expansion) moves the words after it"
+
+// manyWords reports whether part, inside double quotes, can still expand
+// to several words: "$@", "${a[@]}" and their variants ("${a[@]:1}",
+// "${!a[@]}", "${!prefix@}", "${x:-$@}") give one word per element, in bash
+// and zsh alike, so "x${a[@]}" is "x" plus whatever the array holds.
+func manyWords(part syntax.WordPart) bool {
+	many := false
+	syntax.Walk(part, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			return false // their output is one word in quotes
+		case *syntax.ParamExp:
+			if n.Param != nil && n.Param.Value == "@" || n.Names == syntax.NamesPrefixWords {
+				many = true
+			}
+			if w, ok := n.Index.(*syntax.Word); ok && w.Lit() == "@" {
+				many = true
+			}
+		}
+		return !many
+	})
+	return many
 }
 
 // braceStart returns the index of the part holding the "{" of a brace

@@ -97,6 +97,10 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 				}
 				if !hasVal {
 					i++
+					if i < len(args) && !oneWord(args[i]) {
+						c.fail("dynamic-arg", n, manyWordsValue)
+						return
+					}
 				}
 			default:
 				c.fail("wrapper-option", n, name+" "+key)
@@ -129,6 +133,10 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 				if val == "" {
 					i++
 					if i < len(args) {
+						if !oneWord(args[i]) {
+							c.fail("dynamic-arg", n, manyWordsValue)
+							return
+						}
 						val = args[i].val
 					}
 				}
