@@ -70,6 +70,11 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 		return deny(finding{rule: "edit-tool", what: what})
 	}
 	if !shellTools()[name] {
+		if (name == "Agent" || name == "Task") && !cfg.allowsTool(name) {
+			if why := isolated(input); why != "" {
+				return deny(finding{rule: "unknown-tool", what: name, detail: why})
+			}
+		}
 		if readTools()[name] || cfg.allowsTool(name) {
 			return Decision{Allow: true}
 		}
@@ -96,6 +101,28 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 		return deny(finding{rule: "bad-input", what: name, detail: "the command is missing or empty"})
 	}
 	return Bash(command, cfg)
+}
+
+// isolated says why a sub-agent call must be refused, or "": an isolation
+// other than none. "worktree" makes a git branch and a worktree in the
+// project (what EnterWorktree is refused for), "remote" runs the agent
+// where no hook sees its calls. Input that is not an object is refused too.
+func isolated(input json.RawMessage) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(input, &fields) != nil || fields == nil {
+		return "the input is not a JSON object"
+	}
+	for k, v := range fields {
+		if !strings.EqualFold(k, "isolation") {
+			continue
+		}
+		var mode string
+		if string(v) == "null" || json.Unmarshal(v, &mode) == nil && (mode == "" || mode == "none") {
+			continue
+		}
+		return "isolation " + string(v) + " makes a git branch and worktree in the project, or runs the agent where no hook sees it"
+	}
+	return ""
 }
 
 // Guarded reports whether tool is one the policy refuses or judges: any

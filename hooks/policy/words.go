@@ -41,7 +41,9 @@ func (a arg) inert() bool {
 	if a.known {
 		return true
 	}
-	return a.absolute || (a.single || a.glob && !a.splits) && a.val != "" && a.val[0] != '-'
+	// An unquoted $PWD splits at blanks: "cd 'a -oout.txt' && sort $PWD"
+	// gives sort the option -oout.txt.
+	return a.absolute && !a.splits || (a.single || a.glob && !a.splits) && a.val != "" && a.val[0] != '-'
 }
 
 // plainParam returns part when it expands a variable as it is ($NAME or
