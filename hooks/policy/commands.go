@@ -117,7 +117,7 @@ func (c *checker) call(ce *syntax.CallExpr) {
 		if a.Name != nil && a.Name.Value == "IFS" && exported && ce.Args[0].Lit() == "read" && len(ce.Assigns) == 1 {
 			continue // "IFS= read -r line" only changes how read splits
 		}
-		if a.Name != nil && forbiddenVar(a.Name.Value, exported) {
+		if a.Name != nil && forbiddenAssign(a, exported) {
 			c.fail("env-var", ce, a.Name.Value)
 			return
 		}

@@ -617,11 +617,51 @@ func (c *checker) decl(d *syntax.DeclClause) {
 		}
 	}
 	for _, a := range d.Args {
-		if a.Name != nil && forbiddenVar(a.Name.Value, exported) {
+		if a.Name != nil && forbiddenAssign(a, exported) {
 			c.fail("env-var", d, a.Name.Value)
 			return
 		}
 	}
+}
+
+// forbiddenAssign is forbiddenVar for an assignment whose value is in
+// sight: a locale variable may take a literal C, POSIX or UTF-8 locale.
+func forbiddenAssign(a *syntax.Assign, exported bool) bool {
+	name := a.Name.Value
+	if !localeVar(name) {
+		return forbiddenVar(name, exported)
+	}
+	if a.Array != nil || a.Index != nil || a.Append {
+		return true
+	}
+	if a.Value == nil {
+		return false
+	}
+	v := analyse(a.Value)
+	return !v.known || !plainLocale(v.val)
+}
+
+// localeVar reports whether name sets the character set that bash reads
+// the rest of the command in, and that programs read their scripts in (sed,
+// awk). In Big5, GBK or Shift-JIS a non-ASCII byte and the backslash after
+// it are one character, where the parser, reading UTF-8, sees an escape.
+func localeVar(name string) bool {
+	return name == "LC_ALL" || name == "LC_CTYPE" || name == "LANG"
+}
+
+// plainLocale reports whether v names a locale whose text reads as the
+// parser reads it: empty (the default), C, POSIX or a UTF-8 locale.
+func plainLocale(v string) bool {
+	if v == "" || v == "C" || v == "POSIX" {
+		return true
+	}
+	for _, r := range v {
+		if !(r == '_' || r == '.' || r == '-' || r == '@' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	base, _, _ := strings.Cut(strings.ToLower(v), "@")
+	return strings.HasSuffix(base, ".utf-8") || strings.HasSuffix(base, ".utf8")
 }
 
 // forbiddenVar reports whether assigning name could change which programs
@@ -630,7 +670,8 @@ func (c *checker) decl(d *syntax.DeclClause) {
 // upper-case name not known to be harmless is refused, since tools read many
 // of them (PAGER, GIT_*, LESSOPEN, RIPGREP_CONFIG_PATH, ...).
 func forbiddenVar(name string, exported bool) bool {
-	if zshSpecial()[name] {
+	if zshSpecial()[name] || localeVar(name) {
+		// (A locale variable with a literal value: forbiddenAssign.)
 		return true
 	}
 	switch name {
