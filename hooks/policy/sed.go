@@ -36,8 +36,27 @@ func checkSed(c *checker, n syntax.Node, args []arg) bool {
 
 // sedScript returns why a sed script is refused, or "" when it only reads
 // its input and prints. It understands GNU sed's grammar; any command it does
-// not know is refused.
+// not know is refused. Seds differ on a delimiter inside a bracket
+// expression: GNU sed 4.9 and BSD sed skip "[...]" first, so in
+// s/[/]/#/w f the regular expression is "[/]" and w writes f; others end it
+// at that "/". The script is read both ways: the first is judged in full,
+// and the second is refused only where it writes or runs something (a sed
+// that reads it so stops at its first error, before the rest).
 func sedScript(s string) string {
+	if why, _ := readSed(s, true); why != "" {
+		return why
+	}
+	if why, harmful := readSed(s, false); harmful {
+		return why + " (read as seds that end a regular expression inside [...])"
+	}
+	return ""
+}
+
+// readSed reads script s, skipping bracket expressions in regular
+// expressions when brackets is set, and returns why it is refused, or "",
+// and whether that is because it writes or runs something (rather than
+// being a command or syntax the policy does not know).
+func readSed(s string, brackets bool) (why string, harmful bool) {
 	i := 0
 	skipTo := func(stops string) {
 		for i < len(s) && strings.IndexByte(stops, s[i]) < 0 {
@@ -59,6 +78,29 @@ func sedScript(s string) string {
 		}
 		return false
 	}
+	// regex skips a regular expression ending with delim.
+	regex := func(delim byte) bool {
+		if !brackets {
+			return delimited(delim)
+		}
+		for i < len(s) {
+			switch {
+			case s[i] == '\\':
+				i += 2
+				continue
+			case s[i] == '[':
+				if j := bracketEnd(s, i); j > 0 {
+					i = j
+					continue
+				}
+			case s[i] == delim:
+				i++
+				return true
+			}
+			i++
+		}
+		return false
+	}
 	address := func() bool {
 		switch {
 		case i < len(s) && (s[i] >= '0' && s[i] <= '9'):
@@ -69,7 +111,7 @@ func sedScript(s string) string {
 			i++
 		case i < len(s) && s[i] == '/':
 			i++
-			if !delimited('/') {
+			if !regex('/') {
 				return false
 			}
 			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
@@ -78,7 +120,7 @@ func sedScript(s string) string {
 		case i+1 < len(s) && s[i] == '\\':
 			d := s[i+1]
 			i += 2
-			if !delimited(d) {
+			if !regex(d) {
 				return false
 			}
 			for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
@@ -92,14 +134,14 @@ func sedScript(s string) string {
 			i++
 		}
 		if i >= len(s) {
-			return ""
+			return "", false
 		}
 		if s[i] == '#' {
 			skipTo("\n")
 			continue
 		}
 		if !address() {
-			return "unterminated address"
+			return "unterminated address", false
 		}
 		if i < len(s) && s[i] == ',' {
 			i++
@@ -107,14 +149,14 @@ func sedScript(s string) string {
 				i++
 			}
 			if !address() {
-				return "unterminated address"
+				return "unterminated address", false
 			}
 		}
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '!') {
 			i++
 		}
 		if i >= len(s) {
-			return "missing command"
+			return "missing command", false
 		}
 		cmd := s[i]
 		i++
@@ -143,41 +185,72 @@ func sedScript(s string) string {
 		case 'r', 'R':
 			skipTo("\n") // reads a file
 		case 'w', 'W':
-			return "sed " + string(cmd) + " writes a file"
+			return "sed " + string(cmd) + " writes a file", true
 		case 'e':
-			return "sed e runs a command"
+			return "sed e runs a command", true
 		case 's':
 			if i >= len(s) || s[i] == '\n' || s[i] == '\\' {
-				return "bad s command"
+				return "bad s command", false
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
-				return "unterminated s command"
+			if !regex(d) || !delimited(d) {
+				return "unterminated s command", false
 			}
 			for i < len(s) && strings.IndexByte(" \t\n;}#", s[i]) < 0 {
 				switch f := s[i]; {
 				case f == 'w':
-					return "s///w writes a file"
+					return "s///w writes a file", true
 				case f == 'e':
-					return "s///e runs the pattern space as a command"
+					return "s///e runs the pattern space as a command", true
 				case f == 'g' || f == 'p' || f == 'i' || f == 'I' || f == 'm' || f == 'M' || f >= '0' && f <= '9':
 				default:
-					return "unknown s flag " + string(f)
+					return "unknown s flag " + string(f), false
 				}
 				i++
 			}
 		case 'y':
 			if i >= len(s) {
-				return "bad y command"
+				return "bad y command", false
 			}
 			d := s[i]
 			i++
 			if !delimited(d) || !delimited(d) {
-				return "unterminated y command"
+				return "unterminated y command", false
 			}
 		default:
-			return "unknown sed command " + string(cmd)
+			return "unknown sed command " + string(cmd), false
 		}
 	}
+}
+
+// bracketEnd returns the index just after the bracket expression that
+// starts at s[i] ("["), or 0 when there is none: "[", an optional "^", an
+// optional "]" taken as a member, then members up to "]", where "[:name:]",
+// "[.x.]" and "[=x=]" are members of their own.
+func bracketEnd(s string, i int) int {
+	j := i + 1
+	if j < len(s) && s[j] == '^' {
+		j++
+	}
+	if j < len(s) && s[j] == ']' {
+		j++
+	}
+	for j < len(s) {
+		switch {
+		case s[j] == ']':
+			return j + 1
+		case s[j] == '[' && j+1 < len(s) && strings.IndexByte(":.=", s[j+1]) >= 0:
+			end := strings.Index(s[j+2:], string(s[j+1])+"]")
+			if end < 0 {
+				return 0
+			}
+			j += 2 + end + 2
+			continue
+		case s[j] == '\n':
+			return 0
+		}
+		j++
+	}
+	return 0
 }
