@@ -49,6 +49,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 		env.note("%v (ignoring the project's policy extension)", err)
 	}
 	cfg.Ours = ours(env)
+	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {
 		return ToolOutcome{}
@@ -135,6 +136,42 @@ func openToolSession(env Env, s Session) (*txn, error) {
 		return nil, nil
 	}
 	return t, nil
+}
+
+// npmrc returns the .npmrc npm would read as the project's configuration
+// when run in cwd (the session's folder; the process's when the input names
+// none), or "". npm takes it from its local prefix: the nearest folder up
+// from cwd with a package.json or node_modules, or a workspace root further
+// up, else cwd. So every such folder is looked in, and cwd. $HOME/.npmrc is
+// the user's own configuration, not a repository's. An entry that cannot be
+// checked counts as there.
+func npmrc(env Env, cwd string) string {
+	if !filepath.IsAbs(cwd) {
+		var err error
+		if env.Getwd == nil {
+			err = errors.New("no working folder")
+		} else {
+			cwd, err = env.Getwd()
+		}
+		if err != nil {
+			return "the working folder's .npmrc (the folder cannot be found)"
+		}
+	}
+	cwd = filepath.Clean(cwd)
+	home := filepath.Clean(env.Getenv("HOME"))
+	exists := func(path string) bool {
+		_, err := os.Lstat(path)
+		return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
+	}
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		prefix := dir == cwd || exists(filepath.Join(dir, "package.json")) || exists(filepath.Join(dir, "node_modules"))
+		if rc := filepath.Join(dir, ".npmrc"); prefix && dir != home && exists(rc) {
+			return rc
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+	}
 }
 
 func planCall(env Env, ev ToolEvent) planmode.Call {

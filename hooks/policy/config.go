@@ -48,6 +48,14 @@ type Config struct {
 	// carry one) is judged like any other program. Set by the caller, not
 	// the file; nil allows only the name alone and the plugin form.
 	Ours func(path string) bool `yaml:"-"`
+	// NpmConfig returns the path of an .npmrc that npm would read as the
+	// project's configuration where the call runs, or "" when there is
+	// none. npm takes settings from that file that the command line cannot
+	// see (cache, logs-dir, git: the program it runs for git specs), and a
+	// repository can carry one, so npm is refused where there is one. Set
+	// by the caller, who looks lazily (only for an npm command); nil means
+	// none was looked for, as in the policy's own tests.
+	NpmConfig func() string `yaml:"-"`
 }
 
 // LoadConfig reads projectDir/.claude/plansmith-policy.yaml. A missing file

@@ -23,7 +23,8 @@
 //   - Commands read-only only in some forms get a rule each: find, fd, sort,
 //     uniq, sed, awk, tree, date, hostname, tee, git, rg, ag, file, yq,
 //     base64, man, go (version, env, list, doc), npm (ls, view, outdated,
-//     ...), printf, read, unset, set, shopt, test. Their arguments must be
+//     ...; refused where the project carries an .npmrc, Config.NpmConfig, or
+//     after a cd), printf, read, unset, set, shopt, test. Their arguments must be
 //     literal or unable to become an option, since a value computed at run
 //     time could be -delete.
 //   - Their options are data: grammars.go gives each command's options (which

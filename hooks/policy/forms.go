@@ -185,6 +185,16 @@ var npmReads = sync.OnceValue(func() map[string]bool {
 })
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
+	if changesFolder(c.src) {
+		// npm reads the .npmrc of the folder it runs in, which the
+		// caller looked for only where the command starts.
+		return c.deny(n, "npm-config", "npm after a change of folder")
+	}
+	if c.npmrc != nil {
+		if rc := c.npmrc(); rc != "" {
+			return c.deny(n, "npm-config", "npm would read "+rc)
+		}
+	}
 	if len(args) > 0 {
 		if _, ok := c.literal(n, args[0], "an npm subcommand"); !ok {
 			return false
@@ -207,6 +217,20 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 		sub = args[0].val
 	}
 	return c.deny(n, "unknown-command", "npm "+sub)
+}
+
+// changesFolder reports whether command may change the working folder: a
+// word cd, pushd or popd anywhere in it (a pattern or a quoted word too,
+// which only costs a needless refusal).
+func changesFolder(command string) bool {
+	for _, w := range strings.FieldsFunc(command, func(r rune) bool {
+		return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
+		if w == "cd" || w == "pushd" || w == "popd" {
+			return true
+		}
+	}
+	return false
 }
 
 // npmOptions judges the options of a reading npm subcommand by the npm

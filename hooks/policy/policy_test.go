@@ -635,3 +635,32 @@ func TestConfigTools(t *testing.T) {
 	assert.False(t, Tool("Write", json.RawMessage(`{"file_path":"x"}`), Config{Tools: []string{"Write"}}).Allow, "edits stay refused")
 	assert.False(t, Tool("Bash", json.RawMessage(`{"command":"rm x"}`), Config{Tools: []string{"Bash"}}).Allow, "Bash stays judged")
 }
+
+// npm reads settings from a project's .npmrc that the command line does not
+// show (the eighth review: logs-dir and cache sent its files into the
+// project, git=./evil.sh ran a program for `npm view git+https://...`). The
+// caller says whether there is one; it is asked only for npm.
+func TestNpmConfig(t *testing.T) {
+	asked := 0
+	with := func(rc string) Config {
+		return Config{NpmConfig: func() string { asked++; return rc }}
+	}
+	d := Bash("npm ls --depth=0", with("/p/.npmrc"))
+	assert.False(t, d.Allow)
+	assert.Equal(t, "npm-config", d.Rule)
+	assert.Contains(t, d.Reason, "/p/.npmrc")
+	assert.False(t, Bash("npm view git+https://example.invalid/x.git", with("/p/.npmrc")).Allow)
+	assert.True(t, Bash("npm ls --depth=0", with("")).Allow, "no .npmrc: judged as before")
+	assert.Equal(t, 3, asked)
+
+	assert.True(t, Bash("grep -rn x src", with("/p/.npmrc")).Allow)
+	assert.True(t, Bash("cd src && ls", with("/p/.npmrc")).Allow)
+	assert.Equal(t, 3, asked, "only an npm command asks")
+
+	for _, cmd := range []string{"cd web && npm ls", "pushd web; npm outdated; popd", "(cd web; npm view react version)"} {
+		d := Bash(cmd, with(""))
+		assert.Equal(t, "npm-config", d.Rule, "%s: npm reads the .npmrc of the folder it runs in", cmd)
+	}
+	assert.True(t, Bash("npm ls", Config{Allow: []string{"npm ls"}, NpmConfig: func() string { return "/p/.npmrc" }}).Allow,
+		"the project's own policy file can allow it")
+}

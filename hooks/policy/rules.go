@@ -79,6 +79,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "this variable changes which programs run or how they behave",
 			alt: "run the command without setting it",
 		},
+		"npm-config": {
+			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
+			alt: "read package.json, package-lock.json and node_modules/*/package.json instead, or allow npm in .claude/plansmith-policy.yaml if the .npmrc is yours",
+		},
 		"dynamic-arg": {
 			why: "this command has options that write or execute, and a value computed at run time could turn into one of them",
 			alt: "write the arguments literally, or start a computed one with literal text that is not a dash, as in \"./$f\" for a file (after -- as well)",

@@ -13,6 +13,7 @@ type checker struct {
 	src   string
 	allow [][]string
 	ours  func(string) bool // Config.Ours
+	npmrc func() string     // Config.NpmConfig
 	found *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
