@@ -61,8 +61,13 @@ func (e Env) Paths(cwd string) (state.Paths, error) {
 // or cannot tell; a change here needs one there (precheck_test.go holds the
 // two together).
 func hookProject(cwd, project string) string {
-	if project == "" || !filepath.IsAbs(cwd) || !filepath.IsAbs(project) {
+	if project == "" || !filepath.IsAbs(project) {
 		return cwd
+	}
+	if !filepath.IsAbs(cwd) {
+		// Claude Code sends an absolute cwd; anything else is malformed
+		// input, which must not lead the hooks away from the project.
+		return project
 	}
 	cwd, project = filepath.Clean(cwd), filepath.Clean(project)
 	var look []string

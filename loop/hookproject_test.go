@@ -49,7 +49,7 @@ func TestHookProject(t *testing.T) {
 	assert.Equal(t, other, hookProject(other, project))
 	// Codex sets no $CLAUDE_PROJECT_DIR: its session's folder, as sent.
 	assert.Equal(t, deeper, hookProject(deeper, ""))
-	assert.Equal(t, "relative", hookProject("relative", project))
+	assert.Equal(t, project, hookProject("relative", project), "a cwd that is not absolute is malformed input: the project")
 
 	writeState(t, project)
 	assert.Equal(t, project, hookProject(deeper, project), "the project's loop is found from below")

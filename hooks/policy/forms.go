@@ -126,6 +126,15 @@ func checkDate(c *checker, n syntax.Node, args []arg) bool {
 	return readings != nil
 }
 
+// checkArch allows arch alone: on macOS "arch [-x86_64] [-e VAR=v] prog"
+// runs prog (Linux's arch only prints).
+func checkArch(c *checker, n syntax.Node, args []arg) bool {
+	if len(args) > 0 {
+		return c.deny(n, "unknown-command", "arch with arguments runs a program on macOS")
+	}
+	return true
+}
+
 func checkHostname(c *checker, n syntax.Node, args []arg) bool {
 	readings := c.options(n, "hostname", args)
 	for _, p := range readings {
@@ -304,7 +313,9 @@ func printfArgs(format arg) (numericAt []bool, all bool, bad string) {
 		if i < len(f) && f[i] == '%' {
 			continue
 		}
-		for ; i < len(f) && strings.IndexByte("-+ #0123456789.*'$hlLqjzt", f[i]) >= 0; i++ {
+		// Flags, width, precision and C's length modifiers; q is not one
+		// here: bash's and zsh's printf read %q as a conversion.
+		for ; i < len(f) && strings.IndexByte("-+ #0123456789.*'$hlLjzt", f[i]) >= 0; i++ {
 			switch f[i] {
 			case '*':
 				numericAt = append(numericAt, true)
@@ -320,8 +331,12 @@ func printfArgs(format arg) (numericAt []bool, all bool, bad string) {
 			return nil, true, "%n"
 		case strings.IndexByte("diouxXeEfFgGaA", f[i]) >= 0:
 			numericAt = append(numericAt, true)
-		default:
+		case strings.IndexByte("csbqQ", f[i]) >= 0:
 			numericAt = append(numericAt, false)
+		default:
+			// A conversion not known here (bash's %(...)T, or text the
+			// scan misread): every argument must then be a number.
+			all = true
 		}
 	}
 	return numericAt, all, ""

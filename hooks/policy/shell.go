@@ -292,6 +292,12 @@ func (c *checker) zshWord(w *syntax.Word) {
 				}
 				// zsh reads $#NAME[...] as the length of a subscripted NAME
 				// (the parser may split the text after $# at the "[").
+				// zsh reads a non-ASCII letter as part of a name, so after
+				// $x the text é[...] continues the name and subscripts it.
+				if ok && p.Short && next.Value != "" && next.Value[0] >= 0x80 && subscriptedName(parts[i+1:]) {
+					c.fail("arithmetic", w, "zsh reads a non-ASCII letter as part of the name, and [...] after it as a subscript")
+					return
+				}
 				if ok && p.Short && p.Param != nil && p.Param.Value == "#" && subscriptedName(parts[i+1:]) {
 					c.fail("arithmetic", w, "zsh reads $#NAME[...] as a subscript")
 					return
@@ -323,7 +329,10 @@ func subscriptedName(parts []syntax.WordPart) bool {
 		}
 		text += l.Value
 	}
-	rest := strings.TrimLeft(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+	// zsh takes non-ASCII letters for name characters too.
+	rest := strings.TrimLeftFunc(text, func(r rune) bool {
+		return r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r >= 0x80
+	})
 	return len(rest) < len(text) && strings.HasPrefix(rest, "[")
 }
 
