@@ -263,7 +263,7 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 				"--global", "--system", "--local", "--worktree", "--includes", "--no-includes", "--show-origin",
 				"--show-scope", "-z --null", "--name-only", "--bool", "--int", "--path", "--bool-or-int",
 				"--expiry-date", "--fixed-value", "--all"),
-			valued("--type", "--default", "--value", "--url", "-f --file", "--blob", "--regexp"),
+			valued("-t --type", "--default", "--value", "--url", "-f --file", "--blob", "--regexp"),
 			flags("git-config", "--add", "--replace-all", "--unset", "--unset-all", "--rename-section",
 				"--remove-section", "-e --edit"),
 		)}).index(),
@@ -280,6 +280,7 @@ var gitCommon = sync.OnceValue(func() []option {
 		opt("--output-indicator-context", required, ""),
 		opt("--ext-diff", flag, "git-option"),
 		opt("--textconv", flag, "git-option"),
+		opt("--text", flag, ""), // an exact name before an abbreviation, as git reads it
 		opt("--help", flag, "git-option"),
 		opt("--exec", required, "git-option"),
 		opt("--upload-pack", required, "git-option"), opt("--receive-pack", required, "git-option"),

@@ -183,6 +183,8 @@ func TestBashRules(t *testing.T) {
 		{"dev stdout sink", `echo x > /dev/stdout`, ""},
 		{"close descriptor", `ls >&-`, ""},
 		{"redirect to descriptor variable", `ls >&$fd`, "redirect"},
+		{"git abbreviation of --textconv", `git diff --textc HEAD~1`, "git-option"},
+		{"git ambiguous abbreviation of --text and --textconv", `git log -p --tex`, "git-option"},
 		{"zsh name continued by a non-ASCII letter", `echo $xé['$(touch pwn)']`, "arithmetic"},
 		{"zsh length of a name continued by a non-ASCII letter", `echo $#xé['$(touch pwn)']`, "arithmetic"},
 		{"printf %q before a numeric conversion", `printf '%q %d\n' a 'path[$(touch pwn)]'`, "arithmetic"},
