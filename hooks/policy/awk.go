@@ -107,9 +107,11 @@ func awkProgram(p string) string {
 			switch {
 			case word == "system":
 				return "awk system() runs a command"
-			case word == "ARGV" || word == "ARGC":
-				// Changing them names more files to read, /inet/... too.
-				return "awk " + word + " names the files awk reads"
+			case word == "ARGV" || word == "ARGC" || word == "SYMTAB" || word == "FUNCTAB":
+				// Changing them names more files to read, /inet/... too;
+				// gawk's SYMTAB reaches every global by name, ARGV
+				// included (SYMTAB["ARGV"]), and FUNCTAB every function.
+				return "awk " + word + " names the files awk reads, or reaches what does"
 			case word == "print" || word == "printf":
 				printDepth = depth
 				prev = operator

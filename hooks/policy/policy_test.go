@@ -183,6 +183,7 @@ func TestBashRules(t *testing.T) {
 		{"dev stdout sink", `echo x > /dev/stdout`, ""},
 		{"close descriptor", `ls >&-`, ""},
 		{"redirect to descriptor variable", `ls >&$fd`, "redirect"},
+		{"gawk ARGV through SYMTAB", `gawk 'BEGIN { SYMTAB["AR" "GV"][1] = "/in" "et4/tcp/0/127.0.0.1/18777"; SYMTAB["ARGC"] = 2 } { print }'`, "awk-program"},
 		{"git abbreviation of --textconv", `git diff --textc HEAD~1`, "git-option"},
 		{"git ambiguous abbreviation of --text and --textconv", `git log -p --tex`, "git-option"},
 		{"zsh name continued by a non-ASCII letter", `echo $xé['$(touch pwn)']`, "arithmetic"},
