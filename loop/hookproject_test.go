@@ -27,6 +27,18 @@ func projectEnv(t *testing.T) (Env, state.Paths, string) {
 	return env, p, sub
 }
 
+// guardedLoop is projectEnv with a loop running in the project that keeps
+// it read-only.
+func guardedLoop(t *testing.T) (Env, state.Paths, string) {
+	t.Helper()
+	env, p, sub := projectEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	return env, p, sub
+}
+
 func writeState(t *testing.T, dir string) {
 	t.Helper()
 	p := state.Paths{Project: dir}
@@ -81,13 +93,12 @@ func TestHookProject(t *testing.T) {
 	assert.Equal(t, sub, hookProject(deeper, project), "an entry that cannot be read may be a running loop")
 }
 
-// writeLoop writes a readable state entry in dir whose loop is running or
-// finished.
+// writeLoop writes (or replaces) a readable state entry in dir whose loop
+// is running or finished.
 func writeLoop(t *testing.T, dir string, active bool) {
 	t.Helper()
 	p := state.Paths{Project: dir}
 	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
-	require.NoError(t, os.Remove(p.State()), "writeLoop replaces an entry")
 	require.NoError(t, state.Save(p.State(), &state.File{Loop: state.Loop{Active: active, Request: "r", Phases: []string{"understand"}}}))
 }
 
@@ -95,11 +106,7 @@ func writeLoop(t *testing.T, dir string, active bool) {
 // subfolder as cwd. The loop in the project must still keep the session
 // read-only, and the Stop must still judge the answer.
 func TestCdIntoASubfolderKeepsTheLoop(t *testing.T) {
-	env, p, sub := projectEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p, sub := guardedLoop(t)
 
 	s := Session{ID: "s", Cwd: sub}
 	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"` + filepath.Join(sub, "x.go") + `","content":"y"}`)}
@@ -120,14 +127,8 @@ func TestCdIntoASubfolderKeepsTheLoop(t *testing.T) {
 // repository) must not switch the policy off for a session that cds there
 // while the project's loop runs (the eighth review).
 func TestFinishedLoopInASubfolderDoesNotHideTheProjects(t *testing.T) {
-	env, p, sub := projectEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
-	finished := state.Paths{Project: sub}
-	require.NoError(t, os.MkdirAll(filepath.Dir(finished.State()), 0o755))
-	require.NoError(t, state.Save(finished.State(), &state.File{Loop: state.Loop{Active: false, Request: "old", Phases: []string{"understand"}}}))
+	env, _, sub := guardedLoop(t)
+	writeLoop(t, sub, false)
 
 	for _, cwd := range []string{sub, filepath.Join(sub, "deeper")} {
 		write := ToolEvent{Session: Session{ID: "s", Cwd: cwd}, Tool: "Write", Input: []byte(`{"file_path":"` + filepath.Join(sub, "x.go") + `","content":"y"}`)}

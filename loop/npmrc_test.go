@@ -56,11 +56,7 @@ func TestNpmrc(t *testing.T) {
 // Through the hook: with a loop running, npm is refused where the project
 // carries an .npmrc, and judged as before where it does not.
 func TestNpmRefusedWithAProjectNpmrc(t *testing.T) {
-	env, p, _ := projectEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p, _ := guardedLoop(t)
 	npm := ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"npm ls --depth=0"}`)}
 
 	assert.False(t, PreToolUse(env, npm).Deny, "no .npmrc")
