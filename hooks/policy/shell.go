@@ -290,14 +290,14 @@ func (c *checker) zshWord(w *syntax.Word) {
 					c.fail("arithmetic", w, "zsh reads [...] after an expansion as a subscript")
 					return
 				}
-				// zsh reads $#NAME[...] as the length of a subscripted NAME
-				// (the parser may split the text after $# at the "[").
 				// zsh reads a non-ASCII letter as part of a name, so after
 				// $x the text é[...] continues the name and subscripts it.
 				if ok && p.Short && next.Value != "" && next.Value[0] >= 0x80 && subscriptedName(parts[i+1:]) {
 					c.fail("arithmetic", w, "zsh reads a non-ASCII letter as part of the name, and [...] after it as a subscript")
 					return
 				}
+				// zsh reads $#NAME[...] as the length of a subscripted NAME
+				// (the parser may split the text after $# at the "[").
 				if ok && p.Short && p.Param != nil && p.Param.Value == "#" && subscriptedName(parts[i+1:]) {
 					c.fail("arithmetic", w, "zsh reads $#NAME[...] as a subscript")
 					return
@@ -637,18 +637,24 @@ func (c *checker) decl(d *syntax.DeclClause) {
 // forbiddenAssign is forbiddenVar for an assignment whose value is in
 // sight: a locale variable may take a literal C, POSIX or UTF-8 locale.
 func forbiddenAssign(a *syntax.Assign, exported bool) bool {
-	name := a.Name.Value
-	if !localeVar(name) {
-		return forbiddenVar(name, exported)
-	}
 	if a.Array != nil || a.Index != nil || a.Append {
-		return true
+		return forbiddenVar(a.Name.Value, exported)
 	}
-	if a.Value == nil {
-		return false
+	val, known := "", true
+	if a.Value != nil {
+		v := analyse(a.Value)
+		val, known = v.val, v.known
 	}
-	v := analyse(a.Value)
-	return !v.known || !plainLocale(v.val)
+	return forbiddenValue(a.Name.Value, val, known, exported)
+}
+
+// forbiddenValue is forbiddenVar for name given the value val (known false:
+// only partly known, val being its start).
+func forbiddenValue(name, val string, known, exported bool) bool {
+	if localeVar(name) {
+		return !known || !plainLocale(val)
+	}
+	return forbiddenVar(name, exported)
 }
 
 // localeVar reports whether name sets the character set that bash reads

@@ -156,7 +156,7 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 	if w.assigns {
 		for ; i < len(args) && args[i].known && strings.Contains(args[i].val, "="); i++ {
 			key, val, _ := strings.Cut(args[i].val, "=")
-			if !isName(key) || localeVar(key) && !plainLocale(val) || !localeVar(key) && forbiddenVar(key, true) {
+			if !isName(key) || forbiddenValue(key, val, true, true) {
 				c.fail("env-var", n, key)
 				return
 			}
