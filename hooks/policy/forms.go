@@ -194,7 +194,7 @@ var npmReads = sync.OnceValue(func() map[string]bool {
 })
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
-	if changesFolder(c.src) {
+	if c.changesFolder() {
 		// npm reads the .npmrc of the folder it runs in, which the
 		// caller looked for only where the command starts.
 		return c.deny(n, "npm-config", "npm after a change of folder")
@@ -228,18 +228,23 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	return c.deny(n, "unknown-command", "npm "+sub)
 }
 
-// changesFolder reports whether command may change the working folder: a
-// word cd, pushd or popd anywhere in it (a pattern or a quoted word too,
-// which only costs a needless refusal).
-func changesFolder(command string) bool {
-	for _, w := range strings.FieldsFunc(command, func(r rune) bool {
-		return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) {
-		if w == "cd" || w == "pushd" || w == "popd" {
-			return true
+// changesFolder reports whether the command line may change the working
+// folder: a word cd, pushd or popd in any command, as the shell reads it
+// (an escaped or quoted cd is cd), wherever it stands (command cd, a later
+// loop turn).
+func (c *checker) changesFolder() bool {
+	found := false
+	syntax.Walk(c.file, func(n syntax.Node) bool {
+		if ce, ok := n.(*syntax.CallExpr); ok {
+			for _, w := range ce.Args {
+				if a := analyse(w); a.known && (a.val == "cd" || a.val == "pushd" || a.val == "popd") {
+					found = true
+				}
+			}
 		}
-	}
-	return false
+		return !found
+	})
+	return found
 }
 
 // npmOptions judges the options of a reading npm subcommand by the npm

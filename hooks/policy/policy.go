@@ -157,7 +157,7 @@ func Bash(command string, cfg Config) (d Decision) {
 	if err != nil {
 		return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
 	}
-	c := &checker{src: command, allow: parseAllow(cfg), ours: cfg.Ours, npmrc: cfg.NpmConfig}
+	c := &checker{src: command, file: file, allow: parseAllow(cfg), ours: cfg.Ours, npmrc: cfg.NpmConfig}
 	syntax.Walk(file, c.visit)
 	if c.found == nil {
 		c.splitsAlike()

@@ -186,6 +186,13 @@ func TestBashRules(t *testing.T) {
 		{"gawk ARGV through SYMTAB", `gawk 'BEGIN { SYMTAB["AR" "GV"][1] = "/in" "et4/tcp/0/127.0.0.1/18777"; SYMTAB["ARGC"] = 2 } { print }'`, "awk-program"},
 		{"git abbreviation of --textconv", `git diff --textc HEAD~1`, "git-option"},
 		{"git ambiguous abbreviation of --text and --textconv", `git log -p --tex`, "git-option"},
+		{"stdout read from a file, number with a zero", `cat x 01<main.go >/dev/stdout`, "redirect"},
+		{"stderr read from a file, number with zeros", `echo x 002<main.go 2>/dev/stderr`, "redirect"},
+		{"stdout copied from a descriptor written with a zero", `echo x 3<f 1>&03`, "redirect"},
+		{"env running a command in another folder", `env -C sub npm ls`, "wrapper-option"},
+		{"env running a command in another folder, long", `env --chdir=sub npm view x`, "wrapper-option"},
+		{"non-ASCII byte before a pipe", `find sub 両| echo -delete`, "parse"},
+		{"non-ASCII byte before a pipe in a substitution in quotes", `echo "$(echo 両|cat)"`, "parse"},
 		{"zsh name continued by a non-ASCII letter", `echo $xé['$(touch pwn)']`, "arithmetic"},
 		{"zsh length of a name continued by a non-ASCII letter", `echo $#xé['$(touch pwn)']`, "arithmetic"},
 		{"printf %q before a numeric conversion", `printf '%q %d\n' a 'path[$(touch pwn)]'`, "arithmetic"},
@@ -665,7 +672,8 @@ func TestNpmConfig(t *testing.T) {
 	assert.True(t, Bash("cd src && ls", with("/p/.npmrc")).Allow)
 	assert.Equal(t, 3, asked, "only an npm command asks")
 
-	for _, cmd := range []string{"cd web && npm ls", "pushd web; npm outdated; popd", "(cd web; npm view react version)"} {
+	for _, cmd := range []string{"cd web && npm ls", "pushd web; npm outdated; popd", "(cd web; npm view react version)",
+		`c\d web && npm ls`, "c''d web && npm ls", `for d in a b; do npm ls; command cd "./$d"; done`} {
 		d := Bash(cmd, with(""))
 		assert.Equal(t, "npm-config", d.Rule, "%s: npm reads the .npmrc of the folder it runs in", cmd)
 	}

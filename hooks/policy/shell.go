@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 // checker walks one parsed command line and keeps the first finding.
 type checker struct {
 	src   string
+	file  *syntax.File
 	allow [][]string
 	ours  func(string) bool // Config.Ours
 	npmrc func() string     // Config.NpmConfig
@@ -34,6 +36,29 @@ func (c *checker) inQuotedDoc(i uint) bool {
 	return false
 }
 
+// swallowable reports whether the byte at offset i, right after a
+// non-ASCII byte, means something to bash there that it loses when Big5,
+// GBK or Shift-JIS read it as the second byte of a character (every byte
+// from 0x40 to 0x7E can be one). Letters and "_" mean nothing; in '...' and
+// quoted here-documents nothing does; in double-quoted text only \, ` and
+// the } of ${...}; elsewhere also | (it joins two commands' words into
+// one command: "find sub 両| echo -delete" deletes), { [ ] ^ ~ @.
+func (c *checker) swallowable(i int) bool {
+	b := c.src[i]
+	if !strings.ContainsRune("@[\\]^`{|}~", rune(b)) || c.inQuotedDoc(uint(i)) || c.inSingleQuotes(uint(i)) {
+		return false
+	}
+	if strings.IndexByte("\\`}", b) >= 0 {
+		return true
+	}
+	for _, l := range c.quotedLits {
+		if uint(i) >= l.Pos().Offset() && uint(i) < l.End().Offset() {
+			return false
+		}
+	}
+	return true
+}
+
 // inSingleQuotes reports whether offset i is inside a '...' string.
 func (c *checker) inSingleQuotes(i uint) bool {
 	for _, r := range c.singleQuoted {
@@ -48,17 +73,16 @@ func (c *checker) inSingleQuotes(i uint) bool {
 // line differently, outside quoted here-document bodies: a carriage return
 // (a blank to the parser, a word character to bash), a backslash-newline
 // that does not follow a blank (bash removes it before reading "$(", "((",
-// "<<-" and the like; the parser splits the operator there), and a
-// backslash, backquote or "}" right after a non-ASCII byte outside '...'.
-// The parser reads UTF-8; in a Big5, GBK or Shift-JIS locale (set by the
-// user, or by LC_ALL=... earlier in the command) bash takes that byte as the
-// lead of a two-byte character whose second byte is the \, ` or }, which
-// then escapes, quotes or closes nothing: "echo 両\;touch pwn" runs touch.
+// "<<-" and the like; the parser splits the operator there), and a byte
+// that means something to bash right after a non-ASCII byte (swallowable).
+// The parser reads UTF-8; in a Big5, GBK or Shift-JIS locale (the user's)
+// bash takes that byte as the lead of a two-byte character whose second
+// byte is the \, `, | or the like, which then escapes, quotes or joins
+// nothing: "echo 両\;touch pwn" runs touch.
 func (c *checker) splitsAlike() {
 	for i := 0; i < len(c.src); i++ {
 		switch {
-		case c.src[i] >= 0x80 && i+1 < len(c.src) && strings.IndexByte("\\`}", c.src[i+1]) >= 0 &&
-			!c.inQuotedDoc(uint(i)) && !c.inSingleQuotes(uint(i)):
+		case c.src[i] >= 0x80 && i+1 < len(c.src) && c.swallowable(i+1):
 			c.fail("parse", nil, "a non-ASCII character right before "+string(c.src[i+1])+
 				", which bash in a Big5, GBK or Shift-JIS locale reads as part of the character")
 			return
@@ -260,17 +284,20 @@ func outputFD(r *syntax.Redirect) bool {
 	case r.Op == syntax.DplOut:
 		fd = "1"
 	}
-	return fd == "1" || fd == "2"
+	return stdStream(fd)
 }
 
 // sameStream reports whether a descriptor copy's source keeps 1 and 2 what
 // they were: 1, 2, or closing (`>&-`).
 func sameStream(src string) bool {
-	switch src {
-	case "1", "2", "-":
-		return true
-	}
-	return false
+	return src == "-" || stdStream(src)
+}
+
+// stdStream reports whether fd is descriptor 1 or 2 as bash reads the
+// number: "01" and "002" are them too.
+func stdStream(fd string) bool {
+	n, err := strconv.Atoi(fd)
+	return err == nil && fd[0] != '+' && fd[0] != '-' && (n == 1 || n == 2)
 }
 
 // zshWord refuses what bash reads as text and zsh as an expansion: a

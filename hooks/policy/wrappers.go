@@ -26,8 +26,10 @@ type wrapperSpec struct {
 
 var wrappers = sync.OnceValue(func() map[string]wrapperSpec {
 	return map[string]wrapperSpec{
-		"env": {flags: "i0v", valued: "uC", long: []string{"--ignore-environment", "--null", "--debug"},
-			longVal: []string{"--unset", "--chdir"}, refuse: "S", refuseLong: []string{"--split-string"},
+		// env -C runs the command in another folder, where it may read that
+		// folder's configuration (npm's .npmrc).
+		"env": {flags: "i0v", valued: "u", long: []string{"--ignore-environment", "--null", "--debug"},
+			longVal: []string{"--unset"}, refuse: "SC", refuseLong: []string{"--split-string", "--chdir"},
 			noCommand: true, assigns: true},
 		"nice":    {valued: "n", longVal: []string{"--adjustment"}, noCommand: true, numeric: true},
 		"nohup":   {},
