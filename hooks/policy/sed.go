@@ -78,7 +78,9 @@ func readSed(s string, brackets bool) (why string, harmful bool) {
 		}
 		return false
 	}
-	// regex skips a regular expression ending with delim.
+	// regex skips a regular expression ending with delim; unclear is set
+	// when seds could end a bracket expression in it at different places.
+	unclear := false
 	regex := func(delim byte) bool {
 		if !brackets {
 			return delimited(delim)
@@ -89,7 +91,12 @@ func readSed(s string, brackets bool) (why string, harmful bool) {
 				i += 2
 				continue
 			case s[i] == '[':
-				if j := bracketEnd(s, i); j > 0 {
+				j := bracketEnd(s, i)
+				if j < 0 {
+					unclear = true
+					return false
+				}
+				if j > 0 {
 					i = j
 					continue
 				}
@@ -140,16 +147,16 @@ func readSed(s string, brackets bool) (why string, harmful bool) {
 			skipTo("\n")
 			continue
 		}
-		if !address() {
-			return "unterminated address", false
+		if !address() || unclear {
+			return unterminated("address", unclear), false
 		}
 		if i < len(s) && s[i] == ',' {
 			i++
 			if i < len(s) && (s[i] == '+' || s[i] == '~') {
 				i++
 			}
-			if !address() {
-				return "unterminated address", false
+			if !address() || unclear {
+				return unterminated("address", unclear), false
 			}
 		}
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '!') {
@@ -194,8 +201,8 @@ func readSed(s string, brackets bool) (why string, harmful bool) {
 			}
 			d := s[i]
 			i++
-			if !regex(d) || !delimited(d) {
-				return "unterminated s command", false
+			if !regex(d) || unclear || !delimited(d) {
+				return unterminated("s command", unclear), false
 			}
 			for i < len(s) && strings.IndexByte(" \t\n;}#", s[i]) < 0 {
 				switch f := s[i]; {
@@ -224,10 +231,21 @@ func readSed(s string, brackets bool) (why string, harmful bool) {
 	}
 }
 
+// unterminated is readSed's reason for a part it could not read to its end.
+func unterminated(what string, unclear bool) string {
+	if unclear {
+		return "a [: [. or [= in a bracket expression of the " + what + " that seds read differently"
+	}
+	return "unterminated " + what
+}
+
 // bracketEnd returns the index just after the bracket expression that
-// starts at s[i] ("["), or 0 when there is none: "[", an optional "^", an
-// optional "]" taken as a member, then members up to "]", where "[:name:]",
-// "[.x.]" and "[=x=]" are members of their own.
+// starts at s[i] ("["), 0 when there is none, or -1 when seds would end it
+// at different places: "[", an optional "^", an optional "]" taken as a
+// member, then members up to "]", where "[:name:]" (letters), "[.x.]" and
+// "[=x=]" (one character) are members of their own. Anything else after
+// "[:", "[." or "[=" is unclear: GNU sed reads on in pairs of characters
+// (so "[[:::]]" does not end where a search for ":]" ends it).
 func bracketEnd(s string, i int) int {
 	j := i + 1
 	if j < len(s) && s[j] == '^' {
@@ -241,11 +259,23 @@ func bracketEnd(s string, i int) int {
 		case s[j] == ']':
 			return j + 1
 		case s[j] == '[' && j+1 < len(s) && strings.IndexByte(":.=", s[j+1]) >= 0:
-			end := strings.Index(s[j+2:], string(s[j+1])+"]")
-			if end < 0 {
-				return 0
+			c, k := s[j+1], j+2
+			if c == ':' {
+				for k < len(s) && (s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z') {
+					k++
+				}
+				if k == j+2 {
+					return -1
+				}
+			} else if k < len(s) && s[k] != c && s[k] != ']' && s[k] != '\n' {
+				k++
+			} else {
+				return -1
 			}
-			j += 2 + end + 2
+			if k+1 >= len(s) || s[k] != c || s[k+1] != ']' {
+				return -1
+			}
+			j = k + 2
 			continue
 		case s[j] == '\n':
 			return 0
