@@ -65,3 +65,33 @@ func TestNpmRefusedWithAProjectNpmrc(t *testing.T) {
 	assert.True(t, out.Deny)
 	assert.Contains(t, out.Reason, filepath.Join(p.Project, ".npmrc"))
 }
+
+// A sub-agent's definition can ask for a worktree as the call's input can
+// (isolation: worktree in its frontmatter); such an agent is refused while
+// planning (the review of the eighth review's fixes).
+func TestAgentDefinitionIsolation(t *testing.T) {
+	env, p, _ := guardedLoop(t)
+	agents := filepath.Join(p.Project, ".claude", "agents")
+	require.NoError(t, os.MkdirAll(filepath.Join(agents, "team"), 0o755))
+	define := func(file, text string) {
+		t.Helper()
+		require.NoError(t, os.WriteFile(filepath.Join(agents, file), []byte(text), 0o644))
+	}
+	call := func(agent string) ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Agent",
+			Input: []byte(`{"description":"x","prompt":"x","subagent_type":"` + agent + `"}`)})
+	}
+	define("reader.md", "---\nname: reader\ndescription: reads\n---\nRead.\n")
+	define("team/helper-file.md", "---\r\nname: helper\r\ndescription: h\r\nisolation: worktree\r\n---\r\nHelp.\r\n")
+	define("plain.md", "---\nname: plain\nisolation: none\n---\n")
+
+	assert.False(t, call("reader").Deny, "a definition without isolation")
+	assert.False(t, call("plain").Deny, "isolation none")
+	assert.False(t, call("general-purpose").Deny, "a built-in agent")
+	out := call("helper")
+	assert.True(t, out.Deny, "named in its frontmatter, in a subfolder, with CRLF lines")
+	assert.Contains(t, out.Reason, "worktree")
+
+	define("broken.md", "---\nname: [\n---\n")
+	assert.True(t, call("reader").Deny, "a definition that cannot be read may be the one called")
+}

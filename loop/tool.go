@@ -1,13 +1,17 @@
 package loop
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/planmode"
@@ -50,6 +54,12 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	}
 	cfg.Ours = ours(env)
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
+	cfg.AgentIsolation = func(agent string) string {
+		return agentIsolation([]string{
+			filepath.Join(t.paths.Project, ".claude", "agents"),
+			filepath.Join(env.Getenv("HOME"), ".claude", "agents"),
+		}, agent)
+	}
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {
 		return ToolOutcome{}
@@ -172,6 +182,79 @@ func npmrc(env Env, cwd string) string {
 			return ""
 		}
 	}
+}
+
+// agentIsolation says why the sub-agent named agent would run isolated, or
+// "": a definition in one of dirs (the project's and the user's
+// .claude/agents, searched through) whose frontmatter names it (name:, else
+// the file's name) and sets an isolation other than none. A definition
+// that cannot be read or understood may be the one called, so it counts as
+// isolated, and so does a folder that cannot be searched.
+func agentIsolation(dirs []string, agent string) string {
+	why := ""
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && path == dir {
+					return fs.SkipDir
+				}
+				return err
+			}
+			if d.IsDir() || filepath.Ext(path) != ".md" {
+				return nil
+			}
+			front, err := agentFrontmatter(path)
+			if err != nil {
+				// Its name cannot be known, so it may be the one called.
+				why = fmt.Sprintf("the sub-agent definition %s cannot be read (%v)", path, err)
+				return fs.SkipAll
+			}
+			name, _ := front["name"].(string)
+			if name == "" {
+				name = strings.TrimSuffix(d.Name(), ".md")
+			}
+			if !strings.EqualFold(name, agent) {
+				return nil
+			}
+			if iso, ok := front["isolation"]; ok {
+				v, _ := json.Marshal(iso)
+				if !policy.NoIsolation(v) {
+					why = fmt.Sprintf("sub-agent %s is defined (%s) to run with isolation %s, which makes a git branch and worktree in the project", agent, path, v)
+					return fs.SkipAll
+				}
+			}
+			return nil
+		})
+		if why != "" {
+			return why
+		}
+		if err != nil {
+			return fmt.Sprintf("the sub-agent definitions in %s cannot be searched (%v)", dir, err)
+		}
+	}
+	return ""
+}
+
+// agentFrontmatter reads the YAML frontmatter of an agent definition.
+func agentFrontmatter(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	rest, ok := strings.CutPrefix(text, "---\n")
+	if !ok {
+		return map[string]any{}, nil // no frontmatter: no settings
+	}
+	front, _, ok := strings.Cut("\n"+rest, "\n---")
+	if !ok {
+		return nil, errors.New("its frontmatter does not end")
+	}
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(front), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 func planCall(env Env, ev ToolEvent) planmode.Call {

@@ -56,6 +56,11 @@ type Config struct {
 	// by the caller, who looks lazily (only for an npm command); nil means
 	// none was looked for, as in the policy's own tests.
 	NpmConfig func() string `yaml:"-"`
+	// AgentIsolation says why the sub-agent named (an Agent or Task call's
+	// subagent_type) would run isolated, from its definition's frontmatter
+	// (isolation: worktree), or "". Set by the caller, who reads the
+	// definitions; nil means none were read.
+	AgentIsolation func(agent string) string `yaml:"-"`
 }
 
 // LoadConfig reads projectDir/.claude/plansmith-policy.yaml. A missing file

@@ -71,7 +71,7 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	}
 	if !shellTools()[name] {
 		if (name == "Agent" || name == "Task") && !cfg.allowsTool(name) {
-			if why := isolated(input); why != "" {
+			if why := isolated(input, cfg.AgentIsolation); why != "" {
 				return deny(finding{rule: "unknown-tool", what: name, detail: why})
 			}
 		}
@@ -107,22 +107,38 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 // other than none. "worktree" makes a git branch and a worktree in the
 // project (what EnterWorktree is refused for), "remote" runs the agent
 // where no hook sees its calls. Input that is not an object is refused too.
-func isolated(input json.RawMessage) string {
+// The agent's definition may set it as well (isolation: worktree in its
+// frontmatter): definition, when not nil, says why the subagent_type named
+// is isolated, or "".
+func isolated(input json.RawMessage, definition func(agent string) string) string {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(input, &fields) != nil || fields == nil {
 		return "the input is not a JSON object"
 	}
 	for k, v := range fields {
-		if !strings.EqualFold(k, "isolation") {
-			continue
+		switch {
+		case strings.EqualFold(k, "isolation"):
+			if !NoIsolation(v) {
+				return "isolation " + string(v) + " makes a git branch and worktree in the project, or runs the agent where no hook sees it"
+			}
+		case strings.EqualFold(k, "subagent_type") && definition != nil:
+			var agent string
+			if json.Unmarshal(v, &agent) != nil {
+				return "subagent_type " + string(v) + " is not a string"
+			}
+			if why := definition(agent); why != "" {
+				return why
+			}
 		}
-		var mode string
-		if string(v) == "null" || json.Unmarshal(v, &mode) == nil && (mode == "" || mode == "none") {
-			continue
-		}
-		return "isolation " + string(v) + " makes a git branch and worktree in the project, or runs the agent where no hook sees it"
 	}
 	return ""
+}
+
+// NoIsolation reports whether an isolation setting (JSON) asks for none:
+// null, "" or "none".
+func NoIsolation(v json.RawMessage) bool {
+	var mode string
+	return string(v) == "null" || json.Unmarshal(v, &mode) == nil && (mode == "" || mode == "none")
 }
 
 // Guarded reports whether tool is one the policy refuses or judges: any

@@ -694,3 +694,21 @@ func TestNpmConfig(t *testing.T) {
 	assert.True(t, Bash("npm ls", Config{Allow: []string{"npm ls"}, NpmConfig: func() string { return "/p/.npmrc" }}).Allow,
 		"the project's own policy file can allow it")
 }
+
+// An Agent or Task call is refused when the definition of the sub-agent it
+// names asks for isolation; the caller reads the definitions.
+func TestAgentDefinitionIsolation(t *testing.T) {
+	cfg := Config{AgentIsolation: func(agent string) string {
+		if agent == "helper" {
+			return "helper is defined with isolation: worktree"
+		}
+		return ""
+	}}
+	d := Tool("Agent", json.RawMessage(`{"prompt":"x","subagent_type":"helper"}`), cfg)
+	assert.False(t, d.Allow)
+	assert.Contains(t, d.Reason, "isolation: worktree")
+	assert.False(t, Tool("Task", json.RawMessage(`{"prompt":"x","SUBAGENT_TYPE":"helper"}`), cfg).Allow, "the key in any case")
+	assert.False(t, Tool("Agent", json.RawMessage(`{"prompt":"x","subagent_type":5}`), cfg).Allow, "a type that is not a string")
+	assert.True(t, Tool("Agent", json.RawMessage(`{"prompt":"x","subagent_type":"reader"}`), cfg).Allow)
+	assert.True(t, Tool("Agent", json.RawMessage(`{"prompt":"x"}`), cfg).Allow)
+}
