@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // maxHeader bounds how much of a kept plan is read to find its frontmatter.
@@ -116,7 +117,7 @@ func readEntry(path string) (Entry, bool) {
 	if err != nil {
 		return Entry{}, false
 	}
-	front, ok := frontmatter(data)
+	front, ok := mdtext.Frontmatter(data)
 	if !ok {
 		return Entry{}, false
 	}
@@ -138,32 +139,6 @@ func readEntry(path string) (Entry, bool) {
 		ev = meta.Gate.Evidence
 	}
 	return Entry{GeneratedAt: meta.GeneratedAt, ExitReason: meta.ExitReason, Verified: meta.Verified, Request: meta.Request, Evidence: ev}, true
-}
-
-// frontmatter returns the YAML between a leading "---" line and the next.
-func frontmatter(data []byte) ([]byte, bool) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	rest, ok := bytes.CutPrefix(data, []byte("---\n"))
-	if !ok {
-		if rest, ok = bytes.CutPrefix(data, []byte("---\r\n")); !ok {
-			return nil, false
-		}
-	}
-	for off := 0; off < len(rest); {
-		end := bytes.IndexByte(rest[off:], '\n')
-		line := rest[off:]
-		if end >= 0 {
-			line = rest[off : off+end]
-		}
-		if string(bytes.TrimRight(line, "\r")) == "---" {
-			return rest[:off], true
-		}
-		if end < 0 {
-			break
-		}
-		off += end + 1
-	}
-	return nil, false
 }
 
 // Find picks a kept plan by name: the file name with or without .md, or a

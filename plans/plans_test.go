@@ -213,16 +213,6 @@ func TestListMissingFolderOrOff(t *testing.T) {
 	assert.Empty(t, entries)
 }
 
-func TestFrontmatter(t *testing.T) {
-	front, ok := frontmatter([]byte("---\na: 1\n---\nbody\n---\n"))
-	require.True(t, ok)
-	assert.Equal(t, "a: 1\n", string(front))
-	_, ok = frontmatter([]byte("# no frontmatter\n"))
-	assert.False(t, ok)
-	_, ok = frontmatter([]byte("---\nunterminated\n"))
-	assert.False(t, ok)
-}
-
 func TestRead(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "plansmith-output.local.md")
