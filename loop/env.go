@@ -111,7 +111,13 @@ func running(dir string) bool {
 // hasState reports whether dir holds a loop's state entry, or one that
 // cannot even be looked for (a loop may be running there).
 func hasState(dir string) bool {
-	_, err := os.Lstat(state.Paths{Project: dir}.State())
+	return present(state.Paths{Project: dir}.State())
+}
+
+// present reports whether something stands at path, or whether that cannot
+// even be checked: either way the caller must reckon with it.
+func present(path string) bool {
+	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
 }
 

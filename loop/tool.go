@@ -1,17 +1,13 @@
 package loop
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/planmode"
@@ -146,115 +142,6 @@ func openToolSession(env Env, s Session) (*txn, error) {
 		return nil, nil
 	}
 	return t, nil
-}
-
-// npmrc returns the .npmrc npm would read as the project's configuration
-// when run in cwd (the session's folder; the process's when the input names
-// none), or "". npm takes it from its local prefix: the nearest folder up
-// from cwd with a package.json or node_modules, or a workspace root further
-// up, else cwd. So every such folder is looked in, and cwd. $HOME/.npmrc is
-// the user's own configuration, not a repository's. An entry that cannot be
-// checked counts as there.
-func npmrc(env Env, cwd string) string {
-	if !filepath.IsAbs(cwd) {
-		var err error
-		if env.Getwd == nil {
-			err = errors.New("no working folder")
-		} else {
-			cwd, err = env.Getwd()
-		}
-		if err != nil {
-			return "the working folder's .npmrc (the folder cannot be found)"
-		}
-	}
-	cwd = filepath.Clean(cwd)
-	home := filepath.Clean(env.Getenv("HOME"))
-	exists := func(path string) bool {
-		_, err := os.Lstat(path)
-		return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
-	}
-	for dir := cwd; ; dir = filepath.Dir(dir) {
-		prefix := dir == cwd || exists(filepath.Join(dir, "package.json")) || exists(filepath.Join(dir, "node_modules"))
-		if rc := filepath.Join(dir, ".npmrc"); prefix && dir != home && exists(rc) {
-			return rc
-		}
-		if dir == filepath.Dir(dir) {
-			return ""
-		}
-	}
-}
-
-// agentIsolation says why the sub-agent named agent would run isolated, or
-// "": a definition in one of dirs (the project's and the user's
-// .claude/agents, searched through) whose frontmatter names it (name:, else
-// the file's name) and sets an isolation other than none. A definition
-// that cannot be read or understood may be the one called, so it counts as
-// isolated, and so does a folder that cannot be searched.
-func agentIsolation(dirs []string, agent string) string {
-	why := ""
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && path == dir {
-					return fs.SkipDir
-				}
-				return err
-			}
-			if d.IsDir() || filepath.Ext(path) != ".md" {
-				return nil
-			}
-			front, err := agentFrontmatter(path)
-			if err != nil {
-				// Its name cannot be known, so it may be the one called.
-				why = fmt.Sprintf("the sub-agent definition %s cannot be read (%v)", path, err)
-				return fs.SkipAll
-			}
-			name, _ := front["name"].(string)
-			if name == "" {
-				name = strings.TrimSuffix(d.Name(), ".md")
-			}
-			if !strings.EqualFold(name, agent) {
-				return nil
-			}
-			if iso, ok := front["isolation"]; ok {
-				v, _ := json.Marshal(iso)
-				if !policy.NoIsolation(v) {
-					why = fmt.Sprintf("sub-agent %s is defined (%s) to run with isolation %s, which makes a git branch and worktree in the project", agent, path, v)
-					return fs.SkipAll
-				}
-			}
-			return nil
-		})
-		if why != "" {
-			return why
-		}
-		if err != nil {
-			return fmt.Sprintf("the sub-agent definitions in %s cannot be searched (%v)", dir, err)
-		}
-	}
-	return ""
-}
-
-// agentFrontmatter reads the YAML frontmatter of an agent definition.
-func agentFrontmatter(path string) (map[string]any, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return map[string]any{}, nil // no frontmatter: no settings
-	}
-	front, _, ok := strings.Cut("\n"+rest, "\n---")
-	if !ok {
-		return nil, errors.New("its frontmatter does not end")
-	}
-	m := map[string]any{}
-	if err := yaml.Unmarshal([]byte(front), &m); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 func planCall(env Env, ev ToolEvent) planmode.Call {

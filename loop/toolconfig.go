@@ -1,0 +1,126 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/internal/mdtext"
+)
+
+// This file holds what PreToolUse tells the policy about the project that
+// the policy, judging text alone, cannot see: an .npmrc npm would read
+// (Config.NpmConfig) and the sub-agent definitions (Config.AgentIsolation).
+// Both are looked up only when a call needs them.
+
+// npmrc returns the .npmrc npm would read as the project's configuration
+// when run in cwd (the session's folder; the process's when the input names
+// none), or "". npm takes it from its local prefix: the nearest folder up
+// from cwd with a package.json or node_modules, or a workspace root further
+// up, else cwd. So every such folder is looked in, and cwd. $HOME/.npmrc is
+// the user's own configuration, not a repository's. An entry that cannot be
+// checked counts as there.
+func npmrc(env Env, cwd string) string {
+	if !filepath.IsAbs(cwd) {
+		var err error
+		if env.Getwd == nil {
+			err = errors.New("no working folder")
+		} else {
+			cwd, err = env.Getwd()
+		}
+		if err != nil {
+			return "the working folder's .npmrc (the folder cannot be found)"
+		}
+	}
+	cwd = filepath.Clean(cwd)
+	home := filepath.Clean(env.Getenv("HOME"))
+	for dir := cwd; ; dir = filepath.Dir(dir) {
+		prefix := dir == cwd || present(filepath.Join(dir, "package.json")) || present(filepath.Join(dir, "node_modules"))
+		if rc := filepath.Join(dir, ".npmrc"); prefix && dir != home && present(rc) {
+			return rc
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+	}
+}
+
+// agentIsolation says why the sub-agent named agent would run isolated, or
+// "": a definition in one of dirs (the project's and the user's
+// .claude/agents, searched through) whose frontmatter names it (name:, else
+// the file's name) and sets an isolation other than none. A definition
+// that cannot be read or understood may be the one called, so it counts as
+// isolated, and so does a folder that cannot be searched.
+func agentIsolation(dirs []string, agent string) string {
+	why := ""
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && path == dir {
+					return fs.SkipDir
+				}
+				return err
+			}
+			if d.IsDir() || filepath.Ext(path) != ".md" {
+				return nil
+			}
+			front, err := agentFrontmatter(path)
+			if err != nil {
+				// Its name cannot be known, so it may be the one called.
+				why = fmt.Sprintf("the sub-agent definition %s cannot be read (%v)", path, err)
+				return fs.SkipAll
+			}
+			name, _ := front["name"].(string)
+			if name == "" {
+				name = strings.TrimSuffix(d.Name(), ".md")
+			}
+			if !strings.EqualFold(name, agent) {
+				return nil
+			}
+			if iso, ok := front["isolation"]; ok {
+				v, _ := json.Marshal(iso)
+				if !policy.NoIsolation(v) {
+					why = fmt.Sprintf("sub-agent %s is defined (%s) to run with isolation %s, which makes a git branch and worktree in the project", agent, path, v)
+					return fs.SkipAll
+				}
+			}
+			return nil
+		})
+		if why != "" {
+			return why
+		}
+		if err != nil {
+			return fmt.Sprintf("the sub-agent definitions in %s cannot be searched (%v)", dir, err)
+		}
+	}
+	return ""
+}
+
+// agentFrontmatter reads the YAML frontmatter of an agent definition: none
+// (no settings) when the file does not open with a --- line.
+func agentFrontmatter(path string) (map[string]any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	front, ok := mdtext.Frontmatter(data)
+	if !ok {
+		if bytes.HasPrefix(bytes.TrimPrefix(data, []byte("\ufeff")), []byte("---")) {
+			return nil, errors.New("its frontmatter does not end")
+		}
+		return map[string]any{}, nil
+	}
+	m := map[string]any{}
+	if err := yaml.Unmarshal(front, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
