@@ -7,6 +7,10 @@
 // unless the project's Config names it: MCP tools, Skill and slash commands
 // (whose ! lines run shell no hook sees), worktrees, schedules, PowerShell,
 // and whatever a newer CLI adds. Monitor's command is judged as Bash.
+// Sub-agents (Agent, Task) are allowed, their own calls coming back here,
+// unless the call or the agent's definition (Config.AgentIsolation) asks for
+// an isolation: a worktree is a git branch in the project, remote runs where
+// no hook sees.
 // Bash commands are parsed with mvdan.cc/sh (bash dialect) and allowed only
 // when every simple command anywhere in them (statements, pipelines, lists,
 // subshells, blocks, loops, command and process substitutions, here-document
@@ -53,9 +57,10 @@
 //     must be written out in full.
 //   - Where bash and the parser could disagree, the command is refused: a
 //     carriage return, a backslash-newline that does not follow a blank
-//     (outside quoted here-document bodies), a backslash, backquote or "}"
-//     right after a non-ASCII byte outside '...' (bash in a Big5, GBK or
-//     Shift-JIS locale reads them as part of a character), $"..." (bash
+//     (outside quoted here-document bodies), a byte that means something to
+//     bash right after a non-ASCII byte (\ ` } outside '...', also | { [ ] ^
+//     ~ @ outside quotes: bash in a Big5, GBK or Shift-JIS locale reads it
+//     as part of a character), $"..." (bash
 //     expands a translation from a catalogue the project may ship), quotes
 //     inside `...`, <( >( or
 //     zsh's =( the parser kept as text outside quotes, a comment or a case
