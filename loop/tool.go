@@ -50,6 +50,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	}
 	cfg.Ours = ours(env)
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
+	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.AgentIsolation = func(agent string) string {
 		return agentIsolation([]string{
 			filepath.Join(t.paths.Project, ".claude", "agents"),

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,8 +19,21 @@ import (
 
 // This file holds what PreToolUse tells the policy about the project that
 // the policy, judging text alone, cannot see: an .npmrc npm would read
-// (Config.NpmConfig) and the sub-agent definitions (Config.AgentIsolation).
-// Both are looked up only when a call needs them.
+// (Config.NpmConfig), a folder git would take for its repository
+// (Config.GitRepository) and the sub-agent definitions
+// (Config.AgentIsolation). Each is looked up only when a call needs it.
+
+// workingFolder is the session's folder, cwd, or the process's when the
+// input names none.
+func workingFolder(env Env, cwd string) (string, error) {
+	if filepath.IsAbs(cwd) {
+		return filepath.Clean(cwd), nil
+	}
+	if env.Getwd == nil {
+		return "", errors.New("no working folder")
+	}
+	return env.Getwd()
+}
 
 // npmrc returns the .npmrc npm would read as the project's configuration
 // when run in cwd (the session's folder; the process's when the input names
@@ -29,16 +43,9 @@ import (
 // the user's own configuration, not a repository's. An entry that cannot be
 // checked counts as there.
 func npmrc(env Env, cwd string) string {
-	if !filepath.IsAbs(cwd) {
-		var err error
-		if env.Getwd == nil {
-			err = errors.New("no working folder")
-		} else {
-			cwd, err = env.Getwd()
-		}
-		if err != nil {
-			return "the working folder's .npmrc (the folder cannot be found)"
-		}
+	cwd, err := workingFolder(env, cwd)
+	if err != nil {
+		return "the working folder's .npmrc (the folder cannot be found)"
 	}
 	cwd = filepath.Clean(cwd)
 	home := filepath.Clean(env.Getenv("HOME"))
@@ -50,6 +57,50 @@ func npmrc(env Env, cwd string) string {
 		if dir == filepath.Dir(dir) {
 			return ""
 		}
+	}
+}
+
+// gitRepository says why git, started in dir (where its -C options lead,
+// "" for none; relative to cwd, the session's folder), would take a folder
+// that is not a checkout's .git for its repository, or "". git looks from
+// the folder it runs in (physical: chdir resolves each link before a "..")
+// upwards: in each folder, first at .git, then at the folder itself, which
+// it takes for a bare repository when it holds HEAD and objects (or a
+// commondir naming them elsewhere). A clone can carry such a folder as
+// plain files with a config of its own, naming programs git runs; a .git
+// it cannot carry. A folder that cannot be looked at counts as such a
+// repository; one that does not exist is none (git stops there).
+func gitRepository(env Env, cwd, dir string) string {
+	base, err := workingFolder(env, cwd)
+	if err != nil {
+		return "git's folder cannot be found (" + err.Error() + ")"
+	}
+	start := dir
+	if !filepath.IsAbs(dir) {
+		start = base + string(filepath.Separator) + dir
+	}
+	d, err := filepath.EvalSymlinks(start)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "" // git cannot start there
+	}
+	if err != nil {
+		return fmt.Sprintf("the folder git would start in, %s, cannot be looked at (%v)", start, Plain(err))
+	}
+	gitDir := func(d string) bool {
+		return present(filepath.Join(d, "HEAD")) && (present(filepath.Join(d, "objects")) || present(filepath.Join(d, "commondir")))
+	}
+	for {
+		dotgit := filepath.Join(d, ".git")
+		if info, err := os.Stat(dotgit); err == nil && (!info.IsDir() || gitDir(dotgit)) {
+			return "" // a checkout's (a .git file names its repository, or git stops)
+		}
+		if gitDir(d) {
+			return fmt.Sprintf("git would take %s, which holds HEAD and objects, for a bare repository and run what its config names", d)
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+		d = filepath.Dir(d)
 	}
 }
 

@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -94,4 +96,86 @@ func TestAgentDefinitionIsolation(t *testing.T) {
 
 	define("broken.md", "---\nname: [\n---\n")
 	assert.True(t, call("reader").Deny, "a definition that cannot be read may be the one called")
+}
+
+// bareRepository makes dir look like a bare repository to git: HEAD,
+// objects and refs, and a config whose fsmonitor writes marker, as a
+// clone can carry them (plain files).
+func bareRepository(t *testing.T, dir, marker string) {
+	t.Helper()
+	for _, d := range []string{"objects", "refs"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	config := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch '" + marker + "'; false\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "config"), []byte(config), 0o644))
+}
+
+func TestGitRepositoryLookup(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "project")
+	evil := filepath.Join(project, "vendor", "evil")
+	require.NoError(t, os.MkdirAll(filepath.Join(project, "src"), 0o755))
+	for _, d := range []string{"HEAD", "objects"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(project, ".git", d), 0o755))
+	}
+	bareRepository(t, evil, filepath.Join(root, "marker"))
+	env := Env{}
+
+	assert.Empty(t, gitRepository(env, project, ""), "the checkout's own .git")
+	assert.Empty(t, gitRepository(env, project, "src"))
+	assert.Empty(t, gitRepository(env, project, "missing"), "git cannot start there")
+	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil)
+	assert.Contains(t, gitRepository(env, project, "vendor/evil/refs"), evil, "found from below")
+	assert.Contains(t, gitRepository(env, evil, ""), evil, "a session already in it")
+	assert.Contains(t, gitRepository(env, project, evil+"/objects"), evil, "an absolute -C")
+	assert.Empty(t, gitRepository(env, project, "vendor/evil/.."))
+
+	// chdir resolves a link before "..": link/.. is the folder above its target.
+	require.NoError(t, os.Symlink(filepath.Join(evil, "refs"), filepath.Join(project, "src", "link")))
+	assert.Contains(t, gitRepository(env, project, "src/link/.."), evil)
+	assert.Empty(t, gitRepository(env, project, "src/link/../../.."))
+
+	// A commondir stands for objects; a .git (a nested clone's, or a
+	// worktree's file) is what git takes first.
+	common := filepath.Join(project, "common")
+	require.NoError(t, os.MkdirAll(common, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(common, "HEAD"), []byte("x"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(common, "commondir"), []byte("../vendor/evil\n"), 0o644))
+	assert.Contains(t, gitRepository(env, project, "common"), common)
+	require.NoError(t, os.WriteFile(filepath.Join(evil, ".git"), []byte("gitdir: ../../.git\n"), 0o644))
+	assert.Empty(t, gitRepository(env, project, "vendor/evil"), "a .git file names the repository")
+
+	env.Getwd = func() (string, error) { return common, nil }
+	assert.Contains(t, gitRepository(env, "", ""), common, "no cwd in the input: the process's folder")
+	env.Getwd = nil
+	assert.NotEmpty(t, gitRepository(env, "", ""), "no folder at all")
+}
+
+// Through the hook: with a loop running, git is refused where it would take
+// a folder the project carries for its repository, and allowed in the
+// checkout. Without the refusal, git really runs what that config names.
+func TestGitRefusedInAProjectBareRepository(t *testing.T) {
+	env, p, _ := guardedLoop(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	bareRepository(t, filepath.Join(p.Project, "evil"), marker)
+	call := func(cmd string) ToolOutcome {
+		input, err := json.Marshal(map[string]string{"command": cmd})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: input})
+	}
+	out := call("git -C evil status")
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, filepath.Join(p.Project, "evil"))
+	assert.True(t, call("cd evil && git status").Deny)
+	assert.False(t, call("git -C . log -1").Deny, "the project's folder is no repository here: git stops")
+
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git to show the harm with")
+	}
+	cmd := exec.Command(git, "-C", "evil", "status")
+	cmd.Dir, cmd.Env = p.Project, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	_ = cmd.Run() // it fails after running the program
+	assert.FileExists(t, marker, "git ran the config's fsmonitor")
 }

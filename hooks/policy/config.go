@@ -56,6 +56,15 @@ type Config struct {
 	// by the caller, who looks lazily (only for an npm command); nil means
 	// none was looked for, as in the policy's own tests.
 	NpmConfig func() string `yaml:"-"`
+	// GitRepository says why git started in dir would take a folder the
+	// project carries as plain files for its repository (a bare
+	// repository: HEAD and objects, whose config names programs git runs),
+	// or "" when it would find the .git of a real checkout or nothing.
+	// dir is where git's -C options lead, joined as chdir takes them, ""
+	// for none; a relative dir is from the session's folder. Set by the
+	// caller, who looks only for a git command; nil means none was looked
+	// for, as in the policy's own tests.
+	GitRepository func(dir string) string `yaml:"-"`
 	// AgentIsolation says why the sub-agent named (an Agent or Task call's
 	// subagent_type) would run isolated, from its definition's frontmatter
 	// (isolation: worktree), or "". Set by the caller, who reads the

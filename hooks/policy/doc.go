@@ -25,10 +25,12 @@
 //   - Inert commands (cat, grep, ls, wc, head, diff, jq, stat, ...) read
 //     whatever their arguments; see the inert table.
 //   - Commands read-only only in some forms get a rule each: find, fd, sort,
-//     uniq, sed, awk, tree, date, hostname, tee, git, rg, ag, file, yq,
-//     base64, man, go (version, env, list, doc), npm (ls, view, outdated,
-//     ...; refused where the project carries an .npmrc, Config.NpmConfig, or
-//     after a cd), printf, read, unset, set, shopt, test. Their arguments must be
+//     uniq, sed, awk, tree, date, hostname, tee, git (refused after a cd
+//     and where it would take a folder the project carries for a bare
+//     repository, Config.GitRepository), rg, ag, file, yq, base64, man, go
+//     (version, env, list, doc), npm (ls, view, outdated, ...; refused where
+//     the project carries an .npmrc, Config.NpmConfig, or after a cd),
+//     printf, read, unset, set, shopt, test. Their arguments must be
 //     literal or unable to become an option, since a value computed at run
 //     time could be -delete.
 //   - Their options are data: grammars.go gives each command's options (which
@@ -39,7 +41,8 @@
 //     refused wherever it stands.
 //   - Wrappers (env, xargs, nice, timeout, command, builtin, time, nohup, sudo,
 //     stdbuf, ionice) are looked through after their own options; under
-//     xargs the wrapped command gets unknown trailing arguments.
+//     xargs the wrapped command gets unknown trailing arguments. env -C and
+//     sudo -D, which run the command in another folder, are refused.
 //   - Refused outright: interpreters and shells (bash -c, python3 -c, node -e,
 //     scripts), eval, exec, source, trap, alias, functions, coprocesses,
 //     command names built from expansions or globs, and programs named by a

@@ -194,7 +194,7 @@ var npmReads = sync.OnceValue(func() map[string]bool {
 })
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
-	if c.changesFolder() {
+	if c.changesFolderBefore(n) {
 		// npm reads the .npmrc of the folder it runs in, which the
 		// caller looked for only where the command starts.
 		return c.deny(n, "npm-config", "npm after a change of folder")
@@ -228,19 +228,42 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	return c.deny(n, "unknown-command", "npm "+sub)
 }
 
-// changesFolder reports whether the command line may change the working
-// folder: a word cd, pushd or popd in any command, as the shell reads it
-// (an escaped or quoted cd is cd), wherever it stands (command cd, a later
-// loop turn).
-func (c *checker) changesFolder() bool {
-	found := false
-	syntax.Walk(c.file, func(n syntax.Node) bool {
-		if ce, ok := n.(*syntax.CallExpr); ok {
-			for _, w := range ce.Args {
-				if a := analyse(w); a.known && (a.val == "cd" || a.val == "pushd" || a.val == "popd") {
-					found = true
-				}
+// changesFolderBefore reports whether the command line may have changed the
+// working folder by the time n runs: a command with a word cd, pushd or
+// popd, as the shell reads it (an escaped or quoted cd is cd), that ends
+// before n starts (cd a && npm ls, but not cd "$(git rev-parse
+// --show-toplevel)"), or anywhere in a loop around n, whose next turn
+// runs n again after it.
+func (c *checker) changesFolderBefore(n syntax.Node) bool {
+	at, end := n.Pos().Offset(), n.End().Offset()
+	changes := func(ce *syntax.CallExpr) bool {
+		for _, w := range ce.Args {
+			if a := analyse(w); a.known && (a.val == "cd" || a.val == "pushd" || a.val == "popd") {
+				return true
 			}
+		}
+		return false
+	}
+	contains := func(root syntax.Node) bool {
+		found := false
+		syntax.Walk(root, func(m syntax.Node) bool {
+			if ce, ok := m.(*syntax.CallExpr); ok && changes(ce) {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	found := false
+	syntax.Walk(c.file, func(m syntax.Node) bool {
+		if found || m == nil {
+			return false
+		}
+		switch m := m.(type) {
+		case *syntax.CallExpr:
+			found = m.End().Offset() <= at && changes(m)
+		case *syntax.ForClause, *syntax.WhileClause:
+			found = m.Pos().Offset() <= at && end <= m.End().Offset() && contains(m)
 		}
 		return !found
 	})

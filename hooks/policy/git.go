@@ -36,6 +36,9 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		return false
 	}
 	p := global[0]
+	if !gitFolder(c, n, p) {
+		return false
+	}
 	if len(p.operands) == 0 {
 		return true // "git", "git --version": usage or version
 	}
@@ -102,6 +105,45 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		return gitRemote(c, n, rest)
 	}
 	return c.deny(n, "git", "git "+sub)
+}
+
+// gitFolder refuses git where it may take a folder the project carries as
+// its repository. git looks for its repository from the folder it starts
+// in upwards, and takes a folder holding HEAD and objects for a bare
+// repository: a clone can carry such a folder as plain files, whose config
+// names programs git runs (core.fsmonitor on git status). The caller looks
+// (Config.GitRepository) in the folder git starts in: the session's, or
+// where -C takes it. A change of folder elsewhere in the command line is
+// refused, as for npm, since where it leads cannot be known from the text.
+func gitFolder(c *checker, n syntax.Node, p parsed) bool {
+	if c.changesFolderBefore(n) {
+		return c.deny(n, "git-repository", "git after a change of folder")
+	}
+	dir := ""
+	for _, u := range p.opts {
+		if u.o.short != 'C' {
+			continue
+		}
+		if u.computed {
+			return c.deny(n, "dynamic-arg", "git -C "+u.value+"… computed at run time")
+		}
+		switch {
+		case u.value == "":
+			// git -C "" stays where it is.
+		case strings.HasPrefix(u.value, "/") || dir == "":
+			dir = u.value
+		default:
+			// Joined as chdir takes them, one after the other: "link/.."
+			// is the folder above the link's target, not ".".
+			dir += "/" + u.value
+		}
+	}
+	if c.gitRepo != nil {
+		if why := c.gitRepo(dir); why != "" {
+			return c.deny(n, "git-repository", why)
+		}
+	}
+	return true
 }
 
 // gitListing allows git branch and git tag only in their listing forms:

@@ -712,3 +712,60 @@ func TestAgentDefinitionIsolation(t *testing.T) {
 	assert.True(t, Tool("Agent", json.RawMessage(`{"prompt":"x","subagent_type":"reader"}`), cfg).Allow)
 	assert.True(t, Tool("Agent", json.RawMessage(`{"prompt":"x"}`), cfg).Allow)
 }
+
+// git takes a folder holding HEAD and objects for a bare repository and
+// runs what its config names (core.fsmonitor on git status); a clone can
+// carry one as plain files. The caller looks where git starts: the
+// session's folder, or where -C leads. A change of folder before git is
+// refused, since where it leads is not in the text.
+func TestGitRepository(t *testing.T) {
+	var asked []string
+	cfg := Config{GitRepository: func(dir string) string {
+		asked = append(asked, dir)
+		if strings.Contains(dir, "evil") {
+			return "git would take " + dir + " for a bare repository"
+		}
+		return ""
+	}}
+	d := Bash("git -C evil status", cfg)
+	assert.False(t, d.Allow)
+	assert.Equal(t, "git-repository", d.Rule)
+	assert.Contains(t, d.Reason, "git would take evil for a bare repository")
+	for cmd, dir := range map[string]string{
+		"git -C evil/refs log":             "evil/refs",
+		"git -C src -C ../evil log":        "src/../evil",
+		"git -C src -C /p/evil log":        "/p/evil",
+		"git -C '' -C evil diff":           "evil",
+		"git --no-pager -C evil show HEAD": "evil",
+		"git -C evil":                      "evil",
+	} {
+		asked = nil
+		assert.False(t, Bash(cmd, cfg).Allow, cmd)
+		assert.Equal(t, []string{dir}, asked, "%s: -C joined as chdir takes them", cmd)
+	}
+	for cmd, dir := range map[string]string{"git status": "", "git -C src log -1": "src", "git -C src -C .. diff": "src/.."} {
+		asked = nil
+		assert.True(t, Bash(cmd, cfg).Allow, cmd)
+		assert.Equal(t, []string{dir}, asked, cmd)
+	}
+	asked = nil
+	assert.True(t, Bash("grep -rn x src && cd src && ls", cfg).Allow)
+	assert.Empty(t, asked, "only a git command asks")
+
+	for _, cmd := range []string{"cd evil && git status", "pushd evil; git log; popd", `c\d evil && git diff`,
+		"for d in a b; do git status; cd \"./$d\"; done", "while git log -1; do cd evil; done", "(cd evil; git status)",
+		`cd evil && find . -maxdepth 0 -exec git status \;`, "cd evil; timeout 5 git log"} {
+		d := Bash(cmd, Config{})
+		assert.Equal(t, "git-repository", d.Rule, "%s: git runs in a folder nobody looked at", cmd)
+	}
+	assert.Equal(t, "dynamic-arg", Bash(`git -C "$d" log`, cfg).Rule)
+	for _, cmd := range []string{`cd "$(git rev-parse --show-toplevel)" && ls`, "git log -1 && cd src && ls", "git status; cd src"} {
+		assert.True(t, Bash(cmd, cfg).Allow, "%s: git runs before the change of folder", cmd)
+	}
+	// npm is judged by the same order: before a cd it runs where it starts.
+	assert.True(t, Bash(`npm ls; cd src`, Config{}).Allow)
+	// sudo -D, like env -C, runs a command in another folder.
+	for _, cmd := range []string{"sudo -D evil git status", "sudo --chdir=web npm ls", "sudo -u me -Dweb npm ls"} {
+		assert.Equal(t, "wrapper-option", Bash(cmd, Config{}).Rule, cmd)
+	}
+}

@@ -16,7 +16,9 @@ type checker struct {
 	allow [][]string
 	ours  func(string) bool // Config.Ours
 	npmrc func() string     // Config.NpmConfig
-	found *finding
+	// gitRepo is Config.GitRepository.
+	gitRepo func(dir string) string
+	found   *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
 	quotedDocs [][2]uint

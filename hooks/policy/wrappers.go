@@ -39,9 +39,10 @@ var wrappers = sync.OnceValue(func() map[string]wrapperSpec {
 		"time":    {flags: "pvaq", valued: "f", long: []string{"--portability", "--verbose", "--append", "--quiet"}, longVal: []string{"--format"}, refuse: "o", refuseLong: []string{"--output"}},
 		"stdbuf":  {valued: "ioe", longVal: []string{"--input", "--output", "--error"}},
 		"ionice":  {flags: "t", valued: "cn", longVal: []string{"--class", "--classdata"}, refuse: "pPu", refuseLong: []string{"--pid", "--pgid", "--uid"}, noCommand: true},
-		"sudo": {flags: "EHnPSbkl", valued: "ugCDphrtUT", long: []string{"--preserve-env", "--set-home", "--non-interactive", "--stdin", "--background", "--reset-timestamp"},
-			longVal: []string{"--user", "--group", "--chdir", "--prompt", "--host", "--other-user"},
-			refuse:  "esivKV", refuseLong: []string{"--edit", "--shell", "--login", "--validate", "--remove-timestamp"}},
+		// sudo -D runs the command in another folder, as env -C does.
+		"sudo": {flags: "EHnPSbkl", valued: "ugCphrtUT", long: []string{"--preserve-env", "--set-home", "--non-interactive", "--stdin", "--background", "--reset-timestamp"},
+			longVal: []string{"--user", "--group", "--prompt", "--host", "--other-user"},
+			refuse:  "esivKVD", refuseLong: []string{"--edit", "--shell", "--login", "--validate", "--remove-timestamp", "--chdir"}},
 		"xargs": {flags: "0rtxp", valued: "adEILnPs", long: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty"},
 			longVal:    []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"},
 			refuseLong: []string{"--process-slot-var"}, noCommand: true},
