@@ -87,7 +87,11 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 				inner[k].known, inner[k].val = false, before+"."
 			}
 		}
+		// -execdir runs the command in the folder of each file found.
+		elsewhere := c.elsewhere
+		c.elsewhere = elsewhere || v == "-execdir"
 		c.argv(n, inner, args[j].val == "+")
+		c.elsewhere = elsewhere
 		if c.found != nil {
 			return false
 		}
@@ -233,8 +237,11 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 // popd, as the shell reads it (an escaped or quoted cd is cd), that ends
 // before n starts (cd a && npm ls, but not cd "$(git rev-parse
 // --show-toplevel)"), or anywhere in a loop around n, whose next turn
-// runs n again after it.
+// runs n again after it; or find -execdir running it.
 func (c *checker) changesFolderBefore(n syntax.Node) bool {
+	if c.elsewhere {
+		return true
+	}
 	at, end := n.Pos().Offset(), n.End().Offset()
 	changes := func(ce *syntax.CallExpr) bool {
 		for _, w := range ce.Args {

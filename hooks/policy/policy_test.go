@@ -687,7 +687,8 @@ func TestNpmConfig(t *testing.T) {
 	assert.Equal(t, 3, asked, "only an npm command asks")
 
 	for _, cmd := range []string{"cd web && npm ls", "pushd web; npm outdated; popd", "(cd web; npm view react version)",
-		`c\d web && npm ls`, "c''d web && npm ls", `for d in a b; do npm ls; command cd "./$d"; done`} {
+		`c\d web && npm ls`, "c''d web && npm ls", `for d in a b; do npm ls; command cd "./$d"; done`,
+		`find . -name package.json -execdir npm ls \;`} {
 		d := Bash(cmd, with(""))
 		assert.Equal(t, "npm-config", d.Rule, "%s: npm reads the .npmrc of the folder it runs in", cmd)
 	}
@@ -754,7 +755,8 @@ func TestGitRepository(t *testing.T) {
 
 	for _, cmd := range []string{"cd evil && git status", "pushd evil; git log; popd", `c\d evil && git diff`,
 		"for d in a b; do git status; cd \"./$d\"; done", "while git log -1; do cd evil; done", "(cd evil; git status)",
-		`cd evil && find . -maxdepth 0 -exec git status \;`, "cd evil; timeout 5 git log"} {
+		`cd evil && find . -maxdepth 0 -exec git status \;`, "cd evil; timeout 5 git log",
+		`find . -name HEAD -execdir git status \;`, `find . -execdir timeout 5 git log -1 \;`} {
 		d := Bash(cmd, Config{})
 		assert.Equal(t, "git-repository", d.Rule, "%s: git runs in a folder nobody looked at", cmd)
 	}
@@ -764,6 +766,7 @@ func TestGitRepository(t *testing.T) {
 	}
 	// npm is judged by the same order: before a cd it runs where it starts.
 	assert.True(t, Bash(`npm ls; cd src`, Config{}).Allow)
+	assert.True(t, Bash(`find . -name '*.go' -exec git log -1 --format=%h -- {} \;`, cfg).Allow, "-exec runs where find started")
 	// sudo -D, like env -C, runs a command in another folder.
 	for _, cmd := range []string{"sudo -D evil git status", "sudo --chdir=web npm ls", "sudo -u me -Dweb npm ls"} {
 		assert.Equal(t, "wrapper-option", Bash(cmd, Config{}).Rule, cmd)

@@ -18,7 +18,10 @@ type checker struct {
 	npmrc func() string     // Config.NpmConfig
 	// gitRepo is Config.GitRepository.
 	gitRepo func(dir string) string
-	found   *finding
+	// elsewhere is set while judging a command find -execdir runs, in the
+	// folder of each file found.
+	elsewhere bool
+	found     *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
 	quotedDocs [][2]uint
