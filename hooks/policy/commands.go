@@ -20,7 +20,7 @@ var inert = sync.OnceValue(func() map[string]bool {
 		"sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
 		"base32", "jq", "tty", "nproc", "locale", "uptime", "free", "cal", "getconf",
 		"sleep", "cd", "pushd", "popd", "dirs",
-		"numfmt", "tsort", "look", "expand", "unexpand", "zcat", "getent",
+		"numfmt", "tsort", "look", "expand", "unexpand", "zcat",
 		"lscpu", "logname", "users", "who", "shellcheck", "help", "shasum", "lsblk", "bc", "yes", "lsof",
 	)
 })
@@ -53,6 +53,7 @@ func init() {
 		"rg":       optionsOnly("rg"),
 		"ag":       optionsOnly("ag"),
 		"file":     optionsOnly("file"),
+		"getent":   optionsOnly("getent"),
 		"yq":       checkYq,
 		"go":       checkGo,
 		"npm":      checkNpm,

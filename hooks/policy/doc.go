@@ -42,16 +42,23 @@
 //   - Wrappers (env, xargs, nice, timeout, command, builtin, time, nohup, sudo,
 //     stdbuf, ionice) are looked through after their own options; under
 //     xargs the wrapped command gets unknown trailing arguments. env -C and
-//     sudo -D, which run the command in another folder, are refused.
+//     sudo -D, which run the command in another folder, are refused, and
+//     so are env -i and env -u of a variable a command may not set.
 //   - Refused outright: interpreters and shells (bash -c, python3 -c, node -e,
 //     scripts), eval, exec, source, trap, alias, functions, coprocesses,
 //     command names built from expansions or globs, and programs named by a
 //     path outside the system directories. go test, go build and make write
-//     files and are left to the project's Config.
+//     files and are left to the project's Config; so is go list when it
+//     builds (-export, -compiled, -json with Stale).
 //   - Assignments to variables that change what runs (PATH, IFS, BASH_ENV,
 //     ENV, LD_*, GIT_*, *PAGER, ...) are refused, and a variable exported to
 //     a program (NAME=v cmd, env NAME=v, export) must be lower-case or on a
-//     short list of harmless names (LC_*, LANG, TZ, NO_COLOR, ...).
+//     short list of harmless names (LC_*, LANG, TZ, NO_COLOR, ...); the
+//     locale's (LANGUAGE, LC_*) only with a name, never a path, since
+//     programs load their messages and locale data from it.
+//   - git's signature checks are refused (--show-signature, verify-commit,
+//     verify-tag, tag -v, %G in a format): git runs the verifier the
+//     signature's armour names.
 //   - Arithmetic, [[ -eq ]], test -v, ${!x} and computed subscripts are
 //     refused unless their operands are literal: bash evaluates array
 //     subscripts inside such values, which runs command substitutions. For

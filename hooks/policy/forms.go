@@ -187,10 +187,57 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 	switch sub {
 	case "version", "help":
 		return true
-	case "doc", "env", "list":
+	case "doc", "env":
 		return c.options(n, "go "+sub, args[1:]) != nil
+	case "list":
+		return goList(c, n, args[1:])
 	}
 	return c.deny(n, "unknown-command", "go "+sub)
+}
+
+// goList judges go list by its grammar and refuses the listings that build
+// the packages to fill in Stale and StaleReason (cmd/go list.go): -json
+// with every field or with those, and a -f template that names .Stale.
+// With -m it lists modules, which builds nothing.
+func goList(c *checker, n syntax.Node, args []arg) bool {
+	readings := c.options(n, "go list", args)
+	if readings == nil {
+		return false
+	}
+	for _, p := range readings {
+		modules := false
+		for _, u := range p.opts {
+			modules = modules || u.o.long == "m"
+		}
+		for _, u := range p.opts {
+			switch {
+			case u.o.long == "f" && (u.computed || strings.Contains(u.value, ".Stale")):
+				return c.deny(n, "write-option", "go list -f "+u.value+" builds the packages to tell whether they are stale")
+			case u.o.long == "json" && !modules && !jsonFields(u):
+				return c.deny(n, "write-option", "go list "+u.word+" builds the packages to fill in Stale; name the fields (-json=ImportPath,Dir,GoFiles)")
+			}
+		}
+	}
+	return true
+}
+
+// jsonFields reports whether go list's -json option u names its fields,
+// none of them Stale or StaleReason.
+func jsonFields(u optUse) bool {
+	if !u.hasValue || u.computed {
+		return false
+	}
+	switch strings.ToLower(u.value) {
+	case "", "1", "t", "true", "0", "f", "false":
+		// A boolean: every field, or off; off is no cheaper to let through.
+		return false
+	}
+	for _, f := range strings.Split(u.value, ",") {
+		if f == "Stale" || f == "StaleReason" {
+			return false
+		}
+	}
+	return true
 }
 
 var npmReads = sync.OnceValue(func() map[string]bool {

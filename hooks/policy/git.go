@@ -13,7 +13,7 @@ var gitReads = sync.OnceValue(func() map[string]bool {
 	return set("status", "log", "show", "diff", "blame", "annotate", "grep", "ls-files", "ls-tree",
 		"rev-parse", "rev-list", "describe", "shortlog", "cat-file", "for-each-ref", "show-ref", "name-rev",
 		"merge-base", "count-objects", "check-ignore", "check-attr", "cherry", "show-branch", "diff-tree",
-		"diff-files", "diff-index", "whatchanged", "version", "var", "verify-commit", "verify-tag", "range-diff")
+		"diff-files", "diff-index", "whatchanged", "version", "var", "range-diff")
 })
 
 // gitSubReads are subcommands read-only only with one of the listed
@@ -52,6 +52,9 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		return false
 	}
 	rest := p.operands[1:]
+	if !gitSignatures(c, n, sub, rest) {
+		return false
+	}
 	switch {
 	case gitReads()[sub]:
 		key := "git " + sub
@@ -105,6 +108,44 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		return gitRemote(c, n, rest)
 	}
 	return c.deny(n, "git", "git "+sub)
+}
+
+// gitSignatures refuses what checks a commit's or tag's signature: git runs
+// the program the signature's armour names (gpg, gpgsm, ssh-keygen), which
+// makes its key store on first use. That is verify-commit, verify-tag, the
+// --show-signature option (in the grammars, with tag -v) and the %G
+// placeholders of a format (%G?, %GS, %+GK, ...); a format computed at run
+// time could hold one.
+func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
+	if sub == "verify-commit" || sub == "verify-tag" {
+		return c.deny(n, "signature", "git "+sub)
+	}
+	for _, a := range rest {
+		if !a.known && (strings.HasPrefix(a.val, "--format") || strings.HasPrefix(a.val, "--pretty")) {
+			return c.deny(n, "signature", "a format computed at run time: "+c.text(a.word))
+		}
+		for i := strings.IndexByte(a.val, '%'); i >= 0; i = nextByte(a.val, '%', i+1) {
+			g := a.val[i+1:]
+			if len(g) > 0 && strings.IndexByte("+- ", g[0]) >= 0 {
+				g = g[1:]
+			}
+			if strings.HasPrefix(g, "G") {
+				return c.deny(n, "signature", "the format "+a.val)
+			}
+		}
+	}
+	return true
+}
+
+// nextByte is the index of b in s at or after from, or -1.
+func nextByte(s string, b byte, from int) int {
+	if from > len(s) {
+		return -1
+	}
+	if i := strings.IndexByte(s[from:], b); i >= 0 {
+		return from + i
+	}
+	return -1
 }
 
 // gitFolder refuses git where it may take a folder the project carries as
@@ -162,8 +203,6 @@ func gitListing(c *checker, n syntax.Node, sub string, rest []arg) bool {
 		switch u.o.long {
 		case "list", "contains", "no-contains", "merged", "no-merged", "points-at":
 			listing = true
-		case "verify":
-			return true // verifies the named tags' signatures
 		}
 		if sub == "tag" && u.o.short == 'n' {
 			listing = true

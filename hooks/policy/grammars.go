@@ -108,6 +108,13 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 			valued("-P", "-I", "-L", "-H", "-T", "--charset", "--filelimit", "--timefmt", "--sort", "--infofile", "--hintro", "--houtro"),
 		)}).index(),
 
+		// getent -s names the NSS service whose libnss_SERVICE.so.2 glibc
+		// loads: "./x" loads libnss_./x.so.2, which a project can carry.
+		"getent": (&grammar{abbrev: true, strict: true, rule: "exec-option", options: rows(
+			[]option{opt("-s --service", required, "exec-option")},
+			flags("", "-i --no-idn", "-A --no-addrconfig", "--help", "--usage", "-V --version"),
+		)}).index(),
+
 		// file -C compiles a magic file and writes NAME.mgc.
 		"file": (&grammar{abbrev: true, options: rows(
 			[]option{
@@ -205,6 +212,11 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 				opt("--gcflags", required, "exec-option"), opt("--asmflags", required, "exec-option"),
 				opt("--gccgoflags", required, "exec-option"), opt("--ldflags", required, "exec-option"),
 				{long: "mod", value: required, rule: "write-option", writesIf: "mod"},
+				// -export and -compiled build the packages, as go build does
+				// (the compiler, cgo and the C compiler run; the build cache is
+				// written); so do -json and -f when they ask for Stale (checkGo).
+				opt("--export", flag, "write-option"), opt("--compiled", flag, "write-option"),
+				opt("--json", optional, ""), opt("--m", flag, ""),
 			},
 			valued("--f", "--tags", "--C", "--p", "--reuse", "--buildmode", "--compiler", "--installsuffix", "--pgo",
 				"--covermode", "--coverpkg"),
@@ -257,7 +269,7 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 		"git branch": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions(),
 			flags("", "-a --all", "-r --remotes", "-v --verbose", "--show-current", "-q --quiet"))}).index(),
 		"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions(),
-			[]option{opt("-n", optional, ""), opt("-v --verify", flag, "")})}).index(),
+			[]option{opt("-n", optional, ""), opt("-v --verify", flag, "signature")})}).index(),
 		"git config": (&grammar{abbrev: true, strict: true, rule: "git-config", options: rows(
 			flags("", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l --list", "--get-color", "--get-colorbool",
 				"--global", "--system", "--local", "--worktree", "--includes", "--no-includes", "--show-origin",
@@ -284,6 +296,7 @@ var gitCommon = sync.OnceValue(func() []option {
 		opt("--help", flag, "git-option"),
 		opt("--exec", required, "git-option"),
 		opt("--upload-pack", required, "git-option"), opt("--receive-pack", required, "git-option"),
+		opt("--show-signature", flag, "signature"),
 	}
 })
 

@@ -83,6 +83,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
 			alt: "read package.json, package-lock.json and node_modules/*/package.json instead, or allow npm in .claude/plansmith-policy.yaml if the .npmrc is yours",
 		},
+		"signature": {
+			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
+			alt: "show commits without checking signatures (git log --format='%H %an %s')",
+		},
 		"git-repository": {
 			why: "git reads the configuration of the repository it finds, and a folder the project carries can pass for a bare repository whose configuration names programs git runs (core.fsmonitor on git status)",
 			alt: "run git from the session's folder, with -C naming a folder of the checkout (git -C sub log), or read the files with cat and grep",

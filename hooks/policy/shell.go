@@ -686,7 +686,30 @@ func forbiddenValue(name, val string, known, exported bool) bool {
 	if localeVar(name) {
 		return !known || !plainLocale(val)
 	}
+	if messagesVar(name) {
+		return !known || !localeName(val, name == "LANGUAGE")
+	}
 	return forbiddenVar(name, exported)
+}
+
+// messagesVar reports whether name chooses where programs read their
+// messages and locale data from (LANGUAGE, LC_MESSAGES, LC_TIME, ...):
+// gettext takes "../" in LANGUAGE, and a value with a "/" names a folder,
+// so a catalogue the project ships would give every program its text and
+// its printf formats.
+func messagesVar(name string) bool {
+	return name == "LANGUAGE" || strings.HasPrefix(name, "LC_") && !localeVar(name)
+}
+
+// localeName reports whether v is a locale's name and nothing more (list:
+// LANGUAGE's colon-separated list of them): no "/", so no path.
+func localeName(v string, list bool) bool {
+	for _, r := range v {
+		if !(r == '_' || r == '.' || r == '-' || r == '@' || list && r == ':' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // localeVar reports whether name sets the character set that bash reads
@@ -718,7 +741,7 @@ func plainLocale(v string) bool {
 // upper-case name not known to be harmless is refused, since tools read many
 // of them (PAGER, GIT_*, LESSOPEN, RIPGREP_CONFIG_PATH, ...).
 func forbiddenVar(name string, exported bool) bool {
-	if zshSpecial()[name] || localeVar(name) {
+	if zshSpecial()[name] || localeVar(name) || messagesVar(name) {
 		// (A locale variable with a literal value: forbiddenAssign.)
 		return true
 	}

@@ -28,8 +28,10 @@ var wrappers = sync.OnceValue(func() map[string]wrapperSpec {
 	return map[string]wrapperSpec{
 		// env -C runs the command in another folder, where it may read that
 		// folder's configuration (npm's .npmrc).
-		"env": {flags: "i0v", valued: "u", long: []string{"--ignore-environment", "--null", "--debug"},
-			longVal: []string{"--unset"}, refuse: "SC", refuseLong: []string{"--split-string", "--chdir"},
+		// env -i and -u drop variables the user may have set to keep tools
+		// in check (GOTOOLCHAIN=local): -u is judged as unset is, -i refused.
+		"env": {flags: "0v", valued: "u", long: []string{"--null", "--debug"},
+			longVal: []string{"--unset"}, refuse: "SCi", refuseLong: []string{"--split-string", "--chdir", "--ignore-environment"},
 			noCommand: true, assigns: true},
 		"nice":    {valued: "n", longVal: []string{"--adjustment"}, noCommand: true, numeric: true},
 		"nohup":   {},
@@ -98,12 +100,26 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 					}
 					continue
 				}
-				if !hasVal {
+				val := ""
+				if hasVal {
+					_, val, _ = strings.Cut(v, "=")
+				} else {
 					i++
 					if i < len(args) && !oneWord(args[i]) {
 						c.fail("dynamic-arg", n, manyWordsValue)
 						return
 					}
+					if i < len(args) {
+						if !args[i].known {
+							val = "$"
+						} else {
+							val = args[i].val
+						}
+					}
+				}
+				if name == "env" && key == "--unset" && !unsettable(val) {
+					c.fail("env-var", n, "env --unset "+val)
+					return
 				}
 			default:
 				c.fail("wrapper-option", n, name+" "+key)
@@ -145,6 +161,10 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 				}
 				if name == "xargs" && f == 'I' {
 					replace = val
+				}
+				if name == "env" && f == 'u' && (!unsettable(val) || val == "" && !(i < len(args) && args[i].known)) {
+					c.fail("env-var", n, "env -u "+val)
+					return
 				}
 				if name == "xargs" && (f == 'L' || f == 'n') {
 					limited = true
@@ -193,6 +213,13 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 		}
 	}
 	c.argv(n, inner, tail)
+}
+
+// unsettable reports whether env -u may drop the variable name: a name
+// written out that a command could not set either (GOTOOLCHAIN, GIT_*,
+// LESS*: a user may have set them to keep tools in check).
+func unsettable(name string) bool {
+	return isName(name) && !forbiddenVar(name, false)
 }
 
 func contains(list []string, s string) bool {
