@@ -939,7 +939,10 @@ func TestCompactionGivesThePhaseBack(t *testing.T) {
 // as the payload's cwd (and runs them there), while $CLAUDE_PROJECT_DIR
 // still names the project. The loop lives in the project's .claude/, so the
 // hooks must find it from a subfolder: the agent cannot leave the read-only
-// policy behind by changing directory, and its answer is still judged.
+// policy behind by changing directory, and its answer is still judged. The
+// subfolder carries another session's running loop, as a repository can (or
+// a second terminal): nearer, it must not stand in for the session's own
+// (the tenth review: with it every call from there was allowed).
 func TestPlanHoldsAfterCdIntoASubfolder(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {
@@ -953,6 +956,8 @@ func TestPlanHoldsAfterCdIntoASubfolder(t *testing.T) {
 		)
 		seedProject(e)
 		inProject := func(rel string) string { return filepath.Join(e.Project, rel) }
+		planted := "---\nactive: true\nsession_id: \"someone-else\"\nblock_tools: false\nphases:\n  - \"understand\"\nphase_index: 0\n---\n"
+		e.WriteProjectFile("internal/.claude/plansmith.local.md", planted)
 
 		// One phase, then the loop ends at the phase limit and the turn with it.
 		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
@@ -972,7 +977,10 @@ func TestPlanHoldsAfterCdIntoASubfolder(t *testing.T) {
 		assertRefused(t, e, res, reqs, []refusal{{"Bash", "touch escaped.txt", 4}, {"Write", inProject("internal/written.txt"), 5}})
 		assert.NoFileExists(t, inProject("internal/escaped.txt"))
 		assert.NoFileExists(t, inProject("internal/written.txt"))
-		assert.NoDirExists(t, inProject("internal/.claude"), "no hook looked for or left a loop in the subfolder")
+		assert.Equal(t, planted, e.ProjectFile("internal/.claude/plansmith.local.md"), "the other session's loop is left as it was")
+		entries, err := os.ReadDir(inProject("internal/.claude"))
+		require.NoError(t, err)
+		assert.Len(t, entries, 1, "no hook left anything beside it")
 
 		// The Stop from the subfolder judged the answer: the loop ended at the
 		// phase limit and saved the plan in the project.

@@ -27,13 +27,13 @@ type Env struct {
 	Now    func() time.Time
 }
 
-// Paths locates the project: a hook's, from the cwd its input names (see
-// hookProject); else a command's (see CommandProject): $CLAUDE_PROJECT_DIR,
-// else the folder Claude Code runs the session in, found from its
-// transcript, else the working directory.
-func (e Env) Paths(cwd string) (state.Paths, error) {
-	if cwd != "" {
-		return state.Paths{Project: hookProject(cwd, e.Getenv("CLAUDE_PROJECT_DIR"))}, nil
+// Paths locates the project: a hook's, from the cwd and session its input
+// names (see hookProject); else a command's (see CommandProject):
+// $CLAUDE_PROJECT_DIR, else the folder Claude Code runs the session in,
+// found from its transcript, else the working directory.
+func (e Env) Paths(s Session) (state.Paths, error) {
+	if s.Cwd != "" {
+		return state.Paths{Project: hookProject(s.Cwd, e.Getenv("CLAUDE_PROJECT_DIR"), s.ID)}, nil
 	}
 	p, err := e.CommandProject()
 	if err != nil {
@@ -52,15 +52,21 @@ func (e Env) Paths(cwd string) (state.Paths, error) {
 // above it up to project, and project itself, and it is the first of them
 // that holds a state entry — any entry, even one that cannot be checked or
 // read, so that the caller refuses on it (fail closed). When more than one
-// holds an entry, the first whose loop is running (or cannot be read) comes
-// first: a finished loop's file left in a subfolder, or one a repository
-// carries, must not hide the loop running above it. With no entry, it is
+// holds an entry, the nearest of the best kind comes first: session's own
+// running loop; then an entry that cannot be read (it may be that loop);
+// then a running loop bound to no session that names its own folder as its
+// project (plansmith plan writes it so), which the session's Stop may take
+// on; then the nearest entry. So neither a finished loop's file left in a
+// subfolder nor another session's loop, nor one a repository carries (it
+// cannot name the folder it is cloned to), hides the session's loop above
+// it: after a cd into that subfolder the session would otherwise be judged
+// by a loop that is not its own, or by none. With no entry, it is
 // project when cwd lies inside it (its settings are there), else cwd. The
 // events with nothing to do without a loop start the binary only when
 // hooks/hooks.json's shell check finds such an entry where this would look,
 // or cannot tell; a change here needs one there (precheck_test.go holds the
 // two together).
-func hookProject(cwd, project string) string {
+func hookProject(cwd, project, session string) string {
 	if project == "" || !filepath.IsAbs(project) {
 		return cwd
 	}
@@ -93,19 +99,40 @@ func hookProject(cwd, project string) string {
 	case 1:
 		return found[0]
 	}
+	best, rank := found[0], rankOther
 	for _, dir := range found {
-		if running(dir) {
-			return dir
+		if r := loopRank(dir, session); r < rank {
+			best, rank = dir, r
 		}
 	}
-	return found[0]
+	return best
 }
 
-// running reports whether dir's state entry is a running loop, or cannot
-// be read (one may be running there).
-func running(dir string) bool {
+// The kinds of state entry hookProject prefers, best first.
+const (
+	rankOurs       = iota // the session's own running loop
+	rankUnreadable        // cannot be read: may be the session's
+	rankUnbound           // running, bound to no session, made in dir
+	rankOther             // finished, or another session's or folder's
+)
+
+// loopRank is the kind of dir's state entry for session.
+func loopRank(dir, session string) int {
 	f, err := state.LoadHead(state.Paths{Project: dir}.State())
-	return err != nil || f.Loop.Active
+	switch {
+	case err != nil:
+		return rankUnreadable
+	case !f.Loop.Active:
+		return rankOther
+	case f.Loop.SessionID != "":
+		if f.Loop.SessionID == session && (f.Loop.Project == "" || sameDir(f.Loop.Project, dir)) {
+			return rankOurs
+		}
+		return rankOther
+	case f.Loop.Project != "" && sameDir(f.Loop.Project, dir):
+		return rankUnbound
+	}
+	return rankOther
 }
 
 // hasState reports whether dir holds a loop's state entry, or one that

@@ -26,7 +26,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 			ev.Launched, gate.Run{AgentID: ev.AgentID, Model: ev.Model, Requested: ev.Requested, Background: ev.Background,
 				Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
 	}
-	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
+	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
 		return
 	}
 	// Only the frontmatter changes; a sub-agent never binds the loop.
@@ -76,7 +76,7 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	if ev.Source != "compact" && ev.Source != "resume" {
 		return PromptOutcome{}
 	}
-	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
+	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
 		return PromptOutcome{}
 	}
 	t := openSession(env, ev.Session, false)

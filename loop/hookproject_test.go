@@ -56,41 +56,41 @@ func TestHookProject(t *testing.T) {
 	require.NoError(t, os.MkdirAll(other, 0o755))
 
 	// No state anywhere: the project when cwd is inside it, else cwd.
-	assert.Equal(t, project, hookProject(project, project))
-	assert.Equal(t, project, hookProject(deeper, project))
-	assert.Equal(t, other, hookProject(other, project))
+	assert.Equal(t, project, hookProject(project, project, ""))
+	assert.Equal(t, project, hookProject(deeper, project, ""))
+	assert.Equal(t, other, hookProject(other, project, ""))
 	// Codex sets no $CLAUDE_PROJECT_DIR: its session's folder, as sent.
-	assert.Equal(t, deeper, hookProject(deeper, ""))
-	assert.Equal(t, project, hookProject("relative", project), "a cwd that is not absolute is malformed input: the project")
+	assert.Equal(t, deeper, hookProject(deeper, "", ""))
+	assert.Equal(t, project, hookProject("relative", project, ""), "a cwd that is not absolute is malformed input: the project")
 
 	writeState(t, project)
-	assert.Equal(t, project, hookProject(deeper, project), "the project's loop is found from below")
-	assert.Equal(t, project, hookProject(other, project), "and from a folder outside the project")
-	assert.Equal(t, deeper, hookProject(deeper, ""), "without $CLAUDE_PROJECT_DIR nothing is looked for above cwd")
+	assert.Equal(t, project, hookProject(deeper, project, ""), "the project's loop is found from below")
+	assert.Equal(t, project, hookProject(other, project, ""), "and from a folder outside the project")
+	assert.Equal(t, deeper, hookProject(deeper, "", ""), "without $CLAUDE_PROJECT_DIR nothing is looked for above cwd")
 
 	writeState(t, sub) // a loop started after a cd into sub
-	assert.Equal(t, sub, hookProject(deeper, project), "the nearest state entry wins")
-	assert.Equal(t, sub, hookProject(sub, project))
-	assert.Equal(t, project, hookProject(project, project))
+	assert.Equal(t, sub, hookProject(deeper, project, ""), "the nearest state entry wins")
+	assert.Equal(t, sub, hookProject(sub, project, ""))
+	assert.Equal(t, project, hookProject(project, project, ""))
 
 	writeState(t, other)
-	assert.Equal(t, other, hookProject(other, project), "outside the project, cwd's own loop first")
+	assert.Equal(t, other, hookProject(other, project, ""), "outside the project, cwd's own loop first")
 
 	// With more than one entry, a running loop comes before a finished one.
 	// (writeState's entries cannot be read, which counts as running.)
 	writeLoop(t, sub, false)
 	writeLoop(t, project, true)
-	assert.Equal(t, project, hookProject(deeper, project), "a finished loop in sub does not hide the project's")
+	assert.Equal(t, project, hookProject(deeper, project, ""), "a finished loop in sub does not hide the project's")
 	writeLoop(t, sub, true)
-	assert.Equal(t, sub, hookProject(deeper, project), "of two running loops the nearest")
+	assert.Equal(t, sub, hookProject(deeper, project, ""), "of two running loops the nearest")
 	writeLoop(t, sub, false)
 	writeLoop(t, project, false)
-	assert.Equal(t, sub, hookProject(deeper, project), "of two finished ones the nearest")
+	assert.Equal(t, sub, hookProject(deeper, project, ""), "of two finished ones the nearest")
 	writeLoop(t, other, false)
 	writeLoop(t, project, true)
-	assert.Equal(t, project, hookProject(other, project), "outside the project too")
+	assert.Equal(t, project, hookProject(other, project, ""), "outside the project too")
 	writeState(t, sub)
-	assert.Equal(t, sub, hookProject(deeper, project), "an entry that cannot be read may be a running loop")
+	assert.Equal(t, sub, hookProject(deeper, project, ""), "an entry that cannot be read may be a running loop")
 }
 
 // writeLoop writes (or replaces) a readable state entry in dir whose loop
@@ -99,7 +99,71 @@ func writeLoop(t *testing.T, dir string, active bool) {
 	t.Helper()
 	p := state.Paths{Project: dir}
 	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
-	require.NoError(t, state.Save(p.State(), &state.File{Loop: state.Loop{Active: active, Request: "r", Phases: []string{"understand"}}}))
+	require.NoError(t, state.Save(p.State(), &state.File{Loop: state.Loop{Active: active, Request: "r", Phases: []string{"understand"}, Project: dir}}))
+}
+
+// writeFront writes dir's state entry with the frontmatter front.
+func writeFront(t *testing.T, dir, front string) {
+	t.Helper()
+	p := state.Paths{Project: dir}
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+	require.NoError(t, os.WriteFile(p.State(), []byte("---\n"+front+"phases:\n  - \"understand\"\nphase_index: 0\n---\n"), 0o644))
+}
+
+// A loop bound to no session that names no project folder was not started
+// by plansmith plan (which records it): a repository can carry one. The
+// session's Stop does not take it on, even with no loop of its own.
+func TestUnboundLoopWithoutAFolderIsNotTakenOn(t *testing.T) {
+	env, p, _ := testEnv(t)
+	writeFront(t, p.Project, "active: true\nmax_retries: 5\n")
+	before, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	out := Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("too short"), BlockCap: 8})
+	assert.Equal(t, StopOutcome{}, out, "nothing to drive")
+	after, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "left as it was")
+}
+
+// A state entry in a subfolder that is not the session's loop (another
+// session's, one a repository carries, one bound to no session and naming
+// no folder or another) must not hide the session's own loop above it:
+// after a cd into that subfolder every tool call was allowed (the tenth
+// review, proven with Claude Code 2.1.330 and 2.1.197). Nor may the
+// session's Stop or prompt there take such a loop on.
+func TestForeignLoopBelowDoesNotHideTheSessions(t *testing.T) {
+	for name, front := range map[string]string{
+		"another session's":         "active: true\nsession_id: \"someone-else\"\nblock_tools: false\n",
+		"another folder's":          "active: true\nproject: \"/elsewhere\"\n",
+		"bound to none, no folder":  "active: true\nmax_retries: 5\n",
+		"bound to none, its folder": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, p, sub := guardedLoop(t)
+			f, err := state.Load(p.State())
+			require.NoError(t, err)
+			f.Loop.SessionID = "s"
+			require.NoError(t, state.Save(p.State(), f))
+			if front == "" {
+				front = "active: true\nproject: \"" + sub + "\"\n"
+			}
+			writeFront(t, sub, front)
+			assert.Equal(t, p.Project, hookProject(sub, p.Project, "s"), "the session's own loop first")
+
+			write := []byte(`{"file_path":"` + filepath.Join(p.Project, "x") + `","content":"y"}`)
+			from := func(cwd string) bool {
+				return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: cwd}, Tool: "Write", Input: write}).Deny
+			}
+			assert.True(t, from(p.Project), "from the project")
+			assert.True(t, from(sub), "from the subfolder")
+			Stop(env, StopEvent{Session: Session{ID: "s", Cwd: sub}, LastMessage: answer("too short"), BlockCap: 8})
+			PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: sub}, Prompt: "go on"})
+			assert.True(t, from(sub), "after a Stop and a prompt there")
+			planted, err := os.ReadFile(state.Paths{Project: sub}.State())
+			require.NoError(t, err)
+			assert.NotContains(t, string(planted), `session_id: "s"`, "the subfolder's loop was not taken on")
+		})
+	}
 }
 
 // After a `cd sub` in the Bash tool, Claude Code sends every hook the

@@ -284,7 +284,7 @@ func TestHooksJSONPreCheckFindsWhatHookProjectFinds(t *testing.T) {
 			}
 			// What the binary would do, seen by this process. As root that
 			// is not what nobody would see: those cases say what they want.
-			finds := hasState(hookProject(l.cwd, l.project))
+			finds := hasState(hookProject(l.cwd, l.project, ""))
 			if !l.nonRoot {
 				switch l.want {
 				case "start":

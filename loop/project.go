@@ -77,7 +77,7 @@ func (e Env) LoopPaths() (state.Paths, error) {
 		return state.Paths{}, err
 	}
 	if p.Known {
-		return state.Paths{Project: hookProject(p.Wd, p.Dir)}, nil
+		return state.Paths{Project: hookProject(p.Wd, p.Dir, p.Session)}, nil
 	}
 	for dir := filepath.Clean(p.Wd); ; dir = filepath.Dir(dir) {
 		if hasState(dir) {

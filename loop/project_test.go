@@ -61,7 +61,7 @@ func TestCommandProjectFromTheTranscript(t *testing.T) {
 		p, err := commandEnv(wd, vars).CommandProject()
 		require.NoError(t, err)
 		assert.Equal(t, Project{Dir: project, Known: true, Session: "s1", Wd: wd, Looked: filepath.Join(home, ".claude", "projects")}, p, wd)
-		paths, err := commandEnv(wd, vars).Paths("")
+		paths, err := commandEnv(wd, vars).Paths(Session{})
 		require.NoError(t, err)
 		assert.Equal(t, project, paths.Project, wd)
 	}

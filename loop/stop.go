@@ -25,7 +25,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// work's completion wakes the agent and the loop goes on then.
 		return StopOutcome{}
 	}
-	if p, err := env.Paths(ev.Cwd); err != nil || !exists(p.State()) {
+	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
 		return StopOutcome{} // no loop: neither the lock nor the answer is touched
 	}
 	// Read the answer before taking the lock: a transcript can be large,

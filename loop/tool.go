@@ -99,7 +99,7 @@ func UndecodableTool(env Env, s Session, tool string, raw []byte, err error) Too
 // it cannot even be looked for (either way a loop may be running). With no
 // project folder to look in there is nothing to guard.
 func stateFile(env Env, s Session) (state.Paths, bool, error) {
-	p, err := env.Paths(s.Cwd)
+	p, err := env.Paths(s)
 	if err != nil {
 		return p, false, nil
 	}
@@ -159,7 +159,7 @@ func planCall(env Env, ev ToolEvent) planmode.Call {
 
 // project is s's project folder, or "" when it cannot be found.
 func project(env Env, s Session) string {
-	p, _ := env.Paths(s.Cwd)
+	p, _ := env.Paths(s)
 	return p.Project
 }
 

@@ -120,7 +120,7 @@ func openSession(env Env, s Session, bind bool) *txn {
 }
 
 func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) *txn {
-	p, err := env.Paths(s.Cwd)
+	p, err := env.Paths(s)
 	if err != nil {
 		return nil
 	}
@@ -150,6 +150,13 @@ func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.Fi
 	l := &t.file.Loop
 	switch {
 	case l.Project != "" && !sameDir(l.Project, p.Project):
+		t.commit()
+		return nil
+	case l.SessionID == "" && s.ID != "" && bind && l.Project == "":
+		// plansmith plan records the folder it starts in; a loop that names
+		// none was not started here (a repository can carry one), and is
+		// not taken on.
+		env.note("the loop in %s names no project folder; it was not started here and is left alone", p.Project)
 		t.commit()
 		return nil
 	case l.SessionID == "" && s.ID != "" && bind:

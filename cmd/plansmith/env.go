@@ -98,7 +98,7 @@ func typedUsage(c *cobra.Command) {
 // $CLAUDE_PROJECT_DIR when set, else the folder the Claude Code session
 // runs in (found from its transcript), else the working directory. plan,
 // status and cancel refine it (planPaths, loop.Env.LoopPaths).
-func paths(env *Env) (state.Paths, error) { return env.Paths("") }
+func paths(env *Env) (state.Paths, error) { return env.Paths(loop.Session{}) }
 
 func newRoot(env *Env) *cobra.Command {
 	root := &cobra.Command{

@@ -88,7 +88,7 @@ func TestPreToolUseFailsClosedWhileALoopRuns(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, out, _ := testEnv(t, c.in)
-			p, err := env.Paths("")
+			p, err := env.Paths(loop.Session{})
 			require.NoError(t, err)
 			_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
 				MaxRetries: 3, BlockTools: true, Agent: "codex"})
