@@ -43,10 +43,11 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if !l.BlockTools {
 		return ToolOutcome{}
 	}
-	cfg, err := policy.LoadConfig(t.paths.Project)
-	if err != nil {
-		// A broken extension file must not widen the policy: judge with none.
-		env.note("%v (ignoring the project's policy extension)", err)
+	cfg, cfgErr := policy.LoadConfig(t.paths.Project, env.Getenv("HOME"))
+	if cfgErr != nil {
+		// A broken or unapproved extension file must not widen the policy:
+		// judge with none.
+		env.note("%v (ignoring the project's policy extension)", cfgErr)
 	}
 	cfg.Ours = ours(env)
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
@@ -60,6 +61,11 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {
 		return ToolOutcome{}
+	}
+	var untrusted *policy.UntrustedError
+	if errors.As(cfgErr, &untrusted) {
+		// Say why its entries did not count, where the user will see it.
+		d.Reason += "\n- Note: " + cfgErr.Error() + "."
 	}
 	return ToolOutcome{Deny: true, Reason: d.Reason}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/hooks/policy"
 )
 
 func TestNpmrc(t *testing.T) {
@@ -178,4 +180,28 @@ func TestGitRefusedInAProjectBareRepository(t *testing.T) {
 	cmd.Dir, cmd.Env = p.Project, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
 	_ = cmd.Run() // it fails after running the program
 	assert.FileExists(t, marker, "git ran the config's fsmonitor")
+}
+
+// The project's policy file widens the policy only once the user approved
+// it (policy.Trust); until then a refusal says why its entries did not
+// count. A repository can carry one (the tenth review: allow: [bash]).
+func TestProjectPolicyFileNeedsApproval(t *testing.T) {
+	env, p, _ := guardedLoop(t)
+	home := t.TempDir()
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	file := filepath.Join(p.Project, policy.ConfigFile)
+	require.NoError(t, os.WriteFile(file, []byte("allow:\n  - bash\n"), 0o644))
+	call := ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"bash -c 'touch x'"}`)}
+
+	out := PreToolUse(env, call)
+	assert.True(t, out.Deny, "not approved: not used")
+	assert.Contains(t, out.Reason, "plansmith policy trust")
+	_, err := policy.Trust(p.Project, home)
+	require.NoError(t, err)
+	assert.False(t, PreToolUse(env, call).Deny, "approved: the user's choice")
 }

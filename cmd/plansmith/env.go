@@ -115,6 +115,7 @@ func newRoot(env *Env) *cobra.Command {
 		newCancelCmd(env),
 		newStatusCmd(env),
 		newMemoryCmd(env),
+		newPolicyCmd(env),
 		newPlansCmd(env),
 		newGateCmd(env),
 		newHookCmd(env),

@@ -261,7 +261,7 @@ func (c *checker) plansmith(n syntax.Node, args []arg, tail bool) {
 	form := strings.Join(words, " ")
 	if !tail {
 		switch form {
-		case "status", "status --json", "memory show", "memory path", "cancel", "version",
+		case "status", "status --json", "memory show", "memory path", "cancel", "version", "policy",
 			"gate check-findings", "gate check-verdict",
 			"plans", "plans --json", "plans show", "plans show --name-from-stdin":
 			return

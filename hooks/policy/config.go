@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -22,9 +19,7 @@ const ConfigFile = ".claude/plansmith-policy.yaml"
 // The file .claude/plansmith-policy.yaml holds two keys, allow and tools:
 //
 //	allow:
-//	  - make -n
-//	  - kubectl get
-//	  - bazel query
+//	  - tokei
 //
 // Each entry is a command name followed by an optional fixed prefix of its
 // arguments, separated by spaces. A command is allowed when its name and its
@@ -33,7 +28,9 @@ const ConfigFile = ".claude/plansmith-policy.yaml"
 // substitutions inside it are judged on their own, and wrappers such as env
 // or xargs are looked through. An entry is checked before the built-in
 // rules, so it can allow anything, including a wrapper with whatever it runs
-// ("xargs" would allow "xargs rm"): name the real command.
+// ("xargs" would allow "xargs rm"): name the real command. Such a file
+// counts only once the user has approved it as it stands (trust.go): a
+// repository can carry one.
 //
 // A second key, tools, names tools other than the built-in read-only ones
 // that may run while planning, such as a read-only MCP server's: an exact
@@ -72,20 +69,6 @@ type Config struct {
 	AgentIsolation func(agent string) string `yaml:"-"`
 }
 
-// LoadConfig reads projectDir/.claude/plansmith-policy.yaml. A missing file
-// is an empty Config; a malformed one is an error naming the file and line.
-func LoadConfig(projectDir string) (Config, error) {
-	path := filepath.Join(projectDir, ConfigFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Config{}, nil
-	}
-	if err != nil {
-		return Config{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return parseConfig(path, data)
-}
-
 func parseConfig(path string, data []byte) (Config, error) {
 	var raw struct {
 		Allow []yaml.Node `yaml:"allow"`
@@ -99,7 +82,7 @@ func parseConfig(path string, data []byte) (Config, error) {
 	var cfg Config
 	for _, n := range raw.Allow {
 		if n.Kind != yaml.ScalarNode || strings.TrimSpace(n.Value) == "" {
-			return Config{}, fmt.Errorf("%s: line %d: allow entries must be non-empty strings such as \"make -n\"", path, n.Line)
+			return Config{}, fmt.Errorf("%s: line %d: allow entries must be non-empty strings such as \"tokei\"", path, n.Line)
 		}
 		cfg.Allow = append(cfg.Allow, n.Value)
 	}

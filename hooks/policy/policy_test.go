@@ -635,7 +635,12 @@ func TestLoadConfig(t *testing.T) {
 				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
 				require.NoError(t, os.WriteFile(filepath.Join(dir, ConfigFile), []byte(tc.content), 0o644))
 			}
-			cfg, err := LoadConfig(dir)
+			home := t.TempDir()
+			if tc.content != "" && tc.errs == nil {
+				_, err := Trust(dir, home)
+				require.NoError(t, err)
+			}
+			cfg, err := LoadConfig(dir, home)
 			if tc.errs != nil {
 				require.Error(t, err)
 				for _, e := range tc.errs {
@@ -648,6 +653,56 @@ func TestLoadConfig(t *testing.T) {
 			assert.Equal(t, tc.tools, cfg.Tools)
 		})
 	}
+}
+
+// A project's policy file counts only once the user approved it, for that
+// project and that content: a repository can carry one (allow: [bash]).
+func TestConfigTrust(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	file := filepath.Join(project, ConfigFile)
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, []byte("allow:\n  - bash\n"), 0o644))
+
+	cfg, err := LoadConfig(project, home)
+	var untrusted *UntrustedError
+	require.ErrorAs(t, err, &untrusted)
+	assert.Equal(t, file, untrusted.Path)
+	assert.Contains(t, err.Error(), "plansmith policy trust")
+	assert.Empty(t, cfg.Allow, "not used")
+	assert.False(t, Bash("bash -c 'touch x'", cfg).Allow)
+
+	got, err := Trust(project, home)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bash"}, got.Allow)
+	cfg, err = LoadConfig(project, home)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bash"}, cfg.Allow)
+	list, err := os.ReadFile(filepath.Join(home, TrustFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(list), project)
+	_, err = Trust(project, home)
+	require.NoError(t, err)
+	again, err := os.ReadFile(filepath.Join(home, TrustFile))
+	require.NoError(t, err)
+	assert.Equal(t, string(list), string(again), "approved once")
+
+	// An edit needs a new approval; so does the same content elsewhere.
+	require.NoError(t, os.WriteFile(file, []byte("allow:\n  - bash\n  - python3\n"), 0o644))
+	_, err = LoadConfig(project, home)
+	require.ErrorAs(t, err, &untrusted)
+	other := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(other, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(other, ConfigFile), []byte("allow:\n  - bash\n"), 0o644))
+	_, err = LoadConfig(other, home)
+	require.ErrorAs(t, err, &untrusted, "approved for another project")
+	_, err = LoadConfig(project, "")
+	require.ErrorAs(t, err, &untrusted, "no $HOME: nothing is approved")
+
+	_, err = Trust(t.TempDir(), home)
+	assert.ErrorContains(t, err, "nothing to trust")
+	require.NoError(t, os.WriteFile(file, []byte("allow: [a\n"), 0o644))
+	_, err = Trust(project, home)
+	assert.ErrorContains(t, err, "line", "a malformed file is not approved")
 }
 
 func FuzzBash(f *testing.F) {
