@@ -82,6 +82,10 @@ type ToolEvent struct {
 	Input          json.RawMessage // the tool's input object
 	Response       json.RawMessage // the tool's response; after the call only
 	PermissionMode string          // "plan" in Claude Code's plan mode
+	// Blind is set when the call may run in another folder and with a
+	// terminal that the input does not show (Codex's exec_command: its
+	// workdir and tty reach no hook); see policy.Config.Blind.
+	Blind bool
 }
 
 // PromptEvent is the user sending a prompt.

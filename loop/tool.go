@@ -50,6 +50,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 		env.note("%v (ignoring the project's policy extension)", cfgErr)
 	}
 	cfg.Ours = ours(env)
+	cfg.Blind = ev.Blind
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.AgentIsolation = func(agent string) string {

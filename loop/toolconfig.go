@@ -90,8 +90,7 @@ func gitRepository(env Env, cwd, dir string) string {
 		return present(filepath.Join(d, "HEAD")) && (present(filepath.Join(d, "objects")) || present(filepath.Join(d, "commondir")))
 	}
 	for {
-		dotgit := filepath.Join(d, ".git")
-		if info, err := os.Stat(dotgit); err == nil && (!info.IsDir() || gitDir(dotgit)) {
+		if checkout(filepath.Join(d, ".git")) {
 			return "" // a checkout's (a .git file names its repository, or git stops)
 		}
 		if gitDir(d) {
@@ -102,6 +101,45 @@ func gitRepository(env Env, cwd, dir string) string {
 		}
 		d = filepath.Dir(d)
 	}
+}
+
+// checkout reports whether git takes dotgit as the .git of a checkout and
+// looks no further: a regular file (a worktree's or submodule's, naming
+// its repository; git stops on one it cannot read), or a folder git
+// accepts as a repository: HEAD naming a branch or a commit, objects and
+// refs. git passes over anything else there (an empty folder, a junk HEAD,
+// a pipe) and goes on to take the folder itself for a bare repository, so
+// this reads strictly where the refusal reads loosely.
+func checkout(dotgit string) bool {
+	info, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return false
+	case info.Mode().IsRegular():
+		return true
+	case !info.IsDir():
+		return false
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if info, err := os.Stat(filepath.Join(dotgit, d)); err != nil || !info.IsDir() {
+			return false
+		}
+	}
+	// A pipe would never end, a huge file would take long: git's HEAD is
+	// one short line.
+	path := filepath.Join(dotgit, "HEAD")
+	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() || info.Size() > 256 {
+		return false
+	}
+	head, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	h := strings.TrimSpace(string(head))
+	if strings.HasPrefix(h, "ref: refs/") {
+		return true
+	}
+	return (len(h) == 40 || len(h) == 64) && strings.Trim(h, "0123456789abcdef") == ""
 }
 
 // agentIsolation says why the sub-agent named agent would run isolated, or

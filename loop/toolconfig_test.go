@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,11 +119,34 @@ func TestGitRepositoryLookup(t *testing.T) {
 	project := filepath.Join(root, "project")
 	evil := filepath.Join(project, "vendor", "evil")
 	require.NoError(t, os.MkdirAll(filepath.Join(project, "src"), 0o755))
-	for _, d := range []string{"HEAD", "objects"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(project, ".git", d), 0o755))
+	checkoutGit := func(dotgit, head string) {
+		t.Helper()
+		for _, d := range []string{"objects", "refs"} {
+			require.NoError(t, os.MkdirAll(filepath.Join(dotgit, d), 0o755))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dotgit, "HEAD"), []byte(head), 0o644))
 	}
+	checkoutGit(filepath.Join(project, ".git"), "ref: refs/heads/main\n")
 	bareRepository(t, evil, filepath.Join(root, "marker"))
 	env := Env{}
+
+	// The project's folder itself holds HEAD and objects: without its .git
+	// git would take it for a bare repository.
+	for _, d := range []string{"HEAD", "objects"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(project, d), 0o755))
+	}
+	assert.Empty(t, gitRepository(env, project, ""), "the checkout's .git comes first")
+	// A .git git passes over does not stop the walk (the review of the fix:
+	// git went on to take evil for a bare repository).
+	dotgit := filepath.Join(evil, ".git")
+	require.NoError(t, os.Mkdir(dotgit, 0o755))
+	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil, "an empty .git")
+	checkoutGit(dotgit, "not a ref\n")
+	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil, "a .git whose HEAD names nothing")
+	require.NoError(t, os.Remove(filepath.Join(dotgit, "HEAD")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dotgit, "HEAD"), 0o644))
+	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil, "a pipe for HEAD, not waited on")
+	require.NoError(t, os.RemoveAll(dotgit))
 
 	assert.Empty(t, gitRepository(env, project, ""), "the checkout's own .git")
 	assert.Empty(t, gitRepository(env, project, "src"))

@@ -189,8 +189,10 @@ func stop(in Input, env loop.Env) any {
 }
 
 func preToolUse(in Input, env loop.Env) any {
+	// Codex tells the hook the command alone: the workdir and tty the model
+	// asked for, where and how it runs, are not passed.
 	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in), Tool: in.ToolName, Input: in.ToolInput,
-		PermissionMode: in.PermissionMode})
+		PermissionMode: in.PermissionMode, Blind: true})
 	if !o.Deny {
 		return nil // Codex supports no allow: saying nothing lets the call run
 	}

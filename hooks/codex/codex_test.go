@@ -85,6 +85,10 @@ func TestPreToolUseFailsClosedWhileALoopRuns(t *testing.T) {
 		{"no tool named", `{"session_id":"s1","cwd":"","tool_input":{"command":"rm -rf build"}}`, true},
 		{"odd unneeded field, writing command", `{"session_id":"s1","cwd":"","permission_mode":1,"stop_hook_active":"true","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`, true},
 		{"odd unneeded field, reading command", `{"session_id":"s1","cwd":"","permission_mode":1,"tool_name":"Bash","tool_input":{"command":"ls"}}`, false},
+		// Codex does not tell the hook the workdir or tty the model asked
+		// for: git may run in a folder nobody looked at, or page.
+		{"git, where the hook cannot see", `{"session_id":"s1","cwd":"","tool_name":"Bash","tool_input":{"command":"git log -1"}}`, true},
+		{"man, whose pager takes commands", `{"session_id":"s1","cwd":"","tool_name":"Bash","tool_input":{"command":"man ls"}}`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env, out, _ := testEnv(t, c.in)

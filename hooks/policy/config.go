@@ -62,6 +62,13 @@ type Config struct {
 	// caller, who looks only for a git command; nil means none was looked
 	// for, as in the policy's own tests.
 	GitRepository func(dir string) string `yaml:"-"`
+	// Blind is set when the command may run in a folder other than the
+	// session's and with a terminal, neither of which the caller is told
+	// (Codex's exec_command: its workdir and tty reach no hook). git and
+	// npm, which take settings from the folder they run in, and man, whose
+	// pager runs commands typed into it, are then refused; so is git for
+	// its pager too.
+	Blind bool `yaml:"-"`
 	// AgentIsolation says why the sub-agent named (an Agent or Task call's
 	// subagent_type) would run isolated, from its definition's frontmatter
 	// (isolation: worktree), or "". Set by the caller, who reads the

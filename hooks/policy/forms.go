@@ -164,6 +164,9 @@ func checkTee(c *checker, n syntax.Node, args []arg) bool {
 // checkMan allows man with page names only: no options, and no path, which
 // would format a local file.
 func checkMan(c *checker, n syntax.Node, args []arg) bool {
+	if c.blind {
+		return c.deny(n, "blind", "man")
+	}
 	readings := c.options(n, "man", args)
 	for _, p := range readings {
 		for _, o := range p.operands {
@@ -245,6 +248,9 @@ var npmReads = sync.OnceValue(func() map[string]bool {
 })
 
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
+	if c.blind {
+		return c.deny(n, "blind", "npm")
+	}
 	if c.changesFolderBefore(n) {
 		// npm reads the .npmrc of the folder it runs in, which the
 		// caller looked for only where the command starts.

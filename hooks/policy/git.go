@@ -31,6 +31,9 @@ var gitSubReads = sync.OnceValue(func() map[string]map[string]bool {
 // checkGit allows read-only git subcommands, after global options that only
 // choose the directory or turn the pager off.
 func checkGit(c *checker, n syntax.Node, args []arg) bool {
+	if c.blind {
+		return c.deny(n, "blind", "git")
+	}
 	global := c.options(n, "git", args)
 	if global == nil {
 		return false
@@ -165,7 +168,9 @@ func gitFolder(c *checker, n syntax.Node, p parsed) bool {
 		if u.o.short != 'C' {
 			continue
 		}
-		if u.computed {
+		if u.computed || strings.Contains(u.value, "~") {
+			// bash expands a tilde at the start, and after a "=" or ":":
+			// ~+/evil is $PWD/evil.
 			return c.deny(n, "dynamic-arg", "git -C "+u.value+"… computed at run time")
 		}
 		switch {

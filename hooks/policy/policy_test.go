@@ -810,6 +810,18 @@ func TestAgentDefinitionIsolation(t *testing.T) {
 	assert.True(t, Tool("Agent", json.RawMessage(`{"prompt":"x"}`), cfg).Allow)
 }
 
+// Under Codex the hook is not told the workdir or tty the model asked for:
+// git and npm may run in a folder nobody looked at, and a pager (git's,
+// man's) runs what is typed into it (write_stdin reaches no hook).
+func TestBlind(t *testing.T) {
+	for _, cmd := range []string{"git log -1", "git -C src status", "npm ls", "man ls", "ls && git status"} {
+		d := Bash(cmd, Config{Blind: true})
+		assert.Equal(t, "blind", d.Rule, cmd)
+		assert.True(t, Bash(cmd, Config{}).Allow, "%s: allowed where the hook sees where it runs", cmd)
+	}
+	assert.True(t, Bash("grep -rn x src | head", Config{Blind: true}).Allow)
+}
+
 // git takes a folder holding HEAD and objects for a bare repository and
 // runs what its config names (core.fsmonitor on git status); a clone can
 // carry one as plain files. The caller looks where git starts: the
@@ -857,6 +869,15 @@ func TestGitRepository(t *testing.T) {
 		assert.Equal(t, "git-repository", d.Rule, "%s: git runs in a folder nobody looked at", cmd)
 	}
 	assert.Equal(t, "dynamic-arg", Bash(`git -C "$d" log`, cfg).Rule)
+	// bash expands a tilde at the start of a word and after "=" or ":"
+	// (the review of the fix: ~+/evil is $PWD/evil, which the lookup took
+	// for a folder named "~+").
+	for _, cmd := range []string{"git -C ~+/evil status", "git -C ~/code/p/evil status", "git -C src -C ~-/evil log",
+		"git -C a=~+/evil status", "timeout 5 git -C ~+/evil status"} {
+		assert.Equal(t, "dynamic-arg", Bash(cmd, cfg).Rule, cmd)
+	}
+	// zsh: dirs evil pushes evil, popd goes there.
+	assert.Equal(t, "git-repository", Bash("dirs evil; popd; git status", cfg).Rule)
 	for _, cmd := range []string{`cd "$(git rev-parse --show-toplevel)" && ls`, "git log -1 && cd src && ls", "git status; cd src"} {
 		assert.True(t, Bash(cmd, cfg).Allow, "%s: git runs before the change of folder", cmd)
 	}

@@ -83,6 +83,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
 			alt: "read package.json, package-lock.json and node_modules/*/package.json instead, or allow npm in .claude/plansmith-policy.yaml if the .npmrc is yours",
 		},
+		"blind": {
+			why: "the hook is not told the folder this runs in nor whether it gets a terminal (Codex's exec_command workdir and tty): git and npm take settings from that folder, which a repository can carry, and a pager (git's, man's) runs commands typed into it",
+			alt: "read the files with cat, grep, rg, find or ls meanwhile (git's history is readable again once the loop ends)",
+		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
 			alt: "show commits without checking signatures (git log --format='%H %an %s')",

@@ -21,6 +21,7 @@ type checker struct {
 	// elsewhere is set while judging a command find -execdir runs, in the
 	// folder of each file found.
 	elsewhere bool
+	blind     bool // Config.Blind
 	found     *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
