@@ -53,6 +53,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.Blind = ev.Blind
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
+	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.AgentIsolation = func(agent string) string {
 		return agentIsolation([]string{
 			filepath.Join(t.paths.Project, ".claude", "agents"),

@@ -62,6 +62,12 @@ type Config struct {
 	// caller, who looks only for a git command; nil means none was looked
 	// for, as in the policy's own tests.
 	GitRepository func(dir string) string `yaml:"-"`
+	// GoToolchain says why go, run where the call starts, would download
+	// and run a toolchain other than the one installed (a go.mod's or
+	// go.work's go or toolchain line newer than it, with GOTOOLCHAIN=auto,
+	// Go's default), or "". Set by the caller, who looks only for a go
+	// command; nil means none was looked for.
+	GoToolchain func() string `yaml:"-"`
 	// Blind is set when the command may run in a folder other than the
 	// session's and with a terminal, neither of which the caller is told
 	// (Codex's exec_command: its workdir and tty reach no hook). git and

@@ -28,7 +28,9 @@
 //     uniq, sed, awk, tree, date, hostname, tee, git (refused after a cd
 //     and where it would take a folder the project carries for a bare
 //     repository, Config.GitRepository), rg, ag, file, yq, base64, man, go
-//     (version, env, list, doc), npm (ls, view, outdated, ...; refused where
+//     (version, env, list, doc; refused after a cd, with -C, and where a
+//     go.mod asks for a newer Go, which go would fetch and run,
+//     Config.GoToolchain), npm (ls, view, outdated, ...; refused where
 //     the project carries an .npmrc, Config.NpmConfig, or after a cd),
 //     printf, read, unset, set, shopt, test. Their arguments must be
 //     literal or unable to become an option, since a value computed at run

@@ -178,8 +178,30 @@ func checkMan(c *checker, n syntax.Node, args []arg) bool {
 	return readings != nil
 }
 
-// checkGo allows go version, go env (without -w/-u), go list and go doc.
+// checkGo allows go version, go env (without -w/-u), go list and go doc,
+// where go would run the toolchain installed: a go.mod or go.work can ask
+// for a newer one, which go downloads and runs (Config.GoToolchain, looked
+// for where the command starts; so go after a change of folder, or with
+// -C, is refused).
 func checkGo(c *checker, n syntax.Node, args []arg) bool {
+	if c.blind {
+		return c.deny(n, "blind", "go")
+	}
+	if c.changesFolderBefore(n) {
+		return c.deny(n, "go-toolchain", "go after a change of folder")
+	}
+	for _, a := range args {
+		// -C DIR, -C=DIR, --C DIR: Go's flags take one or two dashes.
+		name, _, _ := strings.Cut(strings.TrimLeft(a.val, "-"), "=")
+		if a.known && strings.HasPrefix(a.val, "-") && name == "C" {
+			return c.deny(n, "go-toolchain", "go "+a.val+" runs in another folder")
+		}
+	}
+	if c.goToolchain != nil {
+		if why := c.goToolchain(); why != "" {
+			return c.deny(n, "go-toolchain", why)
+		}
+	}
 	if len(args) == 0 {
 		return true
 	}

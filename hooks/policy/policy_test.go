@@ -328,6 +328,12 @@ func TestBashRules(t *testing.T) {
 		{"go list json fields", `go list -json=ImportPath,Dir,GoFiles ./...`, ""},
 		{"go list template", `go list -f '{{.ImportPath}} {{.Dir}}' ./...`, ""},
 		{"go list modules json", `go list -m -json all`, ""},
+		// go runs the toolchain the go.mod where it runs asks for: only
+		// where the caller looked (Config.GoToolchain).
+		{"go list elsewhere", `go list -C evil ./...`, "go-toolchain"},
+		{"go doc elsewhere", `go doc --C=evil fmt`, "go-toolchain"},
+		{"go elsewhere", `go -C evil version`, "go-toolchain"},
+		{"go after cd", `cd tools && go list ./...`, "go-toolchain"},
 		// getent -s loads libnss_SERVICE.so.2: "./x" is a file the project
 		// can carry.
 		{"getent service path", `getent -s ./evil passwd root`, "exec-option"},
@@ -810,11 +816,24 @@ func TestAgentDefinitionIsolation(t *testing.T) {
 	assert.True(t, Tool("Agent", json.RawMessage(`{"prompt":"x"}`), cfg).Allow)
 }
 
+// go downloads and runs the Go a go.mod asks for when the one here is
+// older; the caller says where that would happen, asked only for go.
+func TestGoToolchain(t *testing.T) {
+	asked := 0
+	cfg := Config{GoToolchain: func() string { asked++; return "go.mod asks for go1.99" }}
+	d := Bash("go version", cfg)
+	assert.Equal(t, "go-toolchain", d.Rule)
+	assert.Contains(t, d.Reason, "go1.99")
+	assert.True(t, Bash("cat go.mod", cfg).Allow)
+	assert.Equal(t, 1, asked)
+	assert.True(t, Bash("go version", Config{GoToolchain: func() string { return "" }}).Allow)
+}
+
 // Under Codex the hook is not told the workdir or tty the model asked for:
 // git and npm may run in a folder nobody looked at, and a pager (git's,
 // man's) runs what is typed into it (write_stdin reaches no hook).
 func TestBlind(t *testing.T) {
-	for _, cmd := range []string{"git log -1", "git -C src status", "npm ls", "man ls", "ls && git status"} {
+	for _, cmd := range []string{"git log -1", "git -C src status", "npm ls", "man ls", "ls && git status", "go version"} {
 		d := Bash(cmd, Config{Blind: true})
 		assert.Equal(t, "blind", d.Rule, cmd)
 		assert.True(t, Bash(cmd, Config{}).Allow, "%s: allowed where the hook sees where it runs", cmd)

@@ -83,6 +83,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
 			alt: "read package.json, package-lock.json and node_modules/*/package.json instead, or allow npm in .claude/plansmith-policy.yaml if the .npmrc is yours",
 		},
+		"go-toolchain": {
+			why: "go runs the Go a go.mod or go.work asks for, and with GOTOOLCHAIN=auto (Go's default) downloads it into the module cache first when the go here is older; a repository chooses those lines",
+			alt: "read go.mod and the sources with cat, grep or rg; to keep go to the toolchain you installed, set GOTOOLCHAIN=local yourself (go env -w GOTOOLCHAIN=local)",
+		},
 		"blind": {
 			why: "the hook is not told the folder this runs in nor whether it gets a terminal (Codex's exec_command workdir and tty): git and npm take settings from that folder, which a repository can carry, and a pager (git's, man's) runs commands typed into it",
 			alt: "read the files with cat, grep, rg, find or ls meanwhile (git's history is readable again once the loop ends)",

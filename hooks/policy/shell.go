@@ -22,6 +22,8 @@ type checker struct {
 	// folder of each file found.
 	elsewhere bool
 	blind     bool // Config.Blind
+	// goToolchain is Config.GoToolchain.
+	goToolchain func() string
 	found     *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
