@@ -24,7 +24,7 @@ type checker struct {
 	blind     bool // Config.Blind
 	// goToolchain is Config.GoToolchain.
 	goToolchain func() string
-	found     *finding
+	found       *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
 	quotedDocs [][2]uint
