@@ -149,6 +149,11 @@ func checkout(dotgit string) bool {
 // that cannot be read or understood may be the one called, so it counts as
 // isolated, and so does a folder that cannot be searched.
 func agentIsolation(dirs []string, agent string) string {
+	if plugin, _, ok := strings.Cut(agent, ":"); ok {
+		// A plugin's agent (plugin:name): its definition, which may ask
+		// for a worktree, is in the plugin, which is not read here.
+		return fmt.Sprintf("sub-agent %s comes from the plugin %s, whose definition (which may ask for a worktree) is not read here", agent, plugin)
+	}
 	why := ""
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {

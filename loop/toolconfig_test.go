@@ -97,6 +97,23 @@ func TestAgentDefinitionIsolation(t *testing.T) {
 	assert.True(t, out.Deny, "named in its frontmatter, in a subfolder, with CRLF lines")
 	assert.Contains(t, out.Reason, "worktree")
 
+	// Claude Code keeps the user's agents in $CLAUDE_CONFIG_DIR when it is
+	// set (the tenth review: a worktree was made from there); a plugin's
+	// agent's definition is not read.
+	config := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(config, "agents"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(config, "agents", "iso.md"), []byte("---\nname: iso\nisolation: worktree\n---\n"), 0o644))
+	assert.False(t, call("iso").Deny, "not where Claude Code looks")
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return config
+		}
+		return getenv(k)
+	}
+	assert.True(t, call("iso").Deny, "in $CLAUDE_CONFIG_DIR/agents")
+	assert.True(t, call("someplugin:helper").Deny, "a plugin's agent")
+
 	define("broken.md", "---\nname: [\n---\n")
 	assert.True(t, call("reader").Deny, "a definition that cannot be read may be the one called")
 }

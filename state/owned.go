@@ -148,13 +148,46 @@ func WriteOwned(path string, data []byte) error {
 }
 
 // mkdirOwned creates dir and its parents after checking that no existing
-// component below .claude is a link (MkdirAll would follow one).
+// component below .claude is a link (MkdirAll would follow one), and that
+// .claude, when it is a link, leads to a folder inside the project: it is
+// the user's to link, but a repository can carry one leading out (into
+// ~/.claude/rules, whose files Claude Code loads into every session), and
+// plansmith writes only inside the project.
 func mkdirOwned(dir string) error {
 	if err := CheckOwned(dir); err != nil {
 		return err
 	}
+	if err := claudeInside(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	return nil
+}
+
+// claudeInside returns a *LinkError when path lies below a .claude that is
+// a link leading outside the folder holding it (or that cannot be
+// resolved).
+func claudeInside(path string) error {
+	root, _ := splitClaude(filepath.Clean(path))
+	if filepath.Base(root) != ".claude" {
+		return nil
+	}
+	info, err := os.Lstat(root)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return &LinkError{Path: root}
+	}
+	project, err := filepath.EvalSymlinks(filepath.Dir(root))
+	if err != nil {
+		return &LinkError{Path: root}
+	}
+	if rel, err := filepath.Rel(project, target); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return &LinkError{Path: root}
 	}
 	return nil
 }

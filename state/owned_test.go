@@ -120,6 +120,31 @@ func TestLinksOutsideClaudeAreNotJudged(t *testing.T) {
 	unlock()
 }
 
+// A .claude that is a link may lead to a folder inside the project; one a
+// repository carries leading out (into ~/.claude/rules, say) gets nothing
+// written below it: the tenth review saw the lock created there.
+func TestClaudeLinkLeadingOutGetsNoWrites(t *testing.T) {
+	project := t.TempDir()
+	elsewhere := filepath.Join(t.TempDir(), "rules")
+	require.NoError(t, os.MkdirAll(elsewhere, 0o755))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(project, ".claude")))
+	p := Paths{Project: project}
+	_, err := Lock(p)
+	requireLink(t, err, filepath.Join(project, ".claude"))
+	requireLink(t, Save(p.State(), &File{Loop: sampleLoop()}), filepath.Join(project, ".claude"))
+	entries, err := os.ReadDir(elsewhere)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing written where the link leads")
+
+	inside := filepath.Join(project, "config", "claude")
+	require.NoError(t, os.MkdirAll(inside, 0o755))
+	require.NoError(t, os.Remove(filepath.Join(project, ".claude")))
+	require.NoError(t, os.Symlink(filepath.Join("config", "claude"), filepath.Join(project, ".claude")))
+	unlock, err := Lock(p)
+	require.NoError(t, err, "a link inside the project is the user's")
+	unlock()
+}
+
 func TestLoadNonFileIsCorrupt(t *testing.T) {
 	t.Run("directory", func(t *testing.T) {
 		p := Paths{Project: t.TempDir()}

@@ -173,6 +173,11 @@ func gitFolder(c *checker, n syntax.Node, p parsed) bool {
 			// ~+/evil is $PWD/evil.
 			return c.deny(n, "dynamic-arg", "git -C "+u.value+"… computed at run time")
 		}
+		if strings.ContainsAny(u.value, `:\`) {
+			// C:/evil or a backslash path is absolute on Windows, where
+			// the lookup, joining with "/", would look elsewhere.
+			return c.deny(n, "git-repository", "git -C "+u.value+" (a drive or backslash path)")
+		}
 		switch {
 		case u.value == "":
 			// git -C "" stays where it is.

@@ -895,6 +895,9 @@ func TestGitRepository(t *testing.T) {
 		"git -C a=~+/evil status", "timeout 5 git -C ~+/evil status"} {
 		assert.Equal(t, "dynamic-arg", Bash(cmd, cfg).Rule, cmd)
 	}
+	for _, cmd := range []string{`git -C src -C C:/evil log`, `git -C 'src\..\evil' log`} {
+		assert.Equal(t, "git-repository", Bash(cmd, cfg).Rule, "%s: a Windows path", cmd)
+	}
 	// zsh: dirs evil pushes evil, popd goes there.
 	assert.Equal(t, "git-repository", Bash("dirs evil; popd; git status", cfg).Rule)
 	for _, cmd := range []string{`cd "$(git rev-parse --show-toplevel)" && ls`, "git log -1 && cd src && ls", "git status; cd src"} {
