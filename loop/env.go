@@ -52,7 +52,7 @@ func (e Env) Paths(s Session) (state.Paths, error) {
 // above it up to project, and project itself, and it is the first of them
 // that holds a state entry — any entry, even one that cannot be checked or
 // read, so that the caller refuses on it (fail closed). When more than one
-// holds an entry, the nearest of the best kind comes first: session's own
+// holds an entry, the nearest of the best kind comes first: the session's own
 // running loop; then an entry that cannot be read (it may be that loop);
 // then a running loop bound to no session that names its own folder as its
 // project (plansmith plan writes it so), which the session's Stop may take
@@ -125,11 +125,11 @@ func loopRank(dir, session string) int {
 	case !f.Loop.Active:
 		return rankOther
 	case f.Loop.SessionID != "":
-		if f.Loop.SessionID == session && (f.Loop.Project == "" || sameDir(f.Loop.Project, dir)) {
+		if f.Loop.SessionID == session && (f.Loop.Project == "" || namesDir(f.Loop.Project, dir)) {
 			return rankOurs
 		}
 		return rankOther
-	case f.Loop.Project != "" && sameDir(f.Loop.Project, dir):
+	case f.Loop.Project != "" && namesDir(f.Loop.Project, dir):
 		return rankUnbound
 	}
 	return rankOther

@@ -1,15 +1,14 @@
 package loop
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 // goToolchain says why go, run in cwd (the session's folder), would fetch
@@ -18,20 +17,18 @@ import (
 // and with GOTOOLCHAIN=auto, Go's default, an older go downloads that
 // version into the module cache and runs it for every subcommand, go
 // version included. A repository chooses those lines, so go is refused
-// where they ask for more than the go here has, unless the user keeps go
-// to its own toolchain (GOTOOLCHAIN=local in the environment or in go's
-// env file). local names the installed go's version ("go1.26.8"); an
-// answer it cannot give, or a file it cannot read, counts against.
-func goToolchain(env Env, cwd string, local func() (string, error)) string {
-	if !switches(goSetting(env, "GOTOOLCHAIN")) {
-		return ""
-	}
+// where they ask for more than the go here has, unless go is kept to its
+// own toolchain (GOTOOLCHAIN=local: in the environment, the user's go env
+// file or the installed go's go.env, as go reads them). local tells the
+// installed go: its version ("1.26.8") and GOROOT. What cannot be told,
+// or a file that cannot be read, counts against.
+func goToolchain(env Env, cwd string, local func() (version, goroot string, err error)) string {
 	dir, err := workingFolder(env, cwd)
 	if err != nil {
 		return "go's folder cannot be found (" + err.Error() + ")"
 	}
 	var files []string
-	switch work := goSetting(env, "GOWORK"); work {
+	switch work := env.Getenv("GOWORK"); work {
 	case "off":
 	case "":
 		if f := nearest(dir, "go.work"); f != "" {
@@ -46,12 +43,14 @@ func goToolchain(env Env, cwd string, local func() (string, error)) string {
 	if len(files) == 0 {
 		return ""
 	}
-	have, err := local()
-	if errors.Is(err, exec.ErrNotFound) {
-		return "" // no go to run
-	}
+	have, goroot, err := local()
 	if err != nil {
-		return fmt.Sprintf("the version of the go here cannot be told (%v), and %s may ask for a newer one, which go would download and run", Plain(err), files[0])
+		// The hook's PATH may not be the Bash tool's: not finding go here
+		// does not mean the shell has none.
+		return fmt.Sprintf("which Go the shell would run, and its version, cannot be told (%v), and %s may ask for a newer one, which go would download and run", Plain(err), files[0])
+	}
+	if !switches(goSetting(env, "GOTOOLCHAIN", goroot)) {
+		return ""
 	}
 	for _, f := range files {
 		want, err := goWants(f)
@@ -76,42 +75,79 @@ func switches(setting string) bool {
 	return setting == "auto" || setting == "path" || plus && (mode == "auto" || mode == "path")
 }
 
-// goSetting is go's setting name as go reads it: the environment, else the
-// user's go env file ($GOENV, else go/env in the user's config folder);
-// "" when neither sets it (the installed go.env's default applies: auto
-// in Go's own distributions).
-func goSetting(env Env, name string) string {
+// goSetting is go's setting name as cmd/go reads it: the environment, else
+// the user's go env file ($GOENV unless off, else go/env in the user's
+// config folder), else goroot's go.env; "" when none sets it.
+func goSetting(env Env, name, goroot string) string {
 	if v := env.Getenv(name); v != "" {
 		return v
 	}
 	file := env.Getenv("GOENV")
-	if file == "off" {
+	if file == "" {
+		if config := userConfigDir(env); config != "" {
+			file = filepath.Join(config, "go", "env")
+		}
+	}
+	if file != "" && file != "off" {
+		if v, ok := envFileValue(file, name); ok {
+			return v
+		}
+	}
+	if goroot != "" {
+		v, _ := envFileValue(filepath.Join(goroot, "go.env"), name)
+		return v
+	}
+	return ""
+}
+
+// userConfigDir is os.UserConfigDir read through env: "" where go would
+// find none (a relative $XDG_CONFIG_HOME, no $HOME).
+func userConfigDir(env Env) string {
+	switch runtime.GOOS {
+	case "windows":
+		return env.Getenv("AppData")
+	case "darwin", "ios":
+		if home := env.Getenv("HOME"); home != "" {
+			return filepath.Join(home, "Library", "Application Support")
+		}
+		return ""
+	case "plan9":
+		if home := env.Getenv("home"); home != "" {
+			return filepath.Join(home, "lib")
+		}
 		return ""
 	}
-	if file == "" {
-		config := env.Getenv("XDG_CONFIG_HOME")
-		if config == "" {
-			if home := env.Getenv("HOME"); home != "" {
-				config = filepath.Join(home, ".config")
-			}
-		}
-		if config == "" {
+	if config := env.Getenv("XDG_CONFIG_HOME"); config != "" {
+		if !filepath.IsAbs(config) {
 			return ""
 		}
-		file = filepath.Join(config, "go", "env")
+		return config
 	}
-	data, err := os.ReadFile(file)
+	if home := env.Getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config")
+	}
+	return ""
+}
+
+// envFileValue reads name from a go env file as cmd/go does: lines
+// KEY=VALUE whose first byte is an upper-case letter, taken as they stand
+// (no blanks trimmed), the last one winning.
+func envFileValue(file, name string) (string, bool) {
+	data, err := plainfile.Read(file, 1<<20)
 	if err != nil {
-		return ""
+		return "", false
 	}
-	v := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if k, val, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok && strings.TrimSpace(k) == name {
-			v = strings.TrimSpace(val)
+	v, found := "", false
+	for _, line := range strings.Split(string(data), "\n") {
+		key, val, ok := strings.Cut(line, "=")
+		if !ok || line[0] < 'A' || line[0] > 'Z' {
+			continue
+		}
+		if key == name {
+			v, found = val, true
 		}
 	}
-	return v
+	return v, found
 }
 
 // nearest is the file name in dir or the nearest folder above it, or "".
@@ -129,14 +165,7 @@ func nearest(dir, name string) string {
 // goWants is the newest Go a go.mod or go.work asks for, by its go and
 // toolchain lines ("" when it names none), without the "go" prefix.
 func goWants(file string) (string, error) {
-	info, err := os.Stat(file)
-	if err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() || info.Size() > 16<<20 {
-		return "", errors.New("not a plain file of a plausible size")
-	}
-	data, err := os.ReadFile(file)
+	data, err := plainfile.Read(file, 16<<20)
 	if err != nil {
 		return "", err
 	}
@@ -239,24 +268,26 @@ func goCompare(a, b string) int {
 	return 0
 }
 
-// localGo is the version of the go the Bash tool would run: the first on
-// the PATH, its GOROOT's VERSION file ("go1.26.8"), without the prefix.
-func localGo() (string, error) {
+// localGo tells the go the Bash tool would run, as far as the hook can:
+// the first on the hook's PATH, its GOROOT, and the version its VERSION
+// file gives ("1.26.8").
+func localGo() (version, goroot string, err error) {
 	bin, err := exec.LookPath("go")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if bin, err = filepath.EvalSymlinks(bin); err != nil {
-		return "", err
+		return "", "", err
 	}
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(bin)), "VERSION"))
+	goroot = filepath.Dir(filepath.Dir(bin))
+	data, err := plainfile.Read(filepath.Join(goroot, "VERSION"), 4096)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	first, _, _ := strings.Cut(string(data), "\n")
 	v, ok := strings.CutPrefix(strings.TrimSpace(first), "go")
 	if _, good := parseGoVersion(v); !ok || !good {
-		return "", fmt.Errorf("its VERSION file says %q", first)
+		return "", "", fmt.Errorf("its VERSION file says %q", first)
 	}
-	return v, nil
+	return v, goroot, nil
 }

@@ -38,7 +38,9 @@ func TestGoToolchain(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(home, ".config", "go"), 0o755))
 	vars := map[string]string{"HOME": home}
 	env := Env{Getenv: func(k string) string { return vars[k] }}
-	local := func() (string, error) { return "1.26.8", nil }
+	goroot := filepath.Join(root, "goroot")
+	require.NoError(t, os.MkdirAll(goroot, 0o755))
+	local := func() (string, string, error) { return "1.26.8", goroot, nil }
 	write := func(path, text string) {
 		t.Helper()
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
@@ -62,9 +64,28 @@ func TestGoToolchain(t *testing.T) {
 	vars["GOTOOLCHAIN"] = "go1.26.8+auto"
 	assert.NotEmpty(t, goToolchain(env, sub, local), "+auto still switches")
 	delete(vars, "GOTOOLCHAIN")
-	write(filepath.Join(home, ".config", "go", "env"), "GOFLAGS=-mod=mod\nGOTOOLCHAIN=local\n")
+	userEnv := filepath.Join(home, ".config", "go", "env")
+	write(userEnv, "GOFLAGS=-mod=mod\nGOTOOLCHAIN=local\n")
 	assert.Empty(t, goToolchain(env, sub, local), "go env -w GOTOOLCHAIN=local")
-	require.NoError(t, os.Remove(filepath.Join(home, ".config", "go", "env")))
+	// Read as cmd/go reads it (the review of the fix): blanks are part of
+	// the key or value, so go takes no setting from these lines.
+	for _, text := range []string{"GOTOOLCHAIN =local\n", " GOTOOLCHAIN=local\n", "GOTOOLCHAIN=local\nGOTOOLCHAIN=auto\n"} {
+		write(userEnv, text)
+		assert.NotEmpty(t, goToolchain(env, sub, local), "%q", text)
+	}
+	require.NoError(t, os.Remove(userEnv))
+	vars["XDG_CONFIG_HOME"] = "relative"
+	require.NoError(t, os.MkdirAll(filepath.Join(sub, "relative", "go"), 0o755))
+	write(filepath.Join(sub, "relative", "go", "env"), "GOTOOLCHAIN=local\n")
+	assert.NotEmpty(t, goToolchain(env, sub, local), "go reads no file from a relative $XDG_CONFIG_HOME")
+	delete(vars, "XDG_CONFIG_HOME")
+	// The installed go's own go.env: Debian's says local.
+	write(filepath.Join(goroot, "go.env"), "# defaults\nGOTOOLCHAIN=local\n")
+	assert.Empty(t, goToolchain(env, sub, local), "GOROOT/go.env")
+	write(userEnv, "GOTOOLCHAIN=auto\n")
+	assert.NotEmpty(t, goToolchain(env, sub, local), "the user's file comes before GOROOT's")
+	require.NoError(t, os.Remove(userEnv))
+	require.NoError(t, os.Remove(filepath.Join(goroot, "go.env")))
 
 	// go.work comes first; GOWORK=off leaves it out.
 	write(filepath.Join(project, "go.mod"), "module x\ngo 1.26\n")
@@ -74,8 +95,9 @@ func TestGoToolchain(t *testing.T) {
 	assert.Empty(t, goToolchain(env, sub, local))
 	delete(vars, "GOWORK")
 
-	assert.Empty(t, goToolchain(env, sub, func() (string, error) { return "", exec.ErrNotFound }), "no go to run")
-	assert.NotEmpty(t, goToolchain(env, sub, func() (string, error) { return "", errors.New("no VERSION") }), "a go whose version cannot be told")
+	assert.NotEmpty(t, goToolchain(env, sub, func() (string, string, error) { return "", "", exec.ErrNotFound }),
+		"no go on the hook's PATH: the shell's may differ")
+	assert.NotEmpty(t, goToolchain(env, sub, func() (string, string, error) { return "", "", errors.New("no VERSION") }), "a go whose version cannot be told")
 	require.NoError(t, os.Remove(filepath.Join(root, "go.work")))
 	require.NoError(t, os.Remove(filepath.Join(project, "go.mod")))
 	require.NoError(t, os.Mkdir(filepath.Join(project, "go.mod"), 0o755))
@@ -97,7 +119,7 @@ func TestGoRefusedWhereTheModuleAsksForANewerGo(t *testing.T) {
 	}
 	call := ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"go version"}`)}
 	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "go.mod"), []byte("module x\ngo 1.999\n"), 0o644))
-	if _, err := localGo(); err != nil {
+	if _, _, err := localGo(); err != nil {
 		t.Skipf("no go here to compare with: %v", err)
 	}
 	out := PreToolUse(env, call)

@@ -125,6 +125,34 @@ func TestUnboundLoopWithoutAFolderIsNotTakenOn(t *testing.T) {
 	assert.Equal(t, string(before), string(after), "left as it was")
 }
 
+// A loop's project folder counts only when it names one folder for every
+// process: "." or /proc/self/cwd name whichever folder a hook runs in (the
+// review of the fix: a carried state file claimed the folder it was cloned
+// to, beat the session's unbound loop and let every call through, or was
+// taken on by a Stop). Hooks run in the session's folder, so the tests do.
+func TestMagicProjectFolderNamesNoFolder(t *testing.T) {
+	for _, project := range []string{".", "./", "/proc/self/cwd", "/proc/thread-self/cwd"} {
+		t.Run(project, func(t *testing.T) {
+			env, p, sub := guardedLoop(t) // unbound: started without a session id
+			writeFront(t, sub, "active: true\nproject: \""+project+"\"\nblock_tools: false\n")
+			t.Chdir(sub)
+			write := []byte(`{"file_path":"` + filepath.Join(p.Project, "x") + `","content":"y"}`)
+			assert.True(t, PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: sub}, Tool: "Write", Input: write}).Deny)
+			assert.False(t, namesDir(project, sub))
+
+			other, q, _ := testEnv(t)
+			writeFront(t, q.Project, "active: true\nproject: \""+project+"\"\nmax_retries: 5\n")
+			before, err := os.ReadFile(q.State())
+			require.NoError(t, err)
+			t.Chdir(q.Project)
+			Stop(other, StopEvent{Session: Session{ID: "v", Cwd: q.Project}, LastMessage: answer("too short"), BlockCap: 8})
+			after, err := os.ReadFile(q.State())
+			require.NoError(t, err)
+			assert.Equal(t, string(before), string(after), "not taken on")
+		})
+	}
+}
+
 // A state entry in a subfolder that is not the session's loop (another
 // session's, one a repository carries, one bound to no session and naming
 // no folder or another) must not hide the session's own loop above it:

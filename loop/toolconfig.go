@@ -15,6 +15,7 @@ import (
 
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/internal/mdtext"
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 // This file holds what PreToolUse tells the policy about the project that
@@ -131,7 +132,7 @@ func checkout(dotgit string) bool {
 	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() || info.Size() > 256 {
 		return false
 	}
-	head, err := os.ReadFile(path)
+	head, err := plainfile.Read(path, 256)
 	if err != nil {
 		return false
 	}
@@ -201,7 +202,7 @@ func agentIsolation(dirs []string, agent string) string {
 // agentFrontmatter reads the YAML frontmatter of an agent definition: none
 // (no settings) when the file does not open with a --- line.
 func agentFrontmatter(path string) (map[string]any, error) {
-	data, err := os.ReadFile(path)
+	data, err := plainfile.Read(path, 1<<20)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -245,4 +246,34 @@ func TestProjectPolicyFileNeedsApproval(t *testing.T) {
 	_, err := policy.Trust(p.Project, home)
 	require.NoError(t, err)
 	assert.False(t, PreToolUse(env, call).Deny, "approved: the user's choice")
+}
+
+// A repository can make the policy file or an agent definition a pipe (or a
+// link to the hook's own output, /proc/self/fd/1): reading it must not hold
+// the hook up, since Claude Code lets a call through when a PreToolUse hook
+// times out (the review of the day's fixes: every call waited 60 s, then ran).
+func TestPipesInThePolicysWayDoNotHoldTheHookUp(t *testing.T) {
+	env, p, _ := guardedLoop(t)
+	within := func(what string, call ToolEvent) ToolOutcome {
+		t.Helper()
+		done := make(chan ToolOutcome, 1)
+		go func() { done <- PreToolUse(env, call) }()
+		select {
+		case out := <-done:
+			return out
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the hook did not answer", what)
+		}
+		return ToolOutcome{}
+	}
+	require.NoError(t, syscall.Mkfifo(filepath.Join(p.Project, policy.ConfigFile), 0o644))
+	touch := ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"touch x"}`)}
+	assert.True(t, within("a pipe for the policy file", touch).Deny)
+
+	agents := filepath.Join(p.Project, ".claude", "agents")
+	require.NoError(t, os.MkdirAll(agents, 0o755))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(agents, "helper.md"), 0o644))
+	agent := ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Agent",
+		Input: []byte(`{"description":"x","prompt":"x","subagent_type":"helper"}`)}
+	assert.True(t, within("a pipe for an agent definition", agent).Deny, "a definition that cannot be read counts as isolated")
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/plansmith/plansmith/state"
@@ -149,7 +150,7 @@ func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.Fi
 	}
 	l := &t.file.Loop
 	switch {
-	case l.Project != "" && !sameDir(l.Project, p.Project):
+	case l.Project != "" && !namesDir(l.Project, p.Project):
 		t.commit()
 		return nil
 	case l.SessionID == "" && s.ID != "" && bind && l.Project == "":
@@ -167,6 +168,23 @@ func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.Fi
 		return nil
 	}
 	return t
+}
+
+// namesDir reports whether a loop's recorded project folder names dir. It
+// must be absolute and mean the same folder to every process: "." or
+// /proc/self/cwd would name whichever folder a hook runs in, so a state
+// file a repository carries could claim any folder it is cloned to.
+func namesDir(project, dir string) bool {
+	if !filepath.IsAbs(project) {
+		return false
+	}
+	clean := filepath.ToSlash(filepath.Clean(project))
+	for _, magic := range []string{"/proc", "/dev"} {
+		if clean == magic || strings.HasPrefix(clean, magic+"/") {
+			return false
+		}
+	}
+	return sameDir(project, dir)
 }
 
 // sameDir reports whether a and b name the same folder.

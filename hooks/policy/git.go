@@ -117,13 +117,23 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 // the program the signature's armour names (gpg, gpgsm, ssh-keygen), which
 // makes its key store on first use. That is verify-commit, verify-tag, the
 // --show-signature option (in the grammars, with tag -v) and the %G
-// placeholders of a format (%G?, %GS, %+GK, ...); a format computed at run
-// time could hold one.
+// placeholders of a format (%G?, %GS, %+GK, ...), and ref-filter's
+// signature atom, in a format (%(signature:grade)) or a sort key
+// (--sort=signature, as a value or the word after --sort); a format
+// computed at run time could hold one.
 func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 	if sub == "verify-commit" || sub == "verify-tag" {
 		return c.deny(n, "signature", "git "+sub)
 	}
-	for _, a := range rest {
+	for i, a := range rest {
+		if strings.Contains(a.val, "%(signature") || strings.Contains(a.val, "%(*signature") {
+			return c.deny(n, "signature", "the format "+a.val)
+		}
+		sortKey := strings.HasPrefix(a.val, "--so") && strings.Contains(a.val, "=") ||
+			i > 0 && rest[i-1].known && strings.HasPrefix(rest[i-1].val, "--so") && !strings.Contains(rest[i-1].val, "=")
+		if sortKey && strings.Contains(a.val, "signature") {
+			return c.deny(n, "signature", "the sort key "+a.val)
+		}
 		if !a.known && (strings.HasPrefix(a.val, "--format") || strings.HasPrefix(a.val, "--pretty")) {
 			return c.deny(n, "signature", "a format computed at run time: "+c.text(a.word))
 		}

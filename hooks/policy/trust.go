@@ -7,10 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 // A project's policy file widens the policy, and a repository can carry
@@ -93,8 +94,9 @@ func Trust(projectDir, home string) (Config, error) {
 // readConfig reads projectDir's policy file: nil data when there is none.
 func readConfig(projectDir string) (path string, data []byte, err error) {
 	path = filepath.Join(projectDir, ConfigFile)
-	data, err = os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// A repository can make the file a link to a pipe or a device.
+	data, err = plainfile.Read(path, 1<<20)
+	if plainfile.IsNotExist(err) {
 		return path, nil, nil
 	}
 	if err != nil {

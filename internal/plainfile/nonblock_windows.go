@@ -1,0 +1,4 @@
+package plainfile
+
+// nonBlock: Windows has no FIFOs among files.
+const nonBlock = 0

@@ -1,0 +1,56 @@
+// Package plainfile reads small files a repository may carry (a policy
+// extension, a sub-agent's definition, a go.mod, a .git/HEAD) without
+// letting their kind hold a hook up: a link is followed, but what it leads
+// to must be a regular file, opened without waiting on a FIFO, and read up
+// to a limit. A link to /proc/self/fd/1 (the hook's own output pipe) or
+// to /dev/zero would otherwise hang the hook or fill its memory, and
+// Claude Code lets a call through when a PreToolUse hook times out.
+package plainfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrTooLarge reports a file longer than the caller's limit.
+var ErrTooLarge = errors.New("larger than a file of its kind can be")
+
+// Read returns the contents of the regular file at path (links followed),
+// at most limit bytes. Anything else (a folder, a FIFO, a device) is an
+// error naming it; a missing file is one satisfying
+// errors.Is(err, fs.ErrNotExist).
+func Read(path string, limit int64) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%v)", path, info.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// What was opened is checked too: the entry may have changed since.
+	if info, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%v)", path, info.Mode().Type())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
+	}
+	return data, nil
+}
+
+// IsNotExist reports whether err says the file is not there.
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
