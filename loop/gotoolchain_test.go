@@ -63,10 +63,17 @@ func TestGoToolchain(t *testing.T) {
 	assert.Empty(t, goToolchain(env, sub, local))
 	vars["GOTOOLCHAIN"] = "go1.26.8+auto"
 	assert.NotEmpty(t, goToolchain(env, sub, local), "+auto still switches")
+	vars["GOTOOLCHAIN"] = "path"
+	assert.NotEmpty(t, goToolchain(env, sub, local), "path runs a go1.27.0 found on PATH")
+	vars["GOTOOLCHAIN"] = "go1.26.8"
+	assert.Empty(t, goToolchain(env, sub, local), "one toolchain named: the user's choice")
 	delete(vars, "GOTOOLCHAIN")
 	userEnv := filepath.Join(home, ".config", "go", "env")
 	write(userEnv, "GOFLAGS=-mod=mod\nGOTOOLCHAIN=local\n")
 	assert.Empty(t, goToolchain(env, sub, local), "go env -w GOTOOLCHAIN=local")
+	vars["GOENV"] = "off"
+	assert.NotEmpty(t, goToolchain(env, sub, local), "GOENV=off: go reads no user file")
+	delete(vars, "GOENV")
 	// Read as cmd/go reads it (the review of the fix): blanks are part of
 	// the key or value, so go takes no setting from these lines.
 	for _, text := range []string{"GOTOOLCHAIN =local\n", " GOTOOLCHAIN=local\n", "GOTOOLCHAIN=local\nGOTOOLCHAIN=auto\n"} {

@@ -161,10 +161,11 @@ func TestMagicProjectFolderNamesNoFolder(t *testing.T) {
 // session's Stop or prompt there take such a loop on.
 func TestForeignLoopBelowDoesNotHideTheSessions(t *testing.T) {
 	for name, front := range map[string]string{
-		"another session's":         "active: true\nsession_id: \"someone-else\"\nblock_tools: false\n",
-		"another folder's":          "active: true\nproject: \"/elsewhere\"\n",
-		"bound to none, no folder":  "active: true\nmax_retries: 5\n",
-		"bound to none, its folder": "",
+		"another session's":               "active: true\nsession_id: \"someone-else\"\nblock_tools: false\n",
+		"another folder's":                "active: true\nproject: \"/elsewhere\"\n",
+		"bound to none, no folder":        "active: true\nmax_retries: 5\n",
+		"bound to none, its folder":       "",
+		"the session's, another folder's": "active: true\nsession_id: \"s\"\nproject: \"/elsewhere\"\nblock_tools: false\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			env, p, sub := guardedLoop(t)
@@ -176,6 +177,8 @@ func TestForeignLoopBelowDoesNotHideTheSessions(t *testing.T) {
 				front = "active: true\nproject: \"" + sub + "\"\n"
 			}
 			writeFront(t, sub, front)
+			before, err := os.ReadFile(state.Paths{Project: sub}.State())
+			require.NoError(t, err)
 			assert.Equal(t, p.Project, hookProject(sub, p.Project, "s"), "the session's own loop first")
 
 			write := []byte(`{"file_path":"` + filepath.Join(p.Project, "x") + `","content":"y"}`)
@@ -189,7 +192,7 @@ func TestForeignLoopBelowDoesNotHideTheSessions(t *testing.T) {
 			assert.True(t, from(sub), "after a Stop and a prompt there")
 			planted, err := os.ReadFile(state.Paths{Project: sub}.State())
 			require.NoError(t, err)
-			assert.NotContains(t, string(planted), `session_id: "s"`, "the subfolder's loop was not taken on")
+			assert.Equal(t, string(before), string(planted), "the subfolder's loop was not taken on")
 		})
 	}
 }

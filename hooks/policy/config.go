@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -93,6 +94,13 @@ func parseConfig(path string, data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	var cfg Config
+	for _, n := range append(append([]yaml.Node(nil), raw.Allow...), raw.Tools...) {
+		// The user reads the entries before trusting them: a control
+		// character (a terminal escape) could hide one.
+		if strings.IndexFunc(n.Value, unicode.IsControl) >= 0 {
+			return Config{}, fmt.Errorf("%s: line %d: an entry holds a control character", path, n.Line)
+		}
+	}
 	for _, n := range raw.Allow {
 		if n.Kind != yaml.ScalarNode || strings.TrimSpace(n.Value) == "" {
 			return Config{}, fmt.Errorf("%s: line %d: allow entries must be non-empty strings such as \"tokei\"", path, n.Line)

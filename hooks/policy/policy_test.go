@@ -326,6 +326,10 @@ func TestBashRules(t *testing.T) {
 		{"go list json stale", `go list -json=ImportPath,Stale ./...`, "write-option"},
 		{"go list template stale", `go list -f '{{.Stale}}' ./...`, "write-option"},
 		{"go list json fields", `go list -json=ImportPath,Dir,GoFiles ./...`, ""},
+		{"go list json one", `go list -json=1 .`, "write-option"},
+		{"go list json T", `go list -json=T .`, "write-option"},
+		{"go list json stale reason", `go list -json=Dir,StaleReason .`, "write-option"},
+		{"go list template computed", `go list -f "{{$x}}" .`, "write-option"},
 		{"go list template", `go list -f '{{.ImportPath}} {{.Dir}}' ./...`, ""},
 		{"go list modules json", `go list -m -json all`, ""},
 		// go runs the toolchain the go.mod where it runs asks for: only
@@ -641,6 +645,7 @@ func TestLoadConfig(t *testing.T) {
 		{name: "tools and allow", content: "allow: [make -n]\ntools: [WebFetch]\n", want: []string{"make -n"}, tools: []string{"WebFetch"}},
 		{name: "empty tool", content: "tools:\n  - \"\"\n", errs: []string{"line 2", "tools entries"}},
 		{name: "tool with a blank", content: "tools: [\"mcp x\"]\n", errs: []string{"line 1", "tools entries"}},
+		{name: "terminal escape", content: "allow:\n  - tokei\n  - \"bash\\e[1A\\e[2K\"\n", errs: []string{"line 3", "control character"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -714,6 +719,13 @@ func TestConfigTrust(t *testing.T) {
 
 	_, err = Trust(t.TempDir(), home)
 	assert.ErrorContains(t, err, "nothing to trust")
+	_, err = Trust(project, "relative/home")
+	assert.ErrorContains(t, err, "$HOME", "no absolute $HOME: nowhere to keep the approval")
+	odd := filepath.Join(t.TempDir(), "a\nb")
+	require.NoError(t, os.MkdirAll(filepath.Join(odd, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(odd, ConfigFile), []byte("allow: [tokei]\n"), 0o644))
+	_, err = Trust(odd, home)
+	assert.ErrorContains(t, err, "line break", "a folder name the list cannot hold")
 	require.NoError(t, os.WriteFile(file, []byte("allow: [a\n"), 0o644))
 	_, err = Trust(project, home)
 	assert.ErrorContains(t, err, "line", "a malformed file is not approved")
@@ -903,7 +915,7 @@ func TestGitRepository(t *testing.T) {
 		"git -C a=~+/evil status", "timeout 5 git -C ~+/evil status"} {
 		assert.Equal(t, "dynamic-arg", Bash(cmd, cfg).Rule, cmd)
 	}
-	for _, cmd := range []string{`git -C src -C C:/evil log`, `git -C 'src\..\evil' log`} {
+	for _, cmd := range []string{`git -C src -C C:/evil log`, `git -C 'src\..\evil' log`, `git -C C:/x log`, `git -C 'a\b' log`} {
 		assert.Equal(t, "git-repository", Bash(cmd, cfg).Rule, "%s: a Windows path", cmd)
 	}
 	// zsh: dirs evil pushes evil, popd goes there.
