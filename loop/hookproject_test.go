@@ -131,7 +131,7 @@ func TestUnboundLoopWithoutAFolderIsNotTakenOn(t *testing.T) {
 // to, beat the session's unbound loop and let every call through, or was
 // taken on by a Stop). Hooks run in the session's folder, so the tests do.
 func TestMagicProjectFolderNamesNoFolder(t *testing.T) {
-	for _, project := range []string{".", "./", "/proc/self/cwd", "/proc/thread-self/cwd"} {
+	for _, project := range []string{".", "./", "/proc/self/cwd", "/proc/thread-self/cwd", "/dev/fd/../../proc/self/cwd"} {
 		t.Run(project, func(t *testing.T) {
 			env, p, sub := guardedLoop(t) // unbound: started without a session id
 			writeFront(t, sub, "active: true\nproject: \""+project+"\"\nblock_tools: false\n")
@@ -151,6 +151,18 @@ func TestMagicProjectFolderNamesNoFolder(t *testing.T) {
 			assert.Equal(t, string(before), string(after), "not taken on")
 		})
 	}
+}
+
+// A project in an ordinary folder under /dev (tmpfs in /dev/shm, where the
+// tests may run) is a project like any other.
+func TestNamesDirUnderDevShm(t *testing.T) {
+	dir, err := os.MkdirTemp("/dev/shm", "plansmith-names")
+	if err != nil {
+		t.Skipf("no /dev/shm here: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	assert.True(t, namesDir(dir, dir))
+	assert.False(t, namesDir("/dev/fd/3", dir))
 }
 
 // A state entry in a subfolder that is not the session's loop (another

@@ -173,15 +173,23 @@ func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.Fi
 // namesDir reports whether a loop's recorded project folder names dir. It
 // must be absolute and mean the same folder to every process: "." or
 // /proc/self/cwd would name whichever folder a hook runs in, so a state
-// file a repository carries could claim any folder it is cloned to.
+// file a repository carries could claim any folder it is cloned to. So
+// neither it nor what its links lead to may lie in /proc or /dev/fd (whose
+// entries are per process); /dev/shm and the like are ordinary folders.
 func namesDir(project, dir string) bool {
 	if !filepath.IsAbs(project) {
 		return false
 	}
-	clean := filepath.ToSlash(filepath.Clean(project))
-	for _, magic := range []string{"/proc", "/dev"} {
-		if clean == magic || strings.HasPrefix(clean, magic+"/") {
-			return false
+	paths := []string{project}
+	if real, err := filepath.EvalSymlinks(project); err == nil {
+		paths = append(paths, real)
+	}
+	for _, p := range paths {
+		clean := filepath.ToSlash(filepath.Clean(p))
+		for _, magic := range []string{"/proc", "/dev/fd"} {
+			if clean == magic || strings.HasPrefix(clean, magic+"/") {
+				return false
+			}
 		}
 	}
 	return sameDir(project, dir)
