@@ -54,17 +54,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
-	cfg.AgentIsolation = func(agent string) string {
-		dirs := []string{
-			filepath.Join(t.paths.Project, ".claude", "agents"),
-			filepath.Join(env.Getenv("HOME"), ".claude", "agents"),
-		}
-		if config := env.Getenv("CLAUDE_CONFIG_DIR"); config != "" {
-			// Claude Code keeps the user's agents there when it is set.
-			dirs = append(dirs, filepath.Join(config, "agents"))
-		}
-		return agentIsolation(dirs, agent)
-	}
+	cfg.AgentIsolation = func(agent string) string { return agentIsolation(agentDirs(env, t.paths.Project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {
 		return ToolOutcome{}

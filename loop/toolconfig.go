@@ -22,7 +22,9 @@ import (
 // the policy, judging text alone, cannot see: an .npmrc npm would read
 // (Config.NpmConfig), a folder git would take for its repository
 // (Config.GitRepository) and the sub-agent definitions
-// (Config.AgentIsolation). Each is looked up only when a call needs it.
+// (Config.AgentIsolation); gotoolchain.go holds the Go toolchain a go.mod
+// would have go fetch (Config.GoToolchain). Each is looked up only when a
+// call needs it.
 
 // workingFolder is the session's folder, cwd, or the process's when the
 // input names none.
@@ -141,6 +143,19 @@ func checkout(dotgit string) bool {
 		return true
 	}
 	return (len(h) == 40 || len(h) == 64) && strings.Trim(h, "0123456789abcdef") == ""
+}
+
+// agentDirs are the folders Claude Code reads sub-agent definitions from:
+// the project's, the user's, and $CLAUDE_CONFIG_DIR's when it is set.
+func agentDirs(env Env, project string) []string {
+	dirs := []string{
+		filepath.Join(project, ".claude", "agents"),
+		filepath.Join(env.Getenv("HOME"), ".claude", "agents"),
+	}
+	if config := env.Getenv("CLAUDE_CONFIG_DIR"); config != "" {
+		dirs = append(dirs, filepath.Join(config, "agents"))
+	}
+	return dirs
 }
 
 // agentIsolation says why the sub-agent named agent would run isolated, or

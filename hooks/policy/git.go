@@ -137,10 +137,9 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 		if !a.known && (strings.HasPrefix(a.val, "--format") || strings.HasPrefix(a.val, "--pretty")) {
 			return c.deny(n, "signature", "a format computed at run time: "+c.text(a.word))
 		}
-		for i := strings.IndexByte(a.val, '%'); i >= 0; i = nextByte(a.val, '%', i+1) {
-			g := a.val[i+1:]
-			if len(g) > 0 && strings.IndexByte("+- ", g[0]) >= 0 {
-				g = g[1:]
+		for _, g := range strings.Split(a.val, "%")[1:] {
+			if g != "" && strings.IndexByte("+- ", g[0]) >= 0 {
+				g = g[1:] // a modifier: %+GS
 			}
 			if strings.HasPrefix(g, "G") {
 				return c.deny(n, "signature", "the format "+a.val)
@@ -148,17 +147,6 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 		}
 	}
 	return true
-}
-
-// nextByte is the index of b in s at or after from, or -1.
-func nextByte(s string, b byte, from int) int {
-	if from > len(s) {
-		return -1
-	}
-	if i := strings.IndexByte(s[from:], b); i >= 0 {
-		return from + i
-	}
-	return -1
 }
 
 // gitFolder refuses git where it may take a folder the project carries as
