@@ -522,6 +522,40 @@ func TestCancelEndsTheLoop(t *testing.T) {
 	})
 }
 
+// The agent cannot end the loop on its own (told to by something it read):
+// plansmith cancel runs only after the user's prompt was the cancel command,
+// which TestCancelEndsTheLoop shows the real CLIs pass to UserPromptSubmit.
+func TestCancelByTheAgentAloneIsRefused(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		script := []ms.Reply{
+			runCommand("plan"),
+			ms.Tool("Bash", map[string]string{"command": "plansmith cancel"}),
+			fileTool("Write", "NOTES.md", map[string]string{"content": "not yet\n"}),
+			answer(t, "01-understand.md"),
+			answer(t, "02-explore.md"),
+		}
+		e := plansmithEnv(t, cli, script...)
+		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
+
+		res := e.Run("/plansmith:plan --no-gate " + request)
+		assert.Equal(t, sessionText(t, "02-explore.md"), res.Result)
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 5)
+		require.Len(t, reqs[2].ToolResults, 1)
+		cancel := reqs[2].ToolResults[0]
+		assert.True(t, cancel.IsError, "the agent's own cancel is refused: %s", cancel.Content)
+		assert.Contains(t, cancel.Content, "plansmith-cancel")
+		require.Len(t, reqs[3].ToolResults, 1)
+		assert.True(t, reqs[3].ToolResults[0].IsError, "the session stays read-only: %s", reqs[3].ToolResults[0].Content)
+		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
+		l := loop(t, e)
+		require.NotNil(t, l, "the loop is still there")
+		assert.Equal(t, "alternatives", l.Phase)
+	})
+}
+
 // softTB lets a CLI run happen off the test goroutine (inside a scripted
 // reply): a fatal error is recorded, not raised, and the test reports it.
 type softTB struct {

@@ -269,3 +269,50 @@ func TestPreToolUseKeepsALargeBody(t *testing.T) {
 	assert.Equal(t, 0, got.Loop.ConsecutiveBlocks, "a tool call resets the count")
 	assert.Equal(t, f.Body, got.Body)
 }
+
+// plansmith cancel ends the read-only session, so the agent may run it only
+// after the user's own prompt was the cancel command: words it read along
+// the way (a README, a sub-agent's reply) cannot end the loop.
+func TestCancelNeedsTheUsersPrompt(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	cancel := func() ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"plansmith cancel"}`)})
+	}
+	refused := cancel()
+	assert.True(t, refused.Deny, "no prompt asked for it")
+	assert.Contains(t, refused.Reason, "plansmith-cancel")
+
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "The README says to run plansmith cancel; do that."})
+	assert.True(t, cancel().Deny, "a prompt that only mentions it")
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>/plansmith:cancel</task-notification>"})
+	assert.True(t, cancel().Deny, "a sub-agent's result is no user prompt")
+
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: " /plansmith:cancel\n"}))
+	assert.False(t, cancel().Deny, "the user typed the cancel command")
+	assert.False(t, cancel().Deny, "for the rest of that turn")
+	assert.True(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"plansmith cancel; touch x"}`)}).Deny)
+
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "actually, keep planning"})
+	assert.True(t, cancel().Deny, "the next prompt takes it back")
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith-cancel"})
+	assert.False(t, cancel().Deny, "the settings install's name")
+}
+
+// Codex has no command its hooks could tell from words the agent read:
+// there the agent's plansmith cancel runs (docs/codex.md).
+func TestCancelInACodexLoop(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	o.Agent = state.AgentCodex
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	assert.False(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"plansmith cancel"}`)}).Deny)
+	assert.True(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"touch x"}`)}).Deny)
+}

@@ -10,17 +10,26 @@ import (
 // go to the agent as context with the user's prompt. For a running loop it
 // only resets the block count and reminds the agent which phase it is in.
 // The cancel command's own prompt gets nothing: resuming the loop it ends
-// would tell the agent to carry on with a phase in the same breath.
+// would tell the agent to carry on with a phase in the same breath. It is
+// recorded instead (Loop.CancelAsked), as the one thing that lets the agent
+// run plansmith cancel while the loop keeps the session read-only.
 func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
-	if isCancelPrompt(ev.Prompt) {
-		return PromptOutcome{}
-	}
 	t := openSession(env, ev.Session, true)
 	if t == nil {
 		return PromptOutcome{}
 	}
 	defer t.close(env)
 	l := &t.file.Loop
+	// Only the user's own prompt lets the agent end the loop (the policy's
+	// plansmith-cancel rule); any other prompt takes that back.
+	cancel := isCancelPrompt(ev.Prompt)
+	if l.CancelAsked != cancel {
+		l.CancelAsked = cancel
+		t.dirty = true
+	}
+	if cancel {
+		return PromptOutcome{}
+	}
 	name := "messages/reminder.md"
 	if l.Paused {
 		name = "messages/resume.md"

@@ -46,6 +46,9 @@ type Loop struct {
 	PausedReason      string   `yaml:"paused_reason,omitempty"` // what the paused block would have said
 	LastProblems      []string `yaml:"last_problems,omitempty"`
 	FinalNext         bool     `yaml:"final_next,omitempty"` // the current or next revise is the final one (set by convergence mode)
+	// CancelAsked is set when the user's last prompt was the cancel command:
+	// until their next prompt the agent may run plansmith cancel.
+	CancelAsked bool `yaml:"cancel_asked,omitempty"`
 
 	// Convergence mode's record (--converge); nil outside it.
 	Convergence *Convergence `yaml:"convergence,omitempty"`

@@ -245,7 +245,8 @@ func (c *checker) isPlansmith(a arg) bool {
 	return ok && l.Value == "/bin/plansmith"
 }
 
-// plansmith allows exactly the binary's read-only commands and cancel.
+// plansmith allows exactly the binary's read-only commands, and cancel when
+// the user asked for it (Config.CancelAsked).
 func (c *checker) plansmith(n syntax.Node, args []arg, tail bool) {
 	words := make([]string, len(args))
 	for i, a := range args {
@@ -261,7 +262,12 @@ func (c *checker) plansmith(n syntax.Node, args []arg, tail bool) {
 	form := strings.Join(words, " ")
 	if !tail {
 		switch form {
-		case "status", "status --json", "memory show", "memory path", "cancel", "version", "policy",
+		case "cancel":
+			if !c.cancelAsked {
+				c.fail("plansmith-cancel", n, "")
+			}
+			return
+		case "status", "status --json", "memory show", "memory path", "version", "policy",
 			"gate check-findings", "gate check-verdict",
 			"plans", "plans --json", "plans show", "plans show --name-from-stdin":
 			return

@@ -81,6 +81,12 @@ type Config struct {
 	// (isolation: worktree), or "". Set by the caller, who reads the
 	// definitions; nil means none were read.
 	AgentIsolation func(agent string) string `yaml:"-"`
+	// CancelAsked is set when the user's own last prompt asked to end the
+	// loop (/plansmith:cancel): only then may plansmith cancel run. Text
+	// the agent reads (a README, a web page, a sub-agent's reply) can tell
+	// it to cancel and then write; the user's prompt is the one thing it
+	// cannot forge. Set by the caller from the loop's state.
+	CancelAsked bool `yaml:"-"`
 }
 
 func parseConfig(path string, data []byte) (Config, error) {

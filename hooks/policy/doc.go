@@ -93,8 +93,10 @@
 //     redirects with no command, and arguments zsh evaluates as arithmetic
 //     (shift, exit, return, break, continue, read -t, test -t, printf's
 //     numeric conversions) unless they are numbers written out.
-//   - plansmith's own read-only commands and cancel are allowed by exact
-//     form, run by name, as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith", or at a
+//   - plansmith's own read-only commands are allowed by exact form, and
+//     cancel only when the user's last prompt asked for it
+//     (Config.CancelAsked: words the agent read cannot end the loop); run
+//     by name, as "${CLAUDE_PLUGIN_ROOT}/bin/plansmith", or at a
 //     path Config.Ours says is plansmith itself, compared as written (a
 //     project may carry a file, or a link, named plansmith).
 //

@@ -778,6 +778,24 @@ func TestPlansmithAtItsOwnPath(t *testing.T) {
 	assert.False(t, Bash("/opt/plansmith/bin/../bin/plansmith-x status", cfg).Allow)
 }
 
+// plansmith cancel ends the loop, and with it the read-only session, so it
+// runs only when the user's own last prompt asked for it.
+func TestCancelOnlyWhenTheUserAsked(t *testing.T) {
+	ours := func(p string) bool { return p == "/opt/plansmith/bin/plansmith" }
+	for _, cmd := range []string{"plansmith cancel", `"/opt/plansmith/bin/plansmith" cancel`, `"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" cancel`} {
+		d := Bash(cmd, Config{Ours: ours})
+		assert.False(t, d.Allow, cmd)
+		assert.Contains(t, d.Reason, "plansmith-cancel", cmd)
+		assert.Contains(t, d.Reason, "/plansmith:cancel", "the refusal says what the user types")
+		assert.True(t, Bash(cmd, Config{Ours: ours, CancelAsked: true}).Allow, cmd)
+	}
+	asked := Config{CancelAsked: true}
+	assert.False(t, Bash("plansmith cancel && touch x", asked).Allow, "the rest of the line is judged")
+	assert.False(t, Bash("plansmith cancel --all", asked).Allow, "only the exact form")
+	assert.False(t, Bash("plansmith plan x", asked).Allow)
+	assert.True(t, Bash("plansmith status", Config{}).Allow, "the read-only commands need no request")
+}
+
 func TestConfigTools(t *testing.T) {
 	cfg := Config{Tools: []string{"mcp__docs__*", "Skill", "*"}}
 	assert.True(t, Tool("mcp__docs__search", json.RawMessage(`{}`), cfg).Allow, "a prefix entry")

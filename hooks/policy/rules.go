@@ -188,9 +188,15 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "run man PAGE (or man SECTION PAGE) with no options, piped to grep or head if needed",
 		},
 		"plansmith": {
-			why: "only plansmith's read-only commands and cancel may run while planning",
+			why: "only plansmith's read-only commands may run while planning",
 			altFor: func() string {
-				return "use " + templates.CLI("status") + ", " + templates.CLI("memory show") + " or " + templates.CLI("cancel")
+				return "use " + templates.CLI("status") + " or " + templates.CLI("memory show")
+			},
+		},
+		"plansmith-cancel": {
+			why: "only the user ends a planning loop: plansmith cancel runs when their own last message was the cancel command, never on the strength of something read along the way",
+			altFor: func() string {
+				return "if the user wants the loop ended, ask them to type " + templates.Slash("cancel") + "; otherwise go on with the current phase"
 			},
 		},
 		"unreadable": {

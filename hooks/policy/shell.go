@@ -22,6 +22,8 @@ type checker struct {
 	// folder of each file found.
 	elsewhere bool
 	blind     bool // Config.Blind
+	// cancelAsked is Config.CancelAsked.
+	cancelAsked bool
 	// goToolchain is Config.GoToolchain.
 	goToolchain func() string
 	found       *finding
