@@ -522,6 +522,34 @@ func TestCancelEndsTheLoop(t *testing.T) {
 	})
 }
 
+// A PATH with a relative entry lets a name run a file the project carries:
+// with "bin" first, the shell would run the project's bin/ls for ls. The
+// hooks see the PATH the Bash tool's shell gets, and refuse.
+func TestRelativePathEntryIsRefused(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("ls"),
+			answer(t, "01-understand.md"),
+		)
+		marker := filepath.Join(t.TempDir(), "ran")
+		require.NoError(t, os.MkdirAll(filepath.Join(e.Project, "bin"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(e.Project, "bin", "ls"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
+		e.ExtraEnv = append(e.ExtraEnv, "PATH=bin:"+os.Getenv("PATH"))
+
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 " + request)
+		assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 3)
+		require.Len(t, reqs[2].ToolResults, 1)
+		ls := reqs[2].ToolResults[0]
+		assert.True(t, ls.IsError, "ls would run the project's bin/ls: %s", ls.Content)
+		assert.Contains(t, ls.Content, "path-lookup")
+		assert.NoFileExists(t, marker)
+	})
+}
+
 // The agent cannot end the loop on its own (told to by something it read):
 // plansmith cancel runs only after the user's prompt was the cancel command,
 // which TestCancelEndsTheLoop shows the real CLIs pass to UserPromptSubmit.

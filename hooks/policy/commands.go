@@ -106,6 +106,14 @@ var interpreters = sync.OnceValue(func() map[string]bool {
 	return set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
 })
 
+// builtins are the allowed commands bash (and zsh) run themselves, never
+// looking them up in PATH.
+var builtins = sync.OnceValue(func() map[string]bool {
+	return set("echo", "printf", "pwd", "cd", "pushd", "popd", "dirs", "true", "false", ":",
+		"test", "[", "read", "unset", "set", "shopt", "exit", "return", "break", "continue",
+		"shift", "type", "help", "jobs", "command", "builtin")
+})
+
 // systemDirs hold the standard programs; a command named by a path inside
 // them is judged as its base name. Any other path runs a script.
 var systemDirs = sync.OnceValue(func() map[string]bool {
@@ -127,7 +135,24 @@ func (c *checker) call(ce *syntax.CallExpr) {
 	if len(ce.Args) == 0 {
 		return
 	}
-	c.argv(ce, analyseAll(ce.Args), false)
+	args := analyseAll(ce.Args)
+	if c.foundOutside(ce, args[0], true) {
+		c.argv(ce, args, false)
+	}
+}
+
+// foundOutside reports whether the program a command name runs is looked up
+// only in absolute PATH folders (Config.PathLookup), failing otherwise. The
+// shell runs its builtins itself; a program run by env, xargs, find -exec
+// and the like is always looked up, whatever its name (/usr/bin/echo).
+func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
+	if c.pathLookup == nil || !name.known || name.val == "" || strings.Contains(name.val, "/") || shell && builtins()[name.val] {
+		return true
+	}
+	if why := c.pathLookup(name.val); why != "" {
+		return c.deny(n, "path-lookup", why)
+	}
+	return true
 }
 
 // argv judges a command line given as words: args[0] is the command. tail is

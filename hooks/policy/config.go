@@ -87,6 +87,14 @@ type Config struct {
 	// it to cancel and then write; the user's prompt is the one thing it
 	// cannot forge. Set by the caller from the loop's state.
 	CancelAsked bool `yaml:"-"`
+	// PathLookup says why a command run by name (not a shell builtin) could
+	// run a file the project carries: the PATH it is looked up in has a
+	// relative or empty entry (".", "node_modules/.bin") that comes before
+	// the folder the program is found in, or the program is found in no
+	// absolute folder. "" when the name can only find a program outside the
+	// project. Set by the caller, who knows the PATH; nil means none was
+	// looked for, as in the policy's own tests.
+	PathLookup func(name string) string `yaml:"-"`
 }
 
 func parseConfig(path string, data []byte) (Config, error) {

@@ -93,6 +93,10 @@
 //     redirects with no command, and arguments zsh evaluates as arithmetic
 //     (shift, exit, return, break, continue, read -t, test -t, printf's
 //     numeric conversions) unless they are numbers written out.
+//   - A name the shell looks up in PATH (every command but its builtins,
+//     and every command a wrapper or find -exec runs) is refused when a
+//     relative or empty PATH entry comes before the folder it is found in
+//     (Config.PathLookup): a file the project carries would run instead.
 //   - plansmith's own read-only commands are allowed by exact form, and
 //     cancel only when the user's last prompt asked for it
 //     (Config.CancelAsked: words the agent read cannot end the loop); run

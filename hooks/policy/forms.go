@@ -90,7 +90,9 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 		// -execdir runs the command in the folder of each file found.
 		elsewhere := c.elsewhere
 		c.elsewhere = elsewhere || v == "-execdir"
-		c.argv(n, inner, args[j].val == "+")
+		if c.foundOutside(n, inner[0], false) {
+			c.argv(n, inner, args[j].val == "+")
+		}
 		c.elsewhere = elsewhere
 		if c.found != nil {
 			return false

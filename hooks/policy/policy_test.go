@@ -796,6 +796,34 @@ func TestCancelOnlyWhenTheUserAsked(t *testing.T) {
 	assert.True(t, Bash("plansmith status", Config{}).Allow, "the read-only commands need no request")
 }
 
+// With a relative PATH entry before the folder a program is found in, a name
+// could run a file the project carries: every name the shell looks up is
+// judged by Config.PathLookup, builtins only when a wrapper runs them.
+func TestPathLookup(t *testing.T) {
+	var asked []string
+	cfg := Config{PathLookup: func(name string) string {
+		asked = append(asked, name)
+		if name == "ls" || name == "plansmith" || name == "echo" {
+			return "PATH searches . before /usr/bin"
+		}
+		return ""
+	}}
+	for _, cmd := range []string{"ls", "ls -la | head", "env ls", "xargs ls < list", "find . -exec ls {} +",
+		"nice ls", "command ls", "plansmith status", "env echo hi", "find . -exec echo {} +", "cat x | ls"} {
+		d := Bash(cmd, cfg)
+		assert.False(t, d.Allow, cmd)
+		assert.Contains(t, d.Reason, "path-lookup", cmd)
+		assert.Contains(t, d.Reason, "PATH searches . before /usr/bin", cmd)
+	}
+	for _, cmd := range []string{"/usr/bin/ls", "echo hi", "command echo hi", "builtin echo hi", "cat x | head", "pwd", "grep -r x ."} {
+		assert.True(t, Bash(cmd, cfg).Allow, cmd)
+	}
+	asked = nil
+	Bash("echo hi; printf x; cd src; test -f y", cfg)
+	assert.Empty(t, asked, "the shell's builtins are never looked up")
+	assert.True(t, Bash("ls", Config{}).Allow, "no lookup without the caller's")
+}
+
 func TestConfigTools(t *testing.T) {
 	cfg := Config{Tools: []string{"mcp__docs__*", "Skill", "*"}}
 	assert.True(t, Tool("mcp__docs__search", json.RawMessage(`{}`), cfg).Allow, "a prefix entry")

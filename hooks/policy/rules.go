@@ -193,6 +193,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 				return "use " + templates.CLI("status") + " or " + templates.CLI("memory show")
 			},
 		},
+		"path-lookup": {
+			why: "the PATH this command is looked up in searches a folder relative to where it runs, so a file the project carries could run in its place",
+			alt: "make every PATH entry absolute (drop \".\", empty entries and relative folders such as node_modules/.bin), or run the program by its absolute path, e.g. /usr/bin/ls",
+		},
 		"plansmith-cancel": {
 			why: "only the user ends a planning loop: plansmith cancel runs when their own last message was the cancel command, never on the strength of something read along the way",
 			altFor: func() string {

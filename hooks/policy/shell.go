@@ -24,6 +24,8 @@ type checker struct {
 	blind     bool // Config.Blind
 	// cancelAsked is Config.CancelAsked.
 	cancelAsked bool
+	// pathLookup is Config.PathLookup.
+	pathLookup func(name string) string
 	// goToolchain is Config.GoToolchain.
 	goToolchain func() string
 	found       *finding

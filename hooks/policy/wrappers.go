@@ -212,7 +212,10 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 			}
 		}
 	}
-	c.argv(n, inner, tail)
+	// command and builtin are the shell's own: what they run may be a builtin.
+	if c.foundOutside(n, inner[0], name == "command" || name == "builtin") {
+		c.argv(n, inner, tail)
+	}
 }
 
 // unsettable reports whether env -u may drop the variable name: a name
