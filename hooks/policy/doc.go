@@ -25,9 +25,10 @@
 //   - Inert commands (cat, grep, ls, wc, head, diff, jq, stat, ...) read
 //     whatever their arguments; see the inert table.
 //   - Commands read-only only in some forms get a rule each: find, fd, sort,
-//     uniq, sed, awk, tree, date, hostname, tee, git (refused after a cd
-//     and where it would take a folder the project carries for a bare
-//     repository, Config.GitRepository), rg, ag, file, yq, base64, man, go
+//     uniq, sed, awk, tree, date, hostname, tee, git (refused where it
+//     would take a folder the project carries for a bare repository,
+//     Config.GitRepository, judged in every folder the cd's before it may
+//     lead to when their paths are literal, refused after any other cd), rg, ag, file, yq, base64, man, go
 //     (version, env, list, doc; refused after a cd, with -C, and where a
 //     go.mod asks for a newer Go, which go would fetch and run,
 //     Config.GoToolchain), npm (ls, view, outdated, ...; refused where

@@ -320,24 +320,6 @@ func (c *checker) changesFolderBefore(n syntax.Node) bool {
 		return true
 	}
 	at, end := n.Pos().Offset(), n.End().Offset()
-	changes := func(ce *syntax.CallExpr) bool {
-		for _, w := range ce.Args {
-			if a := analyse(w); a.known && (a.val == "cd" || a.val == "pushd" || a.val == "popd") {
-				return true
-			}
-		}
-		return false
-	}
-	contains := func(root syntax.Node) bool {
-		found := false
-		syntax.Walk(root, func(m syntax.Node) bool {
-			if ce, ok := m.(*syntax.CallExpr); ok && changes(ce) {
-				found = true
-			}
-			return !found
-		})
-		return found
-	}
 	found := false
 	syntax.Walk(c.file, func(m syntax.Node) bool {
 		if found || m == nil {
@@ -345,9 +327,124 @@ func (c *checker) changesFolderBefore(n syntax.Node) bool {
 		}
 		switch m := m.(type) {
 		case *syntax.CallExpr:
-			found = m.End().Offset() <= at && changes(m)
+			found = m.End().Offset() <= at && changesFolder(m)
 		case *syntax.ForClause, *syntax.WhileClause:
-			found = m.Pos().Offset() <= at && end <= m.End().Offset() && contains(m)
+			found = m.Pos().Offset() <= at && end <= m.End().Offset() && containsFolderChange(m)
+		}
+		return !found
+	})
+	return found
+}
+
+// maxCds is how many cd's before a git command foldersBefore follows: each
+// may or may not have taken effect, so k of them give up to 2^k folders.
+const maxCds = 4
+
+// foldersBefore returns the folders n may run in, each relative to the
+// session's ("" for it) or absolute, when every change of folder before it
+// is a cd to a literal path the shell takes as written: absolute or
+// starting with "./" (neither searches CDPATH), no ".." (bash would resolve
+// it against the path as typed, not the folder reached), no tilde, drive or
+// backslash, at most maxCds of them. Each cd may or may not have taken
+// effect (cd a || true; cd b; a cd in a subshell or an if), so every
+// ordered choice of them is a candidate. ok is false when the folder
+// cannot be known this way: pushd, popd, cd in any other form, a loop
+// before or around n holding one, or find -execdir.
+func (c *checker) foldersBefore(n syntax.Node) (dirs []string, ok bool) {
+	if c.elsewhere {
+		return nil, false
+	}
+	at := n.Pos().Offset()
+	var cds []string
+	ok = true
+	syntax.Walk(c.file, func(m syntax.Node) bool {
+		if !ok || m == nil {
+			return false
+		}
+		switch m := m.(type) {
+		case *syntax.CallExpr:
+			if m.End().Offset() > at || !changesFolder(m) {
+				return true
+			}
+			target, plain := plainCd(m)
+			if !plain || len(cds) == maxCds {
+				ok = false
+				return false
+			}
+			cds = append(cds, target)
+		case *syntax.ForClause, *syntax.WhileClause:
+			// A cd in a loop before n may have run any number of times
+			// (cd ./x twice is ./x/x), and one in a loop around n runs
+			// again before n's next turn.
+			if m.Pos().Offset() <= at && containsFolderChange(m) {
+				ok = false
+				return false
+			}
+		}
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	for mask := 0; mask < 1<<len(cds); mask++ {
+		dir := ""
+		for i, t := range cds {
+			if mask&(1<<i) == 0 {
+				continue
+			}
+			if strings.HasPrefix(t, "/") || dir == "" {
+				dir = t
+			} else {
+				dir += "/" + t
+			}
+		}
+		if !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs, true
+}
+
+// plainCd reads a call "cd PATH" whose folder foldersBefore can follow.
+func plainCd(ce *syntax.CallExpr) (string, bool) {
+	if len(ce.Args) != 2 || len(ce.Assigns) != 0 {
+		return "", false
+	}
+	name, target := analyse(ce.Args[0]), analyse(ce.Args[1])
+	if !name.known || name.val != "cd" || !target.known || !target.single || target.glob || target.splits {
+		return "", false
+	}
+	t := target.val
+	if !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "./") || strings.ContainsAny(t, "~:\\") {
+		return "", false
+	}
+	for _, part := range strings.Split(t, "/") {
+		if part == ".." {
+			return "", false
+		}
+	}
+	return t, true
+}
+
+// changesFolder reports whether a call holds a word cd, pushd or popd, as
+// the shell reads it (an escaped or quoted cd is cd).
+func changesFolder(ce *syntax.CallExpr) bool {
+	for _, w := range ce.Args {
+		if a := analyse(w); a.known && (a.val == "cd" || a.val == "pushd" || a.val == "popd") {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFolderChange reports whether any call below root changes folder.
+func containsFolderChange(root syntax.Node) bool {
+	found := false
+	syntax.Walk(root, func(m syntax.Node) bool {
+		if ce, ok := m.(*syntax.CallExpr); ok && changesFolder(ce) {
+			found = true
 		}
 		return !found
 	})

@@ -155,11 +155,16 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 // repository: a clone can carry such a folder as plain files, whose config
 // names programs git runs (core.fsmonitor on git status). The caller looks
 // (Config.GitRepository) in the folder git starts in: the session's, or
-// where -C takes it. A change of folder elsewhere in the command line is
-// refused, as for npm, since where it leads cannot be known from the text.
+// where -C takes it, after the cd's before it when foldersBefore can follow
+// them (cd /abs/checkout && git log). Any other change of folder before it
+// is refused, as for npm, since where it leads cannot be known from the text.
 func gitFolder(c *checker, n syntax.Node, p parsed) bool {
+	starts := []string{""}
 	if c.changesFolderBefore(n) {
-		return c.deny(n, "git-repository", "git after a change of folder")
+		var ok bool
+		if starts, ok = c.foldersBefore(n); !ok || c.gitRepo == nil {
+			return c.deny(n, "git-repository", "git after a change of folder")
+		}
 	}
 	dir := ""
 	for _, u := range p.opts {
@@ -187,8 +192,19 @@ func gitFolder(c *checker, n syntax.Node, p parsed) bool {
 			dir += "/" + u.value
 		}
 	}
-	if c.gitRepo != nil {
-		if why := c.gitRepo(dir); why != "" {
+	if c.gitRepo == nil {
+		return true
+	}
+	for _, start := range starts {
+		d := dir
+		switch {
+		case start == "" || strings.HasPrefix(dir, "/"):
+		case dir == "":
+			d = start
+		default:
+			d = start + "/" + dir
+		}
+		if why := c.gitRepo(d); why != "" {
 			return c.deny(n, "git-repository", why)
 		}
 	}

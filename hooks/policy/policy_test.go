@@ -824,6 +824,49 @@ func TestPathLookup(t *testing.T) {
 	assert.True(t, Bash("ls", Config{}).Allow, "no lookup without the caller's")
 }
 
+// After cd's to literal absolute or ./ paths, git is judged in every folder
+// it may start in (each cd may or may not have taken effect): the common
+// "cd /abs/checkout && git log" runs, a bare-looking folder is still
+// refused, and any cd whose folder the text does not fix is refused.
+func TestGitAfterACd(t *testing.T) {
+	var asked []string
+	cfg := Config{GitRepository: func(dir string) string {
+		asked = append(asked, dir)
+		if strings.Contains(dir, "evil") {
+			return "git would take " + dir + " for a bare repository"
+		}
+		return ""
+	}}
+	for cmd, dirs := range map[string][]string{
+		"cd /work/p && git log --oneline -3":      {"", "/work/p"},
+		"cd ./sub && git status":                  {"", "./sub"},
+		"cd ./sub\ngit diff":                      {"", "./sub"},
+		"cd /x || exit 1; cd ./y && git -C z log": {"z", "/x/z", "./y/z", "/x/./y/z"},
+		"cd /x && cd /y && git log -1":            {"", "/x", "/y"},
+		"(cd /x) ; git status":                    {"", "/x"},
+	} {
+		asked = nil
+		assert.True(t, Bash(cmd, cfg).Allow, cmd)
+		assert.ElementsMatch(t, dirs, asked, cmd)
+	}
+	for _, cmd := range []string{"cd ./evil && git status", "cd /p/evil && git log", "cd /p && cd ./evil; git status",
+		"cd ./src && git -C ../evil log"} {
+		d := Bash(cmd, cfg)
+		assert.Equal(t, "git-repository", d.Rule, cmd)
+		assert.Contains(t, d.Reason, "bare repository", cmd)
+	}
+	for _, cmd := range []string{"cd sub && git status", "cd ../p && git log", "cd /p/../q && git log", "cd ~/p && git log",
+		"cd - && git log", "cd && git log", "cd -P /p && git log", `cd "$d" && git log`, "cd /p* && git log",
+		"cd {/a,/b} && git log", "builtin cd /p && git log", "pushd /p && git log", "cd /p; popd; git log",
+		"cd 'C:/p' && git log", `cd '/p\x' && git log`, "for i in 1 2; do cd ./x; done; git log",
+		"while cd ./x; do git log; done", "cd /a; cd /b; cd /c; cd /d; cd /e; git log",
+		"CDPATH=/tmp cd ./x && git log", `find . -execdir git log \;`} {
+		d := Bash(cmd, cfg)
+		assert.False(t, d.Allow, cmd)
+	}
+	assert.Equal(t, "git-repository", Bash("cd /p && git log", Config{}).Rule, "without the caller's lookup nothing is looked at")
+}
+
 func TestConfigTools(t *testing.T) {
 	cfg := Config{Tools: []string{"mcp__docs__*", "Skill", "*"}}
 	assert.True(t, Tool("mcp__docs__search", json.RawMessage(`{}`), cfg).Allow, "a prefix entry")
