@@ -1,13 +1,12 @@
 package state
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 // SettingsFile is plansmith's settings file, relative to a project (and,
@@ -18,13 +17,18 @@ const SettingsFile = ".claude/plansmith.yaml"
 // Settings is the project's settings file.
 func (p Paths) Settings() string { return filepath.Join(p.Project, SettingsFile) }
 
+// settingsLimit is the most a settings file may hold: a few keys.
+const settingsLimit = 64 << 10
+
 // ReadSettings decodes the settings file at path into doc (a pointer to a
 // struct naming the keys the caller reads). found is false when the file
 // does not exist; a file that cannot be read or is not YAML is an error
-// naming it.
+// naming it, and so is anything but a regular file (a repository can carry
+// the name as a link to /dev/zero or a FIFO, which would hang the hook
+// reading it) or a file over 64 KiB.
 func ReadSettings(path string, doc any) (found bool, err error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := plainfile.Read(path, settingsLimit)
+	if plainfile.IsNotExist(err) {
 		return false, nil
 	}
 	if err != nil {
