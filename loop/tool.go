@@ -34,16 +34,21 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if t == nil {
 		return ToolOutcome{}
 	}
-	defer t.close(env)
-	l := &t.file.Loop
+	l := t.file.Loop
 	if l.ConsecutiveBlocks != 0 {
-		l.ConsecutiveBlocks = 0
+		t.file.Loop.ConsecutiveBlocks = 0
 		t.dirty = true
 	}
+	project := t.paths.Project
+	// The call is judged after the lock is released: the lookups below read
+	// files the project carries (agent definitions, .git, go.mod, the
+	// policy file), and a slow one must not hold up the session's other
+	// hooks, whose timeout would let their calls through.
+	t.close(env)
 	if !l.BlockTools {
 		return ToolOutcome{}
 	}
-	cfg, cfgErr := policy.LoadConfig(t.paths.Project, env.Getenv("HOME"))
+	cfg, cfgErr := policy.LoadConfig(project, env.Getenv("HOME"))
 	if cfgErr != nil {
 		// A broken or unapproved extension file must not widen the policy:
 		// judge with none.
@@ -58,7 +63,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
-	cfg.AgentIsolation = func(agent string) string { return agentIsolation(agentDirs(env, t.paths.Project), agent) }
+	cfg.AgentIsolation = func(agent string) string { return agentIsolation(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {
 		return ToolOutcome{}

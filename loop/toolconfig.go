@@ -146,63 +146,68 @@ func checkout(dotgit string) bool {
 }
 
 // agentDirs are the folders Claude Code reads sub-agent definitions from:
-// the project's, the user's, and $CLAUDE_CONFIG_DIR's when it is set.
+// .claude/agents in the project and in every folder above it (Claude Code
+// collects them up to the repository's root; all of them are read here, to
+// the file system's root), the user's, and $CLAUDE_CONFIG_DIR's when it is
+// set.
 func agentDirs(env Env, project string) []string {
-	dirs := []string{
-		filepath.Join(project, ".claude", "agents"),
-		filepath.Join(env.Getenv("HOME"), ".claude", "agents"),
+	var dirs []string
+	if project != "" {
+		for d := filepath.Clean(project); ; d = filepath.Dir(d) {
+			dirs = append(dirs, filepath.Join(d, ".claude", "agents"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
 	}
+	dirs = append(dirs, filepath.Join(env.Getenv("HOME"), ".claude", "agents"))
 	if config := env.Getenv("CLAUDE_CONFIG_DIR"); config != "" {
 		dirs = append(dirs, filepath.Join(config, "agents"))
 	}
 	return dirs
 }
 
+// How far agentIsolation searches a definitions folder: Claude Code's own
+// folders hold a handful of files. A folder beyond these counts as one that
+// cannot be searched.
+const (
+	agentDepth = 8
+	agentFiles = 2000
+)
+
 // agentIsolation says why the sub-agent named agent would run isolated, or
-// "": a definition in one of dirs (the project's and the user's
-// .claude/agents, searched through) whose frontmatter names it (name:, else
-// the file's name) and sets an isolation other than none. A definition
-// that cannot be read or understood may be the one called, so it counts as
-// isolated, and so does a folder that cannot be searched.
+// "": a definition in one of dirs (searched through, following links as
+// Claude Code does) whose frontmatter names it (name:, else the file's
+// name) and sets an isolation other than none. A definition that cannot be
+// read or understood may be the one called, so it counts as isolated, and
+// so does a folder that cannot be searched.
 func agentIsolation(dirs []string, agent string) string {
 	if plugin, _, ok := strings.Cut(agent, ":"); ok {
 		// A plugin's agent (plugin:name): its definition, which may ask
 		// for a worktree, is in the plugin, which is not read here.
 		return fmt.Sprintf("sub-agent %s comes from the plugin %s, whose definition (which may ask for a worktree) is not read here", agent, plugin)
 	}
-	why := ""
 	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && path == dir {
-					return fs.SkipDir
-				}
-				return err
-			}
-			if d.IsDir() || filepath.Ext(path) != ".md" {
-				return nil
-			}
+		why := ""
+		err := walkAgents(dir, func(path string) bool {
 			front, err := agentFrontmatter(path)
 			if err != nil {
 				// Its name cannot be known, so it may be the one called.
 				why = fmt.Sprintf("the sub-agent definition %s cannot be read (%v)", path, err)
-				return fs.SkipAll
+				return false
 			}
-			name, _ := front["name"].(string)
+			name := front.Name
 			if name == "" {
-				name = strings.TrimSuffix(d.Name(), ".md")
+				name = strings.TrimSuffix(filepath.Base(path), ".md")
 			}
-			if !strings.EqualFold(name, agent) {
-				return nil
+			if !strings.EqualFold(name, agent) || front.Isolation.Kind == 0 {
+				return true
 			}
-			if iso, ok := front["isolation"]; ok {
-				v, _ := json.Marshal(iso)
-				if !policy.NoIsolation(v) {
-					why = fmt.Sprintf("sub-agent %s is defined (%s) to run with isolation %s, which makes a git branch and worktree in the project", agent, path, v)
-					return fs.SkipAll
-				}
+			if v := isolationValue(front.Isolation); !policy.NoIsolation(v) {
+				why = fmt.Sprintf("sub-agent %s is defined (%s) to run with isolation %s, which makes a git branch and worktree in the project", agent, path, v)
+				return false
 			}
-			return nil
+			return true
 		})
 		if why != "" {
 			return why
@@ -214,23 +219,136 @@ func agentIsolation(dirs []string, agent string) string {
 	return ""
 }
 
+// walkAgents calls visit with every .md file below dir, following links to
+// folders and files (a folder reached twice, through a link cycle, is read
+// once) until visit returns false. A missing dir has no files; one deeper
+// than agentDepth or holding more than agentFiles entries is an error.
+func walkAgents(dir string, visit func(path string) bool) error {
+	var seen []os.FileInfo
+	entries := 0
+	var walk func(dir string, depth int) (bool, error)
+	walk = func(dir string, depth int) (bool, error) {
+		info, err := os.Stat(dir)
+		if err != nil {
+			return true, err
+		}
+		for _, s := range seen {
+			if os.SameFile(s, info) {
+				return true, nil
+			}
+		}
+		seen = append(seen, info)
+		if depth > agentDepth {
+			return true, fmt.Errorf("folders nested deeper than %d", agentDepth)
+		}
+		list, err := os.ReadDir(dir)
+		if err != nil {
+			return true, err
+		}
+		for _, e := range list {
+			if entries++; entries > agentFiles {
+				return true, fmt.Errorf("more than %d entries", agentFiles)
+			}
+			path := filepath.Join(dir, e.Name())
+			fi, err := os.Stat(path) // through a link, as Claude Code reads it
+			switch {
+			case err != nil && e.Type()&fs.ModeSymlink != 0 && errors.Is(err, fs.ErrNotExist):
+				continue // a dangling link defines nothing
+			case err != nil:
+				return true, err
+			case fi.IsDir():
+				if more, err := walk(path, depth+1); !more || err != nil {
+					return more, err
+				}
+			case strings.HasSuffix(e.Name(), ".md"):
+				if !visit(path) {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	_, err := walk(dir, 0)
+	return err
+}
+
+// agentDefinition is what agentIsolation reads of a definition's
+// frontmatter: its name, and its isolation setting (Kind 0 when absent),
+// decoded only when a scalar (isolationValue).
+type agentDefinition struct {
+	Name      string
+	Isolation yaml.Node
+}
+
+// isolationValue is an isolation setting as JSON, for policy.NoIsolation. A
+// scalar is decoded; a mapping or list is no setting Claude Code knows, and
+// is never "none".
+func isolationValue(n yaml.Node) json.RawMessage {
+	if n.Kind != yaml.ScalarNode {
+		return json.RawMessage(`"(a YAML mapping or list)"`)
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return json.RawMessage(`"(unreadable)"`)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(`"(unreadable)"`)
+	}
+	return b
+}
+
 // agentFrontmatter reads the YAML frontmatter of an agent definition: none
 // (no settings) when the file does not open with a --- line.
-func agentFrontmatter(path string) (map[string]any, error) {
+func agentFrontmatter(path string) (agentDefinition, error) {
+	var def agentDefinition
 	data, err := plainfile.Read(path, 1<<20)
 	if err != nil {
-		return nil, err
+		return def, err
 	}
 	front, ok := mdtext.Frontmatter(data)
 	if !ok {
 		if bytes.HasPrefix(bytes.TrimPrefix(data, []byte("\ufeff")), []byte("---")) {
-			return nil, errors.New("its frontmatter does not end")
+			return def, errors.New("its frontmatter does not end")
 		}
-		return map[string]any{}, nil
+		return def, nil
 	}
-	m := map[string]any{}
-	if err := yaml.Unmarshal(front, &m); err != nil {
-		return nil, err
+	// The keys are read off the parsed tree: yaml.v3 decodes a mapping into
+	// a Go map or struct in time growing with the square of its keys (a
+	// definition of a hundred thousand keys took minutes), its tree in
+	// linear time.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(front, &doc); err != nil {
+		return def, err
 	}
-	return m, nil
+	if doc.Kind == 0 {
+		return def, nil // empty frontmatter
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return def, errors.New("its frontmatter is not a mapping")
+	}
+	m := doc.Content[0]
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode || (k.Value != "name" && k.Value != "isolation") {
+			continue
+		}
+		if seen[k.Value] {
+			return def, fmt.Errorf("%s is set twice", k.Value)
+		}
+		seen[k.Value] = true
+		if k.Value == "isolation" {
+			def.Isolation = *v
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			return def, errors.New("its name is not a plain value")
+		}
+		def.Name = v.Value
+	}
+	return def, nil
 }

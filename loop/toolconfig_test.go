@@ -2,9 +2,12 @@ package loop
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -13,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/state"
 )
 
 func TestNpmrc(t *testing.T) {
@@ -117,6 +121,82 @@ func TestAgentDefinitionIsolation(t *testing.T) {
 
 	define("broken.md", "---\nname: [\n---\n")
 	assert.True(t, call("reader").Deny, "a definition that cannot be read may be the one called")
+}
+
+// The review of the plumbing (I, F2, F3): Claude Code follows links in its
+// agent folders and reads .claude/agents in the folders above the project;
+// a definition with a hundred thousand keys took minutes to decode (into a
+// map) while the hook held the project's lock, and the timeout let the call
+// through.
+func TestAgentDefinitionsThroughLinksAndAbove(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links")
+	}
+	env, p, _ := guardedLoop(t)
+	claude := filepath.Join(p.Project, ".claude")
+	call := func(agent string) ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Agent",
+			Input: []byte(`{"description":"x","prompt":"x","subagent_type":"` + agent + `"}`)})
+	}
+	real := filepath.Join(claude, "agents-real")
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "deep"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "explorer.md"), []byte("---\nname: explorer\nisolation: worktree\n---\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "deep", "digger.md"), []byte("---\nisolation: worktree\n---\n"), 0o644))
+	require.NoError(t, os.Symlink("agents-real", filepath.Join(claude, "agents")))
+	out := call("explorer")
+	assert.True(t, out.Deny, ".claude/agents is a link")
+	assert.Contains(t, out.Reason, "worktree")
+	assert.True(t, call("digger").Deny, "a subfolder through the link")
+	require.NoError(t, os.Symlink("..", filepath.Join(real, "deep", "loop")))
+	assert.True(t, call("digger").Deny, "a link cycle is read once")
+	assert.False(t, call("reader").Deny, "an agent defined nowhere")
+	require.NoError(t, os.Remove(filepath.Join(claude, "agents")))
+
+	// A definition in a folder above the project (a monorepo's root).
+	above := filepath.Join(filepath.Dir(p.Project), ".claude", "agents")
+	require.NoError(t, os.MkdirAll(above, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(above, "explorer.md"), []byte("---\nname: explorer\nisolation: {mode: worktree}\n---\n"), 0o644))
+	assert.True(t, call("explorer").Deny, "defined above the project, as a mapping")
+	require.NoError(t, os.Remove(filepath.Join(above, "explorer.md")))
+
+	// A hundred thousand keys: decoded in linear time, under no lock.
+	var b strings.Builder
+	b.WriteString("---\nname: helper\n")
+	for i := 0; i < 100000; i++ {
+		fmt.Fprintf(&b, "k%d: 1\n", i)
+	}
+	b.WriteString("---\n")
+	require.NoError(t, os.MkdirAll(filepath.Join(claude, "agents"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(claude, "agents", "helper.md"), []byte(b.String()), 0o644))
+	done := make(chan ToolOutcome, 1)
+	go func() { done <- call("general-purpose") }()
+	select {
+	case out := <-done:
+		assert.False(t, out.Deny, out.Reason)
+	case <-time.After(20 * time.Second):
+		t.Fatal("an agent definition with many keys held the hook up")
+	}
+}
+
+// PreToolUse judges with the project's lock released: a lookup the
+// project can slow down must not hold up the session's other hooks.
+func TestPreToolUseJudgesWithoutTheLock(t *testing.T) {
+	env, p, _ := guardedLoop(t)
+	var held bool
+	env.Getenv = func(k string) string {
+		if k == "PATH" {
+			// Called while the call is judged: try the lock then.
+			unlock, err := lockNow(p)
+			held = err != nil
+			if unlock != nil {
+				unlock()
+			}
+			return "/usr/bin:bin"
+		}
+		return ""
+	}
+	PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"ls"}`)})
+	assert.False(t, held, "the lock was free while the call was judged")
 }
 
 // bareRepository makes dir look like a bare repository to git: HEAD,
@@ -276,4 +356,18 @@ func TestPipesInThePolicysWayDoNotHoldTheHookUp(t *testing.T) {
 	agent := ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Agent",
 		Input: []byte(`{"description":"x","prompt":"x","subagent_type":"helper"}`)}
 	assert.True(t, within("a pipe for an agent definition", agent).Deny, "a definition that cannot be read counts as isolated")
+}
+
+// lockNow takes the project's lock without waiting: an error when another
+// holds it.
+func lockNow(p state.Paths) (func(), error) {
+	f, err := os.OpenFile(p.Lock(), os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
