@@ -7,6 +7,8 @@ import (
 	"reflect"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 // File is a whole state file: frontmatter and markdown body.
@@ -38,6 +40,9 @@ func Load(path string) (*File, error) {
 	var notFile *NotFileError
 	if errors.As(err, &notFile) {
 		return nil, &CorruptError{Path: path, Err: fmt.Errorf("it is %s, not a file", describeMode(notFile.Mode))}
+	}
+	if errors.Is(err, plainfile.ErrTooLarge) {
+		return nil, &CorruptError{Path: path, Err: err}
 	}
 	if err != nil {
 		return nil, err

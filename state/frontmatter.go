@@ -63,6 +63,11 @@ func splitFrontmatter(data []byte) (front, body []byte, err error) {
 // KiB, a convergence ledger a few tens.
 const headChunk = 32 << 10
 
+// frontLimit is the longest frontmatter readHead reads before calling the
+// file corrupt: a planted state file of gigabytes with no closing line
+// would otherwise be read whole by every hook that ranks it.
+var frontLimit = 4 << 20
+
 // readHead reads r until the frontmatter is closed and returns the
 // frontmatter and the offset of the body in r. It never reads more than one
 // chunk past the closing line, however long the body.
@@ -94,6 +99,9 @@ func readHead(r io.Reader) (front []byte, bodyAt int64, err error) {
 		}
 		if atEOF {
 			return nil, 0, errUnclosed
+		}
+		if len(buf) > frontLimit {
+			return nil, 0, fmt.Errorf("the frontmatter does not end within its first %d MiB", frontLimit>>20)
 		}
 		pos = next
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 func TestSplitFrontmatterClosingLine(t *testing.T) {
@@ -167,4 +169,44 @@ func TestLoadHeadRefusesWhatLoadRefuses(t *testing.T) {
 	_, herr = LoadHead(p.State())
 	var corrupt *CorruptError
 	assert.ErrorAs(t, herr, &corrupt)
+}
+
+// A planted state file of gigabytes with no closing line (review I, F5: one
+// hook call took 29 s and 6 GB) is corrupt after frontLimit, not read whole.
+func TestLoadHeadStopsAtTheFrontmatterLimit(t *testing.T) {
+	old := frontLimit
+	frontLimit = 1 << 20
+	defer func() { frontLimit = old }()
+	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	_, err = f.WriteString("---\nactive: true\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(64<<20)) // zeros, no closing line
+	require.NoError(t, f.Close())
+	_, err = LoadHead(path)
+	var corrupt *CorruptError
+	require.ErrorAs(t, err, &corrupt)
+	assert.Contains(t, err.Error(), "does not end within its first 1 MiB")
+}
+
+// Load and every read of plansmith's own files stop at ownedLimit: a file
+// longer is corrupt, moved aside by the session's Stop, never read whole.
+func TestLoadStopsAtTheFileLimit(t *testing.T) {
+	old := ownedLimit
+	ownedLimit = 1 << 20
+	defer func() { ownedLimit = old }()
+	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(8<<20))
+	require.NoError(t, f.Close())
+	_, err = Load(path)
+	var corrupt *CorruptError
+	require.ErrorAs(t, err, &corrupt)
+	assert.ErrorIs(t, err, plainfile.ErrTooLarge)
+	_, err = ReadOwned(path)
+	assert.ErrorIs(t, err, plainfile.ErrTooLarge)
 }

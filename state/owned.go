@@ -1,6 +1,8 @@
 package state
 
 import (
+	"github.com/plansmith/plansmith/internal/plainfile"
+
 	"errors"
 	"fmt"
 	"io"
@@ -94,7 +96,8 @@ func splitClaude(path string) (root, rest string) {
 // ReadOwned reads one of plansmith's own files. It refuses a symbolic link
 // (*LinkError) and anything but a regular file (*NotFileError): a FIFO
 // planted as the state file must not hang a hook. A missing file yields an
-// error satisfying errors.Is(err, fs.ErrNotExist).
+// error satisfying errors.Is(err, fs.ErrNotExist), and one longer than
+// ownedLimit one satisfying errors.Is(err, plainfile.ErrTooLarge).
 func ReadOwned(path string) ([]byte, error) {
 	if err := CheckOwned(path); err != nil {
 		return nil, err
@@ -104,8 +107,18 @@ func ReadOwned(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	data, err := io.ReadAll(io.LimitReader(f, ownedLimit+1))
+	if err == nil && int64(len(data)) > ownedLimit {
+		return nil, fmt.Errorf("%s: %w (over %d MiB)", path, plainfile.ErrTooLarge, ownedLimit>>20)
+	}
+	return data, err
 }
+
+// ownedLimit is the most ReadOwned reads: far more than any file plansmith
+// writes (a state file holding every answer of a long loop is a few MiB),
+// far less than a planted file can make a hook take in time and memory
+// before its timeout lets the call through. A variable for the tests.
+var ownedLimit int64 = 256 << 20
 
 // openRegular opens path without following a final symbolic link and
 // without blocking on a FIFO, and checks that it is a regular file.
