@@ -550,6 +550,49 @@ func TestRelativePathEntryIsRefused(t *testing.T) {
 	})
 }
 
+// A session forked from a planning one carries its conversation on under a
+// new id: it is held to the loop (SessionStart source "fork"), so its
+// writes are refused as the first session's are.
+func TestForkedSessionStaysReadOnly(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		if cli == "2.1.197" {
+			// Seen: SessionStart "resume" under the parent's id, then the
+			// fork's tool calls under a new one, so nothing tells the fork.
+			t.Skip("Claude Code 2.1.197 reports a fork's SessionStart under the parent's id: the fork cannot be held (README)")
+		}
+		script := []ms.Reply{
+			runCommand("plan"),
+			answer(t, "01-understand.md"),
+			answer(t, "02-explore.md"),
+			fileTool("Write", "NOTES.md", map[string]string{"content": "forked\n"}),
+			ms.Text(failing),
+			ms.Text(failing),
+		}
+		e := plansmithEnv(t, cli, script...)
+		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
+		res := e.Run("/plansmith:plan --no-gate " + request)
+		require.NotNil(t, loop(t, e))
+
+		res2 := e.Resume(res.SessionID, "go on", "--fork-session")
+		assert.NotEqual(t, res.SessionID, res2.SessionID, "the fork has an id of its own")
+		var write *ms.ToolResult
+		for _, r := range e.Model.Requests() {
+			for i, tr := range r.ToolResults {
+				if strings.Contains(tr.Content, "NOTES.md") || strings.Contains(tr.Content, "forked") {
+					write = &r.ToolResults[i]
+				}
+			}
+		}
+		require.NotNil(t, write, "the fork's Write came back")
+		assert.True(t, write.IsError, "the fork's Write is refused: %s", write.Content)
+		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
+		l := loop(t, e)
+		require.NotNil(t, l)
+		assert.Contains(t, l.Continued, res2.SessionID)
+	})
+}
+
 // The agent cannot end the loop on its own (told to by something it read):
 // plansmith cancel runs only after the user's prompt was the cancel command,
 // which TestCancelEndsTheLoop shows the real CLIs pass to UserPromptSubmit.

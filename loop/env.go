@@ -125,7 +125,7 @@ func loopRank(dir, session string) int {
 	case !f.Loop.Active:
 		return rankOther
 	case f.Loop.SessionID != "":
-		if f.Loop.SessionID == session && (f.Loop.Project == "" || namesDir(f.Loop.Project, dir)) {
+		if f.Loop.HeldBy(session) && (f.Loop.Project == "" || namesDir(f.Loop.Project, dir)) {
 			return rankOurs
 		}
 		return rankOther

@@ -70,10 +70,20 @@ func gatePrompts(p state.Paths) gate.Prompts {
 
 // SessionStart gives a session that comes back from compaction or a resume
 // (Source "compact" or "resume") the loop's current instructions, so it
-// still knows it is planning and what the phase asks. Other sources, other
-// sessions' loops and no loop get nothing.
+// still knows it is planning and what the phase asks. A session that
+// continues a planning session under a new id (Source "fork": the same
+// conversation; "clear": the same terminal, its conversation dropped) is
+// held to the loop too (continueLoop) and gets the same instructions: the
+// loop is neither left unguarded there nor left active unseen. Claude Code
+// 2.1.197 reports a fork as "resume" under the parent's id, and its later
+// hooks under the new one, so there a fork cannot be told apart and is not
+// held. Other sources, other sessions' loops and no loop get nothing.
 func SessionStart(env Env, ev SessionEvent) PromptOutcome {
-	if ev.Source != "compact" && ev.Source != "resume" {
+	switch ev.Source {
+	case "fork", "clear":
+		continueLoop(env, ev.Session)
+	case "compact", "resume":
+	default:
 		return PromptOutcome{}
 	}
 	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
@@ -107,4 +117,31 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 		return PromptOutcome{}
 	}
 	return PromptOutcome{Context: strings.TrimSpace(text)}
+}
+
+// continueLoop holds session to the project's running loop when it belongs
+// to another session (Loop.Continued).
+func continueLoop(env Env, s Session) {
+	p, err := env.Paths(s)
+	if err != nil || !exists(p.State()) {
+		return
+	}
+	t, err := beginWith(p, false, state.Load)
+	if err != nil {
+		env.note("%v", err)
+		if t != nil {
+			t.commit()
+		}
+		return
+	}
+	defer t.close(env)
+	if !t.active() {
+		return
+	}
+	l := &t.file.Loop
+	if l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || l.Project != "" && !namesDir(l.Project, p.Project) {
+		return
+	}
+	l.Continued = append(l.Continued, s.ID)
+	t.dirty = true
 }

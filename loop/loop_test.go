@@ -316,3 +316,40 @@ func TestCancelInACodexLoop(t *testing.T) {
 	assert.False(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"plansmith cancel"}`)}).Deny)
 	assert.True(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"touch x"}`)}).Deny)
 }
+
+// A session that continues a planning one under a new id (--fork-session,
+// /branch, /clear) is held to its loop: it was neither guarded nor told
+// (review I, F7). A session merely started in the project is not.
+func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	o.SessionID = "s"
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	write := func(id string) ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: Session{ID: id, Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
+	}
+	assert.False(t, write("fork-1").Deny, "before SessionStart another session is not held")
+
+	out := SessionStart(env, SessionEvent{Session: Session{ID: "fork-1", Cwd: p.Project}, Source: "fork"})
+	assert.Contains(t, out.Context, "fork")
+	assert.Contains(t, out.Context, "read-only")
+	assert.True(t, write("fork-1").Deny, "the fork is held to the loop")
+	assert.True(t, write("s").Deny, "and so is the session it came from")
+
+	out = SessionStart(env, SessionEvent{Session: Session{ID: "clear-1", Cwd: p.Project}, Source: "clear"})
+	assert.Contains(t, out.Context, "/plansmith:cancel")
+	assert.True(t, write("clear-1").Deny)
+
+	assert.Equal(t, PromptOutcome{}, SessionStart(env, SessionEvent{Session: Session{ID: "other", Cwd: p.Project}, Source: "startup"}))
+	assert.False(t, write("other").Deny, "a new session in the project is left alone")
+
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fork-1", "clear-1"}, f.Loop.Continued)
+	SessionStart(env, SessionEvent{Session: Session{ID: "fork-1", Cwd: p.Project}, Source: "fork"})
+	f, err = state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"fork-1", "clear-1"}, f.Loop.Continued, "once each")
+}

@@ -150,7 +150,7 @@ func openToolSession(env Env, s Session) (*txn, error) {
 		t.commit()
 		return nil, nil
 	}
-	if l := &t.file.Loop; l.Project != "" && !namesDir(l.Project, p.Project) || l.SessionID != "" && s.ID != l.SessionID {
+	if l := &t.file.Loop; l.Project != "" && !namesDir(l.Project, p.Project) || l.SessionID != "" && !l.HeldBy(s.ID) {
 		t.commit()
 		return nil, nil
 	}

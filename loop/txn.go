@@ -163,7 +163,7 @@ func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.Fi
 	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
-	case l.SessionID != "" && s.ID != l.SessionID:
+	case l.SessionID != "" && !l.HeldBy(s.ID):
 		t.commit()
 		return nil
 	}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"time"
 
 	"github.com/plansmith/plansmith/converge"
@@ -18,6 +19,11 @@ type Loop struct {
 	// Project is the folder the loop was started in. A state file found in
 	// another folder (committed to a repository and cloned) is not run.
 	Project string `yaml:"project,omitempty"`
+
+	// Continued lists sessions that carry the loop's conversation on under
+	// another id (a fork, a /clear): they are held to the loop as SessionID
+	// is (HeldBy).
+	Continued []string `yaml:"continued,omitempty"`
 
 	// Options.
 	Phases            []string `yaml:"phases"`
@@ -110,3 +116,9 @@ const (
 // codex`): its gate cannot run there (docs/codex.md), which the saved plan
 // records.
 const AgentCodex = "codex"
+
+// HeldBy reports whether session is the loop's own (SessionID) or one that
+// continues it (Continued).
+func (l Loop) HeldBy(session string) bool {
+	return session != "" && (l.SessionID == session || slices.Contains(l.Continued, session))
+}
