@@ -39,28 +39,31 @@ type Project struct {
 }
 
 // CommandProject finds the project of a command run by hand or by the
-// agent: $CLAUDE_PROJECT_DIR when set; else, inside a Claude Code session,
-// the folder at or above the working directory whose transcript folder
-// holds the session's transcript; else the working directory (not Known).
+// agent: inside a Claude Code session, the folder at or above the working
+// directory whose transcript folder holds the session's transcript; else
+// $CLAUDE_PROJECT_DIR when set; else the working directory (not Known).
 func (e Env) CommandProject() (Project, error) {
 	wd, err := e.Getwd()
 	if err != nil {
 		return Project{}, fmt.Errorf("finding the project directory: %w", err)
 	}
 	p := Project{Dir: wd, Wd: wd, Session: e.Getenv("CLAUDE_CODE_SESSION_ID")}
+	// Inside a session the transcript says where Claude Code runs, and so
+	// where its hooks look. It wins over $CLAUDE_PROJECT_DIR, which Claude
+	// Code sets for hooks, not for the Bash tool: one set there came from
+	// the user's own environment and may name another folder, where a loop
+	// would go unenforced (the review of the plumbing, F6).
+	if p.Session != "" {
+		projects := claudeProjects(e.Getenv)
+		p.Looked = projects
+		if projects != "" && safeSessionID(p.Session) {
+			if d, ok := sessionProject(projects, p.Session, wd); ok {
+				p.Dir, p.Known = d, true
+				return p, nil
+			}
+		}
+	}
 	if d := e.Getenv("CLAUDE_PROJECT_DIR"); d != "" {
-		p.Dir, p.Known = d, true
-		return p, nil
-	}
-	if p.Session == "" {
-		return p, nil
-	}
-	projects := claudeProjects(e.Getenv)
-	p.Looked = projects
-	if projects == "" || !safeSessionID(p.Session) {
-		return p, nil
-	}
-	if d, ok := sessionProject(projects, p.Session, wd); ok {
 		p.Dir, p.Known = d, true
 	}
 	return p, nil

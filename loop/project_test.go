@@ -114,8 +114,24 @@ func TestCommandProjectUnknown(t *testing.T) {
 	p, err := commandEnv(sub, map[string]string{"HOME": home}).CommandProject()
 	require.NoError(t, err)
 	assert.Equal(t, Project{Dir: sub, Wd: sub}, p)
-	// $CLAUDE_PROJECT_DIR names it outright.
+	// $CLAUDE_PROJECT_DIR names it when no transcript does.
 	p, err = commandEnv(sub, map[string]string{"CLAUDE_PROJECT_DIR": project, "CLAUDE_CODE_SESSION_ID": "s9"}).CommandProject()
+	require.NoError(t, err)
+	assert.True(t, p.Known)
+	assert.Equal(t, project, p.Dir)
+}
+
+// $CLAUDE_PROJECT_DIR in the Bash tool's environment came from the user's
+// own (Claude Code sets it for hooks only) and may name another folder,
+// where the loop would go unenforced: the session's transcript wins.
+func TestCommandProjectTranscriptOverAnInheritedProjectDir(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	project := filepath.Join(root, "project")
+	require.NoError(t, os.MkdirAll(filepath.Join(project, "sub"), 0o755))
+	claudeSession(t, filepath.Join(home, ".claude"), project, "s1")
+	vars := map[string]string{"HOME": home, "CLAUDE_CODE_SESSION_ID": "s1", "CLAUDE_PROJECT_DIR": filepath.Join(root, "other")}
+	p, err := commandEnv(filepath.Join(project, "sub"), vars).CommandProject()
 	require.NoError(t, err)
 	assert.True(t, p.Known)
 	assert.Equal(t, project, p.Dir)
