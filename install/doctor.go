@@ -323,6 +323,10 @@ func roundIdle(d time.Duration) string {
 func GateCheck(project string) Check {
 	const name = "plan-mode gate"
 	s, err := planmode.LoadSetting(project)
+	var untrusted *planmode.UntrustedOffError
+	if errors.As(err, &untrusted) {
+		return Check{name, Warn, "on: " + err.Error(), "read " + untrusted.Path + ", then run 'plansmith policy trust' in the project to turn the gate off"}
+	}
 	if err != nil {
 		return Check{name, Problem, err.Error() + "; the gate stays on",
 			"set 'plan_mode_gate: on' or 'plan_mode_gate: off' in " + planmode.SettingsFile}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -45,8 +46,8 @@ func TestGateCheck(t *testing.T) {
 		{"no file", "", OK, "on (the default)"},
 		{"other keys only", "x: 1\n", OK, "on (the default)"},
 		{"on", "plan_mode_gate: on\n", OK, "on ("},
-		{"off", "plan_mode_gate: off\n", OK, "off ("},
-		{"yaml bool", "plan_mode_gate: false\n", OK, "off ("},
+		{"off, not approved", "plan_mode_gate: off\n", Warn, "only once you approve it"},
+		{"yaml bool, not approved", "plan_mode_gate: false\n", Warn, "only once you approve it"},
 		{"bad value", "plan_mode_gate: maybe\n", Problem, "the gate stays on"},
 		{"bad yaml", "plan_mode_gate: [\n", Problem, "not valid YAML"},
 	}
@@ -62,6 +63,20 @@ func TestGateCheck(t *testing.T) {
 			assert.Contains(t, c.Detail, tt.want)
 		})
 	}
+	// Approved as it stands (plansmith policy trust), the project's "off" counts.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "plansmith.yaml"), []byte("plan_mode_gate: off\n"), 0o644))
+	approved, err := planmode.TrustSetting(dir, home)
+	require.NoError(t, err)
+	assert.True(t, approved)
+	c := GateCheck(dir)
+	assert.Equal(t, OK, c.Level)
+	assert.Contains(t, c.Detail, "off (")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "plansmith.yaml"), []byte("plan_mode_gate: off # edited\n"), 0o644))
+	assert.Equal(t, Warn, GateCheck(dir).Level, "an edit needs a new approval")
 }
 
 func TestLoopCheck(t *testing.T) {
@@ -215,7 +230,7 @@ func TestDoctor(t *testing.T) {
 		{"gate off", func(t *testing.T, w *doctorWorld) {
 			w.install(t, filepath.Join(w.env.Project, ".claude"))
 			w.write(t, filepath.Join(w.env.Project, ".claude", "plansmith.yaml"), "plan_mode_gate: off\n")
-		}, "plan-mode gate", OK, "off", false},
+		}, "plan-mode gate", Warn, "plansmith policy trust", false},
 		{"block cap disabled", func(t *testing.T, w *doctorWorld) {
 			w.install(t, filepath.Join(w.env.Project, ".claude"))
 			w.env.Getenv = func(k string) string {

@@ -98,6 +98,10 @@ func TestCheckMalformed(t *testing.T) {
 	off := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(off, ".claude"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(off, SettingsFile), []byte("plan_mode_gate: off\n"), 0o644))
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	_, err := TrustSetting(off, home)
+	require.NoError(t, err)
 	tests := []struct {
 		name    string
 		project string

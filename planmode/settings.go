@@ -8,6 +8,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -32,20 +34,61 @@ const UserSettingsFile = state.SettingsFile
 // unless a file turns it off: a missing file or key means on, and so does a
 // file that cannot be read or parsed, which also returns an error naming it
 // (a broken file must not silently drop the guard).
+//
+// A repository can carry the project's file, so its "off" counts only once
+// the user has approved the file as it stands (plansmith policy trust,
+// policy.Trusted); until then the gate stays on and the error says why.
 func LoadSetting(project string) (Setting, error) {
 	def := Setting{On: true}
+	home, herr := os.UserHomeDir()
 	if project != "" {
-		s, set, err := loadFile(filepath.Join(project, SettingsFile))
+		path := filepath.Join(project, SettingsFile)
+		s, set, err := loadFile(path)
+		if err == nil && set && !s.On && !offTrusted(home, project, path) {
+			return def, &UntrustedOffError{Path: path}
+		}
 		if err != nil || set {
 			return s, err
 		}
 	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
+	if herr != nil || home == "" {
 		return def, nil
 	}
 	s, _, err := loadFile(filepath.Join(home, UserSettingsFile))
 	return s, err
+}
+
+// UntrustedOffError is LoadSetting's answer for a project settings file
+// that turns the gate off without the user's approval: the gate stays on.
+type UntrustedOffError struct {
+	Path string
+}
+
+func (e *UntrustedOffError) Error() string {
+	return fmt.Sprintf("%s turns the plan-mode gate off, but a repository can carry that file, so it counts only once you approve it as it stands: read it, then run `plansmith policy trust` in the project", e.Path)
+}
+
+// offTrusted reports whether the user approved the project settings file at
+// path as it stands.
+func offTrusted(home, project, path string) bool {
+	data, err := plainfile.Read(path, 64<<10)
+	return err == nil && policy.Trusted(home, project, data)
+}
+
+// TrustSetting approves the project's settings file as it stands when it
+// turns the gate off, for home's user (plansmith policy trust); approved
+// is false when there is nothing to approve.
+func TrustSetting(project, home string) (approved bool, err error) {
+	path := filepath.Join(project, SettingsFile)
+	s, set, err := loadFile(path)
+	if err != nil || !set || s.On {
+		return false, err
+	}
+	data, err := plainfile.Read(path, 64<<10)
+	if err != nil {
+		return false, err
+	}
+	return true, policy.Approve(home, project, data)
 }
 
 // loadFile reads plan_mode_gate from one settings file; set is false when

@@ -50,16 +50,20 @@ func TestParseSetting(t *testing.T) {
 }
 
 func TestLoadSetting(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
 	tests := []struct {
-		name  string
-		file  *string // nil: no settings file
-		dir   bool    // the settings path is a folder (unreadable as a file)
-		want  Setting
-		isErr bool
+		name    string
+		file    *string // nil: no settings file
+		dir     bool    // the settings path is a folder (unreadable as a file)
+		approve bool    // plansmith policy trust approved the file
+		want    Setting
+		isErr   bool
 	}{
 		{name: "no project", want: Setting{On: true}},
 		{name: "no file", want: Setting{On: true}},
-		{name: "off", file: strPtr("plan_mode_gate: off\n"), want: Setting{On: false, Source: "SRC"}},
+		{name: "off", file: strPtr("plan_mode_gate: off\n"), approve: true, want: Setting{On: false, Source: "SRC"}},
+		{name: "off, not approved", file: strPtr("plan_mode_gate: off\n"), want: Setting{On: true}, isErr: true},
 		{name: "on explicitly", file: strPtr("plan_mode_gate: on\n"), want: Setting{On: true, Source: "SRC"}},
 		{name: "key absent", file: strPtr("other: 1\n"), want: Setting{On: true}},
 		{name: "malformed stays on", file: strPtr("plan_mode_gate: {\n"), want: Setting{On: true}, isErr: true},
@@ -80,6 +84,11 @@ func TestLoadSetting(t *testing.T) {
 			}
 			if tt.dir {
 				require.NoError(t, os.Mkdir(src, 0o755))
+			}
+			if tt.approve {
+				approved, err := TrustSetting(project, home)
+				require.NoError(t, err)
+				require.True(t, approved)
 			}
 			got, err := LoadSetting(project)
 			if tt.isErr {

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -25,7 +29,7 @@ func newPolicyCmd(env *Env) *cobra.Command {
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "trust",
-		Short: "Approve the project's .claude/plansmith-policy.yaml as it stands (an edit needs a new approval)",
+		Short: "Approve the project's .claude/plansmith-policy.yaml, and a .claude/plansmith.yaml that turns the plan-mode gate off, as they stand (an edit needs a new approval)",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, args []string) error { return inProject(env, runPolicyTrust) },
 	})
@@ -51,6 +55,18 @@ func runPolicyShow(env *Env, p state.Paths) error {
 }
 
 func runPolicyTrust(env *Env, p state.Paths) error {
+	// The settings file counts when it turns the plan-mode gate off, which
+	// a repository can carry too (planmode.LoadSetting).
+	gateOff, err := planmode.TrustSetting(p.Project, env.Getenv("HOME"))
+	if err != nil {
+		return err
+	}
+	if gateOff {
+		fmt.Fprintf(env.Stdout, "Trusted %s as it stands: it turns the plan-mode gate off in this project.\n", planmode.SettingsFile)
+		if _, err := os.Lstat(filepath.Join(p.Project, policy.ConfigFile)); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
 	cfg, err := policy.Trust(p.Project, env.Getenv("HOME"))
 	if err != nil {
 		return err

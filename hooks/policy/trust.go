@@ -67,28 +67,39 @@ func Trust(projectDir, home string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	return cfg, Approve(home, projectDir, data)
+}
+
+// Trusted reports whether the user (home) approved data as a file of
+// projectDir's that a repository could carry to loosen plansmith: the
+// policy file, or a settings file that switches the plan-mode gate off.
+func Trusted(home, projectDir string, data []byte) bool { return trusted(home, projectDir, data) }
+
+// Approve records the user's approval of data as a file of projectDir's in
+// home's TrustFile.
+func Approve(home, projectDir string, data []byte) error {
 	if trusted(home, projectDir, data) {
-		return cfg, nil
+		return nil
 	}
 	if home == "" || !filepath.IsAbs(home) {
-		return Config{}, errors.New("$HOME is not set to an absolute folder: there is nowhere to keep the approval")
+		return errors.New("$HOME is not set to an absolute folder: there is nowhere to keep the approval")
 	}
 	if strings.ContainsAny(projectDir, "\n\r") {
-		return Config{}, fmt.Errorf("the project's folder %q has a line break in its name, which the list of approvals cannot hold", projectDir)
+		return fmt.Errorf("the project's folder %q has a line break in its name, which the list of approvals cannot hold", projectDir)
 	}
 	list := filepath.Join(home, TrustFile)
 	if err := os.MkdirAll(filepath.Dir(list), 0o700); err != nil {
-		return Config{}, err
+		return err
 	}
 	f, err := os.OpenFile(list, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return Config{}, err
+		return err
 	}
 	if _, err := fmt.Fprintf(f, "%s %s\n", digest(data), filepath.Clean(projectDir)); err != nil {
 		f.Close()
-		return Config{}, err
+		return err
 	}
-	return cfg, f.Close()
+	return f.Close()
 }
 
 // readConfig reads projectDir's policy file: nil data when there is none.
