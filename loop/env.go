@@ -68,7 +68,13 @@ func (e Env) Paths(s Session) (state.Paths, error) {
 // two together).
 func hookProject(cwd, project, session string) string {
 	if project == "" || !filepath.IsAbs(project) {
-		return cwd
+		// Codex names no project: its loops are kept at the checkout's
+		// root (CodexProject), so they are looked for from cwd up to it.
+		root := CheckoutRoot(cwd)
+		if root == "" || root == filepath.Clean(cwd) {
+			return cwd
+		}
+		project = root
 	}
 	if !filepath.IsAbs(cwd) {
 		// Claude Code sends an absolute cwd; anything else is malformed
@@ -156,4 +162,32 @@ func (e Env) note(format string, a ...any) {
 		}
 	}
 	fmt.Fprintf(e.Stderr, "plansmith: "+format+"\n", a...)
+}
+
+// CheckoutRoot is the nearest folder at or above dir holding a .git (a
+// folder or, in a worktree, a file): where Codex takes a project's root to
+// be. "" when there is none or dir is not absolute.
+func CheckoutRoot(dir string) string {
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// CodexProject is where plansmith plan --agent codex keeps a loop started
+// in wd: the checkout's root, which Codex's hooks search up to from the
+// folder Codex runs in (hookProject), wherever in it the model ran plan;
+// wd when it is in no checkout.
+func CodexProject(wd string) string {
+	if root := CheckoutRoot(wd); root != "" {
+		return root
+	}
+	return wd
 }

@@ -1,9 +1,11 @@
 package loop
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -262,4 +264,32 @@ func TestCdIntoASubfolderFailsClosed(t *testing.T) {
 	assert.Contains(t, o.Reason, p.State())
 	read := ToolEvent{Session: Session{ID: "s", Cwd: sub}, Tool: "Read", Input: []byte(`{"file_path":"x"}`)}
 	assert.False(t, PreToolUse(env, read).Deny, "reading stays allowed")
+}
+
+// Codex names no project to its hooks, which get the folder Codex runs in:
+// a loop plan kept in the subfolder the model ran it in was never found
+// there, and writes went through (review I, F1). plan keeps it at the
+// checkout's root, and the hooks look from their folder up to that root.
+func TestCodexLoopStartedInASubfolder(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "sub", "deeper")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	assert.Equal(t, root, CodexProject(sub))
+	outside := t.TempDir()
+	assert.Equal(t, outside, CodexProject(outside), "no checkout: where it ran")
+
+	env := Env{Stderr: io.Discard, Getenv: func(string) string { return "" }, Now: func() time.Time { return testNow }}
+	o := testOptions()
+	o.BlockTools = true
+	o.Agent = state.AgentCodex
+	_, err := Start(env, state.Paths{Project: CodexProject(sub)}, o)
+	require.NoError(t, err)
+	patch := []byte(`{"command":"*** Begin Patch\n*** Add File: a.txt\n+hi\n*** End Patch"}`)
+	for _, cwd := range []string{root, filepath.Join(root, "sub"), sub} {
+		out := PreToolUse(env, ToolEvent{Session: Session{ID: "thread-1", Cwd: cwd}, Tool: "apply_patch", Input: patch})
+		assert.True(t, out.Deny, "Codex running in %s", cwd)
+	}
+	assert.False(t, PreToolUse(env, ToolEvent{Session: Session{ID: "thread-1", Cwd: outside}, Tool: "apply_patch", Input: patch}).Deny,
+		"another folder is another project")
 }

@@ -283,7 +283,14 @@ func planPaths(env *Env, agent string) (state.Paths, error) {
 		if err != nil {
 			return state.Paths{}, fmt.Errorf("finding the project directory: %w", err)
 		}
-		return state.Paths{Project: wd}, nil
+		// Codex's hooks look from the folder Codex runs in up to the
+		// checkout's root, never below: a loop kept in the subfolder the
+		// model ran plan in would go unenforced.
+		dir := loop.CodexProject(wd)
+		if dir != wd {
+			fmt.Fprintf(env.Stdout, "plansmith: the loop is kept in %s, the checkout's root (this command ran in %s).\n", dir, wd)
+		}
+		return state.Paths{Project: dir}, nil
 	}
 	p, err := env.CommandProject()
 	// The transcript was always there by the session's first Bash call in
