@@ -755,7 +755,7 @@ func forbiddenVar(name string, exported bool) bool {
 	switch name {
 	case "PATH", "IFS", "ENV", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "HOME",
 		"PS4", "PROMPT_COMMAND", "EDITOR", "VISUAL", "SHELL", "BROWSER",
-		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR", "PWD", "OLDPWD":
+		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR", "PWD", "OLDPWD", "DIRSTACK", "EXECIGNORE":
 		return true
 	}
 	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE"} {
@@ -788,7 +788,7 @@ var zshSpecial = sync.OnceValue(func() map[string]bool {
 		"NULLCMD", "READNULLCMD", "PROMPT", "PROMPT2", "PROMPT3", "PROMPT4", "PS1", "PS2", "PS3",
 		"RPROMPT", "RPROMPT2", "RPS1", "RPS2", "TMPPREFIX", "ZDOTDIR", "chpwd_functions",
 		"precmd_functions", "preexec_functions", "periodic_functions", "zshaddhistory_functions",
-		"zshexit_functions", "psvar")
+		"zshexit_functions", "psvar", "dirstack")
 })
 
 func harmlessEnv(name string) bool {

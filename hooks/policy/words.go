@@ -99,6 +99,18 @@ func maybeEmptyPath(w *syntax.Word) bool {
 	return ok && strings.HasPrefix(next.Value, "/")
 }
 
+// firstLit returns w's first part when it is unquoted literal text.
+func firstLit(w *syntax.Word) (string, bool) {
+	if len(w.Parts) == 0 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	return l.Value, true
+}
+
 // analyse computes an arg for w.
 func analyse(w *syntax.Word) arg {
 	a := arg{word: w, known: true, single: true}
@@ -108,6 +120,17 @@ func analyse(w *syntax.Word) arg {
 			first = dq.Parts[0]
 		}
 		a.absolute = trustedPath(first) || maybeEmptyPath(w)
+	}
+	if l, ok := firstLit(w); ok && strings.HasPrefix(l, "~") {
+		// Tilde expansion: "~" and "~/..." are $HOME's, but "~1", "~+2",
+		// "~-" are entries of the directory stack, which the same line can
+		// fill (pushd -n -- -oout, DIRSTACK[1]=..., zsh's dirstack=(...)),
+		// "~name" is a user's home or a zsh named directory: a value the
+		// text does not give, which may be an option or a program.
+		if prefix, _, _ := strings.Cut(l, "/"); prefix != "~" {
+			a.known, a.val = false, ""
+			return a
+		}
 	}
 	brace := braceStart(w)
 	var b strings.Builder
