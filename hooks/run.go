@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
@@ -53,9 +54,17 @@ func lookup(event string) (handler, bool) {
 // lets Claude Code carry on, except where a rule says to fail closed
 // (ExitPlanMode).
 func Run(event string, env loop.Env) {
+	judgesTools := event == "pretooluse" || event == "pretooluse-loop"
+	var in Input
+	var raw []byte
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
+			if judgesTools {
+				// A tool call that could not be judged is refused wherever a
+				// loop may be running, as undecodable input is.
+				refuse(env, in, raw, fmt.Errorf("plansmith failed while judging it (%v)", r))
+			}
 		}
 	}()
 	h, ok := lookup(event)
@@ -65,7 +74,6 @@ func Run(event string, env loop.Env) {
 	}
 	in, raw, err := readInput(env.Stdin)
 	tool := in.ToolName
-	judgesTools := event == "pretooluse" || event == "pretooluse-loop"
 	if judgesTools && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
 	}
@@ -83,7 +91,50 @@ func Run(event string, env loop.Env) {
 		fmt.Fprintf(env.Stderr, "plansmith: %s hook: %v; ignoring this call\n", event, err)
 		return
 	}
-	writeJSON(h(in, env), env)
+	if !judgesTools {
+		writeJSON(h(in, env), env)
+		return
+	}
+	// Claude Code lets a call through when the hook times out, so a call
+	// the hook cannot judge in time (a command built to be slow to parse,
+	// a project lookup that hangs) is refused before that.
+	answer := make(chan any, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
+				answer <- refusal(env, in, raw, fmt.Errorf("plansmith failed while judging it (%v)", r))
+			}
+		}()
+		answer <- h(in, env)
+	}()
+	select {
+	case a := <-answer:
+		writeJSON(a, env)
+	case <-time.After(JudgeDeadline):
+		fmt.Fprintf(env.Stderr, "plansmith: %s hook: no verdict within %s; refusing this call\n", event, JudgeDeadline)
+		writeJSON(refusal(env, in, raw, fmt.Errorf("plansmith could not judge it within %s", JudgeDeadline)), env)
+	}
+}
+
+// JudgeDeadline is how long PreToolUse may take to judge a call before it
+// refuses it: well inside the 60 s timeout hooks.json gives the hook,
+// after which Claude Code would run the call unjudged.
+var JudgeDeadline = 20 * time.Second
+
+// refusal is the answer for a tool call that could not be judged (err says
+// why): refused wherever a loop may be running or the plan-mode gate
+// applies, as undecodable input is (loop.UndecodableTool); nil elsewhere.
+func refusal(env loop.Env, in Input, raw []byte, err error) any {
+	if o := loop.UndecodableTool(env, session(in), in.ToolName, raw, err); o.Deny {
+		return toolAnswer(o)
+	}
+	return nil
+}
+
+// refuse writes refusal's answer.
+func refuse(env loop.Env, in Input, raw []byte, err error) {
+	writeJSON(refusal(env, in, raw, err), env)
 }
 
 // writeJSON writes v as one line of JSON; nil writes nothing.

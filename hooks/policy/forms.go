@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"sort"
 	"strings"
 	"sync"
 
@@ -319,21 +320,59 @@ func (c *checker) changesFolderBefore(n syntax.Node) bool {
 	if c.elsewhere {
 		return true
 	}
-	at, end := n.Pos().Offset(), n.End().Offset()
-	found := false
-	syntax.Walk(c.file, func(m syntax.Node) bool {
-		if found || m == nil {
-			return false
+	ix := c.folderIndex()
+	at, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if len(ix.changes) > 0 && ix.minEnd <= at {
+		return true
+	}
+	for _, l := range ix.loops {
+		if l[0] <= at && end <= l[1] && ix.changeWithin(l) {
+			return true
 		}
+	}
+	return false
+}
+
+// folderChanges indexes a command line's changes of folder, built once per
+// line (folderIndex): a line with thousands of git commands in hundreds of
+// nested loops must not be walked again for each, or judging it outlasts
+// the hook's timeout, which lets the call through.
+type folderChanges struct {
+	changes []*syntax.CallExpr // the calls holding cd, pushd or popd, in order
+	starts  []int              // their start offsets, ascending
+	minEnd  int                // the smallest of their end offsets
+	loops   [][2]int           // the spans of the for and while loops
+}
+
+func (c *checker) folderIndex() *folderChanges {
+	if c.folders != nil {
+		return c.folders
+	}
+	ix := &folderChanges{}
+	syntax.Walk(c.file, func(m syntax.Node) bool {
 		switch m := m.(type) {
 		case *syntax.CallExpr:
-			found = m.End().Offset() <= at && changesFolder(m)
+			if changesFolder(m) {
+				ix.changes = append(ix.changes, m)
+				ix.starts = append(ix.starts, int(m.Pos().Offset()))
+				if e := int(m.End().Offset()); len(ix.changes) == 1 || e < ix.minEnd {
+					ix.minEnd = e
+				}
+			}
 		case *syntax.ForClause, *syntax.WhileClause:
-			found = m.Pos().Offset() <= at && end <= m.End().Offset() && containsFolderChange(m)
+			ix.loops = append(ix.loops, [2]int{int(m.Pos().Offset()), int(m.End().Offset())})
 		}
-		return !found
+		return true
 	})
-	return found
+	sort.Ints(ix.starts)
+	c.folders = ix
+	return ix
+}
+
+// changeWithin reports whether a change of folder starts within span.
+func (ix *folderChanges) changeWithin(span [2]int) bool {
+	i := sort.SearchInts(ix.starts, span[0])
+	return i < len(ix.starts) && ix.starts[i] < span[1]
 }
 
 // maxCds is how many cd's before a git command foldersBefore follows: each
@@ -354,37 +393,26 @@ func (c *checker) foldersBefore(n syntax.Node) (dirs []string, ok bool) {
 	if c.elsewhere {
 		return nil, false
 	}
-	at := n.Pos().Offset()
+	ix := c.folderIndex()
+	at := int(n.Pos().Offset())
+	for _, l := range ix.loops {
+		// A cd in a loop before n may have run any number of times (cd
+		// ./x twice is ./x/x), and one in a loop around n runs again
+		// before n's next turn.
+		if l[0] <= at && ix.changeWithin(l) {
+			return nil, false
+		}
+	}
 	var cds []string
-	ok = true
-	syntax.Walk(c.file, func(m syntax.Node) bool {
-		if !ok || m == nil {
-			return false
+	for _, m := range ix.changes {
+		if int(m.End().Offset()) > at {
+			continue
 		}
-		switch m := m.(type) {
-		case *syntax.CallExpr:
-			if m.End().Offset() > at || !changesFolder(m) {
-				return true
-			}
-			target, plain := plainCd(m)
-			if !plain || len(cds) == maxCds {
-				ok = false
-				return false
-			}
-			cds = append(cds, target)
-		case *syntax.ForClause, *syntax.WhileClause:
-			// A cd in a loop before n may have run any number of times
-			// (cd ./x twice is ./x/x), and one in a loop around n runs
-			// again before n's next turn.
-			if m.Pos().Offset() <= at && containsFolderChange(m) {
-				ok = false
-				return false
-			}
+		target, plain := plainCd(m)
+		if !plain || len(cds) == maxCds {
+			return nil, false
 		}
-		return true
-	})
-	if !ok {
-		return nil, false
+		cds = append(cds, target)
 	}
 	seen := map[string]bool{}
 	for mask := 0; mask < 1<<len(cds); mask++ {
@@ -437,18 +465,6 @@ func changesFolder(ce *syntax.CallExpr) bool {
 		}
 	}
 	return false
-}
-
-// containsFolderChange reports whether any call below root changes folder.
-func containsFolderChange(root syntax.Node) bool {
-	found := false
-	syntax.Walk(root, func(m syntax.Node) bool {
-		if ce, ok := m.(*syntax.CallExpr); ok && changesFolder(ce) {
-			found = true
-		}
-		return !found
-	})
-	return found
 }
 
 // npmOptions judges the options of a reading npm subcommand by the npm

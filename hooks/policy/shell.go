@@ -22,6 +22,8 @@ type checker struct {
 	// folder of each file found.
 	elsewhere bool
 	blind     bool // Config.Blind
+	// folders indexes the line's changes of folder (folderIndex).
+	folders *folderChanges
 	// cancelAsked is Config.CancelAsked.
 	cancelAsked bool
 	// pathLookup is Config.PathLookup.

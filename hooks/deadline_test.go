@@ -1,0 +1,74 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/state"
+)
+
+// guardedProject starts a loop that keeps dir read-only; getPath answers
+// the hook's reads of $PATH, which PreToolUse makes while it judges a
+// command (the policy's PATH lookup).
+func guardedProject(t *testing.T, getPath func() string) (loop.Env, string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := loop.Env{
+		Stderr: io.Discard,
+		Getenv: func(k string) string {
+			switch k {
+			case "CLAUDE_PROJECT_DIR":
+				return dir
+			case "PATH":
+				return getPath()
+			}
+			return ""
+		},
+		Getwd: func() (string, error) { return dir, nil },
+		Now:   time.Now,
+	}
+	_, err := loop.Start(env, state.Paths{Project: dir}, loop.Options{Request: "x", Phases: []string{"understand", "draft", "revise"},
+		MaxRetries: 2, CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK", BlockTools: true})
+	require.NoError(t, err)
+	return env, dir
+}
+
+func bashCall(dir, command string) string {
+	in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse",
+		"tool_name": "Bash", "tool_input": map[string]string{"command": command}})
+	return string(in)
+}
+
+// Claude Code runs a call when its PreToolUse hook times out: a call the
+// hook cannot judge in time is refused before that, and so is one whose
+// judging fails.
+func TestPreToolUseRefusesWhatItCannotJudgeInTime(t *testing.T) {
+	old := JudgeDeadline
+	JudgeDeadline = 50 * time.Millisecond
+	defer func() { JudgeDeadline = old }()
+	release := make(chan struct{})
+	defer close(release)
+	env, dir := guardedProject(t, func() string { <-release; return "/usr/bin" })
+	var out bytes.Buffer
+	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, out.String(), "could not judge it within 50ms")
+
+	env, dir = guardedProject(t, func() string { panic("boom") })
+	out.Reset()
+	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, out.String(), "failed while judging it (boom)")
+
+	env, dir = guardedProject(t, func() string { return "/usr/bin" })
+	out.Reset()
+	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
+	assert.Empty(t, out.String(), "judged in time: allowed")
+}
