@@ -164,15 +164,16 @@ func (e Env) note(format string, a ...any) {
 	fmt.Fprintf(e.Stderr, "plansmith: "+format+"\n", a...)
 }
 
-// CheckoutRoot is the nearest folder at or above dir holding a .git (a
-// folder or, in a worktree, a file): where Codex takes a project's root to
-// be. "" when there is none or dir is not absolute.
+// CheckoutRoot is the nearest folder at or above dir holding a .git that
+// git takes for a checkout's (see checkout: an empty .git folder, say one
+// left in /tmp, makes no root): where Codex takes a project's root to be.
+// "" when there is none or dir is not absolute.
 func CheckoutRoot(dir string) string {
 	if !filepath.IsAbs(dir) {
 		return ""
 	}
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if checkout(filepath.Join(d, ".git")) {
 			return d
 		}
 		if filepath.Dir(d) == d {

@@ -274,7 +274,11 @@ func TestCodexLoopStartedInASubfolder(t *testing.T) {
 	root := t.TempDir()
 	sub := filepath.Join(root, "sub", "deeper")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
-	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	for _, d := range []string{"objects", "refs"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, ".git", d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(sub, ".git"), 0o755)) // empty: git passes over it
 	assert.Equal(t, root, CodexProject(sub))
 	outside := t.TempDir()
 	assert.Equal(t, outside, CodexProject(outside), "no checkout: where it ran")

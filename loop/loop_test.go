@@ -27,6 +27,17 @@ func testEnv(t *testing.T) (Env, state.Paths, *bytes.Buffer) {
 	return env, state.Paths{Project: dir}, &stderr
 }
 
+// blockingLoop starts a loop that keeps its project read-only.
+func blockingLoop(t *testing.T) (Env, state.Paths) {
+	t.Helper()
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	return env, p
+}
+
 func testOptions() Options {
 	return Options{Request: "add a cache", Phases: []string{"understand", "draft", "revise"}, MaxRetries: 2,
 		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK"}
@@ -176,11 +187,7 @@ func TestGateLine(t *testing.T) {
 // prompt, never by a tool call (any session in the project may make one);
 // the tool call is still judged by the loop's policy.
 func TestToolCallsDoNotBindAnUnboundLoop(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := blockingLoop(t)
 	write := ToolEvent{Session: Session{ID: "other", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
 	assert.True(t, PreToolUse(env, write).Deny, "an unbound loop still keeps tools read-only")
 	f, err := state.Load(p.State())
@@ -197,11 +204,7 @@ func TestToolCallsDoNotBindAnUnboundLoop(t *testing.T) {
 // A state file recorded for another project folder (committed and cloned)
 // is foreign: no hook runs it, and nothing binds it.
 func TestLoopFromAnotherProjectIsForeign(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := blockingLoop(t)
 	f, err := state.Load(p.State())
 	require.NoError(t, err)
 	assert.Equal(t, p.Project, f.Loop.Project, "plan records the project folder")
@@ -249,11 +252,7 @@ func TestExhaustedSavesTheClosestAnswer(t *testing.T) {
 // (state.LoadHead); when it resets the block count and saves, the answers in
 // the body survive byte for byte (Save splices them back from disk).
 func TestPreToolUseKeepsALargeBody(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := blockingLoop(t)
 	s := Session{ID: "s", Cwd: p.Project}
 	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind)
 	f, err := state.Load(p.State())
@@ -274,11 +273,7 @@ func TestPreToolUseKeepsALargeBody(t *testing.T) {
 // after the user's own prompt was the cancel command: words it read along
 // the way (a README, a sub-agent's reply) cannot end the loop.
 func TestCancelNeedsTheUsersPrompt(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := blockingLoop(t)
 	s := Session{ID: "s", Cwd: p.Project}
 	cancel := func() ToolOutcome {
 		return PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"plansmith cancel"}`)})

@@ -830,13 +830,7 @@ func TestPathLookup(t *testing.T) {
 // refused, and any cd whose folder the text does not fix is refused.
 func TestGitAfterACd(t *testing.T) {
 	var asked []string
-	cfg := Config{GitRepository: func(dir string) string {
-		asked = append(asked, dir)
-		if strings.Contains(dir, "evil") {
-			return "git would take " + dir + " for a bare repository"
-		}
-		return ""
-	}}
+	cfg := Config{GitRepository: bareEvil(&asked)}
 	for cmd, dirs := range map[string][]string{
 		"cd /work/p && git log --oneline -3":      {"", "/work/p"},
 		"cd ./sub && git status":                  {"", "./sub"},
@@ -953,17 +947,11 @@ func TestBlind(t *testing.T) {
 // git takes a folder holding HEAD and objects for a bare repository and
 // runs what its config names (core.fsmonitor on git status); a clone can
 // carry one as plain files. The caller looks where git starts: the
-// session's folder, or where -C leads. A change of folder before git is
-// refused, since where it leads is not in the text.
+// session's folder, or where -C leads. A change of folder before git whose
+// folder the text does not fix is refused (the others: TestGitAfterACd).
 func TestGitRepository(t *testing.T) {
 	var asked []string
-	cfg := Config{GitRepository: func(dir string) string {
-		asked = append(asked, dir)
-		if strings.Contains(dir, "evil") {
-			return "git would take " + dir + " for a bare repository"
-		}
-		return ""
-	}}
+	cfg := Config{GitRepository: bareEvil(&asked)}
 	d := Bash("git -C evil status", cfg)
 	assert.False(t, d.Allow)
 	assert.Equal(t, "git-repository", d.Rule)
@@ -1033,5 +1021,17 @@ func BenchmarkBashManyGitInLoops(b *testing.B) {
 		if Bash(line, Config{}).Allow {
 			b.Fatal("allowed")
 		}
+	}
+}
+
+// bareEvil is a Config.GitRepository that takes every folder whose path
+// holds "evil" for a bare repository, and records each folder asked about.
+func bareEvil(asked *[]string) func(dir string) string {
+	return func(dir string) string {
+		*asked = append(*asked, dir)
+		if strings.Contains(dir, "evil") {
+			return "git would take " + dir + " for a bare repository"
+		}
+		return ""
 	}
 }
