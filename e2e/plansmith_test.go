@@ -475,8 +475,15 @@ func TestCancelEndsTheLoop(t *testing.T) {
 		script := []ms.Reply{
 			// With Claude Code's cap (which plansmith reads too) lowered to 1,
 			// the first run pauses after one block, leaving the loop active at
-			// alternatives [3/8]; the user then cancels it.
+			// alternatives [3/8]; the user then cancels it. Before that, the
+			// agent cannot end the loop on its own (told to by something it
+			// read): plansmith cancel runs only after the user's prompt was
+			// the cancel command. And with a relative PATH entry ("bin"
+			// first), ls would run the project's bin/ls: it is refused.
 			runCommand("plan"),
+			ms.Tool("Bash", map[string]string{"command": `"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" cancel`}),
+			fileTool("Write", "NOTES.md", map[string]string{"content": "not yet\n"}),
+			bash("ls"),
 			answer(t, "01-understand.md"),
 			answer(t, "02-explore.md"),
 			runCommand("cancel"),
@@ -484,7 +491,10 @@ func TestCancelEndsTheLoop(t *testing.T) {
 			ms.Text(failing),
 		}
 		e := plansmithEnv(t, cli, script...)
-		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
+		marker := filepath.Join(t.TempDir(), "ran")
+		require.NoError(t, os.MkdirAll(filepath.Join(e.Project, "bin"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(e.Project, "bin", "ls"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
+		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1", "PATH=bin:"+os.Getenv("PATH"))
 
 		res := e.Run("/plansmith:plan --no-gate " + request)
 		assert.Equal(t, sessionText(t, "02-explore.md"), res.Result)
@@ -492,23 +502,36 @@ func TestCancelEndsTheLoop(t *testing.T) {
 		require.NotNil(t, l)
 		require.True(t, l.Paused)
 		assert.Equal(t, "alternatives", l.Phase)
+		first := e.Model.Requests()
+		require.Len(t, first, 6)
+		refused := func(req ms.Request, why string) {
+			t.Helper()
+			require.Len(t, req.ToolResults, 1)
+			assert.True(t, req.ToolResults[0].IsError, "refused: %s", req.ToolResults[0].Content)
+			assert.Contains(t, req.ToolResults[0].Content, why)
+		}
+		refused(first[2], "plansmith-cancel")
+		refused(first[3], "edit-tool")
+		refused(first[4], "path-lookup")
+		assert.NoFileExists(t, marker, "the project's bin/ls did not run")
+		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
 
 		res2 := e.Resume(res.SessionID, "/plansmith:cancel", withHookEvents...)
 		assert.Equal(t, failing, res2.Result, "after cancel a stop is not judged")
 		assert.Empty(t, res2.PermissionDenials)
 		assert.Zero(t, e.Model.Overruns())
 		assert.Zero(t, e.Model.Remaining())
-		reqs := e.Model.Requests()
-		require.Len(t, reqs, 6)
-		assert.Contains(t, reqs[3].LastUserText, "<command-name>/plansmith:cancel</command-name>")
-		require.Len(t, reqs[4].ToolResults, 1)
-		cancel := reqs[4].ToolResults[0]
-		assert.False(t, cancel.IsError, "plansmith's own cancel runs while planning: %s", cancel.Content)
+		reqs := e.Model.Requests()[len(first):]
+		require.Len(t, reqs, 3)
+		assert.Contains(t, reqs[0].LastUserText, "<command-name>/plansmith:cancel</command-name>")
+		require.Len(t, reqs[1].ToolResults, 1)
+		cancel := reqs[1].ToolResults[0]
+		assert.False(t, cancel.IsError, "the user asked: plansmith's cancel runs while planning: %s", cancel.Content)
 		assert.Contains(t, cancel.Content, "cancel")
-		require.Len(t, reqs[5].ToolResults, 1)
-		assert.False(t, reqs[5].ToolResults[0].IsError, "writes are allowed again: %s", reqs[5].ToolResults[0].Content)
+		require.Len(t, reqs[2].ToolResults, 1)
+		assert.False(t, reqs[2].ToolResults[0].IsError, "writes are allowed again: %s", reqs[2].ToolResults[0].Content)
 		assert.Equal(t, "free again\n", e.ProjectFile("NOTES.md"))
-		assert.Empty(t, feedback(reqs[3:]))
+		assert.Empty(t, feedback(reqs))
 		stops := stopOutputs(t, res2)
 		require.NotEmpty(t, stops)
 		for _, o := range stops {
@@ -519,34 +542,6 @@ func TestCancelEndsTheLoop(t *testing.T) {
 		names := archived(t, e)
 		require.Len(t, names, 1)
 		assert.True(t, strings.HasSuffix(names[0], "-cancelled.md"), names[0])
-	})
-}
-
-// A PATH with a relative entry lets a name run a file the project carries:
-// with "bin" first, the shell would run the project's bin/ls for ls. The
-// hooks see the PATH the Bash tool's shell gets, and refuse.
-func TestRelativePathEntryIsRefused(t *testing.T) {
-	t.Parallel()
-	EachCLI(t, func(t *testing.T, cli string) {
-		e := plansmithEnv(t, cli,
-			runCommand("plan"),
-			bash("ls"),
-			answer(t, "01-understand.md"),
-		)
-		marker := filepath.Join(t.TempDir(), "ran")
-		require.NoError(t, os.MkdirAll(filepath.Join(e.Project, "bin"), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(e.Project, "bin", "ls"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
-		e.ExtraEnv = append(e.ExtraEnv, "PATH=bin:"+os.Getenv("PATH"))
-
-		res := e.Run("/plansmith:plan --no-gate --max-phases 1 " + request)
-		assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
-		reqs := e.Model.Requests()
-		require.Len(t, reqs, 3)
-		require.Len(t, reqs[2].ToolResults, 1)
-		ls := reqs[2].ToolResults[0]
-		assert.True(t, ls.IsError, "ls would run the project's bin/ls: %s", ls.Content)
-		assert.Contains(t, ls.Content, "path-lookup")
-		assert.NoFileExists(t, marker)
 	})
 }
 
@@ -590,40 +585,6 @@ func TestForkedSessionStaysReadOnly(t *testing.T) {
 		l := loop(t, e)
 		require.NotNil(t, l)
 		assert.Contains(t, l.Continued, res2.SessionID)
-	})
-}
-
-// The agent cannot end the loop on its own (told to by something it read):
-// plansmith cancel runs only after the user's prompt was the cancel command,
-// which TestCancelEndsTheLoop shows the real CLIs pass to UserPromptSubmit.
-func TestCancelByTheAgentAloneIsRefused(t *testing.T) {
-	t.Parallel()
-	EachCLI(t, func(t *testing.T, cli string) {
-		script := []ms.Reply{
-			runCommand("plan"),
-			ms.Tool("Bash", map[string]string{"command": "plansmith cancel"}),
-			fileTool("Write", "NOTES.md", map[string]string{"content": "not yet\n"}),
-			answer(t, "01-understand.md"),
-			answer(t, "02-explore.md"),
-		}
-		e := plansmithEnv(t, cli, script...)
-		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
-
-		res := e.Run("/plansmith:plan --no-gate " + request)
-		assert.Equal(t, sessionText(t, "02-explore.md"), res.Result)
-		assert.Zero(t, e.Model.Remaining())
-		reqs := e.Model.Requests()
-		require.Len(t, reqs, 5)
-		require.Len(t, reqs[2].ToolResults, 1)
-		cancel := reqs[2].ToolResults[0]
-		assert.True(t, cancel.IsError, "the agent's own cancel is refused: %s", cancel.Content)
-		assert.Contains(t, cancel.Content, "plansmith-cancel")
-		require.Len(t, reqs[3].ToolResults, 1)
-		assert.True(t, reqs[3].ToolResults[0].IsError, "the session stays read-only: %s", reqs[3].ToolResults[0].Content)
-		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
-		l := loop(t, e)
-		require.NotNil(t, l, "the loop is still there")
-		assert.Equal(t, "alternatives", l.Phase)
 	})
 }
 
