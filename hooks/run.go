@@ -63,7 +63,7 @@ func Run(event string, env loop.Env) {
 			if judgesTools {
 				// A tool call that could not be judged is refused wherever a
 				// loop may be running, as undecodable input is.
-				refuse(env, in, raw, fmt.Errorf("plansmith failed while judging it (%v)", r))
+				writeJSON(refusal(env, in, raw, failedJudging(r)), env)
 			}
 		}
 	}()
@@ -95,32 +95,40 @@ func Run(event string, env loop.Env) {
 		writeJSON(h(in, env), env)
 		return
 	}
-	// Claude Code lets a call through when the hook times out, so a call
-	// the hook cannot judge in time (a command built to be slow to parse,
-	// a project lookup that hangs) is refused before that.
-	answer := make(chan any, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
-				answer <- refusal(env, in, raw, fmt.Errorf("plansmith failed while judging it (%v)", r))
-			}
-		}()
-		answer <- h(in, env)
-	}()
-	select {
-	case a := <-answer:
-		writeJSON(a, env)
-	case <-time.After(JudgeDeadline):
-		fmt.Fprintf(env.Stderr, "plansmith: %s hook: no verdict within %s; refusing this call\n", event, JudgeDeadline)
-		writeJSON(refusal(env, in, raw, fmt.Errorf("plansmith could not judge it within %s", JudgeDeadline)), env)
-	}
+	writeJSON(judgeInTime(event, h, in, raw, env), env)
 }
 
 // JudgeDeadline is how long PreToolUse may take to judge a call before it
 // refuses it: well inside the 60 s timeout hooks.json gives the hook,
 // after which Claude Code would run the call unjudged.
 var JudgeDeadline = 20 * time.Second
+
+// judgeInTime runs a tool-judging hook, refusing the call (refusal) when
+// no verdict comes within JudgeDeadline or the judging panics: Claude Code
+// lets a call through when the hook times out or answers nothing, so a
+// command built to be slow to judge, or a project lookup that hangs, must
+// not get that far.
+func judgeInTime(event string, h handler, in Input, raw []byte, env loop.Env) any {
+	answer := make(chan any, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
+				answer <- refusal(env, in, raw, failedJudging(r))
+			}
+		}()
+		answer <- h(in, env)
+	}()
+	select {
+	case a := <-answer:
+		return a
+	case <-time.After(JudgeDeadline):
+		fmt.Fprintf(env.Stderr, "plansmith: %s hook: no verdict within %s; refusing this call\n", event, JudgeDeadline)
+		return refusal(env, in, raw, fmt.Errorf("plansmith could not judge it within %s", JudgeDeadline))
+	}
+}
+
+func failedJudging(r any) error { return fmt.Errorf("plansmith failed while judging it (%v)", r) }
 
 // refusal is the answer for a tool call that could not be judged (err says
 // why): refused wherever a loop may be running or the plan-mode gate
@@ -130,11 +138,6 @@ func refusal(env loop.Env, in Input, raw []byte, err error) any {
 		return toolAnswer(o)
 	}
 	return nil
-}
-
-// refuse writes refusal's answer.
-func refuse(env loop.Env, in Input, raw []byte, err error) {
-	writeJSON(refusal(env, in, raw, err), env)
 }
 
 // writeJSON writes v as one line of JSON; nil writes nothing.

@@ -70,7 +70,7 @@ func hookProject(cwd, project, session string) string {
 	if project == "" || !filepath.IsAbs(project) {
 		// Codex names no project: its loops are kept at the checkout's
 		// root (CodexProject), so they are looked for from cwd up to it.
-		root := CheckoutRoot(cwd)
+		root := checkoutRoot(cwd)
 		if root == "" || root == filepath.Clean(cwd) {
 			return cwd
 		}
@@ -162,33 +162,4 @@ func (e Env) note(format string, a ...any) {
 		}
 	}
 	fmt.Fprintf(e.Stderr, "plansmith: "+format+"\n", a...)
-}
-
-// CheckoutRoot is the nearest folder at or above dir holding a .git that
-// git takes for a checkout's (see checkout: an empty .git folder, say one
-// left in /tmp, makes no root): where Codex takes a project's root to be.
-// "" when there is none or dir is not absolute.
-func CheckoutRoot(dir string) string {
-	if !filepath.IsAbs(dir) {
-		return ""
-	}
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if checkout(filepath.Join(d, ".git")) {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return ""
-		}
-	}
-}
-
-// CodexProject is where plansmith plan --agent codex keeps a loop started
-// in wd: the checkout's root, which Codex's hooks search up to from the
-// folder Codex runs in (hookProject), wherever in it the model ran plan;
-// wd when it is in no checkout.
-func CodexProject(wd string) string {
-	if root := CheckoutRoot(wd); root != "" {
-		return root
-	}
-	return wd
 }

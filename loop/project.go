@@ -185,3 +185,32 @@ func ProjectKey(dir string) string {
 	}
 	return string(key[:projectKeyMax]) + "-" + strconv.FormatInt(abs, 36)
 }
+
+// checkoutRoot is the nearest folder at or above dir holding a .git that
+// git takes for a checkout's (see checkout: an empty .git folder, say one
+// left in /tmp, makes no root): where Codex takes a project's root to be.
+// "" when there is none or dir is not absolute.
+func checkoutRoot(dir string) string {
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if checkout(filepath.Join(d, ".git")) {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+// CodexProject is where plansmith plan --agent codex keeps a loop started
+// in wd: the checkout's root, which Codex's hooks search up to from the
+// folder Codex runs in (hookProject), wherever in it the model ran plan;
+// wd when it is in no checkout.
+func CodexProject(wd string) string {
+	if root := checkoutRoot(wd); root != "" {
+		return root
+	}
+	return wd
+}

@@ -23,8 +23,9 @@ import (
 // (Config.NpmConfig), a folder git would take for its repository
 // (Config.GitRepository) and the sub-agent definitions
 // (Config.AgentIsolation); gotoolchain.go holds the Go toolchain a go.mod
-// would have go fetch (Config.GoToolchain). Each is looked up only when a
-// call needs it.
+// would have go fetch (Config.GoToolchain), and pathlookup.go the PATH
+// entries a name could be found in relative to where it runs
+// (Config.PathLookup). Each is looked up only when a call needs it.
 
 // workingFolder is the session's folder, cwd, or the process's when the
 // input names none.

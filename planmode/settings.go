@@ -9,7 +9,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/plansmith/plansmith/hooks/policy"
-	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -71,7 +70,7 @@ func (e *UntrustedOffError) Error() string {
 // offTrusted reports whether the user approved the project settings file at
 // path as it stands.
 func offTrusted(home, project, path string) bool {
-	data, err := plainfile.Read(path, 64<<10)
+	data, err := state.ReadSettingsData(path)
 	return err == nil && policy.Trusted(home, project, data)
 }
 
@@ -84,7 +83,7 @@ func TrustSetting(project, home string) (approved bool, err error) {
 	if err != nil || !set || s.On {
 		return false, err
 	}
-	data, err := plainfile.Read(path, 64<<10)
+	data, err := state.ReadSettingsData(path)
 	if err != nil {
 		return false, err
 	}

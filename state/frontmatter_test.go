@@ -177,15 +177,8 @@ func TestLoadHeadStopsAtTheFrontmatterLimit(t *testing.T) {
 	old := frontLimit
 	frontLimit = 1 << 20
 	defer func() { frontLimit = old }()
-	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	_, err = f.WriteString("---\nactive: true\n")
-	require.NoError(t, err)
-	require.NoError(t, f.Truncate(64<<20)) // zeros, no closing line
-	require.NoError(t, f.Close())
-	_, err = LoadHead(path)
+	path := plantedState(t, "---\nactive: true\n", 64<<20) // zeros, no closing line
+	_, err := LoadHead(path)
 	var corrupt *CorruptError
 	require.ErrorAs(t, err, &corrupt)
 	assert.Contains(t, err.Error(), "does not end within its first 1 MiB")
@@ -197,16 +190,22 @@ func TestLoadStopsAtTheFileLimit(t *testing.T) {
 	old := ownedLimit
 	ownedLimit = 1 << 20
 	defer func() { ownedLimit = old }()
-	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, f.Truncate(8<<20))
-	require.NoError(t, f.Close())
-	_, err = Load(path)
+	path := plantedState(t, "", 8<<20)
+	_, err := Load(path)
 	var corrupt *CorruptError
 	require.ErrorAs(t, err, &corrupt)
 	assert.ErrorIs(t, err, plainfile.ErrTooLarge)
 	_, err = ReadOwned(path)
 	assert.ErrorIs(t, err, plainfile.ErrTooLarge)
+}
+
+// plantedState is a state file as a repository could plant one: start,
+// then zeros up to size bytes (a sparse file, nothing written to disk).
+func plantedState(t *testing.T, start string, size int64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(start), 0o644))
+	require.NoError(t, os.Truncate(path, size))
+	return path
 }

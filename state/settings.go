@@ -27,7 +27,7 @@ const settingsLimit = 64 << 10
 // the name as a link to /dev/zero or a FIFO, which would hang the hook
 // reading it) or a file over 64 KiB.
 func ReadSettings(path string, doc any) (found bool, err error) {
-	data, err := plainfile.Read(path, settingsLimit)
+	data, err := ReadSettingsData(path)
 	if plainfile.IsNotExist(err) {
 		return false, nil
 	}
@@ -38,4 +38,11 @@ func ReadSettings(path string, doc any) (found bool, err error) {
 		return true, fmt.Errorf("%s: not valid YAML settings: %w", path, err)
 	}
 	return true, nil
+}
+
+// ReadSettingsData returns the bytes of the settings file at path, read as
+// ReadSettings reads them (a small regular file); a missing file is an
+// error satisfying plainfile.IsNotExist.
+func ReadSettingsData(path string) ([]byte, error) {
+	return plainfile.Read(path, settingsLimit)
 }
