@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"gopkg.in/yaml.v3"
 
@@ -83,7 +82,7 @@ func parseLoop(front []byte) (Loop, error) {
 }
 
 // Marshal encodes a state file. Strings are written double-quoted on one
-// line (see encodeExact), so whatever the request contains it round-trips
+// line (see writeFrontmatter), so whatever the request contains it round-trips
 // exactly and no frontmatter line can read as the closing "---". A File
 // from LoadHead gets its body from the file it was loaded from.
 func Marshal(f *File) ([]byte, error) {
@@ -97,20 +96,11 @@ func Marshal(f *File) ([]byte, error) {
 			return nil, err
 		}
 	}
-	n, err := encodeExact(reflect.ValueOf(f.Loop))
-	if err != nil {
-		return nil, fmt.Errorf("encoding state: %w", err)
-	}
 	var buf bytes.Buffer
 	buf.Grow(len(body) + 4<<10)
-	buf.WriteString("---\n")
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
+	if err := writeFrontmatter(&buf, f.Loop); err != nil {
 		return nil, fmt.Errorf("encoding state: %w", err)
 	}
-	enc.Close()
-	buf.WriteString("---\n")
 	buf.Write(body)
 	return buf.Bytes(), nil
 }

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"reflect"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/plansmith/plansmith"
 )
@@ -65,19 +62,10 @@ func EncodePlan(meta PlanMeta, plan string) ([]byte, error) {
 	if meta.Version == "" {
 		meta.Version = plansmith.Version()
 	}
-	n, err := encodeExact(reflect.ValueOf(meta))
-	if err != nil {
-		return nil, fmt.Errorf("encoding plan metadata: %w", err)
-	}
 	var buf bytes.Buffer
-	buf.WriteString("---\n")
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
+	if err := writeFrontmatter(&buf, meta); err != nil {
 		return nil, fmt.Errorf("encoding plan metadata: %w", err)
 	}
-	enc.Close()
-	buf.WriteString("---\n")
 	buf.WriteString(plan)
 	if len(plan) > 0 && plan[len(plan)-1] != '\n' {
 		buf.WriteByte('\n')
