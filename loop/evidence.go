@@ -30,7 +30,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		return
 	}
 	// Only the frontmatter changes; a sub-agent never binds the loop.
-	t := openSessionWith(env, ev.Session, false, state.LoadHead)
+	t, _ := openSessionWith(env, ev.Session, false, state.LoadHead)
 	if t == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -170,4 +171,39 @@ func TestFinishOnAFullDisk(t *testing.T) {
 	data, err := os.ReadFile(p.Output())
 	require.NoError(t, err)
 	assert.True(t, strings.Contains(string(data), "Cache the thing."))
+}
+
+// A lock another process keeps past state.LockWait: a tool call is refused
+// with the reason, and the Stop does not wait out the hook's timeout with
+// the user told nothing. The turn ends with
+// the user told why; the loop is as it was (no retry spent), and once the
+// lock is free the same answer is judged.
+func TestStopWithTheLockHeldTellsTheUser(t *testing.T) {
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	env, p := blockingLoop(t)
+	before, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+
+	// A tool call meanwhile is refused, saying why, not let through.
+	read := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"ls"}`)})
+	assert.True(t, read.Deny)
+	assert.Contains(t, read.Reason, "held the project's lock")
+
+	ev := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("1. too short"), BlockCap: 8}
+	out := Stop(env, ev)
+	assert.Equal(t, Pause, out.Kind)
+	assert.Contains(t, out.Message, "could not check the agent's last answer: another plansmith process has held the project's lock")
+	assert.Contains(t, out.Message, "If a plansmith command is still running in this project")
+	after, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+
+	unlock()
+	state.LockWait = old
+	out = Stop(env, ev)
+	assert.Equal(t, Block, out.Kind, out.Message)
 }

@@ -35,7 +35,10 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if ev.LastMessage != nil {
 		msg, msgErr = ev.LastMessage()
 	}
-	t := openSession(env, ev.Session, true)
+	t, err := openSessionWith(env, ev.Session, true, state.Load)
+	if err != nil {
+		return unreadState(err)
+	}
 	if t == nil {
 		return StopOutcome{}
 	}
@@ -73,6 +76,18 @@ func saveFailed(at string, cause error) StopOutcome {
 	msg := templates.Show("messages/save-failed.md", map[string]any{
 		"Label": at,
 		"Why":   plainError(cause),
+	})
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
+}
+
+// unreadState is the answer when the loop's state file exists but could
+// not be locked or read: the turn ends with the user told why (a loop they
+// cannot see moving must not look finished), and nothing changes on disk.
+func unreadState(cause error) StopOutcome {
+	var held *state.LockTimeoutError
+	msg := templates.Show("messages/state-unread.md", map[string]any{
+		"Why":  plainError(cause),
+		"Held": errors.As(cause, &held),
 	})
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }

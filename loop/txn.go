@@ -117,13 +117,17 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 // may make; a tool call on an unbound loop is judged by it all the same.
 // The caller commits a non-nil txn.
 func openSession(env Env, s Session, bind bool) *txn {
-	return openSessionWith(env, s, bind, state.Load)
+	t, _ := openSessionWith(env, s, bind, state.Load)
+	return t
 }
 
-func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) *txn {
+// openSessionWith is openSession with the loader of the state file. When
+// a state file exists but could not be locked or read, it also returns why
+// (noted on stderr already), for a caller that must tell the user.
+func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) (*txn, error) {
 	p, err := env.Paths(s)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	t, err := beginWith(p, false, load)
 	var corrupt *state.CorruptError
@@ -136,38 +140,38 @@ func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.Fi
 			env.note("%v; loop deactivated, file kept at %s", err, p.Rel(dst))
 		}
 		t.commit()
-		return nil
+		return nil, nil
 	case err != nil:
 		env.note("%v", err)
 		if t != nil {
 			t.commit()
 		}
-		return nil
+		return nil, err
 	}
 	if !t.active() {
 		t.commit()
-		return nil
+		return nil, nil
 	}
 	l := &t.file.Loop
 	switch {
 	case l.Project != "" && !namesDir(l.Project, p.Project):
 		t.commit()
-		return nil
+		return nil, nil
 	case l.SessionID == "" && s.ID != "" && bind && l.Project == "":
 		// plansmith plan records the folder it starts in; a loop that names
 		// none was not started here (a repository can carry one), and is
 		// not taken on.
 		env.note("the loop in %s names no project folder; it was not started here and is left alone", p.Project)
 		t.commit()
-		return nil
+		return nil, nil
 	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
 	case l.SessionID != "" && !l.HeldBy(s.ID):
 		t.commit()
-		return nil
+		return nil, nil
 	}
-	return t
+	return t, nil
 }
 
 // namesDir reports whether a loop's recorded project folder names dir. It

@@ -234,6 +234,30 @@ func TestLockSerialises(t *testing.T) {
 	<-acquired
 }
 
+// A lock held past LockWait is given up with a LockTimeoutError naming the
+// lock; the wait left behind releases the lock the moment it gets it, so
+// the lock is free again as soon as its holder lets go.
+func TestLockGivesUpAfterLockWait(t *testing.T) {
+	old := LockWait
+	LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { LockWait = old })
+	p := Paths{Project: t.TempDir()}
+	unlock, err := Lock(p)
+	require.NoError(t, err)
+
+	_, err = Lock(p)
+	var timeout *LockTimeoutError
+	require.ErrorAs(t, err, &timeout)
+	assert.Equal(t, p.Lock(), timeout.Path)
+	assert.Contains(t, err.Error(), "another plansmith process has held the project's lock")
+
+	unlock()
+	LockWait = 10 * time.Second
+	again, err := Lock(p)
+	require.NoError(t, err, "the abandoned wait must not keep the lock")
+	again()
+}
+
 func TestRoundTripConvergence(t *testing.T) {
 	l := sampleLoop()
 	l.CritiqueMode, l.FinalNext = CritiqueConverge, true

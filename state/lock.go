@@ -1,45 +1,69 @@
-//go:build !windows
-
 package state
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"syscall"
+	"time"
 )
+
+// LockWait is how long Lock waits for another process to release the
+// project's lock before giving up with a *LockTimeoutError: well inside the
+// 60 s Claude Code gives a hook, so a hook whose lock is held by a stuck
+// process still answers, and says why, instead of being cut off.
+var LockWait = 15 * time.Second
+
+// LockTimeoutError reports a lock another process held for all of Wait.
+type LockTimeoutError struct {
+	Path string
+	Wait time.Duration
+}
+
+func (e *LockTimeoutError) Error() string {
+	return fmt.Sprintf("another plansmith process has held the project's lock %s for %s", e.Path, e.Wait)
+}
 
 // Lock takes an exclusive advisory lock on the project's lock file and
 // returns the function that releases it. Every read-modify-write of the
 // state file happens under it, so a hook and `plansmith cancel` never
 // interleave: a hook that loaded the loop before cancel cannot write it back.
+//
+// A free lock is taken at once. A held one is waited for, up to LockWait;
+// a wait given up leaves a goroutine that releases the lock as soon as it
+// gets it, so a long-lived caller never keeps a lock nobody holds.
 func Lock(p Paths) (unlock func(), err error) {
-	path := p.Lock()
-	if err := mkdirOwned(filepath.Dir(path)); err != nil {
+	f, err := openLock(p)
+	if err != nil {
 		return nil, err
 	}
-	// O_NOFOLLOW: a planted lock link must not create a file where it points.
-	f, err := openRegular(path, os.O_CREATE|os.O_RDWR)
-	if err != nil {
-		var link *LinkError
-		if errors.As(err, &link) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("opening lock %s: %w", path, err)
+	release := func() {
+		unlockFile(f)
+		f.Close()
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	got, err := tryLock(f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("locking %s: %w", path, err)
+		return nil, fmt.Errorf("locking %s: %w", p.Lock(), err)
 	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
+	if got {
+		return release, nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- waitLock(f) }()
+	timer := time.NewTimer(LockWait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", p.Lock(), err)
+		}
+		return release, nil
+	case <-timer.C:
+		go func() {
+			if err := <-done; err == nil {
+				unlockFile(f)
+			}
+			f.Close()
+		}()
+		return nil, &LockTimeoutError{Path: p.Lock(), Wait: LockWait}
+	}
 }

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,10 +9,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// Lock takes an exclusive lock on the project's lock file and returns the
-// function that releases it: the Windows twin of lock.go's flock, with
-// LockFileEx (it waits for the lock, as flock does).
-func Lock(p Paths) (unlock func(), err error) {
+// The Windows twins of lock_unix.go, with LockFileEx.
+
+func openLock(p Paths) (*os.File, error) {
 	path := p.Lock()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(path), err)
@@ -20,14 +20,19 @@ func Lock(p Paths) (unlock func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening lock %s: %w", path, err)
 	}
-	h := windows.Handle(f.Fd())
-	ol := new(windows.Overlapped)
-	if err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("locking %s: %w", path, err)
-	}
-	return func() {
-		windows.UnlockFileEx(h, 0, 1, 0, ol)
-		f.Close()
-	}, nil
+	return f, nil
 }
+
+func tryLock(f *os.File) (bool, error) {
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, new(windows.Overlapped))
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func waitLock(f *os.File) error {
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, new(windows.Overlapped))
+}
+
+func unlockFile(f *os.File) { windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped)) }
