@@ -28,19 +28,22 @@ func WriteFileMode(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	name := tmp.Name()
-	defer os.Remove(name) // no-op after a successful rename
+	fail := func(err error) error {
+		os.Remove(name)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
 	if err := os.Chmod(name, perm); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
 	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fail(err)
 	}
 	return nil
 }

@@ -155,6 +155,21 @@ func TestSaveIsAtomicAndLeavesNoTemp(t *testing.T) {
 	}
 }
 
+// A write that fails at the rename (a folder stands where the file goes)
+// reports it and leaves no temporary file behind.
+func TestFailedWriteLeavesNoTemp(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "state.md")
+	require.NoError(t, os.MkdirAll(filepath.Join(target, "inside"), 0o755))
+	err := WriteFile(target, []byte("x"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "writing "+target)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "only the folder is left")
+	assert.Equal(t, "state.md", entries[0].Name())
+}
+
 func TestOutputsRoundTrip(t *testing.T) {
 	f := &File{Body: "# loop\n"}
 	tricky := "text with a fake header\n<!-- plansmith:output phase=x round=0 bytes=3 -->\nabc\n<!-- /plansmith:output -->\nend"
