@@ -134,7 +134,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/resume.md":         map[string]any{"Label": label, "Reason": "understand [1/8]: this answer did not pass"},
 		"messages/retry.md": map[string]any{"Label": label, "Phase": "critique", "Attempt": 1, "Left": 2,
 			"Problems": []string{"numbered items: found 1, need 3"}, "Prompt": "Critique the plan."},
-		"messages/save-failed.md": map[string]any{"Label": label, "Why": "disk full"},
+		"messages/save-failed.md":  map[string]any{"Label": label, "Why": "disk full"},
 		"messages/state-unread.md": map[string]any{"Why": "another plansmith process has held the project's lock /p/.claude/plansmith/lock for 15s", "Held": true},
 		"messages/session-start.md": map[string]any{"Label": label, "Source": "compact", "Paused": true,
 			"Instructions": "Critique the plan."},
