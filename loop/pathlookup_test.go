@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,4 +81,49 @@ func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {
 	assert.Contains(t, refused.Reason, "path-lookup")
 	assert.Contains(t, refused.Reason, `"bin"`)
 	assert.False(t, judge(os.Getenv("PATH")).Deny, "with the usual absolute PATH ls is allowed")
+}
+
+// shopt and help are bash's builtins only: zsh (the Bash tool's shell on
+// macOS) looks them up in PATH, so a relative entry finds a project's
+// bin/shopt. They are refused there; echo, a builtin of both, is not.
+func TestBashOnlyBuiltinsAreLookedUp(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX PATH lists")
+	}
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, "bin"), 0o755))
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, name := range []string{"shopt", "help"} {
+		require.NoError(t, os.WriteFile(filepath.Join(p.Project, "bin", name), []byte("#!/bin/sh\ntouch "+marker+"-"+name+"\n"), 0o755))
+	}
+	path := "bin:" + os.Getenv("PATH")
+	if zsh, err := exec.LookPath("zsh"); err == nil {
+		cmd := exec.Command(zsh, "-fc", "shopt -s nullglob; help cd")
+		cmd.Dir = p.Project
+		cmd.Env = []string{"PATH=" + path}
+		cmd.Run()
+		require.FileExists(t, marker+"-shopt", "zsh runs the project's bin/shopt")
+		require.FileExists(t, marker+"-help", "zsh runs the project's bin/help")
+	}
+	env.Getenv = func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return ""
+	}
+	judge := func(command string) ToolOutcome {
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	for _, command := range []string{"shopt -s nullglob", "help cd", "command shopt -p"} {
+		out := judge(command)
+		assert.True(t, out.Deny, command)
+		assert.Contains(t, out.Reason, "path-lookup", command)
+	}
+	assert.False(t, judge("echo hi").Deny, "echo is a builtin in bash and zsh alike")
 }

@@ -106,12 +106,13 @@ var interpreters = sync.OnceValue(func() map[string]bool {
 	return set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
 })
 
-// builtins are the allowed commands bash (and zsh) run themselves, never
-// looking them up in PATH.
+// builtins are the allowed commands bash and zsh both run themselves,
+// never looking them up in PATH. Not shopt or help: they are bash's alone,
+// and zsh runs whatever PATH finds under those names.
 var builtins = sync.OnceValue(func() map[string]bool {
 	return set("echo", "printf", "pwd", "cd", "pushd", "popd", "dirs", "true", "false", ":",
-		"test", "[", "read", "unset", "set", "shopt", "exit", "return", "break", "continue",
-		"shift", "type", "help", "jobs", "command", "builtin")
+		"test", "[", "read", "unset", "set", "exit", "return", "break", "continue",
+		"shift", "type", "jobs", "command", "builtin")
 })
 
 // systemDirs hold the standard programs; a command named by a path inside

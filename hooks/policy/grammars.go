@@ -127,7 +127,8 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 
 		// fd (clap: no abbreviations).
 		"fd": (&grammar{options: rows(
-			[]option{opt("-x --exec", required, "exec-option"), opt("-X --exec-batch", required, "exec-option")},
+			[]option{opt("-x --exec", required, "exec-option"), opt("-X --exec-batch", required, "exec-option"),
+				opt("-l --list-details", flag, "exec-option")}, // runs ls, found on PATH
 			valued("-d --max-depth", "-t --type", "-e --extension", "-E --exclude", "-c --color", "-j --threads",
 				"-S --size", "-o --owner", "--changed-within", "--changed-before", "--base-directory",
 				"--path-separator", "--search-path", "--max-results", "--batch-size", "--ignore-file", "--format", "--min-depth", "--exact-depth"),
@@ -270,7 +271,7 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 			flags("", "-a --all", "-r --remotes", "-v --verbose", "--show-current", "-q --quiet"))}).index(),
 		"git tag": (&grammar{abbrev: true, strict: true, rule: "git-branch", options: rows(gitListOptions(),
 			[]option{opt("-n", optional, ""), opt("-v --verify", flag, "signature")})}).index(),
-		"git config": (&grammar{abbrev: true, strict: true, rule: "git-config", options: rows(
+		"git config": (&grammar{abbrev: true, strict: true, rule: "git-config", stopAtOperand: true, options: rows(
 			flags("", "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l --list", "--get-color", "--get-colorbool",
 				"--global", "--system", "--local", "--worktree", "--includes", "--no-includes", "--show-origin",
 				"--show-scope", "-z --null", "--name-only", "--bool", "--int", "--path", "--bool-or-int",

@@ -759,6 +759,11 @@ func forbiddenVar(name string, exported bool) bool {
 		"PS4", "PROMPT_COMMAND", "EDITOR", "VISUAL", "SHELL", "BROWSER",
 		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR", "PWD", "OLDPWD", "DIRSTACK", "EXECIGNORE":
 		return true
+	case "RANDOM", "SRANDOM", "OPTIND", "HISTCMD":
+		// bash evaluates a value assigned to these as arithmetic, and a
+		// subscript there runs its $(...): RANDOM='a[$(cmd)]', or RANDOM=x
+		// with x holding that text.
+		return true
 	}
 	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE"} {
 		if strings.HasPrefix(name, p) {
