@@ -258,7 +258,8 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 		"git": (&grammar{strict: true, rule: "git-option", stopAtOperand: true, noDashDash: true, options: rows(
 			valued("-C"),
 			flags("", "--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects",
-				"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--version"),
+				"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--version",
+				"--html-path", "--man-path", "--info-path"), // print a folder and exit
 			[]option{opt("-c", required, "git-option"), opt("--config-env", required, "git-option")},
 		)}).index(),
 
