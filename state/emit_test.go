@@ -155,3 +155,97 @@ func TestFrontmatterFallsBackToYAMLv3(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(front, &back))
 	assert.Equal(t, in, back)
 }
+
+// The fast reader decodes everything the writer writes, to the value
+// yaml.v3 decodes from the same text.
+func TestReaderReadsWhatTheWriterWrites(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	for i := 0; i < 400; i++ {
+		for _, typ := range []reflect.Type{reflect.TypeOf(Loop{}), reflect.TypeOf(PlanMeta{})} {
+			v := reflect.New(typ).Elem()
+			fill(v, r)
+			front := frontOf(t, v.Interface())
+			got, want := reflect.New(typ), reflect.New(typ)
+			require.True(t, readBlock(front, got.Interface()), "the reader gave up on:\n%s", front)
+			require.NoError(t, yaml.Unmarshal(front, want.Interface()))
+			require.Equal(t, want.Interface(), got.Interface(), "text:\n%s", front)
+		}
+	}
+}
+
+// Whatever the text, when the fast reader accepts it, yaml.v3 reads it
+// too and to the same value: texts made by cutting, doubling, swapping,
+// re-indenting and changing bytes of written states.
+func TestReaderNeverDisagreesWithYAMLv3(t *testing.T) {
+	// Hand-made: keys with nothing below them (yaml.v3 reads null), a
+	// key twice, a key it does not know, a string written plain.
+	for _, text := range []string{
+		"active: true\nconvergence:\nphase: \"x\"\n",
+		"phases:\nactive: true\n",
+		"active: true\ngate_record:\n",
+		"active: true\nactive: false\n",
+		"active: true\nconverge: true\n",
+		"phase: draft\n",
+		"phases:\n  - \"a\"\n   - \"b\"\n",
+	} {
+		var got Loop
+		assert.False(t, readBlock([]byte(text), &got), "%q", text)
+	}
+
+	r := rand.New(rand.NewSource(17))
+	accepted := 0
+	for i := 0; i < 3000; i++ {
+		v := reflect.New(reflect.TypeOf(Loop{})).Elem()
+		if r.Intn(2) == 0 {
+			fill(v, r)
+		} else {
+			v.Set(reflect.ValueOf(sampleLoop()))
+		}
+		lines := strings.SplitAfter(string(frontOf(t, v.Interface())), "\n")
+		lines = lines[:len(lines)-1]
+		for n := 1 + r.Intn(3); n > 0; n-- {
+			k := r.Intn(len(lines))
+			switch r.Intn(7) {
+			case 0:
+				lines = append(lines[:k], lines[k+1:]...)
+			case 1:
+				lines = append(lines[:k+1], lines[k:]...)
+			case 2:
+				j := r.Intn(len(lines))
+				lines[k], lines[j] = lines[j], lines[k]
+			case 3:
+				lines[k] = "  " + lines[k]
+			case 4:
+				lines[k] = strings.TrimPrefix(lines[k], "  ")
+			case 5:
+				b := []byte(lines[k])
+				b[r.Intn(len(b))] = "\x00\t \"\\:-#'{}[]\nxA0é"[r.Intn(18)]
+				lines[k] = string(b)
+			default:
+				lines[k] = strings.Replace(lines[k], `"`, "", 1+r.Intn(2))
+			}
+			if len(lines) == 0 {
+				lines = []string{"\n"}
+			}
+		}
+		text := []byte(strings.Join(lines, ""))
+		var got Loop
+		if !readBlock(text, &got) {
+			continue
+		}
+		accepted++
+		var want Loop
+		require.NoError(t, yaml.Unmarshal(text, &want), "the reader accepted what yaml.v3 refuses:\n%s", text)
+		require.Equal(t, want, got, "text:\n%s", text)
+	}
+	assert.Greater(t, accepted, 100, "the edits must leave some texts readable")
+}
+
+func frontOf(t *testing.T, v any) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, writeFrontmatter(&buf, v))
+	front, _, err := splitFrontmatter(buf.Bytes())
+	require.NoError(t, err)
+	return front
+}

@@ -69,8 +69,11 @@ func Parse(data []byte) (*File, error) {
 // parseLoop decodes and checks the frontmatter.
 func parseLoop(front []byte) (Loop, error) {
 	var l Loop
-	if err := yaml.Unmarshal(front, &l); err != nil {
-		return Loop{}, err
+	if !readBlock(front, &l) {
+		l = Loop{}
+		if err := yaml.Unmarshal(front, &l); err != nil {
+			return Loop{}, err
+		}
 	}
 	if len(l.Phases) == 0 {
 		return Loop{}, errors.New("frontmatter has no phases")
