@@ -11,15 +11,10 @@ type phaseData struct {
 	Phase    string   // phase name
 	Label    string   // "critique [5/8]"
 	Sections []string // required plan sections
-	Korean   string   // the first section's Korean heading, when it has one
-	// SectionNames says, per required section, which heading names count
-	// ("Steps — also implementation steps, …").
-	SectionNames []string
-	Promise      string   // completion promise text
-	Memory       string   // lessons from earlier runs (explore only; may be empty)
-	Gate         bool     // ask for the gaps block
-	Gaps         string   // the gaps block instructions, rendered (empty when Gate is off)
-	Round        int      // critique round, 1-based
+	Promise  string   // completion promise text
+	Memory   string   // lessons from earlier runs (explore only; may be empty)
+	Gate     bool     // ask for the gaps block
+	Round    int      // critique round, 1-based
 	Perspective  string   // technical | maintainability | devils-advocate
 	Open         bool     // open critique (no principles)
 	Principles   string   // principles section of the critique prompt
@@ -29,6 +24,25 @@ type phaseData struct {
 	Converge     string   // convergence mode: the ledger part of a critique or revise prompt
 
 	UnderstandItems, UnderstandKeywords, ExploreRefs, Options, CritiqueItems, CritiqueEvidence int
+}
+
+// Korean, SectionNames and Gaps are methods rather than fields so that only
+// the phase templates showing them (draft, revise) pay for them: a Stop
+// hook renders one phase's prompt in a fresh process.
+
+// Korean is the first section's Korean heading, when it has one.
+func (d phaseData) Korean() string { return koreanName(d.Sections[0]) }
+
+// SectionNames says, per required section, which heading names count
+// ("Steps — also implementation steps, …").
+func (d phaseData) SectionNames() []string { return sectionHelp(d.Sections) }
+
+// Gaps is the gaps block instructions, or "" when Gate is off.
+func (d phaseData) Gaps() string {
+	if !d.Gate {
+		return ""
+	}
+	return render("phases/gaps.md", nil)
 }
 
 // Prompt returns the instructions for the phase at p: a header with the
@@ -42,8 +56,6 @@ func Prompt(cfg Config, p Progress, note string) string {
 		Phase:              phase,
 		Label:              Label(cfg, p),
 		Sections:           sectionNames(cfg),
-		Korean:             koreanName(sectionNames(cfg)[0]),
-		SectionNames:       sectionHelp(sectionNames(cfg)),
 		Promise:            strings.TrimSpace(cfg.CompletionPromise),
 		Memory:             strings.TrimSpace(cfg.Memory),
 		Gate:               cfg.Gate,
@@ -59,9 +71,6 @@ func Prompt(cfg Config, p Progress, note string) string {
 	}
 	if p.Index >= 0 && p.Index < len(cfg.Phases) {
 		d.Later = cfg.Phases[p.Index+1:]
-	}
-	if cfg.Gate {
-		d.Gaps = render("phases/gaps.md", nil)
 	}
 	if cfg.Converge {
 		switch phase {
