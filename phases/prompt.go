@@ -8,20 +8,20 @@ import (
 
 // phaseData is what every templates/phases/<phase>.md sees.
 type phaseData struct {
-	Phase    string   // phase name
-	Label    string   // "critique [5/8]"
-	Sections []string // required plan sections
-	Promise  string   // completion promise text
-	Memory   string   // lessons from earlier runs (explore only; may be empty)
-	Gate     bool     // ask for the gaps block
-	Round    int      // critique round, 1-based
-	Perspective  string   // technical | maintainability | devils-advocate
-	Open         bool     // open critique (no principles)
-	Principles   string   // principles section of the critique prompt
-	Final        bool     // this revise finalizes
-	Iterate      bool     // the extra revise after the sequence
-	Later        []string // the phases still to come after this one, for "not yet" hints
-	Converge     string   // convergence mode: the ledger part of a critique or revise prompt
+	Phase       string   // phase name
+	Label       string   // "critique [5/8]"
+	Sections    []string // required plan sections
+	Promise     string   // completion promise text
+	Memory      string   // lessons from earlier runs (explore only; may be empty)
+	Gate        bool     // ask for the gaps block
+	Round       int      // critique round, 1-based
+	Perspective string   // technical | maintainability | devils-advocate
+	Open        bool     // open critique (no principles)
+	Principles  string   // principles section of the critique prompt
+	Final       bool     // this revise finalizes
+	Iterate     bool     // the extra revise after the sequence
+	Later       []string // the phases still to come after this one, for "not yet" hints
+	Converge    string   // convergence mode: the ledger part of a critique or revise prompt
 
 	UnderstandItems, UnderstandKeywords, ExploreRefs, Options, CritiqueItems, CritiqueEvidence int
 }
