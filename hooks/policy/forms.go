@@ -272,6 +272,53 @@ var npmReads = sync.OnceValue(func() map[string]bool {
 	return set("ls", "list", "la", "ll", "view", "info", "show", "v", "outdated", "explain", "why", "root", "prefix", "--version", "-v")
 })
 
+// npmViews are npm's subcommands that fetch the package their first
+// operand names (the rest are fields to show).
+var npmViews = sync.OnceValue(func() map[string]bool { return set("view", "info", "show", "v") })
+
+// npmRegistrySpec reports whether spec names a package of the registry,
+// perhaps with @version, @range or @tag: a name, or @scope/name, of the
+// characters npm allows in names. Anything else npm view would fetch from
+// elsewhere — owner/repo#commit, github:, git+https:, a URL, a folder, a
+// tarball, npm:alias — and a git package or tarball may be installed and
+// built (its scripts run) before npm can read it.
+func npmRegistrySpec(spec string) bool {
+	name, version := spec, ""
+	if i := strings.Index(spec[min(1, len(spec)):], "@"); i >= 0 {
+		name, version = spec[:i+1], spec[i+2:]
+	}
+	if scoped, ok := strings.CutPrefix(name, "@"); ok {
+		scope, rest, ok := strings.Cut(scoped, "/")
+		if !ok || !npmNamePart(scope) || !npmNamePart(rest) {
+			return false
+		}
+	} else if !npmNamePart(name) {
+		return false
+	}
+	lower := strings.ToLower(name)
+	for _, ext := range []string{".tgz", ".tar", ".tar.gz"} {
+		if strings.HasSuffix(lower, ext) {
+			return false
+		}
+	}
+	return !strings.ContainsAny(version, ":/#\\")
+}
+
+// npmNamePart is one part of a package name: letters, digits, - . _ ~,
+// not starting with a dot or an underscore.
+func npmNamePart(s string) bool {
+	if s == "" || s[0] == '.' || s[0] == '_' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
 func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	if c.blind {
 		return c.deny(n, "blind", "npm")
@@ -471,8 +518,23 @@ func changesFolder(ce *syntax.CallExpr) bool {
 // grammar. npm's option parser may or may not take "--" as a value: an
 // unknown long option is refused anywhere, since --cache and friends write.
 func npmOptions(c *checker, n syntax.Node, sub string, args []arg) bool {
-	if c.options(n, "npm", args) == nil {
+	readings := c.options(n, "npm", args)
+	if readings == nil {
 		return false
+	}
+	if npmViews()[sub] {
+		for _, p := range readings {
+			if len(p.operands) == 0 {
+				return c.deny(n, "npm-package", "npm "+sub+" without a package reads the name in package.json")
+			}
+			spec, ok := c.literal(n, p.operands[0], "an npm package")
+			if !ok {
+				return false
+			}
+			if !npmRegistrySpec(spec) {
+				return c.deny(n, "npm-package", "npm "+sub+" "+spec+" is not a package of the registry")
+			}
+		}
 	}
 	for _, a := range args {
 		if strings.HasPrefix(a.val, "--") && len(a.val) > 2 {

@@ -447,7 +447,16 @@ func TestBashRules(t *testing.T) {
 		{"git config name completed at run time", `x=.y; git config "get$x" val`, "dynamic-arg"},
 		{"npm subcommand completed at run time", `x=ersion; npm "v$x" patch`, "dynamic-arg"},
 		{"npm config subcommand completed at run time", `npm config "get$x" foo`, "dynamic-arg"},
-		{"npm view of a computed package", `npm view "pkg-$v" version`, ""},
+		// A computed package may name a git repository (pkg-@github:o/r#sha).
+		{"npm view of a computed package", `npm view "pkg-$v" version`, "dynamic-arg"},
+		{"npm view of a registry package", `npm view @types/node@^20 version`, ""},
+		{"npm view of a range", `npm view react@">=17 <19" version`, ""},
+		{"npm view of the project's own package", `npm view`, "npm-package"},
+		{"npm view of the project's own package, with a field", `npm view . version`, "npm-package"},
+		{"npm info of the project's own package at a version", `npm info .@1.2.0`, "npm-package"},
+		{"npm show of a folder", `npm show ./vendor/x`, "npm-package"},
+		{"npm view of a tarball", `npm view x-1.0.0.tgz`, "npm-package"},
+		{"npm view of an alias", `npm view x@npm:y`, "npm-package"},
 		{"go subcommand completed at run time", `go "env$x"`, "dynamic-arg"},
 		{"git subcommand written out", `git diff HEAD~1 -- "src/$f"`, ""},
 		// Claude Code's path variables may be empty in the Bash tool.

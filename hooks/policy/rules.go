@@ -83,6 +83,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
 			alt: "read package.json, package-lock.json and node_modules/*/package.json instead, or allow npm in .claude/plansmith-policy.yaml if the .npmrc is yours",
 		},
+		"npm-package": {
+			why: "npm view fetches what a package argument names, and for a git repository or a tarball it may install and build it first, running the package's own scripts; with no package it looks up the name package.json gives",
+			alt: "name a package of the registry, with a version or tag if you like (npm view express@4 version), or read package.json and node_modules/*/package.json",
+		},
 		"go-toolchain": {
 			why: "go runs the Go a go.mod or go.work asks for, and with GOTOOLCHAIN=auto (Go's default) downloads it into the module cache first when the go here is older; a repository chooses those lines",
 			alt: "read go.mod and the sources with cat, grep or rg; to keep go to the toolchain you installed, set GOTOOLCHAIN=local yourself (go env -w GOTOOLCHAIN=local)",
