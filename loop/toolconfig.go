@@ -72,8 +72,10 @@ func npmrc(env Env, cwd string) string {
 // it takes for a bare repository when it holds HEAD and objects (or a
 // commondir naming them elsewhere). A clone can carry such a folder as
 // plain files with a config of its own, naming programs git runs; a .git
-// it cannot carry. A folder that cannot be looked at counts as such a
-// repository; one that does not exist is none (git stops there).
+// it cannot carry, but a project unpacked from an archive can, so a
+// checkout's repository is allowed only when its config and hooks name no
+// program (repositoryTrouble). A folder that cannot be looked at counts as
+// such a repository; one that does not exist is none (git stops there).
 func gitRepository(env Env, cwd, dir string) string {
 	base, err := workingFolder(env, cwd)
 	if err != nil {
@@ -94,8 +96,10 @@ func gitRepository(env Env, cwd, dir string) string {
 		return present(filepath.Join(d, "HEAD")) && (present(filepath.Join(d, "objects")) || present(filepath.Join(d, "commondir")))
 	}
 	for {
-		if checkout(filepath.Join(d, ".git")) {
-			return "" // a checkout's (a .git file names its repository, or git stops)
+		if dotgit := filepath.Join(d, ".git"); checkout(dotgit) {
+			// A checkout's (a .git file names its repository): git runs
+			// there, with what its config names (gitconfig.go).
+			return repositoryTrouble(dotgit)
 		}
 		if gitDir(d) {
 			return fmt.Sprintf("git would take %s, which holds HEAD and objects, for a bare repository and run what its config names", d)

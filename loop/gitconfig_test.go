@@ -1,0 +1,153 @@
+package loop
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// initRepo makes dir a checkout with git init when git is installed, else
+// lays the files out by hand; either way with git init's config.
+func initRepo(t *testing.T, dir string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	if git, err := exec.LookPath("git"); err == nil {
+		out, err := exec.Command(git, "init", "-q", dir).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return
+	}
+	dotgit := filepath.Join(dir, ".git")
+	for _, d := range []string{"objects", "refs", "hooks"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dotgit, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"),
+		[]byte("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"), 0o644))
+}
+
+func appendConfig(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString(text)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// A project unpacked from an archive carries its .git: git status there
+// runs what its config names. PreToolUse refuses git in such a checkout,
+// and allows it in one whose config is git init's (or a clone's, with the
+// settings people keep per repository).
+func TestGitInACheckoutWhoseConfigNamesAProgramIsRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell hooks")
+	}
+	env, p := blockingLoop(t)
+	initRepo(t, p.Project)
+	config := filepath.Join(p.Project, ".git", "config")
+	judge := func(command string) ToolOutcome {
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	assert.False(t, judge("git status --short").Deny, "git init's config is inert")
+	appendConfig(t, config, "[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"+
+		"[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n[user]\n\temail = me@example.com\n[pull]\n\trebase = true\n")
+	assert.False(t, judge("git status --short").Deny, "a clone's config and a user's settings are inert")
+
+	marker := filepath.Join(t.TempDir(), "ran")
+	appendConfig(t, config, "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+	if git, err := exec.LookPath("git"); err == nil {
+		cmd := exec.Command(git, "status", "--short")
+		cmd.Dir = p.Project
+		cmd.Run()
+		require.FileExists(t, marker, "git status runs the program core.fsmonitor names")
+	}
+	for _, command := range []string{"git status --short", "git diff", "git -C . log -1", "git log --oneline -3"} {
+		out := judge(command)
+		assert.True(t, out.Deny, command)
+		assert.Contains(t, out.Reason, "sets core.fsmonitor", command)
+	}
+}
+
+func TestRepositoryTrouble(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("exec bits")
+	}
+	repo := func(config string) (dir, dotgit string) {
+		t.Helper()
+		dir = t.TempDir()
+		initRepo(t, dir)
+		dotgit = filepath.Join(dir, ".git")
+		require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"), []byte(config), 0o644))
+		return dir, dotgit
+	}
+	inert := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n; a comment\n# another\n[remote \"origin\"]\n\turl = git@example.com:o/r.git # where\n[branch.main]\n\tremote = origin\n[alias]\n\tst = status\n"
+	_, dotgit := repo(inert)
+	assert.Empty(t, repositoryTrouble(dotgit))
+
+	for name, config := range map[string]string{
+		"a pager":                      "[core]\n\tpager = ./x.sh\n",
+		"an external diff":             "[diff]\n\texternal = ./x.sh\n",
+		"a diff driver":                "[diff \"evil\"]\n\ttextconv = ./x.sh\n",
+		"a filter":                     "[filter \"lfs\"]\n\tprocess = ./x.sh\n",
+		"an include":                   "[include]\n\tpath = ../x.cfg\n",
+		"a conditional include":        "[includeIf \"gitdir:/\"]\n\tpath = ../x.cfg\n",
+		"a key in capitals":            "[Core]\n\tFsMonitor = ./x.sh\n",
+		"a value continued":            "[core]\n\tbare = false \\\nfsmonitor = ./x.sh\n",
+		"a quote left open":            "[remote \"o\"]\n\turl = \"x\n",
+		"a key on the section's line":  "[core] fsmonitor = ./x.sh\n",
+		"a key before any section":     "fsmonitor = ./x.sh\n",
+		"signatures checked by a tool": "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = ./x.sh\n",
+	} {
+		_, dotgit := repo(config)
+		assert.NotEmpty(t, repositoryTrouble(dotgit), name)
+	}
+
+	// Hooks a reading command may fire: in .git/hooks, or where a
+	// hooksPath (husky's, say) leads.
+	dir, dotgit := repo(inert)
+	hook := filepath.Join(dotgit, "hooks", "post-index-change")
+	require.NoError(t, os.MkdirAll(filepath.Dir(hook), 0o755))
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\n"), 0o644))
+	assert.Empty(t, repositoryTrouble(dotgit), "not executable: git does not run it")
+	require.NoError(t, os.Chmod(hook, 0o755))
+	assert.Contains(t, repositoryTrouble(dotgit), "post-index-change")
+	require.NoError(t, os.Remove(hook))
+	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\thooksPath = .husky/_\n")
+	husky := filepath.Join(dir, ".husky", "_")
+	require.NoError(t, os.MkdirAll(husky, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(husky, "pre-commit"), []byte("#!/bin/sh\n"), 0o755))
+	assert.Empty(t, repositoryTrouble(dotgit), "a pre-commit hook: no reading command runs it")
+	require.NoError(t, os.WriteFile(filepath.Join(husky, "reference-transaction"), []byte("#!/bin/sh\n"), 0o755))
+	assert.Contains(t, repositoryTrouble(dotgit), "reference-transaction")
+
+	// A .git file: the repository it names (a worktree's, with a
+	// commondir) is the one whose config counts.
+	main, mainGit := repo(inert)
+	wt := filepath.Join(mainGit, "worktrees", "w")
+	require.NoError(t, os.MkdirAll(wt, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "commondir"), []byte("../..\n"), 0o644))
+	linked := filepath.Join(t.TempDir(), ".git")
+	require.NoError(t, os.WriteFile(linked, []byte("gitdir: "+wt+"\n"), 0o644))
+	assert.Empty(t, repositoryTrouble(linked))
+	appendConfig(t, filepath.Join(mainGit, "config"), "[core]\n\tfsmonitor = ./x.sh\n")
+	assert.Contains(t, repositoryTrouble(linked), "core.fsmonitor", "the common folder's config")
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "config.worktree"), []byte("[core]\n\tpager = x\n"), 0o644))
+	assert.NotEmpty(t, repositoryTrouble(linked))
+	_ = main
+
+	relative := filepath.Join(t.TempDir(), "vendor")
+	require.NoError(t, os.MkdirAll(filepath.Join(relative, ".realgit"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(relative, ".realgit", "config"), []byte("[core]\n\tpager = ./x.sh\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(relative, ".git"), []byte("gitdir: .realgit\n"), 0o644))
+	assert.Contains(t, repositoryTrouble(filepath.Join(relative, ".git")), "core.pager", "a gitdir relative to the .git file")
+	require.NoError(t, os.WriteFile(filepath.Join(relative, ".git"), []byte("gitdir: .realgit\nmore\n"), 0o644))
+	assert.NotEmpty(t, repositoryTrouble(filepath.Join(relative, ".git")), "not a .git file as git reads one")
+}
