@@ -72,3 +72,29 @@ func TestPreToolUseRefusesWhatItCannotJudgeInTime(t *testing.T) {
 	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
 	assert.Empty(t, out.String(), "judged in time: allowed")
 }
+
+// A tool the policy lets through unjudged elsewhere (Agent) is refused all
+// the same when its judging runs out of time: the slow part may be the
+// very check it needed (a sub-agent definition's isolation, behind
+// definitions built to be slow to read).
+func TestAnyToolNotJudgedInTimeIsRefused(t *testing.T) {
+	old := JudgeDeadline
+	JudgeDeadline = 50 * time.Millisecond
+	defer func() { JudgeDeadline = old }()
+	release := make(chan struct{})
+	defer close(release)
+	env, dir := guardedProject(t, func() string { return "/usr/bin" })
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == "HOME" || k == "CLAUDE_CONFIG_DIR" {
+			<-release
+		}
+		return getenv(k)
+	}
+	in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse",
+		"tool_name": "Agent", "tool_input": map[string]string{"description": "d", "prompt": "look", "subagent_type": "explorer"}})
+	var out bytes.Buffer
+	run(t, "pretooluse-loop", string(in), &out, env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, out.String(), "could not judge it within 50ms")
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/internal/hookjson"
+	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/loop"
 )
 
@@ -103,7 +104,7 @@ func Run(event string, env loop.Env) {
 // after which Claude Code would run the call unjudged.
 var JudgeDeadline = 20 * time.Second
 
-// judgeInTime runs a tool-judging hook, refusing the call (refusal) when
+// judgeInTime runs a tool-judging hook, refusing the call (unjudged) when
 // no verdict comes within JudgeDeadline or the judging panics: Claude Code
 // lets a call through when the hook times out or answers nothing, so a
 // command built to be slow to judge, or a project lookup that hangs, must
@@ -114,7 +115,7 @@ func judgeInTime(event string, h handler, in Input, raw []byte, env loop.Env) an
 		defer func() {
 			if r := recover(); r != nil {
 				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
-				answer <- refusal(env, in, raw, failedJudging(r))
+				answer <- unjudged(in, failedJudging(r))
 			}
 		}()
 		answer <- h(in, env)
@@ -124,8 +125,17 @@ func judgeInTime(event string, h handler, in Input, raw []byte, env loop.Env) an
 		return a
 	case <-time.After(JudgeDeadline):
 		fmt.Fprintf(env.Stderr, "plansmith: %s hook: no verdict within %s; refusing this call\n", event, JudgeDeadline)
-		return refusal(env, in, raw, fmt.Errorf("plansmith could not judge it within %s", JudgeDeadline))
+		return unjudged(in, fmt.Errorf("plansmith could not judge it within %s", JudgeDeadline))
 	}
+}
+
+// unjudged refuses a call whose judging ran out of time or failed,
+// whatever the tool: the hook ran because a loop or the plan-mode gate may
+// apply, and looking again for which one would do the same work, on the
+// same files, that just failed (a state file planted to be slow to read,
+// an agent definition slow to walk).
+func unjudged(in Input, err error) any {
+	return toolAnswer(loop.ToolOutcome{Deny: true, Reason: policy.Unreadable(in.ToolName, err.Error()).Reason})
 }
 
 func failedJudging(r any) error { return fmt.Errorf("plansmith failed while judging it (%v)", r) }
