@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
 )
 
