@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand"
 	"os"
@@ -369,4 +370,34 @@ func TestMarshalReplacesInvalidUTF8(t *testing.T) {
 	got, err := Parse(data)
 	require.NoError(t, err)
 	assert.Equal(t, "add \uFFFD caching", got.Loop.Request)
+}
+
+// A frontmatter of tens of thousands of keys (a repository can carry one
+// in a subfolder) is corrupt, not minutes of yaml.v3 comparing every key
+// with every other; a deep or long list of what a state file holds is not.
+func TestParseRefusesAHugeMapping(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\nactive: false\nphases: [understand]\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "k%d: 1\n", i)
+	}
+	b.WriteString("---\nbody\n")
+	_, err := Parse([]byte(b.String()))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "keys; a state file has at most 128")
+
+	b.Reset()
+	b.WriteString("---\nactive: true\nphases:\n")
+	for i := 0; i < 5000; i++ {
+		b.WriteString("- understand\n")
+	}
+	b.WriteString("gate_runs:\n")
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, "- agent_id: a%d\n  done: true\n  output: \"x\"\n", i)
+	}
+	b.WriteString("---\n")
+	f, err := Parse([]byte(b.String()))
+	require.NoError(t, err)
+	assert.Len(t, f.Loop.Phases, 5000)
+	assert.Len(t, f.Loop.GateRuns, 200)
 }
