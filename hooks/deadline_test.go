@@ -98,3 +98,23 @@ func TestAnyToolNotJudgedInTimeIsRefused(t *testing.T) {
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 	assert.Contains(t, out.String(), "could not judge it within 50ms")
 }
+
+// A backgrounded shell (a sleep, say) listed at a Stop does not make the
+// turn unjudged, or every turn could end unjudged while it runs; a
+// sub-agent in flight does (its report wakes the agent).
+func TestOnlySubagentsInFlightMakeAStopUnjudged(t *testing.T) {
+	env, dir := guardedProject(t, func() string { return "/usr/bin" })
+	stop := func(tasks []any) string {
+		in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "Stop",
+			"last_assistant_message": "Here is everything, all done.", "background_tasks": tasks})
+		var out bytes.Buffer
+		run(t, "stop", string(in), &out, env)
+		return out.String()
+	}
+	shell := map[string]any{"id": "b1", "type": "local_bash", "status": "running", "description": "wait"}
+	agent := map[string]any{"id": "a1", "type": "subagent", "status": "running", "description": "critic", "agent_type": "general-purpose"}
+	assert.Empty(t, stop([]any{agent}), "waiting for a sub-agent: not an answer")
+	judged := stop([]any{shell})
+	assert.Contains(t, judged, `"decision":"block"`, "a background shell does not excuse the answer")
+	assert.Contains(t, judged, "did not pass")
+}

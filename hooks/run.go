@@ -173,9 +173,26 @@ func stop(in Input, env loop.Env) any {
 		ReportsRuns: in.BackgroundTasks != nil,
 	}
 	if in.BackgroundTasks != nil {
-		ev.InFlight = len(*in.BackgroundTasks)
+		ev.InFlight = subagentsInFlight(*in.BackgroundTasks)
 	}
 	return stopAnswer(loop.Stop(env, ev))
+}
+
+// subagentsInFlight counts the sub-agents among the background work a Stop
+// lists: their reports wake the agent, so its turn is not an answer. Other
+// work (a backgrounded shell, say a sleep) does not make a Stop unjudged,
+// or any turn could end unjudged for as long as the shell runs.
+func subagentsInFlight(tasks []json.RawMessage) int {
+	n := 0
+	for _, raw := range tasks {
+		var task struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &task) == nil && task.Type == "subagent" {
+			n++
+		}
+	}
+	return n
 }
 
 // subagentStop records a sub-agent's final text; it never answers.
