@@ -36,16 +36,29 @@ const (
 
 const header = "# plansmith memory\n\nLessons from earlier planning runs in this project, newest last. Kept by plansmith;\n`plansmith memory clear` erases them.\n"
 
-// Load reads the memory file; a missing file is an empty memory.
+// MaxFile is the most Load reads: the caps keep the file under 100 KiB, so
+// a larger one was not written by plansmith (a repository can carry one)
+// and is refused rather than read, split and injected whole.
+const MaxFile = 1 << 20
+
+// Load reads the memory file; a missing file is an empty memory. What it
+// returns is under the caps whatever the file holds.
 func Load(path string) ([]Run, error) {
-	data, err := state.ReadOwned(path) // never through a planted link
+	data, err := state.ReadOwnedLimit(path, MaxFile) // never through a planted link
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading memory %s: %w", path, err)
 	}
-	return Parse(string(data)), nil
+	runs := Parse(string(data))
+	if len(runs) > MaxRuns {
+		runs = runs[len(runs)-MaxRuns:]
+	}
+	for i := range runs {
+		runs[i].Lessons = capLessons(runs[i].Lessons)
+	}
+	return runs, nil
 }
 
 // Parse reads runs from the memory file's markdown: one "## " section per

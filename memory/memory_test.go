@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -124,4 +125,37 @@ func TestMemoryRefusesALink(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "a secret lesson")
 	assert.NotContains(t, string(data), "# plansmith memory")
+}
+
+// A memory file a repository carries is held to the caps plansmith keeps
+// its own under: one larger than MaxFile is not read at all, and a smaller
+// one yields at most MaxRuns runs of MaxLessons lessons of MaxLessonLen
+// bytes, whatever it holds.
+func TestLoadHoldsAPlantedFileToTheCaps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plansmith-memory.local.md")
+	var b strings.Builder
+	b.WriteString("# mem\n")
+	for r := 0; r < 50; r++ {
+		fmt.Fprintf(&b, "\n## 2026-01-01T00:00:%02dZ — task %d\n", r, r)
+		for l := 0; l < 30; l++ {
+			fmt.Fprintf(&b, "- lesson %d %s\n", l, strings.Repeat("x", 500))
+		}
+	}
+	require.Less(t, b.Len(), MaxFile)
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	runs, err := Load(path)
+	require.NoError(t, err)
+	require.Len(t, runs, MaxRuns)
+	assert.Equal(t, "task 49", runs[len(runs)-1].Task, "the newest are kept")
+	for _, r := range runs {
+		require.Len(t, r.Lessons, MaxLessons)
+		for _, l := range r.Lessons {
+			assert.LessOrEqual(t, len(l), MaxLessonLen+len("…"))
+		}
+	}
+	assert.Less(t, len(Render(runs)), 30<<10)
+
+	require.NoError(t, os.WriteFile(path, []byte("# mem\n\n## 2026-01-01T00:00:00Z — t\n"+strings.Repeat("- a\n", MaxFile/4+1)), 0o644))
+	_, err = Load(path)
+	assert.ErrorIs(t, err, plainfile.ErrTooLarge)
 }

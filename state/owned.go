@@ -99,6 +99,13 @@ func splitClaude(path string) (root, rest string) {
 // error satisfying errors.Is(err, fs.ErrNotExist), and one longer than
 // ownedLimit one satisfying errors.Is(err, plainfile.ErrTooLarge).
 func ReadOwned(path string) ([]byte, error) {
+	return ReadOwnedLimit(path, ownedLimit)
+}
+
+// ReadOwnedLimit is ReadOwned for a file kept smaller than ownedLimit:
+// one longer than limit bytes is an error satisfying
+// errors.Is(err, plainfile.ErrTooLarge), read no further.
+func ReadOwnedLimit(path string, limit int64) ([]byte, error) {
 	if err := CheckOwned(path); err != nil {
 		return nil, err
 	}
@@ -107,9 +114,9 @@ func ReadOwned(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, ownedLimit+1))
-	if err == nil && int64(len(data)) > ownedLimit {
-		return nil, fmt.Errorf("%s: %w (over %d MiB)", path, plainfile.ErrTooLarge, ownedLimit>>20)
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (over %d KiB)", path, plainfile.ErrTooLarge, limit>>10)
 	}
 	return data, err
 }
