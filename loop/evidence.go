@@ -29,8 +29,11 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
 		return
 	}
-	// Only the frontmatter changes; a sub-agent never binds the loop.
-	t, _ := openSessionWith(env, ev.Session, false, state.LoadHead)
+	// Only the frontmatter changes; a sub-agent never binds the loop, and
+	// never ends it: a state file LoadHead cannot read (its frontmatter has
+	// grown past the limit with runs' outputs) stays for Stop, which reads
+	// it whole, to carry on or end the loop, saying so.
+	t, _ := openSessionAs(env, ev.Session, false, state.LoadHead, false)
 	if t == nil {
 		return
 	}

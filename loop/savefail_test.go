@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
 )
@@ -206,4 +207,23 @@ func TestStopWithTheLockHeldTellsTheUser(t *testing.T) {
 	state.LockWait = old
 	out = Stop(env, ev)
 	assert.Equal(t, Block, out.Kind, out.Message)
+}
+
+// A sub-agent's run never ends the loop: when the frontmatter has grown
+// past what the tool hooks read (runs' outputs are kept there while the
+// gate waits), the run is not recorded, but the state file stays where it
+// is, active, for Stop to read whole.
+func TestASubagentRunNeverEndsTheLoop(t *testing.T) {
+	env, p := blockingLoop(t)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	f.Loop.GateRuns = gate.Runs{{AgentID: "a1", Done: true, Output: strings.Repeat("finding ", 5<<20/8)}}
+	require.NoError(t, state.Save(p.State(), f))
+
+	RecordSubagent(env, SubagentEvent{Session: Session{ID: "s", Cwd: p.Project}, AgentID: "a2", Done: true, Output: "another"})
+	got, err := state.Load(p.State())
+	require.NoError(t, err, "the state file is still in place")
+	assert.True(t, got.Loop.Active)
+	entries, _ := os.ReadDir(p.Archive())
+	assert.Empty(t, entries, "nothing moved aside")
 }

@@ -125,6 +125,13 @@ func openSession(env Env, s Session, bind bool) *txn {
 // a state file exists but could not be locked or read, it also returns why
 // (noted on stderr already), for a caller that must tell the user.
 func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) (*txn, error) {
+	return openSessionAs(env, s, bind, load, true)
+}
+
+// openSessionAs is openSessionWith; with moveCorrupt false a corrupt state
+// file is left where it is (noted, and returned as the error): a hook that
+// only adds to the loop (a sub-agent's run) never ends it.
+func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File, error), moveCorrupt bool) (*txn, error) {
 	p, err := env.Paths(s)
 	if err != nil {
 		return nil, nil
@@ -132,6 +139,10 @@ func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.Fi
 	t, err := beginWith(p, false, load)
 	var corrupt *state.CorruptError
 	switch {
+	case errors.As(err, &corrupt) && !moveCorrupt:
+		env.note("%v; nothing recorded", err)
+		t.commit()
+		return nil, err
 	case errors.As(err, &corrupt):
 		dst, aerr := t.archiveCorrupt(env.Now())
 		if aerr != nil {
