@@ -217,7 +217,7 @@ func TestASubagentRunNeverEndsTheLoop(t *testing.T) {
 	env, p := blockingLoop(t)
 	f, err := state.Load(p.State())
 	require.NoError(t, err)
-	f.Loop.GateRuns = gate.Runs{{AgentID: "a1", Done: true, Output: strings.Repeat("finding ", 5<<20/8)}}
+	f.Loop.GateRuns = gate.Runs{{AgentID: "a1", Done: true, Output: strings.Repeat("finding ", 10<<20/8)}}
 	require.NoError(t, state.Save(p.State(), f))
 
 	RecordSubagent(env, SubagentEvent{Session: Session{ID: "s", Cwd: p.Project}, AgentID: "a2", Done: true, Output: "another"})
