@@ -118,3 +118,28 @@ func TestOnlySubagentsInFlightMakeAStopUnjudged(t *testing.T) {
 	assert.Contains(t, judged, `"decision":"block"`, "a background shell does not excuse the answer")
 	assert.Contains(t, judged, "did not pass")
 }
+
+// A Stop that cannot finish in time does not leave the user told nothing
+// when Claude Code's timeout cuts it off: it answers, saying the answer was
+// not checked.
+func TestStopNotDoneInTimeTellsTheUser(t *testing.T) {
+	old := HookDeadline
+	HookDeadline = 50 * time.Millisecond
+	defer func() { HookDeadline = old }()
+	env, dir := guardedProject(t, func() string { return "/usr/bin" })
+	release := make(chan struct{})
+	defer close(release)
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" {
+			<-release
+		}
+		return getenv(k)
+	}
+	in, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "Stop",
+		"last_assistant_message": "1. an answer"})
+	var out bytes.Buffer
+	run(t, "stop", string(in), &out, env)
+	assert.Contains(t, out.String(), `"systemMessage":"plansmith could not check the agent's last answer: plansmith did not finish within 50ms`)
+	assert.NotContains(t, out.String(), `"decision"`)
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // handler answers one decoded event with its JSON answer, or nil for none.
@@ -93,10 +94,46 @@ func Run(event string, env loop.Env) {
 		return
 	}
 	if !judgesTools {
-		writeJSON(h(in, env), env)
+		writeJSON(answerInTime(event, h, in, env), env)
 		return
 	}
 	writeJSON(judgeInTime(event, h, in, raw, env), env)
+}
+
+// HookDeadline is how long any other hook may take before it answers
+// without its work: well inside the 60 s timeout hooks.json gives it, after
+// which Claude Code carries on with no word from plansmith.
+var HookDeadline = 45 * time.Second
+
+// answerInTime runs a hook that judges no tool call. When it has not
+// answered within HookDeadline, a Stop lets the turn end telling the user
+// the answer was not checked (the loop did not move: the state file is
+// only ever replaced whole, so the work cut short when the process exits
+// leaves it as it was); any other hook answers nothing.
+func answerInTime(event string, h handler, in Input, env loop.Env) any {
+	answer := make(chan any, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
+				answer <- nil
+			}
+		}()
+		answer <- h(in, env)
+	}()
+	select {
+	case a := <-answer:
+		return a
+	case <-time.After(HookDeadline):
+		fmt.Fprintf(env.Stderr, "plansmith: %s hook: no answer within %s\n", event, HookDeadline)
+		if event != "stop" {
+			return nil
+		}
+		return &StopOutput{SystemMessage: strings.TrimSpace(templates.Show("messages/state-unread.md", map[string]any{
+			"Why":  fmt.Sprintf("plansmith did not finish within %s", HookDeadline),
+			"Held": false,
+		}))}
+	}
 }
 
 // JudgeDeadline is how long PreToolUse may take to judge a call before it
