@@ -81,7 +81,7 @@ func fill(v reflect.Value, r *rand.Rand) {
 // exactly what yaml.v3's own encoding of the same tree reads back as.
 func TestFrontmatterMeansWhatYAMLv3Means(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
-	for i := 0; i < 400; i++ {
+	for i := 0; i < 120; i++ {
 		for _, typ := range []reflect.Type{reflect.TypeOf(Loop{}), reflect.TypeOf(PlanMeta{})} {
 			v := reflect.New(typ).Elem()
 			fill(v, r)
@@ -160,7 +160,7 @@ func TestFrontmatterFallsBackToYAMLv3(t *testing.T) {
 // yaml.v3 decodes from the same text.
 func TestReaderReadsWhatTheWriterWrites(t *testing.T) {
 	r := rand.New(rand.NewSource(13))
-	for i := 0; i < 400; i++ {
+	for i := 0; i < 120; i++ {
 		for _, typ := range []reflect.Type{reflect.TypeOf(Loop{}), reflect.TypeOf(PlanMeta{})} {
 			v := reflect.New(typ).Elem()
 			fill(v, r)
@@ -194,7 +194,7 @@ func TestReaderNeverDisagreesWithYAMLv3(t *testing.T) {
 
 	r := rand.New(rand.NewSource(17))
 	accepted := 0
-	for i := 0; i < 3000; i++ {
+	for i := 0; i < 1200; i++ {
 		v := reflect.New(reflect.TypeOf(Loop{})).Elem()
 		if r.Intn(2) == 0 {
 			fill(v, r)
@@ -238,7 +238,7 @@ func TestReaderNeverDisagreesWithYAMLv3(t *testing.T) {
 		require.NoError(t, yaml.Unmarshal(text, &want), "the reader accepted what yaml.v3 refuses:\n%s", text)
 		require.Equal(t, want, got, "text:\n%s", text)
 	}
-	assert.Greater(t, accepted, 100, "the edits must leave some texts readable")
+	assert.Greater(t, accepted, 40, "the edits must leave some texts readable")
 }
 
 func frontOf(t *testing.T, v any) []byte {
