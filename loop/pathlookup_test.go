@@ -48,11 +48,7 @@ func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX PATH lists")
 	}
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := blockingLoop(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, "bin"), 0o755))
 	marker := filepath.Join(t.TempDir(), "ran")
 	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "bin", "ls"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
@@ -90,11 +86,7 @@ func TestBashOnlyBuiltinsAreLookedUp(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX PATH lists")
 	}
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := blockingLoop(t)
 	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, "bin"), 0o755))
 	marker := filepath.Join(t.TempDir(), "ran")
 	for _, name := range []string{"shopt", "help"} {

@@ -111,19 +111,12 @@ func (r *blockReader) mapping(v reflect.Value, indent int, first string) bool {
 func structFields(v reflect.Value, fields map[string]reflect.Value) bool {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
+		name, opts, ok := yamlKey(t.Field(i))
+		if !ok {
 			continue
 		}
 		if strings.Contains(opts, "inline") || strings.Contains(opts, "flow") {
 			return false
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
 		}
 		fields[name] = v.Field(i)
 	}

@@ -80,20 +80,29 @@ func flowIfEmpty(n int) yaml.Style {
 	return 0
 }
 
+// yamlKey is the key yaml.v3 gives a struct field, and its tag's options;
+// ok is false for a field yaml.v3 leaves out (unexported, or tagged "-").
+func yamlKey(f reflect.StructField) (name, opts string, ok bool) {
+	if !f.IsExported() {
+		return "", "", false
+	}
+	name, opts, _ = strings.Cut(f.Tag.Get("yaml"), ",")
+	if name == "-" {
+		return "", "", false
+	}
+	if name == "" {
+		name = strings.ToLower(f.Name)
+	}
+	return name, opts, true
+}
+
 func encodeStruct(v reflect.Value) (*yaml.Node, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode}
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
+		name, opts, ok := yamlKey(t.Field(i))
+		if !ok {
 			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
 		}
 		fv := v.Field(i)
 		if strings.Contains(opts, "omitempty") && fv.IsZero() {
