@@ -36,8 +36,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		msg, msgErr = ev.LastMessage()
 	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
-	if err != nil {
-		return unreadState(err)
+	var held *state.LockTimeoutError
+	if errors.As(err, &held) {
+		return lockHeld(err)
 	}
 	if t == nil {
 		return StopOutcome{}
@@ -80,14 +81,15 @@ func saveFailed(at string, cause error) StopOutcome {
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
-// unreadState is the answer when the loop's state file exists but could
-// not be locked or read: the turn ends with the user told why (a loop they
+// lockHeld is the answer when another process held the project's lock
+// past state.LockWait: the turn ends with the user told why (a loop they
 // cannot see moving must not look finished), and nothing changes on disk.
-func unreadState(cause error) StopOutcome {
-	var held *state.LockTimeoutError
+// (Other failures to read the state file stay notes: the file may not be
+// this session's loop at all, say a link a repository carries.)
+func lockHeld(cause error) StopOutcome {
 	msg := templates.Show("messages/state-unread.md", map[string]any{
 		"Why":  plainError(cause),
-		"Held": errors.As(cause, &held),
+		"Held": true,
 	})
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
