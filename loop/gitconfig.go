@@ -184,7 +184,11 @@ func gitName(s string) bool {
 // inertGitKey reports whether a repository's config may set name
 // ("section.key", any subsection left out) without naming a program git
 // runs, a file it includes, or a command it may spawn: what git clone and
-// git init write, and the settings people commonly keep per repository.
+// git init write, and the settings people and their tools commonly keep
+// per repository (VS Code and GitHub's gh add keys of their own under
+// branch and remote). A key of a section not listed, or of a listed one's
+// keys that name programs (remote.*.uploadpack, receivepack, vcs), is not
+// inert.
 func inertGitKey(name string) bool {
 	section, key, _ := strings.Cut(name, ".")
 	switch section {
@@ -197,36 +201,39 @@ func inertGitKey(name string) bool {
 			return true
 		}
 	case "remote":
-		switch key {
-		case "url", "pushurl", "fetch", "push", "tagopt", "mirror", "prune", "promisor",
-			"partialclonefilter", "skipdefaultupdate", "skipfetchall":
-			return true
-		}
-	case "branch":
-		switch key {
-		case "remote", "merge", "rebase", "pushremote", "description":
-			return true
-		}
+		// uploadpack and receivepack name the programs a fetch or push
+		// runs (here, for a local remote), vcs a remote helper.
+		return key != "uploadpack" && key != "receivepack" && key != "vcs" && key != "proxy"
+	case "branch", "user", "alias", "advice", "color", "commit", "tag", "rebase", "gui":
+		// Read by git only for what branches track, names, messages and
+		// signing (commit and tag: not by a reading command); an alias
+		// never replaces a command git has.
+		return true
+	case "lfs":
+		// git-lfs, which a user's own filter configuration runs on git
+		// status, reads programs from lfs.extension.* and
+		// lfs.customtransfer.*: only what git lfs install and a server's
+		// access note write.
+		return key == "repositoryformatversion" || key == "access" || key == "locksverify" || key == "url"
 	case "submodule":
-		return key == "url" || key == "active" || key == "branch"
-	case "user":
-		return key == "name" || key == "email" || key == "signingkey"
+		return key == "url" || key == "active" || key == "branch" || key == "recurse"
 	case "extensions":
 		return key == "objectformat" || key == "worktreeconfig" || key == "partialclone" || key == "preciousobjects"
-	case "lfs":
-		return key == "repositoryformatversion"
 	case "pull":
 		return key == "rebase" || key == "ff"
 	case "push":
-		return key == "default" || key == "autosetupremote"
+		return key == "default" || key == "autosetupremote" || key == "followtags"
 	case "fetch":
-		return key == "prune"
+		return key == "prune" || key == "prunetags"
 	case "init":
 		return key == "defaultbranch"
-	case "alias", "advice", "color":
-		// An alias never replaces a command git has; colours and hints
-		// only change what is printed.
-		return true
+	case "diff":
+		// Not external, nor a driver's command or textconv.
+		switch key {
+		case "renames", "algorithm", "colormoved", "mnemonicprefix", "noprefix", "context",
+			"interhunkcontext", "indentheuristic", "submodule", "ignoresubmodules", "binary", "xfuncname", "wordregex":
+			return true
+		}
 	}
 	return false
 }

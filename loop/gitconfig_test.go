@@ -88,7 +88,8 @@ func TestRepositoryTrouble(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"), []byte(config), 0o644))
 		return dir, dotgit
 	}
-	inert := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n; a comment\n# another\n[remote \"origin\"]\n\turl = git@example.com:o/r.git # where\n[branch.main]\n\tremote = origin\n[alias]\n\tst = status\n"
+	inert := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n; a comment\n# another\n[remote \"origin\"]\n\turl = git@example.com:o/r.git # where\n\tgh-resolved = base\n" +
+		"[branch.main]\n\tremote = origin\n\tvscode-merge-base = origin/main\n[alias]\n\tst = status\n[lfs \"https://example.com/r.git/info/lfs\"]\n\taccess = basic\n[diff]\n\tcolorMoved = zebra\n"
 	_, dotgit := repo(inert)
 	assert.Empty(t, repositoryTrouble(dotgit))
 
@@ -105,6 +106,12 @@ func TestRepositoryTrouble(t *testing.T) {
 		"a key on the section's line":  "[core] fsmonitor = ./x.sh\n",
 		"a key before any section":     "fsmonitor = ./x.sh\n",
 		"signatures checked by a tool": "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = ./x.sh\n",
+		"a local remote's upload-pack": "[remote \"o\"]\n\turl = ../other\n\tuploadpack = ./x.sh\n",
+		"a remote helper":              "[remote \"o\"]\n\tvcs = evil\n",
+		"a URL rewritten":              "[url \"ext::sh -c x\"]\n\tinsteadOf = https://\n",
+		"an ssh command":               "[core]\n\tsshCommand = ./x.sh\n",
+		"a credential helper":          "[credential]\n\thelper = ./x.sh\n",
+		"a git-lfs extension":          "[lfs \"extension.x\"]\n\tclean = ./x.sh %f\n",
 	} {
 		_, dotgit := repo(config)
 		assert.NotEmpty(t, repositoryTrouble(dotgit), name)
