@@ -295,13 +295,15 @@ func npmRegistrySpec(spec string) bool {
 	} else if !npmNamePart(name) {
 		return false
 	}
-	lower := strings.ToLower(name)
-	for _, ext := range []string{".tgz", ".tar", ".tar.gz"} {
-		if strings.HasSuffix(lower, ext) {
-			return false
-		}
-	}
-	return !strings.ContainsAny(version, ":/#\\")
+	// npm takes a name or a version ending like a tarball, or a version
+	// starting with a dot, for a file or folder (foo@x.tgz, foo@.).
+	return !tarballName(name) && !tarballName(version) &&
+		!strings.HasPrefix(version, ".") && !strings.ContainsAny(version, ":/#\\")
+}
+
+func tarballName(s string) bool {
+	s = strings.ToLower(s)
+	return strings.HasSuffix(s, ".tgz") || strings.HasSuffix(s, ".tar") || strings.HasSuffix(s, ".tar.gz")
 }
 
 // npmNamePart is one part of a package name: letters, digits, - . _ ~,

@@ -457,6 +457,9 @@ func TestBashRules(t *testing.T) {
 		{"npm show of a folder", `npm show ./vendor/x`, "npm-package"},
 		{"npm view of a tarball", `npm view x-1.0.0.tgz`, "npm-package"},
 		{"npm view of an alias", `npm view x@npm:y`, "npm-package"},
+		{"npm view of a folder as a version", `npm view foo@.`, "npm-package"},
+		{"npm view of a tarball as a version", `npm view foo@x.tgz`, "npm-package"},
+		{"npm view of a tilde range", `npm view foo@~1.2 version`, ""},
 		{"go subcommand completed at run time", `go "env$x"`, "dynamic-arg"},
 		{"git subcommand written out", `git diff HEAD~1 -- "src/$f"`, ""},
 		// Claude Code's path variables may be empty in the Bash tool.
