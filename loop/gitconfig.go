@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,13 +26,29 @@ import (
 // system file) is theirs and not looked at.
 
 // gitConfigLimit bounds the config files read; git's are a few hundred
-// bytes.
-const gitConfigLimit = 1 << 20
+// bytes. gitIndexLimit bounds the index read for submodules (a few MiB
+// for a hundred thousand files).
+const (
+	gitConfigLimit = 1 << 20
+	gitIndexLimit  = 256 << 20
+)
 
 // repositoryTrouble says why git would run what the repository of the
 // checkout whose .git is dotgit (a folder, or a file naming one) may name,
 // or "" when its configuration and hooks are inert.
 func repositoryTrouble(dotgit string) string {
+	budget := maxSubmodules
+	return repositoryTroubleIn(dotgit, 0, &budget)
+}
+
+// maxSubmodules and maxSubmoduleDepth bound the submodules looked into; a
+// repository with more is refused.
+const (
+	maxSubmodules     = 64
+	maxSubmoduleDepth = 4
+)
+
+func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 	gitDir := dotgit
 	if info, err := os.Stat(dotgit); err == nil && info.Mode().IsRegular() {
 		data, err := plainfile.Read(dotgit, 4096)
@@ -59,7 +76,10 @@ func repositoryTrouble(dotgit string) string {
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Sprintf("%s cannot be read (%v)", filepath.Join(gitDir, "commondir"), Plain(err))
 	}
-	hooks := filepath.Join(dirs[len(dirs)-1], "hooks")
+	// Every folder git may take its hooks from: the common folder's, and
+	// each hooksPath any of the config files sets (which one wins depends
+	// on extensions.worktreeConfig; all are looked into).
+	hookDirs := []string{filepath.Join(dirs[len(dirs)-1], "hooks")}
 	for _, d := range dirs {
 		for _, name := range []string{"config", "config.worktree"} {
 			path := filepath.Join(d, name)
@@ -81,7 +101,7 @@ func repositoryTrouble(dotgit string) string {
 						// working tree: the .git's folder.
 						k.value = filepath.Join(filepath.Dir(dotgit), k.value)
 					}
-					hooks = k.value
+					hookDirs = append(hookDirs, k.value)
 					continue
 				}
 				if !inertGitKey(k.name) {
@@ -90,21 +110,126 @@ func repositoryTrouble(dotgit string) string {
 			}
 		}
 	}
-	for _, name := range []string{"post-index-change", "reference-transaction"} {
-		path := filepath.Join(hooks, name)
-		if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode().Perm()&0o111 != 0 {
-			return fmt.Sprintf("the repository has the hook %s, which git status or git diff may run", path)
+	for _, hooks := range hookDirs {
+		for _, name := range []string{"post-index-change", "reference-transaction"} {
+			path := filepath.Join(hooks, name)
+			if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode().Perm()&0o111 != 0 {
+				return fmt.Sprintf("the repository has the hook %s, which git status or git diff may run", path)
+			}
+		}
+	}
+	// git status and git diff look into every submodule checked out (a
+	// gitlink in the index whose folder holds a .git), running git there
+	// with the submodule's own config and hooks.
+	links, err := gitlinks(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return fmt.Sprintf("the repository's index %s cannot be read for submodules (%v)", filepath.Join(gitDir, "index"), err)
+	}
+	top := filepath.Dir(dotgit)
+	for _, link := range links {
+		sub := filepath.Join(top, filepath.FromSlash(link), ".git")
+		if _, err := os.Lstat(sub); err != nil {
+			continue // not checked out: git does not look into it
+		}
+		*budget--
+		if *budget < 0 || depth >= maxSubmoduleDepth {
+			return fmt.Sprintf("the repository has more submodules checked out than plansmith looks into (%d, %d deep)", maxSubmodules, maxSubmoduleDepth)
+		}
+		if why := repositoryTroubleIn(sub, depth+1, budget); why != "" {
+			return "its submodule " + link + ": " + why
 		}
 	}
 	return ""
 }
 
+// gitlinks lists the submodule paths (mode 160000) in a git index file:
+// none when there is no index. An index it cannot read entry by entry
+// (a version or a split index it does not know) is an error.
+func gitlinks(path string) ([]string, error) {
+	data, err := plainfile.Read(path, gitIndexLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 12 || string(data[:4]) != "DIRC" {
+		return nil, errors.New("no index signature")
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("index version %d", version)
+	}
+	n := int(binary.BigEndian.Uint32(data[8:12]))
+	at := 12
+	var links []string
+	prev := ""
+	for i := 0; i < n; i++ {
+		if at+62 > len(data) {
+			return nil, errors.New("index entries cut short")
+		}
+		mode := binary.BigEndian.Uint32(data[at+24 : at+28])
+		flags := binary.BigEndian.Uint16(data[at+60 : at+62])
+		fixed := 62
+		if flags&0x4000 != 0 {
+			if version < 3 {
+				return nil, errors.New("extended flags in a version 2 index")
+			}
+			fixed += 2
+		}
+		start := at + fixed
+		if start > len(data) {
+			return nil, errors.New("index entries cut short")
+		}
+		var name string
+		if version == 4 {
+			strip, size := binary.Uvarint(data[start:])
+			if size <= 0 || int(strip) > len(prev) {
+				return nil, errors.New("a path the index cannot hold")
+			}
+			end := bytes.IndexByte(data[start+size:], 0)
+			if end < 0 {
+				return nil, errors.New("index entries cut short")
+			}
+			name = prev[:len(prev)-int(strip)] + string(data[start+size:start+size+end])
+			at = start + size + end + 1
+		} else {
+			end := bytes.IndexByte(data[start:], 0)
+			if end < 0 {
+				return nil, errors.New("index entries cut short")
+			}
+			name = string(data[start : start+end])
+			at += (fixed + end + 8) &^ 7
+		}
+		prev = name
+		if mode&0o170000 == 0o160000 {
+			links = append(links, name)
+		}
+	}
+	// Extensions: a split index keeps entries in another file.
+	for at+8 <= len(data)-20 {
+		sig := string(data[at : at+4])
+		size := int(binary.BigEndian.Uint32(data[at+4 : at+8]))
+		if sig == "link" {
+			return nil, errors.New("a split index")
+		}
+		if size < 0 || at+8+size > len(data) {
+			break
+		}
+		at += 8 + size
+	}
+	return links, nil
+}
+
 // gitFileTarget reads a .git file as git does: "gitdir: PATH", then
 // nothing but the line's end.
+// git strips only line ends from the file's end and keeps everything else
+// (a space after the path is part of it); a target with white space or a
+// line break of its own is not read here at all.
 func gitFileTarget(data []byte) (string, bool) {
-	line, rest, _ := bytes.Cut(data, []byte("\n"))
-	target, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r \t"), "gitdir: ")
-	return target, ok && target != "" && len(bytes.TrimSpace(rest)) == 0
+	text := strings.TrimRight(string(data), "\r\n")
+	target, ok := strings.CutPrefix(text, "gitdir: ")
+	return target, ok && target != "" && strings.TrimSpace(target) == target && !strings.ContainsAny(target, "\r\n\t")
 }
 
 type gitConfigKey struct {
@@ -127,17 +252,11 @@ func gitConfigKeys(data []byte) ([]gitConfigKey, bool) {
 			continue
 		}
 		if line[0] == '[' {
-			end := strings.LastIndexByte(line, ']')
-			if end < 0 || strings.TrimSpace(line[end+1:]) != "" && !strings.HasPrefix(strings.TrimSpace(line[end+1:]), "#") && !strings.HasPrefix(strings.TrimSpace(line[end+1:]), ";") {
+			name, ok := gitSection(line)
+			if !ok {
 				return nil, false
 			}
-			head := line[1:end]
-			name, _, _ := strings.Cut(head, " ")
-			name, _, _ = strings.Cut(name, ".") // [section.subsection], the old spelling
-			if !gitName(name) {
-				return nil, false
-			}
-			section = strings.ToLower(name)
+			section = name
 			continue
 		}
 		if section == "" {
@@ -154,16 +273,74 @@ func gitConfigKeys(data []byte) ([]gitConfigKey, bool) {
 		}
 		k := gitConfigKey{name: section + "." + strings.ToLower(key)}
 		if k.name == "core.hookspath" {
-			v, _, _ := strings.Cut(value, " #")
-			v, _, _ = strings.Cut(v, " ;")
-			k.value = strings.Trim(strings.TrimSpace(v), `"`)
-			if k.value == "" || strings.ContainsAny(k.value, `\~$`) {
+			// Only a plain path: git reads quotes, escapes and comments
+			// in a value its own way ("ev"il and evil;x are evil).
+			k.value = value
+			if !plainPath(k.value) {
 				return nil, false
 			}
 		}
 		keys = append(keys, k)
 	}
 	return keys, true
+}
+
+// gitSection reads a section header line as git does, but only in its
+// plain forms: [name], [name "subsection"] or [name.subsection], then
+// nothing but a comment. git goes on reading a line after its first "]"
+// ([a][core]fsmonitor=x sets core.fsmonitor); anything there but a
+// comment is refused.
+func gitSection(line string) (string, bool) {
+	i := 1
+	for i < len(line) && (gitNameByte(line[i]) || line[i] == '.') {
+		i++
+	}
+	name := line[1:i]
+	if j := strings.IndexByte(name, '.'); j >= 0 {
+		name = name[:j] // [section.subsection], the old spelling
+	}
+	if !gitName(name) {
+		return "", false
+	}
+	if i < len(line) && line[i] == ' ' {
+		// A quoted subsection: any character but a line end, with \" and
+		// \\ escaped.
+		i++
+		if i >= len(line) || line[i] != '"' {
+			return "", false
+		}
+		for i++; i < len(line) && line[i] != '"'; i++ {
+			if line[i] == '\\' {
+				i++
+			}
+		}
+		i++
+	}
+	if i >= len(line) || line[i] != ']' {
+		return "", false
+	}
+	rest := strings.TrimSpace(line[i+1:])
+	if rest != "" && rest[0] != '#' && rest[0] != ';' {
+		return "", false
+	}
+	return strings.ToLower(name), true
+}
+
+// plainPath is a path of letters, digits and . _ - / only.
+func plainPath(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(gitNameByte(c) || c == '.' || c == '_' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+func gitNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
 }
 
 // gitName is a section or key name as git allows it: letters, digits and

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -157,4 +158,104 @@ func TestRepositoryTrouble(t *testing.T) {
 	assert.Contains(t, repositoryTrouble(filepath.Join(relative, ".git")), "core.pager", "a gitdir relative to the .git file")
 	require.NoError(t, os.WriteFile(filepath.Join(relative, ".git"), []byte("gitdir: .realgit\nmore\n"), 0o644))
 	assert.NotEmpty(t, repositoryTrouble(filepath.Join(relative, ".git")), "not a .git file as git reads one")
+}
+
+// What review M found the first reading let through, each proven with git
+// 2.39: a second header on a header's line, a hooksPath git reads another
+// way, a .git file's path with a space after it, a worktree's own
+// hooksPath, and a submodule's config.
+func TestRepositoryTroubleReadsAsGitReads(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("exec bits")
+	}
+	repo := func(config string) (dir, dotgit string) {
+		t.Helper()
+		dir = t.TempDir()
+		initRepo(t, dir)
+		dotgit = filepath.Join(dir, ".git")
+		require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"), []byte(config), 0o644))
+		return dir, dotgit
+	}
+	for name, config := range map[string]string{
+		"a header, then another and a key":   "[alias \"x\"][core]fsmonitor=/x.sh;]\n",
+		"a header, then a key":               "[alias]st=status\n",
+		"a hooksPath git unquotes":           "[core]\n\thooksPath = \"ev\"il\n",
+		"a hooksPath with a comment after":   "[core]\n\thooksPath = evil;x\n",
+		"a subsection left open":             "[remote \"o]\n",
+		"a section name with odd characters": "[co\x00re]\n",
+	} {
+		_, dotgit := repo(config)
+		assert.NotEmpty(t, repositoryTrouble(dotgit), name)
+	}
+	_, dotgit := repo("[remote \"o\\\"]\\\\\"] # a quote and a backslash in the name\n\turl = x\n[core]\n\thooksPath = .husky/_\n")
+	assert.Empty(t, repositoryTrouble(dotgit), "an escaped subsection, a plain hooksPath")
+
+	// git keeps a space after a .git file's path: "store " is not "store".
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: store \n"), 0o644))
+	assert.NotEmpty(t, repositoryTrouble(filepath.Join(dir, ".git")))
+
+	// A worktree whose own config.worktree names a hooks folder: every
+	// hooksPath is looked into, whichever git takes.
+	main, mainGit := repo("[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n[core]\n\thooksPath = safe\n")
+	wt := filepath.Join(mainGit, "worktrees", "w")
+	require.NoError(t, os.MkdirAll(wt, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "commondir"), []byte("../..\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "config.worktree"), []byte("[core]\n\thooksPath = evil\n"), 0o644))
+	linkedDir := t.TempDir()
+	linked := filepath.Join(linkedDir, ".git")
+	require.NoError(t, os.WriteFile(linked, []byte("gitdir: "+wt+"\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(linkedDir, "evil"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(linkedDir, "evil", "post-index-change"), []byte("#!/bin/sh\n"), 0o755))
+	assert.Contains(t, repositoryTrouble(linked), "post-index-change")
+	_ = main
+}
+
+// git status and git diff run git in every submodule checked out, with its
+// own config: a submodule's config counts as the repository's.
+func TestSubmodulesAreLookedInto(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	dir := t.TempDir()
+	run(dir, "init", "-q", ".")
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	run(sub, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "s"), []byte("s\n"), 0o644))
+	run(sub, "add", "s")
+	run(sub, "commit", "-qm", "s")
+	for _, f := range []string{"a-file-with-a-long-name-before", "z-after", "later"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644))
+	}
+	run(dir, "add", "a-file-with-a-long-name-before", "z-after")
+	run(dir, "update-index", "--add", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+",sub")
+	run(dir, "add", "-N", "later") // an entry with extended flags: a version 3 index
+	dotgit := filepath.Join(dir, ".git")
+	assert.Empty(t, repositoryTrouble(dotgit), "a submodule with git init's config")
+
+	marker := filepath.Join(t.TempDir(), "ran")
+	appendConfig(t, filepath.Join(sub, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+	run(dir, "status", "--short")
+	require.FileExists(t, marker, "git status in the top repository runs the submodule's fsmonitor")
+	why := repositoryTrouble(dotgit)
+	assert.Contains(t, why, "submodule sub")
+	assert.Contains(t, why, "core.fsmonitor")
+
+	links, err := gitlinks(filepath.Join(dotgit, "index"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sub"}, links)
+	run(dir, "update-index", "--index-version", "4")
+	links, err = gitlinks(filepath.Join(dotgit, "index"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sub"}, links, "a version 4 index")
 }
