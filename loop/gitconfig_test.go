@@ -32,6 +32,17 @@ func initRepo(t *testing.T, dir string) {
 		[]byte("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"), 0o644))
 }
 
+// repoWithConfig makes a checkout whose .git/config is config, and
+// returns its folder and its .git.
+func repoWithConfig(t *testing.T, config string) (dir, dotgit string) {
+	t.Helper()
+	dir = t.TempDir()
+	initRepo(t, dir)
+	dotgit = filepath.Join(dir, ".git")
+	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"), []byte(config), 0o644))
+	return dir, dotgit
+}
+
 func appendConfig(t *testing.T, path, text string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
@@ -81,14 +92,7 @@ func TestRepositoryTrouble(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("exec bits")
 	}
-	repo := func(config string) (dir, dotgit string) {
-		t.Helper()
-		dir = t.TempDir()
-		initRepo(t, dir)
-		dotgit = filepath.Join(dir, ".git")
-		require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"), []byte(config), 0o644))
-		return dir, dotgit
-	}
+	repo := func(config string) (string, string) { return repoWithConfig(t, config) }
 	inert := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n; a comment\n# another\n[remote \"origin\"]\n\turl = git@example.com:o/r.git # where\n\tgh-resolved = base\n" +
 		"[branch.main]\n\tremote = origin\n\tvscode-merge-base = origin/main\n[alias]\n\tst = status\n[lfs \"https://example.com/r.git/info/lfs\"]\n\taccess = basic\n[diff]\n\tcolorMoved = zebra\n"
 	_, dotgit := repo(inert)
@@ -168,14 +172,7 @@ func TestRepositoryTroubleReadsAsGitReads(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("exec bits")
 	}
-	repo := func(config string) (dir, dotgit string) {
-		t.Helper()
-		dir = t.TempDir()
-		initRepo(t, dir)
-		dotgit = filepath.Join(dir, ".git")
-		require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"), []byte(config), 0o644))
-		return dir, dotgit
-	}
+	repo := func(config string) (string, string) { return repoWithConfig(t, config) }
 	for name, config := range map[string]string{
 		"a header, then another and a key":   "[alias \"x\"][core]fsmonitor=/x.sh;]\n",
 		"a header, then a key":               "[alias]st=status\n",
