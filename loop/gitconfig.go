@@ -64,6 +64,9 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 		}
 		gitDir = target
 	}
+	if !present(filepath.Join(gitDir, "HEAD")) {
+		return fmt.Sprintf("%s, the repository %s names, has no HEAD: git would not take it as it is", gitDir, dotgit)
+	}
 	dirs := []string{gitDir}
 	common, err := plainfile.Read(filepath.Join(gitDir, "commondir"), 4096)
 	switch {
@@ -71,6 +74,13 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 		c := strings.TrimRight(string(common), "\r\n")
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
+		}
+		// git rejects a repository whose common folder lacks objects or
+		// refs, and then looks further up for another one.
+		for _, need := range []string{"objects", "refs"} {
+			if info, err := os.Stat(filepath.Join(c, need)); err != nil || !info.IsDir() {
+				return fmt.Sprintf("the common folder %s that %s names has no %s: git would not take the repository as it is", c, gitDir, need)
+			}
 		}
 		dirs = append(dirs, c)
 	case !errors.Is(err, fs.ErrNotExist):
@@ -139,7 +149,51 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 			return "its submodule " + link + ": " + why
 		}
 	}
-	return ""
+	// Submodules kept in the repository's modules folder, checked out or
+	// not: git diff --submodule=diff and git grep --recurse-submodules
+	// open them.
+	modules := filepath.Join(dirs[len(dirs)-1], "modules")
+	var why string
+	walkModules(modules, 0, func(repo string) bool {
+		*budget--
+		if *budget < 0 || depth >= maxSubmoduleDepth {
+			why = fmt.Sprintf("the repository keeps more submodules than plansmith looks into (%d, %d deep)", maxSubmodules, maxSubmoduleDepth)
+			return false
+		}
+		if w := repositoryTroubleIn(repo, depth+1, budget); w != "" {
+			why = "its submodule repository " + repo + ": " + w
+			return false
+		}
+		return true
+	})
+	return why
+}
+
+// walkModules calls visit for each repository (a folder with a HEAD) in a
+// modules folder, whose submodule names may hold slashes; visit returning
+// false stops the walk. A name deeper than maxSubmoduleDepth folders is
+// visited as a repository, so that what it holds is judged, not skipped.
+func walkModules(dir string, level int, visit func(repo string) bool) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true // no modules folder: nothing kept
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		if present(filepath.Join(path, "HEAD")) || level >= maxSubmoduleDepth {
+			if !visit(path) {
+				return false
+			}
+			continue
+		}
+		if !walkModules(path, level+1, visit) {
+			return false
+		}
+	}
+	return true
 }
 
 // gitlinks lists the submodule paths (mode 160000) in a git index file:
@@ -408,7 +462,9 @@ func inertGitKey(name string) bool {
 		// Not external, nor a driver's command or textconv.
 		switch key {
 		case "renames", "algorithm", "colormoved", "mnemonicprefix", "noprefix", "context",
-			"interhunkcontext", "indentheuristic", "submodule", "ignoresubmodules", "binary", "xfuncname", "wordregex":
+			"interhunkcontext", "indentheuristic", "ignoresubmodules", "binary", "xfuncname", "wordregex":
+			// Not diff.submodule: =diff runs git diff in each submodule,
+			// with its own diff.external (review N).
 			return true
 		}
 	}

@@ -145,6 +145,7 @@ func TestRepositoryTrouble(t *testing.T) {
 	main, mainGit := repo(inert)
 	wt := filepath.Join(mainGit, "worktrees", "w")
 	require.NoError(t, os.MkdirAll(wt, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "HEAD"), []byte("ref: refs/heads/w\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "commondir"), []byte("../..\n"), 0o644))
 	linked := filepath.Join(t.TempDir(), ".git")
 	require.NoError(t, os.WriteFile(linked, []byte("gitdir: "+wt+"\n"), 0o644))
@@ -157,6 +158,7 @@ func TestRepositoryTrouble(t *testing.T) {
 
 	relative := filepath.Join(t.TempDir(), "vendor")
 	require.NoError(t, os.MkdirAll(filepath.Join(relative, ".realgit"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(relative, ".realgit", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(relative, ".realgit", "config"), []byte("[core]\n\tpager = ./x.sh\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(relative, ".git"), []byte("gitdir: .realgit\n"), 0o644))
 	assert.Contains(t, repositoryTrouble(filepath.Join(relative, ".git")), "core.pager", "a gitdir relative to the .git file")
@@ -197,6 +199,7 @@ func TestRepositoryTroubleReadsAsGitReads(t *testing.T) {
 	main, mainGit := repo("[core]\n\trepositoryformatversion = 1\n[extensions]\n\tworktreeConfig = true\n[core]\n\thooksPath = safe\n")
 	wt := filepath.Join(mainGit, "worktrees", "w")
 	require.NoError(t, os.MkdirAll(wt, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "HEAD"), []byte("ref: refs/heads/w\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "commondir"), []byte("../..\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "config.worktree"), []byte("[core]\n\thooksPath = evil\n"), 0o644))
 	linkedDir := t.TempDir()
@@ -255,4 +258,51 @@ func TestSubmodulesAreLookedInto(t *testing.T) {
 	links, err = gitlinks(filepath.Join(dotgit, "index"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"sub"}, links, "a version 4 index")
+}
+
+// Review N, each proven with git 2.39: a .git whose HEAD git reads and
+// checkout does not (ref: without its space) was walked past, so git ran
+// its config; a .git whose commondir leads nowhere is one git rejects
+// before taking the folder above for a bare repository; and submodules
+// kept under .git/modules, and diff.submodule, reach configs the first
+// check never read.
+func TestGitRepositoryReadsHeadsAndModulesAsGitDoes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX layouts")
+	}
+	dir, dotgit := repoWithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
+	head, err := os.ReadFile(filepath.Join(dotgit, "HEAD"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "HEAD"), []byte(strings.Replace(string(head), "ref: ", "ref:", 1)), 0o644))
+	marker := filepath.Join(t.TempDir(), "ran")
+	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+	if git, err := exec.LookPath("git"); err == nil {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("f"), 0o644))
+		cmd := exec.Command(git, "status", "--short")
+		cmd.Dir = dir
+		cmd.Run()
+		require.FileExists(t, marker, "git takes a HEAD without the space after ref:")
+	}
+	assert.Contains(t, gitRepository(Env{}, dir, ""), "is not a .git plansmith can read as git does")
+	require.NoError(t, os.Remove(filepath.Join(dotgit, "HEAD")))
+	require.NoError(t, os.Symlink("refs/heads/main", filepath.Join(dotgit, "HEAD")))
+	assert.Contains(t, gitRepository(Env{}, dir, ""), "is not a .git plansmith can read as git does", "a linked HEAD")
+
+	_, dotgit = repoWithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
+	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "commondir"), []byte("/nowhere\n"), 0o644))
+	assert.Contains(t, repositoryTrouble(dotgit), "has no objects")
+
+	_, dotgit = repoWithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
+	module := filepath.Join(dotgit, "modules", "libs", "sub")
+	for _, d := range []string{"objects", "refs"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(module, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(module, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(module, "config"), []byte("[core]\n\tbare = false\n"), 0o644))
+	assert.Empty(t, repositoryTrouble(dotgit), "a kept submodule with an inert config")
+	appendConfig(t, filepath.Join(module, "config"), "[diff]\n\texternal = ./x.sh\n")
+	assert.Contains(t, repositoryTrouble(dotgit), "diff.external", "a submodule kept under .git/modules, as a path with a slash")
+
+	_, dotgit = repoWithConfig(t, "[diff]\n\tsubmodule = diff\n")
+	assert.Contains(t, repositoryTrouble(dotgit), "diff.submodule")
 }

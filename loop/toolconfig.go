@@ -96,12 +96,24 @@ func gitRepository(env Env, cwd, dir string) string {
 		return present(filepath.Join(d, "HEAD")) && (present(filepath.Join(d, "objects")) || present(filepath.Join(d, "commondir")))
 	}
 	for {
-		if dotgit := filepath.Join(d, ".git"); checkout(dotgit) {
+		dotgit := filepath.Join(d, ".git")
+		switch {
+		case checkout(dotgit) && gitDir(d):
+			// Should git pass over the .git after all, it would take the
+			// folder holding it for a bare repository.
+			return fmt.Sprintf("%s holds a .git and also HEAD and objects, which git may take for a bare repository", d)
+		case checkout(dotgit):
 			// A checkout's (a .git file names its repository): git runs
 			// there, with what its config names (gitconfig.go).
 			return repositoryTrouble(dotgit)
-		}
-		if gitDir(d) {
+		case present(filepath.Join(dotgit, "HEAD")):
+			// git's own reading of a .git is looser than checkout's (a
+			// HEAD without the space after ref:, a linked HEAD, objects
+			// and refs in a commondir): one with a HEAD this cannot read
+			// as git does is refused, not walked past. (Without a HEAD
+			// git passes over it, as over an empty .git.)
+			return fmt.Sprintf("%s is not a .git plansmith can read as git does; git may still use it and run what its config names", dotgit)
+		case gitDir(d):
 			return fmt.Sprintf("git would take %s, which holds HEAD and objects, for a bare repository and run what its config names", d)
 		}
 		if d == filepath.Dir(d) {

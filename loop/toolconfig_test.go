@@ -230,10 +230,17 @@ func TestGitRepositoryLookup(t *testing.T) {
 
 	// The project's folder itself holds HEAD and objects: without its .git
 	// git would take it for a bare repository.
+	// Should git pass over the .git after all (review N: a .git whose
+	// commondir leads nowhere), it would take the folder for a bare
+	// repository: refused.
 	for _, d := range []string{"HEAD", "objects"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(project, d), 0o755))
 	}
-	assert.Empty(t, gitRepository(env, project, ""), "the checkout's .git comes first")
+	assert.Contains(t, gitRepository(env, project, ""), "holds a .git and also HEAD and objects")
+	for _, d := range []string{"HEAD", "objects"} {
+		require.NoError(t, os.RemoveAll(filepath.Join(project, d)))
+	}
+	assert.Empty(t, gitRepository(env, project, ""), "the checkout's .git")
 	// A .git git passes over does not stop the walk (the review of the fix:
 	// git went on to take evil for a bare repository).
 	dotgit := filepath.Join(evil, ".git")
@@ -268,6 +275,10 @@ func TestGitRepositoryLookup(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(common, "commondir"), []byte("../vendor/evil\n"), 0o644))
 	assert.Contains(t, gitRepository(env, project, "common"), common)
 	require.NoError(t, os.WriteFile(filepath.Join(evil, ".git"), []byte("gitdir: ../../.git\n"), 0o644))
+	assert.Contains(t, gitRepository(env, project, "vendor/evil"), "holds a .git and also HEAD and objects", "evil is a bare repository's layout too")
+	for _, d := range []string{"HEAD", "objects", "refs", "config"} {
+		require.NoError(t, os.RemoveAll(filepath.Join(evil, d)))
+	}
 	assert.Empty(t, gitRepository(env, project, "vendor/evil"), "a .git file names the repository")
 
 	env.Getwd = func() (string, error) { return common, nil }

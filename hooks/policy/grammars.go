@@ -299,6 +299,11 @@ var gitCommon = sync.OnceValue(func() []option {
 		opt("--exec", required, "git-option"),
 		opt("--upload-pack", required, "git-option"), opt("--receive-pack", required, "git-option"),
 		opt("--show-signature", flag, "signature"),
+		// --submodule=diff runs git diff in each submodule, with that
+		// repository's own config (diff.external); the recursing options
+		// open every submodule's repository.
+		opt("--submodule", optional, "git-option"),
+		opt("--recurse-submodules", optional, "git-option"),
 	}
 })
 
