@@ -59,13 +59,13 @@ func TestPreToolUseRefusesWhatItCannotJudgeInTime(t *testing.T) {
 	var out bytes.Buffer
 	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
-	assert.Contains(t, out.String(), "could not judge it within 50ms")
+	assert.Contains(t, out.String(), "plansmith's judging did not finish within 50ms")
 
 	env, dir = guardedProject(t, func() string { panic("boom") })
 	out.Reset()
 	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
-	assert.Contains(t, out.String(), "failed while judging it (boom)")
+	assert.Contains(t, out.String(), "plansmith's judging failed (boom)")
 
 	env, dir = guardedProject(t, func() string { return "/usr/bin" })
 	out.Reset()
@@ -96,7 +96,7 @@ func TestAnyToolNotJudgedInTimeIsRefused(t *testing.T) {
 	var out bytes.Buffer
 	run(t, "pretooluse-loop", string(in), &out, env)
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
-	assert.Contains(t, out.String(), "could not judge it within 50ms")
+	assert.Contains(t, out.String(), "plansmith's judging did not finish within 50ms")
 }
 
 // A backgrounded shell (a sleep, say) listed at a Stop does not make the

@@ -10,7 +10,6 @@ import (
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
-	"github.com/plansmith/plansmith/templates"
 )
 
 // handler answers one decoded event with its JSON answer, or nil for none.
@@ -65,7 +64,7 @@ func Run(event string, env loop.Env) {
 			if judgesTools {
 				// A tool call that could not be judged is refused wherever a
 				// loop may be running, as undecodable input is.
-				writeJSON(refusal(env, in, raw, failedJudging(r)), env)
+				writeJSON(refusal(env, in, raw, fmt.Errorf("plansmith failed while judging it (%v)", r)), env)
 			}
 		}
 	}()
@@ -94,65 +93,44 @@ func Run(event string, env loop.Env) {
 		return
 	}
 	if !judgesTools {
-		writeJSON(answerInTime(event, h, in, env), env)
+		writeJSON(inTime(event, HookDeadline, h, in, env, func(why string) any {
+			if event != "stop" {
+				return nil
+			}
+			return stopAnswer(loop.NotChecked("plansmith "+why, false))
+		}), env)
 		return
 	}
-	writeJSON(judgeInTime(event, h, in, raw, env), env)
-}
-
-// HookDeadline is how long any other hook may take before it answers
-// without its work: well inside the 60 s timeout hooks.json gives it, after
-// which Claude Code carries on with no word from plansmith.
-var HookDeadline = 45 * time.Second
-
-// answerInTime runs a hook that judges no tool call. When it has not
-// answered within HookDeadline, a Stop lets the turn end telling the user
-// the answer was not checked (the loop did not move: the state file is
-// only ever replaced whole, so the work cut short when the process exits
-// leaves it as it was); any other hook answers nothing.
-func answerInTime(event string, h handler, in Input, env loop.Env) any {
-	answer := make(chan any, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
-				answer <- nil
-			}
-		}()
-		answer <- h(in, env)
-	}()
-	select {
-	case a := <-answer:
-		return a
-	case <-time.After(HookDeadline):
-		fmt.Fprintf(env.Stderr, "plansmith: %s hook: no answer within %s\n", event, HookDeadline)
-		if event != "stop" {
-			return nil
-		}
-		return &StopOutput{SystemMessage: strings.TrimSpace(templates.Show("messages/state-unread.md", map[string]any{
-			"Why":  fmt.Sprintf("plansmith did not finish within %s", HookDeadline),
-			"Held": false,
-		}))}
-	}
+	// Claude Code lets a call through when the hook times out or answers
+	// nothing, so a command built to be slow to judge, or a project lookup
+	// that hangs, must not get that far.
+	writeJSON(inTime(event, JudgeDeadline, h, in, env, func(why string) any {
+		return unjudged(in, "plansmith's judging "+why)
+	}), env)
 }
 
 // JudgeDeadline is how long PreToolUse may take to judge a call before it
-// refuses it: well inside the 60 s timeout hooks.json gives the hook,
-// after which Claude Code would run the call unjudged.
-var JudgeDeadline = 20 * time.Second
+// refuses it, and HookDeadline how long any other hook may take before it
+// answers without its work: well inside the 60 s timeout hooks.json gives
+// a hook, after which Claude Code carries on, running the call unjudged
+// or ending the turn with no word from plansmith.
+var (
+	JudgeDeadline = 20 * time.Second
+	HookDeadline  = 45 * time.Second
+)
 
-// judgeInTime runs a tool-judging hook, refusing the call (unjudged) when
-// no verdict comes within JudgeDeadline or the judging panics: Claude Code
-// lets a call through when the hook times out or answers nothing, so a
-// command built to be slow to judge, or a project lookup that hangs, must
-// not get that far.
-func judgeInTime(event string, h handler, in Input, raw []byte, env loop.Env) any {
+// inTime runs h, answering within deadline: when h has not answered by
+// then, or panics, late answers in its place, told why ("did not finish
+// within 20s", "failed (…)"). Work cut short
+// when the process then exits leaves the state file as it was (it is only
+// ever replaced whole).
+func inTime(event string, deadline time.Duration, h handler, in Input, env loop.Env, late func(why string) any) any {
 	answer := make(chan any, 1)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
 				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
-				answer <- unjudged(in, failedJudging(r))
+				answer <- late(fmt.Sprintf("failed (%v)", r))
 			}
 		}()
 		answer <- h(in, env)
@@ -160,9 +138,10 @@ func judgeInTime(event string, h handler, in Input, raw []byte, env loop.Env) an
 	select {
 	case a := <-answer:
 		return a
-	case <-time.After(JudgeDeadline):
-		fmt.Fprintf(env.Stderr, "plansmith: %s hook: no verdict within %s; refusing this call\n", event, JudgeDeadline)
-		return unjudged(in, fmt.Errorf("plansmith could not judge it within %s", JudgeDeadline))
+	case <-time.After(deadline):
+		why := fmt.Sprintf("did not finish within %s", deadline)
+		fmt.Fprintf(env.Stderr, "plansmith: %s hook: %s\n", event, why)
+		return late(why)
 	}
 }
 
@@ -171,11 +150,9 @@ func judgeInTime(event string, h handler, in Input, raw []byte, env loop.Env) an
 // apply, and looking again for which one would do the same work, on the
 // same files, that just failed (a state file planted to be slow to read,
 // an agent definition slow to walk).
-func unjudged(in Input, err error) any {
-	return toolAnswer(loop.ToolOutcome{Deny: true, Reason: policy.Unreadable(in.ToolName, err.Error()).Reason})
+func unjudged(in Input, why string) any {
+	return toolAnswer(loop.ToolOutcome{Deny: true, Reason: policy.Unreadable(in.ToolName, why).Reason})
 }
-
-func failedJudging(r any) error { return fmt.Errorf("plansmith failed while judging it (%v)", r) }
 
 // refusal is the answer for a tool call that could not be judged (err says
 // why): refused wherever a loop may be running or the plan-mode gate

@@ -38,7 +38,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
 	if errors.As(err, &held) {
-		return lockHeld(err)
+		// Other failures to read the state file stay notes: the file may
+		// not be this session's loop at all (a link a repository carries).
+		return NotChecked(plainError(err), true)
 	}
 	if t == nil {
 		return StopOutcome{}
@@ -81,16 +83,12 @@ func saveFailed(at string, cause error) StopOutcome {
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
-// lockHeld is the answer when another process held the project's lock
-// past state.LockWait: the turn ends with the user told why (a loop they
-// cannot see moving must not look finished), and nothing changes on disk.
-// (Other failures to read the state file stay notes: the file may not be
-// this session's loop at all, say a link a repository carries.)
-func lockHeld(cause error) StopOutcome {
-	msg := templates.Show("messages/state-unread.md", map[string]any{
-		"Why":  plainError(cause),
-		"Held": true,
-	})
+// NotChecked is the answer when the agent's last answer could not be
+// checked (why says so): the turn ends with the user told (a loop they
+// cannot see moving must not look finished), and the loop is as it was on
+// disk. lockHeld adds what to do about another process holding the lock.
+func NotChecked(why string, lockHeld bool) StopOutcome {
+	msg := templates.Show("messages/state-unread.md", map[string]any{"Why": why, "Held": lockHeld})
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
 
