@@ -104,7 +104,7 @@ func gitRepository(env Env, cwd, dir string) string {
 			return fmt.Sprintf("%s holds a .git and also HEAD and objects, which git may take for a bare repository", d)
 		case checkout(dotgit):
 			// A checkout's (a .git file names its repository): git runs
-			// there, with what its config names (gitconfig.go).
+			// there, with what its config names (gitrepo.go).
 			return repositoryTrouble(dotgit)
 		case present(filepath.Join(dotgit, "HEAD")):
 			// git's own reading of a .git is looser than checkout's (a

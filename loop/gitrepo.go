@@ -1,0 +1,229 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
+)
+
+// A checkout's .git is the repository git runs in, and its config can name
+// programs git runs on a read (core.fsmonitor on git status, diff.external
+// on git diff, a pager, a filter, an include of any file), as can a hook
+// the index refresh of git status fires (post-index-change). A clone never
+// carries a .git, but a project unpacked from a tarball or a zip, a copied
+// folder or a vendored package can: every file of it is the project's
+// choice. So git runs only in a repository whose own config sets nothing
+// but settings known to name no program (inertGitKey, gitconfig.go), whose
+// hooks include none a reading command fires, whose .git file, if it is
+// one, git reads as this does, and whose submodules (gitlinks read from
+// the index, gitindex.go, and those kept in its modules folder) are all
+// such repositories. The user's own configuration (~/.gitconfig, git's
+// system file) is theirs and not looked at.
+
+// gitConfigLimit bounds the config files read; git's are a few hundred
+// bytes.
+const gitConfigLimit = 1 << 20
+
+// repositoryTrouble says why git would run what the repository of the
+// checkout whose .git is dotgit (a folder, or a file naming one) may name,
+// or "" when its configuration, hooks and submodules are inert.
+func repositoryTrouble(dotgit string) string {
+	budget := maxSubmodules
+	return repositoryTroubleIn(dotgit, 0, &budget)
+}
+
+// maxSubmodules and maxSubmoduleDepth bound the submodules looked into; a
+// repository with more is refused.
+const (
+	maxSubmodules     = 64
+	maxSubmoduleDepth = 4
+)
+
+func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
+	dirs, why := repositoryDirs(dotgit)
+	if why != "" {
+		return why
+	}
+	top := filepath.Dir(dotgit) // the working tree's top
+	hookDirs, why := configTrouble(dirs, top)
+	if why != "" {
+		return why
+	}
+	if why := hookTrouble(hookDirs); why != "" {
+		return why
+	}
+	return submoduleTrouble(dirs, top, depth, budget)
+}
+
+// repositoryDirs returns the folders whose config git reads for dotgit:
+// the repository (the .git folder, or the one a .git file names), then its
+// common folder when it has one. A layout git would not take as it is
+// (and then look further up for another repository) is trouble.
+func repositoryDirs(dotgit string) (dirs []string, why string) {
+	gitDir := dotgit
+	if info, err := os.Stat(dotgit); err == nil && info.Mode().IsRegular() {
+		data, err := plainfile.Read(dotgit, 4096)
+		if err != nil {
+			return nil, fmt.Sprintf("the .git file %s cannot be read (%v)", dotgit, Plain(err))
+		}
+		target, ok := gitFileTarget(data)
+		if !ok {
+			return nil, fmt.Sprintf("the .git file %s does not read as a single gitdir: line", dotgit)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(dotgit), target)
+		}
+		gitDir = target
+	}
+	if !present(filepath.Join(gitDir, "HEAD")) {
+		return nil, fmt.Sprintf("%s, the repository %s names, has no HEAD: git would not take it as it is", gitDir, dotgit)
+	}
+	dirs = []string{gitDir}
+	common, err := plainfile.Read(filepath.Join(gitDir, "commondir"), 4096)
+	switch {
+	case err == nil:
+		c := strings.TrimRight(string(common), "\r\n")
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		for _, need := range []string{"objects", "refs"} {
+			if info, err := os.Stat(filepath.Join(c, need)); err != nil || !info.IsDir() {
+				return nil, fmt.Sprintf("the common folder %s that %s names has no %s: git would not take the repository as it is", c, gitDir, need)
+			}
+		}
+		dirs = append(dirs, c)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Sprintf("%s cannot be read (%v)", filepath.Join(gitDir, "commondir"), Plain(err))
+	}
+	return dirs, ""
+}
+
+// configTrouble reads every config file of dirs (config, config.worktree)
+// and says why one is not inert. It also returns every folder git may
+// take hooks from: the common folder's, and each hooksPath any file sets
+// (which one wins depends on extensions.worktreeConfig; all count), a
+// relative one read from top.
+func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
+	hookDirs = []string{filepath.Join(dirs[len(dirs)-1], "hooks")}
+	for _, d := range dirs {
+		for _, name := range []string{"config", "config.worktree"} {
+			path := filepath.Join(d, name)
+			data, err := plainfile.Read(path, gitConfigLimit)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Sprintf("the repository's config %s cannot be read (%v)", path, Plain(err))
+			}
+			keys, ok := gitConfigKeys(data)
+			if !ok {
+				return nil, fmt.Sprintf("the repository's config %s is not laid out as git writes it", path)
+			}
+			for _, k := range keys {
+				switch {
+				case k.name == "core.hookspath" && filepath.IsAbs(k.value):
+					hookDirs = append(hookDirs, k.value)
+				case k.name == "core.hookspath":
+					hookDirs = append(hookDirs, filepath.Join(top, k.value))
+				case !inertGitKey(k.name):
+					return nil, fmt.Sprintf("the repository's config %s sets %s, which can name a program git runs; a project's files may have put it there", path, k.name)
+				}
+			}
+		}
+	}
+	return hookDirs, ""
+}
+
+// hookTrouble names an executable hook a reading command may fire: the
+// index refresh of git status writes the index (post-index-change).
+func hookTrouble(hookDirs []string) string {
+	for _, hooks := range hookDirs {
+		for _, name := range []string{"post-index-change", "reference-transaction"} {
+			path := filepath.Join(hooks, name)
+			if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode().Perm()&0o111 != 0 {
+				return fmt.Sprintf("the repository has the hook %s, which git status or git diff may run", path)
+			}
+		}
+	}
+	return ""
+}
+
+// submoduleTrouble checks, as the repository itself, every submodule git
+// may run git in: each one checked out (a gitlink in the index whose
+// folder holds a .git: git status and git diff look into it) and each one
+// kept in the modules folder, checked out or not (git diff
+// --submodule=diff and git grep --recurse-submodules open them).
+func submoduleTrouble(dirs []string, top string, depth int, budget *int) string {
+	check := func(dotgit, label string) string {
+		*budget--
+		if *budget < 0 || depth >= maxSubmoduleDepth {
+			return fmt.Sprintf("the repository has more submodules than plansmith looks into (%d, %d deep)", maxSubmodules, maxSubmoduleDepth)
+		}
+		if why := repositoryTroubleIn(dotgit, depth+1, budget); why != "" {
+			return label + ": " + why
+		}
+		return ""
+	}
+	index := filepath.Join(dirs[0], "index")
+	links, err := gitlinks(index)
+	if err != nil {
+		return fmt.Sprintf("the repository's index %s cannot be read for submodules (%v)", index, err)
+	}
+	for _, link := range links {
+		sub := filepath.Join(top, filepath.FromSlash(link), ".git")
+		if _, err := os.Lstat(sub); err != nil {
+			continue // not checked out: git does not look into it
+		}
+		if why := check(sub, "its submodule "+link); why != "" {
+			return why
+		}
+	}
+	var why string
+	walkModules(filepath.Join(dirs[len(dirs)-1], "modules"), 0, func(repo string) bool {
+		why = check(repo, "its submodule repository "+repo)
+		return why == ""
+	})
+	return why
+}
+
+// walkModules calls visit for each repository (a folder with a HEAD) in a
+// modules folder, whose submodule names may hold slashes; visit returning
+// false stops the walk. A name deeper than maxSubmoduleDepth folders is
+// visited as a repository, so that what it holds is judged, not skipped.
+func walkModules(dir string, level int, visit func(repo string) bool) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return true // no modules folder: nothing kept
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		if present(filepath.Join(path, "HEAD")) || level >= maxSubmoduleDepth {
+			if !visit(path) {
+				return false
+			}
+			continue
+		}
+		if !walkModules(path, level+1, visit) {
+			return false
+		}
+	}
+	return true
+}
+
+// gitFileTarget reads a .git file: "gitdir: PATH". git strips only line
+// ends from the file's end and keeps everything else (a space after the
+// path is part of it); a target with white space or a line break of its
+// own is not read here at all.
+func gitFileTarget(data []byte) (string, bool) {
+	text := strings.TrimRight(string(data), "\r\n")
+	target, ok := strings.CutPrefix(text, "gitdir: ")
+	return target, ok && target != "" && strings.TrimSpace(target) == target && !strings.ContainsAny(target, "\r\n\t")
+}
