@@ -218,9 +218,9 @@ func emitQuoted(buf *bytes.Buffer, s string) bool {
 			buf.WriteString(`\t`)
 		case r == '\r':
 			buf.WriteString(`\r`)
-		case r < 0x20 || r >= 0x7F && r <= 0x9F:
+		case escaped(r) && r <= 0xFF:
 			fmt.Fprintf(buf, `\x%02X`, r)
-		case r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF:
+		case escaped(r):
 			fmt.Fprintf(buf, `\u%04X`, r)
 		default:
 			buf.WriteRune(r)
@@ -228,4 +228,10 @@ func emitQuoted(buf *bytes.Buffer, s string) bool {
 	}
 	buf.WriteByte('"')
 	return true
+}
+
+// escaped reports whether emitQuoted writes r as an escape (\xXX or
+// \uXXXX) rather than as itself; readBlock accepts exactly these escapes.
+func escaped(r rune) bool {
+	return r < 0x20 || r >= 0x7F && r <= 0x9F || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF
 }

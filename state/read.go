@@ -362,9 +362,3 @@ func unquote(text string) (string, bool) {
 	}
 	return b.String(), true
 }
-
-// escaped reports whether emitQuoted writes r as an escape rather than
-// as itself.
-func escaped(r rune) bool {
-	return r < 0x20 || r >= 0x7F && r <= 0x9F || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF
-}
