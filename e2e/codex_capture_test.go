@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -237,30 +238,37 @@ func TestCodexPreToolUseOutputs(t *testing.T) {
 		{name: "not-json", out: "not json {"},
 		{name: "exit-1", exit: "1", stderr: "R-EXIT1"},
 	}
+	// One session, one call per case: the hook answers its Nth call as
+	// case N says.
+	var script []cs.Reply
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			e, logDir := codexLoggingEnv(t, false, cs.Exec("touch made.txt"), cs.Text("done"))
-			if c.out != "" {
-				writeLogFile(t, logDir, "PreToolUse.out", c.out)
-			}
-			if c.exit != "" {
-				writeLogFile(t, logDir, "PreToolUse.exit", c.exit)
-				writeLogFile(t, logDir, "PreToolUse.stderr", c.stderr)
-			}
-			res := e.Run("touch", bypassTrust, "-s", "danger-full-access")
-			require.Equal(t, 0, res.ExitCode)
-			reqs := e.Model.Requests()
-			require.Len(t, reqs, 2)
-			require.Len(t, reqs[1].Outputs, 1)
-			if c.refused {
-				assert.Empty(t, e.ProjectFile("made.txt"), "refused")
-				assert.Equal(t, "Command blocked by PreToolUse hook: "+c.reason+". Command: touch made.txt", reqs[1].Outputs[0].Output)
-			} else {
-				_, err := os.Stat(filepath.Join(e.Project, "made.txt"))
-				assert.NoError(t, err, "the call ran: Codex fails open on this answer")
-			}
-		})
+		script = append(script, cs.Exec("touch made-"+c.name+".txt"))
+	}
+	e, logDir := codexLoggingEnv(t, false, append(script, cs.Text("done"))...)
+	for i, c := range cases {
+		n := strconv.Itoa(i + 1)
+		if c.out != "" {
+			writeLogFile(t, logDir, "PreToolUse."+n+".out", c.out)
+		}
+		if c.exit != "" {
+			writeLogFile(t, logDir, "PreToolUse."+n+".exit", c.exit)
+			writeLogFile(t, logDir, "PreToolUse."+n+".stderr", c.stderr)
+		}
+	}
+	res := e.Run("touch", bypassTrust, "-s", "danger-full-access")
+	require.Equal(t, 0, res.ExitCode)
+	require.Len(t, codexHookLog(t, logDir, "PreToolUse"), len(cases))
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, len(cases)+1)
+	for i, c := range cases {
+		made := "made-" + c.name + ".txt"
+		require.Len(t, reqs[i+1].Outputs, 1, c.name)
+		if c.refused {
+			assert.NoFileExists(t, filepath.Join(e.Project, made), "%s: refused", c.name)
+			assert.Equal(t, "Command blocked by PreToolUse hook: "+c.reason+". Command: touch "+made, reqs[i+1].Outputs[0].Output, c.name)
+		} else {
+			assert.FileExists(t, filepath.Join(e.Project, made), "%s: the call ran: Codex fails open on this answer", c.name)
+		}
 	}
 }
 

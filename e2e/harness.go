@@ -550,6 +550,15 @@ func runCLI(t testing.TB, ctx context.Context, what, bin string, args []string, 
 // hookOutputs); each Result holds its turn's lines, its result object last.
 func (e *Env) RunTurns(prompts []string, args ...string) []*Result {
 	e.T.Helper()
+	return e.RunTurnsThen(prompts, nil, args...)
+}
+
+// RunTurnsThen is RunTurns calling between(i, res) once turn i (from 0) has
+// come out and before the next prompt is sent, so a test can look at the
+// project and the model's requests between turns, as it would between two
+// runs, without starting the CLI twice.
+func (e *Env) RunTurnsThen(prompts []string, between func(turn int, res *Result), args ...string) []*Result {
+	e.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
 	defer cancel()
 	argv := append([]string{"-p",
@@ -613,6 +622,9 @@ func (e *Env) RunTurns(prompts []string, args ...string) []*Result {
 		if len(results) == len(prompts) {
 			_ = stdin.Close()
 			break
+		}
+		if between != nil {
+			between(len(results)-1, res)
 		}
 		send(prompts[len(results)])
 	}

@@ -66,22 +66,24 @@ func TestImplementHandsAKeptPlanToTheAgent(t *testing.T) {
 		)
 		e.WriteProjectFile("docs/plans/2026-11-20-add-rate-limiting-to-the-public-api.md", keptPlan)
 
-		res := e.Run("/plansmith:implement rate-limiting")
-		assert.Equal(t, "implementing", res.Result)
-		reqs := e.Model.Requests()
-		require.Len(t, reqs, 2)
-		assert.Contains(t, reqs[0].LastUserText, "<command-name>/plansmith:implement</command-name>")
-		assert.Contains(t, reqs[0].LastUserText, "task list")
-		require.Len(t, reqs[1].ToolResults, 1)
-		shown := reqs[1].ToolResults[0]
-		assert.False(t, shown.IsError, shown.Content)
-		assert.Contains(t, shown.Content, "plansmith: plan docs/plans/2026-11-20-add-rate-limiting-to-the-public-api.md (2026-11-20, verified)")
-		assert.Contains(t, shown.Content, "2. Wire the middleware.")
-
+		// Two prompts in one session: a kept plan by a word of its name,
+		// then the user's words holding shell text.
 		hostile := `x'; touch INJECTED; echo '$(touch INJECTED2)`
-		res2 := e.Run("/plansmith:implement " + hostile)
+		turns := e.RunTurnsThen([]string{"/plansmith:implement rate-limiting", "/plansmith:implement " + hostile}, func(_ int, res *Result) {
+			assert.Equal(t, "implementing", res.Result)
+			reqs := e.Model.Requests()
+			require.Len(t, reqs, 2)
+			assert.Contains(t, reqs[0].LastUserText, "<command-name>/plansmith:implement</command-name>")
+			assert.Contains(t, reqs[0].LastUserText, "task list")
+			require.Len(t, reqs[1].ToolResults, 1)
+			shown := reqs[1].ToolResults[0]
+			assert.False(t, shown.IsError, shown.Content)
+			assert.Contains(t, shown.Content, "plansmith: plan docs/plans/2026-11-20-add-rate-limiting-to-the-public-api.md (2026-11-20, verified)")
+			assert.Contains(t, shown.Content, "2. Wire the middleware.")
+		})
+		res2 := turns[1]
 		assert.Equal(t, "no such plan", res2.Result)
-		reqs = e.Model.Requests()
+		reqs := e.Model.Requests()
 		require.Len(t, reqs, 4)
 		require.Len(t, reqs[3].ToolResults, 1)
 		assert.Contains(t, reqs[3].ToolResults[0].Content, "no kept plan is named")

@@ -420,36 +420,40 @@ func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 		script = append(script, answer(t, "01-understand.md"), answer(t, "08-final.md"))
 		e := plansmithEnv(t, cli, script...)
 
-		// Nine failing answers in a row, no tool call between them.
-		res := e.Run("/plansmith:plan --no-gate --max-retries 20 --phases understand,revise "+request, withHookEvents...)
-		assert.Equal(t, failing, res.Result, "plansmith let the ninth stop happen, so Claude Code's cap never cut the turn")
-		reqs := e.Model.Requests()
-		require.Len(t, reqs, hooks.DefaultBlockCap+2)
-		got := feedback(reqs)
-		require.Len(t, got, hooks.DefaultBlockCap)
-		for i, reason := range got {
-			assert.Contains(t, reason, fmt.Sprintf("✗ understand [1/2]: this answer did not pass the phase's checks (attempt %d;", i+1))
-		}
-		stops := stopOutputs(t, res)
-		require.Len(t, stops, hooks.DefaultBlockCap+1)
-		paused := stops[hooks.DefaultBlockCap]
-		assert.Empty(t, paused.Decision)
-		assert.Contains(t, paused.SystemMessage, "plansmith paused the planning loop at understand [1/2]")
-		l := loop(t, e)
-		require.NotNil(t, l)
-		assert.True(t, l.Active)
-		assert.True(t, l.Paused)
-		assert.Equal(t, res.SessionID, l.SessionID)
-		assert.Equal(t, hooks.DefaultBlockCap+1, l.Retries)
-		held := l.PausedReason
-		assert.Contains(t, held, "✗ understand [1/2]: this answer did not pass the phase's checks (attempt 9;")
+		// Nine failing answers in a row, no tool call between them; then
+		// the user's next prompt, in the same session.
+		var held string
+		turns := e.RunTurnsThen([]string{"/plansmith:plan --no-gate --max-retries 20 --phases understand,revise " + request, "continue"},
+			func(_ int, res *Result) {
+				assert.Equal(t, failing, res.Result, "plansmith let the ninth stop happen, so Claude Code's cap never cut the turn")
+				reqs := e.Model.Requests()
+				require.Len(t, reqs, hooks.DefaultBlockCap+2)
+				got := feedback(reqs)
+				require.Len(t, got, hooks.DefaultBlockCap)
+				for i, reason := range got {
+					assert.Contains(t, reason, fmt.Sprintf("✗ understand [1/2]: this answer did not pass the phase's checks (attempt %d;", i+1))
+				}
+				stops := stopOutputs(t, res)
+				require.Len(t, stops, hooks.DefaultBlockCap+1)
+				paused := stops[hooks.DefaultBlockCap]
+				assert.Empty(t, paused.Decision)
+				assert.Contains(t, paused.SystemMessage, "plansmith paused the planning loop at understand [1/2]")
+				l := loop(t, e)
+				require.NotNil(t, l)
+				assert.True(t, l.Active)
+				assert.True(t, l.Paused)
+				assert.Equal(t, res.SessionID, l.SessionID)
+				assert.Equal(t, hooks.DefaultBlockCap+1, l.Retries)
+				held = l.PausedReason
+				assert.Contains(t, held, "✗ understand [1/2]: this answer did not pass the phase's checks (attempt 9;")
+			})
+		res, res2 := turns[0], turns[1]
 
-		// The next prompt resumes the phase with the instructions held back.
-		res2 := e.Resume(res.SessionID, "continue", withHookEvents...)
+		// The next prompt resumed the phase with the instructions held back.
 		assert.Equal(t, res.SessionID, res2.SessionID)
 		assert.Equal(t, sessionText(t, "08-final.md"), res2.Result)
 		assert.Zero(t, e.Model.Overruns())
-		reqs = e.Model.Requests()
+		reqs := e.Model.Requests()
 		require.Len(t, reqs, hooks.DefaultBlockCap+4)
 		resumed := reqs[hooks.DefaultBlockCap+2]
 		assert.Equal(t, "continue", resumed.LastUserText)
@@ -474,7 +478,7 @@ func TestCancelEndsTheLoop(t *testing.T) {
 	EachCLI(t, func(t *testing.T, cli string) {
 		script := []ms.Reply{
 			// With Claude Code's cap (which plansmith reads too) lowered to 1,
-			// the first run pauses after one block, leaving the loop active at
+			// the first turn pauses after one block, leaving the loop active at
 			// alternatives [3/8]; the user then cancels it. Before that, the
 			// agent cannot end the loop on its own (told to by something it
 			// read): plansmith cancel runs only after the user's prompt was
@@ -496,27 +500,29 @@ func TestCancelEndsTheLoop(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(e.Project, "bin", "ls"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
 		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1", "PATH=bin:"+os.Getenv("PATH"))
 
-		res := e.Run("/plansmith:plan --no-gate " + request)
-		assert.Equal(t, sessionText(t, "02-explore.md"), res.Result)
-		l := loop(t, e)
-		require.NotNil(t, l)
-		require.True(t, l.Paused)
-		assert.Equal(t, "alternatives", l.Phase)
-		first := e.Model.Requests()
-		require.Len(t, first, 6)
-		refused := func(req ms.Request, why string) {
-			t.Helper()
-			require.Len(t, req.ToolResults, 1)
-			assert.True(t, req.ToolResults[0].IsError, "refused: %s", req.ToolResults[0].Content)
-			assert.Contains(t, req.ToolResults[0].Content, why)
-		}
-		refused(first[2], "plansmith-cancel")
-		refused(first[3], "edit-tool")
-		refused(first[4], "path-lookup")
-		assert.NoFileExists(t, marker, "the project's bin/ls did not run")
-		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
-
-		res2 := e.Resume(res.SessionID, "/plansmith:cancel", withHookEvents...)
+		// The user cancels in the same session, at the next prompt.
+		var first []ms.Request
+		turns := e.RunTurnsThen([]string{"/plansmith:plan --no-gate " + request, "/plansmith:cancel"}, func(_ int, res *Result) {
+			assert.Equal(t, sessionText(t, "02-explore.md"), res.Result)
+			l := loop(t, e)
+			require.NotNil(t, l)
+			require.True(t, l.Paused)
+			assert.Equal(t, "alternatives", l.Phase)
+			first = e.Model.Requests()
+			require.Len(t, first, 6)
+			refused := func(req ms.Request, why string) {
+				t.Helper()
+				require.Len(t, req.ToolResults, 1)
+				assert.True(t, req.ToolResults[0].IsError, "refused: %s", req.ToolResults[0].Content)
+				assert.Contains(t, req.ToolResults[0].Content, why)
+			}
+			refused(first[2], "plansmith-cancel")
+			refused(first[3], "edit-tool")
+			refused(first[4], "path-lookup")
+			assert.NoFileExists(t, marker, "the project's bin/ls did not run")
+			assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
+		})
+		res2 := turns[1]
 		assert.Equal(t, failing, res2.Result, "after cancel a stop is not judged")
 		assert.Empty(t, res2.PermissionDenials)
 		assert.Zero(t, e.Model.Overruns())
@@ -974,13 +980,13 @@ func TestCompactionGivesThePhaseBack(t *testing.T) {
 		)
 		// With the block cap at 1 the loop pauses after explore, between turns.
 		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
-		res := e.Run("/plansmith:plan --no-gate " + request)
-		l := loop(t, e)
-		require.NotNil(t, l)
-		require.True(t, l.Paused)
-
-		res2 := e.Resume(res.SessionID, "/compact", withHookEvents...)
-		starts := hookOutputs(t, res2, "SessionStart")
+		// The user compacts the session at the next prompt.
+		turns := e.RunTurnsThen([]string{"/plansmith:plan --no-gate " + request, "/compact"}, func(int, *Result) {
+			l := loop(t, e)
+			require.NotNil(t, l)
+			require.True(t, l.Paused)
+		})
+		starts := hookOutputs(t, turns[1], "SessionStart")
 		var ctx []string
 		for _, o := range starts {
 			if o == "" {
@@ -991,7 +997,7 @@ func TestCompactionGivesThePhaseBack(t *testing.T) {
 			assert.Equal(t, "SessionStart", a.HookSpecificOutput.HookEventName)
 			ctx = append(ctx, a.HookSpecificOutput.AdditionalContext)
 		}
-		require.NotEmpty(t, ctx, "the resume and the compaction give the loop back: %v", starts)
+		require.NotEmpty(t, ctx, "the compaction gives the loop back: %v", starts)
 		last := ctx[len(ctx)-1]
 		assert.Contains(t, last, "after the compaction")
 		assert.Contains(t, last, "alternatives [3/8]")

@@ -178,19 +178,21 @@ func TestFixtureCommandRunsShellBeforeTheModel(t *testing.T) {
 			// user text inside !`...`.
 			{name: "arguments are shell text", args: `x"; echo "INJECTED-$((6*7))`, want: "INJECTED-42"},
 		}
+		// One session, one prompt per case.
+		e := fixtureEnv(t, cli, ms.Text("ok"), ms.Text("ok"))
+		e.WriteProjectFile(".hooklog/stop-blocks", "0")
+		var prompts []string
 		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				t.Parallel()
-				e := fixtureEnv(t, cli, ms.Text("ok"))
-				e.WriteProjectFile(".hooklog/stop-blocks", "0")
-				res := e.Run("/fixture:bang " + tt.args)
-				assert.Equal(t, "ok", res.Result)
-				reqs := e.Model.Requests()
-				require.Len(t, reqs, 1)
-				// The !`...` line ran in -p mode and its output replaced the line.
-				assert.Contains(t, reqs[0].LastUserText, strings.ReplaceAll(tt.want, "PLUGIN", e.PluginDir))
-				assert.NotContains(t, reqs[0].LastUserText, "!`echo")
-			})
+			prompts = append(prompts, "/fixture:bang "+tt.args)
+		}
+		turns := e.RunTurns(prompts)
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, len(tests))
+		for i, tt := range tests {
+			assert.Equal(t, "ok", turns[i].Result, tt.name)
+			// The !`...` line ran in -p mode and its output replaced the line.
+			assert.Contains(t, reqs[i].LastUserText, strings.ReplaceAll(tt.want, "PLUGIN", e.PluginDir), tt.name)
+			assert.NotContains(t, reqs[i].LastUserText, "!`echo", tt.name)
 		}
 	})
 }
@@ -245,13 +247,10 @@ func TestStopHookBlockCap(t *testing.T) {
 				blocks: 8,
 			},
 			{
-				name:   "cap from the environment",
-				env:    []string{"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3"},
-				script: texts(4),
-				blocks: 3,
-			},
-			{
-				name:   "a tool call resets the count",
+				// The cap comes from the environment (with the default of
+				// eight, five blocks would reach the model and the script
+				// would run out), and a tool call starts the count again.
+				name:   "a cap from the environment, reset by a tool call",
 				env:    []string{"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=2"},
 				script: append(append(texts(2), bash), texts(3)...),
 				blocks: 4,

@@ -5,6 +5,8 @@
 # files in the same folder, so a test chooses what the hook says:
 #   EVENT.out       printed as the hook's stdout (any event)
 #   EVENT.exit      the exit status (default 0); with 2, EVENT.stderr is the reason
+#   EVENT.N.out, EVENT.N.exit, EVENT.N.stderr: the same for the event's Nth
+#                   call only (from 1), in place of the files above
 #   Stop: stop-blocks holds how many stops to block (decision "block"), counted
 #         in stop-blocked; the reason names the block's number.
 #   PreToolUse: deny-pattern is an extended regex; a matching input is denied.
@@ -20,8 +22,18 @@ echo >>"$dir/$event.jsonl"
 	env | grep -E '^(CODEX|CLAUDE)[A-Z_]*=' | grep -v '^CODEX_HOOKLOG=' | sort || true
 } >"$dir/$event.env"
 
-if [[ -f "$dir/$event.out" ]]; then
-	cat "$dir/$event.out"
+# answer KIND names the file this call answers KIND (out, exit, stderr) from.
+n="$(wc -l <"$dir/$event.jsonl")"
+n="${n//[^0-9]/}"
+answer() {
+	if [[ -f "$dir/$event.$n.$1" ]]; then
+		echo "$dir/$event.$n.$1"
+	else
+		echo "$dir/$event.$1"
+	fi
+}
+if [[ -f "$(answer out)" ]]; then
+	cat "$(answer out)"
 fi
 case "$event" in
 Stop)
@@ -39,8 +51,8 @@ PreToolUse)
 	fi
 	;;
 esac
-if [[ -f "$dir/$event.exit" ]]; then
-	code="$(cat "$dir/$event.exit")"
-	[[ -f "$dir/$event.stderr" ]] && cat "$dir/$event.stderr" >&2
+if [[ -f "$(answer exit)" ]]; then
+	code="$(cat "$(answer exit)")"
+	[[ -f "$(answer stderr)" ]] && cat "$(answer stderr)" >&2
 	exit "$code"
 fi
