@@ -553,7 +553,8 @@ func TestCancelEndsTheLoop(t *testing.T) {
 
 // A session forked from a planning one carries its conversation on under a
 // new id: it is held to the loop (SessionStart source "fork"), so its
-// writes are refused as the first session's are.
+// writes are refused as the first session's are. So are those of a "fork"
+// sub-agent (2.1.330), which carries the conversation on within the turn.
 func TestForkedSessionStaysReadOnly(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {
@@ -564,6 +565,12 @@ func TestForkedSessionStaysReadOnly(t *testing.T) {
 		}
 		script := []ms.Reply{
 			runCommand("plan"),
+			// 2.1.330's built-in "fork" sub-agent carries the conversation on
+			// inside the turn; its calls come under the session's own id.
+			ms.Tool("Agent", map[string]any{"description": "fork", "prompt": "Write FORK.md.",
+				"subagent_type": "fork", "run_in_background": false}),
+			fileTool("Write", "FORK.md", map[string]string{"content": "from the fork sub-agent\n"}),
+			ms.Text("fork done"),
 			answer(t, "01-understand.md"),
 			answer(t, "02-explore.md"),
 			fileTool("Write", "NOTES.md", map[string]string{"content": "forked\n"}),
@@ -574,6 +581,13 @@ func TestForkedSessionStaysReadOnly(t *testing.T) {
 		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
 		res := e.Run("/plansmith:plan --no-gate " + request)
 		require.NotNil(t, loop(t, e))
+		reqs := e.Model.Requests()
+		require.GreaterOrEqual(t, len(reqs), 4)
+		assert.Contains(t, reqs[2].LastUserText, "fork", "the fork sub-agent ran")
+		require.Len(t, reqs[3].ToolResults, 1)
+		assert.True(t, reqs[3].ToolResults[0].IsError, "the fork sub-agent's Write is refused: %s", reqs[3].ToolResults[0].Content)
+		assert.Contains(t, reqs[3].ToolResults[0].Content, "edit-tool")
+		assert.NoFileExists(t, filepath.Join(e.Project, "FORK.md"))
 
 		res2 := e.Resume(res.SessionID, "go on", "--fork-session")
 		assert.NotEqual(t, res.SessionID, res2.SessionID, "the fork has an id of its own")
