@@ -126,6 +126,12 @@ type Run struct {
 	Done       bool   `yaml:"done,omitempty" json:"done,omitempty"`
 	Output     string `yaml:"output,omitempty" json:"output,omitempty"`
 	OutputHash string `yaml:"output_hash,omitempty" json:"output_hash,omitempty"`
+	// PromptKey and OutputKey name where a state file keeps Prompt and
+	// Output (the state package writes them there, out of the
+	// frontmatter every tool call reads). A key is only ever carried
+	// along with its text: whatever sets a new text clears it.
+	PromptKey string `yaml:"prompt_key,omitempty" json:"-"`
+	OutputKey string `yaml:"output_key,omitempty" json:"-"`
 	// The assessment the run belongs to.
 	PlanHash string `yaml:"plan_hash,omitempty" json:"plan_hash,omitempty"`
 	GapsHash string `yaml:"gaps_hash,omitempty" json:"gaps_hash,omitempty"`
@@ -144,6 +150,7 @@ type Runs []Run
 // (its SubagentStop came first) is completed with what r adds.
 func (rs Runs) Launched(r Run, s Session) Runs {
 	r.PlanHash, r.GapsHash = s.PlanHash, s.GapsHash
+	r.PromptKey, r.OutputKey = "", ""
 	if r.Role != RoleValidator {
 		r.Prompt = ""
 	}
@@ -153,7 +160,7 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 	for i := range rs {
 		if r.AgentID != "" && rs[i].AgentID == r.AgentID {
 			if !r.Done && rs[i].Done {
-				r.Done, r.Output, r.OutputHash = true, rs[i].Output, rs[i].OutputHash
+				r.Done, r.Output, r.OutputHash, r.OutputKey = true, rs[i].Output, rs[i].OutputHash, rs[i].OutputKey
 			}
 			out := append(Runs(nil), rs...)
 			out[i] = r
@@ -173,7 +180,7 @@ func (rs Runs) Finished(agentID, output string) Runs {
 	out := append(Runs(nil), rs...)
 	for i := range out {
 		if out[i].AgentID == agentID {
-			out[i].Done, out[i].Output, out[i].OutputHash = true, output, OutputHash(output)
+			out[i].Done, out[i].Output, out[i].OutputHash, out[i].OutputKey = true, output, OutputHash(output), ""
 			return out
 		}
 	}

@@ -217,13 +217,23 @@ func TestASubagentRunNeverEndsTheLoop(t *testing.T) {
 	env, p := blockingLoop(t)
 	f, err := state.Load(p.State())
 	require.NoError(t, err)
+	f.Loop.Gate, f.Loop.GateSession.Status = true, gate.StatusAwaiting
 	f.Loop.GateRuns = gate.Runs{{AgentID: "a1", Done: true, Output: strings.Repeat("finding ", 10<<20/8)}}
 	require.NoError(t, state.Save(p.State(), f))
 
+	// The output is kept in the body: the frontmatter the tool hooks read
+	// stays small, and the next run is recorded beside it.
+	head, err := state.LoadHead(p.State())
+	require.NoError(t, err, "a 10 MiB output leaves the frontmatter readable")
+	require.Equal(t, 1, len(head.Loop.GateRuns))
+	assert.Zero(t, len(head.Loop.GateRuns[0].Output), "LoadHead leaves the texts in the body")
 	RecordSubagent(env, SubagentEvent{Session: Session{ID: "s", Cwd: p.Project}, AgentID: "a2", Done: true, Output: "another"})
 	got, err := state.Load(p.State())
 	require.NoError(t, err, "the state file is still in place")
 	assert.True(t, got.Loop.Active)
+	require.Equal(t, 2, len(got.Loop.GateRuns), "the second run is recorded")
+	assert.True(t, f.Loop.GateRuns[0].Output == got.Loop.GateRuns[0].Output, "the first run's output is read back whole")
+	assert.Equal(t, "another", got.Loop.GateRuns[1].Output)
 	entries, _ := os.ReadDir(p.Archive())
 	assert.Empty(t, entries, "nothing moved aside")
 }

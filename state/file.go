@@ -63,7 +63,9 @@ func Parse(data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Loop: loop, Body: string(body)}, nil
+	f := &File{Loop: loop, Body: string(body)}
+	resolveTexts(&f.Loop, f.Body)
+	return f, nil
 }
 
 // parseLoop decodes and checks the frontmatter.
@@ -131,7 +133,8 @@ func decodeBounded(front []byte, v any) error {
 // Marshal encodes a state file. Strings are written double-quoted on one
 // line (see writeFrontmatter), so whatever the request contains it round-trips
 // exactly and no frontmatter line can read as the closing "---". A File
-// from LoadHead gets its body from the file it was loaded from.
+// from LoadHead gets its body from the file it was loaded from. The gate
+// runs' texts go into the body (keepTexts), which Parse reads them back from.
 func Marshal(f *File) ([]byte, error) {
 	body := []byte(f.Body)
 	if f.head != nil {
@@ -143,12 +146,13 @@ func Marshal(f *File) ([]byte, error) {
 			return nil, err
 		}
 	}
+	loop, kept := keepTexts(f.Loop, string(body), f.head == nil)
 	var buf bytes.Buffer
-	buf.Grow(len(body) + 4<<10)
-	if err := writeFrontmatter(&buf, f.Loop); err != nil {
+	buf.Grow(len(kept) + 4<<10)
+	if err := writeFrontmatter(&buf, loop); err != nil {
 		return nil, fmt.Errorf("encoding state: %w", err)
 	}
-	buf.Write(body)
+	buf.WriteString(kept)
 	return buf.Bytes(), nil
 }
 

@@ -37,7 +37,7 @@ func (f *File) AppendOutput(o Output) {
 func (f *File) Outputs() []Output {
 	var outs []Output
 	for _, r := range scanRecords(f.Body) {
-		if !r.attempt {
+		if !r.attempt && r.key == "" {
 			outs = append(outs, r.Output)
 		}
 	}
@@ -45,42 +45,63 @@ func (f *File) Outputs() []Output {
 }
 
 // record is one record in the body, with where it starts (its header) and
-// ends (after its closing line).
+// ends (after its closing line). A text record (key set) holds a text the
+// frontmatter refers to; the others hold phase answers.
 type record struct {
 	Output
 	attempt    bool
 	missing    int
+	key        string
 	start, end int
 }
 
-// scanRecords reads every record of body in order. Each text is skipped by
-// its byte count, so a text holding a copy of a header is never misread.
+// recordStart begins every record's header, whatever its kind.
+const recordStart = "<!-- plansmith:"
+
+// scanRecords reads every record of body in order, answers and texts
+// alike. Each text is skipped by its byte count, so a text holding a copy
+// of a header (of either kind) is never misread.
 func scanRecords(body string) []record {
 	var out []record
 	pos := 0
 	for {
-		i := strings.Index(body[pos:], recordPrefix)
+		i := strings.Index(body[pos:], recordStart)
 		if i < 0 {
 			return out
 		}
 		start := pos + i
-		pos = start + len(recordPrefix)
+		pos = start + len(recordStart)
+		isText := strings.HasPrefix(body[pos:], "text ")
+		if !isText && !strings.HasPrefix(body[pos:], "output ") {
+			continue
+		}
 		end := strings.Index(body[pos:], " -->\n")
 		if end < 0 {
 			return out
 		}
-		o, n, ok := parseHeader(body[pos : pos+end])
+		header := body[pos : pos+end]
 		pos += end + len(" -->\n")
+		r := record{start: start}
+		var n int
+		var ok bool
+		closing := recordEnd
+		if isText {
+			r.key, n, ok = parseTextHeader(strings.TrimPrefix(header, "text "))
+			closing = textEnd
+		} else {
+			r.Output, n, ok = parseHeader(strings.TrimPrefix(header, "output "))
+		}
 		if !ok || n > len(body)-pos {
 			continue
 		}
-		r := record{Output: o, start: start}
 		r.Text = body[pos : pos+n]
 		pos += n
-		r.attempt, r.missing = attemptOf(body[start:pos])
+		if !isText {
+			r.attempt, r.missing = attemptOf(body[start:pos])
+		}
 		r.end = pos
-		if strings.HasPrefix(body[pos:], recordEnd) {
-			r.end = pos + len(recordEnd)
+		if strings.HasPrefix(body[pos:], closing) {
+			r.end = pos + len(closing)
 		}
 		out = append(out, r)
 	}
