@@ -162,3 +162,27 @@ func TestInlineTextsOfAnOlderFileStillRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "inline critic", again.Loop.GateRuns[0].Output)
 }
+
+// BenchmarkLoadHead is what a tool call pays to read the loop: with no gate
+// runs, and with a critic's report and the validator's prompt of 30 KiB
+// each kept (go test -bench LoadHead ./state; the two should be close).
+func BenchmarkLoadHead(b *testing.B) {
+	report := strings.Repeat("- FINDING: the counter store loses its state on failover; step 3 relies on one node\n", 360)
+	for _, c := range []struct {
+		name string
+		f    *File
+	}{
+		{"no-runs", &File{Loop: sampleLoop()}},
+		{"two-runs", gateFile(report, "# Role: gap-coverage validator\n"+report, "VERDICT: PASS")},
+	} {
+		path := filepath.Join(b.TempDir(), ".claude", "plansmith.local.md")
+		require.NoError(b, Save(path, c.f))
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := LoadHead(path); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
