@@ -18,27 +18,19 @@ func TestPathLookup(t *testing.T) {
 		t.Skip("POSIX PATH lists")
 	}
 	bin := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "ls"), []byte("#!/bin/sh\n"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "notes"), []byte("not a program\n"), 0o644))
-
 	assert.Nil(t, pathLookup(bin+":/usr/bin"), "every entry absolute: nothing to look up")
 	assert.Nil(t, pathLookup(""), "no PATH: the shell's default")
 
-	after := pathLookup(bin + ":/usr/bin:.")
-	require.NotNil(t, after)
-	assert.Empty(t, after("ls"), "found in an absolute folder before the relative one")
-	assert.Contains(t, after("rg-not-installed"), `"."`, "found nowhere before it: the relative folder is searched")
-	assert.Contains(t, after("notes"), `"."`, "a file that is not executable is passed over, as the shell does")
-
-	for _, path := range []string{".:" + bin, "node_modules/.bin:" + bin, ":" + bin, bin + "::/usr/bin"} {
+	// A relative entry anywhere: every program is refused, even one found
+	// in an absolute folder before it (its helpers may not be).
+	for path, what := range map[string]string{".:" + bin: `"."`, "node_modules/.bin:" + bin: `"node_modules/.bin"`,
+		":" + bin: "empty entry", bin + "::/usr/bin": "empty entry", bin + ":/usr/bin:.": `"."`} {
 		l := pathLookup(path)
 		require.NotNil(t, l, path)
-		if strings.HasPrefix(path, bin) {
-			assert.Empty(t, l("ls"), path)
-			assert.Contains(t, l("cat"), "empty entry", path)
-			continue
+		for _, name := range []string{"ls", "cat", "rg-not-installed", "/usr/bin/zcat"} {
+			assert.Contains(t, l(name), what, path)
+			assert.Contains(t, l(name), name, path)
 		}
-		assert.Contains(t, l("ls"), "relative to where the command runs", path)
 	}
 }
 
@@ -77,6 +69,40 @@ func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {
 	assert.Contains(t, refused.Reason, "path-lookup")
 	assert.Contains(t, refused.Reason, `"bin"`)
 	assert.False(t, judge(os.Getenv("PATH")).Deny, "with the usual absolute PATH ls is allowed")
+}
+
+// A program named by its path starts its helpers by name: with "." in
+// PATH, /usr/bin/zcat runs the project's ./gzip (review O). Refused.
+func TestPreToolUseRefusesAProgramByPathWhenPATHIsRelative(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX PATH lists")
+	}
+	env, p := blockingLoop(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "gzip"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
+	path := ".:" + os.Getenv("PATH")
+	if zcat, err := exec.LookPath("zcat"); err == nil {
+		if b, err := os.ReadFile(zcat); err == nil && strings.HasPrefix(string(b), "#!") {
+			cmd := exec.Command("sh", "-c", zcat+" x.gz")
+			cmd.Dir = p.Project
+			cmd.Env = []string{"PATH=" + path}
+			_ = cmd.Run()
+			require.FileExists(t, marker, "this system's zcat runs gzip by name: the project's ./gzip ran")
+		}
+	}
+	env.Getenv = func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return ""
+	}
+	for _, command := range []string{"/usr/bin/zcat x.gz", "/bin/zcat x.gz", "env /usr/bin/zcat x.gz"} {
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+		assert.True(t, out.Deny, command)
+		assert.Contains(t, out.Reason, "path-lookup", command)
+	}
 }
 
 // shopt and help are bash's builtins only: zsh (the Bash tool's shell on

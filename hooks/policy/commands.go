@@ -142,12 +142,16 @@ func (c *checker) call(ce *syntax.CallExpr) {
 	}
 }
 
-// foundOutside reports whether the program a command name runs is looked up
-// only in absolute PATH folders (Config.PathLookup), failing otherwise. The
-// shell runs its builtins itself; a program run by env, xargs, find -exec
-// and the like is always looked up, whatever its name (/usr/bin/echo).
+// foundOutside reports whether the program a command runs, and those it
+// starts by name, can only be found outside the project
+// (Config.PathLookup), failing otherwise. That holds for a program named by
+// its path too (/usr/bin/zcat runs gzip by name), except plansmith's own
+// binary, which starts none. The shell runs its builtins itself; a program
+// run by env, xargs, find -exec and the like is always a program, whatever
+// its name (/usr/bin/echo).
 func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
-	if c.pathLookup == nil || !name.known || name.val == "" || strings.Contains(name.val, "/") || shell && builtins()[name.val] {
+	if c.pathLookup == nil || !name.known || name.val == "" || shell && builtins()[name.val] ||
+		strings.Contains(name.val, "/") && c.isPlansmith(name) {
 		return true
 	}
 	if why := c.pathLookup(name.val); why != "" {

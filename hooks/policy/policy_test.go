@@ -827,13 +827,29 @@ func TestPathLookup(t *testing.T) {
 		assert.Contains(t, d.Reason, "path-lookup", cmd)
 		assert.Contains(t, d.Reason, "PATH searches . before /usr/bin", cmd)
 	}
-	for _, cmd := range []string{"/usr/bin/ls", "echo hi", "command echo hi", "builtin echo hi", "cat x | head", "pwd", "grep -r x ."} {
+	for _, cmd := range []string{"echo hi", "command echo hi", "builtin echo hi", "cat x | head", "pwd", "grep -r x ."} {
 		assert.True(t, Bash(cmd, cfg).Allow, cmd)
 	}
 	asked = nil
 	Bash("echo hi; printf x; cd src; test -f y", cfg)
 	assert.Empty(t, asked, "the shell's builtins are never looked up")
 	assert.True(t, Bash("ls", Config{}).Allow, "no lookup without the caller's")
+
+	// A program named by its path is asked about too: it starts helpers
+	// by name in the same PATH (zcat runs gzip, egrep grep, diff3 diff,
+	// npm node, yq jq: review O). plansmith's own binary starts none.
+	ours := func(p string) bool { return p == "/opt/plansmith/bin/plansmith" }
+	every := Config{Ours: ours, PathLookup: func(name string) string { return "PATH holds \".\" (" + name + ")" }}
+	for _, cmd := range []string{"/usr/bin/zcat x.gz", "/bin/egrep x f", "/bin/fgrep x f", "/usr/bin/diff3 a b c",
+		"/usr/bin/npm ls", "/usr/bin/yq . f.yaml", "/usr/bin/git log -1", "/usr/bin/man ls", "env /usr/bin/ls",
+		"find . -exec /bin/echo {} +", "xargs /usr/bin/wc < list", "cat x | /usr/bin/head"} {
+		d := Bash(cmd, every)
+		assert.False(t, d.Allow, cmd)
+		assert.Contains(t, d.Reason, "path-lookup", cmd)
+	}
+	for _, cmd := range []string{"echo hi", "pwd", "cd src && test -f x", `"/opt/plansmith/bin/plansmith" status`} {
+		assert.True(t, Bash(cmd, every).Allow, cmd)
+	}
 }
 
 // After cd's to literal absolute or ./ paths, git is judged in every folder

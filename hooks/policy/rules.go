@@ -198,8 +198,8 @@ var rules = sync.OnceValue(func() map[string]rule {
 			},
 		},
 		"path-lookup": {
-			why: "the PATH this command is looked up in searches a folder relative to where it runs, so a file the project carries could run in its place",
-			alt: "make every PATH entry absolute (drop \".\", empty entries and relative folders such as node_modules/.bin), or run the program by its absolute path, e.g. /usr/bin/ls",
+			why: "the PATH programs are looked up in searches a folder relative to where they run, so a file the project carries could run in place of this program or of one it starts",
+			alt: "use the Read, Grep and Glob tools, which need no PATH; to run programs while planning, make every PATH entry absolute (drop \".\", empty entries and relative folders such as node_modules/.bin, or write them as $PWD/node_modules/.bin)",
 		},
 		"plansmith-cancel": {
 			why: "only the user ends a planning loop: plansmith cancel runs when their own last message was the cancel command, never on the strength of something read along the way",
