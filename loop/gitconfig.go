@@ -155,8 +155,15 @@ func inertGitKey(name string) bool {
 		}
 	case "remote":
 		// uploadpack and receivepack name the programs a fetch or push
-		// runs (here, for a local remote), vcs a remote helper.
-		return key != "uploadpack" && key != "receivepack" && key != "vcs" && key != "proxy"
+		// runs (here, for a local remote), vcs a remote helper. promisor
+		// and partialclonefilter make a partial clone: a reading command
+		// that needs a missing object fetches it, writing a pack, talking
+		// to the remote and running git maintenance (review O).
+		switch key {
+		case "uploadpack", "receivepack", "vcs", "proxy", "promisor", "partialclonefilter":
+			return false
+		}
+		return true
 	case "branch", "user", "alias", "advice", "color", "commit", "tag", "rebase", "gui":
 		// Read by git only for what branches track, names, messages and
 		// signing (commit and tag: not by a reading command); an alias
@@ -171,7 +178,8 @@ func inertGitKey(name string) bool {
 	case "submodule":
 		return key == "url" || key == "active" || key == "branch" || key == "recurse"
 	case "extensions":
-		return key == "objectformat" || key == "worktreeconfig" || key == "partialclone" || key == "preciousobjects"
+		// Not partialclone: a promisor remote (see remote).
+		return key == "objectformat" || key == "worktreeconfig" || key == "preciousobjects"
 	case "pull":
 		return key == "rebase" || key == "ff"
 	case "push":

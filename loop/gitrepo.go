@@ -140,13 +140,19 @@ func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
 }
 
 // hookTrouble names an executable hook a reading command may fire: the
-// index refresh of git status writes the index (post-index-change).
+// index refresh of git status writes the index (post-index-change), a ref
+// update fires reference-transaction, and anything that writes objects
+// ends with git maintenance run --auto, whose gc fires pre-auto-gc (a lazy
+// fetch did, review O; a partial clone's settings are not inert, but a
+// repository's hooks are checked for it all the same). Hooks of commands
+// the policy never allows (commit, checkout, push) do not count: most
+// checkouts carry some.
 func hookTrouble(hookDirs []string) string {
 	for _, hooks := range hookDirs {
-		for _, name := range []string{"post-index-change", "reference-transaction"} {
+		for _, name := range []string{"post-index-change", "reference-transaction", "pre-auto-gc"} {
 			path := filepath.Join(hooks, name)
 			if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode().Perm()&0o111 != 0 {
-				return fmt.Sprintf("the repository has the hook %s, which git status or git diff may run", path)
+				return fmt.Sprintf("the repository has the hook %s, which a reading git command may run", path)
 			}
 		}
 	}

@@ -117,6 +117,11 @@ func TestRepositoryTrouble(t *testing.T) {
 		"an ssh command":               "[core]\n\tsshCommand = ./x.sh\n",
 		"a credential helper":          "[credential]\n\thelper = ./x.sh\n",
 		"a git-lfs extension":          "[lfs \"extension.x\"]\n\tclean = ./x.sh %f\n",
+		// A partial clone fetches what a reading command finds missing
+		// (review O), in either of the forms git writes.
+		"a promisor remote":      "[remote \"origin\"]\n\turl = ../origin.git\n\tpromisor = true\n",
+		"a partial clone filter": "[remote \"origin\"]\n\turl = ../origin.git\n\tpartialclonefilter = blob:none\n",
+		"a partial clone":        "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tpartialclone = origin\n",
 	} {
 		_, dotgit := repo(config)
 		assert.NotEmpty(t, repositoryTrouble(dotgit), name)
@@ -132,6 +137,14 @@ func TestRepositoryTrouble(t *testing.T) {
 	require.NoError(t, os.Chmod(hook, 0o755))
 	assert.Contains(t, repositoryTrouble(dotgit), "post-index-change")
 	require.NoError(t, os.Remove(hook))
+	gc := filepath.Join(dotgit, "hooks", "pre-auto-gc")
+	require.NoError(t, os.WriteFile(gc, []byte("#!/bin/sh\n"), 0o755))
+	assert.Contains(t, repositoryTrouble(dotgit), "pre-auto-gc", "git maintenance after a write fires it")
+	require.NoError(t, os.Remove(gc))
+	commit := filepath.Join(dotgit, "hooks", "pre-commit")
+	require.NoError(t, os.WriteFile(commit, []byte("#!/bin/sh\n"), 0o755))
+	assert.Empty(t, repositoryTrouble(dotgit), "a hook of a command the policy never allows is left alone")
+	require.NoError(t, os.Remove(commit))
 	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\thooksPath = .husky/_\n")
 	husky := filepath.Join(dir, ".husky", "_")
 	require.NoError(t, os.MkdirAll(husky, 0o755))
@@ -305,4 +318,61 @@ func TestGitRepositoryReadsHeadsAndModulesAsGitDoes(t *testing.T) {
 
 	_, dotgit = repoWithConfig(t, "[diff]\n\tsubmodule = diff\n")
 	assert.Contains(t, repositoryTrouble(dotgit), "diff.submodule")
+}
+
+// A partial clone fetches an object a reading command finds missing: git
+// show writes a pack into .git and talks to the remote (and its git
+// maintenance may run the pre-auto-gc hook; review O). Every file of it,
+// the remote too, is one an archive can carry. PreToolUse refuses git
+// there.
+func TestGitInAPartialCloneIsRefused(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	top := t.TempDir()
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+top, "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b",
+			"GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, out)
+		return string(out)
+	}
+	origin := filepath.Join(top, "origin.git")
+	run(top, "init", "-q", "--bare", origin)
+	run(origin, "config", "uploadpack.allowfilter", "true")
+	work := filepath.Join(top, "w")
+	run(top, "init", "-q", work)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "f"), []byte("one\n"), 0o644))
+	run(work, "add", "f")
+	run(work, "commit", "-qm", "one")
+	run(work, "push", "-q", origin, "HEAD:refs/heads/main")
+
+	env, p := blockingLoop(t)
+	project := p.Project
+	clone := filepath.Join(top, "clone")
+	run(top, "clone", "-q", "--no-local", "--filter=blob:none", "--no-checkout", "file://"+origin, clone)
+	require.NoError(t, os.Rename(filepath.Join(clone, ".git"), filepath.Join(project, ".git")))
+	require.NoError(t, os.WriteFile(filepath.Join(work, "h"), []byte("third\n"), 0o644))
+	run(work, "add", "h")
+	run(work, "commit", "-qm", "three")
+	run(work, "push", "-q", origin, "HEAD:refs/heads/main")
+	run(project, "fetch", "-q", "origin")
+	packs := func() int {
+		entries, err := os.ReadDir(filepath.Join(project, ".git", "objects", "pack"))
+		require.NoError(t, err)
+		return len(entries)
+	}
+	before := packs()
+	run(project, "show", "origin/main:h")
+	assert.Greater(t, packs(), before, "git show fetched the missing blob into a new pack")
+
+	in, err := json.Marshal(map[string]string{"command": "git show origin/main:h"})
+	require.NoError(t, err)
+	out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: project}, Tool: "Bash", Input: in})
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "promisor")
 }
