@@ -32,8 +32,11 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	t, err := begin(p, false)
 	var corrupt *state.CorruptError
 	var link *state.LinkError
+	// Only an unreadable state file itself is moved aside: begin returns
+	// no txn when the lock could not be had (a link there too, review P).
+	unreadable := t != nil && (errors.As(err, &corrupt) || errors.As(err, &link) && link.Path == p.State())
 	switch {
-	case errors.As(err, &corrupt), errors.As(err, &link):
+	case unreadable:
 		defer t.commit()
 		dst, aerr := t.archiveCorrupt(env.Now())
 		if aerr != nil {

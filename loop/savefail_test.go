@@ -184,6 +184,10 @@ func TestStopWithTheLockHeldTellsTheUser(t *testing.T) {
 	state.LockWait = 50 * time.Millisecond
 	t.Cleanup(func() { state.LockWait = old })
 	env, p := blockingLoop(t)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	f.Loop.SessionID = "s"
+	require.NoError(t, state.Save(p.State(), f))
 	before, err := os.ReadFile(p.State())
 	require.NoError(t, err)
 	unlock, err := state.Lock(p)
@@ -193,6 +197,10 @@ func TestStopWithTheLockHeldTellsTheUser(t *testing.T) {
 	read := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"ls"}`)})
 	assert.True(t, read.Deny)
 	assert.Contains(t, read.Reason, "held the project's lock")
+	// Another session's call is not this loop's to judge, and a read of the
+	// state without the lock shows as much: it is not held up.
+	other := PreToolUse(env, ToolEvent{Session: Session{ID: "other", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
+	assert.False(t, other.Deny, other.Reason)
 
 	ev := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("1. too short"), BlockCap: 8}
 	out := Stop(env, ev)
@@ -209,10 +217,8 @@ func TestStopWithTheLockHeldTellsTheUser(t *testing.T) {
 	assert.Equal(t, Block, out.Kind, out.Message)
 }
 
-// A sub-agent's run never ends the loop: when the frontmatter has grown
-// past what the tool hooks read (runs' outputs are kept there while the
-// gate waits), the run is not recorded, but the state file stays where it
-// is, active, for Stop to read whole.
+// A sub-agent's run never ends the loop, and a 10 MiB output (kept in the
+// body, review K3) leaves the frontmatter the tool hooks read small.
 func TestASubagentRunNeverEndsTheLoop(t *testing.T) {
 	env, p := blockingLoop(t)
 	f, err := state.Load(p.State())
@@ -236,4 +242,35 @@ func TestASubagentRunNeverEndsTheLoop(t *testing.T) {
 	assert.Equal(t, "another", got.Loop.GateRuns[1].Output)
 	entries, _ := os.ReadDir(p.Archive())
 	assert.Empty(t, entries, "nothing moved aside")
+}
+
+// What a repository can carry where plansmith keeps its lock: cancel still
+// ends the loop (the link is moved aside), and when the lock cannot be had
+// at all (.claude leading out of the project) it says so; it never panics
+// (review P3: it dereferenced a txn begin had not returned).
+func TestCancelWithAPlantedWorkFolder(t *testing.T) {
+	env, p := blockingLoop(t)
+	outside := t.TempDir()
+	require.NoError(t, os.RemoveAll(p.Work()))
+	require.NoError(t, os.Symlink(outside, p.Work()))
+	c, err := Cancel(env, p)
+	require.NoError(t, err)
+	assert.True(t, c.Active)
+	assert.NoFileExists(t, p.State())
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing written through the link")
+
+	env, p = blockingLoop(t)
+	claude := filepath.Dir(p.State())
+	moved := filepath.Join(t.TempDir(), "claude")
+	require.NoError(t, os.Rename(claude, moved))
+	require.NoError(t, os.Symlink(moved, claude))
+	_, err = Cancel(env, p)
+	require.Error(t, err)
+	var link *state.LinkError
+	assert.ErrorAs(t, err, &link)
+	out := Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("1. too short"), BlockCap: 8})
+	assert.Equal(t, Pause, out.Kind, "the lock cannot be had and a loop may be running: the user is told")
+	assert.Contains(t, out.Message, "could not check the agent's last answer")
 }

@@ -25,7 +25,8 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// work's completion wakes the agent and the loop goes on then.
 		return StopOutcome{}
 	}
-	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
+	p, err := env.Paths(ev.Session)
+	if err != nil || !exists(p.State()) {
 		return StopOutcome{} // no loop: neither the lock nor the answer is touched
 	}
 	// Read the answer before taking the lock: a transcript can be large,
@@ -37,11 +38,18 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
-	if errors.As(err, &held) {
-		// Other failures to read the state file stay notes: the file may
-		// not be this session's loop at all (a link a repository carries).
+	var lock *lockError
+	switch {
+	case errors.As(err, &held):
 		return NotChecked(plainError(err), true)
+	case errors.As(err, &lock) && heldWithoutLock(p, ev.Session):
+		// The lock cannot be had (a read-only disk, say): the loop stays
+		// as it is, and the user hears of it rather than a turn that
+		// ends as if planning were done (review P).
+		return NotChecked(plainError(err), false)
 	}
+	// Other failures to read the state file stay notes: the file may not
+	// be this session's loop at all (a link a repository carries).
 	if t == nil {
 		return StopOutcome{}
 	}

@@ -140,6 +140,10 @@ func openToolSession(env Env, s Session) (*txn, error) {
 		return nil, err
 	}
 	t, err := beginWith(p, false, state.LoadHead)
+	var lock *lockError
+	if errors.As(err, &lock) && !heldWithoutLock(p, s) {
+		return nil, nil // no lock to be had, and no loop of this session: nothing to guard
+	}
 	if err != nil {
 		if t != nil {
 			t.commit() // releases the lock; nothing was loaded, nothing is saved

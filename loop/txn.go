@@ -45,7 +45,7 @@ func beginWith(p state.Paths, create bool, load func(string) (*state.File, error
 	}
 	unlock, err := state.Lock(p)
 	if err != nil {
-		return nil, err
+		return nil, &lockError{err}
 	}
 	t.unlock = unlock
 	f, err := load(p.State())
@@ -64,6 +64,32 @@ func beginWith(p state.Paths, create bool, load func(string) (*state.File, error
 	}
 	t.file = f
 	return t, nil
+}
+
+// lockError is a failure to take the project's lock (a *state.LockTimeoutError
+// among others): nothing was read.
+type lockError struct{ err error }
+
+func (e *lockError) Error() string { return e.err.Error() }
+func (e *lockError) Unwrap() error { return e.err }
+
+// heldWithoutLock reads the state file without the lock, for a hook that
+// could not take it, and reports whether the file is a running loop s must
+// heed: one s holds, or one bound to no session yet, started in this
+// project. A file it cannot read counts: nothing shows it is not one.
+func heldWithoutLock(p state.Paths, s Session) bool {
+	f, err := state.LoadHead(p.State())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false
+	case err != nil:
+		return true
+	}
+	l := &f.Loop
+	if !l.Active || l.Project != "" && !namesDir(l.Project, p.Project) {
+		return false
+	}
+	return l.SessionID == "" || l.HeldBy(s.ID)
 }
 
 func exists(path string) bool {

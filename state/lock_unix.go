@@ -5,19 +5,38 @@ package state
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // openLock opens (creating) the project's lock file. O_NOFOLLOW: a planted
-// lock link must not create a file where it points.
+// lock link must not create a file where it points. The lock and the
+// folder holding it are plansmith's own: whatever else stands at their
+// names (a folder, a link, a file where the folder goes, all of which a
+// repository can carry) is moved aside first (review P), so no committed
+// file turns plansmith off in every session. On a read-only disk the lock
+// is opened read-only: flock works on it, reading the loop still does, and
+// a save fails and says so.
 func openLock(p Paths) (*os.File, error) {
 	path := p.Lock()
-	if err := mkdirOwned(filepath.Dir(path)); err != nil {
+	dir := filepath.Dir(path)
+	err := mkdirOwned(dir)
+	if err != nil && moveAside(dir, fs.ModeDir) {
+		err = mkdirOwned(dir)
+	}
+	if err != nil {
 		return nil, err
 	}
 	f, err := openRegular(path, os.O_CREATE|os.O_RDWR)
+	if err != nil && moveAside(path, 0) {
+		f, err = openRegular(path, os.O_CREATE|os.O_RDWR)
+	}
+	if errors.Is(err, syscall.EROFS) {
+		f, err = openRegular(path, os.O_RDONLY)
+	}
 	if err != nil {
 		var link *LinkError
 		if errors.As(err, &link) {
@@ -26,6 +45,21 @@ func openLock(p Paths) (*os.File, error) {
 		return nil, fmt.Errorf("opening lock %s: %w", path, err)
 	}
 	return f, nil
+}
+
+// moveAside renames what stands at path, inside a project's .claude, out
+// of the way when it is not what plansmith keeps there (a folder for
+// fs.ModeDir, else a regular file): a link moves as a link, a folder with
+// its contents. It reports whether it moved anything.
+func moveAside(path string, want fs.FileMode) bool {
+	if claudeInside(path) != nil {
+		return false
+	}
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode().Type() == want {
+		return false
+	}
+	return os.Rename(path, fmt.Sprintf("%s.moved-%d", path, time.Now().UnixNano())) == nil
 }
 
 // tryLock takes the lock if it is free.

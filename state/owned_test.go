@@ -2,6 +2,7 @@ package state
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -78,7 +79,14 @@ func TestPlantedLinksAreRefused(t *testing.T) {
 			}
 			link := plant(t, tc.link(p), outside)
 
-			requireLink(t, tc.op(p), link)
+			if tc.name == "work folder: lock" || tc.name == "lock file" {
+				// The lock and its folder are plansmith's own names: a link
+				// there is moved aside, as a link, and the lock made afresh.
+				require.NoError(t, tc.op(p))
+				requireMovedAside(t, link)
+			} else {
+				requireLink(t, tc.op(p), link)
+			}
 
 			if tc.dir {
 				entries, err := os.ReadDir(outside)
@@ -99,10 +107,55 @@ func TestDanglingLockLinkCreatesNothing(t *testing.T) {
 	p := Paths{Project: t.TempDir()}
 	target := filepath.Join(t.TempDir(), "created-by-plansmith")
 	link := plant(t, p.Lock(), target)
-	_, err := Lock(p)
-	requireLink(t, err, link)
+	unlock, err := Lock(p)
+	require.NoError(t, err)
+	unlock()
+	requireMovedAside(t, link)
 	_, err = os.Lstat(target)
 	assert.True(t, errors.Is(err, os.ErrNotExist), "the lock link must not create its target")
+}
+
+// requireMovedAside checks that the link planted at path was renamed beside
+// it, still a link, and that path now holds plansmith's own folder or file.
+func requireMovedAside(t *testing.T, path string) {
+	t.Helper()
+	info, err := os.Lstat(path)
+	require.NoError(t, err)
+	assert.Zero(t, info.Mode()&fs.ModeSymlink, "%s is plansmith's own again", path)
+	moved, err := filepath.Glob(path + ".moved-*")
+	require.NoError(t, err)
+	require.Len(t, moved, 1)
+	info, err = os.Lstat(moved[0])
+	require.NoError(t, err)
+	assert.NotZero(t, info.Mode()&fs.ModeSymlink, "the link moved as a link")
+}
+
+// What a repository can carry at the lock's names (a folder for the lock,
+// a file for its folder) is moved aside: it cannot turn plansmith off in
+// every session (review P).
+func TestPlantedLockNamesAreMovedAside(t *testing.T) {
+	p := Paths{Project: t.TempDir()}
+	require.NoError(t, os.MkdirAll(p.Lock(), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Lock(), ".keep"), nil, 0o644))
+	unlock, err := Lock(p)
+	require.NoError(t, err)
+	unlock()
+	info, err := os.Lstat(p.Lock())
+	require.NoError(t, err)
+	assert.True(t, info.Mode().IsRegular())
+	moved, _ := filepath.Glob(p.Lock() + ".moved-*")
+	require.Len(t, moved, 1)
+	assert.FileExists(t, filepath.Join(moved[0], ".keep"), "the folder moved with what it held")
+
+	q := Paths{Project: t.TempDir()}
+	require.NoError(t, os.MkdirAll(filepath.Dir(q.Work()), 0o755))
+	require.NoError(t, os.WriteFile(q.Work(), []byte("a file where the folder goes"), 0o644))
+	unlock, err = Lock(q)
+	require.NoError(t, err)
+	unlock()
+	assert.DirExists(t, q.Work())
+	moved, _ = filepath.Glob(q.Work() + ".moved-*")
+	assert.Len(t, moved, 1)
 }
 
 func TestLinksOutsideClaudeAreNotJudged(t *testing.T) {
