@@ -37,22 +37,25 @@ func SplitReply(reply string) Reply {
 }
 
 // cut extracts the last <tag>…</tag> pair of s and returns its trimmed inner
-// text and s without the pair.
+// text and s without the pair: the last opening tag with a closing tag
+// after it, that is the last one before the last closing tag, paired with
+// the first closing tag after it. Each is one scan, however many tags the
+// reply holds (a search from every opening tag took a 1 MB reply of them
+// past the Stop hook's deadline, review P).
 func cut(s, tag string) (string, bool, string) {
 	open, close := "<"+tag+">", "</"+tag+">"
-	for end := len(s); end > 0; {
-		i := strings.LastIndex(s[:end], open)
-		if i < 0 {
-			break
-		}
-		if j := strings.Index(s[i+len(open):], close); j >= 0 {
-			inner := s[i+len(open) : i+len(open)+j]
-			after := s[i+len(open)+j+len(close):]
-			return strings.TrimSpace(inner), true, s[:i] + after
-		}
-		end = i
+	last := strings.LastIndex(s, close)
+	if last < 0 {
+		return "", false, s
 	}
-	return "", false, s
+	i := strings.LastIndex(s[:last], open)
+	if i < 0 {
+		return "", false, s
+	}
+	j := strings.Index(s[i+len(open):], close)
+	inner := s[i+len(open) : i+len(open)+j]
+	after := s[i+len(open)+j+len(close):]
+	return strings.TrimSpace(inner), true, s[:i] + after
 }
 
 // wrap is the inverse of cut, for messages and tests.
