@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -115,7 +114,7 @@ func Append(path string, r Run) error {
 
 // Clear erases the memory; clearing an absent memory is not an error.
 func Clear(path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := state.RemoveOwned(path); err != nil {
 		return fmt.Errorf("clearing memory %s: %w", path, err)
 	}
 	return nil

@@ -127,6 +127,21 @@ func TestMemoryRefusesALink(t *testing.T) {
 	assert.NotContains(t, string(data), "# plansmith memory")
 }
 
+// A .claude a repository carries as a link into another project: clearing
+// the memory refuses, and that project's memory stays (review P9).
+func TestClearRefusesAClaudeLeadingOut(t *testing.T) {
+	victim := filepath.Join(t.TempDir(), ".claude")
+	require.NoError(t, os.MkdirAll(victim, 0o755))
+	theirs := filepath.Join(victim, "plansmith-memory.local.md")
+	require.NoError(t, os.WriteFile(theirs, []byte("their lessons\n"), 0o644))
+	p := state.Paths{Project: t.TempDir()}
+	require.NoError(t, os.Symlink(victim, filepath.Join(p.Project, ".claude")))
+
+	var link *state.LinkError
+	require.ErrorAs(t, Clear(p.Memory()), &link)
+	assert.FileExists(t, theirs)
+}
+
 // A memory file a repository carries is held to the caps plansmith keeps
 // its own under: one larger than MaxFile is not read at all, and a smaller
 // one yields at most MaxRuns runs of MaxLessons lessons of MaxLessonLen

@@ -167,6 +167,24 @@ func WriteOwned(path string, data []byte) error {
 	return nil
 }
 
+// RemoveOwned removes one of plansmith's own files, after refusing any
+// symbolic link on the way (*LinkError), a .claude leading out of the
+// project among them: a repository's .claude linked to another project's
+// must not lose that project's file (review P9). A missing file is not an
+// error.
+func RemoveOwned(path string) error {
+	if err := CheckOwned(path); err != nil {
+		return err
+	}
+	if err := claudeInside(path); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // mkdirOwned creates dir and its parents after checking that no existing
 // component below .claude is a link (MkdirAll would follow one), and that
 // .claude, when it is a link, leads to a folder inside the project: it is
