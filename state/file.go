@@ -70,6 +70,9 @@ func Parse(data []byte) (*File, error) {
 
 // parseLoop decodes and checks the frontmatter.
 func parseLoop(front []byte) (Loop, error) {
+	if len(front) > frontLimit {
+		return Loop{}, fmt.Errorf("the frontmatter is larger than %d MiB; a loop's is a few KiB", frontLimit>>20)
+	}
 	var l Loop
 	if !readBlock(front, &l) {
 		l = Loop{}

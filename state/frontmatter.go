@@ -63,10 +63,14 @@ func splitFrontmatter(data []byte) (front, body []byte, err error) {
 // KiB, a convergence ledger a few tens.
 const headChunk = 32 << 10
 
-// frontLimit is the longest frontmatter readHead reads before calling the
-// file corrupt: a planted state file of gigabytes with no closing line
-// would otherwise be read whole by every hook that ranks it.
-var frontLimit = 4 << 20
+// frontLimit is the longest frontmatter a state file may have: readHead
+// reads no further before calling the file corrupt (a planted state file of
+// gigabytes with no closing line would otherwise be read whole by every
+// hook that ranks it), and parseLoop decodes none longer (yaml.v3 builds
+// its whole tree before decodeBounded counts it: 32 MiB took one Stop 6 s
+// and 1.8 GB, review P). A loop's is a few KiB; the gate's sub-agent
+// outputs live in the body.
+var frontLimit = 1 << 20
 
 // readHead reads r until the frontmatter is closed and returns the
 // frontmatter and the offset of the body in r. It never reads more than one

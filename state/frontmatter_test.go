@@ -184,6 +184,26 @@ func TestLoadHeadStopsAtTheFrontmatterLimit(t *testing.T) {
 	assert.Contains(t, err.Error(), "does not end within its first 1 MiB")
 }
 
+// A frontmatter past frontLimit that is closed (a planted state file the
+// next Stop reads whole) is corrupt before yaml.v3 builds a tree of it.
+func TestParseRefusesAFrontmatterPastTheLimit(t *testing.T) {
+	old := frontLimit
+	frontLimit = 64 << 10
+	defer func() { frontLimit = old }()
+	front := "---\nactive: true\nphases: [understand]\nx:\n" + strings.Repeat("- a\n", 20000) + "---\nbody\n"
+	_, err := Parse([]byte(front))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "larger than")
+	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(front), 0o644))
+	_, err = Load(path)
+	var corrupt *CorruptError
+	require.ErrorAs(t, err, &corrupt)
+	_, err = LoadHead(path)
+	require.ErrorAs(t, err, &corrupt, "LoadHead agrees")
+}
+
 // Load and every read of plansmith's own files stop at ownedLimit: a file
 // longer is corrupt, moved aside by the session's Stop, never read whole.
 func TestLoadStopsAtTheFileLimit(t *testing.T) {
