@@ -11,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/plansmith/plansmith/internal/boundedyaml"
 	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
@@ -131,7 +130,9 @@ func readEntry(path string) (Entry, bool) {
 			Evidence string `yaml:"evidence"`
 		} `yaml:"gate"`
 	}
-	if err := yaml.Unmarshal(front, &meta); err != nil || meta.ExitReason == "" || meta.GeneratedAt.IsZero() {
+	// A repository's plans folder may hold any file: a frontmatter of a
+	// hundred thousand keys took yaml.v3 a minute (review P6).
+	if err := boundedyaml.Decode(front, &meta, "a kept plan's frontmatter"); err != nil || meta.ExitReason == "" || meta.GeneratedAt.IsZero() {
 		return Entry{}, false
 	}
 	ev := meta.Evidence

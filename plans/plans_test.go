@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,4 +235,23 @@ func TestRead(t *testing.T) {
 	_, _, err = Read(link)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not a regular file")
+}
+
+// A plans folder comes with the repository: a file whose frontmatter holds
+// tens of thousands of keys (which yaml.v3 decodes in time growing with
+// their square: a minute for 1 MiB, review P6) is not a plan.
+func TestListSkipsAPlantedHugeFrontmatter(t *testing.T) {
+	project := t.TempDir()
+	dir := filepath.Join(project, "docs", "plans")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	var b strings.Builder
+	b.WriteString("---\ngenerated_at: 2026-01-01T00:00:00Z\nexit_reason: completed\nrequest: x\n")
+	for i := range 20000 {
+		fmt.Fprintf(&b, "k%d: 1\n", i)
+	}
+	b.WriteString("---\nbody\n")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2026-01-01-a.md"), []byte(b.String()), 0o644))
+	entries, err := List(project, Config{Dir: DefaultDir})
+	require.NoError(t, err)
+	assert.Empty(t, entries)
 }

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/plansmith/plansmith/internal/boundedyaml"
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
@@ -76,7 +75,7 @@ func parseLoop(front []byte) (Loop, error) {
 	var l Loop
 	if !readBlock(front, &l) {
 		l = Loop{}
-		if err := decodeBounded(front, &l); err != nil {
+		if err := boundedyaml.Decode(front, &l, "the frontmatter"); err != nil {
 			return Loop{}, err
 		}
 	}
@@ -87,50 +86,6 @@ func parseLoop(front []byte) (Loop, error) {
 		return Loop{}, fmt.Errorf("phase_index %d is outside 0..%d", l.PhaseIndex, len(l.Phases))
 	}
 	return l, nil
-}
-
-// Bounds on a frontmatter yaml.v3 decodes. It compares every key of a
-// mapping with every other one, even when decoding into a struct, so a
-// file of a hundred thousand keys (one a repository can carry in a
-// subfolder) took minutes; a state file has about 45 keys in its largest
-// mapping and a few thousand nodes in all.
-const (
-	maxMappingKeys = 128
-	maxNodes       = 200_000
-)
-
-// decodeBounded decodes front into v with yaml.v3, after checking on its
-// parsed tree (built in linear time) that no mapping is larger than a
-// state file's and the tree is not much larger than one.
-func decodeBounded(front []byte, v any) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(front, &doc); err != nil {
-		return err
-	}
-	nodes := 0
-	var walk func(n *yaml.Node) error
-	walk = func(n *yaml.Node) error {
-		nodes++
-		if nodes > maxNodes {
-			return fmt.Errorf("the frontmatter holds more than %d values; a state file holds far fewer", maxNodes)
-		}
-		if n.Kind == yaml.MappingNode && len(n.Content)/2 > maxMappingKeys {
-			return fmt.Errorf("a mapping in the frontmatter has %d keys; a state file has at most %d", len(n.Content)/2, maxMappingKeys)
-		}
-		for _, c := range n.Content {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(&doc); err != nil {
-		return err
-	}
-	if doc.Kind == 0 {
-		return nil // empty: nothing to decode
-	}
-	return doc.Decode(v)
 }
 
 // Marshal encodes a state file. Strings are written double-quoted on one

@@ -384,7 +384,7 @@ func TestParseRefusesAHugeMapping(t *testing.T) {
 	b.WriteString("---\nbody\n")
 	_, err := Parse([]byte(b.String()))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "keys; a state file has at most 128")
+	assert.Contains(t, err.Error(), "keys; plansmith writes at most 128")
 
 	b.Reset()
 	b.WriteString("---\nactive: true\nphases:\n")

@@ -67,7 +67,7 @@ const headChunk = 32 << 10
 // reads no further before calling the file corrupt (a planted state file of
 // gigabytes with no closing line would otherwise be read whole by every
 // hook that ranks it), and parseLoop decodes none longer (yaml.v3 builds
-// its whole tree before decodeBounded counts it: 32 MiB took one Stop 6 s
+// its whole tree before boundedyaml counts it: 32 MiB took one Stop 6 s
 // and 1.8 GB, review P). A loop's is a few KiB; the gate's sub-agent
 // outputs live in the body.
 var frontLimit = 1 << 20
