@@ -656,7 +656,9 @@ func TestSecondSessionIsLeftAlone(t *testing.T) {
 			answer(t, "01-understand.md"),
 			ms.Func(func(r ms.Request) ms.Reply {
 				other := <-handover
-				res := other.Run("tidy up", withHookEvents...)
+				// It clears itself first: a /clear nobody planning made
+				// does not take the loop on (review P1).
+				res := other.RunTurns([]string{"/clear", "tidy up"})[1]
 				f, err := state.Load(state.Paths{Project: e2eProject(r)}.State())
 				var l *state.Loop
 				if err == nil {
@@ -985,21 +987,54 @@ func TestGateRefusesAFabricatedReply(t *testing.T) {
 func TestCompactionGivesThePhaseBack(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {
-		e := plansmithEnv(t, cli,
+		script := []ms.Reply{
 			runCommand("plan"),
 			answer(t, "01-understand.md"),
 			answer(t, "02-explore.md"),
-			// The compaction's own request (a sub-agent on 2.1.330).
-			ms.Text("Summary: planning rate limiting; at alternatives."),
-		)
+		}
+		// Then the compaction's own requests (two on 2.1.330), and after a
+		// /clear the next prompt: a Write, which the new session is refused.
+		for range 6 {
+			script = append(script, ms.Func(func(r ms.Request) ms.Reply {
+				switch {
+				case strings.Contains(r.LastUserText, "Respond with TEXT ONLY"):
+					return ms.Text("Summary: planning rate limiting; at alternatives.")
+				case strings.HasSuffix(strings.TrimSpace(r.LastUserText), "go on") && len(r.ToolResults) == 0:
+					return ms.Tool("Write", map[string]string{"file_path": filepath.Join(e2eProject(r), "NOTES.md"), "content": "after the clear\n"})
+				}
+				return ms.Text(failing)
+			}))
+		}
+		e := plansmithEnv(t, cli, script...)
 		// With the block cap at 1 the loop pauses after explore, between turns.
 		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1")
-		// The user compacts the session at the next prompt.
-		turns := e.RunTurnsThen([]string{"/plansmith:plan --no-gate " + request, "/compact"}, func(int, *Result) {
-			l := loop(t, e)
-			require.NotNil(t, l)
-			require.True(t, l.Paused)
+		// The user compacts the session at the next prompt, then clears it
+		// (Claude Code ends it with reason "clear" and starts a new one,
+		// which carries the loop on) and goes on.
+		turns := e.RunTurnsThen([]string{"/plansmith:plan --no-gate " + request, "/compact", "/clear", "go on"}, func(i int, _ *Result) {
+			if i == 0 {
+				l := loop(t, e)
+				require.NotNil(t, l)
+				require.True(t, l.Paused)
+			}
 		})
+		require.Len(t, turns, 4)
+		cleared := turns[3].SessionID
+		assert.NotEqual(t, turns[0].SessionID, cleared, "the clear started a new session")
+		var write *ms.ToolResult
+		for _, r := range e.Model.Requests() {
+			for i, tr := range r.ToolResults {
+				if tr.ToolName == "Write" {
+					write = &r.ToolResults[i]
+				}
+			}
+		}
+		require.NotNil(t, write, "the cleared session's Write came back")
+		assert.True(t, write.IsError, "the session the clear started is held read-only: %s", write.Content)
+		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
+		l := loop(t, e)
+		require.NotNil(t, l)
+		assert.Contains(t, l.Continued, cleared)
 		starts := hookOutputs(t, turns[1], "SessionStart")
 		var ctx []string
 		for _, o := range starts {

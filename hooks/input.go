@@ -26,6 +26,8 @@ type Input struct {
 
 	// SessionStart
 	Source string `json:"source"`
+	// SessionEnd
+	Reason string `json:"reason"`
 
 	// PreToolUse / PostToolUse
 	ToolName     string          `json:"tool_name"`
@@ -69,7 +71,7 @@ func decodeInput(data []byte) (Input, error) {
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode, "agent_id": &in.AgentID,
 		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastAssistantMessage,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "tool_response": &in.ToolResponse,
-		"prompt": &in.Prompt, "background_tasks": &in.BackgroundTasks, "source": &in.Source,
+		"prompt": &in.Prompt, "background_tasks": &in.BackgroundTasks, "source": &in.Source, "reason": &in.Reason,
 	})
 	in.Unreadable = bad
 	return in, err

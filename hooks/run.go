@@ -28,6 +28,7 @@ var table = []struct {
 	{"userpromptsubmit", userPromptSubmit},
 	{"subagentstop", subagentStop},
 	{"sessionstart", sessionStart},
+	{"sessionend", sessionEnd},
 	{"stopfailure", stopFailure},
 }
 
@@ -227,6 +228,13 @@ func sessionStart(in Input, env loop.Env) any {
 		return nil
 	}
 	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{HookEventName: "SessionStart", AdditionalContext: o.Context}}
+}
+
+// sessionEnd notes a planning session the user cleared, for the session
+// the clear starts to take the loop on. It answers nothing.
+func sessionEnd(in Input, env loop.Env) any {
+	loop.SessionEnd(env, loop.SessionEvent{Session: session(in), Reason: in.Reason})
+	return nil
 }
 
 // stopFailure is a turn that ended on an API error: never a phase answer,

@@ -163,7 +163,7 @@ func TestDoctor(t *testing.T) {
 	}{
 		{"nothing registered", func(t *testing.T, w *doctorWorld) {}, "hooks", Problem, "not registered anywhere", true},
 		{"project install", func(t *testing.T, w *doctorWorld) { w.install(t, filepath.Join(w.env.Project, ".claude")) },
-			"hooks", OK, "all 7 events registered", false},
+			"hooks", OK, "all 8 events registered", false},
 		{"user install", func(t *testing.T, w *doctorWorld) { w.install(t, filepath.Join(w.env.Home, ".claude")) },
 			"hooks", OK, "user settings", false},
 		{"registered twice", func(t *testing.T, w *doctorWorld) {
@@ -194,6 +194,7 @@ func TestDoctor(t *testing.T) {
 				"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook userpromptsubmit"}]}],
 				"SubagentStop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook subagentstop"}]}],
 				"SessionStart": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook sessionstart"}]}],
+				"SessionEnd": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook sessionend"}]}],
 				"StopFailure": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stopfailure"}]}]}}`)
 		}, "hooks", Problem, "/gone/plansmith, which is not an executable file", true},
 		{"an event missing", func(t *testing.T, w *doctorWorld) {

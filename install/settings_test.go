@@ -35,7 +35,7 @@ func keysOf(t *testing.T, raw []byte) []string {
 
 func TestPluginHooksMatchHooksJSON(t *testing.T) {
 	h := hooksFor(t, bin)
-	assert.Equal(t, []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "StopFailure"}, h.Events())
+	assert.Equal(t, []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "SessionEnd", "StopFailure"}, h.Events())
 	out, _, err := Merge(nil, h)
 	require.NoError(t, err)
 	regs, err := Find(out, bin)
@@ -48,6 +48,7 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 		{"UserPromptSubmit", "", bin, "userpromptsubmit"},
 		{"SubagentStop", "", bin, "subagentstop"},
 		{"SessionStart", "", bin, "sessionstart"},
+		{"SessionEnd", "", bin, "sessionend"},
 		{"StopFailure", "", bin, "stopfailure"},
 	}, regs)
 	assert.Contains(t, string(out), `"command": "PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec \"/opt/plansmith/bin/plansmith\" hook stop"`)
@@ -65,7 +66,7 @@ func TestMerge(t *testing.T) {
 		check    func(*testing.T, string)
 	}{
 		{name: "no file", in: "", changed: true, keys: []string{"hooks"},
-			hookKeys: []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "StopFailure"}},
+			hookKeys: []string{"Stop", "PreToolUse", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "SessionEnd", "StopFailure"}},
 		{name: "empty object", in: "{}\n", changed: true, keys: []string{"hooks"}},
 		{name: "blank file", in: "  \n", changed: true, keys: []string{"hooks"}},
 		{name: "unknown keys keep their order and content",
@@ -80,7 +81,7 @@ func TestMerge(t *testing.T) {
 		{name: "other hooks for the same event stay first",
 			in:      `{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [` + other + `]}], "Notification": [{"hooks": [` + other + `]}]}}`,
 			changed: true, keys: []string{"hooks"},
-			hookKeys: []string{"PreToolUse", "Notification", "Stop", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "StopFailure"},
+			hookKeys: []string{"PreToolUse", "Notification", "Stop", "PostToolUse", "UserPromptSubmit", "SubagentStop", "SessionStart", "SessionEnd", "StopFailure"},
 			check: func(t *testing.T, out string) {
 				assert.Equal(t, 2, strings.Count(out, "lint --fix"))
 				assert.Less(t, strings.Index(out, `"Bash"`), strings.Index(out, "hook pretooluse"))
@@ -126,7 +127,7 @@ func TestMerge(t *testing.T) {
 			if tt.hookKeys != nil {
 				assert.Equal(t, tt.hookKeys, keysOf(t, hk))
 			}
-			for _, ev := range []string{"hook stop", "hook pretooluse", "hook posttooluse", "hook userpromptsubmit", "hook subagentstop", "hook sessionstart", "hook stopfailure"} {
+			for _, ev := range []string{"hook stop", "hook pretooluse", "hook posttooluse", "hook userpromptsubmit", "hook subagentstop", "hook sessionstart", "hook sessionend", "hook stopfailure"} {
 				assert.Equal(t, 1, strings.Count(string(out), `\"`+bin+`\" `+ev+`"`), ev)
 			}
 			if tt.check != nil {
@@ -268,7 +269,7 @@ func TestPluginHookEvent(t *testing.T) {
 			}
 		}
 	}
-	assert.Len(t, seen, 8)
+	assert.Len(t, seen, 9)
 	_, ok := pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/other" hook stop`)
 	assert.False(t, ok)
 	_, ok = pluginHookEvent(`"${CLAUDE_PLUGIN_ROOT}/bin/plansmith" hook "$x"`)

@@ -59,11 +59,13 @@ type SubagentEvent struct {
 	Output string
 }
 
-// SessionEvent is a session starting: Source is "startup", "resume",
-// "clear", "compact" or "fork".
+// SessionEvent is a session starting (Source is "startup", "resume",
+// "clear", "compact" or "fork") or ending (Reason is "clear", "logout",
+// "prompt_input_exit" or "other").
 type SessionEvent struct {
 	Session
 	Source string
+	Reason string
 }
 
 // NoAnswerError says the agent's last answer could not be read at all. It

@@ -3,6 +3,7 @@ package loop
 import (
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/phases"
@@ -84,7 +85,7 @@ func gatePrompts(p state.Paths) gate.Prompts {
 func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	switch ev.Source {
 	case "fork", "clear":
-		continueLoop(env, ev.Session)
+		continueLoop(env, ev.Session, ev.Source)
 	case "compact", "resume":
 	default:
 		return PromptOutcome{}
@@ -122,9 +123,50 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	return PromptOutcome{Context: strings.TrimSpace(text)}
 }
 
+// clearWindow is how long after a planning session's clear the session
+// the clear starts may take the loop on: Claude Code runs the two hooks
+// one after the other, tens of milliseconds apart.
+const clearWindow = 2 * time.Minute
+
+// SessionEnd notes, when the user clears a session that holds the loop
+// (reason "clear"), that the session the clear starts next continues it
+// (Loop.Cleared). Other ends change nothing: the loop waits for the
+// session to be resumed.
+func SessionEnd(env Env, ev SessionEvent) {
+	if ev.Reason != "clear" || ev.ID == "" {
+		return
+	}
+	p, err := env.Paths(ev.Session)
+	if err != nil || !exists(p.State()) {
+		return
+	}
+	t, err := beginWith(p, false, state.LoadHead)
+	if err != nil {
+		env.note("%v", err)
+		if t != nil {
+			t.commit()
+		}
+		return
+	}
+	defer t.close(env)
+	if !t.active() {
+		return
+	}
+	l := &t.file.Loop
+	if !l.HeldBy(ev.ID) || l.Project != "" && !namesDir(l.Project, p.Project) {
+		return
+	}
+	l.Cleared, l.ClearedAt = ev.ID, env.Now().UTC()
+	t.dirty = true
+}
+
 // continueLoop holds session to the project's running loop when it belongs
-// to another session (Loop.Continued).
-func continueLoop(env Env, s Session) {
+// to another session (Loop.Continued): a fork (Claude Code names no
+// parent, so any fork of a session in the project is taken to continue
+// it), or a clear of a session that holds it, noted by SessionEnd just
+// before. A clear anywhere else in the project is left alone: that
+// session is not planning.
+func continueLoop(env Env, s Session, source string) {
 	p, err := env.Paths(s)
 	if err != nil || !exists(p.State()) {
 		return
@@ -144,6 +186,13 @@ func continueLoop(env Env, s Session) {
 	l := &t.file.Loop
 	if l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || l.Project != "" && !namesDir(l.Project, p.Project) {
 		return
+	}
+	if source == "clear" {
+		since := env.Now().Sub(l.ClearedAt)
+		if l.Cleared == "" || !l.HeldBy(l.Cleared) || since < 0 || since > clearWindow {
+			return
+		}
+		l.Cleared, l.ClearedAt = "", time.Time{}
 	}
 	l.Continued = append(l.Continued, s.ID)
 	t.dirty = true

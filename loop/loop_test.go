@@ -333,9 +333,28 @@ func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
 	assert.True(t, write("fork-1").Deny, "the fork is held to the loop")
 	assert.True(t, write("s").Deny, "and so is the session it came from")
 
+	// A /clear in another session of the project (no holder cleared just
+	// before): that session is not planning, and is left alone (review P1).
+	SessionEnd(env, SessionEvent{Session: Session{ID: "elsewhere", Cwd: p.Project}, Reason: "clear"})
+	assert.Equal(t, PromptOutcome{}, SessionStart(env, SessionEvent{Session: Session{ID: "clear-0", Cwd: p.Project}, Source: "clear"}))
+	assert.False(t, write("clear-0").Deny, "a clear nobody planning made is not held")
+
+	// The planning session cleared: Claude Code ends it (reason "clear"),
+	// then starts the new one, which carries the loop on, once.
+	SessionEnd(env, SessionEvent{Session: Session{ID: "s", Cwd: p.Project}, Reason: "other"})
+	SessionEnd(env, SessionEvent{Session: Session{ID: "s", Cwd: p.Project}, Reason: "clear"})
 	out = SessionStart(env, SessionEvent{Session: Session{ID: "clear-1", Cwd: p.Project}, Source: "clear"})
 	assert.Contains(t, out.Context, "/plansmith:cancel")
 	assert.True(t, write("clear-1").Deny)
+	SessionStart(env, SessionEvent{Session: Session{ID: "clear-2", Cwd: p.Project}, Source: "clear"})
+	assert.False(t, write("clear-2").Deny, "one clear hands the loop on once")
+
+	// A clear noted too long ago is not taken up.
+	SessionEnd(env, SessionEvent{Session: Session{ID: "clear-1", Cwd: p.Project}, Reason: "clear"})
+	later := env
+	later.Now = func() time.Time { return testNow.Add(clearWindow + time.Second) }
+	SessionStart(later, SessionEvent{Session: Session{ID: "clear-3", Cwd: p.Project}, Source: "clear"})
+	assert.False(t, write("clear-3").Deny)
 
 	assert.Equal(t, PromptOutcome{}, SessionStart(env, SessionEvent{Session: Session{ID: "other", Cwd: p.Project}, Source: "startup"}))
 	assert.False(t, write("other").Deny, "a new session in the project is left alone")

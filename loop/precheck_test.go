@@ -29,7 +29,7 @@ func preCheckedCommands(t *testing.T) map[string]string {
 			out[sub] = command
 		}
 	}
-	require.Len(t, out, 5, "stop, pretooluse-loop, userpromptsubmit, sessionstart and stopfailure look first")
+	require.Len(t, out, 6, "stop, pretooluse-loop, userpromptsubmit, sessionstart, sessionend and stopfailure look first")
 	return out
 }
 

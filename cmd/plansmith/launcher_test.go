@@ -377,7 +377,7 @@ func TestHooksJSONCommands(t *testing.T) {
 		}
 	}
 	slices.Sort(guarded)
-	assert.Equal(t, []string{"pretooluse-loop", "sessionstart", "stop", "stopfailure", "userpromptsubmit"}, guarded,
+	assert.Equal(t, []string{"pretooluse-loop", "sessionend", "sessionstart", "stop", "stopfailure", "userpromptsubmit"}, guarded,
 		"the events with nothing to do without a loop; ExitPlanMode (pretooluse), posttooluse and subagentstop serve the plan-mode gate, which needs none")
 }
 
