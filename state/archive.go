@@ -24,6 +24,13 @@ func Archive(p Paths, f *File, reason string, now time.Time) (string, error) {
 	dst, err := archiveName(p, reason, now)
 	if err == nil {
 		err = WriteOwned(dst, data)
+		// A full disk has no room for the archive, nor for the state file
+		// marked inactive: the file itself moves, as it was last saved (a
+		// rename needs no room), so no active loop is left behind (review
+		// P8).
+		if err != nil && CheckOwned(p.State()) == nil && os.Rename(p.State(), dst) == nil {
+			return dst, nil
+		}
 	}
 	if err != nil {
 		// The loop has ended whether or not the archive can be written:
