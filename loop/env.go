@@ -25,6 +25,18 @@ type Env struct {
 	Getenv func(string) string
 	Getwd  func() (string, error)
 	Now    func() time.Time
+	// Parent is the process that started this one: for a hook, the
+	// client's own process (the hook command execs the binary), the same
+	// for every hook of one running Claude Code. nil reads as none.
+	Parent func() int
+}
+
+// parent is e.Parent(), or 0 when it is not known.
+func (e Env) parent() int {
+	if e.Parent == nil {
+		return 0
+	}
+	return e.Parent()
 }
 
 // Paths locates the project: a hook's, from the cwd and session its input

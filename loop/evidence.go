@@ -1,7 +1,9 @@
 package loop
 
 import (
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -128,44 +130,69 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 // one after the other, tens of milliseconds apart.
 const clearWindow = 2 * time.Minute
 
+// A clear note (state.Paths.Cleared) says which session holding the loop
+// was cleared, by which client process, and when: "SESSION PID UNIXNANO".
+// The process binds the clear to the session it starts: both hooks come
+// from the same running Claude Code (the hook command execs the binary,
+// so the client is its parent), and a /clear in another terminal of the
+// project, however close in time, comes from another process (review P1,
+// Q5). It is a file of its own, written without the project's lock:
+// Claude Code gives SessionEnd hooks little time.
+type clearNote struct {
+	session string
+	parent  int
+	at      time.Time
+}
+
+func readClearNote(p state.Paths) (clearNote, bool) {
+	b, err := state.ReadOwnedLimit(p.Cleared(), 512)
+	if err != nil {
+		return clearNote{}, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 3 {
+		return clearNote{}, false
+	}
+	pid, err1 := strconv.Atoi(f[1])
+	nanos, err2 := strconv.ParseInt(f[2], 10, 64)
+	if err1 != nil || err2 != nil || pid <= 1 {
+		return clearNote{}, false
+	}
+	return clearNote{session: f[0], parent: pid, at: time.Unix(0, nanos)}, true
+}
+
 // SessionEnd notes, when the user clears a session that holds the loop
-// (reason "clear"), that the session the clear starts next continues it
-// (Loop.Cleared). Other ends change nothing: the loop waits for the
-// session to be resumed.
+// (reason "clear"), that the session the same client starts next
+// continues it (clearNote). Other ends change nothing: the loop waits for
+// the session to be resumed.
 func SessionEnd(env Env, ev SessionEvent) {
-	if ev.Reason != "clear" || ev.ID == "" {
+	if ev.Reason != "clear" || ev.ID == "" || env.parent() <= 1 {
 		return
 	}
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
 		return
 	}
-	t, err := beginWith(p, false, state.LoadHead)
+	f, err := state.LoadHead(p.State())
 	if err != nil {
-		env.note("%v", err)
-		if t != nil {
-			t.commit()
-		}
 		return
 	}
-	defer t.close(env)
-	if !t.active() {
+	l := &f.Loop
+	if !l.Active || !l.HeldBy(ev.ID) || l.Project != "" && !namesDir(l.Project, p.Project) {
 		return
 	}
-	l := &t.file.Loop
-	if !l.HeldBy(ev.ID) || l.Project != "" && !namesDir(l.Project, p.Project) {
-		return
+	note := fmt.Sprintf("%s %d %d\n", ev.ID, env.parent(), env.Now().UnixNano())
+	if err := state.WriteOwned(p.Cleared(), []byte(note)); err != nil {
+		env.note("noting the clear of session %s: %v", ev.ID, err)
 	}
-	l.Cleared, l.ClearedAt = ev.ID, env.Now().UTC()
-	t.dirty = true
 }
 
 // continueLoop holds session to the project's running loop when it belongs
 // to another session (Loop.Continued): a fork (Claude Code names no
 // parent, so any fork of a session in the project is taken to continue
 // it), or a clear of a session that holds it, noted by SessionEnd just
-// before. A clear anywhere else in the project is left alone: that
-// session is not planning.
+// before in the same client (clearNote). A clear anywhere else in the
+// project is left alone: that session is not planning.
 func continueLoop(env Env, s Session, source string) {
 	p, err := env.Paths(s)
 	if err != nil || !exists(p.State()) {
@@ -188,11 +215,15 @@ func continueLoop(env Env, s Session, source string) {
 		return
 	}
 	if source == "clear" {
-		since := env.Now().Sub(l.ClearedAt)
-		if l.Cleared == "" || !l.HeldBy(l.Cleared) || since < 0 || since > clearWindow {
+		n, ok := readClearNote(p)
+		since := env.Now().Sub(n.at)
+		if !ok || !l.HeldBy(n.session) || n.parent != env.parent() || since < 0 || since > clearWindow {
 			return
 		}
-		l.Cleared, l.ClearedAt = "", time.Time{}
+		if err := state.RemoveOwned(p.Cleared()); err != nil {
+			env.note("%v", err)
+			return // taken on once only
+		}
 	}
 	l.Continued = append(l.Continued, s.ID)
 	t.dirty = true

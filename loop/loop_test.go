@@ -333,16 +333,25 @@ func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
 	assert.True(t, write("fork-1").Deny, "the fork is held to the loop")
 	assert.True(t, write("s").Deny, "and so is the session it came from")
 
+	// Each running Claude Code is a process of its own: the planning
+	// session's (env) and another terminal's in the same project.
+	env.Parent = func() int { return 4242 }
+	elsewhere := env
+	elsewhere.Parent = func() int { return 5151 }
+
 	// A /clear in another session of the project (no holder cleared just
 	// before): that session is not planning, and is left alone (review P1).
-	SessionEnd(env, SessionEvent{Session: Session{ID: "elsewhere", Cwd: p.Project}, Reason: "clear"})
-	assert.Equal(t, PromptOutcome{}, SessionStart(env, SessionEvent{Session: Session{ID: "clear-0", Cwd: p.Project}, Source: "clear"}))
+	SessionEnd(elsewhere, SessionEvent{Session: Session{ID: "elsewhere", Cwd: p.Project}, Reason: "clear"})
+	assert.Equal(t, PromptOutcome{}, SessionStart(elsewhere, SessionEvent{Session: Session{ID: "clear-0", Cwd: p.Project}, Source: "clear"}))
 	assert.False(t, write("clear-0").Deny, "a clear nobody planning made is not held")
 
 	// The planning session cleared: Claude Code ends it (reason "clear"),
-	// then starts the new one, which carries the loop on, once.
+	// then starts the new one, which carries the loop on, once. A clear in
+	// another terminal at the same moment does not take it (review Q5).
 	SessionEnd(env, SessionEvent{Session: Session{ID: "s", Cwd: p.Project}, Reason: "other"})
 	SessionEnd(env, SessionEvent{Session: Session{ID: "s", Cwd: p.Project}, Reason: "clear"})
+	SessionStart(elsewhere, SessionEvent{Session: Session{ID: "clear-x", Cwd: p.Project}, Source: "clear"})
+	assert.False(t, write("clear-x").Deny, "another client's clear does not take the note")
 	out = SessionStart(env, SessionEvent{Session: Session{ID: "clear-1", Cwd: p.Project}, Source: "clear"})
 	assert.Contains(t, out.Context, "/plansmith:cancel")
 	assert.True(t, write("clear-1").Deny)

@@ -24,13 +24,6 @@ type Loop struct {
 	// another id (a fork, a /clear): they are held to the loop as SessionID
 	// is (HeldBy).
 	Continued []string `yaml:"continued,omitempty"`
-	// Cleared is a session holding the loop that the user cleared (/clear:
-	// Claude Code reports its SessionEnd, reason "clear", just before the
-	// new session's SessionStart), at ClearedAt: the next session started
-	// by a clear takes the loop on, once. A clear in any other session of
-	// the project does not (review P1).
-	Cleared   string    `yaml:"cleared,omitempty"`
-	ClearedAt time.Time `yaml:"cleared_at,omitempty"`
 
 	// Options.
 	Phases            []string `yaml:"phases"`

@@ -32,6 +32,10 @@ func (p Paths) Gate() string { return filepath.Join(p.Work(), "gate") }
 // Lock is the file whose flock serialises every read-modify-write.
 func (p Paths) Lock() string { return filepath.Join(p.Work(), "lock") }
 
+// Cleared is where a hook notes the /clear of a session holding the loop,
+// for the session the clear starts (loop.SessionEnd).
+func (p Paths) Cleared() string { return filepath.Join(p.Work(), "cleared") }
+
 // Rel returns path relative to the project, for messages.
 func (p Paths) Rel(path string) string {
 	if r, err := filepath.Rel(p.Project, path); err == nil {
