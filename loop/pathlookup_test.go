@@ -18,14 +18,20 @@ func TestPathLookup(t *testing.T) {
 		t.Skip("POSIX PATH lists")
 	}
 	bin := t.TempDir()
-	assert.Nil(t, pathLookup(bin+":/usr/bin"), "every entry absolute: nothing to look up")
-	assert.Nil(t, pathLookup(""), "no PATH: the shell's default")
+	project := t.TempDir()
+	assert.Nil(t, pathLookup(bin+":/usr/bin", project), "every entry absolute and outside the project: nothing to look up")
+	assert.Nil(t, pathLookup("", project), "no PATH: the shell's default")
 
 	// A relative entry anywhere: every program is refused, even one found
 	// in an absolute folder before it (its helpers may not be).
 	for path, what := range map[string]string{".:" + bin: `"."`, "node_modules/.bin:" + bin: `"node_modules/.bin"`,
-		":" + bin: "empty entry", bin + "::/usr/bin": "empty entry", bin + ":/usr/bin:.": `"."`} {
-		l := pathLookup(path)
+		":" + bin: "empty entry", bin + "::/usr/bin": "empty entry", bin + ":/usr/bin:.": `"."`,
+		// An absolute folder inside the project (direnv's PATH_add, an
+		// activated .venv): the project decides what is in it (review Q).
+		project + "/bin:" + bin:            "a folder of the project",
+		bin + ":" + project + "/.venv/bin": "a folder of the project",
+		project + ":" + bin:                "a folder of the project"} {
+		l := pathLookup(path, project)
 		require.NotNil(t, l, path)
 		for _, name := range []string{"ls", "cat", "rg-not-installed", "/usr/bin/zcat"} {
 			assert.Contains(t, l(name), what, path)
@@ -69,6 +75,11 @@ func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {
 	assert.Contains(t, refused.Reason, "path-lookup")
 	assert.Contains(t, refused.Reason, `"bin"`)
 	assert.False(t, judge(os.Getenv("PATH")).Deny, "with the usual absolute PATH ls is allowed")
+	// The same folder named absolutely (direnv's PATH_add bin): the shell
+	// runs the project's bin/ls all the same (review Q).
+	inside := judge(filepath.Join(p.Project, "bin") + ":" + os.Getenv("PATH"))
+	assert.True(t, inside.Deny)
+	assert.Contains(t, inside.Reason, "a folder of the project")
 }
 
 // A program named by its path starts its helpers by name: with "." in

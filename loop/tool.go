@@ -59,7 +59,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
-	cfg.PathLookup = pathLookup(env.Getenv("PATH"))
+	cfg.PathLookup = pathLookup(env.Getenv("PATH"), project)
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }

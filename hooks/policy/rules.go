@@ -198,8 +198,8 @@ var rules = sync.OnceValue(func() map[string]rule {
 			},
 		},
 		"path-lookup": {
-			why: "the PATH programs are looked up in searches a folder relative to where they run, so a file the project carries could run in place of this program or of one it starts",
-			alt: "use the Read, Grep and Glob tools, which need no PATH; to run programs while planning, make every PATH entry absolute (drop \".\", empty entries and relative folders such as node_modules/.bin, or write them as $PWD/node_modules/.bin)",
+			why: "the PATH programs are looked up in searches a folder the project decides the contents of (a relative entry, or a folder inside the project), so a file the project carries could run in place of this program or of one it starts",
+			alt: "use the Read, Grep and Glob tools, which need no PATH; to run programs while planning, start Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
 		},
 		"plansmith-cancel": {
 			why: "only the user ends a planning loop: plansmith cancel runs when their own last message was the cancel command, never on the strength of something read along the way",
