@@ -18,8 +18,10 @@ import (
 // git its pager), even one found before the entry when a helper is not
 // installed elsewhere; a repository can carry any of them. So every
 // program is refused then (the shell's builtins still run) and the reason
-// says why. Otherwise it returns nil, and nothing is asked.
-func pathLookup(path, project string) func(name string) string {
+// says why. Otherwise it returns nil, and nothing is asked. The folder
+// Claude Code adds for the plugin itself (pluginBin, $CLAUDE_PLUGIN_ROOT/bin)
+// is the plugin's, not the project's, even in a checkout of plansmith.
+func pathLookup(path, project, pluginBin string) func(name string) string {
 	entries := filepath.SplitList(path)
 	if path == "" {
 		entries = nil // no PATH at all: the shell's default, all absolute
@@ -32,6 +34,8 @@ func pathLookup(path, project string) func(name string) string {
 			what = "an empty entry (the current folder)"
 		case !filepath.IsAbs(e):
 			what = fmt.Sprintf("%q, relative to the folder a command runs in", e)
+		case pluginBin != "" && filepath.Clean(e) == filepath.Clean(pluginBin):
+			continue
 		case within(filepath.Clean(e), roots):
 			what = fmt.Sprintf("%q, a folder of the project", e)
 		default:

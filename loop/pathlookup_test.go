@@ -19,8 +19,10 @@ func TestPathLookup(t *testing.T) {
 	}
 	bin := t.TempDir()
 	project := t.TempDir()
-	assert.Nil(t, pathLookup(bin+":/usr/bin", project), "every entry absolute and outside the project: nothing to look up")
-	assert.Nil(t, pathLookup("", project), "no PATH: the shell's default")
+	assert.Nil(t, pathLookup(bin+":/usr/bin", project, ""), "every entry absolute and outside the project: nothing to look up")
+	assert.Nil(t, pathLookup("", project, ""), "no PATH: the shell's default")
+	assert.Nil(t, pathLookup(bin+":"+project+"/bin", project, project+"/bin"),
+		"the plugin's own bin folder, inside the project in a checkout of plansmith, is the plugin's")
 
 	// A relative entry anywhere: every program is refused, even one found
 	// in an absolute folder before it (its helpers may not be).
@@ -31,7 +33,7 @@ func TestPathLookup(t *testing.T) {
 		project + "/bin:" + bin:            "a folder of the project",
 		bin + ":" + project + "/.venv/bin": "a folder of the project",
 		project + ":" + bin:                "a folder of the project"} {
-		l := pathLookup(path, project)
+		l := pathLookup(path, project, "")
 		require.NotNil(t, l, path)
 		for _, name := range []string{"ls", "cat", "rg-not-installed", "/usr/bin/zcat"} {
 			assert.Contains(t, l(name), what, path)

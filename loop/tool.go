@@ -59,7 +59,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
-	cfg.PathLookup = pathLookup(env.Getenv("PATH"), project)
+	cfg.PathLookup = pathLookup(env.Getenv("PATH"), project, pluginBin(env))
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
@@ -209,4 +209,13 @@ func ours(env Env) func(string) bool {
 	// As written: "evil/../bin/plansmith" cleans to a path of ours, but the
 	// kernel follows evil first, which may be a link out of the project.
 	return func(p string) bool { return p == filepath.Clean(p) && slices.Contains(paths, p) }
+}
+
+// pluginBin is the folder Claude Code adds to the Bash tool's PATH for the
+// plugin ($CLAUDE_PLUGIN_ROOT/bin), or "".
+func pluginBin(env Env) string {
+	if root := env.Getenv("CLAUDE_PLUGIN_ROOT"); filepath.IsAbs(root) {
+		return filepath.Join(root, "bin")
+	}
+	return ""
 }
