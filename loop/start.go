@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/plansmith/plansmith/memory"
@@ -98,7 +99,12 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 			return Started{}, err
 		}
 	}
-	body, err := templates.Render("cli/state-body.md", map[string]any{"Loop": l, "Principles": principles.All})
+	// The body's copy of the request is for people reading the file (the
+	// frontmatter's is the loop's): with "<!--" written as "&lt;!--", text
+	// pasted into a request cannot read as one of the body's records
+	// (review Q4: a fake draft record became the saved plan).
+	body, err := templates.Render("cli/state-body.md", map[string]any{"Loop": l, "Principles": principles.All,
+		"Request": strings.ReplaceAll(l.Request, "<!--", "&lt;!--")})
 	if err != nil {
 		return Started{}, err
 	}

@@ -104,7 +104,7 @@ func Marshal(f *File) ([]byte, error) {
 			return nil, err
 		}
 	}
-	loop, kept := keepTexts(f.Loop, string(body), f.head == nil)
+	loop, kept := keepTexts(f.Loop, string(body))
 	var buf bytes.Buffer
 	buf.Grow(len(kept) + 4<<10)
 	if err := writeFrontmatter(&buf, loop); err != nil {

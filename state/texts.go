@@ -88,12 +88,13 @@ func resolveTexts(l *Loop, body string) {
 }
 
 // keepTexts returns l as its frontmatter is written, every run's output and
-// prompt replaced by its key, and body with a text record for each key.
-// With prune (the whole body was read, so every text the runs still need
-// is in memory or in it), records no run names any more are dropped; a
-// file read with LoadHead only gains records.
-func keepTexts(l Loop, body string, prune bool) (Loop, string) {
-	if len(l.GateRuns) == 0 && (!prune || !strings.Contains(body, recordStart+"text ")) {
+// prompt replaced by its key, and body with a text record for each key and
+// none for a key no run names any more: a run that is dropped (the gate
+// keeps 16) takes its texts with it, whether the file was read whole or
+// with LoadHead (review Q3: saves from sub-agent events kept every output).
+// Only a whole record (its closing line in place) is ever dropped.
+func keepTexts(l Loop, body string) (Loop, string) {
+	if len(l.GateRuns) == 0 && !strings.Contains(body, recordStart+"text ") {
 		return l, body
 	}
 	runs := append(gate.Runs(nil), l.GateRuns...)
@@ -122,7 +123,7 @@ func keepTexts(l Loop, body string, prune bool) (Loop, string) {
 		if r.key == "" {
 			continue
 		}
-		if !prune || (slices.Contains(order, r.key) && !have[r.key]) {
+		if slices.Contains(order, r.key) && !have[r.key] || !strings.HasSuffix(body[r.start:r.end], textEnd) {
 			have[r.key] = true
 			continue
 		}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,4 +186,24 @@ func BenchmarkLoadHead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Saves from sub-agent events (files read with LoadHead) drop the texts of
+// runs the gate no longer keeps: forty outputs leave at most MaxRuns texts
+// in the body (review Q3: all forty stayed).
+func TestTextsOfDroppedRunsGoWithThem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
+	require.NoError(t, Save(path, gateFile("critic", "", "validator")))
+	for i := range 40 {
+		head, err := LoadHead(path)
+		require.NoError(t, err)
+		head.Loop.GateRuns = head.Loop.GateRuns.Finished(fmt.Sprintf("a%d", i), fmt.Sprintf("output %d ", i)+strings.Repeat("x", 10<<10))
+		require.NoError(t, Save(path, head))
+	}
+	got, err := Load(path)
+	require.NoError(t, err)
+	require.Len(t, got.Loop.GateRuns, gate.MaxRuns)
+	assert.Equal(t, gate.MaxRuns, strings.Count(got.Body, recordStart+"text "))
+	assert.True(t, strings.HasPrefix(got.Loop.GateRuns[gate.MaxRuns-1].Output, "output 39 "))
+	assert.Equal(t, "the draft", got.BestPlan())
 }
