@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -30,9 +31,27 @@ func (e *LockTimeoutError) Error() string {
 // a wait given up leaves a goroutine that releases the lock as soon as it
 // gets it, so a long-lived caller never keeps a lock nobody holds.
 func Lock(p Paths) (unlock func(), err error) {
+	// A lock taken on a file that was renamed away meanwhile (openLock
+	// moves aside what a repository plants at the lock's name) excludes no
+	// one: take it again on the file the name holds now.
+	for range 3 {
+		f, release, err := lockOnce(p)
+		if err != nil {
+			return nil, err
+		}
+		if sameFile(f, p.Lock()) {
+			return release, nil
+		}
+		release()
+	}
+	return nil, fmt.Errorf("locking %s: the lock file was replaced while it was taken, three times", p.Lock())
+}
+
+// lockOnce takes the lock on the file openLock opens, as Lock describes.
+func lockOnce(p Paths) (*os.File, func(), error) {
 	f, err := openLock(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	release := func() {
 		unlockFile(f)
@@ -41,10 +60,10 @@ func Lock(p Paths) (unlock func(), err error) {
 	got, err := tryLock(f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("locking %s: %w", p.Lock(), err)
+		return nil, nil, fmt.Errorf("locking %s: %w", p.Lock(), err)
 	}
 	if got {
-		return release, nil
+		return f, release, nil
 	}
 	done := make(chan error, 1)
 	go func() { done <- waitLock(f) }()
@@ -54,9 +73,9 @@ func Lock(p Paths) (unlock func(), err error) {
 	case err := <-done:
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("locking %s: %w", p.Lock(), err)
+			return nil, nil, fmt.Errorf("locking %s: %w", p.Lock(), err)
 		}
-		return release, nil
+		return f, release, nil
 	case <-timer.C:
 		go func() {
 			if err := <-done; err == nil {
@@ -64,6 +83,6 @@ func Lock(p Paths) (unlock func(), err error) {
 			}
 			f.Close()
 		}()
-		return nil, &LockTimeoutError{Path: p.Lock(), Wait: LockWait}
+		return nil, nil, &LockTimeoutError{Path: p.Lock(), Wait: LockWait}
 	}
 }

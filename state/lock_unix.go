@@ -50,16 +50,49 @@ func openLock(p Paths) (*os.File, error) {
 // moveAside renames what stands at path, inside a project's .claude, out
 // of the way when it is not what plansmith keeps there (a folder for
 // fs.ModeDir, else a regular file): a link moves as a link, a folder with
-// its contents. It reports whether it moved anything.
+// its contents. The check and the rename happen under a lock on the
+// .claude folder, so two hooks arriving together never rename what the
+// other has just made (review Q2: one renamed the other's lock file, and
+// both held "the" lock). It reports whether path may now be used: moved,
+// gone, or already made right by another process.
 func moveAside(path string, want fs.FileMode) bool {
 	if claudeInside(path) != nil {
 		return false
 	}
-	info, err := os.Lstat(path)
-	if err != nil || info.Mode().Type() == want {
+	root, _ := splitClaude(filepath.Clean(path))
+	if filepath.Base(root) != ".claude" {
 		return false
 	}
+	d, err := os.Open(root)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	if flock(d, syscall.LOCK_EX) != nil {
+		return false
+	}
+	defer flock(d, syscall.LOCK_UN)
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return true
+	case err != nil:
+		return false
+	case info.Mode().Type() == want:
+		return true // made right meanwhile
+	}
 	return os.Rename(path, fmt.Sprintf("%s.moved-%d", path, time.Now().UnixNano())) == nil
+}
+
+// sameFile reports whether path still names the file f has open: a lock
+// taken on a file renamed away meanwhile locks nothing anyone else takes.
+func sameFile(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
 }
 
 // tryLock takes the lock if it is free.
