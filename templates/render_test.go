@@ -85,7 +85,7 @@ func renderData(t *testing.T) map[string]any {
 			"Rows": []map[string]any{{"Date": "2026-01-02", "Verdict": "verified", "Path": ".claude/plans/2026-01-02-rate-limiting.md", "Request": request}}},
 		"cli/started.md": loop.Started{Loop: sl, Label: "understand [1/5]", Prompt: "=== understand [1/5] ===", State: ".claude/plansmith.local.md",
 			Shape: phases.ShapeOf(sl.Phases, 0)},
-		"cli/state-body.md": map[string]any{"Loop": sl, "Principles": principles.All},
+		"cli/state-body.md": map[string]any{"Loop": sl, "Principles": principles.All, "Request": sl.Request},
 		"cli/status.md": struct {
 			loop.View
 			SettingsFile string
