@@ -36,7 +36,7 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 			what = fmt.Sprintf("%q, relative to the folder a command runs in", e)
 		case pluginBin != "" && filepath.Clean(e) == filepath.Clean(pluginBin):
 			continue
-		case within(filepath.Clean(e), roots):
+		case insideProject(e, roots):
 			what = fmt.Sprintf("%q, a folder of the project", e)
 		default:
 			continue
@@ -58,6 +58,18 @@ func projectRoots(project string) []string {
 		roots = append(roots, real)
 	}
 	return roots
+}
+
+// insideProject reports whether the PATH entry dir lies in the project,
+// as written or once its links resolve (a link into the project, or an
+// entry like x/../bin through a link x: review R). An entry that does not
+// exist holds nothing to run.
+func insideProject(dir string, roots []string) bool {
+	if within(filepath.Clean(dir), roots) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	return err == nil && within(real, roots)
 }
 
 // within reports whether dir is one of roots or below one.

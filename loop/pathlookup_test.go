@@ -19,6 +19,16 @@ func TestPathLookup(t *testing.T) {
 	}
 	bin := t.TempDir()
 	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, "bin"), 0o755))
+	links := t.TempDir()
+	linkToProject := filepath.Join(links, "p")
+	require.NoError(t, os.Symlink(project, linkToProject))
+	linkIntoBin := filepath.Join(links, "bin")
+	require.NoError(t, os.Symlink(filepath.Join(project, "bin"), linkIntoBin))
+	require.NoError(t, os.MkdirAll(filepath.Join(project, "sub"), 0o755))
+	other := t.TempDir()
+	require.NoError(t, os.Symlink(filepath.Join(project, "sub"), filepath.Join(other, "x")))
+	through := other + "/x/../bin" // the shell resolves x first: the project's bin
 	assert.Nil(t, pathLookup(bin+":/usr/bin", project, ""), "every entry absolute and outside the project: nothing to look up")
 	assert.Nil(t, pathLookup("", project, ""), "no PATH: the shell's default")
 	assert.Nil(t, pathLookup(bin+":"+project+"/bin", project, project+"/bin"),
@@ -32,7 +42,11 @@ func TestPathLookup(t *testing.T) {
 		// activated .venv): the project decides what is in it (review Q).
 		project + "/bin:" + bin:            "a folder of the project",
 		bin + ":" + project + "/.venv/bin": "a folder of the project",
-		project + ":" + bin:                "a folder of the project"} {
+		project + ":" + bin:                "a folder of the project",
+		// Through a link: to the project, or a link x in x/../bin (review R).
+		filepath.Join(linkToProject, "bin") + ":" + bin: "a folder of the project",
+		filepath.Join(linkIntoBin) + ":" + bin:          "a folder of the project",
+		through + ":" + bin:                             "a folder of the project"} {
 		l := pathLookup(path, project, "")
 		require.NotNil(t, l, path)
 		for _, name := range []string{"ls", "cat", "rg-not-installed", "/usr/bin/zcat"} {
