@@ -25,16 +25,17 @@ type Env struct {
 	Getenv func(string) string
 	Getwd  func() (string, error)
 	Now    func() time.Time
-	// Parent is the process that started this one: for a hook, the
-	// client's own process (the hook command execs the binary), the same
-	// for every hook of one running Claude Code. nil reads as none.
-	Parent func() int
+	// Parent names the process that started this one (its pid and, where
+	// the system tells, its start time): for a hook, the client's own
+	// process (the hook command execs the binary), the same for every hook
+	// of one running Claude Code. nil or "" reads as unknown.
+	Parent func() string
 }
 
-// parent is e.Parent(), or 0 when it is not known.
-func (e Env) parent() int {
+// parent is e.Parent(), or "" when it is not known.
+func (e Env) parent() string {
 	if e.Parent == nil {
-		return 0
+		return ""
 	}
 	return e.Parent()
 }

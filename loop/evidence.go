@@ -131,16 +131,18 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 const clearWindow = 2 * time.Minute
 
 // A clear note (state.Paths.Cleared) says which session holding the loop
-// was cleared, by which client process, and when: "SESSION PID UNIXNANO".
-// The process binds the clear to the session it starts: both hooks come
-// from the same running Claude Code (the hook command execs the binary,
-// so the client is its parent), and a /clear in another terminal of the
-// project, however close in time, comes from another process (review P1,
-// Q5). It is a file of its own, written without the project's lock:
-// Claude Code gives SessionEnd hooks little time.
+// was cleared, by which client process, and when: "SESSION PROCESS
+// UNIXNANO". The process binds the clear to the session it starts: both
+// hooks come from the same running Claude Code (the hook command execs the
+// binary, so the client is its parent), and a /clear in another terminal
+// of the project, however close in time, comes from another process
+// (review P1, Q5); its start time tells apart processes of one pid in two
+// containers sharing a checkout (review R). It is a file of its own,
+// written without the project's lock: Claude Code gives SessionEnd hooks
+// little time.
 type clearNote struct {
 	session string
-	parent  int
+	parent  string
 	at      time.Time
 }
 
@@ -153,12 +155,11 @@ func readClearNote(p state.Paths) (clearNote, bool) {
 	if len(f) != 3 {
 		return clearNote{}, false
 	}
-	pid, err1 := strconv.Atoi(f[1])
-	nanos, err2 := strconv.ParseInt(f[2], 10, 64)
-	if err1 != nil || err2 != nil || pid <= 1 {
+	nanos, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
 		return clearNote{}, false
 	}
-	return clearNote{session: f[0], parent: pid, at: time.Unix(0, nanos)}, true
+	return clearNote{session: f[0], parent: f[1], at: time.Unix(0, nanos)}, true
 }
 
 // SessionEnd notes, when the user clears a session that holds the loop
@@ -166,7 +167,7 @@ func readClearNote(p state.Paths) (clearNote, bool) {
 // continues it (clearNote). Other ends change nothing: the loop waits for
 // the session to be resumed.
 func SessionEnd(env Env, ev SessionEvent) {
-	if ev.Reason != "clear" || ev.ID == "" || env.parent() <= 1 {
+	if ev.Reason != "clear" || ev.ID == "" || env.parent() == "" {
 		return
 	}
 	p, err := env.Paths(ev.Session)
@@ -181,8 +182,14 @@ func SessionEnd(env Env, ev SessionEvent) {
 	if !l.Active || !l.HeldBy(ev.ID) || l.Project != "" && !namesDir(l.Project, p.Project) {
 		return
 	}
-	note := fmt.Sprintf("%s %d %d\n", ev.ID, env.parent(), env.Now().UnixNano())
-	if err := state.WriteOwned(p.Cleared(), []byte(note)); err != nil {
+	note := []byte(fmt.Sprintf("%s %s %d\n", ev.ID, env.parent(), env.Now().UnixNano()))
+	err = state.WriteOwned(p.Cleared(), note)
+	if err != nil && state.ReclaimFile(p.Cleared()) {
+		// A folder or link a repository carries at the note's name would
+		// otherwise keep every clear from being handed on (review R3).
+		err = state.WriteOwned(p.Cleared(), note)
+	}
+	if err != nil {
 		env.note("noting the clear of session %s: %v", ev.ID, err)
 	}
 }

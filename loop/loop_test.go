@@ -335,9 +335,9 @@ func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
 
 	// Each running Claude Code is a process of its own: the planning
 	// session's (env) and another terminal's in the same project.
-	env.Parent = func() int { return 4242 }
+	env.Parent = func() string { return "4242/900" }
 	elsewhere := env
-	elsewhere.Parent = func() int { return 5151 }
+	elsewhere.Parent = func() string { return "4242/77" } // the same pid in another container
 
 	// A /clear in another session of the project (no holder cleared just
 	// before): that session is not planning, and is left alone (review P1).
@@ -398,4 +398,25 @@ func TestRecordHeadersInTheRequestAreText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, again.Body, "## Rubric", "nothing was cut from the body")
 	assert.Contains(t, again.Body, "## Phase answers")
+}
+
+// Claude Code can be pid 1 in a container: its /clear hands the loop on
+// like any other client's (review R2: a note from pid 1 was thrown away,
+// and the cleared planning session went free). A planted folder at the
+// note's name does not stop it either.
+func TestAClearFromAClientThatIsPid1IsHandedOn(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	o.SessionID = "s"
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	env.Parent = func() string { return "1" }
+	// And a folder a repository carries at the note's name is moved aside
+	// (review R3).
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Cleared(), "keep"), 0o755))
+	SessionEnd(env, SessionEvent{Session: Session{ID: "s", Cwd: p.Project}, Reason: "clear"})
+	SessionStart(env, SessionEvent{Session: Session{ID: "after", Cwd: p.Project}, Source: "clear"})
+	out := PreToolUse(env, ToolEvent{Session: Session{ID: "after", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
+	assert.True(t, out.Deny)
 }

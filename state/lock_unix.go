@@ -84,6 +84,12 @@ func moveAside(path string, want fs.FileMode) bool {
 	return os.Rename(path, fmt.Sprintf("%s.moved-%d", path, time.Now().UnixNano())) == nil
 }
 
+// ReclaimFile makes path, one of plansmith's own file names inside a
+// project's .claude, usable again when something else stands there (a
+// folder or a link a repository carries): it is moved aside as moveAside
+// does. It reports whether path may now be written.
+func ReclaimFile(path string) bool { return moveAside(path, 0) }
+
 // sameFile reports whether path still names the file f has open: a lock
 // taken on a file renamed away meanwhile locks nothing anyone else takes.
 func sameFile(f *os.File, path string) bool {

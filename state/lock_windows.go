@@ -41,3 +41,6 @@ func unlockFile(f *os.File) {
 
 // sameFile is always true here: openLock moves nothing aside on Windows.
 func sameFile(*os.File, string) bool { return true }
+
+// ReclaimFile moves nothing aside on Windows.
+func ReclaimFile(string) bool { return false }

@@ -34,6 +34,6 @@ func processEnv() *Env {
 		Getenv: os.Getenv,
 		Getwd:  os.Getwd,
 		Now:    time.Now,
-		Parent: os.Getppid,
+		Parent: parentProcess,
 	}
 }
