@@ -224,10 +224,10 @@ func subagentStop(in Input, env loop.Env) any {
 // instructions back.
 func sessionStart(in Input, env loop.Env) any {
 	o := loop.SessionStart(env, loop.SessionEvent{Session: session(in), Source: in.Source})
-	if o.Context == "" {
+	if o.Context == "" && o.Message == "" {
 		return nil
 	}
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{HookEventName: "SessionStart", AdditionalContext: o.Context}}
+	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{HookEventName: "SessionStart", AdditionalContext: o.Context}, SystemMessage: o.Message}
 }
 
 // sessionEnd notes a planning session the user cleared, for the session

@@ -130,4 +130,5 @@ type ToolOutcome struct {
 // starting again (SessionStart); the zero value adds nothing.
 type PromptOutcome struct {
 	Context string // for the model, alongside the prompt
+	Message string // for the user
 }

@@ -87,7 +87,11 @@ func gatePrompts(p state.Paths) gate.Prompts {
 func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	switch ev.Source {
 	case "fork", "clear":
-		continueLoop(env, ev.Session, ev.Source)
+		if left := continueLoop(env, ev.Session, ev.Source); left != "" {
+			// Said to the user: had this been the planning session (its
+			// clear could not be told), its loop is no longer followed.
+			return PromptOutcome{Message: strings.TrimSpace(templates.Show("messages/clear-not-held.md", map[string]any{"Label": left}))}
+		}
 	case "compact", "resume":
 	default:
 		return PromptOutcome{}
@@ -199,11 +203,12 @@ func SessionEnd(env Env, ev SessionEvent) {
 // parent, so any fork of a session in the project is taken to continue
 // it), or a clear of a session that holds it, noted by SessionEnd just
 // before in the same client (clearNote). A clear anywhere else in the
-// project is left alone: that session is not planning.
-func continueLoop(env Env, s Session, source string) {
+// project is left alone (that session is not planning), and continueLoop
+// returns the running loop's label for SessionStart to say so.
+func continueLoop(env Env, s Session, source string) (left string) {
 	p, err := env.Paths(s)
 	if err != nil || !exists(p.State()) {
-		return
+		return ""
 	}
 	t, err := beginWith(p, false, state.Load)
 	if err != nil {
@@ -211,27 +216,28 @@ func continueLoop(env Env, s Session, source string) {
 		if t != nil {
 			t.commit()
 		}
-		return
+		return ""
 	}
 	defer t.close(env)
 	if !t.active() {
-		return
+		return ""
 	}
 	l := &t.file.Loop
 	if l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || l.Project != "" && !namesDir(l.Project, p.Project) {
-		return
+		return ""
 	}
 	if source == "clear" {
 		n, ok := readClearNote(p)
 		since := env.Now().Sub(n.at)
 		if !ok || !l.HeldBy(n.session) || n.parent != env.parent() || since < 0 || since > clearWindow {
-			return
+			return label(t.file)
 		}
 		if err := state.RemoveOwned(p.Cleared()); err != nil {
 			env.note("%v", err)
-			return // taken on once only
+			return label(t.file) // taken on once only
 		}
 	}
 	l.Continued = append(l.Continued, s.ID)
 	t.dirty = true
+	return ""
 }

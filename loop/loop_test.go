@@ -342,7 +342,10 @@ func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
 	// A /clear in another session of the project (no holder cleared just
 	// before): that session is not planning, and is left alone (review P1).
 	SessionEnd(elsewhere, SessionEvent{Session: Session{ID: "elsewhere", Cwd: p.Project}, Reason: "clear"})
-	assert.Equal(t, PromptOutcome{}, SessionStart(elsewhere, SessionEvent{Session: Session{ID: "clear-0", Cwd: p.Project}, Source: "clear"}))
+	left := SessionStart(elsewhere, SessionEvent{Session: Session{ID: "clear-0", Cwd: p.Project}, Source: "clear"})
+	assert.Empty(t, left.Context)
+	assert.Contains(t, left.Message, "This session is not part of it", "the user hears of the loop it is not held to")
+	assert.Contains(t, left.Message, "/plansmith:cancel")
 	assert.False(t, write("clear-0").Deny, "a clear nobody planning made is not held")
 
 	// The planning session cleared: Claude Code ends it (reason "clear"),
