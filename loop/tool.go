@@ -63,7 +63,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
-	cfg.AgentIsolation = func(agent string) string { return agentIsolation(agentDirs(env, project), agent) }
+	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {
 		return ToolOutcome{}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -22,7 +23,7 @@ import (
 // the policy, judging text alone, cannot see: an .npmrc npm would read
 // (Config.NpmConfig), a folder git would take for its repository
 // (Config.GitRepository) and the sub-agent definitions
-// (Config.AgentIsolation); gotoolchain.go holds the Go toolchain a go.mod
+// (Config.AgentDefinition); gotoolchain.go holds the Go toolchain a go.mod
 // would have go fetch (Config.GoToolchain), and pathlookup.go the PATH
 // entries a name could be found in relative to where it runs
 // (Config.PathLookup). Each is looked up only when a call needs it.
@@ -184,7 +185,7 @@ func agentDirs(env Env, project string) []string {
 	return dirs
 }
 
-// How far agentIsolation searches a definitions folder: Claude Code's own
+// How far agentTrouble searches a definitions folder: Claude Code's own
 // folders hold a handful of files. A folder beyond these counts as one that
 // cannot be searched.
 const (
@@ -192,13 +193,17 @@ const (
 	agentFiles = 2000
 )
 
-// agentIsolation says why the sub-agent named agent would run isolated, or
-// "": a definition in one of dirs (searched through, following links as
-// Claude Code does) whose frontmatter names it (name:, else the file's
-// name) and sets an isolation other than none. A definition that cannot be
-// read or understood may be the one called, so it counts as isolated, and
+// agentTrouble says why the sub-agent named agent would not run as a
+// read-only sub-agent, or "": a definition in one of dirs (searched
+// through, following links as Claude Code does) whose frontmatter names it
+// (name:, else the file's name) and either sets an isolation other than
+// none, or sets anything but the settings known to start nothing and write
+// nothing (inertAgentKey): a definition's mcpServers start programs, its
+// hooks run commands on the sub-agent's every call, its skills' ! lines
+// run, its memory is a folder in the project (review S). A definition that
+// cannot be read or understood may be the one called, so it counts, and
 // so does a folder that cannot be searched.
-func agentIsolation(dirs []string, agent string) string {
+func agentTrouble(dirs []string, agent string) string {
 	if plugin, _, ok := strings.Cut(agent, ":"); ok {
 		// A plugin's agent (plugin:name): its definition, which may ask
 		// for a worktree, is in the plugin, which is not read here.
@@ -217,11 +222,17 @@ func agentIsolation(dirs []string, agent string) string {
 			if name == "" {
 				name = strings.TrimSuffix(filepath.Base(path), ".md")
 			}
-			if !strings.EqualFold(name, agent) || front.Isolation.Kind == 0 {
+			if !strings.EqualFold(name, agent) {
 				return true
 			}
-			if v := isolationValue(front.Isolation); !policy.NoIsolation(v) {
-				why = fmt.Sprintf("sub-agent %s is defined (%s) to run with isolation %s, which makes a git branch and worktree in the project", agent, path, v)
+			if front.Isolation.Kind != 0 {
+				if v := isolationValue(front.Isolation); !policy.NoIsolation(v) {
+					why = fmt.Sprintf("sub-agent %s is defined (%s) to run with isolation %s, which makes a git branch and worktree in the project", agent, path, v)
+					return false
+				}
+			}
+			if len(front.Other) > 0 {
+				why = fmt.Sprintf("sub-agent %s is defined (%s) with %s, which plansmith does not know to start nothing and write nothing (mcpServers start programs, hooks run commands, skills run their ! lines)", agent, path, strings.Join(front.Other, ", "))
 				return false
 			}
 			return true
@@ -292,12 +303,27 @@ func walkAgents(dir string, visit func(path string) bool) error {
 	return err
 }
 
-// agentDefinition is what agentIsolation reads of a definition's
+// agentDefinition is what agentTrouble reads of a definition's
 // frontmatter: its name, and its isolation setting (Kind 0 when absent),
 // decoded only when a scalar (isolationValue).
 type agentDefinition struct {
 	Name      string
 	Isolation yaml.Node
+	Other     []string // keys set that inertAgentKey does not know
+}
+
+// inertAgentKey reports whether a sub-agent definition's key is one Claude
+// Code reads only to describe, choose or limit the agent (its tools,
+// model, turns, colour): none starts a program or writes a file. isolation
+// is judged apart; anything else, a key a newer client adds included, is
+// not inert.
+func inertAgentKey(k string) bool {
+	switch k {
+	case "name", "description", "tools", "disallowedTools", "model", "color", "maxTurns",
+		"permissionMode", "background", "omitClaudeMd", "autoCompactWindow", "effort":
+		return true
+	}
+	return false
 }
 
 // isolationValue is an isolation setting as JSON, for policy.NoIsolation. A
@@ -351,7 +377,15 @@ func agentFrontmatter(path string) (agentDefinition, error) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		if k.Kind != yaml.ScalarNode || (k.Value != "name" && k.Value != "isolation") {
+		if k.Kind != yaml.ScalarNode {
+			return def, errors.New("a key of its frontmatter is not a plain value")
+		}
+		if k.Value != "name" && k.Value != "isolation" {
+			// A few named are enough to say why (a definition may have a
+			// hundred thousand keys).
+			if !inertAgentKey(k.Value) && len(def.Other) < 8 && !slices.Contains(def.Other, k.Value) {
+				def.Other = append(def.Other, k.Value)
+			}
 			continue
 		}
 		if seen[k.Value] {

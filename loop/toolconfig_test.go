@@ -119,6 +119,25 @@ func TestAgentDefinitionIsolation(t *testing.T) {
 	assert.True(t, call("iso").Deny, "in $CLAUDE_CONFIG_DIR/agents")
 	assert.True(t, call("someplugin:helper").Deny, "a plugin's agent")
 
+	// A definition's settings that start programs or write (review S: its
+	// mcpServers and hooks ran the project's script, its skill's ! line
+	// ran, its memory made a folder), or any key not known to be inert.
+	define("inert.md", "---\nname: inert\ndescription: d\ntools: Read, Grep\nmodel: sonnet\ncolor: blue\nmaxTurns: 3\n---\n")
+	assert.False(t, call("inert").Deny, "settings that describe, choose or limit the agent")
+	for key, value := range map[string]string{
+		"mcpServers":    "\n  - helper:\n      type: stdio\n      command: ./tools/helper.sh",
+		"hooks":         "\n  PreToolUse:\n    - matcher: \"*\"\n      hooks:\n        - type: command\n          command: ./tools/helper.sh",
+		"skills":        "\n  - probe",
+		"memory":        " project",
+		"initialPrompt": " /probe",
+		"somethingNew":  " x",
+	} {
+		define(key+".md", "---\nname: "+key+"\ndescription: d\n"+key+":"+value+"\n---\n")
+		out := call(key)
+		assert.True(t, out.Deny, key)
+		assert.Contains(t, out.Reason, key, key)
+	}
+
 	define("broken.md", "---\nname: [\n---\n")
 	assert.True(t, call("reader").Deny, "a definition that cannot be read may be the one called")
 }

@@ -76,11 +76,12 @@ type Config struct {
 	// pager runs commands typed into it, are then refused; so is git for
 	// its pager too.
 	Blind bool `yaml:"-"`
-	// AgentIsolation says why the sub-agent named (an Agent or Task call's
-	// subagent_type) would run isolated, from its definition's frontmatter
-	// (isolation: worktree), or "". Set by the caller, who reads the
-	// definitions; nil means none were read.
-	AgentIsolation func(agent string) string `yaml:"-"`
+	// AgentDefinition says why the sub-agent named (an Agent or Task call's
+	// subagent_type) would not run as a read-only sub-agent, from its
+	// definition's frontmatter (isolation: worktree; mcpServers, hooks,
+	// skills or any setting not known to be inert), or "". Set by the
+	// caller, who reads the definitions; nil means none were read.
+	AgentDefinition func(agent string) string `yaml:"-"`
 	// CancelAsked is set when the user's own last prompt asked to end the
 	// loop (/plansmith:cancel): only then may plansmith cancel run. Text
 	// the agent reads (a README, a web page, a sub-agent's reply) can tell

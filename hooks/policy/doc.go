@@ -8,9 +8,10 @@
 // (whose ! lines run shell no hook sees), worktrees, schedules, PowerShell,
 // and whatever a newer CLI adds. Monitor's command is judged as Bash.
 // Sub-agents (Agent, Task) are allowed, their own calls coming back here,
-// unless the call or the agent's definition (Config.AgentIsolation) asks for
-// an isolation: a worktree is a git branch in the project, remote runs where
-// no hook sees.
+// unless the call or the agent's definition (Config.AgentDefinition) asks for
+// an isolation (a worktree is a git branch in the project, remote runs where
+// no hook sees) or the definition sets anything not known to start nothing
+// and write nothing (its mcpServers, hooks and skills run programs).
 // Bash commands are parsed with mvdan.cc/sh (bash dialect) and allowed only
 // when every simple command anywhere in them (statements, pipelines, lists,
 // subshells, blocks, loops, command and process substitutions, here-document

@@ -71,7 +71,7 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	}
 	if !shellTools()[name] {
 		if (name == "Agent" || name == "Task") && !cfg.allowsTool(name) {
-			if why := isolated(input, cfg.AgentIsolation); why != "" {
+			if why := isolated(input, cfg.AgentDefinition); why != "" {
 				return deny(finding{rule: "unknown-tool", what: name, detail: why})
 			}
 		}

@@ -932,7 +932,7 @@ func TestNpmConfig(t *testing.T) {
 // An Agent or Task call is refused when the definition of the sub-agent it
 // names asks for isolation; the caller reads the definitions.
 func TestAgentDefinitionIsolation(t *testing.T) {
-	cfg := Config{AgentIsolation: func(agent string) string {
+	cfg := Config{AgentDefinition: func(agent string) string {
 		if agent == "helper" {
 			return "helper is defined with isolation: worktree"
 		}
