@@ -67,6 +67,8 @@ func TestPreToolUseRefusesWhatItCannotJudgeInTime(t *testing.T) {
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 	assert.Contains(t, out.String(), "plansmith's judging failed (boom)")
 
+	// Judged in time (a deadline no loaded machine misses): allowed.
+	JudgeDeadline = old
 	env, dir = guardedProject(t, func() string { return "/usr/bin" })
 	out.Reset()
 	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
