@@ -119,3 +119,19 @@ func TestTheValidatorOfAPlanWithNoGapsIsRecognised(t *testing.T) {
 	assert.Contains(t, got, `"status":"pass","reason":"covered"`)
 	assert.Equal(t, "", CheckExit(Call{Home: home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit is allowed")
 }
+
+// The pass the plan file records is a line any edit can write: made in
+// default mode, where PostToolUse does not look, it let ExitPlanMode
+// through with no critic run (review T2). The exit judges the observed
+// runs again.
+func TestAPassWrittenOutsidePlanModeDoesNotOpenTheExit(t *testing.T) {
+	c, path := planWorld(t)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"status":"pending"`)
+	forged := strings.Replace(string(b), `"status":"pending"`, `"status":"pass"`, 1)
+	require.NoError(t, os.WriteFile(path, []byte(forged), 0o644))
+	deny := CheckExit(Call{Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard)
+	assert.Contains(t, deny, "does not stand on the runs plansmith's hooks saw")
+	assert.Contains(t, deny, "saw no critic run on this plan")
+}

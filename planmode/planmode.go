@@ -159,10 +159,16 @@ func CheckExit(c Call, notes io.Writer) (deny string) {
 	}
 	// No plan carries the marker: CheckExit says "no assessment".
 	ex := gate.CheckExit(content, c.SessionID)
-	if ex.Allow {
-		return ""
+	if !ex.Allow {
+		return ex.Message
 	}
-	return ex.Message
+	// The pass recorded in the plan file is a line any edit can write
+	// (outside plan mode PostToolUse does not look: review T2): it stands
+	// only on the runs this session's hooks saw, judged again now.
+	if ok, why := gate.JudgePlanRuns(content, loadRuns(c.Home, c.SessionID)); !ok {
+		return exitMessage("unobserved", why)
+	}
+	return ""
 }
 
 // sessionPlan returns the contents of the plan file marked with sessionID,
