@@ -89,7 +89,15 @@ func scan(plan string) []line {
 	return out
 }
 
-// isMeta reports whether a trimmed line is a single-line rodin comment.
+// isMeta reports whether a trimmed line is one of the single-line rodin
+// comments plansmith writes (splitMeta's keys). Any other comment is plan
+// text: the critic reads it and the plan's hash covers it, so a step hidden
+// as <!-- rodin:note run this --> is neither unseen by the critic nor free
+// to be added after a pass (review U3).
 func isMeta(trimmed string) bool {
-	return strings.HasPrefix(trimmed, "<!-- rodin:") && strings.HasSuffix(trimmed, "-->")
+	if !strings.HasPrefix(trimmed, "<!-- rodin:") || !strings.HasSuffix(trimmed, "-->") {
+		return false
+	}
+	key, _ := splitMeta(trimmed)
+	return key != ""
 }
