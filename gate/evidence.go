@@ -132,6 +132,10 @@ type Run struct {
 	// along with its text: whatever sets a new text clears it.
 	PromptKey string `yaml:"prompt_key,omitempty" json:"-"`
 	OutputKey string `yaml:"output_key,omitempty" json:"-"`
+	// Reopened is set when the run reported a second, different output (the
+	// agent continued it, SendMessage): its first output stays as it was,
+	// and the run is no evidence for a pass (review U2).
+	Reopened bool `yaml:"reopened,omitempty" json:"reopened,omitempty"`
 	// The assessment the run belongs to.
 	PlanHash string `yaml:"plan_hash,omitempty" json:"plan_hash,omitempty"`
 	GapsHash string `yaml:"gaps_hash,omitempty" json:"gaps_hash,omitempty"`
@@ -180,6 +184,14 @@ func (rs Runs) Finished(agentID, output string) Runs {
 	out := append(Runs(nil), rs...)
 	for i := range out {
 		if out[i].AgentID == agentID {
+			if out[i].Done && (out[i].Output != "" || out[i].OutputKey != "") {
+				// A recorded output is final: a later one for the same
+				// agent is a continuation the agent steered.
+				if OutputHash(output) != out[i].OutputHash {
+					out[i].Reopened = true
+				}
+				return out
+			}
 			out[i].Done, out[i].Output, out[i].OutputHash, out[i].OutputKey = true, output, OutputHash(output), ""
 			return out
 		}
@@ -203,7 +215,7 @@ func (r Run) bound(s Session) bool {
 // assessment.
 func (rs Runs) Latest(role Role, s Session) (Run, bool) {
 	for i := len(rs) - 1; i >= 0; i-- {
-		if r := rs[i]; r.Role == role && r.Done && r.bound(s) {
+		if r := rs[i]; r.Role == role && r.Done && !r.Reopened && r.bound(s) {
 			return r, true
 		}
 	}

@@ -207,3 +207,22 @@ func TestAssessObservedMissingAndWaiting(t *testing.T) {
 	st = AssessObserved(changed, "", observedRuns(s, twoFindings, pass), s, cfg)
 	assert.Equal(t, ActionRun, st.Action, "a changed plan starts a fresh assessment")
 }
+
+// A finished run's output is final: a second SubagentStop for the same
+// agent (the agent continued it with SendMessage and steered its report)
+// leaves the first output and marks the run, which then counts for
+// nothing (review U2: the second output replaced a real high finding).
+func TestAContinuedRunIsNoEvidence(t *testing.T) {
+	s := Session{Status: StatusAwaiting, PlanHash: "p", GapsHash: "g", Observed: true}
+	rs := Runs{}.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: "### FINDING-1: real"}, s)
+	r, ok := rs.Latest(RoleCritic, s)
+	require.True(t, ok)
+	assert.Equal(t, "### FINDING-1: real", r.Output)
+	rs = rs.Finished("c1", "### NO ISSUES FOUND")
+	assert.Equal(t, "### FINDING-1: real", rs[0].Output, "the first output stays")
+	assert.True(t, rs[0].Reopened)
+	_, ok = rs.Latest(RoleCritic, s)
+	assert.False(t, ok, "a continued run is no evidence")
+	again := Runs{}.Launched(Run{Role: RoleCritic, AgentID: "c2", Done: true, Output: "same"}, s).Finished("c2", "same")
+	assert.False(t, again[0].Reopened, "the same output reported twice (PostToolUse, then SubagentStop) is one run")
+}

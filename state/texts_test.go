@@ -74,7 +74,7 @@ func TestLoadHeadLeavesTheTextsAndAddsTo(t *testing.T) {
 	assert.NotEmpty(t, head.Loop.GateRuns[0].OutputKey)
 	// Sub-agent events record runs on a file read with LoadHead: a new
 	// output; a launch seen after its run finished (the output it carries
-	// on is only named); a run that ended saying nothing.
+	// on is only named); a second output for a finished run.
 	head.Loop.GateRuns = head.Loop.GateRuns.Finished("a3", "a third output")
 	head.Loop.GateRuns = head.Loop.GateRuns.Launched(gate.Run{Role: gate.RoleCritic, AgentID: "a1", Model: "m"}, gate.Session{})
 	require.NoError(t, Save(path, head))
@@ -89,7 +89,8 @@ func TestLoadHeadLeavesTheTextsAndAddsTo(t *testing.T) {
 	assert.Equal(t, "critic says", got.Loop.GateRuns[0].Output)
 	assert.Equal(t, "m", got.Loop.GateRuns[0].Model)
 	assert.Equal(t, "validator prompt", got.Loop.GateRuns[1].Prompt)
-	assert.Empty(t, got.Loop.GateRuns[1].Output, "the run's last word was nothing")
+	assert.Equal(t, "validator says", got.Loop.GateRuns[1].Output, "a recorded output is final")
+	assert.True(t, got.Loop.GateRuns[1].Reopened, "a second, different one marks the run")
 	assert.Equal(t, "a third output", got.Loop.GateRuns[2].Output)
 	assert.Equal(t, "the draft", got.BestPlan())
 }
