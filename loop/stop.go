@@ -60,7 +60,11 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	}
 	before := label(t.file)
 	t.dirty = true
-	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap, observed: ev.ReportsRuns}
+	// An assessment begun on observed runs stays observed: one Stop whose
+	// payload lacks the field that says the client reports runs must not
+	// switch the gate to the outputs the reply pastes (review U4).
+	observed := ev.ReportsRuns || t.file.Loop.GateSession.Observed
+	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap, observed: observed}
 	var out StopOutcome
 	switch {
 	case msgErr != nil:
