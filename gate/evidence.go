@@ -89,6 +89,24 @@ func (p Prompts) Recognise(prompt string) Role {
 	return ""
 }
 
+// RecogniseExact is Recognise for a loop's assessment, whose instructions
+// ask for each prompt file's full content, unchanged: the critic's prompt
+// must be exactly its file's content, and the validator's must start with
+// its file's content (the critic's output follows, checked when the runs
+// are judged), white space aside. A prompt that only names a file, or
+// wraps its content in other words ("ignore the following …"), starts no
+// role: its run is no evidence (review U1).
+func (p Prompts) RecogniseExact(prompt string) Role {
+	np := normalise(prompt)
+	switch {
+	case p.Critic != "" && np == normalise(p.Critic):
+		return RoleCritic
+	case p.Validator != "" && strings.HasPrefix(np, normalise(p.Validator)):
+		return RoleValidator
+	}
+	return ""
+}
+
 func namesAny(prompt string, paths []string) bool {
 	for _, p := range paths {
 		if p != "" && strings.Contains(prompt, p) {

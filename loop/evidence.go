@@ -52,7 +52,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		}
 		return
 	}
-	role := gatePrompts(t.paths).Recognise(ev.Prompt)
+	role := gatePrompts(t.paths).RecogniseExact(ev.Prompt)
 	if role == "" {
 		return
 	}
