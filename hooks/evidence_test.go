@@ -80,8 +80,9 @@ func TestGateEvidenceOnCapturedPayloads(t *testing.T) {
 	validator, err := os.ReadFile(filepath.Join(p.Gate(), gate.ValidatorFile))
 	require.NoError(t, err)
 
-	// The critic is launched in the background, with words around its prompt.
-	prompt := "Review this plan.\n\n" + string(critic)
+	// The critic is launched in the background on its prompt file, as the
+	// gate asks (words added around it would make it no critic: review U1).
+	prompt := "\n" + string(critic)
 	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
 		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt})))
 	// The agent ends its turn to wait: not judged, no retry.
