@@ -27,6 +27,18 @@ func testEnv(t *testing.T) (Env, state.Paths, *bytes.Buffer) {
 	return env, state.Paths{Project: dir}, &stderr
 }
 
+// heldLoop starts a read-only loop held by session "s".
+func heldLoop(t *testing.T) (Env, state.Paths) {
+	t.Helper()
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	o.SessionID = "s"
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	return env, p
+}
+
 // blockingLoop starts a loop that keeps its project read-only.
 func blockingLoop(t *testing.T) (Env, state.Paths) {
 	t.Helper()
@@ -316,12 +328,7 @@ func TestCancelInACodexLoop(t *testing.T) {
 // /branch, /clear) is held to its loop: it was neither guarded nor told
 // (review I, F7). A session merely started in the project is not.
 func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	o.SessionID = "s"
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := heldLoop(t)
 	write := func(id string) ToolOutcome {
 		return PreToolUse(env, ToolEvent{Session: Session{ID: id, Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
 	}
@@ -408,12 +415,7 @@ func TestRecordHeadersInTheRequestAreText(t *testing.T) {
 // and the cleared planning session went free). A planted folder at the
 // note's name does not stop it either.
 func TestAClearFromAClientThatIsPid1IsHandedOn(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.BlockTools = true
-	o.SessionID = "s"
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := heldLoop(t)
 	env.Parent = func() string { return "1" }
 	// And a folder a repository carries at the note's name is moved aside
 	// (review R3).
