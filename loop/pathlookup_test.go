@@ -76,16 +76,7 @@ func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {
 		require.FileExists(t, marker, "the shell runs the project's bin/ls for ls")
 	}
 
-	judge := func(path string) ToolOutcome {
-		e := env
-		e.Getenv = func(k string) string {
-			if k == "PATH" {
-				return path
-			}
-			return ""
-		}
-		return PreToolUse(e, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: []byte(`{"command":"ls -la"}`)})
-	}
+	judge := func(path string) ToolOutcome { return bashWithPATH(t, env, p.Project, path, "ls -la") }
 	refused := judge(path)
 	assert.True(t, refused.Deny)
 	assert.Contains(t, refused.Reason, "path-lookup")
@@ -117,16 +108,8 @@ func TestPreToolUseRefusesAProgramByPathWhenPATHIsRelative(t *testing.T) {
 			require.FileExists(t, marker, "this system's zcat runs gzip by name: the project's ./gzip ran")
 		}
 	}
-	env.Getenv = func(k string) string {
-		if k == "PATH" {
-			return path
-		}
-		return ""
-	}
 	for _, command := range []string{"/usr/bin/zcat x.gz", "/bin/zcat x.gz", "env /usr/bin/zcat x.gz"} {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+		out := bashWithPATH(t, env, p.Project, path, command)
 		assert.True(t, out.Deny, command)
 		assert.Contains(t, out.Reason, "path-lookup", command)
 	}
@@ -154,21 +137,26 @@ func TestBashOnlyBuiltinsAreLookedUp(t *testing.T) {
 		require.FileExists(t, marker+"-shopt", "zsh runs the project's bin/shopt")
 		require.FileExists(t, marker+"-help", "zsh runs the project's bin/help")
 	}
-	env.Getenv = func(k string) string {
-		if k == "PATH" {
-			return path
-		}
-		return ""
-	}
-	judge := func(command string) ToolOutcome {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
-	}
+	judge := func(command string) ToolOutcome { return bashWithPATH(t, env, p.Project, path, command) }
 	for _, command := range []string{"shopt -s nullglob", "help cd", "command shopt -p"} {
 		out := judge(command)
 		assert.True(t, out.Deny, command)
 		assert.Contains(t, out.Reason, "path-lookup", command)
 	}
 	assert.False(t, judge("echo hi").Deny, "echo is a builtin in bash and zsh alike")
+}
+
+// bashWithPATH judges command as session s's Bash call in project, with
+// PATH the only variable the hook sees.
+func bashWithPATH(t *testing.T, env Env, project, path, command string) ToolOutcome {
+	t.Helper()
+	env.Getenv = func(k string) string {
+		if k == "PATH" {
+			return path
+		}
+		return ""
+	}
+	in, err := json.Marshal(map[string]string{"command": command})
+	require.NoError(t, err)
+	return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: project}, Tool: "Bash", Input: in})
 }
