@@ -71,7 +71,7 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	}
 	if !shellTools()[name] {
 		if (name == "Agent" || name == "Task") && !cfg.allowsTool(name) {
-			if why := isolated(input, cfg.AgentDefinition); why != "" {
+			if why := unguardedAgent(input, cfg.AgentDefinition); why != "" {
 				return deny(finding{rule: "unknown-tool", what: name, detail: why})
 			}
 		}
@@ -103,14 +103,14 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	return Bash(command, cfg)
 }
 
-// isolated says why a sub-agent call must be refused, or "": an isolation
-// other than none. "worktree" makes a git branch and a worktree in the
-// project (what EnterWorktree is refused for), "remote" runs the agent
-// where no hook sees its calls. Input that is not an object is refused too.
-// The agent's definition may set it as well (isolation: worktree in its
-// frontmatter): definition, when not nil, says why the subagent_type named
-// is isolated, or "".
-func isolated(input json.RawMessage, definition func(agent string) string) string {
+// unguardedAgent says why a sub-agent call must be refused, or "": an
+// isolation other than none in the call ("worktree" makes a git branch and
+// a worktree in the project, what EnterWorktree is refused for; "remote"
+// runs the agent where no hook sees its calls), input that is not an
+// object, or what definition (Config.AgentDefinition, when not nil) says of
+// the subagent_type named: an isolation in its frontmatter, or settings
+// that start programs or write.
+func unguardedAgent(input json.RawMessage, definition func(agent string) string) string {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(input, &fields) != nil || fields == nil {
 		return "the input is not a JSON object"
