@@ -229,13 +229,11 @@ const tmuxPlan = `# Rate limiting for the public API
 <!-- rodin:gaps:end -->
 `
 
-// What the critic and validator answer, and how the scripted model tells
-// them apart (the model server routes each sub-agent by its prompt).
+// What the critic and validator answer (the model server routes each
+// sub-agent by its prompt's role line: criticRole, validatorRole).
 const (
-	tmuxCriticRole    = "You are an adversarial reviewer of the plan below."
-	tmuxValidatorRole = "You are a gap-coverage validator."
-	tmuxFinding       = "### FINDING-1: Counters reset on Redis failover\n- **Severity**: medium\n- **Description**: A failover empties the buckets, so clients get a fresh quota."
-	tmuxVerdict       = "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."
+	tmuxFinding = "### FINDING-1: Counters reset on Redis failover\n- **Severity**: medium\n- **Description**: A failover empties the buckets, so clients get a fresh quota."
+	tmuxVerdict = "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."
 )
 
 // lastResult is the content of the request's tool_result ("" when none).
@@ -275,20 +273,18 @@ func planModeScript(plugin string, criticDone, validatorDone chan struct{}) []ms
 		// /plansmith:gate, step by step.
 		ms.Func(func(ms.Request) ms.Reply { return bash(ps + " gate check-plan '" + planFilePath() + "'") }),
 		ms.Func(func(ms.Request) ms.Reply { return bash(ps + " gate leakage --gaps '" + planFilePath() + "'") }),
-		ms.Func(func(ms.Request) ms.Reply { return bash(ps + " gate critic-input '" + planFilePath() + "'") }),
+		ms.Func(func(ms.Request) ms.Reply { return bash(ps + " gate critic-prompt '" + planFilePath() + "'") }),
 		ms.Func(func(r ms.Request) ms.Reply {
 			return ms.Tool("Agent", map[string]any{"description": "plan critic", "subagent_type": "general-purpose",
-				"model": "opus", "run_in_background": true,
-				"prompt": tmuxCriticRole + " Find what it misses; do not read files.\n\n" + lastResult(r)})
+				"model": "opus", "run_in_background": true, "prompt": lastResult(r)})
 		}),
 		releasing(criticDone, "Waiting for the critic."),
 		// Woken by the critic's completion.
 		bash(ps + " gate check-findings - <<'PLANSMITH_CRITIC'\n" + tmuxFinding + "\nPLANSMITH_CRITIC"),
-		ms.Func(func(ms.Request) ms.Reply {
-			gaps := between(read(), "<!-- rodin:gaps:start -->", "<!-- rodin:gaps:end -->")
+		ms.Func(func(ms.Request) ms.Reply { return bash(ps + " gate validator-prompt '" + planFilePath() + "'") }),
+		ms.Func(func(r ms.Request) ms.Reply {
 			return ms.Tool("Agent", map[string]any{"description": "gap validator", "subagent_type": "general-purpose",
-				"model": "haiku", "run_in_background": true,
-				"prompt": tmuxValidatorRole + " Gaps:\n\n" + gaps + "\n\nFindings:\n\n" + tmuxFinding})
+				"model": "haiku", "run_in_background": true, "prompt": lastResult(r) + "\n\n" + tmuxFinding})
 		}),
 		releasing(validatorDone, "Waiting for the validator."),
 		// Woken by the validator's completion.
@@ -351,8 +347,8 @@ func TestPlanModeGateInTmux(t *testing.T) {
 	EachCLIAtOnce(t, func(t *testing.T, cli string) {
 		criticDone, validatorDone := make(chan struct{}), make(chan struct{})
 		e := plansmithEnv(t, cli, planModeScript(mustRepoRoot(t), criticDone, validatorDone)...)
-		e.Model.Route(tmuxCriticRole, after(criticDone, tmuxFinding))
-		e.Model.Route(tmuxValidatorRole, after(validatorDone, tmuxVerdict))
+		e.Model.Route(criticRole, after(criticDone, tmuxFinding))
+		e.Model.Route(validatorRole, after(validatorDone, tmuxVerdict))
 		seedClaudeHome(t, e)
 		tt := startTmux(t, e, "--permission-mode", "plan")
 		tt.waitFor("the input box in plan mode", func() bool { return strings.Contains(tt.screen(), "plan mode on") })
@@ -387,7 +383,7 @@ func TestPlanModeGateInTmux(t *testing.T) {
 		assert.Contains(t, resultOf(t, reqs, "Bash", "critic output ok").Content, "FINDING-1 [medium]")
 		assert.Contains(t, resultOf(t, reqs, "Bash", "verdict:").Content, "verdict: PASS")
 
-		assertGapsSeenByTheValidatorOnly(t, e.Model, tmuxCriticRole, tmuxValidatorRole)
+		assertGapsSeenByTheValidatorOnly(t, e.Model, criticRole, validatorRole)
 
 		// The pass signal stood (the hooks saw both runs) and became the
 		// plan's verdict; ExitPlanMode went through to the user's approval.

@@ -182,10 +182,10 @@ func Begin(plan string, s Session, cfg Config) Step {
 	for _, a := range added {
 		next.LeakageGaps = append(next.LeakageGaps, a.Label()+": "+a.Title)
 	}
-	gaps := GapsContent(merged)
+	prompts := PromptsOf(merged)
 	files := map[string]string{
-		CriticFile:    render("gate/critic.md", map[string]any{"Plan": strings.TrimSpace(PlanContent(merged))}),
-		ValidatorFile: render("gate/validator.md", map[string]any{"Gaps": strings.TrimSpace(gaps)}),
+		CriticFile:    prompts.Critic,
+		ValidatorFile: prompts.Validator,
 		PlanFile:      merged,
 	}
 	return Step{
@@ -195,6 +195,17 @@ func Begin(plan string, s Session, cfg Config) Step {
 		Added:   added,
 		Session: next,
 		Reason:  render("gate/begin.md", cfg.data(next, map[string]any{"Added": added})),
+	}
+}
+
+// PromptsOf gives the assessment's prompts for plan: the critic's (its
+// instructions and the plan without its gaps block and metadata) and the
+// validator's instructions (its rubric and the plan's gaps; the critic's
+// output follows them).
+func PromptsOf(plan string) Prompts {
+	return Prompts{
+		Critic:    render("gate/critic.md", map[string]any{"Plan": strings.TrimSpace(PlanContent(plan))}),
+		Validator: render("gate/validator.md", map[string]any{"Gaps": strings.TrimSpace(GapsContent(plan))}),
 	}
 }
 

@@ -2,8 +2,9 @@ package gate
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Evidence: the gate judges the critic's and validator's outputs as the
@@ -34,86 +35,65 @@ const (
 // MaxRuns bounds how many runs a session keeps; the oldest go first.
 const MaxRuns = 16
 
-// Prompts identifies an assessment's sub-agent runs: the content of its two
-// prompt files and the paths that name them.
+// Prompts identifies an assessment's sub-agent runs by the content of its
+// two prompts: the critic's, and the validator's instructions (the
+// critic's output follows them).
 type Prompts struct {
-	Critic, Validator           string
-	CriticPaths, ValidatorPaths []string
+	Critic, Validator string
 }
 
-// PromptsFor builds the Prompts of an assessment from Begin's Step.Files,
-// written under dir (Config.Dir); project, when not empty, adds the paths
-// relative to it (how an agent working in the project names the files).
-func PromptsFor(files map[string]string, dir, project string) Prompts {
-	paths := func(name string) []string {
-		abs := filepath.Join(dir, name)
-		out := []string{abs}
-		if project != "" {
-			if rel, err := filepath.Rel(project, abs); err == nil && !strings.HasPrefix(rel, "..") {
-				out = append(out, rel)
-			}
-		}
-		return out
-	}
-	return Prompts{
-		Critic:         files[CriticFile],
-		Validator:      files[ValidatorFile],
-		CriticPaths:    paths(CriticFile),
-		ValidatorPaths: paths(ValidatorFile),
-	}
+// PromptsFor builds the Prompts of a loop's assessment from Begin's
+// Step.Files (as written to, and read back from, its gate folder).
+func PromptsFor(files map[string]string) Prompts {
+	return Prompts{Critic: files[CriticFile], Validator: files[ValidatorFile]}
 }
 
-// Recognise says which of the assessment's sub-agents a prompt starts: the
-// one whose prompt file content it carries (whitespace aside, words around
-// it allowed), else the one whose file path it names. A prompt that carries
-// both, or names both paths and carries neither, is no role ("").
+// Recognise says which of the assessment's sub-agents a prompt starts. The
+// instructions ask for each prompt unchanged, so the critic's prompt must
+// be exactly its content, and the validator's must start with its
+// instructions (the critic's output follows, checked when the runs are
+// judged: GaveCritic), white space aside. A prompt that names a prompt file
+// instead, or wraps the content in other words ("ignore the following
+// …"), starts no role: its run is no evidence (review U1).
 func (p Prompts) Recognise(prompt string) Role {
-	np := normalise(prompt)
-	critic := p.Critic != "" && strings.Contains(np, normalise(p.Critic))
-	validator := p.Validator != "" && strings.Contains(np, normalise(p.Validator))
 	switch {
-	case critic && validator:
-		return ""
-	case critic:
+	case p.Critic != "" && normalise(prompt) == normalise(p.Critic):
 		return RoleCritic
-	case validator:
-		return RoleValidator
-	}
-	critic, validator = namesAny(prompt, p.CriticPaths), namesAny(prompt, p.ValidatorPaths)
-	switch {
-	case critic && !validator:
-		return RoleCritic
-	case validator && !critic:
-		return RoleValidator
-	}
-	return ""
-}
-
-// RecogniseExact is Recognise for a loop's assessment, whose instructions
-// ask for each prompt file's full content, unchanged: the critic's prompt
-// must be exactly its file's content, and the validator's must start with
-// its file's content (the critic's output follows, checked when the runs
-// are judged), white space aside. A prompt that only names a file, or
-// wraps its content in other words ("ignore the following …"), starts no
-// role: its run is no evidence (review U1).
-func (p Prompts) RecogniseExact(prompt string) Role {
-	np := normalise(prompt)
-	switch {
-	case p.Critic != "" && np == normalise(p.Critic):
-		return RoleCritic
-	case p.Validator != "" && strings.HasPrefix(np, normalise(p.Validator)):
-		return RoleValidator
-	}
-	return ""
-}
-
-func namesAny(prompt string, paths []string) bool {
-	for _, p := range paths {
-		if p != "" && strings.Contains(prompt, p) {
-			return true
+	case p.Validator != "":
+		if _, ok := cutWords(prompt, p.Validator); ok {
+			return RoleValidator
 		}
 	}
-	return false
+	return ""
+}
+
+// GaveCritic reports whether a validator's prompt is its instructions
+// followed by the critic's output and nothing else, white space and the
+// client's hand-back frame aside: a validator told anything more (its
+// verdict, say) is no evidence.
+func (p Prompts) GaveCritic(prompt, criticOutput string) bool {
+	rest, ok := cutWords(prompt, p.Validator)
+	return ok && p.Validator != "" && strings.TrimSpace(Unframe(criticOutput)) != "" && SameOutput(rest, criticOutput)
+}
+
+// cutWords returns what follows prefix in s when s starts with prefix's
+// words, white space aside. What follows may start right after the last
+// word (`cat validator-prompt.md critic.txt` joins a file without a final
+// newline to the next); the words before it are whole.
+func cutWords(s, prefix string) (string, bool) {
+	words := strings.Fields(prefix)
+	for i, w := range words {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		rest, ok := strings.CutPrefix(s, w)
+		if !ok {
+			return "", false
+		}
+		if r, _ := utf8.DecodeRuneInString(rest); i < len(words)-1 && rest != "" && !unicode.IsSpace(r) {
+			return "", false
+		}
+		s = rest
+	}
+	return s, true
 }
 
 // normalise collapses every run of white space to one space and trims, so
@@ -136,8 +116,9 @@ type Run struct {
 	Model      string `yaml:"model,omitempty" json:"model,omitempty"`
 	Requested  string `yaml:"requested,omitempty" json:"requested,omitempty"`
 	Background bool   `yaml:"background,omitempty" json:"background,omitempty"`
-	// Prompt is kept for validator runs only (gaps and critic output, small):
-	// the judge checks it carried the critic's observed output.
+	// Prompt is kept for validator runs only (its instructions and the
+	// critic's output): the judge checks it carried the critic's observed
+	// output and nothing else (Prompts.GaveCritic).
 	Prompt string `yaml:"prompt,omitempty" json:"prompt,omitempty"`
 	// Done is set once the output arrived; Output is the sub-agent's final
 	// text, OutputHash its hash (normalised as the plan hashes are).
@@ -298,7 +279,7 @@ func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
 		return unobserved(plan, s, cfg, RoleCritic, "missing")
 	case !hasValidator:
 		return unobserved(plan, s, cfg, RoleValidator, "missing")
-	case validator.Prompt != "" && !strings.Contains(normalise(validator.Prompt), normalise(Unframe(critic.Output))):
+	case !PromptsOf(plan).GaveCritic(validator.Prompt, critic.Output):
 		return unobserved(plan, s, cfg, RoleValidator, "without-critic")
 	}
 	cfg.Observed = true
@@ -321,7 +302,7 @@ func unobserved(plan string, s Session, cfg Config, role Role, why string) Step 
 	problem := map[string]string{
 		"claimed":        "the reply quotes " + string(role) + " output that no observed " + string(role) + " run produced",
 		"missing":        "no " + string(role) + " run on this plan was observed",
-		"without-critic": "the validator run was not given the critic's output",
+		"without-critic": "the validator run was not given its prompt followed by the critic's output alone",
 	}[why]
 	if *reruns > 0 {
 		return failClosed(plan, s, cfg, string(role), errors.New(problem))

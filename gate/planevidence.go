@@ -5,21 +5,14 @@ import (
 	"strings"
 )
 
-// The plan-mode gate's evidence. /plansmith:gate runs the critic on the plan
-// as `gate critic-input` prints it (PlanContent) and the validator on the
-// gaps block's content and the critic's findings; the hooks record those
-// runs for the session (PlanPrompts recognises them), and a pass verdict
-// signal stands only when the runs they saw, bound to the plan and gaps as
-// they are, judge to a pass (JudgePlanRuns). Otherwise the signal becomes a
-// fail (RejectSignal) saying why.
-
-// PlanPrompts recognises the /plansmith:gate sub-agent runs on plan: the
-// critic's prompt carries the plan without its gaps and metadata, the
-// validator's the gaps block's content. An empty gaps block leaves the
-// validator unrecognisable by content.
-func PlanPrompts(plan string) Prompts {
-	return Prompts{Critic: strings.TrimSpace(PlanContent(plan)), Validator: strings.TrimSpace(GapsContent(plan))}
-}
+// The plan-mode gate's evidence. /plansmith:gate runs the critic on the
+// prompt `gate critic-prompt` prints and the validator on the one `gate
+// validator-prompt` prints followed by the critic's output (PromptsOf the
+// plan, as in a loop); the hooks record those runs for the session
+// (Prompts.Recognise), and a pass verdict signal stands only when the runs
+// they saw, bound to the plan and gaps as they are, judge to a pass
+// (JudgePlanRuns). Otherwise the signal becomes a fail (RejectSignal)
+// saying why.
 
 // PlanSession is the assessment a plan-mode plan stands for: its hashes,
 // awaiting its observed runs.
@@ -37,12 +30,18 @@ func JudgePlanRuns(plan string, runs Runs) (ok bool, why string) {
 	case ActionWait:
 		return false, "a critic or validator run on this plan is still going"
 	case ActionRerun:
-		if _, has := runs.Latest(RoleCritic, PlanSession(plan)); !has {
+		c, has := runs.Latest(RoleCritic, PlanSession(plan))
+		if !has {
 			return false, "plansmith's hooks saw no critic run on this plan in this session"
 		}
-		if v, has := runs.Latest(RoleValidator, PlanSession(plan)); !has {
+		v, has := runs.Latest(RoleValidator, PlanSession(plan))
+		switch {
+		case !has:
 			return false, "plansmith's hooks saw no validator run on this plan in this session"
-		} else if _, err := ParseVerdict(v.Output); err != nil {
+		case !PromptsOf(plan).GaveCritic(v.Prompt, c.Output):
+			return false, "the validator was not given its prompt followed by the critic's output alone"
+		}
+		if _, err := ParseVerdict(v.Output); err != nil {
 			return false, "the observed validator output could not be read"
 		}
 		return false, "the observed critic output could not be read"

@@ -20,9 +20,9 @@ import (
 // (Loop.GateRuns); the Stop then judges those recorded outputs.
 
 // RecordSubagent records a sub-agent run of the calling session's loop when
-// its gate waits for the critic and validator: a launch whose prompt carries
-// the assessment's critic or validator prompt (content or path), or a run's
-// final output. Anything else changes nothing. It never answers.
+// its gate waits for the critic and validator: a launch whose prompt is the
+// assessment's critic prompt, or starts with its validator prompt
+// (gate.Prompts.Recognise), or a run's final output. Anything else changes nothing. It never answers.
 func RecordSubagent(env Env, ev SubagentEvent) {
 	if ev.PermissionMode == "plan" {
 		planmode.RecordRun(planmode.Call{Project: project(env, ev.Session), Home: env.Getenv("HOME"), SessionID: ev.ID},
@@ -52,7 +52,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		}
 		return
 	}
-	role := gatePrompts(t.paths).RecogniseExact(ev.Prompt)
+	role := gatePrompts(t.paths).Recognise(ev.Prompt)
 	if role == "" {
 		return
 	}
@@ -71,7 +71,7 @@ func gatePrompts(p state.Paths) gate.Prompts {
 			files[name] = string(b)
 		}
 	}
-	return gate.PromptsFor(files, p.Gate(), p.Project)
+	return gate.PromptsFor(files)
 }
 
 // SessionStart gives a session that comes back from compaction or a resume

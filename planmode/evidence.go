@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
@@ -35,9 +34,9 @@ func loadRuns(home, sessionID string) gate.Runs {
 }
 
 // RecordRun records a sub-agent run of a plan-mode session that has a plan
-// (the plan index names it): a launch whose prompt carries the plan as the
-// critic sees it, or its gaps (the validator), bound to the plan's hashes;
-// or a run's final output (launched false). Anything else is left alone.
+// (the plan index names it): a launch of the plan's critic or validator,
+// recognised by its prompt and bound to the plan's hashes, or a run's final
+// output (launched false). Anything else is left alone.
 func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	if c.Home == "" || c.SessionID == "" || !On(c.Project, io.Discard) {
 		return
@@ -52,7 +51,7 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	}
 	rs := loadRuns(c.Home, c.SessionID)
 	if launched {
-		r.Role = planRole(plan, rs, r.Prompt)
+		r.Role = planRole(plan, r.Prompt)
 		if r.Role == "" {
 			return
 		}
@@ -69,25 +68,11 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	}
 }
 
-// planRole says which of the plan's sub-agents a prompt starts. The critic
-// is recognised by the plan it carries, the validator by the gaps block's
-// content; a plan whose gaps block is empty gives the validator nothing to
-// be recognised by, so there it is the run whose prompt carries the output
-// of the critic observed on this plan (what /plansmith:gate gives it).
-func planRole(plan string, rs gate.Runs, prompt string) gate.Role {
-	prompts := gate.PlanPrompts(plan)
-	if role := prompts.Recognise(prompt); role != "" || prompts.Validator != "" {
-		return role
-	}
-	critic, ok := rs.Latest(gate.RoleCritic, gate.PlanSession(plan))
-	if !ok {
-		return ""
-	}
-	output := strings.Join(strings.Fields(gate.Unframe(critic.Output)), " ")
-	if output != "" && strings.Contains(strings.Join(strings.Fields(prompt), " "), output) {
-		return gate.RoleValidator
-	}
-	return ""
+// planRole says which of the plan's sub-agents a prompt starts: the prompts
+// `gate critic-prompt` and `gate validator-prompt` print for the plan as it
+// stands, given unchanged (gate.Prompts.Recognise).
+func planRole(plan, prompt string) gate.Role {
+	return gate.PromptsOf(plan).Recognise(prompt)
 }
 
 // checkSignal returns content with a pass verdict signal turned into a fail

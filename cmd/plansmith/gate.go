@@ -27,10 +27,14 @@ func newGateCmd(env *Env) *cobra.Command {
 		Short: "Helpers for the plan-mode gap-coverage gate (/plansmith:gate)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("gate: name a subcommand: critic-input, leakage, check-plan, check-findings, check-verdict or signal")
+			return usagef("gate: name a subcommand: critic-prompt, validator-prompt, critic-input, leakage, check-plan, check-findings, check-verdict or signal")
 		},
 	}
 	cmd.AddCommand(
+		newGatePromptCmd(env, "critic-prompt", "Print the critic's whole prompt for the plan: its instructions and the plan without the gaps block and rodin metadata",
+			func(p gate.Prompts) string { return p.Critic }),
+		newGatePromptCmd(env, "validator-prompt", "Print the validator's instructions for the plan, with its gaps; the critic's output goes after them",
+			func(p gate.Prompts) string { return p.Validator }),
 		newGateCriticInputCmd(env),
 		newGateLeakageCmd(env),
 		newGateCheckPlanCmd(env),
@@ -59,6 +63,28 @@ func onePath(name string) cobra.PositionalArgs {
 			return usagef("gate %s: give exactly one plan file (got %d arguments)", name, len(args))
 		}
 		return nil
+	}
+}
+
+// newGatePromptCmd prints one of the plan's sub-agent prompts, which the
+// hooks recognise the runs by (given unchanged: gate.Prompts.Recognise).
+// A plan without a well-formed gaps block has none yet.
+func newGatePromptCmd(env *Env, name, short string, which func(gate.Prompts) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   name + " PLAN",
+		Short: short,
+		Args:  onePath(name),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			plan, err := os.ReadFile(args[0])
+			if err != nil {
+				return checkFailed(env, "gate %s: %v", name, err)
+			}
+			if g, err := gate.ParseGaps(string(plan)); err != nil || !g.Present {
+				return checkFailed(env, "gate %s: %s has no well-formed gaps block; run %s on it first", name, args[0], templates.CLI("gate check-plan"))
+			}
+			fmt.Fprintln(env.Stdout, which(gate.PromptsOf(string(plan))))
+			return nil
+		},
 	}
 }
 

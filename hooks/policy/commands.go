@@ -305,12 +305,16 @@ func (c *checker) plansmith(n syntax.Node, args []arg, tail bool) {
 		if len(words) == 3 && words[0] == "plans" && words[1] == "show" && words[2] != "\x01" && !strings.HasPrefix(words[2], "-") {
 			return
 		}
-		if len(words) == 3 && words[0] == "gate" && (words[1] == "critic-input" || words[1] == "leakage") && words[2] != "\x01" {
+		if len(words) == 3 && words[0] == "gate" && gateReader[words[1]] && words[2] != "\x01" {
 			return
 		}
 	}
 	c.fail("plansmith", n, "")
 }
+
+// gateReader are the gate subcommands that read the plan file they are
+// given and print; they write nothing.
+var gateReader = set("critic-prompt", "validator-prompt", "critic-input", "leakage")
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
