@@ -5,11 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	ms "github.com/plansmith/plansmith/e2e/modelserver"
+	"github.com/plansmith/plansmith/internal/provenance"
 )
 
 // keptPlan is a plan as plansmith keeps it in docs/plans/.
@@ -65,6 +67,9 @@ func TestImplementHandsAKeptPlanToTheAgent(t *testing.T) {
 			runFencedCommand(), ms.Text("no such plan"),
 		)
 		e.WriteProjectFile("docs/plans/2026-11-20-add-rate-limiting-to-the-public-api.md", keptPlan)
+		// Kept by plansmith on this machine, as a finished loop records it:
+		// the plan is shown for what it says it is.
+		require.NoError(t, provenance.Open(e.Home, e.Project).Record(filepath.Join(e.Project, "docs/plans/2026-11-20-add-rate-limiting-to-the-public-api.md"), time.Now()))
 
 		// Two prompts in one session: a kept plan by a word of its name,
 		// then the user's words holding shell text.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/plans"
@@ -31,10 +32,16 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		PrincipleFails: principleCounts(&f.Loop),
 		Problems:       problems,
 	}
-	uncovered := gateMeta(&f.Loop, &meta)
+	uncovered := gateMeta(&f.Loop, &meta, plan)
 	convergeMeta(f, &meta)
 	if err := state.SaveOutput(p, meta, plan, now); err != nil {
 		return r.keepPlan(plan, err)
+	}
+	// What plansmith wrote is recorded out of the project, so that a plan a
+	// repository carries is never taken for this one (plans.Latest).
+	ledger := provenance.Open(r.env.Getenv("HOME"), p.Project)
+	if err := ledger.Record(p.Output(), now); err != nil {
+		r.env.note("%v", err)
 	}
 	// The plan is safe; an approved one is also kept in the project under a
 	// readable name. Memory comes after the loop has ended, so that a
@@ -47,6 +54,10 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		if kept, err = keepInProject(p, meta, plan, now); err != nil {
 			r.env.note("%v", err)
 			keepErr = plainError(err)
+		} else if kept != "" {
+			if err := ledger.Record(filepath.Join(p.Project, kept), now); err != nil {
+				r.env.note("%v", err)
+			}
 		}
 	}
 	archived, err := r.t.archive(reason, now)

@@ -31,7 +31,9 @@ func (r *stop) gateAwaiting() bool {
 }
 
 // gateBegin starts an assessment of plan (the final revise, promise removed).
+// An earlier assessment's verdict no longer speaks for the plan.
 func (r *stop) gateBegin(plan string) StopOutcome {
+	r.f.Loop.GateRecord = nil
 	return r.gateApply(gate.Begin(plan, r.f.Loop.GateSession, r.gateConfig()), plan)
 }
 
@@ -101,10 +103,20 @@ func (r *stop) finishGate(reason, plan string, step gate.Step) StopOutcome {
 	return r.finish(reason, plan, nil)
 }
 
-// gateMeta puts the gate's verdict into the saved plan's metadata and
-// returns the uncovered findings, which become memory lessons.
-func gateMeta(l *state.Loop, meta *state.PlanMeta) []string {
+// gateMeta puts the gate's verdict on plan, the plan being saved, into its
+// metadata and returns the uncovered findings, which become memory lessons.
+// A verdict counts only for the plan it was given on: a record whose hashes
+// name another plan (an earlier one passed, then the loop went on and ended
+// otherwise), or one a loop without the gate holds, makes no claim (review
+// V4: it was copied as it stood, verified: true included).
+func gateMeta(l *state.Loop, meta *state.PlanMeta, plan string) []string {
 	rec := l.GateRecord
+	if rec != nil && (!l.Gate || rec.PlanHash != gate.PlanHash(plan) || rec.GapsHash != gate.GapsHash(plan)) {
+		if l.Gate {
+			meta.Gate = map[string]string{"status": "not_run", "reason": "the gate's last verdict was on another version of the plan"}
+		}
+		return l.GateMissed
+	}
 	if rec == nil {
 		switch {
 		case l.Gate:

@@ -80,6 +80,12 @@ func Keep(project string, cfg Config, doc []byte, request string, now time.Time)
 	}
 	name := tmp.Name()
 	defer os.Remove(name)
+	// A kept plan is a document to commit and share, readable as any
+	// other (CreateTemp makes it private).
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("writing into %s: %w", dir, err)
+	}
 	if _, err := tmp.Write(doc); err != nil {
 		tmp.Close()
 		return "", fmt.Errorf("writing into %s: %w", dir, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plansmith/plansmith/internal/boundedyaml"
 	"github.com/plansmith/plansmith/internal/mdtext"
+	"github.com/plansmith/plansmith/internal/provenance"
 )
 
 // maxHeader bounds how much of a kept plan is read to find its frontmatter.
@@ -27,6 +28,50 @@ type Entry struct {
 	ExitReason  string
 	Verified    bool   // the gate passed
 	Evidence    string // how the gate's verdict was obtained, when recorded
+	// KeptHere is set (by Vouch) when plansmith wrote the file on this
+	// machine (Kept: its latest record) and its bytes are unchanged since.
+	// Without it, everything above is only the file's own word: a
+	// repository can carry a plan that claims any date and verdict.
+	KeptHere bool
+	Kept     provenance.Mark
+}
+
+// Vouch marks the entries plansmith wrote on this machine, as the ledger
+// recorded them.
+func Vouch(entries []Entry, ledger provenance.Ledger) []Entry {
+	for i := range entries {
+		entries[i].Kept, entries[i].KeptHere = ledger.Written(entries[i].Path)
+	}
+	return entries
+}
+
+// Latest is the plan to hand on when none is named: among the kept plans
+// and the output file (output, when there is one), the one plansmith wrote
+// here last, its bytes unchanged. Only when none is vouched for (kept
+// before the ledger existed, or on another machine) is it the newest kept
+// plan by the date it states, else the output; the caller says that its
+// verdict is then only its own word.
+func Latest(entries []Entry, output *Entry) (Entry, bool) {
+	all := entries
+	if output != nil {
+		all = append(append([]Entry(nil), entries...), *output)
+	}
+	var best Entry
+	found := false
+	for _, e := range all {
+		if e.KeptHere && (!found || e.Kept.Seq > best.Kept.Seq) {
+			best, found = e, true
+		}
+	}
+	switch {
+	case found:
+		return best, true
+	case len(entries) > 0:
+		return entries[len(entries)-1], true
+	case output != nil:
+		return *output, true
+	}
+	return Entry{}, false
 }
 
 // Verdict is a word for the plan's standing: verified, unverified, or the
@@ -142,16 +187,24 @@ func readEntry(path string) (Entry, bool) {
 	return Entry{GeneratedAt: meta.GeneratedAt, ExitReason: meta.ExitReason, Verified: meta.Verified, Request: meta.Request, Evidence: ev}, true
 }
 
+// IsLatest reports whether a plan name asks for the latest plan (Latest).
+func IsLatest(name string) bool {
+	name = strings.TrimSuffix(strings.TrimSpace(filepath.Base(strings.TrimSpace(name))), ".md")
+	return name == "" || name == "." || name == "latest"
+}
+
 // Find picks a kept plan by name: the file name with or without .md, or a
-// part of a name that only one plan has. An empty name is the latest plan.
+// part of a name that only one plan has. A name that asks for the latest
+// (IsLatest) is Latest's pick among the kept plans.
 func Find(entries []Entry, name string) (Entry, error) {
 	if len(entries) == 0 {
 		return Entry{}, errors.New("no plans are kept yet")
 	}
-	name = strings.TrimSuffix(strings.TrimSpace(filepath.Base(name)), ".md")
-	if name == "" || name == "." || name == "latest" {
-		return entries[len(entries)-1], nil
+	if IsLatest(name) {
+		e, _ := Latest(entries, nil)
+		return e, nil
 	}
+	name = strings.TrimSuffix(strings.TrimSpace(filepath.Base(name)), ".md")
 	// The whole name, then a name that ends in it (the slug without its
 	// date), then any part of a name.
 	var whole, ending, matches []Entry

@@ -109,6 +109,9 @@ func TestKeepNeverOverwrites(t *testing.T) {
 	got, err := os.ReadFile(first)
 	require.NoError(t, err)
 	assert.Contains(t, string(got), "verified: true", "the first plan is untouched by the later ones")
+	info, err := os.Stat(first)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "a kept plan is shared like any document")
 
 	// No temporary files are left beside the plans.
 	des, err := os.ReadDir(filepath.Join(project, "docs", "plans"))

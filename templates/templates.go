@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"unicode"
 )
 
 //go:embed *
@@ -86,9 +87,9 @@ var funcs = template.FuncMap{
 }
 
 // OneLine collapses s to one line of at most max bytes, cut at a rune
-// boundary and marked with "…" when shortened.
+// boundary and marked with "…" when shortened; it is Printable.
 func OneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(Printable(s)), " ")
 	if len(s) <= max {
 		return s
 	}
@@ -97,4 +98,21 @@ func OneLine(s string, max int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// Printable makes text from files plansmith did not write (a plan's
+// request, a file name, a lesson) safe to print on a terminal: control
+// characters other than white space, and the marks that reorder
+// bidirectional text, become "?", so no escape sequence from a repository
+// redraws what the user reads (review V7).
+func Printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsSpace(r):
+			return r
+		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r):
+			return '?'
+		}
+		return r
+	}, s)
 }

@@ -44,3 +44,12 @@ func TestEveryTemplateParses(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, n, 30, "the embedded templates were found")
 }
+
+// Text from files a repository may carry reaches the terminal without its
+// escape sequences or reordering marks (review V7: a planted file name
+// redrew its row of `plansmith plans` to read "verified").
+func TestPrintable(t *testing.T) {
+	assert.Equal(t, "a?[2K?[1Gverified b ?evil", OneLine("a\x1b[2K\x1b[1Gverified\n b \u202eevil", 100))
+	assert.Equal(t, "line one\n\tline ?two", Printable("line one\n\tline \x07two"))
+	assert.Equal(t, "café ✓", Printable("café ✓"), "printable text is left alone")
+}

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/plans"
@@ -56,6 +58,32 @@ type planRow struct {
 	Request  string `json:"request"`
 	Name     string `json:"name"`
 	Evidence string `json:"evidence,omitempty"`
+	KeptHere bool   `json:"kept_here"` // plansmith wrote it on this machine, unchanged since
+	// Standing is the verdict as the list shows it (printable: a kept
+	// plan's frontmatter may be anyone's), marked "?" when only the file
+	// says so (not kept here).
+	Standing string `json:"-"`
+}
+
+// maxPlanShown bounds what `plans show` prints of a plan: a kept plan is far
+// smaller, and a repository may plant a file of any size (review V9).
+const maxPlanShown = 8 << 20
+
+// readPlan reads a plan file to show, refusing one past maxPlanShown.
+func readPlan(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	body, err := io.ReadAll(io.LimitReader(f, maxPlanShown+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxPlanShown {
+		return nil, fmt.Errorf("%s is over %d MiB: no plan plansmith keeps is that large", path, maxPlanShown>>20)
+	}
+	return body, nil
 }
 
 func runPlansList(o *plansOptions) error {
@@ -71,9 +99,17 @@ func runPlansList(o *plansOptions) error {
 	if err != nil {
 		return err
 	}
+	entries = plans.Vouch(entries, provenance.Open(o.env.Getenv("HOME"), p.Project))
 	rows := make([]planRow, 0, len(entries))
+	elsewhere := false
 	for _, e := range entries {
-		rows = append(rows, planRow{Date: e.GeneratedAt.Local().Format("2006-01-02"), Verdict: e.Verdict(), Path: p.Rel(e.Path), Request: memory.OneLine(e.Request, 70), Name: e.Name, Evidence: e.Evidence})
+		standing := templates.OneLine(e.Verdict(), 40)
+		if !e.KeptHere {
+			standing += "?"
+		}
+		rows = append(rows, planRow{Date: e.GeneratedAt.Local().Format("2006-01-02"), Verdict: e.Verdict(), Path: p.Rel(e.Path),
+			Request: memory.OneLine(e.Request, 70), Name: e.Name, Evidence: e.Evidence, KeptHere: e.KeptHere, Standing: standing})
+		elsewhere = elsewhere || !e.KeptHere
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.env.Stdout)
@@ -82,7 +118,7 @@ func runPlansList(o *plansOptions) error {
 		return enc.Encode(rows)
 	}
 	text, err := templates.Render("cli/plans.md", map[string]any{
-		"Off": cfg.Off, "Source": p.Rel(cfg.Source), "Output": p.Rel(p.Output()), "Dir": cfg.Dir, "Rows": rows,
+		"Off": cfg.Off, "Source": p.Rel(cfg.Source), "Output": p.Rel(p.Output()), "Dir": cfg.Dir, "Rows": rows, "Elsewhere": elsewhere,
 	})
 	if err != nil {
 		return err
@@ -114,18 +150,24 @@ func runPlansShow(o *plansOptions) error {
 	if err != nil {
 		return err
 	}
+	ledger := provenance.Open(o.env.Getenv("HOME"), p.Project)
+	entries = plans.Vouch(entries, ledger)
 	var e plans.Entry
-	if len(entries) == 0 && o.Name == "" {
-		// Nothing kept (or keeping is off): the latest saved plan is the
-		// one to show.
-		latest, ok, err := plans.Read(p.Output())
-		if err != nil {
+	if plans.IsLatest(o.Name) {
+		// The latest is the plan plansmith saved here last: kept, or only
+		// in the output file when keeping is off or failed (review V5).
+		var output *plans.Entry
+		saved, ok, err := plans.Read(p.Output())
+		if err != nil && len(entries) == 0 {
 			return err
 		}
-		if !ok {
+		if ok {
+			saved = plans.Vouch([]plans.Entry{saved}, ledger)[0]
+			output = &saved
+		}
+		if e, ok = plans.Latest(entries, output); !ok {
 			return fmt.Errorf("no plan is saved yet (neither in %s/ nor %s); /plansmith:plan makes one", cfg.Dir, p.Rel(p.Output()))
 		}
-		e = latest
 	} else {
 		if cfg.Off {
 			return fmt.Errorf("keeping plans is turned off (plans_dir: off in %s); 'plansmith plans show' with no name shows the latest, %s", p.Rel(cfg.Source), p.Rel(p.Output()))
@@ -137,7 +179,7 @@ func runPlansShow(o *plansOptions) error {
 			return fmt.Errorf("%w in %s/", err, cfg.Dir)
 		}
 	}
-	body, err := os.ReadFile(e.Path)
+	body, err := readPlan(e.Path)
 	if err != nil {
 		return err
 	}
@@ -146,8 +188,8 @@ func runPlansShow(o *plansOptions) error {
 		active = v.Active
 	}
 	head, err := templates.Render("cli/plan-shown.md", map[string]any{
-		"Path": p.Rel(e.Path), "Date": e.GeneratedAt.Local().Format("2006-01-02"), "Verdict": e.Verdict(),
-		"Evidence": e.Evidence, "Request": memory.OneLine(e.Request, 200), "LoopActive": active,
+		"Path": templates.OneLine(p.Rel(e.Path), 4096), "Date": e.GeneratedAt.Local().Format("2006-01-02"), "Verdict": templates.OneLine(e.Verdict(), 40),
+		"Evidence": templates.OneLine(e.Evidence, 40), "Request": memory.OneLine(e.Request, 200), "LoopActive": active, "KeptHere": e.KeptHere,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,206 @@
+// Package provenance records which files plansmith itself wrote in a
+// project on this machine, so that a file a repository carries under the
+// same name is not taken for one of them. A kept plan says of itself that
+// it was verified, and when: a cloned repository can say the same (review
+// V1: a plan dated in the future became "the latest", verified, and
+// /plansmith:implement handed it over). The record lives under the user's
+// home, out of any repository's reach, one file per project:
+//
+//	~/.claude/plansmith/provenance/<hash of the project's real path>
+//
+// holding a line per file written, oldest first:
+//
+//	<unix nanoseconds> <sha-256 of the file's bytes> <path relative to the project>
+//
+// A file counts as plansmith's while its bytes are still what was recorded.
+package provenance
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Dir is where the records are kept, under the user's home.
+const Dir = ".claude/plansmith/provenance"
+
+const (
+	// maxFile bounds what is read of a file to hash it: a plan is far
+	// smaller, and a larger file (a planted one, say) is no file of ours.
+	maxFile = 8 << 20
+	// maxRecord bounds the record; past it, the oldest lines go.
+	maxRecord = 64 << 10
+	keepLines = 200
+)
+
+// Ledger is one project's record. The zero Ledger (no home) records
+// nothing and vouches for nothing.
+type Ledger struct {
+	path    string // the record file; "" when there is none
+	project string // the project's real path
+}
+
+// Open returns the ledger of project kept under home. Without a home, or
+// when the project's real path cannot be found, it is the zero Ledger.
+func Open(home, project string) Ledger {
+	if home == "" || project == "" {
+		return Ledger{}
+	}
+	real, err := filepath.EvalSymlinks(project)
+	if err != nil {
+		return Ledger{}
+	}
+	sum := sha256.Sum256([]byte(real))
+	return Ledger{path: filepath.Join(home, filepath.FromSlash(Dir), hex.EncodeToString(sum[:16])), project: real}
+}
+
+// Record notes that plansmith has just written file (a path in the
+// project) with the bytes it now holds.
+func (l Ledger) Record(file string, now time.Time) error {
+	if l.path == "" {
+		return nil
+	}
+	rel, sum, err := l.fingerprint(file)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return fmt.Errorf("recording what plansmith wrote: %w", err)
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollowNonBlock, 0o600)
+	if err != nil {
+		return fmt.Errorf("recording what plansmith wrote: %w", err)
+	}
+	line := strconv.FormatInt(now.UnixNano(), 10) + " " + sum + " " + rel + "\n"
+	_, werr := f.WriteString(line) // one write: appends from other hooks do not interleave
+	info, serr := f.Stat()
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("recording what plansmith wrote: %w", werr)
+	}
+	if serr == nil && info.Size() > maxRecord {
+		l.trim()
+	}
+	return nil
+}
+
+// trim keeps the newest lines of an overgrown record. A line appended by
+// another hook meanwhile may be lost; its file then reads as not kept here,
+// which errs on the safe side.
+func (l Ledger) trim() {
+	lines := l.lines()
+	if len(lines) > keepLines {
+		lines = lines[len(lines)-keepLines:]
+	}
+	var b strings.Builder
+	for _, r := range lines {
+		b.WriteString(strconv.FormatInt(r.when.UnixNano(), 10) + " " + r.sum + " " + r.rel + "\n")
+	}
+	tmp := l.path + ".tmp-" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {
+		os.Remove(tmp)
+		return
+	}
+	if err := os.Rename(tmp, l.path); err != nil {
+		os.Remove(tmp)
+	}
+}
+
+// Mark is where a file stands in the ledger: its latest record, by its
+// place in the record (later writes have higher Seq) and its time.
+type Mark struct {
+	Seq  int
+	When time.Time
+}
+
+// Written reports whether file holds what plansmith recorded writing
+// there, and its latest such record.
+func (l Ledger) Written(file string) (Mark, bool) {
+	if l.path == "" {
+		return Mark{}, false
+	}
+	rel, sum, err := l.fingerprint(file)
+	if err != nil {
+		return Mark{}, false
+	}
+	lines := l.lines()
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].rel == rel && lines[i].sum == sum {
+			return Mark{Seq: i + 1, When: lines[i].when}, true
+		}
+	}
+	return Mark{}, false
+}
+
+type line struct {
+	when     time.Time
+	sum, rel string
+}
+
+// lines reads the record; a missing or unreadable one is empty, and a line
+// that does not parse is skipped.
+func (l Ledger) lines() []line {
+	f, err := os.OpenFile(l.path, os.O_RDONLY|noFollowNonBlock, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []line
+	sc := bufio.NewScanner(io.LimitReader(f, 2*maxRecord))
+	for sc.Scan() {
+		fields := strings.SplitN(sc.Text(), " ", 3)
+		if len(fields) != 3 || len(fields[1]) != 2*sha256.Size {
+			continue
+		}
+		ns, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, line{when: time.Unix(0, ns), sum: fields[1], rel: fields[2]})
+	}
+	return out
+}
+
+// fingerprint names file relative to the project and hashes its bytes. A
+// link, a folder, a file outside the project or one over maxFile has none.
+func (l Ledger) fingerprint(file string) (rel, sum string, err error) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(file))
+	if err != nil {
+		return "", "", err
+	}
+	rel, err = filepath.Rel(l.project, filepath.Join(dir, filepath.Base(file)))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || strings.ContainsAny(rel, "\n") {
+		return "", "", fmt.Errorf("%s is not in the project %s", file, l.project)
+	}
+	f, err := os.OpenFile(file, os.O_RDONLY|noFollowNonBlock, 0)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", "", err
+	}
+	if !info.Mode().IsRegular() || info.Size() > maxFile {
+		return "", "", errors.New(file + " is not a plan file plansmith writes")
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return "", "", err
+	}
+	if n > maxFile {
+		return "", "", errors.New(file + " is not a plan file plansmith writes")
+	}
+	return filepath.ToSlash(rel), hex.EncodeToString(h.Sum(nil)), nil
+}

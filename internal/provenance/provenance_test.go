@@ -1,0 +1,95 @@
+package provenance
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRecordAndWritten(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	plan := filepath.Join(project, "docs", "plans", "a.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(plan), 0o755))
+	require.NoError(t, os.WriteFile(plan, []byte("plan A\n"), 0o644))
+
+	_, ok := l.Written(plan)
+	assert.False(t, ok, "nothing recorded yet")
+	now := time.Unix(1700000000, 0)
+	require.NoError(t, l.Record(plan, now))
+	m, ok := l.Written(plan)
+	require.True(t, ok)
+	assert.Equal(t, 1, m.Seq)
+	assert.True(t, m.When.Equal(now))
+
+	// The record is out of the project, under the home.
+	entries, err := os.ReadDir(filepath.Join(home, filepath.FromSlash(Dir)))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1)
+
+	// Other bytes under the same name are not what plansmith wrote.
+	require.NoError(t, os.WriteFile(plan, []byte("plan A, edited\n"), 0o644))
+	_, ok = l.Written(plan)
+	assert.False(t, ok)
+	// The same bytes under another name neither.
+	require.NoError(t, os.WriteFile(plan, []byte("plan A\n"), 0o644))
+	other := filepath.Join(project, "docs", "plans", "b.md")
+	require.NoError(t, os.WriteFile(other, []byte("plan A\n"), 0o644))
+	_, ok = l.Written(other)
+	assert.False(t, ok)
+	_, ok = l.Written(plan)
+	assert.True(t, ok, "restored bytes are the recorded ones again")
+
+	// A later record of the same file has a later place.
+	require.NoError(t, l.Record(other, now))
+	mb, ok := l.Written(other)
+	require.True(t, ok)
+	assert.Greater(t, mb.Seq, m.Seq)
+
+	// Another project's ledger knows none of it.
+	_, ok = Open(home, t.TempDir()).Written(plan)
+	assert.False(t, ok)
+	// No home: nothing is recorded, nothing vouched for.
+	assert.NoError(t, Open("", project).Record(plan, now))
+	_, ok = Open("", project).Written(plan)
+	assert.False(t, ok)
+}
+
+// A link in the plans folder is not a file plansmith wrote, even when it
+// leads to one.
+func TestALinkIsNotVouchedFor(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	plan := filepath.Join(project, "a.md")
+	require.NoError(t, os.WriteFile(plan, []byte("plan A\n"), 0o644))
+	require.NoError(t, l.Record(plan, time.Now()))
+	link := filepath.Join(project, "b.md")
+	require.NoError(t, os.Symlink(plan, link))
+	_, ok := l.Written(link)
+	assert.False(t, ok)
+	assert.Error(t, l.Record(link, time.Now()), "a link is not recorded")
+	outside := filepath.Join(t.TempDir(), "c.md")
+	require.NoError(t, os.WriteFile(outside, []byte("x"), 0o644))
+	assert.Error(t, l.Record(outside, time.Now()), "a file outside the project is not recorded")
+}
+
+// An overgrown record keeps its newest lines.
+func TestTheRecordIsTrimmed(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	plan := filepath.Join(project, "a.md")
+	for i := 0; i < 1200; i++ {
+		require.NoError(t, os.WriteFile(plan, []byte{byte(i), byte(i >> 8)}, 0o644))
+		require.NoError(t, l.Record(plan, time.Unix(int64(i), 0)))
+	}
+	info, err := os.Stat(l.path)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, info.Size(), int64(maxRecord))
+	m, ok := l.Written(plan)
+	require.True(t, ok, "the newest record survives the trim")
+	assert.Equal(t, int64(1199), m.When.Unix())
+}
