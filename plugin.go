@@ -19,7 +19,8 @@ import (
 var Plugin embed.FS
 
 // HookCommands returns the command of every hook hooks/hooks.json
-// registers, by its plansmith hook subcommand (the word after " hook ").
+// registers, by its plansmith hook subcommand (the word after the last
+// " hook ").
 func HookCommands() (map[string]string, error) {
 	data, err := Plugin.ReadFile("hooks/hooks.json")
 	if err != nil {
@@ -41,7 +42,8 @@ func HookCommands() (map[string]string, error) {
 				if i < 0 {
 					return nil, fmt.Errorf("hooks/hooks.json: a %s command runs no plansmith hook: %s", event, h.Command)
 				}
-				out[h.Command[i+len(" hook "):]] = h.Command
+				ev, _, _ := strings.Cut(h.Command[i+len(" hook "):], ";") // the command ends "hook EVENT; x"
+				out[strings.TrimSpace(ev)] = h.Command
 			}
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,12 +36,23 @@ type codexHook struct {
 	SourcePath  string `json:"sourcePath"`
 }
 
-// TrustCodexHooks records Codex's trust for plansmith's hooks (those running
-// self with --agent codex) that Codex sees from project, through `codex
+// TrustCodexHooks records Codex's trust for the hooks install just wrote for
+// self into hooksFile, as Codex sees them from project, through `codex
 // app-server` run with env. It returns the hooks it trusted, and fails when
-// Codex lists none of plansmith's hooks (in an untrusted project Codex does
-// not read .codex/hooks.json) or does not report them trusted afterwards.
-func TrustCodexHooks(ctx context.Context, codex, project, self string, env []string) ([]string, error) {
+// Codex lists none of them (in an untrusted project Codex does not read
+// .codex/hooks.json) or does not report them trusted afterwards. A hook is
+// plansmith's only when it comes from hooksFile and its command is, to the
+// byte, one install writes for self: a repository's own .codex/hooks.json
+// naming some file called plansmith is never trusted (review Y, B: its
+// script then ran at every Codex session start).
+func TrustCodexHooks(ctx context.Context, codex, project, hooksFile, self string, env []string) ([]string, error) {
+	own, err := CodexHooks(self)
+	if err != nil {
+		return nil, err
+	}
+	ours := func(h codexHook) bool {
+		return slices.Contains(own.Commands(), h.Command) && samePath(h.SourcePath, hooksFile)
+	}
 	ctx, cancel := context.WithTimeout(ctx, CodexTrustTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, codex, "app-server")
@@ -82,15 +95,15 @@ func TrustCodexHooks(ctx context.Context, codex, project, self string, env []str
 	if err := c.notify("initialized"); err != nil {
 		return fail(err)
 	}
-	ours, err := c.plansmithHooks(project, self)
+	mine, err := c.plansmithHooks(project, ours)
 	if err != nil {
 		return fail(err)
 	}
-	if len(ours) == 0 {
+	if len(mine) == 0 {
 		return fail(fmt.Errorf("codex lists none of plansmith's hooks for %s (install them first; project hooks are read only in a trusted project)", project))
 	}
 	var edits []map[string]any
-	for _, h := range ours {
+	for _, h := range mine {
 		if h.TrustStatus != "trusted" {
 			edits = append(edits, map[string]any{"keyPath": fmt.Sprintf("hooks.state.%q.trusted_hash", h.Key),
 				"value": h.CurrentHash, "mergeStrategy": "upsert"})
@@ -101,7 +114,7 @@ func TrustCodexHooks(ctx context.Context, codex, project, self string, env []str
 			return fail(err)
 		}
 	}
-	after, err := c.plansmithHooks(project, self)
+	after, err := c.plansmithHooks(project, ours)
 	if err != nil {
 		return fail(err)
 	}
@@ -115,9 +128,8 @@ func TrustCodexHooks(ctx context.Context, codex, project, self string, env []str
 	return trusted, nil
 }
 
-// plansmithHooks lists the hooks Codex sees from project that run self (or
-// any plansmith) with --agent codex.
-func (c *rpc) plansmithHooks(project, self string) ([]codexHook, error) {
+// plansmithHooks lists the hooks Codex sees from project that are ours.
+func (c *rpc) plansmithHooks(project string, ours func(codexHook) bool) ([]codexHook, error) {
 	raw, err := c.call("hooks/list", map[string]any{"cwds": []string{project}})
 	if err != nil {
 		return nil, err
@@ -133,12 +145,25 @@ func (c *rpc) plansmithHooks(project, self string) ([]codexHook, error) {
 	var out []codexHook
 	for _, d := range res.Data {
 		for _, h := range d.Hooks {
-			if _, _, ok := ParseCommand(h.Command, self); ok && strings.HasSuffix(strings.TrimSpace(h.Command), "--agent codex") {
+			if ours(h) {
 				out = append(out, h)
 			}
 		}
 	}
 	return out, nil
+}
+
+// samePath reports whether two paths name one file, links resolved.
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ra == rb
 }
 
 // rpc is a JSON-RPC conversation over the app server's stdio: one JSON

@@ -47,6 +47,20 @@ func (h Hooks) Events() []string {
 	return out
 }
 
+// Commands are the registration's hook commands.
+func (h Hooks) Commands() []string {
+	var out []string
+	for _, e := range h.events {
+		for _, g := range e.groups {
+			_, _ = rewriteCommands(g, func(cmd string) string {
+				out = append(out, cmd)
+				return cmd
+			})
+		}
+	}
+	return out
+}
+
 // PluginHooks reads the plugin's hooks/hooks.json and points every command
 // at binary, so a settings registration has exactly the plugin's events,
 // matchers and timeouts.
@@ -87,7 +101,11 @@ func hooksOfKind(data []byte, binary, kind string) (Hooks, error) {
 		for i, g := range groups {
 			groups[i], err = rewriteCommands(g, func(cmd string) string {
 				if kind == "" {
-					return strings.ReplaceAll(cmd, `"`+PluginPlaceholder+`"`, Quote(binary))
+					cmd = strings.ReplaceAll(cmd, `"`+PluginPlaceholder+`"`, Quote(binary))
+					if ev, ok := codexHookEvent(cmd, binary); ok {
+						return FailClosed(ev, StateTest) + "exec " + cmd + "; x"
+					}
+					return cmd
 				}
 				if ev, ok := pluginHookEvent(cmd); ok {
 					return SettingsCommand(binary, ev)
@@ -141,8 +159,26 @@ const KindEnv = "PLANSMITH_INSTALL"
 // plansmith hook event: the binary by its absolute path, told that it runs
 // from a settings install, started by exec (no fork of the shell) with
 // GOMAXPROCS=1, as the plugin's hooks.json starts it.
+//
+// Should the binary not start (deleted by `make clean`, say), the command
+// still answers (FailClosed): where a loop's state file is, a tool call is
+// refused (review Y, A5).
 func SettingsCommand(binary, event string) string {
-	return KindEnv + "=settings GOMAXPROCS=1 exec " + Quote(binary) + " hook " + event
+	return FailClosed(event, StateTest) + KindEnv + "=settings GOMAXPROCS=1 exec " + Quote(binary) + " hook " + event + "; x"
+}
+
+// codexHookEvent finds the event of a Codex template command pointed at
+// binary: `"<binary>" hook EVENT --agent codex`.
+func codexHookEvent(cmd, binary string) (string, bool) {
+	rest, ok := strings.CutPrefix(cmd, Quote(binary)+" hook ")
+	if !ok {
+		return "", false
+	}
+	words := strings.Fields(rest)
+	if len(words) == 0 {
+		return "", false
+	}
+	return words[0], true
 }
 
 // pluginHookEvent finds the event a hooks/hooks.json command runs: the word
@@ -152,7 +188,7 @@ func pluginHookEvent(cmd string) (string, bool) {
 	if i < 0 {
 		return "", false
 	}
-	words := strings.Fields(cmd[i+len(PluginPlaceholder+`" hook `):])
+	words := strings.Fields(strings.ReplaceAll(cmd[i+len(PluginPlaceholder+`" hook `):], ";", " ; "))
 	if len(words) == 0 || strings.Trim(words[0], "abcdefghijklmnopqrstuvwxyz-") != "" {
 		return "", false
 	}
@@ -179,7 +215,7 @@ func Quote(path string) string {
 // the hook subcommands the plugin's hooks/hooks.json runs. It returns the
 // binary's path and the event.
 func ParseCommand(cmd, self string) (binary, event string, ok bool) {
-	cmd = skipAssignments(strings.TrimSpace(cmd))
+	cmd = skipAssignments(cutFailClosed(strings.TrimSpace(cmd)))
 	if rest, ok := strings.CutPrefix(cmd, "exec "); ok {
 		cmd = strings.TrimLeft(rest, " \t")
 	}
@@ -191,7 +227,7 @@ func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 	if base != "plansmith" && base != "plansmith.exe" && (self == "" || binary != self) {
 		return "", "", false
 	}
-	words := strings.Fields(rest)
+	words := strings.Fields(strings.ReplaceAll(rest, ";", " ; ")) // a FailClosed command ends "hook EVENT; x"
 	if len(words) < 2 || words[0] != "hook" || !slices.Contains(HookSubcommands(), words[1]) {
 		return "", "", false
 	}

@@ -51,7 +51,7 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 		{"SessionEnd", "", bin, "sessionend"},
 		{"StopFailure", "", bin, "stopfailure"},
 	}, regs)
-	assert.Contains(t, string(out), `"command": "PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec \"/opt/plansmith/bin/plansmith\" hook stop"`)
+	assert.Contains(t, string(out), `trap x EXIT; [ -z \"${BASH_VERSION:-}\" ] || shopt -s execfail; PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec \"/opt/plansmith/bin/plansmith\" hook stop; x"`)
 	assert.Contains(t, string(out), `"timeout": 60`)
 }
 
@@ -92,16 +92,16 @@ func TestMerge(t *testing.T) {
 			changed: true,
 			check: func(t *testing.T, out string) {
 				assert.NotContains(t, out, "/old/place")
-				assert.Equal(t, 1, strings.Count(out, `hook stop"`))
-				assert.Less(t, strings.Index(out, "lint --fix"), strings.Index(out, `hook stop"`))
-				assert.Less(t, strings.Index(out, `hook stop"`), strings.Index(out, `"after"`))
+				assert.Equal(t, 1, strings.Count(out, `hook stop; x"`))
+				assert.Less(t, strings.Index(out, "lint --fix"), strings.Index(out, `hook stop; x"`))
+				assert.Less(t, strings.Index(out, `hook stop; x"`), strings.Index(out, `"after"`))
 				assert.NotContains(t, out, "Notification", "an event only plansmith filled goes with it")
 			}},
 		{name: "plansmith entry sharing a group with another hook",
 			in:      `{"hooks": {"Stop": [{"hooks": [` + other + `, {"type": "command", "command": "plansmith hook stop"}]}]}}`,
 			changed: true,
 			check: func(t *testing.T, out string) {
-				assert.Equal(t, 1, strings.Count(out, `hook stop"`))
+				assert.Equal(t, 1, strings.Count(out, `hook stop; x"`))
 				assert.Contains(t, out, "lint --fix")
 			}},
 		{name: "a plansmith lookalike is not ours",
@@ -128,7 +128,7 @@ func TestMerge(t *testing.T) {
 				assert.Equal(t, tt.hookKeys, keysOf(t, hk))
 			}
 			for _, ev := range []string{"hook stop", "hook pretooluse", "hook posttooluse", "hook userpromptsubmit", "hook subagentstop", "hook sessionstart", "hook sessionend", "hook stopfailure"} {
-				assert.Equal(t, 1, strings.Count(string(out), `\"`+bin+`\" `+ev+`"`), ev)
+				assert.Equal(t, 1, strings.Count(string(out), `\"`+bin+`\" `+ev+`; x"`), ev)
 			}
 			if tt.check != nil {
 				tt.check(t, string(out))

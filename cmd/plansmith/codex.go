@@ -74,7 +74,7 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 		if err != nil {
 			return err
 		}
-		keys, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, bin, os.Environ())
+		keys, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, opts.HooksFile(), bin, os.Environ())
 		if err != nil {
 			return fmt.Errorf("--trust: %w", err)
 		}

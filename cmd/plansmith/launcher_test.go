@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith"
+	"github.com/plansmith/plansmith/install"
 )
 
 func TestNewerSource(t *testing.T) {
@@ -363,14 +366,14 @@ func TestHooksJSONCommands(t *testing.T) {
 	assert.Equal(t, "native hook stop 1\n", runHook(root))
 	assert.Equal(t, "launcher hook stop 1\n", runHook(root, "PLANSMITH_BIN=/x"), "PLANSMITH_BIN goes through the launcher")
 
-	// Every command is one of two shapes: the run (native binary, else the
-	// launcher), or the same run behind the look for a loop's state file.
-	guard, run, ok := strings.Cut(stop, "n=")
+	// Every command is one of two shapes: the run (its answer should
+	// plansmith not start, then the native binary, else the launcher), or
+	// the same run behind the look for a loop's state file.
+	guard, run, ok := strings.Cut(stop, install.FailClosed("stop", ":"))
 	require.True(t, ok, stop)
-	run = "n=" + run
 	var guarded []string
 	for ev, cmd := range commands {
-		want := strings.ReplaceAll(run, "hook stop", "hook "+ev)
+		want := install.FailClosed(ev, ":") + strings.ReplaceAll(run, "hook stop", "hook "+ev)
 		if cmd != want {
 			assert.Equal(t, guard+want, cmd, ev)
 			guarded = append(guarded, ev)
@@ -458,5 +461,136 @@ func TestHooksJSONStartsNothingWithoutALoop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// When the launcher cannot start plansmith, a hook still answers: exit
+// status 1 with nothing on stdout would have the client run the tool
+// unchecked (review Y, A1). A tool call is refused (exit status 2, the
+// reason on stderr), a Stop tells the user, anything else fails; a
+// command that is no hook fails as before. Codex's hooks, which run the
+// launcher without looking for a loop first, refuse only where a loop's
+// state file is.
+func TestLauncherFailsClosedInHooks(t *testing.T) {
+	root := pluginTree(t)
+	f := filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64")
+	require.NoError(t, os.WriteFile(f, []byte("#!/bin/sh\necho tampered\n"), 0o755))
+	path := toolsDir(t, append(baseTools, "sha256sum")...)
+	run := func(dir string, args ...string) (stdout, stderr string, code int) {
+		cmd := exec.Command(filepath.Join(root, "bin", "plansmith"), args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"), "HOME=" + t.TempDir()}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		code = 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return o.String(), e.String(), code
+	}
+	dir := t.TempDir()
+	for _, ev := range []string{"pretooluse-loop", "pretooluse"} {
+		out, errs, code := run(dir, "hook", ev)
+		assert.Equal(t, 2, code, ev)
+		assert.Empty(t, out, ev)
+		assert.Contains(t, errs, "does not match SHA256SUMS", ev)
+		assert.Contains(t, errs, "so this tool call is refused", ev)
+	}
+	out, errs, code := run(dir, "hook", "stop")
+	assert.Zero(t, code)
+	assert.Contains(t, out, `{"systemMessage":"plansmith: its binary could not be started, so the planning loop in this project is not being checked.`)
+	assert.Contains(t, errs, "does not match SHA256SUMS")
+	_, _, code = run(dir, "hook", "posttooluse")
+	assert.Equal(t, 1, code)
+	_, errs, code = run(dir, "status")
+	assert.Equal(t, 1, code, "not a hook: fails as before")
+	assert.NotContains(t, errs, "tool call is refused")
+
+	// Codex: refused where a loop's state file is, a plain failure elsewhere.
+	_, _, code = run(dir, "hook", "pretooluse", "--agent", "codex")
+	assert.Equal(t, 1, code, "no loop here")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	_, errs, code = run(dir, "hook", "pretooluse", "--agent", "codex")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errs, "so this tool call is refused")
+}
+
+// Hooks that start at once with no bin/native/ yet all place the same
+// checked binary; each runs it (review Y, A2: GNU mv refused to rename one
+// hard link onto the other and every hook but the first failed, leaving
+// its temporary file behind).
+func TestLauncherPlacesTheBinaryUnderARace(t *testing.T) {
+	root := pluginTree(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+	const n = 12
+	outs := make([]launchResult, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = launch(t, root, path, "Linux", "x86_64", "hook", "pretooluse-loop")
+		}()
+	}
+	wg.Wait()
+	for i, r := range outs {
+		assert.NoError(t, r.err, "hook %d: %s", i, r.out)
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook pretooluse-loop\n", r.out, "hook %d", i)
+	}
+	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(root, "bin", "native", "plansmith")}, left, "no temporary file is left")
+}
+
+// Every hooks.json command answers when its exec fails, in dash and in
+// bash: a binary built for another machine in bin/native/, a launcher that
+// lost its execute bit (review Y, A1, A3, A4).
+func TestHooksJSONFailsClosed(t *testing.T) {
+	commands := hooksJSON(t)
+	for ev, cmd := range commands {
+		assert.Contains(t, cmd, install.FailClosed(ev, ":"), ev)
+		assert.True(t, strings.HasSuffix(cmd, "; x"), ev)
+	}
+	root := t.TempDir()
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	native := filepath.Join(root, "bin", "native", "plansmith")
+	require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+	require.NoError(t, os.WriteFile(native, []byte("\x7fELF\x02\x01\x01\x00"), 0o755)) // not runnable here
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "plansmith"), []byte("#!/bin/sh\n"), 0o644))
+	for _, shell := range []string{"dash", "bash"} {
+		if _, err := exec.LookPath(shell); err != nil {
+			continue
+		}
+		for ev, command := range commands {
+			cmd := exec.Command(shell, "-c", command)
+			cmd.Dir = project
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+			var o, e strings.Builder
+			cmd.Stdout, cmd.Stderr = &o, &e
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			switch ev {
+			case "pretooluse", "pretooluse-loop":
+				assert.Equal(t, 2, code, "%s %s", shell, ev)
+				assert.Contains(t, e.String(), "so this tool call is refused", "%s %s", shell, ev)
+			case "stop", "userpromptsubmit", "sessionstart":
+				assert.Zero(t, code, "%s %s", shell, ev)
+				var msg struct{ SystemMessage string }
+				require.NoError(t, json.Unmarshal([]byte(o.String()), &msg), "%s %s: %q", shell, ev, o.String())
+				assert.Contains(t, msg.SystemMessage, "is not being checked", "%s %s", shell, ev)
+			default:
+				assert.Equal(t, 1, code, "%s %s", shell, ev)
+				assert.Contains(t, e.String(), "its binary could not be started", "%s %s", shell, ev)
+			}
+		}
 	}
 }

@@ -1,0 +1,64 @@
+package install
+
+import "strings"
+
+// Fail-closed hook commands. Every hook command ends by exec'ing plansmith's
+// binary (or its launcher). When that exec fails (the file is missing, lost
+// its execute bit, sits on a noexec mount, or was built for another
+// machine) the shell exits 126 or 127 with nothing on stdout, which Claude
+// Code and Codex take for a hook with nothing to say: they run the tool,
+// and a planning loop's read-only rule is gone (review Y, A1–A6). So each
+// command first sets an EXIT trap, which dash runs when exec fails, and in
+// bash turns on execfail, so that the command goes on to its last word;
+// both end in the event's BrokenAnswer.
+
+// execFailOn makes bash go on after a failed exec (dash needs nothing: it
+// runs the EXIT trap).
+const execFailOn = `[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
+
+// FailClosed is the start of a hook command for event whose last word runs
+// plansmith: it defines x, the answer when plansmith cannot be started, and
+// arms it. The command must end with "; x" (bash). loopTest is a shell test
+// that succeeds when a planning loop may be active (":" when the command has
+// already looked for one).
+func FailClosed(event, loopTest string) string {
+	return "x() { trap - EXIT; " + BrokenAnswer(event, loopTest) + "; }; trap x EXIT; " + execFailOn
+}
+
+// StateTest is the shell test for a loop's state file in the project folder
+// or the working folder, for commands that do not look for one first.
+const StateTest = `{ [ -e "${CLAUDE_PROJECT_DIR:-.}/.claude/plansmith.local.md" ] || [ -e .claude/plansmith.local.md ]; }`
+
+// BrokenAnswer is what a hook command answers when plansmith cannot be
+// started: a tool call is refused while a loop may be active (exit status 2,
+// the reason on stderr: how both clients take a refusal), and ExitPlanMode
+// always, as the plan-mode gate fails closed; the user is told, once per
+// turn, that the loop goes unchecked; anything else is a hook error.
+func BrokenAnswer(event, loopTest string) string {
+	const fix = "reinstall plansmith (or, for the plugin, delete its bin/native/ folder so that its launcher places the binary again)"
+	const note = "echo 'plansmith: its binary could not be started; " + fix + ".' >&2; exit 1"
+	var answer string
+	switch event {
+	case "pretooluse", "pretooluse-loop":
+		answer = "echo 'plansmith: its binary could not be started, so this tool call is refused: while a planning loop is active (or the plan-mode gate guards ExitPlanMode) every call must be checked. To fix it, " + fix + "; to end a planning loop without plansmith, delete .claude/plansmith.local.md.' >&2; exit 2"
+	case "stop", "userpromptsubmit", "sessionstart":
+		answer = `echo '{"systemMessage":"plansmith: its binary could not be started, so the planning loop in this project is not being checked. To fix it, ` + fix + `; to end the loop without plansmith, delete .claude/plansmith.local.md."}'; exit 0`
+	default:
+		return note
+	}
+	if loopTest == ":" {
+		return answer
+	}
+	return "if " + loopTest + "; then " + answer + "; fi; " + note
+}
+
+// cutFailClosed drops a FailClosed start from cmd, for ParseCommand.
+func cutFailClosed(cmd string) string {
+	if !strings.HasPrefix(cmd, "x() { trap - EXIT; ") {
+		return cmd
+	}
+	if _, rest, ok := strings.Cut(cmd, "; }; trap x EXIT; "+execFailOn); ok {
+		return rest
+	}
+	return cmd
+}
