@@ -672,7 +672,23 @@ func (c *checker) decl(d *syntax.DeclClause) {
 			c.fail("env-var", d, a.Name.Value)
 			return
 		}
+		if a.Name != nil && a.Value != nil && a.Array == nil && compoundValue(a.Value) {
+			c.fail("eval", d, variant+" "+a.Name.Value+"=…")
+			return
+		}
 	}
+}
+
+// compoundValue reports whether bash may read a declaration's value as a
+// compound array assignment, parsing it again as shell words: a value that
+// starts with "(" once its quotes are gone, or one computed at run time
+// (its text is not in sight). declare, typeset, local, export and readonly
+// do that when the name is, or is made, an array (-a, -A), so
+// `declare -a a='($(cmd))'` or `declare -a a="$x"` runs what the value
+// holds, though the parser sees a quoted string (review W1).
+func compoundValue(v *syntax.Word) bool {
+	w := analyse(v)
+	return !w.known || strings.HasPrefix(w.val, "(")
 }
 
 // forbiddenAssign is forbiddenVar for an assignment whose value is in
