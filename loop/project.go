@@ -45,6 +45,12 @@ type Project struct {
 func (e Env) CommandProject() (Project, error) {
 	wd, err := e.Getwd()
 	if err != nil {
+		// The working folder is gone (deleted under the process):
+		// $CLAUDE_PROJECT_DIR, when set, still names the project (review
+		// X, F1).
+		if d := e.Getenv("CLAUDE_PROJECT_DIR"); d != "" && filepath.IsAbs(d) {
+			return Project{Dir: d, Wd: d, Known: true, Session: e.Getenv("CLAUDE_CODE_SESSION_ID")}, nil
+		}
 		return Project{}, fmt.Errorf("finding the project directory: %w", err)
 	}
 	p := Project{Dir: wd, Wd: wd, Session: e.Getenv("CLAUDE_CODE_SESSION_ID")}

@@ -108,12 +108,13 @@ func UndecodableTool(env Env, s Session, tool string, raw []byte, err error) Too
 }
 
 // stateFile reports whether s's project has a state file, and an error when
-// it cannot even be looked for (either way a loop may be running). With no
-// project folder to look in there is nothing to guard.
+// it cannot even be looked for (either way a loop may be running): a call
+// whose project cannot be found (no cwd in the input, and the hook's own
+// folder gone) is not one to let through (review X, F1).
 func stateFile(env Env, s Session) (state.Paths, bool, error) {
 	p, err := env.Paths(s)
 	if err != nil {
-		return p, false, nil
+		return p, false, fmt.Errorf("the project cannot be found, so whether a planning loop runs there cannot be checked: %w", err)
 	}
 	_, err = os.Lstat(p.State())
 	switch {
@@ -154,7 +155,19 @@ func openToolSession(env Env, s Session) (*txn, error) {
 		t.commit()
 		return nil, nil
 	}
-	if l := &t.file.Loop; l.Project != "" && !namesDir(l.Project, p.Project) || l.SessionID != "" && !l.HeldBy(s.ID) {
+	l := &t.file.Loop
+	if l.Project != "" && !namesDir(l.Project, p.Project) {
+		t.commit()
+		return nil, nil
+	}
+	if l.SessionID != "" && s.ID == "" {
+		// An input that names no session cannot be told apart from the
+		// planning session's (review X, F2: it was let through as
+		// another session's).
+		t.commit()
+		return nil, errors.New("the hook input names no session, and a planning loop runs in this project")
+	}
+	if l.SessionID != "" && !l.HeldBy(s.ID) {
 		t.commit()
 		return nil, nil
 	}

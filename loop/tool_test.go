@@ -51,3 +51,39 @@ func TestOurs(t *testing.T) {
 	noPlugin := ours(Env{Getenv: func(string) string { return "" }})
 	assert.False(t, noPlugin(launcher), "the launcher of no plugin")
 }
+
+// A tool call whose project cannot be placed, or whose session is not
+// named, is refused while a loop runs: review X found both let through (no
+// cwd with the hook's folder deleted; no session_id against a loop held by
+// a session).
+func TestToolCallsThatCannotBePlacedAreRefused(t *testing.T) {
+	env, p := heldLoop(t)
+	write := []byte(`{"file_path":"x","content":"y"}`)
+
+	// No cwd, the working folder gone: $CLAUDE_PROJECT_DIR names the project.
+	gone := env
+	gone.Getwd = func() (string, error) { return "", os.ErrNotExist }
+	gone.Getenv = func(k string) string {
+		if k == "CLAUDE_PROJECT_DIR" {
+			return p.Project
+		}
+		return ""
+	}
+	out := PreToolUse(gone, ToolEvent{Session: Session{ID: "s"}, Tool: "Write", Input: write})
+	assert.True(t, out.Deny, "the loop is found through $CLAUDE_PROJECT_DIR")
+	assert.Contains(t, out.Reason, "read-only")
+
+	// Not even that: nothing to look in, so nothing is let through.
+	gone.Getenv = func(string) string { return "" }
+	out = PreToolUse(gone, ToolEvent{Session: Session{ID: "s"}, Tool: "Write", Input: write})
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "the project cannot be found")
+
+	// No session named, against a loop held by one.
+	out = PreToolUse(env, ToolEvent{Session: Session{Cwd: p.Project}, Tool: "Write", Input: write})
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "names no session")
+	// Another session's call is still its own business.
+	out = PreToolUse(env, ToolEvent{Session: Session{ID: "other", Cwd: p.Project}, Tool: "Write", Input: write})
+	assert.False(t, out.Deny)
+}
