@@ -145,3 +145,39 @@ func TestStopNotDoneInTimeTellsTheUser(t *testing.T) {
 	assert.Contains(t, out.String(), `"systemMessage":"plansmith could not check the agent's last answer: plansmith did not finish within 50ms`)
 	assert.NotContains(t, out.String(), `"decision"`)
 }
+
+// An input whose stdin is left open is no reason to answer late: past the
+// deadline the call is refused (review X, F3: it was judged only when
+// stdin closed, 75 s later, after the client had run it), and a Stop tells
+// the user the turn went unchecked (F6).
+func TestAnInputThatNeverEndsIsAnsweredInTime(t *testing.T) {
+	oldJ, oldH := JudgeDeadline, HookDeadline
+	JudgeDeadline, HookDeadline = 50*time.Millisecond, 50*time.Millisecond
+	defer func() { JudgeDeadline, HookDeadline = oldJ, oldH }()
+	env, dir := guardedProject(t, func() string { return "/usr/bin" })
+	open := func(input string) io.Reader {
+		r, w := io.Pipe()
+		go w.Write([]byte(input)) // never closed
+		t.Cleanup(func() { w.Close() })
+		return r
+	}
+	var out bytes.Buffer
+	env.Stdin, env.Stdout = open(bashCall(dir, "ls")), &out
+	Run("pretooluse-loop", env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, out.String(), "the hook input did not end within 50ms")
+
+	out.Reset()
+	stop, _ := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "Stop", "last_assistant_message": "x"})
+	env.Stdin = open(string(stop))
+	Run("stop", env)
+	assert.Contains(t, out.String(), `"systemMessage":"plansmith could not check the agent's last answer: plansmith could not read this Stop's input (the hook input did not end within 50ms)`)
+
+	// No loop there: nothing to say.
+	out.Reset()
+	env.Getenv = func(string) string { return "" }
+	env.Getwd = func() (string, error) { return t.TempDir(), nil }
+	env.Stdin = open(string(stop))
+	Run("stop", env)
+	assert.Empty(t, out.String())
+}

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -74,7 +75,12 @@ func Run(event string, env loop.Env) {
 		fmt.Fprintf(env.Stderr, "plansmith: unknown hook event %q\n", event)
 		return
 	}
-	in, raw, err := readInput(env.Stdin)
+	start := time.Now()
+	deadline := HookDeadline
+	if judgesTools {
+		deadline = JudgeDeadline
+	}
+	in, raw, err := readInTime(env.Stdin, deadline)
 	tool := in.ToolName
 	if judgesTools && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
@@ -91,10 +97,14 @@ func Run(event string, env loop.Env) {
 			}
 		}
 		fmt.Fprintf(env.Stderr, "plansmith: %s hook: %v; ignoring this call\n", event, err)
+		if event == "stop" {
+			// The user hears that this turn went unchecked (review X, F6).
+			writeJSON(stopAnswer(loop.UnreadableStop(env, session(in), err)), env)
+		}
 		return
 	}
 	if !judgesTools {
-		writeJSON(inTime(event, HookDeadline, h, in, env, func(why string) any {
+		writeJSON(inTime(event, deadline, start, h, in, env, func(why string) any {
 			if event != "stop" {
 				return nil
 			}
@@ -105,9 +115,35 @@ func Run(event string, env loop.Env) {
 	// Claude Code lets a call through when the hook times out or answers
 	// nothing, so a command built to be slow to judge, or a project lookup
 	// that hangs, must not get that far.
-	writeJSON(inTime(event, JudgeDeadline, h, in, env, func(why string) any {
+	writeJSON(inTime(event, deadline, start, h, in, env, func(why string) any {
 		return unjudged(in, "plansmith's judging "+why)
 	}), env)
+}
+
+// readInTime is readInput within deadline: an input that has not ended by
+// then (stdin left open) is an error, so that the hook still answers well
+// inside the client's timeout (review X, F3: it answered at end of input,
+// 75 s later). The deadline covers the whole call: the work gets what the
+// reading left.
+func readInTime(r io.Reader, deadline time.Duration) (Input, []byte, error) {
+	type result struct {
+		in  Input
+		raw []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		in, raw, err := readInput(r)
+		done <- result{in, raw, err}
+	}()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res.in, res.raw, res.err
+	case <-timer.C:
+		return Input{}, nil, fmt.Errorf("the hook input did not end within %s", deadline)
+	}
 }
 
 // JudgeDeadline is how long PreToolUse may take to judge a call before it
@@ -120,12 +156,12 @@ var (
 	HookDeadline  = 45 * time.Second
 )
 
-// inTime runs h, answering within deadline: when h has not answered by
-// then, or panics, late answers in its place, told why ("did not finish
-// within 20s", "failed (…)"). Work cut short
-// when the process then exits leaves the state file as it was (it is only
-// ever replaced whole).
-func inTime(event string, deadline time.Duration, h handler, in Input, env loop.Env, late func(why string) any) any {
+// inTime runs h, answering within deadline of start (the call's start:
+// reading the input took part of it): when h has not answered by then, or
+// panics, late answers in its place, told why ("did not finish within
+// 20s", "failed (…)"). Work cut short when the process then exits leaves
+// the state file as it was (it is only ever replaced whole).
+func inTime(event string, deadline time.Duration, start time.Time, h handler, in Input, env loop.Env, late func(why string) any) any {
 	answer := make(chan any, 1)
 	go func() {
 		defer func() {
@@ -139,7 +175,7 @@ func inTime(event string, deadline time.Duration, h handler, in Input, env loop.
 	select {
 	case a := <-answer:
 		return a
-	case <-time.After(deadline):
+	case <-time.After(time.Until(start.Add(deadline))):
 		why := fmt.Sprintf("did not finish within %s", deadline)
 		fmt.Fprintf(env.Stderr, "plansmith: %s hook: %s\n", event, why)
 		return late(why)
@@ -364,11 +400,11 @@ func toolAnswer(o loop.ToolOutcome) any {
 }
 
 func promptAnswer(o loop.PromptOutcome) any {
-	if o.Context == "" {
+	if o.Context == "" && o.Message == "" {
 		return nil
 	}
 	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
 		HookEventName:     "UserPromptSubmit",
 		AdditionalContext: o.Context,
-	}}
+	}, SystemMessage: o.Message}
 }

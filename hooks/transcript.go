@@ -90,6 +90,11 @@ func transcriptLastMessage(path string, limit int64) (string, error) {
 	if err != nil {
 		return "", &NoAnswerError{Why: fmt.Sprintf("reading the transcript %s: %s", path, errText(err))}
 	}
+	if len(lines) == 0 {
+		// No answer found is not an empty answer (review X, F5: it was
+		// judged as one, and spent the loop's retries).
+		return "", &NoAnswerError{Why: fmt.Sprintf("the transcript %s holds no answer of the agent's after its last prompt, in its last %d MiB", path, limit>>20)}
+	}
 	var parts []string
 	for i := len(lines) - 1; i >= 0; i-- {
 		parts = append(parts, lines[i]...)

@@ -34,15 +34,24 @@ func TestLastMessageNoAnswer(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.jsonl")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	// A transcript whose last line is the user's: the answer is not there
+	// (yet), which is not an empty answer (review X, F5).
+	noAnswer := filepath.Join(dir, "prompt-last.jsonl")
+	require.NoError(t, os.WriteFile(noAnswer, []byte(`{"type":"assistant","message":{"content":"old"}}`+"\n"+`{"type":"user","message":{"content":"go on"}}`+"\n"), 0o644))
+	// One whose only answer is longer than the limit.
+	huge := filepath.Join(dir, "huge.jsonl")
+	require.NoError(t, os.WriteFile(huge, []byte(`{"type":"assistant","message":{"content":"`+strings.Repeat("x", maxTranscriptTail+10)+`"}}`+"\n"), 0o644))
 	cases := map[string]struct {
 		in   Input
 		want string
 	}{
-		"no field, no path": {Input{}, "neither last_assistant_message nor transcript_path"},
-		"missing":           {Input{TranscriptPath: "/nonexistent/t.jsonl"}, "/nonexistent/t.jsonl cannot be opened (no such file or directory)"},
-		"a folder":          {Input{TranscriptPath: dir}, "is not a regular file"},
-		"a device":          {Input{TranscriptPath: "/dev/zero"}, "/dev/zero is not a regular file"},
-		"a FIFO":            {Input{TranscriptPath: fifo}, "is not a regular file"},
+		"no field, no path":          {Input{}, "neither last_assistant_message nor transcript_path"},
+		"missing":                    {Input{TranscriptPath: "/nonexistent/t.jsonl"}, "/nonexistent/t.jsonl cannot be opened (no such file or directory)"},
+		"a folder":                   {Input{TranscriptPath: dir}, "is not a regular file"},
+		"a device":                   {Input{TranscriptPath: "/dev/zero"}, "/dev/zero is not a regular file"},
+		"a FIFO":                     {Input{TranscriptPath: fifo}, "is not a regular file"},
+		"no answer after the prompt": {Input{TranscriptPath: noAnswer}, "holds no answer of the agent's after its last prompt"},
+		"an answer past the limit":   {Input{TranscriptPath: huge}, "in its last 16 MiB"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

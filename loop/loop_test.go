@@ -107,9 +107,13 @@ func TestCorruptStateIsMovedAside(t *testing.T) {
 	assert.True(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash"}).Deny)
 	assert.False(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Read"}).Deny)
 	assert.FileExists(t, p.State())
-	Stop(env, StopEvent{Session: s, LastMessage: func() (string, error) { return "", nil }})
+	out := Stop(env, StopEvent{Session: s, LastMessage: func() (string, error) { return "", nil }})
 	assert.NoFileExists(t, p.State())
 	assert.Contains(t, stderr.String(), "loop deactivated, file kept at .claude/plansmith/archive/")
+	// The user is told, not only stderr (review X, F6).
+	assert.Equal(t, Finish, out.Kind)
+	assert.Contains(t, out.Message, "the planning loop's state file could not be read")
+	assert.Contains(t, out.Message, ".claude/plansmith/archive/")
 }
 
 func TestStartRefusesWhileALoopRuns(t *testing.T) {

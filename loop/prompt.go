@@ -3,6 +3,7 @@ package loop
 import (
 	"strings"
 
+	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
 
@@ -28,6 +29,9 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		t.dirty = true
 	}
 	if cancel {
+		if err := t.save(); err != nil {
+			return cancelHere(env, t, err)
+		}
 		return PromptOutcome{}
 	}
 	name := "messages/reminder.md"
@@ -58,4 +62,23 @@ func isCancelPrompt(prompt string) bool {
 		}
 	}
 	return false
+}
+
+// cancelHere ends the loop from the user's own /plansmith:cancel prompt
+// when the permission it gives the agent cannot be recorded (why: a full
+// disk, say): the agent's plansmith cancel would then be refused, and the
+// user told to type the very command they typed (review X, F4). Archiving
+// renames the state file, which needs no room on the disk.
+func cancelHere(env Env, t *txn, why error) PromptOutcome {
+	env.note("%v", why)
+	req := t.file.Loop.Request
+	dst, err := t.archive(state.ExitCancelled, env.Now())
+	if err != nil {
+		env.note("%v", err)
+		return PromptOutcome{Message: templates.Show("messages/cancel-not-recorded.md", map[string]any{
+			"Why": plainError(why), "Err": plainError(err)})}
+	}
+	text := templates.Show("messages/cancelled-here.md", map[string]any{
+		"Why": plainError(why), "Archive": t.paths.Rel(dst), "Request": templates.OneLine(req, 120)})
+	return PromptOutcome{Context: text, Message: text}
 }

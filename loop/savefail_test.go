@@ -274,3 +274,27 @@ func TestCancelWithAPlantedWorkFolder(t *testing.T) {
 	assert.Equal(t, Pause, out.Kind, "the lock cannot be had and a loop may be running: the user is told")
 	assert.Contains(t, out.Message, "could not check the agent's last answer")
 }
+
+// On a full disk the user's /plansmith:cancel cannot be recorded for the
+// agent's plansmith cancel, which the policy would then refuse (telling the
+// user to type what they just typed: review X, F4): the prompt's hook ends
+// the loop itself, by a rename that needs no room.
+func TestCancelPromptOnAFullDiskEndsTheLoop(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, _ := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	o := testOptions()
+	o.BlockTools, o.SessionID = true, "s"
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	fill()
+
+	out := PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, out.Message, "is cancelled, here and now")
+	assert.Contains(t, out.Message, "no space left on device")
+	assert.Equal(t, out.Message, out.Context, "the agent is told too: nothing is left for it to run")
+	_, err = os.Lstat(p.State())
+	assert.ErrorIs(t, err, os.ErrNotExist, "the loop is archived")
+	write := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
+	assert.False(t, write.Deny, "the project is no longer read-only")
+}

@@ -39,7 +39,11 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
 	var lock *lockError
+	var moved *movedAside
 	switch {
+	case errors.As(err, &moved):
+		return StopOutcome{Kind: Finish, ExitReason: state.ExitCorrupt, Message: strings.TrimSpace(templates.Show("messages/state-moved-aside.md",
+			map[string]any{"Why": plainError(moved.err.Err), "Archive": moved.archive}))}
 	case errors.As(err, &held):
 		return NotChecked(plainError(err), true)
 	case errors.As(err, &lock) && heldWithoutLock(p, ev.Session):
@@ -93,6 +97,17 @@ func saveFailed(at string, cause error) StopOutcome {
 		"Why":   plainError(cause),
 	})
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
+}
+
+// UnreadableStop answers a Stop whose input could not be read (err): where
+// a loop's state file is, the user hears that this turn went unchecked
+// (review X, F6: only stderr said so); elsewhere nothing.
+func UnreadableStop(env Env, s Session, err error) StopOutcome {
+	p, perr := env.Paths(s)
+	if perr != nil || !exists(p.State()) {
+		return StopOutcome{}
+	}
+	return NotChecked("plansmith could not read this Stop's input ("+plainError(err)+")", false)
 }
 
 // NotChecked is the answer when the agent's last answer could not be

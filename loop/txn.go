@@ -171,13 +171,13 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		return nil, err
 	case errors.As(err, &corrupt):
 		dst, aerr := t.archiveCorrupt(env.Now())
+		t.commit()
 		if aerr != nil {
 			env.note("%v; could not move it aside: %v", err, aerr)
-		} else {
-			env.note("%v; loop deactivated, file kept at %s", err, p.Rel(dst))
+			return nil, nil
 		}
-		t.commit()
-		return nil, nil
+		env.note("%v; loop deactivated, file kept at %s", err, p.Rel(dst))
+		return nil, &movedAside{err: corrupt, archive: p.Rel(dst)}
 	case err != nil:
 		env.note("%v", err)
 		if t != nil {
@@ -256,3 +256,13 @@ func (t *txn) close(env Env) {
 		env.note("%v", err)
 	}
 }
+
+// movedAside says that a state file could not be read and was moved aside,
+// which ends its loop: the hook that did it tells the user (review X, F6:
+// only stderr said so, which Claude Code does not show).
+type movedAside struct {
+	err     *state.CorruptError
+	archive string
+}
+
+func (m *movedAside) Error() string { return m.err.Error() + "; moved aside to " + m.archive }

@@ -210,8 +210,12 @@ func denyAnswer(reason string) *SpecificAnswer {
 
 func userPromptSubmit(in Input, env loop.Env) any {
 	o := loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt})
-	if o.Context == "" {
+	ctx := o.Context
+	if ctx == "" {
+		ctx = o.Message // Codex's answer has no message for the user; the agent passes it on
+	}
+	if ctx == "" {
 		return nil
 	}
-	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "UserPromptSubmit", AdditionalContext: o.Context}}
+	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "UserPromptSubmit", AdditionalContext: ctx}}
 }
