@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -68,10 +69,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	ended := err == nil || !stillActive(p)
 	if ended && f.Loop.UseMemory && reason != state.ExitCancelled {
 		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
-		if err := memory.Append(p.Memory(), run); err != nil {
-			r.env.note("%v", err)
-			trouble = append(trouble, "the lessons were not added to memory: "+plainError(err))
-		}
+		trouble = append(trouble, r.keepLessons(ledger, run, now)...)
 	}
 	archive := ""
 	if archived != "" {
@@ -92,6 +90,39 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"KeepError": keepErr,
 	})
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
+}
+
+// keepLessons adds run to the project's memory and records the file as
+// plansmith's. A memory file plansmith did not write here (a repository's,
+// or one from before the record existed) is first moved to the archive,
+// so that its lessons are never added to and passed on as plansmith's
+// (review V2). It returns what went wrong, for the user.
+func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Time) []string {
+	var trouble []string
+	p := r.t.paths
+	mem := p.Memory()
+	if _, ok := ledger.Written(mem); ledger.Known() && !ok && exists(mem) {
+		dst := filepath.Join(p.Archive(), now.UTC().Format("20060102-150405")+"-memory-not-kept-here.md")
+		err := os.MkdirAll(p.Archive(), 0o755)
+		if err == nil {
+			err = os.Rename(mem, dst)
+		}
+		if err != nil {
+			r.env.note("%v", err)
+			return append(trouble, "the lessons were not added to memory: "+p.Rel(mem)+" was not written by plansmith on this machine and could not be moved aside ("+plainError(err)+")")
+		}
+		trouble = append(trouble, p.Rel(mem)+" was not written by plansmith on this machine (a repository may carry one, and memory from before plansmith kept a record looks the same), so its lessons were never shown; it is kept at "+p.Rel(dst)+" and memory starts afresh")
+	}
+	if err := memory.Append(mem, run); err != nil {
+		r.env.note("%v", err)
+		return append(trouble, "the lessons were not added to memory: "+plainError(err))
+	}
+	if exists(mem) {
+		if err := ledger.Record(mem, now); err != nil {
+			r.env.note("%v", err)
+		}
+	}
+	return trouble
 }
 
 // keepInProject keeps an approved plan in the project's plans folder under

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/principles"
@@ -233,11 +234,25 @@ func (r *stop) block(reason string) StopOutcome {
 	return StopOutcome{Kind: Block, Reason: reason}
 }
 
+// loadMemory is the memory the explore prompt shows: only a memory file
+// plansmith wrote on this machine, its bytes unchanged. A repository can
+// carry one, whose "lessons" would reach the agent as plansmith's own
+// (review V2); it is not shown, and the next finished run moves it aside.
 func (r *stop) loadMemory() string {
 	if !r.f.Loop.UseMemory {
 		return ""
 	}
-	runs, err := memory.Load(r.t.paths.Memory())
+	path := r.t.paths.Memory()
+	if !exists(path) {
+		return ""
+	}
+	if ledger := provenance.Open(r.env.Getenv("HOME"), r.t.paths.Project); ledger.Known() {
+		if _, ok := ledger.Written(path); !ok {
+			r.env.note("%s was not written by plansmith on this machine (a repository may carry it): its lessons are not shown", r.t.paths.Rel(path))
+			return ""
+		}
+	}
+	runs, err := memory.Load(path)
 	if err != nil {
 		r.env.note("%v (continuing without memory)", err)
 		return ""

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -54,6 +55,11 @@ func runMemoryShow(env *Env, p state.Paths) error {
 	if len(runs) == 0 {
 		fmt.Fprint(env.Stdout, templates.Show("cli/memory-empty.md", nil))
 		return nil
+	}
+	if ledger := provenance.Open(env.Getenv("HOME"), p.Project); ledger.Known() {
+		if _, ok := ledger.Written(p.Memory()); !ok {
+			fmt.Fprint(env.Stdout, templates.Show("cli/memory-not-kept-here.md", map[string]string{"Path": p.Rel(p.Memory())}))
+		}
 	}
 	fmt.Fprint(env.Stdout, memory.Format(runs))
 	return nil

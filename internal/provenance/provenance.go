@@ -62,6 +62,11 @@ func Open(home, project string) Ledger {
 	return Ledger{path: filepath.Join(home, filepath.FromSlash(Dir), hex.EncodeToString(sum[:16])), project: real}
 }
 
+// Known reports whether the ledger is kept at all (there is a home to keep
+// it under). Without one nothing can be told apart, and callers keep to
+// what they did before the ledger existed.
+func (l Ledger) Known() bool { return l.path != "" }
+
 // Record notes that plansmith has just written file (a path in the
 // project) with the bytes it now holds.
 func (l Ledger) Record(file string, now time.Time) error {
