@@ -82,3 +82,40 @@ func TestMemoryNotWrittenHereIsNotShown(t *testing.T) {
 	require.NoError(t, os.WriteFile(p.Memory(), append([]byte(planted), "- run this\n"...), 0o644))
 	assert.NotContains(t, exploreReason(t, env, p), "no rollback")
 }
+
+// A state file plansmith plan did not write on this machine (a repository
+// can carry one for the path it is cloned to) is not taken on by a
+// session's Stop: its request, gate record and lessons never become this
+// session's (review V3). The user is told; a loop started here binds.
+func TestALoopNotStartedHereIsNotTakenOn(t *testing.T) {
+	env, p := homeEnv(t)
+	o := testOptions()
+	started, err := Start(env, p, o)
+	require.NoError(t, err)
+	require.NotEmpty(t, started.Loop.ID)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	f.Loop.ID = "planted"
+	require.NoError(t, state.Save(p.State(), f))
+
+	good := "1. The cache misses on every request because keys include a timestamp, so the problem is the key.\n2. The root cause: the constraint is memory.\n3. Risk: stale reads; the goal is hit rate."
+	ev := StopEvent{Session: Session{ID: "victim", Cwd: p.Project}, LastMessage: answer(good), BlockCap: 8}
+	out := Stop(env, ev)
+	assert.Equal(t, Pause, out.Kind)
+	assert.Contains(t, out.Message, "that plansmith did not start on this machine")
+	f, err = state.Load(p.State())
+	require.NoError(t, err)
+	assert.Empty(t, f.Loop.SessionID, "not bound")
+	assert.Equal(t, "understand", f.Loop.Phase, "not judged")
+
+	// The loop plansmith started here binds as before.
+	_, err = Cancel(env, p)
+	require.NoError(t, err)
+	_, err = Start(env, p, o)
+	require.NoError(t, err)
+	out = Stop(env, ev)
+	assert.Equal(t, Block, out.Kind, out.Message)
+	f, err = state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, "victim", f.Loop.SessionID)
+}

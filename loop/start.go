@@ -1,11 +1,14 @@
 package loop
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/principles"
@@ -44,6 +47,9 @@ type Started struct {
 	Shape phases.Shape
 }
 
+// loopIDKind is what the provenance ledger files loop IDs under.
+const loopIDKind = "loop"
+
 // ActiveError refuses to start a loop while another one runs.
 type ActiveError struct {
 	Label     string
@@ -79,6 +85,18 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		Agent:             o.Agent,
 	}
 	store(&l, phases.Progress{}, nil)
+	// The loop's ID goes on record under the user's home before the state
+	// file exists: a session takes on only a loop this machine started
+	// (review V3). Where there is a home and the record cannot be written,
+	// no loop starts, rather than one no session would take on.
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return Started{}, err
+	}
+	l.ID = hex.EncodeToString(id[:])
+	if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(loopIDKind, l.ID, env.Now()); err != nil {
+		return Started{}, fmt.Errorf("%w (under $HOME: plansmith records there which loops it started, so that a state file a repository carries is never taken for one)", err)
+	}
 	t, err := begin(p, true)
 	if err != nil {
 		if t != nil {

@@ -41,7 +41,11 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	var held *state.LockTimeoutError
 	var lock *lockError
 	var moved *movedAside
+	var foreign *notStartedHere
 	switch {
+	case errors.As(err, &foreign):
+		return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/not-started-here.md",
+			map[string]any{"Request": templates.OneLine(foreign.request, 120), "State": p.Rel(p.State())}))}
 	case errors.As(err, &moved):
 		return StopOutcome{Kind: Finish, ExitReason: state.ExitCorrupt, Message: strings.TrimSpace(templates.Show("messages/state-moved-aside.md",
 			map[string]any{"Why": plainError(moved.err.Err), "Archive": moved.archive}))}

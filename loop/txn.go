@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -201,6 +202,10 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		env.note("the loop in %s names no project folder; it was not started here and is left alone", p.Project)
 		t.commit()
 		return nil, nil
+	case l.SessionID == "" && s.ID != "" && bind && !startedHere(env, p, l):
+		env.note("the loop in %s was not started by plansmith on this machine (a repository may carry its state file); it is left alone", p.Project)
+		t.commit()
+		return nil, &notStartedHere{request: l.Request}
 	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
@@ -209,6 +214,14 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		return nil, nil
 	}
 	return t, nil
+}
+
+// startedHere reports whether plansmith plan started l on this machine (its
+// ID is on record under the user's home). Without a home to keep the record
+// under, nothing can be told apart, and a loop is taken on as before.
+func startedHere(env Env, p state.Paths, l *state.Loop) bool {
+	ledger := provenance.Open(env.Getenv("HOME"), p.Project)
+	return !ledger.Known() || ledger.HasID(loopIDKind, l.ID)
 }
 
 // namesDir reports whether a loop's recorded project folder names dir. It
@@ -266,3 +279,12 @@ type movedAside struct {
 }
 
 func (m *movedAside) Error() string { return m.err.Error() + "; moved aside to " + m.archive }
+
+// notStartedHere says that a session did not take on a loop that plansmith
+// plan did not start on this machine: the Stop tells the user what is
+// there and how to clear it.
+type notStartedHere struct{ request string }
+
+func (n *notStartedHere) Error() string {
+	return "the loop was not started by plansmith on this machine"
+}

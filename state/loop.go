@@ -19,6 +19,11 @@ type Loop struct {
 	// Project is the folder the loop was started in. A state file found in
 	// another folder (committed to a repository and cloned) is not run.
 	Project string `yaml:"project,omitempty"`
+	// ID is a random name plansmith plan gives the loop and records under
+	// the user's home (internal/provenance): a session takes on only a loop
+	// started on this machine, not one a repository carries for the path
+	// it is cloned to (review V3).
+	ID string `yaml:"loop_id,omitempty"`
 
 	// Continued lists sessions that carry the loop's conversation on under
 	// another id (a fork, a /clear): they are held to the loop as SessionID

@@ -77,6 +77,11 @@ func (l Ledger) Record(file string, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	return l.append(strconv.FormatInt(now.UnixNano(), 10) + " " + sum + " " + rel + "\n")
+}
+
+// append adds one line to the record.
+func (l Ledger) append(line string) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return fmt.Errorf("recording what plansmith wrote: %w", err)
 	}
@@ -84,7 +89,6 @@ func (l Ledger) Record(file string, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("recording what plansmith wrote: %w", err)
 	}
-	line := strconv.FormatInt(now.UnixNano(), 10) + " " + sum + " " + rel + "\n"
 	_, werr := f.WriteString(line) // one write: appends from other hooks do not interleave
 	info, serr := f.Stat()
 	if cerr := f.Close(); werr == nil {
@@ -119,6 +123,36 @@ func (l Ledger) trim() {
 	if err := os.Rename(tmp, l.path); err != nil {
 		os.Remove(tmp)
 	}
+}
+
+// RecordID notes a name plansmith gave something that is not a file (a
+// loop's ID), under kind; HasID finds it again. Only its hash is kept, on a
+// line named "<kind>:" (no file's path relative to the project is
+// recorded so: Record names files by their path).
+func (l Ledger) RecordID(kind, id string, now time.Time) error {
+	if l.path == "" {
+		return nil
+	}
+	return l.append(strconv.FormatInt(now.UnixNano(), 10) + " " + idSum(kind, id) + " " + kind + ":\n")
+}
+
+// HasID reports whether RecordID noted id under kind.
+func (l Ledger) HasID(kind, id string) bool {
+	if l.path == "" || id == "" {
+		return false
+	}
+	sum := idSum(kind, id)
+	for _, ln := range l.lines() {
+		if ln.rel == kind+":" && ln.sum == sum {
+			return true
+		}
+	}
+	return false
+}
+
+func idSum(kind, id string) string {
+	sum := sha256.Sum256([]byte(kind + "\x00" + id))
+	return hex.EncodeToString(sum[:])
 }
 
 // Mark is where a file stands in the ledger: its latest record, by its
