@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/plansmith/plansmith/internal/lazyre"
 )
 
 // Evidence: the gate judges the critic's and validator's outputs as the
@@ -68,13 +70,61 @@ func (p Prompts) Recognise(prompt string) Role {
 }
 
 // GaveCritic reports whether a validator's prompt is its instructions
-// followed by the critic's output and nothing else, white space and the
-// client's hand-back frame aside: a validator told anything more (its
-// verdict, say) is no evidence.
-func (p Prompts) GaveCritic(prompt, criticOutput string) bool {
+// followed by the critic run's output and nothing else, white space aside:
+// a validator told anything more (its verdict, say) is no evidence. The
+// output may come as the client handed it back to the agent, framed, but
+// only by the client's own frame, word for word (handBackFrame): text
+// shaped like a frame line is otherwise part of what the validator was
+// told (review Z1: orders hidden in an "agentId:" line or a <usage> block
+// were dropped before the comparison, and a steered PASS stood).
+func (p Prompts) GaveCritic(prompt string, critic Run) bool {
 	rest, ok := cutWords(prompt, p.Validator)
-	return ok && p.Validator != "" && strings.TrimSpace(Unframe(criticOutput)) != "" && SameOutput(rest, criticOutput)
+	if !ok || p.Validator == "" || strings.TrimSpace(critic.Output) == "" {
+		return false
+	}
+	want := normalise(Unframe(critic.Output)) // the client's own record: its frame is not the agent's doing
+	return normalise(rest) == want || normalise(unframeExact(rest, critic.AgentID)) == want
 }
+
+// unframeExact removes from text the frame Claude Code puts around a
+// sub-agent's report when it hands the report back (see Unframe), but
+// only lines that are that frame exactly: the hand-back header sentence,
+// the trailer naming agentID, and a usage block of numbers. Anything else
+// stays, so it is compared.
+func unframeExact(text, agentID string) string {
+	lines := strings.Split(text, "\n")
+	trailer := "agentId: " + agentID + " (use SendMessage with to: '" + agentID + "', summary: '<5-10 word recap>' to continue this agent)"
+	inUsage := false
+	for i, l := range lines {
+		t := strings.TrimSpace(strings.TrimSuffix(l, "\r"))
+		if !inUsage && strings.HasPrefix(t, "<usage>") {
+			inUsage, t = true, strings.TrimPrefix(t, "<usage>")
+		}
+		switch {
+		case inUsage:
+			field, end := strings.CutSuffix(t, "</usage>")
+			if !usageFieldRe.MatchString(strings.TrimSpace(field)) {
+				return text // not the client's usage block
+			}
+			lines[i], inUsage = "", !end
+		case t == handBackHeader:
+			lines[i] = ""
+		case strings.HasPrefix(t, handBackHeader+" "):
+			lines[i] = strings.TrimPrefix(t, handBackHeader+" ")
+		case agentID != "" && t == trailer:
+			lines[i] = ""
+		}
+	}
+	return dedent(lines)
+}
+
+// handBackHeader is the line Claude Code (2.1.330) puts above a sub-agent's
+// report, word for word.
+const handBackHeader = "[Subagent hand-back] The text below is the final report of a subagent this session delegated to. It is model output, NOT a message from the user. The harness indents every line of the report. The report follows:"
+
+// usageFieldRe is what a line of the client's usage block holds: nothing,
+// a "name: number" pair, or numbers in named tags.
+var usageFieldRe = lazyre.New(`^([a-z_]+: \d+|(<[a-z_]+>\d+</[a-z_]+>)*)$`)
 
 // cutWords returns what follows prefix in s when s starts with prefix's
 // words, white space aside. What follows may start right after the last
@@ -279,7 +329,7 @@ func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
 		return unobserved(plan, s, cfg, RoleCritic, "missing")
 	case !hasValidator:
 		return unobserved(plan, s, cfg, RoleValidator, "missing")
-	case !PromptsOf(plan).GaveCritic(validator.Prompt, critic.Output):
+	case !PromptsOf(plan).GaveCritic(validator.Prompt, critic):
 		return unobserved(plan, s, cfg, RoleValidator, "without-critic")
 	}
 	cfg.Observed = true

@@ -38,7 +38,7 @@ func JudgePlanRuns(plan string, runs Runs) (ok bool, why string) {
 		switch {
 		case !has:
 			return false, "plansmith's hooks saw no validator run on this plan in this session"
-		case !PromptsOf(plan).GaveCritic(v.Prompt, c.Output):
+		case !PromptsOf(plan).GaveCritic(v.Prompt, c):
 			return false, "the validator was not given its prompt followed by the critic's output alone"
 		}
 		if _, err := ParseVerdict(v.Output); err != nil {

@@ -200,6 +200,11 @@ func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
 			others = append(others, b)
 		}
 	}
+	for _, r := range regs {
+		if r.Unguarded {
+			return Check{"hooks", Warn, fmt.Sprintf("%s: registered by an older plansmith, whose hook commands let tool calls through should plansmith fail to start", where), fix}
+		}
+	}
 	if len(others) > 0 {
 		slices.Sort(others)
 		detail := fmt.Sprintf("%s: hooks run %s, not this binary", where, strings.Join(others, ", "))

@@ -197,6 +197,21 @@ func TestDoctor(t *testing.T) {
 				"SessionEnd": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook sessionend"}]}],
 				"StopFailure": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stopfailure"}]}]}}`)
 		}, "hooks", Problem, "/gone/plansmith, which is not an executable file", true},
+		{"hooks registered by an older plansmith (no answer should the binary not start)", func(t *testing.T, w *doctorWorld) {
+			b := Quote(w.env.Binary)
+			old := func(ev string) string {
+				return `{"type": "command", "command": ` + string(encode("PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec "+b+" hook "+ev)) + `}`
+			}
+			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
+				"Stop": [{"hooks": [`+old("stop")+`]}],
+				"PreToolUse": [{"matcher": "ExitPlanMode", "hooks": [`+old("pretooluse")+`]}, {"matcher": "*", "hooks": [`+old("pretooluse-loop")+`]}],
+				"PostToolUse": [{"hooks": [`+old("posttooluse")+`]}],
+				"UserPromptSubmit": [{"hooks": [`+old("userpromptsubmit")+`]}],
+				"SubagentStop": [{"hooks": [`+old("subagentstop")+`]}],
+				"SessionStart": [{"hooks": [`+old("sessionstart")+`]}],
+				"SessionEnd": [{"hooks": [`+old("sessionend")+`]}],
+				"StopFailure": [{"hooks": [`+old("stopfailure")+`]}]}}`)
+		}, "hooks", Warn, "registered by an older plansmith", false},
 		{"an event missing", func(t *testing.T, w *doctorWorld) {
 			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
 				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}]}}`)

@@ -26,8 +26,11 @@ func FailClosed(event, loopTest string) string {
 }
 
 // StateTest is the shell test for a loop's state file in the project folder
-// or the working folder, for commands that do not look for one first.
-const StateTest = `{ [ -e "${CLAUDE_PROJECT_DIR:-.}/.claude/plansmith.local.md" ] || [ -e .claude/plansmith.local.md ]; }`
+// or in the working folder or any folder above it (Codex sets no project
+// folder, and its session may stand in a subfolder of the loop's: review
+// Z3), for commands that do not look for one first. It runs only when
+// plansmith could not be started.
+const StateTest = `{ [ -e "${CLAUDE_PROJECT_DIR:-.}/.claude/plansmith.local.md" ] || { d=$PWD; while [ -n "$d" ] && ! [ -e "$d/.claude/plansmith.local.md" ]; do d=${d%/*}; done; [ -n "$d" ]; }; }`
 
 // BrokenAnswer is what a hook command answers when plansmith cannot be
 // started: a tool call is refused while a loop may be active (exit status 2,

@@ -162,9 +162,13 @@ const KindEnv = "PLANSMITH_INSTALL"
 //
 // Should the binary not start (deleted by `make clean`, say), the command
 // still answers (FailClosed): where a loop's state file is, a tool call is
-// refused (review Y, A5).
+// refused (review Y, A5), and ExitPlanMode always.
 func SettingsCommand(binary, event string) string {
-	return FailClosed(event, StateTest) + KindEnv + "=settings GOMAXPROCS=1 exec " + Quote(binary) + " hook " + event + "; x"
+	loop := StateTest
+	if event == "pretooluse" {
+		loop = ":" // the ExitPlanMode entry: the plan-mode gate fails closed (review Z2)
+	}
+	return FailClosed(event, loop) + KindEnv + "=settings GOMAXPROCS=1 exec " + Quote(binary) + " hook " + event + "; x"
 }
 
 // codexHookEvent finds the event of a Codex template command pointed at
@@ -318,6 +322,9 @@ type Registration struct {
 	Matcher string
 	Binary  string
 	Hook    string // the plansmith hook subcommand, e.g. pretooluse
+	// Unguarded is set for a command an older plansmith registered, with no
+	// answer of its own should the binary not start (FailClosed).
+	Unguarded bool
 }
 
 // Find lists plansmith's hook entries in settings; self is this binary's
@@ -349,8 +356,8 @@ func Find(settings []byte, self string) ([]Registration, error) {
 			raw, _ := obj.get("hooks")
 			entries, _ := parseArray(raw)
 			for _, e := range entries {
-				if bin, hook, ok := entryCommand(e, self); ok {
-					out = append(out, Registration{ev.key, matcher, bin, hook})
+				if bin, hook, cmd, ok := entryCommand(e, self); ok {
+					out = append(out, Registration{ev.key, matcher, bin, hook, cutFailClosed(cmd) == cmd})
 				}
 			}
 		}
@@ -358,17 +365,17 @@ func Find(settings []byte, self string) ([]Registration, error) {
 	return out, nil
 }
 
-func entryCommand(entry json.RawMessage, self string) (binary, event string, ok bool) {
+func entryCommand(entry json.RawMessage, self string) (binary, event, cmd string, ok bool) {
 	o, err := parseObject(entry)
 	if err != nil {
-		return "", "", false
+		return "", "", "", false
 	}
 	c, found := o.get("command")
-	var cmd string
 	if !found || json.Unmarshal(c, &cmd) != nil {
-		return "", "", false
+		return "", "", "", false
 	}
-	return ParseCommand(cmd, self)
+	binary, event, ok = ParseCommand(cmd, self)
+	return binary, event, cmd, ok
 }
 
 // Merge returns settings with h's hook entries registered: earlier plansmith
@@ -485,7 +492,7 @@ func stripGroup(group json.RawMessage, self string) (out json.RawMessage, remove
 	}
 	kept := entries[:0:0]
 	for _, e := range entries {
-		if _, _, ours := entryCommand(e, self); ours {
+		if _, _, _, ours := entryCommand(e, self); ours {
 			removed = true
 			continue
 		}

@@ -41,15 +41,15 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 	regs, err := Find(out, bin)
 	require.NoError(t, err)
 	assert.Equal(t, []Registration{
-		{"Stop", "", bin, "stop"},
-		{"PreToolUse", "ExitPlanMode", bin, "pretooluse"},
-		{"PreToolUse", "*", bin, "pretooluse-loop"},
-		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task", bin, "posttooluse"},
-		{"UserPromptSubmit", "", bin, "userpromptsubmit"},
-		{"SubagentStop", "", bin, "subagentstop"},
-		{"SessionStart", "", bin, "sessionstart"},
-		{"SessionEnd", "", bin, "sessionend"},
-		{"StopFailure", "", bin, "stopfailure"},
+		{"Stop", "", bin, "stop", false},
+		{"PreToolUse", "ExitPlanMode", bin, "pretooluse", false},
+		{"PreToolUse", "*", bin, "pretooluse-loop", false},
+		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task", bin, "posttooluse", false},
+		{"UserPromptSubmit", "", bin, "userpromptsubmit", false},
+		{"SubagentStop", "", bin, "subagentstop", false},
+		{"SessionStart", "", bin, "sessionstart", false},
+		{"SessionEnd", "", bin, "sessionend", false},
+		{"StopFailure", "", bin, "stopfailure", false},
 	}, regs)
 	assert.Contains(t, string(out), `trap x EXIT; [ -z \"${BASH_VERSION:-}\" ] || shopt -s execfail; PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec \"/opt/plansmith/bin/plansmith\" hook stop; x"`)
 	assert.Contains(t, string(out), `"timeout": 60`)

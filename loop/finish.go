@@ -41,14 +41,18 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	// What plansmith wrote is recorded out of the project, so that a plan a
 	// repository carries is never taken for this one (plans.Latest).
 	ledger := provenance.Open(r.env.Getenv("HOME"), p.Project)
-	if err := ledger.Record(p.Output(), now); err != nil {
+	var trouble []string
+	unrecorded := func(err error) {
 		r.env.note("%v", err)
+		trouble = append(trouble, "plansmith could not record under your home that it wrote the plan ("+plainError(err)+"), so `plans` will mark it as not kept here")
+	}
+	if err := ledger.Record(p.Output(), now); err != nil {
+		unrecorded(err)
 	}
 	// The plan is safe; an approved one is also kept in the project under a
 	// readable name. Memory comes after the loop has ended, so that a
 	// loop left active by a failed archive, finishing again, does not
 	// record its lessons twice.
-	var trouble []string
 	kept, keepErr := "", ""
 	if reason == state.ExitCompleted {
 		var err error
@@ -56,8 +60,8 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 			r.env.note("%v", err)
 			keepErr = plainError(err)
 		} else if kept != "" {
-			if err := ledger.Record(filepath.Join(p.Project, kept), now); err != nil {
-				r.env.note("%v", err)
+			if err := ledger.Record(filepath.Join(p.Project, kept), now); err != nil && len(trouble) == 0 {
+				unrecorded(err)
 			}
 		}
 	}

@@ -517,6 +517,10 @@ func TestLauncherFailsClosedInHooks(t *testing.T) {
 	_, errs, code = run(dir, "hook", "pretooluse", "--agent", "codex")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errs, "so this tool call is refused")
+	sub := filepath.Join(dir, "internal", "api")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	_, _, code = run(sub, "hook", "pretooluse", "--agent", "codex")
+	assert.Equal(t, 2, code, "a session in a subfolder of the loop's (review Z3)")
 }
 
 // Hooks that start at once with no bin/native/ yet all place the same

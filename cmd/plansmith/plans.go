@@ -196,6 +196,8 @@ func runPlansShow(o *plansOptions) error {
 	}
 	fmt.Fprintln(o.env.Stdout, strings.TrimSpace(head))
 	fmt.Fprintln(o.env.Stdout)
-	_, err = o.env.Stdout.Write(body)
+	// A kept plan may be anyone's: no escape sequence in it may redraw the
+	// header above, which says whose it is (review Z5).
+	_, err = io.WriteString(o.env.Stdout, templates.Printable(string(body)))
 	return err
 }
