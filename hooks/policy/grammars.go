@@ -294,6 +294,11 @@ var gitCommon = sync.OnceValue(func() []option {
 		opt("--output-indicator-context", required, ""),
 		opt("--ext-diff", flag, "git-option"),
 		opt("--textconv", flag, "git-option"),
+		// cat-file --filters runs the filter drivers the project's
+		// .gitattributes selects, from the user's own config: git-lfs
+		// writes .git/lfs and fetches from the project's .lfsconfig URL
+		// (review W2).
+		opt("--filters", flag, "git-option"),
 		opt("--text", flag, ""), // an exact name before an abbreviation, as git reads it
 		opt("--help", flag, "git-option"),
 		opt("--exec", required, "git-option"),
