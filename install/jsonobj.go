@@ -45,6 +45,11 @@ func parseObject(data []byte) (object, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, err
 		}
+		if _, dup := o.get(key); dup {
+			// Claude Code's JSON.parse keeps the last of two members of one
+			// name, and an edit of the first would go unread (review Y, C4).
+			return nil, fmt.Errorf("the key %q appears twice; merge the two into one", key)
+		}
 		o = append(o, member{key, raw})
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace

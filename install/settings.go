@@ -215,11 +215,18 @@ func Quote(path string) string {
 
 // ParseCommand recognises a plansmith hook command: its first word is a file
 // named plansmith (quoted or not, any folder), or is self (the binary being
-// installed, whatever its name), and the next two are "hook" and one of
+// installed, whatever its name), or the command is in FailClosed's form
+// (any name), and the next two are "hook" and one of
 // the hook subcommands the plugin's hooks/hooks.json runs. It returns the
 // binary's path and the event.
 func ParseCommand(cmd, self string) (binary, event string, ok bool) {
-	cmd = skipAssignments(cutFailClosed(strings.TrimSpace(cmd)))
+	cmd = strings.TrimSpace(cmd)
+	guarded := cutFailClosed(cmd)
+	// A command in plansmith's own fail-closed form is plansmith's, whatever
+	// the binary is called (review Y, C3: one installed as plansmith-0.1
+	// was left behind by uninstall and doubled by the next install).
+	anyName := guarded != cmd
+	cmd = skipAssignments(guarded)
 	if rest, ok := strings.CutPrefix(cmd, "exec "); ok {
 		cmd = strings.TrimLeft(rest, " \t")
 	}
@@ -228,7 +235,7 @@ func ParseCommand(cmd, self string) (binary, event string, ok bool) {
 		return "", "", false
 	}
 	base := filepath.Base(binary)
-	if base != "plansmith" && base != "plansmith.exe" && (self == "" || binary != self) {
+	if !anyName && base != "plansmith" && base != "plansmith.exe" && (self == "" || binary != self) {
 		return "", "", false
 	}
 	words := strings.Fields(strings.ReplaceAll(rest, ";", " ; ")) // a FailClosed command ends "hook EVENT; x"

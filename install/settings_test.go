@@ -151,6 +151,7 @@ func TestMergeRefusesBadSettings(t *testing.T) {
 		{"trailing data", `{} {}`, "line 1"},
 		{"hooks not an object", `{"hooks": []}`, `"hooks" must be an object`},
 		{"event not an array", `{"hooks": {"Stop": {}}}`, `"hooks.Stop" is not an array`},
+		{"two hooks keys (Claude Code reads the last)", `{"hooks": {"Stop": []}, "model": "x", "hooks": {"Stop": []}}`, `the key "hooks" appears twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,6 +229,11 @@ func TestParseCommand(t *testing.T) {
 		{`A="x y" /usr/bin/plansmith hook stop`, "", "", false},
 		{`n="${CLAUDE_PLUGIN_ROOT}/bin/native/plansmith"; exec "$n" hook stop`, "", "", false},
 		{``, "", "", false},
+		// The fail-closed form, new with the review Y fixes: plansmith's
+		// whatever the binary is called (review Y, C3).
+		{SettingsCommand("/opt/plansmith-0.1", "stop"), "/opt/plansmith-0.1", "stop", true},
+		{SettingsCommand("/opt/plansmith/bin/plansmith", "pretooluse-loop"), "/opt/plansmith/bin/plansmith", "pretooluse-loop", true},
+		{FailClosed("stop", StateTest) + `exec "/opt/other" status; x`, "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
