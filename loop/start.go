@@ -146,8 +146,14 @@ func (t *txn) clearLeftover() error {
 	switch {
 	case t.file == nil:
 		return nil
-	case t.active():
+	case t.active() && !foreign(t):
 		return &ActiveError{Label: label(t.file), StartedAt: t.file.Loop.StartedAt}
+	case t.active():
+		// Another folder's loop, which no hook here runs (a repository
+		// carried it): archived like a finished one, not a reason to
+		// refuse (review V8).
+		_, err := t.archive("elsewhere", t.file.Loop.StartedAt)
+		return err
 	}
 	reason := t.file.Loop.ExitReason
 	if reason == "" {

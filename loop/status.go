@@ -37,6 +37,10 @@ type View struct {
 	// PlanModeGate is the project's plan-mode gate switch; it applies with
 	// or without a loop.
 	PlanModeGate PlanModeGateView `json:"plan_mode_gate"`
+	// Elsewhere names the folder an active state file here was started in,
+	// when that is another folder: the hooks leave such a loop alone (a
+	// repository can carry one), so it is no loop of this project's.
+	Elsewhere string `json:"elsewhere,omitempty"`
 }
 
 // PlanModeGateView is the plan-mode gate's switch in a project.
@@ -57,7 +61,10 @@ func Status(env Env, p state.Paths) (View, error) {
 		return View{}, fmt.Errorf("%v\nRun '%s' to archive it", err, templates.CLI("cancel"))
 	}
 	v := View{}
-	if t.active() {
+	switch {
+	case t.active() && foreign(t):
+		v.Elsewhere = t.file.Loop.Project // review V8: it was shown as this project's loop
+	case t.active():
 		v = viewOf(t.file)
 	}
 	v.PlanModeGate = planModeGateView(p.Project)
@@ -127,4 +134,11 @@ func progressLine(seq []string, index int) string {
 		parts = append(parts, "["+phases.Iterate+"]")
 	}
 	return strings.Join(parts, " → ")
+}
+
+// foreign reports whether the txn's loop names another folder than the
+// one it was found in: the hooks never run it (openSessionAs).
+func foreign(t *txn) bool {
+	l := &t.file.Loop
+	return l.Project != "" && !namesDir(l.Project, t.paths.Project)
 }

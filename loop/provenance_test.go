@@ -119,3 +119,27 @@ func TestALoopNotStartedHereIsNotTakenOn(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "victim", f.Loop.SessionID)
 }
+
+// A state file naming another folder (committed and cloned) is no loop of
+// this project's: status says what it is, and plan archives it rather than
+// refuse to start (review V8).
+func TestAnotherFoldersLoopIsNotThisProjects(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	f.Loop.Project = "/home/someone/else"
+	require.NoError(t, state.Save(p.State(), f))
+
+	v, err := Status(env, p)
+	require.NoError(t, err)
+	assert.False(t, v.Active)
+	assert.Equal(t, "/home/someone/else", v.Elsewhere)
+
+	started, err := Start(env, p, testOptions())
+	require.NoError(t, err, "not refused as an active loop")
+	assert.Equal(t, p.Project, started.Loop.Project)
+	archived, _ := filepath.Glob(filepath.Join(p.Archive(), "*-elsewhere.md"))
+	assert.Len(t, archived, 1, "kept in the archive")
+}
