@@ -263,7 +263,7 @@ func TestCodexInstallTrustNeedsATrustedProject(t *testing.T) {
 func TestCodexInstallTrustSkipsARepositorysHook(t *testing.T) {
 	t.Parallel()
 	bin := BuildPlansmith(t)
-	e := NewCodexEnv(t, cs.Text("hi"), cs.Text("hi"))
+	e := NewCodexEnv(t, cs.Text("hi"))
 	ran := filepath.Join(t.TempDir(), "planted-hook-ran")
 	e.WriteProjectFile("tools/plansmith", "#!/bin/sh\necho \"$*\" >> '"+ran+"'\n")
 	require.NoError(t, os.Chmod(filepath.Join(e.Project, "tools", "plansmith"), 0o755))
@@ -276,10 +276,9 @@ func TestCodexInstallTrustSkipsARepositorysHook(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":")
+	// Not trusted, so Codex does not run it (TestCodexHookTrust shows an
+	// untrusted hook stays silent); it never ran meanwhile either.
 	assert.NotContains(t, string(out), filepath.Join(e.Project, ".codex", "hooks.json"), "the repository's hook is not trusted")
-
-	res = e.Run("hello")
-	require.Equal(t, 0, res.ExitCode)
 	_, err = os.Stat(ran)
 	assert.ErrorIs(t, err, os.ErrNotExist, "the repository's script did not run")
 }
