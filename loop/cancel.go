@@ -2,6 +2,8 @@ package loop
 
 import (
 	"errors"
+	"fmt"
+	"path/filepath"
 
 	"github.com/plansmith/plansmith/state"
 )
@@ -47,6 +49,8 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 			c.Unreadable = corrupt.Err
 		}
 		return c, nil
+	case errors.As(err, &link):
+		return Cancelled{}, linkedAway(p, link)
 	case err != nil:
 		return Cancelled{}, err
 	}
@@ -64,4 +68,17 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	}
 	c.Archive = p.Rel(dst)
 	return c, nil
+}
+
+// linkedAway explains a loop plansmith cannot end: a link among its folders
+// (.claude itself, say, made by a dotfiles setup after the loop started)
+// leads elsewhere, and plansmith never writes through one. Telling the user
+// to run cancel again would go round in circles (review X, F7).
+func linkedAway(p state.Paths, link *state.LinkError) error {
+	to, err := filepath.EvalSymlinks(link.Path)
+	if err != nil {
+		to = "where it leads"
+	}
+	return fmt.Errorf("%w\nplansmith cannot end the loop through it. To end it by hand, delete the loop's state file %s (behind the link, in %s), or remove the link %s",
+		link, p.Rel(p.State()), to, p.Rel(link.Path))
 }

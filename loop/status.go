@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -57,7 +58,11 @@ func Status(env Env, p state.Paths) (View, error) {
 	if t != nil {
 		t.commit() // a view needs no lock past the load
 	}
-	if err != nil {
+	var link *state.LinkError
+	switch {
+	case errors.As(err, &link) && link.Path != p.State():
+		return View{}, linkedAway(p, link)
+	case err != nil:
 		return View{}, fmt.Errorf("%v\nRun '%s' to archive it", err, templates.CLI("cancel"))
 	}
 	v := View{}
