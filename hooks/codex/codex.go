@@ -24,9 +24,11 @@ package codex
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
@@ -128,7 +130,46 @@ func Run(event string, env loop.Env) {
 		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; ignoring this call\n", event, err)
 		return
 	}
-	writeAnswer(env, h(in, env))
+	writeAnswer(env, judged(event, h, in, raw, env))
+}
+
+// Deadline is how long a Codex hook may take before it answers without its
+// work: Codex runs a tool call whose hook fails or times out, so a tool
+// call that could not be judged in time is refused wherever a loop may be
+// running, as for Claude Code (review Y, D: a panic here let it through).
+var Deadline = 20 * time.Second
+
+// judged runs h within Deadline. A PreToolUse whose judging panics or runs
+// late is refused where a loop may be running (loop.UndecodableTool); any
+// other hook then answers nothing.
+func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env loop.Env) any {
+	late := func(why string) any {
+		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %s\n", event, why)
+		if event != "pretooluse" {
+			return nil
+		}
+		if o := loop.UndecodableTool(env, session(in), in.ToolName, raw, errors.New("plansmith's judging "+why)); o.Deny {
+			return denyAnswer(o.Reason)
+		}
+		return nil
+	}
+	answer := make(chan any, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				answer <- late(fmt.Sprintf("failed (%v)", r))
+			}
+		}()
+		answer <- h(in, env)
+	}()
+	timer := time.NewTimer(Deadline)
+	defer timer.Stop()
+	select {
+	case a := <-answer:
+		return a
+	case <-timer.C:
+		return late(fmt.Sprintf("did not finish within %s", Deadline))
+	}
 }
 
 func writeAnswer(env loop.Env, out any) {

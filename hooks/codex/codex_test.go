@@ -107,3 +107,38 @@ func TestPreToolUseFailsClosedWhileALoopRuns(t *testing.T) {
 		})
 	}
 }
+
+// Codex runs a call whose hook fails or times out, so a PreToolUse whose
+// judging panics or runs past the deadline is refused while a loop runs
+// (review Y, D: a panic let the call through).
+func TestPreToolUseThatCannotJudgeRefuses(t *testing.T) {
+	in := `{"session_id":"s1","cwd":"","tool_name":"Bash","tool_input":{"command":"ls"}}`
+	setup := func(t *testing.T) (loop.Env, *bytes.Buffer) {
+		env, out, _ := testEnv(t, in)
+		p, err := env.Paths(loop.Session{})
+		require.NoError(t, err)
+		_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
+			MaxRetries: 3, BlockTools: true, Agent: "codex"})
+		require.NoError(t, err)
+		return env, out
+	}
+	saved := handlers["pretooluse"]
+	defer func() { handlers["pretooluse"] = saved }()
+
+	handlers["pretooluse"] = func(Input, loop.Env) any { panic("boom") }
+	env, out := setup(t)
+	Run("pretooluse", env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, out.String(), "plansmith's judging failed (boom)")
+
+	old := Deadline
+	Deadline = 20 * time.Millisecond
+	defer func() { Deadline = old }()
+	release := make(chan struct{})
+	defer close(release)
+	handlers["pretooluse"] = func(Input, loop.Env) any { <-release; return nil }
+	env, out = setup(t)
+	Run("pretooluse", env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, out.String(), "did not finish within 20ms")
+}
