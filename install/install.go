@@ -245,6 +245,11 @@ func writeSettings(o Options, data []byte, existed bool, did *string) error {
 func writeBackedUp(path string, data []byte, existed bool, now time.Time, did *string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // a settings file linked from a dotfiles folder stays a link
+	} else if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+		// A link whose target is not there yet (a dotfiles folder not
+		// cloned): replacing the link with a file would undo the user's
+		// setup (review Y, C5).
+		return fmt.Errorf("%s is a link to something that does not exist (%w); create its target, or remove the link, then install again", path, err)
 	}
 	mode := fs.FileMode(0o644)
 	if existed {
@@ -287,6 +292,7 @@ func backupFile(path string, now time.Time) (string, error) {
 		_, werr := f.Write(data)
 		cerr := f.Close()
 		if werr != nil || cerr != nil {
+			os.Remove(name) // no half-written backup is left behind (review Y, C5)
 			return "", fmt.Errorf("backing up %s to %s: %w", path, name, errors.Join(werr, cerr))
 		}
 		return name, nil

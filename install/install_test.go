@@ -143,6 +143,22 @@ func TestInstallKeepsASymlinkedSettingsFile(t *testing.T) {
 	assert.True(t, strings.Contains(string(got), "hook stop"))
 }
 
+// A settings link whose target is not there yet (a dotfiles folder not
+// cloned) is left a link: install says what to do instead of replacing it
+// with a file (review Y, C5).
+func TestInstallLeavesADanglingSettingsLink(t *testing.T) {
+	o := options(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	gone := filepath.Join(t.TempDir(), "dotfiles", "settings.json")
+	require.NoError(t, os.Symlink(gone, o.Settings()))
+	_, err := Install(o)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is a link to something that does not exist")
+	target, err := os.Readlink(o.Settings())
+	require.NoError(t, err, "still a link")
+	assert.Equal(t, gone, target)
+}
+
 func TestUninstallEmptiesALinkedSettingsFileInsteadOfRemovingIt(t *testing.T) {
 	o := options(t)
 	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
