@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // object is a JSON object that keeps its members in file order, with every
@@ -44,11 +45,6 @@ func parseObject(data []byte) (object, error) {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, err
-		}
-		if _, dup := o.get(key); dup {
-			// Claude Code's JSON.parse keeps the last of two members of one
-			// name, and an edit of the first would go unread (review Y, C4).
-			return nil, fmt.Errorf("the key %q appears twice; merge the two into one", key)
 		}
 		o = append(o, member{key, raw})
 	}
@@ -184,4 +180,23 @@ func position(data []byte, offset int64) (line, col int) {
 		}
 	}
 	return line, col
+}
+
+// refuseDuplicate fails when o has two members named one of keys: Claude
+// Code's JSON.parse keeps the last of them, and plansmith, editing the
+// first, would write what is never read (review Y, C4). Only the members
+// plansmith edits are checked, so a duplicate elsewhere (review AA8: a
+// second "model") does not stand in the way of install or uninstall.
+func refuseDuplicate(o object, where string, keys ...string) error {
+	seen := map[string]bool{}
+	for _, m := range o {
+		if len(keys) > 0 && !slices.Contains(keys, m.key) {
+			continue
+		}
+		if seen[m.key] {
+			return fmt.Errorf("%s has the key %q twice (Claude Code reads only the last); merge the two into one", where, m.key)
+		}
+		seen[m.key] = true
+	}
+	return nil
 }

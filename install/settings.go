@@ -529,6 +529,9 @@ func loadSettings(settings []byte) (object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the top level must be an object: %w", err)
 	}
+	if err := refuseDuplicate(doc, "the top level", "hooks"); err != nil {
+		return nil, err
+	}
 	return doc, nil
 }
 
@@ -540,6 +543,9 @@ func hooksObject(doc object) (object, error) {
 	hk, err := parseObject(raw)
 	if err != nil {
 		return nil, fmt.Errorf(`"hooks" must be an object: %w`, err)
+	}
+	if err := refuseDuplicate(hk, `"hooks"`); err != nil {
+		return nil, err
 	}
 	return hk, nil
 }

@@ -151,7 +151,8 @@ func TestMergeRefusesBadSettings(t *testing.T) {
 		{"trailing data", `{} {}`, "line 1"},
 		{"hooks not an object", `{"hooks": []}`, `"hooks" must be an object`},
 		{"event not an array", `{"hooks": {"Stop": {}}}`, `"hooks.Stop" is not an array`},
-		{"two hooks keys (Claude Code reads the last)", `{"hooks": {"Stop": []}, "model": "x", "hooks": {"Stop": []}}`, `the key "hooks" appears twice`},
+		{"two hooks keys (Claude Code reads the last)", `{"hooks": {"Stop": []}, "model": "x", "hooks": {"Stop": []}}`, `the top level has the key "hooks" twice`},
+		{"an event twice", `{"hooks": {"Stop": [], "Stop": []}}`, `"hooks" has the key "Stop" twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -312,4 +313,16 @@ func FuzzMerge(f *testing.F) {
 		require.NoError(t, err)
 		require.Empty(t, regs)
 	})
+}
+
+// A duplicate key plansmith does not edit is the user's business (review
+// AA8: a second "model" stood in the way of uninstall).
+func TestADuplicateKeyElsewhereIsLeftAlone(t *testing.T) {
+	in := `{"model": "opus", "model": "sonnet"}`
+	out, changed, err := Merge([]byte(in), hooksFor(t, bin))
+	require.NoError(t, err)
+	assert.True(t, changed)
+	_, changed, err = Remove(out, bin)
+	require.NoError(t, err)
+	assert.True(t, changed)
 }

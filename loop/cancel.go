@@ -62,6 +62,9 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	if c.Active {
 		c.Label = label(t.file)
 	}
+	if t.file.Loop.SessionID == "" {
+		retireID(env, p, &t.file.Loop) // ended unheld: its ID served
+	}
 	dst, err := t.archive(state.ExitCancelled, env.Now())
 	if err != nil {
 		return Cancelled{}, err
@@ -79,6 +82,6 @@ func linkedAway(p state.Paths, link *state.LinkError) error {
 	if err != nil {
 		to = "where it leads"
 	}
-	return fmt.Errorf("%w\nplansmith cannot end the loop through it. To end it by hand, delete the loop's state file %s (behind the link, in %s), or remove the link %s",
-		link, p.Rel(p.State()), to, p.Rel(link.Path))
+	return fmt.Errorf("%w\nplansmith cannot end the loop through it. The link %s leads to %s: if that is another project's folder, the loop there is that project's, so remove the link; if the link is yours and the loop this project's, delete the state file %s behind it by hand",
+		link, p.Rel(link.Path), to, p.Rel(p.State()))
 }

@@ -115,7 +115,7 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 			r.env.note("%v", err)
 			return append(trouble, "the lessons were not added to memory: "+p.Rel(mem)+" was not written by plansmith on this machine and could not be moved aside ("+plainError(err)+")")
 		}
-		trouble = append(trouble, p.Rel(mem)+" was not written by plansmith on this machine (a repository may carry one, and memory from before plansmith kept a record looks the same), so its lessons were never shown; it is kept at "+p.Rel(dst)+" and memory starts afresh")
+		trouble = append(trouble, p.Rel(mem)+" was not written by plansmith on this machine for this folder (a repository may carry one; memory from before plansmith kept a record, or from before the project moved, looks the same), so its lessons were never shown; it is kept at "+p.Rel(dst)+" and memory starts afresh")
 	}
 	if err := memory.Append(mem, run); err != nil {
 		r.env.note("%v", err)

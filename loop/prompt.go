@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/plansmith/plansmith/state"
@@ -15,7 +16,14 @@ import (
 // recorded instead (Loop.CancelAsked), as the one thing that lets the agent
 // run plansmith cancel while the loop keeps the session read-only.
 func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
-	t := openSession(env, ev.Session, true)
+	t, err := openSessionWith(env, ev.Session, true, state.Load)
+	var foreign *notStartedHere
+	if errors.As(err, &foreign) && isCancelPrompt(ev.Prompt) {
+		// A loop plansmith did not start here keeps tool calls read-only,
+		// and records no permission for the agent's plansmith cancel: the
+		// user's own /plansmith:cancel ends it here (review AA4).
+		return cancelForeign(env, ev.Session)
+	}
 	if t == nil {
 		return PromptOutcome{}
 	}
@@ -81,4 +89,20 @@ func cancelHere(env Env, t *txn, why error) PromptOutcome {
 	text := templates.Show("messages/cancelled-here.md", map[string]any{
 		"Why": plainError(why), "Archive": t.paths.Rel(dst), "Request": templates.OneLine(req, 120)})
 	return PromptOutcome{Context: text, Message: text}
+}
+
+// cancelForeign archives a loop plansmith did not start on this machine,
+// at the user's own /plansmith:cancel.
+func cancelForeign(env Env, s Session) PromptOutcome {
+	p, err := env.Paths(s)
+	if err == nil {
+		var c Cancelled
+		if c, err = Cancel(env, p); err == nil {
+			text := templates.Show("messages/cancelled-foreign.md", map[string]any{"Archive": c.Archive})
+			return PromptOutcome{Context: text, Message: text}
+		}
+	}
+	env.note("%v", err)
+	return PromptOutcome{Message: templates.Show("messages/cancel-not-recorded.md", map[string]any{
+		"Why": "the loop was not started by plansmith on this machine", "Err": plainError(err)})}
 }

@@ -272,11 +272,11 @@ func TestCancelWithAPlantedWorkFolder(t *testing.T) {
 	assert.ErrorAs(t, err, &link)
 	// Neither cancel nor status sends the user to cancel again: they say
 	// how to end the loop by hand (review X, F7).
-	assert.Contains(t, err.Error(), "To end it by hand, delete the loop's state file .claude/plansmith.local.md (behind the link, in "+moved+")")
+	assert.Contains(t, err.Error(), "The link .claude leads to "+moved+": if that is another project's folder, the loop there is that project's, so remove the link")
 	_, err = Status(env, p)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "Run 'plansmith cancel'")
-	assert.Contains(t, err.Error(), "or remove the link .claude")
+	assert.Contains(t, err.Error(), "delete the state file .claude/plansmith.local.md behind it by hand")
 	out := Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("1. too short"), BlockCap: 8})
 	assert.Equal(t, Pause, out.Kind, "the lock cannot be had and a loop may be running: the user is told")
 	assert.Contains(t, out.Message, "could not check the agent's last answer")

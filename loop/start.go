@@ -47,8 +47,12 @@ type Started struct {
 	Shape phases.Shape
 }
 
-// loopIDKind is what the provenance ledger files loop IDs under.
-const loopIDKind = "loop"
+// loopIDKind is what the provenance ledger files loop IDs under, and
+// retiredIDKind the IDs that served (retireID).
+const (
+	loopIDKind    = "loop"
+	retiredIDKind = "loop-retired"
+)
 
 // ActiveError refuses to start a loop while another one runs.
 type ActiveError struct {

@@ -202,13 +202,17 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		env.note("the loop in %s names no project folder; it was not started here and is left alone", p.Project)
 		t.commit()
 		return nil, nil
-	case l.SessionID == "" && s.ID != "" && bind && !startedHere(env, p, l):
+	case l.SessionID == "" && !startedHere(env, p, l):
+		// Bound or not: a resumed session's context, a prompt's reminder
+		// and a sub-agent's record are no more for such a loop than a Stop
+		// is (review AA1: SessionStart handed its request to the agent).
 		env.note("the loop in %s was not started by plansmith on this machine (a repository may carry its state file); it is left alone", p.Project)
 		t.commit()
 		return nil, &notStartedHere{request: l.Request}
 	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
+		retireID(env, p, l)
 	case l.SessionID != "" && !l.HeldBy(s.ID):
 		t.commit()
 		return nil, nil
@@ -216,12 +220,26 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	return t, nil
 }
 
-// startedHere reports whether plansmith plan started l on this machine (its
-// ID is on record under the user's home). Without a home to keep the record
-// under, nothing can be told apart, and a loop is taken on as before.
+// startedHere reports whether plansmith plan started l on this machine and
+// no session took it on yet (its ID is on record under the user's home,
+// and not retired). Without a home to keep the record under, nothing can
+// be told apart, and a loop is taken on as before.
 func startedHere(env Env, p state.Paths, l *state.Loop) bool {
 	ledger := provenance.Open(env.Getenv("HOME"), p.Project)
-	return !ledger.Known() || ledger.HasID(loopIDKind, l.ID)
+	return !ledger.Known() || ledger.HasID(loopIDKind, l.ID) && !ledger.HasID(retiredIDKind, l.ID)
+}
+
+// retireID records that l's ID has served: once a session holds the loop,
+// or it ended unheld, no state file carrying that ID is to be taken on
+// again. The archive keeps the ID in plain text, and a repository that
+// commits it could plant it (review AA3).
+func retireID(env Env, p state.Paths, l *state.Loop) {
+	if l.ID == "" {
+		return
+	}
+	if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(retiredIDKind, l.ID, env.Now()); err != nil {
+		env.note("%v", err)
+	}
 }
 
 // namesDir reports whether a loop's recorded project folder names dir. It

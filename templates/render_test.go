@@ -140,6 +140,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/clear-not-held.md":      map[string]any{"Label": label},
 		"messages/state-moved-aside.md":   map[string]any{"Why": "line 3: phase_index 12 is past the last phase", "Archive": ".claude/plansmith/archive/20260102-030405-corrupt.md"},
 		"messages/not-started-here.md":    map[string]any{"Request": request, "State": ".claude/plansmith.local.md"},
+		"messages/cancelled-foreign.md":   map[string]any{"Archive": ".claude/plansmith/archive/20260102-030405-cancelled.md"},
 		"messages/cancelled-here.md":      map[string]any{"Why": "no space left on device", "Archive": ".claude/plansmith/archive/20260102-030405-cancelled.md", "Request": request},
 		"messages/cancel-not-recorded.md": map[string]any{"Why": "no space left on device", "Err": "read-only file system"},
 		"messages/session-start.md": map[string]any{"Label": label, "Source": "compact", "Paused": true,

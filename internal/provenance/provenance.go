@@ -36,9 +36,10 @@ const (
 	// maxFile bounds what is read of a file to hash it: a plan is far
 	// smaller, and a larger file (a planted one, say) is no file of ours.
 	maxFile = 8 << 20
-	// maxRecord bounds the record; past it, the oldest lines go.
-	maxRecord = 64 << 10
-	keepLines = 200
+	// maxRecord bounds the record; past it, trim keeps what is still
+	// needed: each file's latest line and the newest keepIDs names.
+	maxRecord = 256 << 10
+	keepIDs   = 400
 )
 
 // Ledger is one project's record. The zero Ledger (no home) records
@@ -103,17 +104,40 @@ func (l Ledger) append(line string) error {
 	return nil
 }
 
-// trim keeps the newest lines of an overgrown record. A line appended by
-// another hook meanwhile may be lost; its file then reads as not kept here,
-// which errs on the safe side.
+// trim rewrites an overgrown record with what it still needs: each file's
+// latest line (a file no longer there goes) and the newest keepIDs
+// names. Keeping only the newest lines would drop the record of a file
+// written long ago and still in use, the memory say (review AA5). A line
+// appended by another hook meanwhile may be lost; its file then reads as
+// not kept here, which errs on the safe side.
 func (l Ledger) trim() {
 	lines := l.lines()
-	if len(lines) > keepLines {
-		lines = lines[len(lines)-keepLines:]
+	last := map[string]int{}
+	ids := 0
+	keep := make([]bool, len(lines))
+	for i := len(lines) - 1; i >= 0; i-- {
+		r := lines[i]
+		switch {
+		case strings.HasSuffix(r.rel, ":"):
+			if ids < keepIDs {
+				keep[i] = true
+				ids++
+			}
+		default:
+			if _, seen := last[r.rel]; seen {
+				continue
+			}
+			last[r.rel] = i
+			if _, err := os.Lstat(filepath.Join(l.project, filepath.FromSlash(r.rel))); err == nil {
+				keep[i] = true
+			}
+		}
 	}
 	var b strings.Builder
-	for _, r := range lines {
-		b.WriteString(strconv.FormatInt(r.when.UnixNano(), 10) + " " + r.sum + " " + r.rel + "\n")
+	for i, r := range lines {
+		if keep[i] {
+			b.WriteString(strconv.FormatInt(r.when.UnixNano(), 10) + " " + r.sum + " " + r.rel + "\n")
+		}
 	}
 	tmp := l.path + ".tmp-" + strconv.Itoa(os.Getpid())
 	if err := os.WriteFile(tmp, []byte(b.String()), 0o600); err != nil {

@@ -3,6 +3,7 @@ package provenance
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -92,4 +93,29 @@ func TestTheRecordIsTrimmed(t *testing.T) {
 	m, ok := l.Written(plan)
 	require.True(t, ok, "the newest record survives the trim")
 	assert.Equal(t, int64(1199), m.When.Unix())
+}
+
+// A file recorded long ago and still there keeps its record through every
+// trim, however many loops and files came after (review AA5: after about
+// 720 plans the memory's record was gone, and with it the memory).
+func TestAnOldRecordSurvivesTheTrim(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	mem := filepath.Join(project, "memory.md")
+	require.NoError(t, os.WriteFile(mem, []byte("lessons"), 0o644))
+	require.NoError(t, l.Record(mem, time.Unix(1, 0)))
+	gone := filepath.Join(project, "gone.md")
+	require.NoError(t, os.WriteFile(gone, []byte("x"), 0o644))
+	require.NoError(t, l.Record(gone, time.Unix(2, 0)))
+	require.NoError(t, os.Remove(gone))
+	for i := 0; i < 5000; i++ {
+		require.NoError(t, l.RecordID("loop", strconv.Itoa(i), time.Unix(int64(i), 0)))
+	}
+	_, ok := l.Written(mem)
+	assert.True(t, ok, "the memory's record survives")
+	assert.True(t, l.HasID("loop", "4999"), "the newest names survive")
+	assert.False(t, l.HasID("loop", "0"), "old names go")
+	for _, ln := range l.lines() {
+		assert.NotEqual(t, "gone.md", ln.rel, "a file no longer there goes")
+	}
 }
