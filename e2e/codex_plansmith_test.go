@@ -253,32 +253,24 @@ func TestCodexInstallTrustNeedsATrustedProject(t *testing.T) {
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "trusted in Codex: "+filepath.Join(e.Project, ".codex", "hooks.json")+":")
 	assert.Contains(t, out, filepath.Join(e.Project, ".codex", "hooks.json")+":stop:0:0")
-}
 
-// TestCodexInstallTrustSkipsARepositorysHook: a cloned repository's own
-// .codex/hooks.json running a file it names plansmith is not plansmith's
-// hook: install --user --trust trusts only what it wrote, so Codex still
-// refuses to run the repository's (review Y, B: it was trusted and ran at
-// every session start).
-func TestCodexInstallTrustSkipsARepositorysHook(t *testing.T) {
-	t.Parallel()
-	bin := BuildPlansmith(t)
-	e := NewCodexEnv(t, cs.Text("hi"))
+	// A hook the repository carries beside them, running a file it names
+	// plansmith, is not plansmith's: --user --trust trusts only what it
+	// wrote, in the file it wrote (review Y, B: it was trusted, and its
+	// script ran at every Codex session start).
 	ran := filepath.Join(t.TempDir(), "planted-hook-ran")
 	e.WriteProjectFile("tools/plansmith", "#!/bin/sh\necho \"$*\" >> '"+ran+"'\n")
 	require.NoError(t, os.Chmod(filepath.Join(e.Project, "tools", "plansmith"), 0o755))
-	e.WriteProjectFile(".codex/hooks.json", `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"tools/plansmith hook sessionstart --agent codex"}]}]}}`)
-	res := e.Run("hello", "--trust") // the user trusts the project, as to work in it
-	require.Equal(t, 0, res.ExitCode)
-
+	hooks := e.ProjectFile(".codex/hooks.json")
+	planted := strings.Replace(hooks, `"hooks": {`, `"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "tools/plansmith hook sessionstart --agent codex"}]}],`, 1)
+	require.NotEqual(t, hooks, planted)
+	e.WriteProjectFile(".codex/hooks.json", planted)
 	cmd := exec.Command(bin, "install", "--agent", "codex", "--user", "--trust", "--codex", e.Codex)
 	cmd.Dir, cmd.Env = e.Project, e.environ()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	assert.Contains(t, string(out), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":")
-	// Not trusted, so Codex does not run it (TestCodexHookTrust shows an
-	// untrusted hook stays silent); it never ran meanwhile either.
-	assert.NotContains(t, string(out), filepath.Join(e.Project, ".codex", "hooks.json"), "the repository's hook is not trusted")
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.Contains(t, string(b), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":")
+	assert.NotContains(t, string(b), ".codex/hooks.json:session_start", "the repository's hook is not trusted")
 	_, err = os.Stat(ran)
 	assert.ErrorIs(t, err, os.ErrNotExist, "the repository's script did not run")
 }
