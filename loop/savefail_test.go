@@ -305,3 +305,24 @@ func TestCancelPromptOnAFullDiskEndsTheLoop(t *testing.T) {
 	write := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
 	assert.False(t, write.Deny, "the project is no longer read-only")
 }
+
+// A bind whose save fails leaves the loop unbound on disk, and its ID
+// valid: the next Stop, once there is room, takes it on (its ID is spent
+// only once the binding is saved).
+func TestABindThatCannotBeSavedKeepsTheLoop(t *testing.T) {
+	env, p := homeEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	good := "1. The cache misses on every request because keys include a timestamp, so the problem is the key.\n2. The root cause: the constraint is memory.\n3. Risk: stale reads; the goal is hit rate."
+	ev := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer(good), BlockCap: 8}
+	fill()
+	out := Stop(env, ev)
+	assert.Equal(t, Pause, out.Kind)
+	assert.NotContains(t, out.Message, "did not start on this machine")
+	free()
+	out = Stop(env, ev)
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "draft [2/3]")
+}

@@ -23,6 +23,9 @@ type txn struct {
 	unlock func()
 	dirty  bool // file changed: save it at commit
 	ended  bool // file archived (or moved aside): nothing to save
+	// saved runs once the file is saved: what may only follow a change
+	// that reached the disk (retireID after a bind).
+	saved func()
 }
 
 // begin locks the project and loads its state file. With no state file,
@@ -117,6 +120,10 @@ func (t *txn) save() error {
 		return err
 	}
 	t.dirty = false
+	if f := t.saved; f != nil {
+		t.saved = nil
+		f()
+	}
 	return nil
 }
 
@@ -212,7 +219,9 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
-		retireID(env, p, l)
+		// The ID is spent once the binding is on disk: a bind whose save
+		// fails (a full disk) leaves the loop unbound, for a later Stop.
+		t.saved = func() { retireID(env, p, l) }
 	case l.SessionID != "" && !l.HeldBy(s.ID):
 		t.commit()
 		return nil, nil
