@@ -523,6 +523,25 @@ func TestLauncherFailsClosedInHooks(t *testing.T) {
 	assert.Equal(t, 2, code, "a session in a subfolder of the loop's (review Z3)")
 }
 
+// The launcher's answers are install.BrokenAnswer's, written out in shell:
+// the same look for a loop, the same words.
+func TestLauncherAnswersAsTheHookCommandsDo(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "bin", "plansmith"))
+	require.NoError(t, err)
+	assert.Contains(t, string(src), "loop='"+install.StateTest+"'")
+	for _, ev := range []string{"pretooluse", "stop"} {
+		answer := install.BrokenAnswer(ev, ":")
+		_, msg, _ := strings.Cut(answer, "its binary could not be started")
+		msg, _, _ = strings.Cut(msg, "'")
+		msg = strings.ReplaceAll(msg, "reinstall plansmith (or, for the plugin, delete its bin/native/ folder so that its launcher places the binary again)", "$fix")
+		if ev == "stop" {
+			msg, _, _ = strings.Cut(strings.TrimSuffix(msg, `"}`), `"}`)
+			msg = strings.ReplaceAll(msg, "$fix", "reinstall plansmith (or, for the plugin, delete its bin/native/ folder so that its launcher places the binary again)")
+		}
+		assert.Contains(t, string(src), "its binary could not be started"+msg, ev)
+	}
+}
+
 // Hooks that start at once with no bin/native/ yet all place the same
 // checked binary; each runs it (review Y, A2: GNU mv refused to rename one
 // hard link onto the other and every hook but the first failed, leaving
