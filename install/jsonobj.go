@@ -200,3 +200,48 @@ func refuseDuplicate(o object, where string, keys ...string) error {
 	}
 	return nil
 }
+
+// duplicateKey finds a key that appears twice in one object anywhere in
+// data (a hook entry with two "command"s, say: review AB4). "" when none.
+func duplicateKey(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type level struct {
+		object bool
+		keys   map[string]bool
+		key    bool // the next token of an object is a key
+	}
+	var stack []*level
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var top *level
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.key {
+			if k, ok := tok.(string); ok {
+				if top.keys[k] {
+					return k
+				}
+				top.keys[k] = true
+				top.key = false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &level{object: true, keys: map[string]bool{}, key: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &level{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].key = true // a value ended: a key comes next
+		}
+	}
+}

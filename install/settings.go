@@ -544,8 +544,10 @@ func hooksObject(doc object) (object, error) {
 	if err != nil {
 		return nil, fmt.Errorf(`"hooks" must be an object: %w`, err)
 	}
-	if err := refuseDuplicate(hk, `"hooks"`); err != nil {
-		return nil, err
+	if k := duplicateKey(raw); k != "" {
+		// Within what plansmith edits, every duplicate matters: it reads
+		// the first, Claude Code's JSON.parse the last (review AB4).
+		return nil, fmt.Errorf(`"hooks" has the key %q twice in one object (Claude Code reads only the last); merge the two into one`, k)
 	}
 	return hk, nil
 }

@@ -153,6 +153,7 @@ func TestMergeRefusesBadSettings(t *testing.T) {
 		{"event not an array", `{"hooks": {"Stop": {}}}`, `"hooks.Stop" is not an array`},
 		{"two hooks keys (Claude Code reads the last)", `{"hooks": {"Stop": []}, "model": "x", "hooks": {"Stop": []}}`, `the top level has the key "hooks" twice`},
 		{"an event twice", `{"hooks": {"Stop": [], "Stop": []}}`, `"hooks" has the key "Stop" twice`},
+		{"a command twice in a hook entry", `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "plansmith hook stop", "command": "true"}]}]}}`, `"hooks" has the key "command" twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

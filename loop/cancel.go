@@ -62,9 +62,7 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	if c.Active {
 		c.Label = label(t.file)
 	}
-	if t.file.Loop.SessionID == "" {
-		retireID(env, p, &t.file.Loop) // ended unheld: its ID served
-	}
+	retireID(env, p, &t.file.Loop) // ended: its ID served
 	dst, err := t.archive(state.ExitCancelled, env.Now())
 	if err != nil {
 		return Cancelled{}, err

@@ -65,6 +65,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 			}
 		}
 	}
+	retireID(r.env, p, &f.Loop) // ended: its ID served (the archive keeps it in plain text)
 	archived, err := r.t.archive(reason, now)
 	if err != nil {
 		r.env.note("%v", err)

@@ -121,10 +121,15 @@ func TestUnboundLoopWithoutAFolderIsNotTakenOn(t *testing.T) {
 	before, err := os.ReadFile(p.State())
 	require.NoError(t, err)
 	out := Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("too short"), BlockCap: 8})
-	assert.Equal(t, StopOutcome{}, out, "nothing to drive")
+	assert.Equal(t, Pause, out.Kind, "nothing to drive, but the user is told (review AB3)")
+	assert.Contains(t, out.Message, "that plansmith did not start on this machine")
 	after, err := os.ReadFile(p.State())
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "left as it was")
+	// The user's /plansmith:cancel ends it: tool calls stayed read-only.
+	prompt := PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, prompt.Message, "is cancelled")
+	assert.NoFileExists(t, p.State())
 }
 
 // A loop's project folder counts only when it names one folder for every

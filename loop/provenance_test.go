@@ -182,3 +182,31 @@ func TestAPlantedLoopGetsNothingAcross(t *testing.T) {
 	assert.Contains(t, prompt.Message, "is cancelled")
 	assert.NoFileExists(t, p.State())
 }
+
+// A loop started for a session (as /plansmith:plan starts it) is never to
+// be taken on by a Stop, so its ID, which its archive keeps in plain text,
+// binds no copy; and an ended loop's ID is spent (review AB1: such IDs
+// stayed valid, and a reactivated archive was bound and its request shown).
+func TestAnArchivedLoopsIDBindsNoCopy(t *testing.T) {
+	env, p := homeEnv(t)
+	o := testOptions()
+	o.SessionID = "s"
+	started, err := Start(env, p, o)
+	require.NoError(t, err)
+	saved, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	_, err = Cancel(env, p)
+	require.NoError(t, err)
+
+	reactivated := strings.Replace(string(saved), `session_id: "s"`, `session_id: ""`, 1)
+	require.NotEqual(t, string(saved), reactivated)
+	require.NoError(t, os.WriteFile(p.State(), []byte(reactivated), 0o644))
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	require.Equal(t, started.Loop.ID, f.Loop.ID)
+	out := SessionStart(env, SessionEvent{Session: Session{ID: "victim", Cwd: p.Project}, Source: "resume"})
+	assert.Empty(t, out.Context)
+	stop := Stop(env, StopEvent{Session: Session{ID: "victim", Cwd: p.Project}, LastMessage: answer("x"), BlockCap: 8})
+	assert.Equal(t, Pause, stop.Kind)
+	assert.Contains(t, stop.Message, "that plansmith did not start on this machine")
+}

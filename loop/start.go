@@ -98,8 +98,14 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		return Started{}, err
 	}
 	l.ID = hex.EncodeToString(id[:])
-	if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(loopIDKind, l.ID, env.Now()); err != nil {
-		return Started{}, fmt.Errorf("%w (under $HOME: plansmith records there which loops it started, so that a state file a repository carries is never taken for one)", err)
+	// A loop started for a session (/plansmith:plan passes its id) is held
+	// from the start and never taken on by a Stop: its ID needs no record,
+	// and a copy of it (the archive keeps it) is taken on by nothing
+	// (review AB1).
+	if l.SessionID == "" {
+		if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(loopIDKind, l.ID, env.Now()); err != nil {
+			return Started{}, fmt.Errorf("%w (under $HOME: plansmith records there which loops it started, so that a state file a repository carries is never taken for one)", err)
+		}
 	}
 	t, err := begin(p, true)
 	if err != nil {

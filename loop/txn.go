@@ -208,7 +208,7 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		// not taken on.
 		env.note("the loop in %s names no project folder; it was not started here and is left alone", p.Project)
 		t.commit()
-		return nil, nil
+		return nil, &notStartedHere{request: l.Request} // the user is told, and /plansmith:cancel ends it (review AB3)
 	case l.SessionID == "" && !startedHere(env, p, l):
 		// Bound or not: a resumed session's context, a prompt's reminder
 		// and a sub-agent's record are no more for such a loop than a Stop
