@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/internal/deadline"
 	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
 )
@@ -76,11 +78,11 @@ func Run(event string, env loop.Env) {
 		return
 	}
 	start := time.Now()
-	deadline := HookDeadline
+	limit := HookDeadline
 	if judgesTools {
-		deadline = JudgeDeadline
+		limit = JudgeDeadline
 	}
-	in, raw, err := readInTime(env.Stdin, deadline)
+	in, raw, err := readInTime(env.Stdin, start, limit)
 	tool := in.ToolName
 	if judgesTools && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
@@ -104,7 +106,7 @@ func Run(event string, env loop.Env) {
 		return
 	}
 	if !judgesTools {
-		writeJSON(inTime(event, deadline, start, h, in, env, func(why string) any {
+		writeJSON(inTime(event, limit, start, h, in, env, func(why string) any {
 			if event != "stop" {
 				return nil
 			}
@@ -115,35 +117,29 @@ func Run(event string, env loop.Env) {
 	// Claude Code lets a call through when the hook times out or answers
 	// nothing, so a command built to be slow to judge, or a project lookup
 	// that hangs, must not get that far.
-	writeJSON(inTime(event, deadline, start, h, in, env, func(why string) any {
+	writeJSON(inTime(event, limit, start, h, in, env, func(why string) any {
 		return unjudged(in, "plansmith's judging "+why)
 	}), env)
 }
 
-// readInTime is readInput within deadline: an input that has not ended by
+// readInTime is readInput within limit: an input that has not ended by
 // then (stdin left open) is an error, so that the hook still answers well
 // inside the client's timeout (review X, F3: it answered at end of input,
-// 75 s later). The deadline covers the whole call: the work gets what the
+// 75 s later). The limit covers the whole call: the work gets what the
 // reading left.
-func readInTime(r io.Reader, deadline time.Duration) (Input, []byte, error) {
+func readInTime(r io.Reader, start time.Time, limit time.Duration) (Input, []byte, error) {
 	type result struct {
 		in  Input
 		raw []byte
 		err error
 	}
-	done := make(chan result, 1)
-	go func() {
+	res := deadline.Within(start, limit, func() result {
 		in, raw, err := readInput(r)
-		done <- result{in, raw, err}
-	}()
-	timer := time.NewTimer(deadline)
-	defer timer.Stop()
-	select {
-	case res := <-done:
-		return res.in, res.raw, res.err
-	case <-timer.C:
-		return Input{}, nil, fmt.Errorf("the hook input did not end within %s", deadline)
-	}
+		return result{in, raw, err}
+	}, func(why string) result {
+		return result{err: errors.New("the hook input " + strings.Replace(why, "did not finish", "did not end", 1))}
+	})
+	return res.in, res.raw, res.err
 }
 
 // JudgeDeadline is how long PreToolUse may take to judge a call before it
@@ -156,30 +152,16 @@ var (
 	HookDeadline  = 45 * time.Second
 )
 
-// inTime runs h, answering within deadline of start (the call's start:
+// inTime runs h, answering within limit of start (the call's start:
 // reading the input took part of it): when h has not answered by then, or
 // panics, late answers in its place, told why ("did not finish within
 // 20s", "failed (…)"). Work cut short when the process then exits leaves
 // the state file as it was (it is only ever replaced whole).
-func inTime(event string, deadline time.Duration, start time.Time, h handler, in Input, env loop.Env, late func(why string) any) any {
-	answer := make(chan any, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				fmt.Fprintf(env.Stderr, "plansmith: internal error in the %s hook: %v\n", event, r)
-				answer <- late(fmt.Sprintf("failed (%v)", r))
-			}
-		}()
-		answer <- h(in, env)
-	}()
-	select {
-	case a := <-answer:
-		return a
-	case <-time.After(time.Until(start.Add(deadline))):
-		why := fmt.Sprintf("did not finish within %s", deadline)
+func inTime(event string, limit time.Duration, start time.Time, h handler, in Input, env loop.Env, late func(why string) any) any {
+	return deadline.Within(start, limit, func() any { return h(in, env) }, func(why string) any {
 		fmt.Fprintf(env.Stderr, "plansmith: %s hook: %s\n", event, why)
 		return late(why)
-	}
+	})
 }
 
 // unjudged refuses a call whose judging ran out of time or failed,

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/deadline"
 	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
 )
@@ -153,23 +154,7 @@ func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env
 		}
 		return nil
 	}
-	answer := make(chan any, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				answer <- late(fmt.Sprintf("failed (%v)", r))
-			}
-		}()
-		answer <- h(in, env)
-	}()
-	timer := time.NewTimer(Deadline)
-	defer timer.Stop()
-	select {
-	case a := <-answer:
-		return a
-	case <-timer.C:
-		return late(fmt.Sprintf("did not finish within %s", Deadline))
-	}
+	return deadline.Within(time.Now(), Deadline, func() any { return h(in, env) }, late)
 }
 
 func writeAnswer(env loop.Env, out any) {
