@@ -153,7 +153,9 @@ func (c *rpc) plansmithHooks(project string, ours func(codexHook) bool) ([]codex
 	return out, nil
 }
 
-// samePath reports whether two paths name one file, links resolved.
+// samePath reports whether two paths name one file or folder, links
+// resolved (the hooks file Codex lists and the one install wrote; a loop's
+// recorded folder and the project).
 func samePath(a, b string) bool {
 	if a == "" || b == "" {
 		return false

@@ -277,21 +277,11 @@ func loopCheck(p state.Paths, now time.Time) Check {
 		return Check{"loop", Problem, fmt.Sprintf("%s cannot be read as a loop (%v); hooks ignore it", rel, unwrapCorrupt(err)),
 			"run '" + templates.CLI("cancel") + "' to archive it"}
 	}
-	if l := f.Loop; l.Active && l.Project != "" && !sameFolder(l.Project, p.Project) {
+	if l := f.Loop; l.Active && l.Project != "" && !samePath(l.Project, p.Project) {
 		return Check{"loop", Warn, fmt.Sprintf("%s holds a loop started in another folder (%s), which the hooks leave alone (a repository can carry such a file)", rel, l.Project),
 			"run '" + templates.CLI("cancel") + "' to archive it"}
 	}
 	return LoopCheck(rel, f.Loop, now.Sub(info.ModTime()))
-}
-
-// sameFolder reports whether a and b name one folder, links resolved.
-func sameFolder(a, b string) bool {
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	if err1 != nil || err2 != nil {
-		return filepath.Clean(a) == filepath.Clean(b)
-	}
-	return ra == rb
 }
 
 func unwrapCorrupt(err error) error {
