@@ -183,7 +183,7 @@ func SessionEnd(env Env, ev SessionEvent) {
 		return
 	}
 	l := &f.Loop
-	if !l.Active || !l.HeldBy(ev.ID) || l.Project != "" && !namesDir(l.Project, p.Project) {
+	if !l.Active || !l.HeldBy(ev.ID) || elsewhere(l, p.Project) {
 		return
 	}
 	note := []byte(fmt.Sprintf("%s %s %d\n", ev.ID, env.parent(), env.Now().UnixNano()))
@@ -223,7 +223,7 @@ func continueLoop(env Env, s Session, source string) (left string) {
 		return ""
 	}
 	l := &t.file.Loop
-	if l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || l.Project != "" && !namesDir(l.Project, p.Project) {
+	if l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || elsewhere(l, p.Project) {
 		return ""
 	}
 	if source == "clear" {

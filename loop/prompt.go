@@ -14,7 +14,9 @@ import (
 // The cancel command's own prompt gets nothing: resuming the loop it ends
 // would tell the agent to carry on with a phase in the same breath. It is
 // recorded instead (Loop.CancelAsked), as the one thing that lets the agent
-// run plansmith cancel while the loop keeps the session read-only.
+// run plansmith cancel while the loop keeps the session read-only; when it
+// cannot be recorded, or the loop is one plansmith did not start here, the
+// prompt's hook ends the loop itself (cancelHere, cancelForeign).
 func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var foreign *notStartedHere

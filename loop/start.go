@@ -156,7 +156,7 @@ func (t *txn) clearLeftover() error {
 	switch {
 	case t.file == nil:
 		return nil
-	case t.active() && !foreign(t):
+	case t.active() && !elsewhere(&t.file.Loop, t.paths.Project):
 		return &ActiveError{Label: label(t.file), StartedAt: t.file.Loop.StartedAt}
 	case t.active():
 		// Another folder's loop, which no hook here runs (a repository

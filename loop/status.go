@@ -67,7 +67,7 @@ func Status(env Env, p state.Paths) (View, error) {
 	}
 	v := View{}
 	switch {
-	case t.active() && foreign(t):
+	case t.active() && elsewhere(&t.file.Loop, t.paths.Project):
 		v.Elsewhere = t.file.Loop.Project // review V8: it was shown as this project's loop
 	case t.active():
 		v = viewOf(t.file)
@@ -139,11 +139,4 @@ func progressLine(seq []string, index int) string {
 		parts = append(parts, "["+phases.Iterate+"]")
 	}
 	return strings.Join(parts, " → ")
-}
-
-// foreign reports whether the txn's loop names another folder than the
-// one it was found in: the hooks never run it (openSessionAs).
-func foreign(t *txn) bool {
-	l := &t.file.Loop
-	return l.Project != "" && !namesDir(l.Project, t.paths.Project)
 }

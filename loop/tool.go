@@ -156,7 +156,7 @@ func openToolSession(env Env, s Session) (*txn, error) {
 		return nil, nil
 	}
 	l := &t.file.Loop
-	if l.Project != "" && !namesDir(l.Project, p.Project) {
+	if elsewhere(l, p.Project) {
 		t.commit()
 		return nil, nil
 	}

@@ -90,7 +90,7 @@ func heldWithoutLock(p state.Paths, s Session) bool {
 		return true
 	}
 	l := &f.Loop
-	if !l.Active || l.Project != "" && !namesDir(l.Project, p.Project) {
+	if !l.Active || elsewhere(l, p.Project) {
 		return false
 	}
 	return l.SessionID == "" || l.HeldBy(s.ID)
@@ -199,7 +199,7 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	}
 	l := &t.file.Loop
 	switch {
-	case l.Project != "" && !namesDir(l.Project, p.Project):
+	case elsewhere(l, p.Project):
 		t.commit()
 		return nil, nil
 	case l.SessionID == "" && s.ID != "" && bind && l.Project == "":
@@ -249,6 +249,14 @@ func retireID(env Env, p state.Paths, l *state.Loop) {
 	if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(retiredIDKind, l.ID, env.Now()); err != nil {
 		env.note("%v", err)
 	}
+}
+
+// elsewhere reports whether l was started in another folder than dir, the
+// one its state file was found in: a state file committed to a repository
+// and cloned. Such a loop is never run (a loop that names no folder is
+// judged by its ID: startedHere).
+func elsewhere(l *state.Loop, dir string) bool {
+	return l.Project != "" && !namesDir(l.Project, dir)
 }
 
 // namesDir reports whether a loop's recorded project folder names dir. It
