@@ -204,6 +204,20 @@ func assertGapsSeenByTheValidatorOnly(t *testing.T, m *ms.Server, criticRole, va
 	return validatorReqs
 }
 
+// lastToolResult is the last tool_result the model received that match
+// accepts; nil when none.
+func lastToolResult(reqs []ms.Request, match func(ms.ToolResult) bool) *ms.ToolResult {
+	var last *ms.ToolResult
+	for _, r := range reqs {
+		for i := range r.ToolResults {
+			if match(r.ToolResults[i]) {
+				last = &r.ToolResults[i]
+			}
+		}
+	}
+	return last
+}
+
 // feedback returns the Stop-hook block reasons the model received, in order.
 func feedback(reqs []ms.Request) []string {
 	var out []string
@@ -591,14 +605,9 @@ func TestForkedSessionStaysReadOnly(t *testing.T) {
 
 		res2 := e.Resume(res.SessionID, "go on", "--fork-session")
 		assert.NotEqual(t, res.SessionID, res2.SessionID, "the fork has an id of its own")
-		var write *ms.ToolResult
-		for _, r := range e.Model.Requests() {
-			for i, tr := range r.ToolResults {
-				if strings.Contains(tr.Content, "NOTES.md") || strings.Contains(tr.Content, "forked") {
-					write = &r.ToolResults[i]
-				}
-			}
-		}
+		write := lastToolResult(e.Model.Requests(), func(tr ms.ToolResult) bool {
+			return strings.Contains(tr.Content, "NOTES.md") || strings.Contains(tr.Content, "forked")
+		})
 		require.NotNil(t, write, "the fork's Write came back")
 		assert.True(t, write.IsError, "the fork's Write is refused: %s", write.Content)
 		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
@@ -1021,14 +1030,7 @@ func TestCompactionGivesThePhaseBack(t *testing.T) {
 		require.Len(t, turns, 4)
 		cleared := turns[3].SessionID
 		assert.NotEqual(t, turns[0].SessionID, cleared, "the clear started a new session")
-		var write *ms.ToolResult
-		for _, r := range e.Model.Requests() {
-			for i, tr := range r.ToolResults {
-				if tr.ToolName == "Write" {
-					write = &r.ToolResults[i]
-				}
-			}
-		}
+		write := lastToolResult(e.Model.Requests(), func(tr ms.ToolResult) bool { return tr.ToolName == "Write" })
 		require.NotNil(t, write, "the cleared session's Write came back")
 		assert.True(t, write.IsError, "the session the clear started is held read-only: %s", write.Content)
 		assert.NoFileExists(t, filepath.Join(e.Project, "NOTES.md"))
