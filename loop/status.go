@@ -42,6 +42,11 @@ type View struct {
 	// when that is another folder: the hooks leave such a loop alone (a
 	// repository can carry one), so it is no loop of this project's.
 	Elsewhere string `json:"elsewhere,omitempty"`
+	// NotStartedHere marks an active loop bound to no session that
+	// plansmith plan did not start on this machine (a repository can carry
+	// one): no session takes it on, and while it is there tool calls stay
+	// read-only (when BlockTools).
+	NotStartedHere bool `json:"not_started_here,omitempty"`
 }
 
 // PlanModeGateView is the plan-mode gate's switch in a project.
@@ -71,6 +76,7 @@ func Status(env Env, p state.Paths) (View, error) {
 		v.Elsewhere = t.file.Loop.Project // review V8: it was shown as this project's loop
 	case t.active():
 		v = viewOf(t.file)
+		v.NotStartedHere = plantedHere(env, t.paths, &t.file.Loop)
 	}
 	v.PlanModeGate = planModeGateView(p.Project)
 	return v, nil

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // PreToolUse keeps an active loop's session read-only (the tool policy)
@@ -35,6 +37,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 		return ToolOutcome{}
 	}
 	l := t.file.Loop
+	paths := t.paths
 	if l.ConsecutiveBlocks != 0 {
 		t.file.Loop.ConsecutiveBlocks = 0
 		t.dirty = true
@@ -72,6 +75,16 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if errors.As(cfgErr, &untrusted) {
 		// Say why its entries did not count, where the user will see it.
 		d.Reason += "\n- Note: " + cfgErr.Error() + "."
+	}
+	if plantedHere(env, paths, &l) {
+		// Only a refusal reads the record, off the hot path. The headline
+		// "plansmith is planning" gives way to what the loop is.
+		head := strings.TrimSpace(templates.Show("messages/planted-loop-refusal.md", nil))
+		if _, rest, ok := strings.Cut(d.Reason, "\n\n"); ok {
+			d.Reason = head + "\n\n" + rest
+		} else {
+			d.Reason += "\n\n" + head
+		}
 	}
 	return ToolOutcome{Deny: true, Reason: d.Reason}
 }

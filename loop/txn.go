@@ -229,6 +229,16 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	return t, nil
 }
 
+// plantedHere reports whether l, active in p's project and bound to no
+// session, is a loop no session will take on: it names no project folder,
+// or plansmith plan did not start it on this machine (startedHere). Its
+// state file still holds the project read-only, so status and the tool
+// policy's refusals say what it is (review AA10: they presented it as
+// planning in progress).
+func plantedHere(env Env, p state.Paths, l *state.Loop) bool {
+	return l.SessionID == "" && (l.Project == "" || !startedHere(env, p, l))
+}
+
 // startedHere reports whether plansmith plan started l on this machine and
 // no session took it on yet (its ID is on record under the user's home,
 // and not retired). Without a home to keep the record under, nothing can
