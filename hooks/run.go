@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -341,20 +342,37 @@ func toolEvent(in Input) loop.ToolEvent {
 // before it overrides the next one and ends the turn.
 const DefaultBlockCap = 8
 
-// blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP; 0 means no cap.
+// blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP as Claude Code (2.1.330)
+// does: the value trimmed, as a number ("1e1" is 10) or else by its leading
+// digits ("4.0", "4 ", "4 # lower" are all 4), a fraction rounded down but
+// never below 1. Reading it higher than the client would let the client end
+// the turn before the loop pauses, leaving it active and unpaused (review
+// AD3: anything strconv.Atoi refused was 8). 0 or less means no cap; a
+// value with no number in it, the default.
 func blockCap(env loop.Env) int {
-	v := env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
-	if v == "" {
-		return DefaultBlockCap
+	v := strings.TrimSpace(env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"))
+	n, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
+	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
+		digits := strings.TrimLeft(v, "+-")
+		digits = digits[:len(digits)-len(strings.TrimLeft(digits, "0123456789"))]
+		i, err := strconv.Atoi(digits)
+		if err != nil {
+			return DefaultBlockCap
+		}
+		n = float64(i)
+		if strings.HasPrefix(v, "-") {
+			n = -n
+		}
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return DefaultBlockCap
-	}
-	if n <= 0 {
+	switch {
+	case n <= 0:
 		return 0
+	case n < 1:
+		return 1
+	case n > 1<<20:
+		return 1 << 20
 	}
-	return n
+	return int(n)
 }
 
 // The outcome → answer mappings: Claude Code's JSON for each loop outcome.

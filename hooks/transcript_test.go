@@ -127,7 +127,10 @@ func TestTranscriptIsReadFromTheEnd(t *testing.T) {
 }
 
 func TestBlockCap(t *testing.T) {
-	cases := map[string]int{"": 8, "3": 3, "0": 0, "-1": 0, "junk": 8}
+	// As Claude Code reads it (review AD3): trimmed, as a number, else by
+	// its leading digits.
+	cases := map[string]int{"": 8, "3": 3, "0": 0, "-1": 0, "junk": 8, "4 ": 4, " 4": 4, "4.0": 4, "4.5": 4,
+		"4 # lower": 4, "1e1": 10, "1_000": 1000, "0.5": 1, "-3x": 0, "inf": 8, "12abc": 12}
 	for v, want := range cases {
 		env := loop.Env{Getenv: func(string) string { return v }}
 		assert.Equal(t, want, blockCap(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)

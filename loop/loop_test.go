@@ -92,8 +92,17 @@ func TestStopPausesAtTheBlockCap(t *testing.T) {
 	assert.Contains(t, paused.Message, "paused")
 	assert.Equal(t, StopOutcome{}, Stop(env, ev), "a paused loop judges nothing")
 
+	// Claude Code's own turn for finished background work is not the
+	// user's prompt: the loop stays paused (review AE1).
+	notification := "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>"
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: notification}))
+	assert.Equal(t, StopOutcome{}, Stop(env, ev), "still paused: nothing judged, no retry spent")
+	assert.True(t, loaded(t, p).Paused)
+
 	resumed := PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: "go on"})
 	assert.Contains(t, resumed.Context, "resumes now")
+	running := PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: notification})
+	assert.Contains(t, running.Context, "understand", "a running loop's agent is reminded of its phase")
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: "/plansmith:cancel"}))
 }
 
@@ -306,6 +315,8 @@ func TestCancelNeedsTheUsersPrompt(t *testing.T) {
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: " /plansmith:cancel\n"}))
 	assert.False(t, cancel().Deny, "the user typed the cancel command")
 	assert.False(t, cancel().Deny, "for the rest of that turn")
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"})
+	assert.False(t, cancel().Deny, "a notification turn is no prompt that takes it back (review AE1)")
 	assert.True(t, PreToolUse(env, ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"plansmith cancel; touch x"}`)}).Deny)
 
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "actually, keep planning"})

@@ -31,6 +31,16 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	}
 	defer t.close(env)
 	l := &t.file.Loop
+	if isNotification(ev.Prompt) {
+		// The client's own turn for finished background work, not the
+		// user's prompt: a paused loop stays paused (the user decides when
+		// to resume), and a cancel the user asked for stands (review AE1:
+		// each notification resumed the loop and spent its retries).
+		if l.Paused {
+			return PromptOutcome{}
+		}
+		return PromptOutcome{Context: templates.Show("messages/reminder.md", map[string]any{"Label": label(t.file)})}
+	}
 	// Only the user's own prompt lets the agent end the loop (the policy's
 	// plansmith-cancel rule); any other prompt takes that back.
 	cancel := isCancelPrompt(ev.Prompt)
@@ -60,6 +70,14 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		t.dirty = true
 	}
 	return PromptOutcome{Context: text}
+}
+
+// isNotification recognises the prompt Claude Code (2.1.330) submits on
+// its own when background work it runs finishes: a sub-agent, a
+// backgrounded shell, a monitor's event. The client tells the model it is
+// no message from the user; the hooks see it as a prompt like any other.
+func isNotification(prompt string) bool {
+	return strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
 }
 
 // isCancelPrompt recognises the cancel slash command, as a plugin command
