@@ -187,6 +187,12 @@ type Run struct {
 	// agent continued it, SendMessage): its first output stays as it was,
 	// and the run is no evidence for a pass (review U2).
 	Reopened bool `yaml:"reopened,omitempty" json:"reopened,omitempty"`
+	// Ended is set when the run stopped with no output (interrupted: the
+	// client reports its end with no last message) or the client no longer
+	// lists it as running while its output never came (Runs.Gone): there
+	// is nothing to wait for, and it is no evidence (review AD1: such a run
+	// held every later Stop, silent, for good).
+	Ended bool `yaml:"ended,omitempty" json:"ended,omitempty"`
 	// The assessment the run belongs to.
 	PlanHash string `yaml:"plan_hash,omitempty" json:"plan_hash,omitempty"`
 	GapsHash string `yaml:"gaps_hash,omitempty" json:"gaps_hash,omitempty"`
@@ -215,7 +221,7 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 	for i := range rs {
 		if r.AgentID != "" && rs[i].AgentID == r.AgentID {
 			if !r.Done && rs[i].Done {
-				r.Done, r.Output, r.OutputHash, r.OutputKey = true, rs[i].Output, rs[i].OutputHash, rs[i].OutputKey
+				r.Done, r.Output, r.OutputHash, r.OutputKey, r.Ended = true, rs[i].Output, rs[i].OutputHash, rs[i].OutputKey, rs[i].Ended
 			}
 			out := append(Runs(nil), rs...)
 			out[i] = r
@@ -227,27 +233,52 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 
 // Finished records a sub-agent's final text (SubagentStop). An agent id not
 // seen launched yet is kept without a role until its launch is seen; an
-// unknown id with nothing to say is ignored.
+// unknown id with nothing to say is ignored. A run that stops with no text
+// (interrupted) has Ended; a text that comes later still counts.
 func (rs Runs) Finished(agentID, output string) Runs {
 	if agentID == "" {
 		return rs
 	}
+	silent := strings.TrimSpace(output) == ""
 	out := append(Runs(nil), rs...)
 	for i := range out {
 		if out[i].AgentID == agentID {
 			if out[i].Done && (out[i].Output != "" || out[i].OutputKey != "") {
 				// A recorded output is final: a later one for the same
 				// agent is a continuation the agent steered.
-				if OutputHash(output) != out[i].OutputHash {
+				if !silent && OutputHash(output) != out[i].OutputHash {
 					out[i].Reopened = true
 				}
 				return out
 			}
-			out[i].Done, out[i].Output, out[i].OutputHash, out[i].OutputKey = true, output, OutputHash(output), ""
+			if silent {
+				out[i].Done, out[i].Ended = true, true
+				return out
+			}
+			out[i].Done, out[i].Ended, out[i].Output, out[i].OutputHash, out[i].OutputKey = true, false, output, OutputHash(output), ""
 			return out
 		}
 	}
+	if silent {
+		return out
+	}
 	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output)}))
+}
+
+// Gone records that the client runs none of the sub-agents any more (a
+// Stop whose background_tasks lists none): a run launched whose output
+// never came has Ended. The client reports a sub-agent's end (SubagentStop)
+// while it still lists it, so no output is still to come.
+func (rs Runs) Gone() (Runs, bool) {
+	changed := false
+	out := append(Runs(nil), rs...)
+	for i := range out {
+		if out[i].Role != "" && !out[i].Done {
+			out[i].Done, out[i].Ended = true, true
+			changed = true
+		}
+	}
+	return out, changed
 }
 
 func capRuns(rs Runs) Runs {
@@ -266,7 +297,7 @@ func (r Run) bound(s Session) bool {
 // assessment.
 func (rs Runs) Latest(role Role, s Session) (Run, bool) {
 	for i := len(rs) - 1; i >= 0; i-- {
-		if r := rs[i]; r.Role == role && r.Done && !r.Reopened && r.bound(s) {
+		if r := rs[i]; r.Role == role && r.Done && !r.Reopened && !r.Ended && r.bound(s) {
 			return r, true
 		}
 	}
@@ -274,10 +305,22 @@ func (rs Runs) Latest(role Role, s Session) (Run, bool) {
 }
 
 // InFlight reports whether a run of the session's assessment was launched
-// and has not finished: a Stop now is the agent waiting, not an answer.
+// and has not finished: a Stop now is the agent waiting, not an answer. A
+// run the agent launched again since (the same role, later) is not waited
+// for: the agent gave up on it (review AD1).
 func (rs Runs) InFlight(s Session) bool {
+	for i, r := range rs {
+		if r.Role != "" && !r.Done && r.bound(s) && !rs[i+1:].has(r.Role, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether a run of role belongs to the session's assessment.
+func (rs Runs) has(role Role, s Session) bool {
 	for _, r := range rs {
-		if r.Role != "" && !r.Done && r.bound(s) {
+		if r.Role == role && r.bound(s) {
 			return true
 		}
 	}

@@ -144,3 +144,39 @@ func TestSubagentLaunchReadsBothResponseShapes(t *testing.T) {
 	_, ok = subagentLaunch(in)
 	assert.False(t, ok)
 }
+
+// A critic the user interrupted: 2.1.330 reports its stop with no last
+// message. The agent's next Stop is not a silent wait on it for good
+// (review AD1): the gate asks for the critic again.
+func TestAnInterruptedCriticDoesNotHoldTheGate(t *testing.T) {
+	project := t.TempDir()
+	env := testEnv(project)
+	p := state.Paths{Project: project}
+	_, err := loop.Start(env, p, loop.Options{Request: "add a cache", Phases: []string{"revise"}, MaxRetries: 2,
+		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK",
+		Gate: true, GateRetries: 2})
+	require.NoError(t, err)
+	call := func(event, input string) string {
+		var out bytes.Buffer
+		run(t, event, input, &out, env)
+		return out.String()
+	}
+	stop := func(message string) string {
+		return call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": message}))
+	}
+	require.Contains(t, stop(finalPlan), `"decision":"block"`)
+	critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	prompt := "\n" + string(critic)
+	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
+		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt})))
+	assert.Empty(t, call("subagentstop", payload(t, "subagentstop-background.json", project,
+		map[string]any{"last_assistant_message": nil})))
+
+	// A Stop that does not say what the client runs: only the recorded end
+	// of the run tells it is over.
+	again := call("stop", payload(t, "stop-after-wake.json", project,
+		map[string]any{"last_assistant_message": "The critic was interrupted.", "background_tasks": nil}))
+	assert.Contains(t, again, `"decision":"block"`)
+	assert.Contains(t, again, "has not seen the critic run")
+}

@@ -229,13 +229,19 @@ func subagentsInFlight(tasks []json.RawMessage) int {
 	return n
 }
 
-// subagentStop records a sub-agent's final text; it never answers.
+// subagentStop records a sub-agent's final text; it never answers. One
+// that ends with none (2.1.330 sends no last_assistant_message for an
+// interrupted run) is recorded as ended, with nothing to wait for.
 func subagentStop(in Input, env loop.Env) any {
-	if in.AgentID == "" || in.LastAssistantMessage == nil {
+	if in.AgentID == "" {
 		return nil
 	}
+	output := ""
+	if in.LastAssistantMessage != nil {
+		output = *in.LastAssistantMessage
+	}
 	loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
-		AgentID: in.AgentID, Done: true, Output: *in.LastAssistantMessage})
+		AgentID: in.AgentID, Done: true, Output: output})
 	return nil
 }
 

@@ -77,8 +77,6 @@ func TestGateJudgesObservedRunsInTheBackground(t *testing.T) {
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt,
 		Requested: "opus", Model: "claude-opus-5-5", Background: true})
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("Waiting for the critic."), InFlight: 1, ReportsRuns: true}))
-	// A client whose Stop lists nothing in flight is still waiting while the run is open.
-	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("Waiting."), ReportsRuns: true}))
 	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
 	// An unrelated sub-agent changes nothing.
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "x1", Prompt: "list the files", Done: true, Output: "a.go"})
@@ -101,6 +99,57 @@ func TestGateJudgesObservedRunsInTheBackground(t *testing.T) {
 		`model: "claude-opus-5-5"`, `output_hash: "` + gate.OutputHash(critic) + `"`} {
 		assert.Contains(t, string(saved), want)
 	}
+}
+
+// A gate run that will never report does not hold the loop (review AD1):
+// one interrupted (its SubagentStop carries no last message), one the
+// client no longer runs while its output never came (a session quit and
+// resumed), and one the agent launched again. The Stop that follows asks
+// for the run again instead of letting the turn end in silence, and the
+// runs that do finish are judged.
+func TestGateWaitsForNoRunThatWillNeverReport(t *testing.T) {
+	for name, end := range map[string]func(env Env, s Session){
+		"interrupted": func(env Env, s Session) {
+			RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: ""})
+		},
+		"no longer running": func(Env, Session) {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, p, _ := testEnv(t)
+			criticPrompt, validatorPrompt := gateLoop(t, env, p)
+			s := Session{ID: sessionID, Cwd: p.Project}
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+			assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("Waiting for the critic."), InFlight: 1, ReportsRuns: true}))
+			end(env, s)
+
+			out := Stop(env, StopEvent{Session: s, LastMessage: answer("The critic stopped."), BlockCap: 8, ReportsRuns: true})
+			require.Equal(t, Block, out.Kind, "not a silent wait")
+			assert.Contains(t, out.Reason, "has not seen the critic run")
+			l := loaded(t, p)
+			require.Len(t, l.GateRuns, 1)
+			assert.True(t, l.GateRuns[0].Ended)
+
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+			out = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+			require.Equal(t, Finish, out.Kind, out.Reason)
+			saved, err := os.ReadFile(p.Output())
+			require.NoError(t, err)
+			assert.Contains(t, string(saved), `agent_id: "c2"`)
+			assert.NotContains(t, string(saved), `agent_id: "c1"`)
+		})
+	}
+
+	// Launched again: the first run, never heard of since, is not waited
+	// for, even where the Stop does not say what the client runs.
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8})
+	require.Equal(t, Finish, out.Kind, out.Reason)
 }
 
 func TestGateRefusesAFabricatedReplyThenPassesOnRealRuns(t *testing.T) {

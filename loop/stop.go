@@ -67,6 +67,12 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		t.close(env)
 		return StopOutcome{}
 	}
+	if ev.ReportsRuns {
+		// The client runs no sub-agent now (a Stop while one runs ended
+		// above): a gate run whose output never came is over, and is not
+		// waited for (review AD1).
+		t.file.Loop.GateRuns, _ = t.file.Loop.GateRuns.Gone()
+	}
 	before := label(t.file)
 	t.dirty = true
 	// An assessment begun on observed runs stays observed: one Stop whose
