@@ -254,3 +254,35 @@ func TestOnlyTheCriticPromptUnchangedStartsTheCritic(t *testing.T) {
 	require.Len(t, runs, 1)
 	assert.Equal(t, gate.RoleCritic, runs[0].Role, "the file's content, white space aside")
 }
+
+// A folder where the gate's plan file goes (a repository can carry one)
+// keeps the gate from writing its files: the loop pauses and the user is
+// told why, rather than sending the agent to run sub-agents on prompts
+// that are not there, again and again (review AD2). Once the way is clear,
+// the next message resumes it and the gate starts.
+func TestGateFilesThatCannotBeWrittenPauseTheLoop(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.Phases = []string{"revise"}
+	o.Gate, o.GateRetries = true, 2
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	planted := filepath.Join(p.Gate(), gate.PlanFile)
+	require.NoError(t, os.MkdirAll(filepath.Join(planted, "x"), 0o755))
+	s := Session{ID: sessionID, Cwd: p.Project}
+
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Pause, out.Kind, out.Reason)
+	assert.Contains(t, out.Message, "could not write the gate's files")
+	assert.Contains(t, out.Message, "plan.md")
+	assert.True(t, loaded(t, p).Paused)
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("x"), BlockCap: 8, ReportsRuns: true}), "paused")
+
+	require.NoError(t, os.RemoveAll(planted))
+	resumed := PromptSubmit(env, PromptEvent{Session: s, Prompt: "fixed, go on"})
+	assert.Contains(t, resumed.Context, "run no sub-agent")
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Resuming."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "critic-prompt.md")
+	assert.FileExists(t, planted)
+}

@@ -75,8 +75,9 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 	switch step.Action {
 	case gate.ActionRun:
 		for name, content := range step.Files {
-			if err := state.WriteOwned(filepath.Join(r.t.paths.Gate(), name), []byte(content)); err != nil {
-				r.env.note("%v", err)
+			path := filepath.Join(r.t.paths.Gate(), name)
+			if err := state.WriteOwned(path, []byte(content)); err != nil {
+				return r.gateUnwritable(path, err)
 			}
 		}
 		return r.block(step.Reason)
@@ -91,6 +92,21 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 	}
 	r.env.note("unknown gate action %q", step.Action)
 	return StopOutcome{}
+}
+
+// gateUnwritable pauses the loop when the gate's files cannot be written:
+// the agent would be sent to run sub-agents on prompts that are not there,
+// and each Stop would begin the assessment again, without end and with no
+// word to the user (review AD2). The user hears why; their next message
+// resumes the loop, and its next Stop finds the plan under assessment gone
+// and writes the files again (gateReply).
+func (r *stop) gateUnwritable(path string, err error) StopOutcome {
+	l := &r.f.Loop
+	r.env.note("%v", err)
+	l.Paused = true
+	l.PausedReason = strings.TrimSpace(templates.Show("messages/gate-files-retry.md", nil))
+	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/gate-files-unwritable.md", map[string]any{
+		"Why": r.t.paths.Rel(path) + ": " + plainError(err), "Label": label(r.f)}))}
 }
 
 func (r *stop) finishGate(reason, plan string, step gate.Step) StopOutcome {
