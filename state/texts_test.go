@@ -80,7 +80,7 @@ func TestLoadHeadLeavesTheTextsAndAddsTo(t *testing.T) {
 	require.NoError(t, Save(path, head))
 	head, err = LoadHead(path)
 	require.NoError(t, err)
-	head.Loop.GateRuns = head.Loop.GateRuns.Finished("a2", "")
+	head.Loop.GateRuns = head.Loop.GateRuns.Finished("a2", "a second, different answer")
 	require.NoError(t, Save(path, head))
 
 	got, err := Load(path)
