@@ -50,6 +50,18 @@ func checkYq(c *checker, n syntax.Node, args []arg) bool {
 // paths with "+", as under xargs). The rest goes through find's grammar,
 // which refuses -delete, -ok, -fprint and the like.
 func checkFind(c *checker, n syntax.Node, args []arg) bool {
+	// A path find hands to -exec starts with its starting point, and a
+	// starting point never starts with a dash: unless GNU find reads them
+	// from a file (-files0-from, where a repository's file named -o is one),
+	// or BSD find is given one by -f, or -execdir hands over a bare name
+	// (BSD). Then "{}" may be an option of the command (review AC1: sort's
+	// -o wrote any file). A word whose start is not known may be either.
+	dashPaths := false
+	for _, a := range args {
+		if a.known && (a.val == "-files0-from" || a.val == "-f") || !a.known && (a.val == "" || strings.HasPrefix(a.val, "-")) {
+			dashPaths = true
+		}
+	}
 	var rest []arg
 	for i := 0; i < len(args); i++ {
 		v := args[i].val
@@ -83,9 +95,10 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 		inner := append([]arg(nil), args[i+1:j]...)
 		for k := range inner {
 			if before, _, ok := strings.Cut(inner[k].val, "{}"); ok && inner[k].known {
-				// A path from find: it starts with the starting point, never
-				// with a dash.
 				inner[k].known, inner[k].val = false, before+"."
+				if dashPaths || v == "-execdir" {
+					inner[k].val = before
+				}
 			}
 		}
 		// -execdir runs the command in the folder of each file found.

@@ -396,6 +396,16 @@ func TestBashRules(t *testing.T) {
 		{"find ok asks", `find . -ok rm {} \;`, "find-action"},
 		{"find plus not after braces is an argument", `find . -exec sed -n 1p + -i {} \;`, "sed-in-place"},
 		{"find plus after braces ends the command", `find . -exec grep -l x {} + -print`, ""},
+		// Paths that may start with a dash (review AC1): read from a file,
+		// given by BSD's -f, or bare names from BSD's -execdir.
+		{"find files0-from path is sort's output", `find -files0-from list -exec sort {} /home/u/.bashrc in.txt \;`, "dynamic-arg"},
+		{"find files0-from late", `find -exec sort {} out in.txt \; -files0-from list`, "dynamic-arg"},
+		{"find files0-from path is sed in place", `find -files0-from <(printf '%s\0' -i) -exec sed s/a/b/ {} README.md ';'`, "dynamic-arg"},
+		{"find bsd -f path", `find -f -o -exec sort {} in.txt \;`, "dynamic-arg"},
+		{"find computed starting point", `find $dirs -exec sort {} out in.txt \;`, "dynamic-arg"},
+		{"find execdir bare name", `find . -name '-o*' -execdir sort {} in.txt \;`, "dynamic-arg"},
+		{"find files0-from with a read-only command", `find -files0-from list -exec grep -l foo {} +`, ""},
+		{"find starting points as operands", `find src docs -exec sort {} \;`, ""},
 		{"jobs lists", `jobs -l`, ""},
 		{"jobs runs a command", `jobs -x rm -rf build`, "exec-option"},
 		// Here-documents bash could end elsewhere than the parser does.
