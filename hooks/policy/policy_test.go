@@ -234,6 +234,7 @@ func TestBashRules(t *testing.T) {
 		{"sort temporary files in the project", `sort -T . -S 1k big.txt`, "sort-output"},
 		{"sort temporary directory spelled out", `sort --temporary-directory=.git big.txt`, "sort-output"},
 		{"BSD date setting the clock from a second operand", `date -f +%s +x +1600000000`, "date-set"},
+		{"zsh mapfile writes the files it names", `mapfile=(out.txt hi)`, "env-var"},
 		{"zsh float attribute", `typeset -F x='path[$(touch pwn)]'`, "eval"},
 		{"zsh float attribute on an existing value", `y='path[$(touch pwn)]'; declare -E y`, "eval"},
 		{"zsh float attribute in a bundle", `export -xF y`, "eval"},

@@ -811,7 +811,10 @@ var zshSpecial = sync.OnceValue(func() map[string]bool {
 		"NULLCMD", "READNULLCMD", "PROMPT", "PROMPT2", "PROMPT3", "PROMPT4", "PS1", "PS2", "PS3",
 		"RPROMPT", "RPROMPT2", "RPS1", "RPS2", "TMPPREFIX", "ZDOTDIR", "chpwd_functions",
 		"precmd_functions", "preexec_functions", "periodic_functions", "zshaddhistory_functions",
-		"zshexit_functions", "psvar", "dirstack")
+		"zshexit_functions", "psvar", "dirstack",
+		// zsh/mapfile (when a startup file loads it): assigning an element
+		// writes the file it names.
+		"mapfile")
 })
 
 func harmlessEnv(name string) bool {
