@@ -36,11 +36,13 @@ const (
 	// maxFile bounds what is read of a file to hash it: a plan is far
 	// smaller, and a larger file (a planted one, say) is no file of ours.
 	maxFile = 8 << 20
-	// maxRecord bounds the record; past it, trim keeps what is still
-	// needed: each file's latest line and the newest keepIDs names.
-	maxRecord = 256 << 10
-	keepIDs   = 400
+	keepIDs = 400
 )
+
+// maxRecord bounds the record; past it, trim keeps what is still needed:
+// each file's latest line and the newest keepIDs names. A variable for the
+// tests.
+var maxRecord int64 = 256 << 10
 
 // Ledger is one project's record. The zero Ledger (no home) records
 // nothing and vouches for nothing.
@@ -86,8 +88,13 @@ func (l Ledger) append(line string) error {
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return fmt.Errorf("recording what plansmith wrote: %w", err)
 	}
+	// Shared with other appends, exclusive of a trim: a line appended
+	// while a trim rewrites the record from what it read would be lost
+	// (a new loop's ID among them: the loop would never bind).
+	unlock := lockRecord(l.path, false)
 	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollowNonBlock, 0o600)
 	if err != nil {
+		unlock()
 		return fmt.Errorf("recording what plansmith wrote: %w", err)
 	}
 	_, werr := f.WriteString(line) // one write: appends from other hooks do not interleave
@@ -95,6 +102,7 @@ func (l Ledger) append(line string) error {
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
+	unlock()
 	if werr != nil {
 		return fmt.Errorf("recording what plansmith wrote: %w", werr)
 	}
@@ -107,10 +115,16 @@ func (l Ledger) append(line string) error {
 // trim rewrites an overgrown record with what it still needs: each file's
 // latest line (a file no longer there goes) and the newest keepIDs
 // names. Keeping only the newest lines would drop the record of a file
-// written long ago and still in use, the memory say (review AA5). A line
-// appended by another hook meanwhile may be lost; its file then reads as
-// not kept here, which errs on the safe side.
+// written long ago and still in use, the memory say (review AA5). It runs
+// only while no append does (lockRecord: a line appended meanwhile was
+// lost, a new loop's ID among them, review AB), and leaves the record as it
+// is when the lock cannot be had.
 func (l Ledger) trim() {
+	unlock := lockRecord(l.path, true)
+	if unlock == nil {
+		return
+	}
+	defer unlock()
 	lines := l.lines()
 	last := map[string]int{}
 	ids := 0
