@@ -232,6 +232,17 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 		return c.options(n, "go "+sub, args[1:]) != nil
 	case "list":
 		return goList(c, n, args[1:])
+	case "mod":
+		// go mod graph and go mod why read the module graph and the
+		// packages' imports, as go list -m all and go list -deps do; the
+		// other go mod commands edit go.mod, go.sum or vendor/.
+		if len(args) > 1 {
+			if what, ok := c.literal(n, args[1], "a go mod subcommand"); !ok {
+				return false
+			} else if what == "graph" || what == "why" {
+				return c.options(n, "go mod "+what, args[2:]) != nil
+			}
+		}
 	}
 	return c.deny(n, "unknown-command", "go "+sub)
 }

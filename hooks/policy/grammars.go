@@ -198,6 +198,12 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 		// browser on it.
 		"go doc": (&grammar{goFlags: true, options: []option{opt("--http", flag, "exec-option")}}).index(),
 
+		// go mod graph and go mod why: their flags only, no build flags.
+		"go mod graph": (&grammar{goFlags: true, strict: true, rule: "write-option", options: rows(
+			flags("", "--x"), valued("--go"),
+		)}).index(),
+		"go mod why": (&grammar{goFlags: true, strict: true, rule: "write-option", options: flags("", "--m", "--vendor")}).index(),
+
 		// go env -w and -u change the Go environment file.
 		"go env": (&grammar{goFlags: true, options: rows(
 			flags("write-option", "--w", "--u"),
