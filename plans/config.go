@@ -65,6 +65,12 @@ func insideProject(dir string) (string, error) {
 	if strings.HasPrefix(dir, "/") || filepath.IsAbs(dir) || filepath.VolumeName(dir) != "" {
 		return "", errors.New("must be a folder inside the project, not an absolute path")
 	}
+	if strings.HasPrefix(dir, "~") || strings.Contains(dir, "$") {
+		// Nothing expands them: ~/plans would be a folder named "~" in the
+		// project, shown as ~/plans/… and read as one in the home folder
+		// (review AH3).
+		return "", errors.New("must be a folder inside the project, relative to it: ~ and $VARIABLES are not expanded")
+	}
 	clean := filepath.ToSlash(filepath.Clean(dir))
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", errors.New("must be a folder inside the project")

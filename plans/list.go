@@ -34,32 +34,47 @@ type Entry struct {
 	// repository can carry a plan that claims any date and verdict.
 	KeptHere bool
 	Kept     provenance.Mark
+	// Edited is set (by Vouch) when plansmith wrote the file here and its
+	// bytes changed since (Kept: that record): the user's own edit, most
+	// likely, or a change that came with the repository. It is still the
+	// plan plansmith kept, as edited; the verdict in it was given on the
+	// text before (review AH1: it was shown as a repository's own).
+	Edited bool
 }
 
 // Vouch marks the entries plansmith wrote on this machine, as the ledger
-// recorded them.
+// recorded them, and those it wrote that were edited since.
 func Vouch(entries []Entry, ledger provenance.Ledger) []Entry {
 	for i := range entries {
 		entries[i].Kept, entries[i].KeptHere = ledger.Written(entries[i].Path)
+		if !entries[i].KeptHere {
+			entries[i].Kept, entries[i].Edited = ledger.Recorded(entries[i].Path)
+		}
 	}
 	return entries
 }
 
 // Latest is the plan to hand on when none is named: among the kept plans
 // and the output file (output, when there is one), the one plansmith wrote
-// here last, its bytes unchanged. Only when none is vouched for (kept
-// before the ledger existed, or on another machine) is it the newest kept
-// plan by the date it states, else the output; the caller says that its
-// verdict is then only its own word.
+// here last, as it stands (an edit since does not take it out: the user's
+// edits are part of the plan to implement, and the caller says the plan
+// was edited). The output competes only when its loop
+// completed, as a kept plan's did (it is newer when keeping failed or is
+// off: review V5); the plan of a loop that ended otherwise (the gate
+// failed, the phases or retries ran out) is handed on only when no plan is
+// kept (review AH2: it took the place of an approved one). Only when none
+// is vouched for (kept before the ledger existed, or on another machine)
+// is it the newest kept plan by the date it states, else the output; the
+// caller says that its verdict is then only its own word.
 func Latest(entries []Entry, output *Entry) (Entry, bool) {
 	all := entries
-	if output != nil {
+	if output != nil && (output.ExitReason == "" || output.ExitReason == "completed" || len(entries) == 0) {
 		all = append(append([]Entry(nil), entries...), *output)
 	}
 	var best Entry
 	found := false
 	for _, e := range all {
-		if e.KeptHere && (!found || e.Kept.Seq > best.Kept.Seq) {
+		if (e.KeptHere || e.Edited) && (!found || e.Kept.Seq > best.Kept.Seq) {
 			best, found = e, true
 		}
 	}
@@ -193,6 +208,16 @@ func IsLatest(name string) bool {
 	return name == "" || name == "." || name == "latest"
 }
 
+// repeatless is a kept plan's name without the -N that Keep adds to a
+// repeat's name.
+func repeatless(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 || strings.Trim(name[i+1:], "0123456789") != "" {
+		return name
+	}
+	return name[:i]
+}
+
 // Find picks a kept plan by name: the file name with or without .md, or a
 // part of a name that only one plan has. A name that asks for the latest
 // (IsLatest) is Latest's pick among the kept plans.
@@ -212,7 +237,10 @@ func Find(entries []Entry, name string) (Entry, error) {
 		switch {
 		case e.Name == name:
 			whole = append(whole, e)
-		case strings.HasSuffix(e.Name, "-"+name):
+		case strings.HasSuffix(e.Name, "-"+name) || strings.HasSuffix(repeatless(e.Name), "-"+name):
+			// A repeat of the same request on the same day is kept as
+			// NAME-2, NAME-3: the slug names them all (review AH5: it named
+			// the first alone, silently).
 			ending = append(ending, e)
 		}
 		if strings.Contains(e.Name, name) {

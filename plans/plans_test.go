@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/internal/provenance"
 )
 
 func TestSlug(t *testing.T) {
@@ -56,6 +58,10 @@ func TestLoadConfig(t *testing.T) {
 		{"custom", "plans_dir: specs/plans/\n", Config{Dir: "specs/plans"}, ""},
 		{"absolute refused", "plans_dir: /etc\n", Config{Dir: DefaultDir}, "not an absolute path"},
 		{"climbing refused", "plans_dir: ../elsewhere\n", Config{Dir: DefaultDir}, "inside the project"},
+		// Nothing expands ~ or $HOME: a folder so named in the project would
+		// be shown as one in the home folder (review AH3).
+		{"tilde refused", "plans_dir: ~/plans\n", Config{Dir: DefaultDir}, "~ and $VARIABLES are not expanded"},
+		{"variable refused", "plans_dir: $HOME/plans\n", Config{Dir: DefaultDir}, "~ and $VARIABLES are not expanded"},
 		{"not yaml", "plans_dir: [\n", Config{Dir: DefaultDir}, "not valid YAML"},
 		{"wrong type", "plans_dir: 3\n", Config{Dir: DefaultDir}, "plans_dir is 3"},
 	}
@@ -192,7 +198,7 @@ func TestListAndFind(t *testing.T) {
 	byFile, err := Find(entries, "docs/plans/2026-11-20-add-caching.md")
 	require.NoError(t, err)
 	assert.Equal(t, byPart, byFile)
-	_, err = Keep(project, cfg, planDoc("Add caching", d1, true), "Add caching", d1)
+	_, err = Keep(project, cfg, planDoc("Add caching layer", d1, true), "Add caching layer", d1)
 	require.NoError(t, err)
 	entries, err = List(project, cfg)
 	require.NoError(t, err)
@@ -202,6 +208,19 @@ func TestListAndFind(t *testing.T) {
 	_, err = Find(entries, "2026-11-2")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "matches 3 plans")
+	// The same request again that day is kept as add-caching-2: the slug
+	// names both (review AH5: it picked the older one, silently).
+	_, err = Keep(project, cfg, planDoc("Add caching", d1, true), "Add caching", d1)
+	require.NoError(t, err)
+	entries, err = List(project, cfg)
+	require.NoError(t, err)
+	_, err = Find(entries, "add-caching")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "2026-11-20-add-caching, ")
+	assert.Contains(t, err.Error(), "2026-11-20-add-caching-2")
+	second, err := Find(entries, "add-caching-2")
+	require.NoError(t, err)
+	assert.Equal(t, "2026-11-20-add-caching-2", second.Name)
 	_, err = Find(entries, "nothing")
 	assert.Contains(t, err.Error(), `no kept plan is named "nothing"`)
 	_, err = Find(nil, "")
@@ -257,4 +276,25 @@ func TestListSkipsAPlantedHugeFrontmatter(t *testing.T) {
 	entries, err := List(project, Config{Dir: DefaultDir})
 	require.NoError(t, err)
 	assert.Empty(t, entries)
+}
+
+// The latest plan to hand on is an approved one: the output of a loop that
+// ended otherwise (the gate failed, the phases ran out) takes its place only
+// when no plan is kept (review AH2); a completed output newer than every
+// kept plan is one keeping missed (review V5); an edited kept plan is still
+// plansmith's (review AH1).
+func TestLatest(t *testing.T) {
+	kept := Entry{Name: "kept", KeptHere: true, Kept: provenance.Mark{Seq: 1}}
+	failed := Entry{Name: "output", ExitReason: "gate_failed", KeptHere: true, Kept: provenance.Mark{Seq: 2}}
+	completed := Entry{Name: "output", ExitReason: "completed", KeptHere: true, Kept: provenance.Mark{Seq: 2}}
+	got, ok := Latest([]Entry{kept}, &failed)
+	require.True(t, ok)
+	assert.Equal(t, "kept", got.Name)
+	got, _ = Latest([]Entry{kept}, &completed)
+	assert.Equal(t, "output", got.Name)
+	got, _ = Latest(nil, &failed)
+	assert.Equal(t, "output", got.Name, "with nothing kept, the last saved plan")
+	edited := Entry{Name: "edited", Edited: true, Kept: provenance.Mark{Seq: 3}}
+	got, _ = Latest([]Entry{kept, edited}, &completed)
+	assert.Equal(t, "edited", got.Name)
 }

@@ -14,7 +14,7 @@ func TestNamesFollowTheInstall(t *testing.T) {
 	assert.Zero(t, calls, "finding the names waits until a text needs them")
 	assert.Equal(t, "/plansmith-cancel", Slash("cancel"))
 	assert.Equal(t, `"/opt/p s/plansmith" cancel`, CLI("cancel"))
-	got := Show("cli/plan-shown.md", map[string]any{"Path": "p.md", "Date": "d", "Verdict": "v", "Evidence": "", "Request": "r", "LoopActive": true, "KeptHere": true})
+	got := Show("cli/plan-shown.md", map[string]any{"Path": "p.md", "Date": "d", "Verdict": "v", "Evidence": "", "Request": "r", "LoopActive": true, "KeptHere": true, "Edited": false})
 	assert.Contains(t, got, "(/plansmith-cancel)")
 	assert.Equal(t, 1, calls, "found once per process")
 

@@ -59,9 +59,11 @@ type planRow struct {
 	Name     string `json:"name"`
 	Evidence string `json:"evidence,omitempty"`
 	KeptHere bool   `json:"kept_here"` // plansmith wrote it on this machine, unchanged since
+	Edited   bool   `json:"edited"`    // plansmith wrote it on this machine, changed since
 	// Standing is the verdict as the list shows it (printable: a kept
-	// plan's frontmatter may be anyone's), marked "?" when only the file
-	// says so (not kept here).
+	// plan's frontmatter may be anyone's), marked "*" when the plan was
+	// edited since plansmith kept it, "?" when only the file says so (not
+	// kept here).
 	Standing string `json:"-"`
 }
 
@@ -101,15 +103,19 @@ func runPlansList(o *plansOptions) error {
 	}
 	entries = plans.Vouch(entries, provenance.Open(o.env.Getenv("HOME"), p.Project))
 	rows := make([]planRow, 0, len(entries))
-	elsewhere := false
+	elsewhere, edited := false, false
 	for _, e := range entries {
 		standing := templates.OneLine(e.Verdict(), 40)
-		if !e.KeptHere {
+		switch {
+		case e.Edited:
+			standing += "*"
+			edited = true
+		case !e.KeptHere:
 			standing += "?"
+			elsewhere = true
 		}
 		rows = append(rows, planRow{Date: e.GeneratedAt.Local().Format("2006-01-02"), Verdict: e.Verdict(), Path: p.Rel(e.Path),
-			Request: memory.OneLine(e.Request, 70), Name: e.Name, Evidence: e.Evidence, KeptHere: e.KeptHere, Standing: standing})
-		elsewhere = elsewhere || !e.KeptHere
+			Request: memory.OneLine(e.Request, 70), Name: e.Name, Evidence: e.Evidence, KeptHere: e.KeptHere, Edited: e.Edited, Standing: standing})
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.env.Stdout)
@@ -118,7 +124,7 @@ func runPlansList(o *plansOptions) error {
 		return enc.Encode(rows)
 	}
 	text, err := templates.Render("cli/plans.md", map[string]any{
-		"Off": cfg.Off, "Source": p.Rel(cfg.Source), "Output": p.Rel(p.Output()), "Dir": cfg.Dir, "Rows": rows, "Elsewhere": elsewhere,
+		"Off": cfg.Off, "Source": p.Rel(cfg.Source), "Output": p.Rel(p.Output()), "Dir": cfg.Dir, "Rows": rows, "Elsewhere": elsewhere, "Edited": edited,
 	})
 	if err != nil {
 		return err
@@ -142,23 +148,31 @@ func runPlansShow(o *plansOptions) error {
 		}
 		o.Name = strings.TrimSpace(line)
 	}
-	cfg, err := plans.LoadConfig(p.Project)
-	if err != nil {
-		return err
+	cfg, listErr := plans.LoadConfig(p.Project)
+	var entries []plans.Entry
+	if listErr == nil {
+		entries, listErr = plans.List(p.Project, cfg)
 	}
-	entries, err := plans.List(p.Project, cfg)
-	if err != nil {
-		return err
+	if listErr != nil && !plans.IsLatest(o.Name) {
+		return listErr
 	}
 	ledger := provenance.Open(o.env.Getenv("HOME"), p.Project)
 	entries = plans.Vouch(entries, ledger)
 	var e plans.Entry
 	if plans.IsLatest(o.Name) {
 		// The latest is the plan plansmith saved here last: kept, or only
-		// in the output file when keeping is off or failed (review V5).
+		// in the output file when keeping is off or failed (review V5),
+		// the kept plans unreadable included: a refused plans_dir, a file
+		// where the folder goes (review AH4: the finish message promised
+		// the latest plan, and every call failed).
 		var output *plans.Entry
 		saved, ok, err := plans.Read(p.Output())
-		if err != nil && len(entries) == 0 {
+		switch {
+		case listErr != nil && !ok:
+			return listErr
+		case listErr != nil:
+			fmt.Fprintf(o.env.Stderr, "plansmith: the kept plans cannot be read (%v); showing the latest saved plan\n", listErr)
+		case err != nil && len(entries) == 0:
 			return err
 		}
 		if ok {
@@ -189,7 +203,7 @@ func runPlansShow(o *plansOptions) error {
 	}
 	head, err := templates.Render("cli/plan-shown.md", map[string]any{
 		"Path": templates.OneLine(p.Rel(e.Path), 4096), "Date": e.GeneratedAt.Local().Format("2006-01-02"), "Verdict": templates.OneLine(e.Verdict(), 40),
-		"Evidence": templates.OneLine(e.Evidence, 40), "Request": memory.OneLine(e.Request, 200), "LoopActive": active, "KeptHere": e.KeptHere,
+		"Evidence": templates.OneLine(e.Evidence, 40), "Request": memory.OneLine(e.Request, 200), "LoopActive": active, "KeptHere": e.KeptHere, "Edited": e.Edited,
 	})
 	if err != nil {
 		return err

@@ -219,6 +219,27 @@ func (l Ledger) Written(file string) (Mark, bool) {
 	return Mark{}, false
 }
 
+// Recorded reports whether plansmith recorded writing file at all,
+// whatever it holds now, and its latest such record: a file plansmith
+// wrote that was edited since (by the user, most likely) is Recorded but
+// not Written.
+func (l Ledger) Recorded(file string) (Mark, bool) {
+	if l.path == "" {
+		return Mark{}, false
+	}
+	rel, err := l.rel(file)
+	if err != nil {
+		return Mark{}, false
+	}
+	lines := l.lines()
+	for i := len(lines) - 1; i >= 0; i-- {
+		if lines[i].rel == rel {
+			return Mark{Seq: i + 1, When: lines[i].when}, true
+		}
+	}
+	return Mark{}, false
+}
+
 type line struct {
 	when     time.Time
 	sum, rel string
@@ -251,13 +272,8 @@ func (l Ledger) lines() []line {
 // fingerprint names file relative to the project and hashes its bytes. A
 // link, a folder, a file outside the project or one over maxFile has none.
 func (l Ledger) fingerprint(file string) (rel, sum string, err error) {
-	dir, err := filepath.EvalSymlinks(filepath.Dir(file))
-	if err != nil {
+	if rel, err = l.rel(file); err != nil {
 		return "", "", err
-	}
-	rel, err = filepath.Rel(l.project, filepath.Join(dir, filepath.Base(file)))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || strings.ContainsAny(rel, "\n") {
-		return "", "", fmt.Errorf("%s is not in the project %s", file, l.project)
 	}
 	f, err := os.OpenFile(file, os.O_RDONLY|noFollowNonBlock, 0)
 	if err != nil {
@@ -279,5 +295,19 @@ func (l Ledger) fingerprint(file string) (rel, sum string, err error) {
 	if n > maxFile {
 		return "", "", errors.New(file + " is not a plan file plansmith writes")
 	}
-	return filepath.ToSlash(rel), hex.EncodeToString(h.Sum(nil)), nil
+	return rel, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// rel names file as the record does: its path relative to the project's
+// real path, slash-separated.
+func (l Ledger) rel(file string) (string, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(file))
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(l.project, filepath.Join(dir, filepath.Base(file)))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || strings.ContainsAny(rel, "\n") {
+		return "", fmt.Errorf("%s is not in the project %s", file, l.project)
+	}
+	return filepath.ToSlash(rel), nil
 }
