@@ -129,12 +129,13 @@ func TestStopNotDoneInTimeTellsTheUser(t *testing.T) {
 	HookDeadline = 50 * time.Millisecond
 	defer func() { HookDeadline = old }()
 	env, dir := guardedProject(t, func() string { return "/usr/bin" })
-	release := make(chan struct{})
-	defer close(release)
+	// The Stop's work is held for good: let go, it would go on writing in
+	// the project while the test's clean-up removes it (a flaky failure).
+	hold := make(chan struct{})
 	getenv := env.Getenv
 	env.Getenv = func(k string) string {
 		if k == "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" {
-			<-release
+			<-hold
 		}
 		return getenv(k)
 	}
