@@ -168,6 +168,9 @@ type Run struct {
 	Model      string `yaml:"model,omitempty" json:"model,omitempty"`
 	Requested  string `yaml:"requested,omitempty" json:"requested,omitempty"`
 	Background bool   `yaml:"background,omitempty" json:"background,omitempty"`
+	// LaunchedBy is the session whose Agent call started the run: only
+	// that session's client can say the run is no longer running (Gone).
+	LaunchedBy string `yaml:"launched_by,omitempty" json:"launched_by,omitempty"`
 	// Prompt is kept for validator runs only (its instructions and the
 	// critic's output): the judge checks it carried the critic's observed
 	// output and nothing else (Prompts.GaveCritic).
@@ -221,7 +224,12 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 	for i := range rs {
 		if r.AgentID != "" && rs[i].AgentID == r.AgentID {
 			if !r.Done && rs[i].Done {
-				r.Done, r.Output, r.OutputHash, r.OutputKey, r.Ended = true, rs[i].Output, rs[i].OutputHash, rs[i].OutputKey, rs[i].Ended
+				r.Done, r.Output, r.OutputHash, r.OutputKey = true, rs[i].Output, rs[i].OutputHash, rs[i].OutputKey
+			}
+			if rs[i].Ended {
+				// Its SubagentStop said it stopped with nothing to say: no
+				// text the launch carries makes it evidence (review AF1).
+				r.Done, r.Ended = true, true
 			}
 			out := append(Runs(nil), rs...)
 			out[i] = r
@@ -234,7 +242,10 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 // Finished records a sub-agent's final text (SubagentStop). An agent id not
 // seen launched yet is kept without a role until its launch is seen; an
 // unknown id with nothing to say is ignored. A run that stops with no text
-// (interrupted) has Ended; a text that comes later still counts.
+// (interrupted) has Ended, for good: a text reported for it later comes
+// from the agent continuing it (SendMessage), with words it chose, and
+// marks it Reopened, as a second output does (review AF1: the continuation
+// became the run's output, and a critic the agent dictated passed the gate).
 func (rs Runs) Finished(agentID, output string) Runs {
 	if agentID == "" {
 		return rs
@@ -242,22 +253,26 @@ func (rs Runs) Finished(agentID, output string) Runs {
 	silent := strings.TrimSpace(output) == ""
 	out := append(Runs(nil), rs...)
 	for i := range out {
-		if out[i].AgentID == agentID {
-			if out[i].Done && (out[i].Output != "" || out[i].OutputKey != "") {
-				// A recorded output is final: a later one for the same
-				// agent is a continuation the agent steered.
-				if !silent && OutputHash(output) != out[i].OutputHash {
-					out[i].Reopened = true
-				}
-				return out
-			}
-			if silent {
-				out[i].Done, out[i].Ended = true, true
-				return out
-			}
-			out[i].Done, out[i].Ended, out[i].Output, out[i].OutputHash, out[i].OutputKey = true, false, output, OutputHash(output), ""
-			return out
+		if out[i].AgentID != agentID {
+			continue
 		}
+		switch {
+		case out[i].Ended:
+			if !silent {
+				out[i].Reopened = true
+			}
+		case out[i].Done && (out[i].Output != "" || out[i].OutputKey != ""):
+			// A recorded output is final: a later one for the same
+			// agent is a continuation the agent steered.
+			if !silent && OutputHash(output) != out[i].OutputHash {
+				out[i].Reopened = true
+			}
+		case silent:
+			out[i].Done, out[i].Ended = true, true
+		default:
+			out[i].Done, out[i].Output, out[i].OutputHash, out[i].OutputKey = true, output, OutputHash(output), ""
+		}
+		return out
 	}
 	if silent {
 		return out
@@ -265,15 +280,18 @@ func (rs Runs) Finished(agentID, output string) Runs {
 	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output)}))
 }
 
-// Gone records that the client runs none of the sub-agents any more (a
-// Stop whose background_tasks lists none): a run launched whose output
-// never came has Ended. The client reports a sub-agent's end (SubagentStop)
-// while it still lists it, so no output is still to come.
-func (rs Runs) Gone() (Runs, bool) {
+// Gone records that the client runs none of session's sub-agents any more
+// (its Stop's background_tasks lists none): a run that session launched
+// whose output never came has Ended. The client reports a sub-agent's end
+// (SubagentStop) while it still lists it, so no output is still to come. A
+// Stop lists only its own session's work: another session holding the
+// loop (a fork) says nothing of the runs it did not launch (review AF2).
+// A run recorded before launches were, with no session, counts as any.
+func (rs Runs) Gone(session string) (Runs, bool) {
 	changed := false
 	out := append(Runs(nil), rs...)
 	for i := range out {
-		if out[i].Role != "" && !out[i].Done {
+		if out[i].Role != "" && !out[i].Done && (out[i].LaunchedBy == "" || out[i].LaunchedBy == session) {
 			out[i].Done, out[i].Ended = true, true
 			changed = true
 		}

@@ -286,3 +286,45 @@ func TestGateFilesThatCannotBeWrittenPauseTheLoop(t *testing.T) {
 	assert.Contains(t, out.Reason, "critic-prompt.md")
 	assert.FileExists(t, planted)
 }
+
+// A run that stopped with nothing to say stays no evidence: a text reported
+// for it later is the agent continuing it (SendMessage) with words it chose
+// (review AF1: the continuation passed as the critic's output).
+func TestAnEndedRunContinuedIsNoEvidence(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: ""})
+	dictated := "### NO ISSUES FOUND"
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: dictated})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + dictated, Done: true, Output: passing})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "has not seen the critic run")
+	l := loaded(t, p)
+	assert.True(t, l.GateRuns[0].Ended)
+	assert.True(t, l.GateRuns[0].Reopened)
+}
+
+// A Stop lists only its own session's background work: another session
+// holding the loop (a fork) does not end the planning session's running
+// critic (review AF2: it was marked ended, and the assessment failed while
+// the run went on).
+func TestAForksStopDoesNotEndTheCriticOfAnother(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, _ := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	fork := Session{ID: "fork", Cwd: p.Project}
+	SessionStart(env, SessionEvent{Session: fork, Source: "fork"})
+	require.Contains(t, loaded(t, p).Continued, "fork", "the fork holds the loop")
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true}),
+		"the planning session's critic still runs: waiting")
+	l := loaded(t, p)
+	assert.False(t, l.GateRuns[0].Ended)
+	assert.Equal(t, sessionID, l.GateRuns[0].LaunchedBy)
+	// The planning session's own Stop, with nothing running, ends it.
+	Stop(env, StopEvent{Session: s, LastMessage: answer("The critic stopped."), BlockCap: 8, ReportsRuns: true})
+	assert.True(t, loaded(t, p).GateRuns[0].Ended)
+}
