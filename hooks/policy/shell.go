@@ -38,6 +38,20 @@ type checker struct {
 	// singleQuoted are the byte ranges of '...' strings, where no byte is
 	// special to bash or the parser.
 	singleQuoted [][2]uint
+	// doubleQuoted are the byte ranges of "..." strings and of unquoted
+	// here-document bodies, where a ' is text to the shells.
+	doubleQuoted [][2]uint
+}
+
+// inDoubleQuotes reports whether offset i is inside a "..." string or an
+// unquoted here-document body.
+func (c *checker) inDoubleQuotes(i uint) bool {
+	for _, r := range c.doubleQuoted {
+		if i >= r[0] && i < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // inQuotedDoc reports whether offset i is inside a quoted here-document body.
@@ -149,6 +163,12 @@ func (c *checker) visit(node syntax.Node) bool {
 		}
 	case *syntax.Word:
 		c.zshWord(n)
+		if n.Lit() == "}" {
+			// zsh ends a { ... } group at a lone } anywhere on the line,
+			// so { cmd } always { CODE; } runs CODE, where bash and the
+			// parser read "} always { CODE" as cmd's arguments (review AG2).
+			c.fail("parse", n, "a lone } is the end of a { } group to zsh")
+		}
 	case *syntax.Comment:
 		if strings.HasSuffix(strings.TrimSuffix(n.Text, "\n"), "\\") {
 			// The parser joins the next line to the command before the
@@ -181,6 +201,7 @@ func (c *checker) visit(node syntax.Node) bool {
 		}
 	case *syntax.ParamExp:
 		c.param(n)
+		c.paramWords(n)
 	case *syntax.ArrayElem:
 		if n.Index != nil {
 			c.arith(n, n.Index)
@@ -209,6 +230,7 @@ func (c *checker) visit(node syntax.Node) bool {
 			c.singleQuoted = append(c.singleQuoted, [2]uint{n.Pos().Offset(), n.End().Offset()})
 		}
 	case *syntax.DblQuoted:
+		c.doubleQuoted = append(c.doubleQuoted, [2]uint{n.Pos().Offset(), n.End().Offset()})
 		if n.Dollar {
 			// bash looks $"..." up in the message catalogue that
 			// TEXTDOMAIN and TEXTDOMAINDIR name (a project can ship one)
@@ -466,6 +488,8 @@ func (c *checker) heredoc(r *syntax.Redirect) {
 	lines = lines[:len(lines)-1]
 	if raw != delim {
 		c.quotedDocs = append(c.quotedDocs, [2]uint{start, end})
+	} else {
+		c.doubleQuoted = append(c.doubleQuoted, [2]uint{start, end})
 	}
 	body := strings.Join(lines, "\n")
 	if raw == delim {
@@ -587,6 +611,48 @@ func (c *checker) param(p *syntax.ParamExp) {
 		case syntax.OtherParamOps:
 			if p.Exp.Word != nil && strings.Contains(p.Exp.Word.Lit(), "P") {
 				c.fail("eval", p, "prompt expansion")
+			}
+		}
+	}
+}
+
+// paramWords judges the words inside ${...} (a default, an alternative, a
+// replacement) where the shells and the parser read them differently:
+//   - inside double quotes or an unquoted here-document, bash and zsh take a
+//     ' there as text and expand the $(...) it seems to quote, where the
+//     parser reads '...' as quoting (review AG4: "${x:-'$(CODE)'}" ran
+//     CODE in both shells, unjudged);
+//   - unquoted, zsh generates file names from a default or alternative, and
+//     a glob qualifier there, as in ${x:-*(e:CODE:)}, runs code for each
+//     file; the parser keeps it as text (review AG1).
+func (c *checker) paramWords(p *syntax.ParamExp) {
+	var words []*syntax.Word
+	if p.Exp != nil && p.Exp.Word != nil {
+		words = append(words, p.Exp.Word)
+	}
+	if p.Repl != nil {
+		words = append(words, p.Repl.Orig, p.Repl.With)
+	}
+	quoted := c.inDoubleQuotes(p.Pos().Offset())
+	for _, w := range words {
+		if w == nil {
+			continue
+		}
+		for _, part := range w.Parts {
+			switch part := part.(type) {
+			case *syntax.SglQuoted:
+				if quoted && strings.ContainsAny(part.Value, "$`") {
+					c.fail("eval", p, "inside double quotes the shell reads ' in ${...} as text, and expands what it seems to quote")
+					return
+				}
+			case *syntax.Lit:
+				// (A process substitution the parser kept as text is the
+				// eval rule's, on the literal.)
+				if !quoted && p.Exp != nil && strings.Contains(part.Value, "(") && !strings.Contains(part.Value, "<(") &&
+					!strings.Contains(part.Value, ">(") && !strings.Contains(part.Value, "=(") {
+					c.fail("glob-qualifier", p, "zsh generates file names from the word in ${...}, and a (...) after a pattern there is a glob qualifier")
+					return
+				}
 			}
 		}
 	}
@@ -812,6 +878,9 @@ var zshSpecial = sync.OnceValue(func() map[string]bool {
 		"RPROMPT", "RPROMPT2", "RPS1", "RPS2", "TMPPREFIX", "ZDOTDIR", "chpwd_functions",
 		"precmd_functions", "preexec_functions", "periodic_functions", "zshaddhistory_functions",
 		"zshexit_functions", "psvar", "dirstack",
+		// The third character of histchars is the comment character, and
+		// zsh lexes a $(...) again when it runs it (review AG3).
+		"histchars", "HISTCHARS",
 		// zsh/mapfile (when a startup file loads it): assigning an element
 		// writes the file it names.
 		"mapfile")
