@@ -328,3 +328,40 @@ func TestAForksStopDoesNotEndTheCriticOfAnother(t *testing.T) {
 	Stop(env, StopEvent{Session: s, LastMessage: answer("The critic stopped."), BlockCap: 8, ReportsRuns: true})
 	assert.True(t, loaded(t, p).GateRuns[0].Ended)
 }
+
+// Whichever gate file cannot be written, the Stop after the user resumes
+// writes them all again: the plan under assessment is written last and an
+// earlier one removed, so it is never taken for this one's (review AF3:
+// with the validator's prompt in the way, the resumed gate asked for a
+// validator on a file that was not there, and failed).
+func TestAGatePromptThatCannotBeWrittenIsWrittenOnResume(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.Phases = []string{"revise"}
+	o.Gate, o.GateRetries = true, 2
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(p.Gate(), 0o755))
+	stale := filepath.Join(p.Gate(), gate.PlanFile)
+	require.NoError(t, os.WriteFile(stale, []byte("an earlier assessment's plan"), 0o644))
+	planted := filepath.Join(p.Gate(), gate.ValidatorFile)
+	require.NoError(t, os.MkdirAll(filepath.Join(planted, "x"), 0o755))
+	s := Session{ID: sessionID, Cwd: p.Project}
+
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Pause, out.Kind, out.Reason)
+	assert.Contains(t, out.Message, gate.ValidatorFile)
+	assert.NoFileExists(t, stale, "no plan file is left to be taken for this assessment's")
+
+	require.NoError(t, os.RemoveAll(planted))
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "removed it, go on"})
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Resuming."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "Run the critic")
+	for _, name := range []string{gate.CriticFile, gate.ValidatorFile, gate.PlanFile} {
+		assert.FileExists(t, filepath.Join(p.Gate(), name))
+	}
+	plan, err := os.ReadFile(stale)
+	require.NoError(t, err)
+	assert.NotContains(t, string(plan), "earlier assessment")
+}

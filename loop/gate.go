@@ -2,7 +2,9 @@ package loop
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/gate"
@@ -74,9 +76,15 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 	}
 	switch step.Action {
 	case gate.ActionRun:
-		for name, content := range step.Files {
+		// The plan under assessment last: while it is missing, the next
+		// Stop begins the assessment afresh, writing every file again.
+		names := slices.DeleteFunc(slices.Sorted(maps.Keys(step.Files)), func(n string) bool { return n == gate.PlanFile })
+		if _, ok := step.Files[gate.PlanFile]; ok {
+			names = append(names, gate.PlanFile)
+		}
+		for _, name := range names {
 			path := filepath.Join(r.t.paths.Gate(), name)
-			if err := state.WriteOwned(path, []byte(content)); err != nil {
+			if err := state.WriteOwned(path, []byte(step.Files[name])); err != nil {
 				return r.gateUnwritable(path, err)
 			}
 		}
@@ -103,6 +111,11 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 func (r *stop) gateUnwritable(path string, err error) StopOutcome {
 	l := &r.f.Loop
 	r.env.note("%v", err)
+	// An earlier assessment's plan file would be taken for this one's, and
+	// the prompt files not written again (review AF3).
+	if err := state.RemoveOwned(filepath.Join(r.t.paths.Gate(), gate.PlanFile)); err != nil {
+		r.env.note("%v", err)
+	}
 	l.Paused = true
 	l.PausedReason = strings.TrimSpace(templates.Show("messages/gate-files-retry.md", nil))
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/gate-files-unwritable.md", map[string]any{
