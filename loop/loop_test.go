@@ -103,6 +103,25 @@ func TestStopPausesAtTheBlockCap(t *testing.T) {
 	assert.Contains(t, resumed.Context, "resumes now")
 	running := PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: notification})
 	assert.Contains(t, running.Context, "understand", "a running loop's agent is reminded of its phase")
+}
+
+// A notification turn is a new turn to the client, whose block count starts
+// over: so does the loop's, or it pauses early, blaming the cap (review AF4).
+func TestANotificationTurnCountsItsBlocksAfresh(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.MaxRetries = 10
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 3}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<task-id>a1</task-id>\n</task-notification>"})
+	for i := 0; i < 3; i++ {
+		assert.Equal(t, Block, Stop(env, ev).Kind, "block %d of the new turn", i+1)
+	}
+	assert.Equal(t, Pause, Stop(env, ev).Kind)
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "s", Cwd: p.Project}, Prompt: "/plansmith:cancel"}))
 }
 

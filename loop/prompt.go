@@ -35,9 +35,15 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		// The client's own turn for finished background work, not the
 		// user's prompt: a paused loop stays paused (the user decides when
 		// to resume), and a cancel the user asked for stands (review AE1:
-		// each notification resumed the loop and spent its retries).
+		// each notification resumed the loop and spent its retries). It is
+		// a new turn all the same, whose blocks the client counts from
+		// zero (review AF4: the loop paused early, blaming the cap).
 		if l.Paused {
 			return PromptOutcome{}
+		}
+		if l.ConsecutiveBlocks != 0 {
+			l.ConsecutiveBlocks = 0
+			t.dirty = true
 		}
 		return PromptOutcome{Context: templates.Show("messages/reminder.md", map[string]any{"Label": label(t.file)})}
 	}
