@@ -348,37 +348,41 @@ func toolEvent(in Input) loop.ToolEvent {
 // before it overrides the next one and ends the turn.
 const DefaultBlockCap = 8
 
-// blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP as Claude Code (2.1.330)
-// does: the value trimmed, as a number ("1e1" is 10) or else by its leading
-// digits ("4.0", "4 ", "4 # lower" are all 4), a fraction rounded down but
-// never below 1. Reading it higher than the client would let the client end
-// the turn before the loop pauses, leaving it active and unpaused (review
-// AD3: anything strconv.Atoi refused was 8). 0 or less means no cap; a
-// value with no number in it, the default.
+// blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP no higher than Claude Code
+// (2.1.330) does. A plain integer, trimmed, is the cap; 0 or less means
+// none. Any other value the client reads by rules of its own (a number
+// literal when it is a whole number, else its leading digits, else its
+// default), so plansmith takes the lowest of what it could mean: its
+// leading digits, its value as a number, and the default, leaving out
+// readings of no cap (0 or less), which are never the safe ones; a fraction
+// below 1 is 1. Reading it higher than the client would let the client end
+// the turn before the loop pauses, leaving it active and unpaused (reviews
+// AD3, AF5); lower only pauses a block or so early.
 func blockCap(env loop.Env) int {
 	v := strings.TrimSpace(env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"))
-	n, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
-	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-		digits := strings.TrimLeft(v, "+-")
+	if v == "" {
+		return DefaultBlockCap
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return max(n, 0)
+	}
+	lowest := float64(DefaultBlockCap)
+	consider := func(f float64) {
+		if f > 0 && !math.IsNaN(f) {
+			lowest = min(lowest, max(f, 1))
+		}
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		consider(f)
+	}
+	if !strings.HasPrefix(v, "-") {
+		digits := strings.TrimPrefix(v, "+")
 		digits = digits[:len(digits)-len(strings.TrimLeft(digits, "0123456789"))]
-		i, err := strconv.Atoi(digits)
-		if err != nil {
-			return DefaultBlockCap
-		}
-		n = float64(i)
-		if strings.HasPrefix(v, "-") {
-			n = -n
+		if i, err := strconv.Atoi(digits); err == nil {
+			consider(float64(i))
 		}
 	}
-	switch {
-	case n <= 0:
-		return 0
-	case n < 1:
-		return 1
-	case n > 1<<20:
-		return 1 << 20
-	}
-	return int(n)
+	return int(lowest)
 }
 
 // The outcome → answer mappings: Claude Code's JSON for each loop outcome.

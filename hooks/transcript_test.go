@@ -129,8 +129,11 @@ func TestTranscriptIsReadFromTheEnd(t *testing.T) {
 func TestBlockCap(t *testing.T) {
 	// As Claude Code reads it (review AD3): trimmed, as a number, else by
 	// its leading digits.
+	// its leading digits; where it may read a value otherwise, no higher
+	// than it could (review AF5).
 	cases := map[string]int{"": 8, "3": 3, "0": 0, "-1": 0, "junk": 8, "4 ": 4, " 4": 4, "4.0": 4, "4.5": 4,
-		"4 # lower": 4, "1e1": 10, "1_000": 1000, "0.5": 1, "-3x": 0, "inf": 8, "12abc": 12}
+		"4 # lower": 4, "1e1": 1, "0.5": 1, "-3x": 8, "inf": 8, "12abc": 8, "20": 20,
+		"1_0": 1, "10_0": 8, "9.5e0": 8, "1.55e1": 1, "0000000000000000000000000000001e1": 1}
 	for v, want := range cases {
 		env := loop.Env{Getenv: func(string) string { return v }}
 		assert.Equal(t, want, blockCap(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)

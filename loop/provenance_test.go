@@ -250,6 +250,8 @@ func TestAPlantedLoopIsNotPresentedAsPlanning(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, v.Active, "the file holds the project read-only")
 		assert.True(t, v.NotStartedHere)
+		assert.Empty(t, v.Request, "nothing the file says (review AF7)")
+		assert.Empty(t, v.LastProblems)
 		reason := refusal()
 		assert.True(t, strings.HasPrefix(reason, "No one is planning here"), reason)
 		assert.NotContains(t, reason, "plansmith is planning")

@@ -74,9 +74,12 @@ func Status(env Env, p state.Paths) (View, error) {
 	switch {
 	case t.active() && elsewhere(&t.file.Loop, t.paths.Project):
 		v.Elsewhere = t.file.Loop.Project // review V8: it was shown as this project's loop
+	case t.active() && plantedHere(env, t.paths, &t.file.Loop):
+		// Nothing the file says is shown, in text or JSON: a repository
+		// may have written it for the agent to read (review AF7).
+		v = View{Active: true, NotStartedHere: true, BlockTools: t.file.Loop.BlockTools}
 	case t.active():
 		v = viewOf(t.file)
-		v.NotStartedHere = plantedHere(env, t.paths, &t.file.Loop)
 	}
 	v.PlanModeGate = planModeGateView(p.Project)
 	return v, nil

@@ -58,7 +58,7 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 	// -o wrote any file). A word whose start is not known may be either.
 	dashPaths := false
 	for _, a := range args {
-		if a.known && (a.val == "-files0-from" || a.val == "-f") || !a.known && (a.val == "" || strings.HasPrefix(a.val, "-")) {
+		if a.known && (a.val == "-files0-from" || bsdFindPath(a.val)) || !a.known && (a.val == "" || strings.HasPrefix(a.val, "-")) {
 			dashPaths = true
 		}
 	}
@@ -114,6 +114,25 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 		i = j
 	}
 	return c.options(n, "find", rest) != nil
+}
+
+// bsdFindPath reports whether word gives BSD find a starting point with its
+// -f option, alone or bundled as getopt reads BSD find's options
+// ("EHLPXdf:sx"): -f, -sf, -xdf, -f-o (review AF6). GNU find's primaries
+// that start so are left out.
+func bsdFindPath(word string) bool {
+	if !strings.HasPrefix(word, "-") || strings.HasPrefix(word, "--") {
+		return false
+	}
+	flags := strings.TrimLeft(word[1:], "EHLPXdsx")
+	if !strings.HasPrefix(flags, "f") {
+		return false
+	}
+	switch word {
+	case "-follow", "-fstype", "-false", "-fprint", "-fprint0", "-fprintf", "-fls", "-files0-from":
+		return false
+	}
+	return true
 }
 
 func checkUniq(c *checker, n syntax.Node, args []arg) bool {
