@@ -406,7 +406,7 @@ func TestBashRules(t *testing.T) {
 		{"find bsd -f bundled", `find -sf -o -exec sort {} in.txt \;`, "dynamic-arg"},
 		{"find bsd -f with its path attached", `find -f-o -exec sort {} in.txt \;`, "dynamic-arg"},
 		{"find bsd -f after other flags", `find -xdf -o -exec sort {} in.txt \;`, "dynamic-arg"},
-		{"find gnu follow is no -f", `find . -follow -exec sort {} \\;`, ""},
+		{"find gnu follow is no -f", `find . -follow -exec sort {} \;`, ""},
 		{"find computed starting point", `find $dirs -exec sort {} out in.txt \;`, "dynamic-arg"},
 		{"find execdir bare name", `find . -name '-o*' -execdir sort {} in.txt \;`, "dynamic-arg"},
 		{"find files0-from with a read-only command", `find -files0-from list -exec grep -l foo {} +`, ""},
