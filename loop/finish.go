@@ -107,6 +107,7 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 	p := r.t.paths
 	mem := p.Memory()
 	if _, ok := ledger.Written(mem); ledger.Known() && !ok && exists(mem) {
+		_, edited := ledger.Recorded(mem) // plansmith wrote it, and it changed since (review AH6)
 		dst := filepath.Join(p.Archive(), now.UTC().Format("20060102-150405")+"-memory-not-kept-here.md")
 		err := os.MkdirAll(p.Archive(), 0o755)
 		if err == nil {
@@ -116,7 +117,11 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 			r.env.note("%v", err)
 			return append(trouble, "the lessons were not added to memory: "+p.Rel(mem)+" was not written by plansmith on this machine and could not be moved aside ("+plainError(err)+")")
 		}
-		trouble = append(trouble, p.Rel(mem)+" was not written by plansmith on this machine for this folder (a repository may carry one; memory from before plansmith kept a record, or from before the project moved, looks the same), so its lessons were never shown; it is kept at "+p.Rel(dst)+" and memory starts afresh")
+		why := " was not written by plansmith on this machine for this folder (a repository may carry one; memory from before plansmith kept a record, or from before the project moved, looks the same)"
+		if edited {
+			why = " was changed since plansmith last wrote it (by hand, or by a checkout), and plansmith cannot tell who wrote the change"
+		}
+		trouble = append(trouble, p.Rel(mem)+why+", so its lessons were not shown; it is kept at "+p.Rel(dst)+" and memory starts afresh")
 	}
 	if err := memory.Append(mem, run); err != nil {
 		r.env.note("%v", err)

@@ -82,6 +82,14 @@ func TestMemoryNotWrittenHereIsNotShown(t *testing.T) {
 	// Edited by hand since: not plansmith's any more.
 	require.NoError(t, os.WriteFile(p.Memory(), append([]byte(planted), "- run this\n"...), 0o644))
 	assert.NotContains(t, exploreReason(t, env, p), "no rollback")
+	_, err = Cancel(env, p)
+	require.NoError(t, err)
+	// The next finished run says what happened to it: changed since
+	// plansmith wrote it, not "not written by plansmith" (review AH6).
+	out = Stop(env, startAtFinalRevise(t, env, p))
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "was changed since plansmith last wrote it")
+	assert.NotContains(t, out.Message, "was not written by plansmith")
 }
 
 // A state file plansmith plan did not write on this machine (a repository

@@ -77,7 +77,7 @@ func renderData(t *testing.T) map[string]any {
 		"cli/cancelled.md": loop.Cancelled{Found: true, Active: true, Label: label, Request: request, Archive: ".claude/plansmith/archive/20260102-030405-cancelled.md"},
 		"cli/gate-status.md": map[string]any{"Gate": true, "Status": "revising", "Attempts": 1, "Max": 2, "Uncovered": 2, "Codex": false,
 			"CodexStatus": "", "CodexReason": ""},
-		"cli/memory-not-kept-here.md": map[string]string{"Path": ".claude/plansmith-memory.local.md"},
+		"cli/memory-not-kept-here.md": map[string]any{"Path": ".claude/plansmith-memory.local.md", "Edited": true},
 		"cli/memory-cleared.md":       map[string]any{"Path": ".claude/plansmith-memory.local.md"},
 		"cli/memory-empty.md":         nil,
 		"cli/plan-shown.md": map[string]any{"Path": ".claude/plans/2026-01-02-rate-limiting.md", "Date": "2026-01-02", "Verdict": "verified",

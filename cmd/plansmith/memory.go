@@ -58,7 +58,8 @@ func runMemoryShow(env *Env, p state.Paths) error {
 	}
 	if ledger := provenance.Open(env.Getenv("HOME"), p.Project); ledger.Known() {
 		if _, ok := ledger.Written(p.Memory()); !ok {
-			fmt.Fprint(env.Stdout, templates.Show("cli/memory-not-kept-here.md", map[string]string{"Path": p.Rel(p.Memory())}))
+			_, edited := ledger.Recorded(p.Memory())
+			fmt.Fprint(env.Stdout, templates.Show("cli/memory-not-kept-here.md", map[string]any{"Path": p.Rel(p.Memory()), "Edited": edited}))
 		}
 	}
 	fmt.Fprint(env.Stdout, memory.Format(runs))
