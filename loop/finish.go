@@ -173,10 +173,15 @@ func stillActive(p state.Paths) bool {
 func (r *stop) keepPlan(plan string, cause error) StopOutcome {
 	p, l := r.t.paths, &r.f.Loop
 	r.env.note("%v", cause)
-	recovery := filepath.Join(p.Work(), "recovered-plan-"+r.env.Now().UTC().Format("20060102-150405")+".md")
+	stamp := r.env.Now().UTC().Format("20060102-150405")
+	recovery := filepath.Join(p.Work(), "recovered-plan-"+stamp+".md")
+	shown := p.Rel(recovery)
 	if err := state.WriteOwned(recovery, []byte(plan+"\n")); err != nil {
 		r.env.note("%v", err)
-		recovery = ""
+		// The project's .claude may be what cannot be written (read-only,
+		// a link, a full disk there): the user's home may still take it
+		// (review AH7: the plan was said to be nowhere else).
+		recovery, shown = recoverAtHome(r.env, p, stamp, plan)
 	}
 	l.Paused = true
 	l.PausedReason = phases.Prompt(config(l, ""), progress(r.f), "")
@@ -194,9 +199,30 @@ func (r *stop) keepPlan(plan string, cause error) StopOutcome {
 		"Paused":   stateErr == nil,
 	}
 	if recovery != "" {
-		data["Recovery"] = p.Rel(recovery)
+		data["Recovery"] = shown
 	}
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/plan-not-saved.md", data))}
+}
+
+// recoverAtHome writes plan under the user's home, private to them
+// (~/.claude/plansmith/recovered/STAMP-PROJECT.md), and returns its path
+// twice (as written and as shown), or "" when there is no home or it
+// cannot be written either.
+func recoverAtHome(env Env, p state.Paths, stamp, plan string) (string, string) {
+	home := env.Getenv("HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		return "", ""
+	}
+	path := filepath.Join(home, ".claude", "plansmith", "recovered", stamp+"-"+filepath.Base(p.Project)+".md")
+	err := os.MkdirAll(filepath.Dir(path), 0o700)
+	if err == nil {
+		err = state.WriteFileMode(path, []byte(plan+"\n"), 0o600)
+	}
+	if err != nil {
+		env.note("%v", err)
+		return "", ""
+	}
+	return path, path
 }
 
 func phasesRun(f *state.File) []string {

@@ -326,3 +326,26 @@ func TestABindThatCannotBeSavedKeepsTheLoop(t *testing.T) {
 	require.Equal(t, Block, out.Kind, out.Message)
 	assert.Contains(t, out.Reason, "draft [2/3]")
 }
+
+// When the project's .claude takes no recovery file either, the plan goes
+// under the user's home, and the user is told where (review AH7: it was
+// said to be written nowhere else).
+func TestAPlanThatCannotBeSavedInTheProjectIsKeptAtHome(t *testing.T) {
+	env, p := homeEnv(t)
+	ev := startAtFinalRevise(t, env, p)
+	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "elsewhere.md"), p.Output()))
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Work(), "recovered-plan-20260304-050607.md", "x"), 0o755))
+
+	out := Stop(env, ev)
+	require.Equal(t, Pause, out.Kind)
+	home := env.Getenv("HOME")
+	kept := filepath.Join(home, ".claude", "plansmith", "recovered", "20260304-050607-"+filepath.Base(p.Project)+".md")
+	assert.Contains(t, out.Message, "Its text is kept in "+kept)
+	assert.NotContains(t, out.Message, "anywhere else")
+	rec, err := os.ReadFile(kept)
+	require.NoError(t, err)
+	assert.Contains(t, string(rec), "Cache the thing.")
+	info, err := os.Stat(kept)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+}
