@@ -35,7 +35,8 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	}
 	uncovered := gateMeta(&f.Loop, &meta, plan)
 	convergeMeta(f, &meta)
-	if err := state.SaveOutput(p, meta, plan, now); err != nil {
+	previous, err := state.SaveOutput(p, meta, plan, now)
+	if err != nil {
 		return r.keepPlan(plan, err)
 	}
 	// What plansmith wrote is recorded out of the project, so that a plan a
@@ -76,9 +77,12 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
 		trouble = append(trouble, r.keepLessons(ledger, run, now)...)
 	}
-	archive := ""
+	archive, earlier := "", ""
 	if archived != "" {
 		archive = p.Rel(archived)
+	}
+	if previous != "" {
+		earlier = p.Rel(previous)
 	}
 	msg := templates.Show("messages/finished.md", map[string]any{
 		"Reason":    reason,
@@ -93,6 +97,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Trouble":   trouble,
 		"Kept":      kept,
 		"KeepError": keepErr,
+		"Previous":  earlier,
 	})
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
 }

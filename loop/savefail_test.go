@@ -349,3 +349,24 @@ func TestAPlanThatCannotBeSavedInTheProjectIsKeptAtHome(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }
+
+// A new saved plan moves the one before it into the archive, and says so:
+// for a run that did not complete, that file was the plan's only copy
+// (review AH8).
+func TestANewSavedPlanSaysWhereTheOneBeforeWent(t *testing.T) {
+	env, p, _ := testEnv(t)
+	out := Stop(env, startAtFinalRevise(t, env, p))
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.NotContains(t, out.Message, "saved there before")
+	first, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+
+	out = Stop(env, startAtFinalRevise(t, env, p))
+	require.Equal(t, Finish, out.Kind, out.Message)
+	moved, _ := filepath.Glob(filepath.Join(p.Archive(), "*-output*.md"))
+	require.Len(t, moved, 1)
+	assert.Contains(t, out.Message, "(The plan saved there before is kept in "+p.Rel(moved[0])+".)")
+	kept, err := os.ReadFile(moved[0])
+	require.NoError(t, err)
+	assert.Equal(t, string(first), string(kept))
+}

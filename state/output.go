@@ -32,27 +32,30 @@ type PlanMeta struct {
 }
 
 // SaveOutput writes the saved plan. An earlier saved plan is moved into the
-// archive first, so approving a new plan never silently destroys an old one.
-func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) error {
+// archive first, so approving a new plan never destroys an old one; where
+// it went is returned (previous), for the user to hear of it (review AH8:
+// the only copy of a run that did not complete moved without a word).
+func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) (previous string, err error) {
 	doc, err := EncodePlan(meta, plan)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := CheckOwned(p.Output()); err != nil {
-		return err
+		return "", err
 	}
 	if _, err := os.Lstat(p.Output()); err == nil {
 		dst, err := archiveName(p, "output", now)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if err := os.Rename(p.Output(), dst); err != nil {
-			return fmt.Errorf("archiving the previous plan %s: %w", p.Output(), err)
+			return "", fmt.Errorf("archiving the previous plan %s: %w", p.Output(), err)
 		}
+		previous = dst
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("checking %s: %w", p.Output(), err)
+		return "", fmt.Errorf("checking %s: %w", p.Output(), err)
 	}
-	return WriteOwned(p.Output(), doc)
+	return previous, WriteOwned(p.Output(), doc)
 }
 
 // EncodePlan renders a saved plan: the metadata as YAML frontmatter, then

@@ -63,7 +63,7 @@ func TestPlantedLinksAreRefused(t *testing.T) {
 		{"memory file: write", func(p Paths) string { return p.Memory() }, false,
 			func(p Paths) error { return WriteOwned(p.Memory(), []byte("x")) }},
 		{"output file", func(p Paths) string { return p.Output() }, false,
-			func(p Paths) error { return SaveOutput(p, PlanMeta{}, "the plan", now) }},
+			func(p Paths) error { _, err := SaveOutput(p, PlanMeta{}, "the plan", now); return err }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
