@@ -406,6 +406,10 @@ func TestBashRules(t *testing.T) {
 		{"find bsd -f bundled", `find -sf -o -exec sort {} in.txt \;`, "dynamic-arg"},
 		{"find bsd -f with its path attached", `find -f-o -exec sort {} in.txt \;`, "dynamic-arg"},
 		{"find bsd -f after other flags", `find -xdf -o -exec sort {} in.txt \;`, "dynamic-arg"},
+		// A substitution inside double quotes is unquoted again (review AJ1).
+		{"zsh glob qualifier in a substitution in double quotes", `echo "$(ls -d -- ${x:-*(e:"touch pwn":)})"`, "glob-qualifier"},
+		{"zsh glob qualifier in a substitution in a here-document", "cat <<EOF\n$(ls -d -- ${x:-*(e:\"touch pwn\":)})\nEOF", "glob-qualifier"},
+		{"quotes in a word in a substitution in double quotes", `echo "$(printf %s ${x:-'$HOME'})"`, ""},
 		{"find gnu follow is no -f", `find . -follow -exec sort {} \;`, ""},
 		{"find computed starting point", `find $dirs -exec sort {} out in.txt \;`, "dynamic-arg"},
 		{"find execdir bare name", `find . -name '-o*' -execdir sort {} in.txt \;`, "dynamic-arg"},

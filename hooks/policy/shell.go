@@ -39,19 +39,27 @@ type checker struct {
 	// special to bash or the parser.
 	singleQuoted [][2]uint
 	// doubleQuoted are the byte ranges of "..." strings and of unquoted
-	// here-document bodies, where a ' is text to the shells.
-	doubleQuoted [][2]uint
+	// here-document bodies, where a ' is text to the shells; substituted
+	// those of $(...), `...` and <(...), which start unquoted again.
+	doubleQuoted, substituted [][2]uint
 }
 
-// inDoubleQuotes reports whether offset i is inside a "..." string or an
-// unquoted here-document body.
+// inDoubleQuotes reports whether offset i is in double quotes: inside a
+// "..." string or an unquoted here-document body, and not inside a
+// substitution nested in it, whose text is unquoted again (review AJ1).
 func (c *checker) inDoubleQuotes(i uint) bool {
-	for _, r := range c.doubleQuoted {
-		if i >= r[0] && i < r[1] {
-			return true
+	innermost := func(ranges [][2]uint) (uint, bool) {
+		start, found := uint(0), false
+		for _, r := range ranges {
+			if i >= r[0] && i < r[1] && (!found || r[0] > start) {
+				start, found = r[0], true
+			}
 		}
+		return start, found
 	}
-	return false
+	quote, quoted := innermost(c.doubleQuoted)
+	sub, nested := innermost(c.substituted)
+	return quoted && (!nested || quote > sub)
 }
 
 // inQuotedDoc reports whether offset i is inside a quoted here-document body.
@@ -219,6 +227,7 @@ func (c *checker) visit(node syntax.Node) bool {
 	case *syntax.ExtGlob:
 		c.fail("glob-qualifier", n, "")
 	case *syntax.CmdSubst:
+		c.substituted = append(c.substituted, [2]uint{n.Pos().Offset(), n.End().Offset()})
 		c.substitution(n)
 		if n.Backquotes && strings.ContainsAny(c.src[n.Pos().Offset():n.End().Offset()], `'"\`) {
 			// bash ends `...` at the next backquote whatever the quotes in
@@ -254,6 +263,7 @@ func (c *checker) visit(node syntax.Node) bool {
 			}
 		}
 	case *syntax.ProcSubst:
+		c.substituted = append(c.substituted, [2]uint{n.Pos().Offset(), n.End().Offset()})
 		c.substitution(n)
 	}
 	return c.found == nil
