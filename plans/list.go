@@ -37,8 +37,9 @@ type Entry struct {
 	// Edited is set (by Vouch) when plansmith wrote the file here and its
 	// bytes changed since (Kept: that record): the user's own edit, most
 	// likely, or a change that came with the repository. It is still the
-	// plan plansmith kept, as edited; the verdict in it was given on the
-	// text before (review AH1: it was shown as a repository's own).
+	// plan plansmith kept, as edited (review AH1: it was shown as a
+	// repository's own); everything it says of itself, its date and
+	// verdict included, is now only its own word (review AJ5).
 	Edited bool
 }
 
@@ -121,6 +122,13 @@ func List(project string, cfg Config) ([]Entry, error) {
 	for _, de := range des {
 		name := de.Name()
 		if !de.Type().IsRegular() || !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if strings.HasSuffix(name, ".local.md") {
+			// plansmith's own files (the state, the output, memory) when
+			// plans_dir names their folder: no kept plan's name has a dot
+			// in it (review AJ4: a memory file planted there was the
+			// latest plan).
 			continue
 		}
 		path := filepath.Join(dir, name)

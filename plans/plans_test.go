@@ -227,6 +227,24 @@ func TestListAndFind(t *testing.T) {
 	assert.Contains(t, err.Error(), "no plans are kept yet")
 }
 
+// With the plans folder set to plansmith's own (.claude), its files there
+// (the output, memory, the state) are no kept plans (review AJ4: a memory
+// file planted there, claiming to be a verified plan, was the latest).
+func TestListLeavesPlansmithsOwnFilesOut(t *testing.T) {
+	project := t.TempDir()
+	cfg := Config{Dir: ".claude"}
+	d := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	_, err := Keep(project, cfg, planDoc("Add caching", d, false), "Add caching", d)
+	require.NoError(t, err)
+	for _, name := range []string{"plansmith-memory.local.md", "plansmith-output.local.md", "plansmith.local.md"} {
+		require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", name), planDoc("Planted", d.Add(time.Hour), true), 0o644))
+	}
+	entries, err := List(project, cfg)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	assert.Equal(t, "2026-11-20-add-caching", entries[0].Name)
+}
+
 func TestListMissingFolderOrOff(t *testing.T) {
 	entries, err := List(t.TempDir(), Config{Dir: DefaultDir})
 	require.NoError(t, err)
