@@ -152,3 +152,23 @@ func TestAppendsRacingTrimsLoseNothing(t *testing.T) {
 	}
 	assert.Zero(t, lost, "IDs lost to trims")
 }
+
+// Something else at the lock's path (a folder) does not stop trims for
+// good: the record would outgrow what is read of it, and new IDs would not
+// be found (review AJ7).
+func TestARecordWithoutItsLockIsStillTrimmed(t *testing.T) {
+	old := maxRecord
+	maxRecord = 24 << 10 // keepIDs lines fit in what is read (2*maxRecord); 600 lines do not
+	defer func() { maxRecord = old }()
+	l := Open(t.TempDir(), t.TempDir())
+	require.NoError(t, l.RecordID("loop", "first", time.Now()))
+	require.NoError(t, os.Remove(l.path+".lock"))
+	require.NoError(t, os.Mkdir(l.path+".lock", 0o700))
+	for i := 0; i < 600; i++ {
+		require.NoError(t, l.RecordID("loop", fmt.Sprintf("id%d", i), time.Now()))
+	}
+	assert.True(t, l.HasID("loop", "id599"), "the newest ID is found")
+	info, err := os.Stat(l.path)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, info.Size(), 2*maxRecord)
+}
