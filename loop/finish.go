@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,15 +212,18 @@ func (r *stop) keepPlan(plan string, cause error) StopOutcome {
 }
 
 // recoverAtHome writes plan under the user's home, private to them
-// (~/.claude/plansmith/recovered/STAMP-PROJECT.md), and returns its path
-// twice (as written and as shown), or "" when there is no home or it
-// cannot be written either.
+// (~/.claude/plansmith/recovered/STAMP-PROJECT-HASH.md, the hash of the
+// project's path telling two folders of the same name apart: review AJ8),
+// and returns its path twice (as written and as shown), or "" when there
+// is no home or it cannot be written either.
 func recoverAtHome(env Env, p state.Paths, stamp, plan string) (string, string) {
 	home := env.Getenv("HOME")
 	if home == "" || !filepath.IsAbs(home) {
 		return "", ""
 	}
-	path := filepath.Join(home, ".claude", "plansmith", "recovered", stamp+"-"+filepath.Base(p.Project)+".md")
+	sum := sha256.Sum256([]byte(p.Project))
+	name := stamp + "-" + filepath.Base(p.Project) + "-" + hex.EncodeToString(sum[:4]) + ".md"
+	path := filepath.Join(home, ".claude", "plansmith", "recovered", name)
 	err := os.MkdirAll(filepath.Dir(path), 0o700)
 	if err == nil {
 		err = state.WriteFileMode(path, []byte(plan+"\n"), 0o600)

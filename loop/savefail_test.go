@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -339,7 +341,7 @@ func TestAPlanThatCannotBeSavedInTheProjectIsKeptAtHome(t *testing.T) {
 	out := Stop(env, ev)
 	require.Equal(t, Pause, out.Kind)
 	home := env.Getenv("HOME")
-	kept := filepath.Join(home, ".claude", "plansmith", "recovered", "20260304-050607-"+filepath.Base(p.Project)+".md")
+	kept := filepath.Join(home, ".claude", "plansmith", "recovered", "20260304-050607-"+filepath.Base(p.Project)+"-"+projectHash(p)+".md")
 	assert.Contains(t, out.Message, "Its text is kept in "+kept)
 	assert.NotContains(t, out.Message, "anywhere else")
 	rec, err := os.ReadFile(kept)
@@ -369,4 +371,10 @@ func TestANewSavedPlanSaysWhereTheOneBeforeWent(t *testing.T) {
 	kept, err := os.ReadFile(moved[0])
 	require.NoError(t, err)
 	assert.Equal(t, string(first), string(kept))
+}
+
+// projectHash is what recoverAtHome adds to a recovery file's name.
+func projectHash(p state.Paths) string {
+	sum := sha256.Sum256([]byte(p.Project))
+	return hex.EncodeToString(sum[:4])
 }
