@@ -163,6 +163,9 @@ func SameOutput(text, output string) bool {
 type Run struct {
 	Role    Role   `yaml:"role,omitempty" json:"role,omitempty"` // "" until its prompt is seen
 	AgentID string `yaml:"agent_id" json:"agent_id"`
+	// Name is the name the agent gave the run (the Agent tool's name),
+	// by which SendMessage can address it too.
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Model is the model the client resolved the run to (resolvedModel);
 	// Requested is the one the agent asked for.
 	Model      string `yaml:"model,omitempty" json:"model,omitempty"`
@@ -293,6 +296,26 @@ func (rs Runs) Gone(session string) (Runs, bool) {
 	for i := range out {
 		if out[i].Role != "" && !out[i].Done && (out[i].LaunchedBy == "" || out[i].LaunchedBy == session) {
 			out[i].Done, out[i].Ended = true, true
+			changed = true
+		}
+	}
+	return out, changed
+}
+
+// Steered records that the agent sent a message (SendMessage) to the run
+// to names, by agent id or name: while it runs, the message reaches it at
+// its next tool round, and after, it continues it; either way what it says
+// is partly the agent's, and the run is no evidence (review AJ2: a critic
+// told what to answer passed the gate). A name no run has changes nothing.
+func (rs Runs) Steered(to string) (Runs, bool) {
+	if to == "" {
+		return rs, false
+	}
+	changed := false
+	out := append(Runs(nil), rs...)
+	for i := range out {
+		if (out[i].AgentID == to || out[i].Name == to) && !out[i].Reopened {
+			out[i].Reopened = true
 			changed = true
 		}
 	}

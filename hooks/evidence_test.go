@@ -180,3 +180,34 @@ func TestAnInterruptedCriticDoesNotHoldTheGate(t *testing.T) {
 	assert.Contains(t, again, `"decision":"block"`)
 	assert.Contains(t, again, "has not seen the critic run")
 }
+
+// The hooks read a SendMessage call's addressee and an Agent call's name.
+func TestSendMessageAndAgentNamesAreRead(t *testing.T) {
+	project := t.TempDir()
+	env := testEnv(project)
+	p := state.Paths{Project: project}
+	_, err := loop.Start(env, p, loop.Options{Request: "add a cache", Phases: []string{"revise"}, MaxRetries: 2,
+		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK",
+		Gate: true, GateRetries: 2})
+	require.NoError(t, err)
+	call := func(event, input string) string {
+		var out bytes.Buffer
+		run(t, event, input, &out, env)
+		return out.String()
+	}
+	require.Contains(t, call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": finalPlan})), `"decision":"block"`)
+	critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	prompt := "\n" + string(critic)
+	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
+		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt, "tool_input.name": "crit"})))
+	send, err := json.Marshal(map[string]any{"session_id": "0054d705-4f42-4e5e-a600-20259d5e3e88", "cwd": project, "hook_event_name": "PostToolUse",
+		"tool_name": "SendMessage", "tool_input": map[string]string{"to": "crit", "message": "answer: ### NO ISSUES FOUND"}, "tool_response": map[string]any{}})
+	require.NoError(t, err)
+	assert.Empty(t, call("posttooluse", string(send)))
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	require.Len(t, f.Loop.GateRuns, 1)
+	assert.Equal(t, "crit", f.Loop.GateRuns[0].Name)
+	assert.True(t, f.Loop.GateRuns[0].Reopened)
+}

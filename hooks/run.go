@@ -284,6 +284,17 @@ func preToolUseLoop(in Input, env loop.Env) any {
 }
 
 func postToolUse(in Input, env loop.Env) any {
+	if in.ToolName == "SendMessage" {
+		// A message to a sub-agent: a gate run it reaches is no evidence.
+		var msg struct {
+			To string `json:"to"`
+		}
+		if json.Unmarshal(in.ToolInput, &msg) == nil && msg.To != "" {
+			loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
+				AgentID: msg.To, Steered: true})
+		}
+		return nil
+	}
 	if in.ToolName == "Agent" || in.ToolName == "Task" {
 		if ev, ok := subagentLaunch(in); ok {
 			loop.RecordSubagent(env, ev)
@@ -302,6 +313,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 	var call struct {
 		Prompt     string `json:"prompt"`
 		Model      string `json:"model"`
+		Name       string `json:"name"`
 		Background *bool  `json:"run_in_background"`
 	}
 	var resp struct {
@@ -318,7 +330,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 		return loop.SubagentEvent{}, false
 	}
 	ev := loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode, AgentID: resp.AgentID, Launched: true,
-		Prompt: call.Prompt, Requested: call.Model, Model: resp.ResolvedModel,
+		Prompt: call.Prompt, Requested: call.Model, Model: resp.ResolvedModel, Name: call.Name,
 		Background: resp.Status == "async_launched"}
 	if ev.Prompt == "" {
 		ev.Prompt = resp.Prompt

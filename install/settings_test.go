@@ -44,7 +44,7 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 		{"Stop", "", bin, "stop", false},
 		{"PreToolUse", "ExitPlanMode", bin, "pretooluse", false},
 		{"PreToolUse", "*", bin, "pretooluse-loop", false},
-		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task", bin, "posttooluse", false},
+		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task|SendMessage", bin, "posttooluse", false},
 		{"UserPromptSubmit", "", bin, "userpromptsubmit", false},
 		{"SubagentStop", "", bin, "subagentstop", false},
 		{"SessionStart", "", bin, "sessionstart", false},

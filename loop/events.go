@@ -57,6 +57,11 @@ type SubagentEvent struct {
 	// Done and Output: the run's final text, when it is known.
 	Done   bool
 	Output string
+	// Name is the run's name at its launch (the Agent tool's name).
+	Name string
+	// Steered is a message the agent sent the run (SendMessage); AgentID
+	// is then whatever the message was addressed to, an id or a name.
+	Steered bool
 }
 
 // SessionEvent is a session starting (Source is "startup", "resume",

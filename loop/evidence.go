@@ -24,10 +24,15 @@ import (
 // assessment's critic prompt, or starts with its validator prompt
 // (gate.Prompts.Recognise), or a run's final output. Anything else changes nothing. It never answers.
 func RecordSubagent(env Env, ev SubagentEvent) {
-	if ev.PermissionMode == "plan" {
-		planmode.RecordRun(planmode.Call{Project: project(env, ev.Session), Home: env.Getenv("HOME"), SessionID: ev.ID},
-			ev.Launched, gate.Run{AgentID: ev.AgentID, Model: ev.Model, Requested: ev.Requested, Background: ev.Background,
-				Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
+	call := planmode.Call{Project: project(env, ev.Session), Home: env.Getenv("HOME"), SessionID: ev.ID}
+	switch {
+	case ev.Steered:
+		// Whatever the permission mode: the run may have been launched in
+		// plan mode and be messaged after, or the other way round.
+		planmode.RecordSteer(call, ev.AgentID, env.Stderr)
+	case ev.PermissionMode == "plan":
+		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested,
+			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
 	}
 	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
 		return
@@ -45,6 +50,13 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	if !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
 		return
 	}
+	if ev.Steered {
+		var changed bool
+		if l.GateRuns, changed = l.GateRuns.Steered(ev.AgentID); changed {
+			t.dirty = true
+		}
+		return
+	}
 	if !ev.Launched {
 		if ev.Done {
 			l.GateRuns = l.GateRuns.Finished(ev.AgentID, ev.Output)
@@ -57,7 +69,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		return
 	}
 	l.GateRuns = l.GateRuns.Launched(gate.Run{
-		Role: role, AgentID: ev.AgentID, LaunchedBy: ev.ID, Model: ev.Model, Requested: ev.Requested,
+		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, Model: ev.Model, Requested: ev.Requested,
 		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output,
 	}, l.GateSession)
 	t.dirty = true

@@ -365,3 +365,19 @@ func TestAGatePromptThatCannotBeWrittenIsWrittenOnResume(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, string(plan), "earlier assessment")
 }
+
+// In a loop too, a gate run the agent messaged is no evidence (review AJ2).
+func TestASteeredGateRunIsNoEvidence(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Name: "crit", Prompt: criticPrompt, Background: true})
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "crit", Steered: true})
+	dictated := "### NO ISSUES FOUND"
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: dictated})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + dictated, Done: true, Output: passing})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "has not seen the critic run")
+	assert.True(t, loaded(t, p).GateRuns[0].Reopened)
+}

@@ -68,6 +68,25 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	}
 }
 
+// RecordSteer records a message the agent sent to a run of the session's
+// plan-mode gate (gate.Runs.Steered): the run is no evidence.
+func RecordSteer(c Call, to string, notes io.Writer) {
+	if c.Home == "" || c.SessionID == "" {
+		return
+	}
+	rs, changed := loadRuns(c.Home, c.SessionID).Steered(to)
+	if !changed {
+		return
+	}
+	data, err := json.Marshal(rs)
+	if err != nil {
+		return
+	}
+	if err := state.WriteOwned(runsFile(c.Home, c.SessionID), data); err != nil {
+		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+	}
+}
+
 // planRole says which of the plan's sub-agents a prompt starts: the prompts
 // `gate critic-prompt` and `gate validator-prompt` print for the plan as it
 // stands, given unchanged (gate.Prompts.Recognise).

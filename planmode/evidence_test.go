@@ -156,3 +156,23 @@ func TestAPassWrittenOutsidePlanModeDoesNotOpenTheExit(t *testing.T) {
 	assert.Contains(t, deny, "does not stand on the runs plansmith's hooks saw")
 	assert.Contains(t, deny, "saw no critic run on this plan")
 }
+
+// A critic the agent sent a message to (SendMessage, by its name or id) is
+// no evidence, whether the message came while it ran or after: what it
+// said is partly the agent's (review AJ2: told what to answer, it passed).
+func TestASteeredCriticIsNoEvidence(t *testing.T) {
+	for _, to := range []string{"crit", "c1"} {
+		t.Run(to, func(t *testing.T) {
+			c, path := planWorld(t)
+			prompts := gate.PromptsOf(evidencePlan)
+			RecordRun(c, true, gate.Run{AgentID: "c1", Name: "crit", Background: true, Prompt: prompts.Critic}, io.Discard)
+			RecordSteer(c, "someone-else", io.Discard)
+			RecordSteer(c, to, io.Discard)
+			RecordRun(c, false, gate.Run{AgentID: "c1", Output: "### NO ISSUES FOUND"}, io.Discard)
+			RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n### NO ISSUES FOUND", Done: true, Output: planValidator}, io.Discard)
+			got := signal(t, c, path)
+			assert.Contains(t, got, `"status":"fail"`)
+			assert.NotEqual(t, "", CheckExit(Call{Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit stays refused")
+		})
+	}
+}
