@@ -3,6 +3,7 @@ package gate
 import (
 	"errors"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -174,6 +175,9 @@ type Run struct {
 	// LaunchedBy is the session whose Agent call started the run: only
 	// that session's client can say the run is no longer running (Gone).
 	LaunchedBy string `yaml:"launched_by,omitempty" json:"launched_by,omitempty"`
+	// LaunchedAt is when its launch was seen (Gone: a run of another
+	// session is given up on after RunGrace).
+	LaunchedAt time.Time `yaml:"launched_at,omitempty" json:"launched_at,omitempty"`
 	// Prompt is kept for validator runs only (its instructions and the
 	// critic's output): the judge checks it carried the critic's observed
 	// output and nothing else (Prompts.GaveCritic).
@@ -288,19 +292,29 @@ func (rs Runs) Finished(agentID, output string) Runs {
 // whose output never came has Ended. The client reports a sub-agent's end
 // (SubagentStop) while it still lists it, so no output is still to come. A
 // Stop lists only its own session's work: another session holding the
-// loop (a fork) says nothing of the runs it did not launch (review AF2).
+// loop (a fork) says nothing of the runs it did not launch (review AF2),
+// and those are given up on only RunGrace after their launch, when their
+// session is most likely gone (review AJ3: a fork waited on one for good).
 // A run recorded before launches were, with no session, counts as any.
-func (rs Runs) Gone(session string) (Runs, bool) {
+func (rs Runs) Gone(session string, now time.Time) (Runs, bool) {
 	changed := false
 	out := append(Runs(nil), rs...)
 	for i := range out {
-		if out[i].Role != "" && !out[i].Done && (out[i].LaunchedBy == "" || out[i].LaunchedBy == session) {
-			out[i].Done, out[i].Ended = true, true
+		r := &out[i]
+		if r.Role == "" || r.Done {
+			continue
+		}
+		if r.LaunchedBy == "" || r.LaunchedBy == session || !r.LaunchedAt.IsZero() && now.Sub(r.LaunchedAt) > RunGrace {
+			r.Done, r.Ended = true, true
 			changed = true
 		}
 	}
 	return out, changed
 }
+
+// RunGrace is how long a gate run another session launched is waited for:
+// far longer than a critic or validator takes.
+const RunGrace = time.Hour
 
 // Steered records that the agent sent a message (SendMessage) to the run
 // to names, by agent id or name: while it runs, the message reaches it at

@@ -69,7 +69,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		return
 	}
 	l.GateRuns = l.GateRuns.Launched(gate.Run{
-		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, Model: ev.Model, Requested: ev.Requested,
+		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, LaunchedAt: env.Now().UTC(), Model: ev.Model, Requested: ev.Requested,
 		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output,
 	}, l.GateSession)
 	t.dirty = true

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -380,4 +381,25 @@ func TestASteeredGateRunIsNoEvidence(t *testing.T) {
 	require.Equal(t, Block, out.Kind, out.Message)
 	assert.Contains(t, out.Reason, "has not seen the critic run")
 	assert.True(t, loaded(t, p).GateRuns[0].Reopened)
+}
+
+// A run whose session is gone (killed with its run going) does not hold a
+// fork's loop for good: past gate.RunGrace from its launch, the fork's Stop
+// ends it and asks for the critic again (review AJ3).
+func TestAForkGivesUpOnARunWhoseSessionIsGone(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, _ := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	fork := Session{ID: "fork", Cwd: p.Project}
+	SessionStart(env, SessionEvent{Session: fork, Source: "fork"})
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true}))
+	require.False(t, loaded(t, p).GateRuns[0].LaunchedAt.IsZero(), "the launch time is kept")
+
+	later := testNow.Add(gate.RunGrace + time.Minute)
+	env.Now = func() time.Time { return later }
+	out := Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, "no longer a silent wait")
+	assert.Contains(t, out.Reason, "has not seen the critic run")
+	assert.True(t, loaded(t, p).GateRuns[0].Ended)
 }

@@ -71,7 +71,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// The client runs no sub-agent now (a Stop while one runs ended
 		// above): a gate run whose output never came is over, and is not
 		// waited for (review AD1).
-		t.file.Loop.GateRuns, _ = t.file.Loop.GateRuns.Gone(ev.Session.ID)
+		t.file.Loop.GateRuns, _ = t.file.Loop.GateRuns.Gone(ev.Session.ID, env.Now())
 	}
 	before := label(t.file)
 	t.dirty = true
