@@ -51,7 +51,10 @@ const (
 	capturedValidator = "### VERDICT: PASS\n**Reason**: ok"
 )
 
-func TestGateEvidenceOnCapturedPayloads(t *testing.T) {
+// gateProject starts a loop whose only phase is the final revise, with the
+// gate on, and returns the project, its paths and a way to call a hook.
+func gateProject(t *testing.T) (string, state.Paths, func(event, input string) string) {
+	t.Helper()
 	project := t.TempDir()
 	env := testEnv(project)
 	p := state.Paths{Project: project}
@@ -59,11 +62,15 @@ func TestGateEvidenceOnCapturedPayloads(t *testing.T) {
 		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK",
 		Gate: true, GateRetries: 2})
 	require.NoError(t, err)
-	call := func(event, input string) string {
+	return project, p, func(event, input string) string {
 		var out bytes.Buffer
 		run(t, event, input, &out, env)
 		return out.String()
 	}
+}
+
+func TestGateEvidenceOnCapturedPayloads(t *testing.T) {
+	project, p, call := gateProject(t)
 	stop := func(message string, changes map[string]any) string {
 		c := map[string]any{"last_assistant_message": message}
 		for k, v := range changes {
@@ -149,18 +156,7 @@ func TestSubagentLaunchReadsBothResponseShapes(t *testing.T) {
 // message. The agent's next Stop is not a silent wait on it for good
 // (review AD1): the gate asks for the critic again.
 func TestAnInterruptedCriticDoesNotHoldTheGate(t *testing.T) {
-	project := t.TempDir()
-	env := testEnv(project)
-	p := state.Paths{Project: project}
-	_, err := loop.Start(env, p, loop.Options{Request: "add a cache", Phases: []string{"revise"}, MaxRetries: 2,
-		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK",
-		Gate: true, GateRetries: 2})
-	require.NoError(t, err)
-	call := func(event, input string) string {
-		var out bytes.Buffer
-		run(t, event, input, &out, env)
-		return out.String()
-	}
+	project, p, call := gateProject(t)
 	stop := func(message string) string {
 		return call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": message}))
 	}
@@ -183,18 +179,7 @@ func TestAnInterruptedCriticDoesNotHoldTheGate(t *testing.T) {
 
 // The hooks read a SendMessage call's addressee and an Agent call's name.
 func TestSendMessageAndAgentNamesAreRead(t *testing.T) {
-	project := t.TempDir()
-	env := testEnv(project)
-	p := state.Paths{Project: project}
-	_, err := loop.Start(env, p, loop.Options{Request: "add a cache", Phases: []string{"revise"}, MaxRetries: 2,
-		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK",
-		Gate: true, GateRetries: 2})
-	require.NoError(t, err)
-	call := func(event, input string) string {
-		var out bytes.Buffer
-		run(t, event, input, &out, env)
-		return out.String()
-	}
+	project, p, call := gateProject(t)
 	require.Contains(t, call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": finalPlan})), `"decision":"block"`)
 	critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
 	require.NoError(t, err)

@@ -23,16 +23,30 @@ const (
 	sessionID = "s"
 )
 
-// gateLoop starts a loop whose only phase is the final revise, with the
-// gate on, and stops once with a passing plan: the gate now awaits its
-// sub-agents. It returns the critic and validator prompts it wrote.
-func gateLoop(t *testing.T, env Env, p state.Paths) (criticPrompt, validatorPrompt string) {
+// startGateLoop starts a loop whose only phase is the final revise, with
+// the gate on.
+func startGateLoop(t *testing.T) (Env, state.Paths) {
+	t.Helper()
+	env, p, _ := testEnv(t)
+	startGate(t, env, p)
+	return env, p
+}
+
+func startGate(t *testing.T, env Env, p state.Paths) {
 	t.Helper()
 	o := testOptions()
 	o.Phases = []string{"revise"}
 	o.Gate, o.GateRetries = true, 2
 	_, err := Start(env, p, o)
 	require.NoError(t, err)
+}
+
+// gateLoop starts a gate loop (startGate) and stops once with a passing
+// plan: the gate now awaits its sub-agents. It returns the critic and
+// validator prompts it wrote.
+func gateLoop(t *testing.T, env Env, p state.Paths) (criticPrompt, validatorPrompt string) {
+	t.Helper()
+	startGate(t, env, p)
 	out := Stop(env, StopEvent{Session: Session{ID: sessionID, Cwd: p.Project}, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Block, out.Kind, out.Message)
 	assert.Contains(t, out.Reason, "End your turn once both have finished", "an observing client is told it need not copy outputs")
@@ -174,12 +188,7 @@ func TestGateRefusesAFabricatedReplyThenPassesOnRealRuns(t *testing.T) {
 }
 
 func TestGateRelaysOnlyForAClientThatCannotReportRuns(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.Phases = []string{"revise"}
-	o.Gate, o.GateRetries = true, 2
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := startGateLoop(t)
 	s := Session{ID: sessionID, Cwd: p.Project}
 	out := Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8})
 	require.Equal(t, Block, out.Kind)
@@ -262,12 +271,7 @@ func TestOnlyTheCriticPromptUnchangedStartsTheCritic(t *testing.T) {
 // that are not there, again and again (review AD2). Once the way is clear,
 // the next message resumes it and the gate starts.
 func TestGateFilesThatCannotBeWrittenPauseTheLoop(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.Phases = []string{"revise"}
-	o.Gate, o.GateRetries = true, 2
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := startGateLoop(t)
 	planted := filepath.Join(p.Gate(), gate.PlanFile)
 	require.NoError(t, os.MkdirAll(filepath.Join(planted, "x"), 0o755))
 	s := Session{ID: sessionID, Cwd: p.Project}
@@ -336,12 +340,7 @@ func TestAForksStopDoesNotEndTheCriticOfAnother(t *testing.T) {
 // with the validator's prompt in the way, the resumed gate asked for a
 // validator on a file that was not there, and failed).
 func TestAGatePromptThatCannotBeWrittenIsWrittenOnResume(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.Phases = []string{"revise"}
-	o.Gate, o.GateRetries = true, 2
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := startGateLoop(t)
 	require.NoError(t, os.MkdirAll(p.Gate(), 0o755))
 	stale := filepath.Join(p.Gate(), gate.PlanFile)
 	require.NoError(t, os.WriteFile(stale, []byte("an earlier assessment's plan"), 0o644))
