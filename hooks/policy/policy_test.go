@@ -410,6 +410,15 @@ func TestBashRules(t *testing.T) {
 		{"zsh glob qualifier in a substitution in double quotes", `echo "$(ls -d -- ${x:-*(e:"touch pwn":)})"`, "glob-qualifier"},
 		{"zsh glob qualifier in a substitution in a here-document", "cat <<EOF\n$(ls -d -- ${x:-*(e:\"touch pwn\":)})\nEOF", "glob-qualifier"},
 		{"quotes in a word in a substitution in double quotes", `echo "$(printf %s ${x:-'$HOME'})"`, ""},
+		// Review AI: subscripts with blanks or |&;<>, a $ brace expansion
+		// joins, quotes ending a double-quoted ${...}, POSIX mode.
+		{"declaration subscript split by bash", `declare a[ 1|~1 ]=1`, "parse"},
+		{"assignment subscript split by zsh", `a[1|1]=1`, "parse"},
+		{"brace expansion makes a parameter expansion", `x='$(touch pwn)'; echo {$,}{x@P}`, "eval"},
+		{"a quote ends a double-quoted expansion", `echo "${x:-'}" ; touch pwn ; : "'}"`, "eval"},
+		{"posix mode", `POSIXLY_CORRECT=1; echo hi`, "env-var"},
+		{"a plain subscript", `a[1]=x; echo ${a[1]}`, ""},
+		{"a dollar at the end of a pattern", `grep foo$ f`, ""},
 		{"find gnu follow is no -f", `find . -follow -exec sort {} \;`, ""},
 		{"find computed starting point", `find $dirs -exec sort {} out in.txt \;`, "dynamic-arg"},
 		{"find execdir bare name", `find . -name '-o*' -execdir sort {} in.txt \;`, "dynamic-arg"},
@@ -558,7 +567,7 @@ func TestBashRules(t *testing.T) {
 		{"backslash, carriage return, newline", "echo hi \\\r\ntouch pwn", "parse"},
 		{"carriage return in a quoted here-document body", "cat <<'EOF'\na\r\nEOF", ""},
 		{"backslash-newline inside $(", "echo \"$\\\n(touch pwn)\"", "parse"},
-		{"backslash-newline inside ${", "x='$(touch pwn)'; echo $\\\n{x@P}", "parse"},
+		{"backslash-newline inside ${", "x='$(touch pwn)'; echo $\\\n{x@P}", "eval"}, // a $ kept as text before a {
 		{"backslash-newline inside ((", "(\\\n(echo '$(touch pwn)'))", "parse"},
 		{"backslash-newline inside <<-", "cat <<\\\n-EOF\nEOF\ntouch pwn\n-EOF", "parse"},
 		{"backslash-newline in an unquoted here-document", "cat <<EOF\n$\\\n(touch pwn)\nEOF", "parse"},

@@ -171,6 +171,7 @@ func (c *checker) visit(node syntax.Node) bool {
 		}
 	case *syntax.Word:
 		c.zshWord(n)
+		c.braceDollar(n)
 		if n.Lit() == "}" {
 			// zsh ends a { ... } group at a lone } anywhere on the line,
 			// so { cmd } always { CODE; } runs CODE, where bash and the
@@ -217,6 +218,7 @@ func (c *checker) visit(node syntax.Node) bool {
 	case *syntax.Assign:
 		if n.Index != nil {
 			c.arith(n, n.Index)
+			c.subscript(n)
 		}
 	case *syntax.ForClause:
 		if it, ok := n.Loop.(*syntax.WordIter); ok && forbiddenVar(it.Name.Value, false) {
@@ -626,12 +628,53 @@ func (c *checker) param(p *syntax.ParamExp) {
 	}
 }
 
+// braceDollar refuses an unquoted $ the parser kept as text in a word with
+// braces: bash expands braces first, so {$,}{x@P} becomes ${x@P}, which
+// it then expands, prompt expansion and all, where the parser saw text
+// (review AI2).
+func (c *checker) braceDollar(w *syntax.Word) {
+	dollar := false
+	for _, part := range w.Parts {
+		if l, ok := part.(*syntax.Lit); ok && strings.Contains(l.Value, "$") {
+			dollar = true
+		}
+	}
+	if !dollar {
+		return
+	}
+	start, end := w.Pos().Offset(), w.End().Offset()
+	if end <= uint(len(c.src)) && start < end && strings.Contains(c.src[start:end], "{") {
+		c.fail("eval", w, "a $ that brace expansion can join to what follows it")
+	}
+}
+
+// subscript refuses an assignment's [...] holding a blank or one of
+// |&;<>: the parser reads it as one subscript, while bash splits the
+// arguments of declare, typeset, local, export and readonly there, and zsh
+// any assignment, so what was a subscript runs as pipes, commands and
+// redirects (review AI1: declare a[ 1|~1 ]=1 ran the file pushd -n had put
+// on the directory stack).
+func (c *checker) subscript(a *syntax.Assign) {
+	start, end := a.Name.End().Offset(), a.Index.End().Offset()
+	if end > uint(len(c.src)) || start > end {
+		c.fail("parse", a, "a subscript that could not be located")
+		return
+	}
+	if rb := strings.IndexByte(c.src[end:], ']'); rb >= 0 {
+		end += uint(rb)
+	}
+	if strings.ContainsAny(c.src[start:end], " \t\n|&;<>") {
+		c.fail("parse", a, "blanks or |&;<> in a subscript, where bash splits a declaration's arguments and zsh any assignment")
+	}
+}
+
 // paramWords judges the words inside ${...} (a default, an alternative, a
 // replacement) where the shells and the parser read them differently:
 //   - inside double quotes or an unquoted here-document, bash and zsh take a
 //     ' there as text and expand the $(...) it seems to quote, where the
 //     parser reads '...' as quoting (review AG4: "${x:-'$(CODE)'}" ran
-//     CODE in both shells, unjudged);
+//     CODE in both shells, unjudged), and a } or " after it can end the
+//     expansion and the string (AI3);
 //   - unquoted, zsh generates file names from a default or alternative, and
 //     a glob qualifier there, as in ${x:-*(e:CODE:)}, runs code for each
 //     file; the parser keeps it as text (review AG1).
@@ -651,7 +694,10 @@ func (c *checker) paramWords(p *syntax.ParamExp) {
 		for _, part := range w.Parts {
 			switch part := part.(type) {
 			case *syntax.SglQuoted:
-				if quoted && strings.ContainsAny(part.Value, "$`") {
+				// Not only a $ in it: a } or " in it can end the ${...} and
+				// the string there, for zsh and bash in POSIX mode
+				// (review AI3).
+				if quoted {
 					c.fail("eval", p, "inside double quotes the shell reads ' in ${...} as text, and expands what it seems to quote")
 					return
 				}
@@ -851,6 +897,11 @@ func forbiddenVar(name string, exported bool) bool {
 		"PS4", "PROMPT_COMMAND", "EDITOR", "VISUAL", "SHELL", "BROWSER",
 		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR", "PWD", "OLDPWD", "DIRSTACK", "EXECIGNORE":
 		return true
+	case "POSIXLY_CORRECT":
+		// bash goes into POSIX mode when it is set, and reads the rest of
+		// the line otherwise: a ' in a double-quoted ${...} is then text,
+		// and aliases are expanded (review AI3).
+		return true
 	case "RANDOM", "SRANDOM", "OPTIND", "HISTCMD":
 		// bash evaluates a value assigned to these as arithmetic, and a
 		// subscript there runs its $(...): RANDOM='a[$(cmd)]', or RANDOM=x
@@ -901,7 +952,7 @@ func harmlessEnv(name string) bool {
 	case "LANG", "LANGUAGE", "TZ", "NO_COLOR", "TERM", "COLUMNS", "LINES", "CLICOLOR",
 		"CLICOLOR_FORCE", "FORCE_COLOR", "COLORTERM", "GREP_COLOR", "GREP_COLORS", "LS_COLORS",
 		"TIME_STYLE", "QUOTING_STYLE", "BLOCK_SIZE", "DU_BLOCK_SIZE", "DF_BLOCK_SIZE",
-		"POSIXLY_CORRECT", "JQ_COLORS", "TABSIZE":
+		"JQ_COLORS", "TABSIZE":
 		return true
 	}
 	return strings.HasPrefix(name, "LC_")
