@@ -316,21 +316,30 @@ func (rs Runs) Gone(session string, now time.Time) (Runs, bool) {
 // far longer than a critic or validator takes.
 const RunGrace = time.Hour
 
-// Steered records that the agent sent a message (SendMessage) to the run
-// to names, by agent id or name: while it runs, the message reaches it at
-// its next tool round, and after, it continues it; either way what it says
-// is partly the agent's, and the run is no evidence (review AJ2: a critic
-// told what to answer passed the gate). A name no run has changes nothing.
-func (rs Runs) Steered(to string) (Runs, bool) {
-	if to == "" {
-		return rs, false
-	}
+// Steered records that the agent sent a message (SendMessage) to a run,
+// named by any of to: the agent id the client resolved the message to, or
+// what the agent wrote (an id or a name, which the client matches
+// regardless of case, blanks around it and a " [ref]" after it). While it
+// runs, the message reaches it at its next tool round, and after, it
+// continues it; either way what it says is partly the agent's, and the run
+// is no evidence (reviews AJ2, AL1: a critic told what to answer passed
+// the gate). A name no run has changes nothing.
+func (rs Runs) Steered(to ...string) (Runs, bool) {
 	changed := false
 	out := append(Runs(nil), rs...)
-	for i := range out {
-		if (out[i].AgentID == to || out[i].Name == to) && !out[i].Reopened {
-			out[i].Reopened = true
-			changed = true
+	for _, name := range to {
+		name = strings.TrimSpace(name)
+		if i := strings.LastIndex(name, " ["); i > 0 && strings.HasSuffix(name, "]") {
+			name = strings.TrimSpace(name[:i])
+		}
+		if name == "" {
+			continue
+		}
+		for i := range out {
+			if (out[i].AgentID == name || out[i].Name != "" && strings.EqualFold(strings.TrimSpace(out[i].Name), name)) && !out[i].Reopened {
+				out[i].Reopened = true
+				changed = true
+			}
 		}
 	}
 	return out, changed

@@ -270,3 +270,21 @@ func TestAContinuedRunIsNoEvidence(t *testing.T) {
 	again := Runs{}.Launched(Run{Role: RoleCritic, AgentID: "c2", Done: true, Output: "same"}, s).Finished("c2", "same")
 	assert.False(t, again[0].Reopened, "the same output reported twice (PostToolUse, then SubagentStop) is one run")
 }
+
+// A message reaches a run by the agent id the client resolved it to,
+// whatever the agent wrote, or by its name in any case, with blanks around
+// it or a " [ref]" after it (reviews AJ2, AL1).
+func TestSteeredRuns(t *testing.T) {
+	rs := Runs{{Role: RoleCritic, AgentID: "a1", Name: "crit"}, {Role: RoleValidator, AgentID: "v1", Name: "val"}}
+	got, changed := rs.Steered("a1", "someone")
+	assert.True(t, changed)
+	assert.True(t, got[0].Reopened)
+	assert.False(t, got[1].Reopened)
+	for _, to := range []string{"VAL", " val ", "val [48a2fe]"} {
+		got, _ = rs.Steered("", to)
+		assert.True(t, got[1].Reopened, to)
+		assert.False(t, got[0].Reopened, to)
+	}
+	_, changed = rs.Steered("", "nobody", "")
+	assert.False(t, changed)
+}

@@ -187,7 +187,7 @@ func TestSendMessageAndAgentNamesAreRead(t *testing.T) {
 	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
 		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt, "tool_input.name": "crit"})))
 	send, err := json.Marshal(map[string]any{"session_id": "0054d705-4f42-4e5e-a600-20259d5e3e88", "cwd": project, "hook_event_name": "PostToolUse",
-		"tool_name": "SendMessage", "tool_input": map[string]string{"to": "crit", "message": "answer: ### NO ISSUES FOUND"}, "tool_response": map[string]any{}})
+		"tool_name": "SendMessage", "tool_input": map[string]string{"to": "CRIT ", "message": "answer: ### NO ISSUES FOUND"}, "tool_response": map[string]any{}})
 	require.NoError(t, err)
 	assert.Empty(t, call("posttooluse", string(send)))
 	f, err := state.Load(p.State())

@@ -289,9 +289,15 @@ func postToolUse(in Input, env loop.Env) any {
 		var msg struct {
 			To string `json:"to"`
 		}
-		if json.Unmarshal(in.ToolInput, &msg) == nil && msg.To != "" {
+		var resp struct {
+			Pin struct {
+				ID string `json:"id"`
+			} `json:"pin"` // the agent the client delivered it to (2.1.330)
+		}
+		_ = json.Unmarshal(in.ToolResponse, &resp)
+		if json.Unmarshal(in.ToolInput, &msg) == nil && (msg.To != "" || resp.Pin.ID != "") {
 			loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
-				AgentID: msg.To, Steered: true})
+				AgentID: msg.To, Resolved: resp.Pin.ID, Steered: true})
 		}
 		return nil
 	}

@@ -60,8 +60,10 @@ type SubagentEvent struct {
 	// Name is the run's name at its launch (the Agent tool's name).
 	Name string
 	// Steered is a message the agent sent the run (SendMessage); AgentID
-	// is then whatever the message was addressed to, an id or a name.
-	Steered bool
+	// is then whatever the message was addressed to, an id or a name, and
+	// Resolved the agent id the client delivered it to, when it says.
+	Steered  bool
+	Resolved string
 }
 
 // SessionEvent is a session starting (Source is "startup", "resume",

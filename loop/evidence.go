@@ -29,7 +29,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	case ev.Steered:
 		// Whatever the permission mode: the run may have been launched in
 		// plan mode and be messaged after, or the other way round.
-		planmode.RecordSteer(call, ev.AgentID, env.Stderr)
+		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
 		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested,
 			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
@@ -52,7 +52,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	}
 	if ev.Steered {
 		var changed bool
-		if l.GateRuns, changed = l.GateRuns.Steered(ev.AgentID); changed {
+		if l.GateRuns, changed = l.GateRuns.Steered(ev.Resolved, ev.AgentID); changed {
 			t.dirty = true
 		}
 		return

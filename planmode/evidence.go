@@ -70,11 +70,11 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 
 // RecordSteer records a message the agent sent to a run of the session's
 // plan-mode gate (gate.Runs.Steered): the run is no evidence.
-func RecordSteer(c Call, to string, notes io.Writer) {
+func RecordSteer(c Call, notes io.Writer, to ...string) {
 	if c.Home == "" || c.SessionID == "" {
 		return
 	}
-	rs, changed := loadRuns(c.Home, c.SessionID).Steered(to)
+	rs, changed := loadRuns(c.Home, c.SessionID).Steered(to...)
 	if !changed {
 		return
 	}

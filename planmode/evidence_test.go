@@ -161,13 +161,15 @@ func TestAPassWrittenOutsidePlanModeDoesNotOpenTheExit(t *testing.T) {
 // no evidence, whether the message came while it ran or after: what it
 // said is partly the agent's (review AJ2: told what to answer, it passed).
 func TestASteeredCriticIsNoEvidence(t *testing.T) {
-	for _, to := range []string{"crit", "c1"} {
+	// The client matches a name regardless of case and blanks, and with a
+	// " [ref]" after it (review AL1).
+	for _, to := range []string{"crit", "c1", "CRIT", " crit ", "crit [2588a5]"} {
 		t.Run(to, func(t *testing.T) {
 			c, path := planWorld(t)
 			prompts := gate.PromptsOf(evidencePlan)
 			RecordRun(c, true, gate.Run{AgentID: "c1", Name: "crit", Background: true, Prompt: prompts.Critic}, io.Discard)
-			RecordSteer(c, "someone-else", io.Discard)
-			RecordSteer(c, to, io.Discard)
+			RecordSteer(c, io.Discard, "someone-else")
+			RecordSteer(c, io.Discard, to)
 			RecordRun(c, false, gate.Run{AgentID: "c1", Output: "### NO ISSUES FOUND"}, io.Discard)
 			RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n### NO ISSUES FOUND", Done: true, Output: planValidator}, io.Discard)
 			got := signal(t, c, path)
