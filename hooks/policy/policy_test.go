@@ -418,6 +418,11 @@ func TestBashRules(t *testing.T) {
 		{"a quote ends a double-quoted expansion", `echo "${x:-'}" ; touch pwn ; : "'}"`, "eval"},
 		{"posix mode", `POSIXLY_CORRECT=1; echo hi`, "env-var"},
 		{"a plain subscript", `a[1]=x; echo ${a[1]}`, ""},
+		// Review AK: no brace expansion in [[ ]]; plain text in quotes in ${...}.
+		{"a regular expression with a count", `[[ "$v" =~ ^[0-9]{1,3}$ ]] && echo y`, ""},
+		{"a quoted default", `echo "${EDITOR:-'vim'}"`, ""},
+		{"a quoted suffix", `echo "${f%'.go'}"`, ""},
+		{"a quote holding a double quote", `echo "${x:-'a\"b'}"`, "eval"},
 		{"a dollar at the end of a pattern", `grep foo$ f`, ""},
 		{"find gnu follow is no -f", `find . -follow -exec sort {} \;`, ""},
 		{"find computed starting point", `find $dirs -exec sort {} out in.txt \;`, "dynamic-arg"},

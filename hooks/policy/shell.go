@@ -42,6 +42,18 @@ type checker struct {
 	// here-document bodies, where a ' is text to the shells; substituted
 	// those of $(...), `...` and <(...), which start unquoted again.
 	doubleQuoted, substituted [][2]uint
+	// tests are the byte ranges of [[ ]] expressions.
+	tests [][2]uint
+}
+
+// inTestClause reports whether offset i is inside a [[ ]] expression.
+func (c *checker) inTestClause(i uint) bool {
+	for _, r := range c.tests {
+		if i >= r[0] && i < r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // inDoubleQuotes reports whether offset i is in double quotes: inside a
@@ -225,6 +237,7 @@ func (c *checker) visit(node syntax.Node) bool {
 			c.fail("env-var", n, it.Name.Value)
 		}
 	case *syntax.TestClause:
+		c.tests = append(c.tests, [2]uint{n.Pos().Offset(), n.End().Offset()})
 		c.test(n.X)
 	case *syntax.ExtGlob:
 		c.fail("glob-qualifier", n, "")
@@ -633,6 +646,9 @@ func (c *checker) param(p *syntax.ParamExp) {
 // it then expands, prompt expansion and all, where the parser saw text
 // (review AI2).
 func (c *checker) braceDollar(w *syntax.Word) {
+	if c.inTestClause(w.Pos().Offset()) {
+		return // no brace expansion in [[ ]]: ^[0-9]{1,3}$ is a pattern (review AK2)
+	}
 	dollar := false
 	for _, part := range w.Parts {
 		if l, ok := part.(*syntax.Lit); ok && strings.Contains(l.Value, "$") {
@@ -696,8 +712,9 @@ func (c *checker) paramWords(p *syntax.ParamExp) {
 			case *syntax.SglQuoted:
 				// Not only a $ in it: a } or " in it can end the ${...} and
 				// the string there, for zsh and bash in POSIX mode
-				// (review AI3).
-				if quoted {
+				// (review AI3); plain text such as '.go' is text either way
+				// (review AK3).
+				if quoted && strings.ContainsAny(part.Value, "$`\\}\"") {
 					c.fail("eval", p, "inside double quotes the shell reads ' in ${...} as text, and expands what it seems to quote")
 					return
 				}
