@@ -205,6 +205,17 @@ func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
 			return Check{"hooks", Warn, fmt.Sprintf("%s: registered by an older plansmith, whose hook commands let tool calls through should plansmith fail to start", where), fix}
 		}
 	}
+	// An older plansmith's tools for an event: this one's hooks miss the
+	// calls the older matcher leaves out (the gate's SendMessage, say).
+	matchers := map[string]string{}
+	for _, r := range regs {
+		matchers[entry(r)] = r.Matcher
+	}
+	for _, r := range wanted {
+		if m := matchers[entry(r)]; m != r.Matcher {
+			return Check{"hooks", Warn, fmt.Sprintf("%s: registered by an older plansmith: %s runs for %q, this plansmith's for %q", where, entry(r), m, r.Matcher), fix}
+		}
+	}
 	if len(others) > 0 {
 		slices.Sort(others)
 		detail := fmt.Sprintf("%s: hooks run %s, not this binary", where, strings.Join(others, ", "))

@@ -212,6 +212,17 @@ func TestDoctor(t *testing.T) {
 				"SessionEnd": [{"hooks": [`+old("sessionend")+`]}],
 				"StopFailure": [{"hooks": [`+old("stopfailure")+`]}]}}`)
 		}, "hooks", Warn, "registered by an older plansmith", false},
+		{"hooks registered by an older plansmith (a narrower matcher)", func(t *testing.T, w *doctorWorld) {
+			// Before the gate watched SendMessage, PostToolUse left it out.
+			dir := filepath.Join(w.env.Project, ".claude")
+			w.install(t, dir)
+			path := filepath.Join(dir, "settings.json")
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			older := strings.Replace(string(data), `"Write|Edit|MultiEdit|Agent|Task|SendMessage"`, `"Write|Edit|MultiEdit|Agent|Task"`, 1)
+			require.NotEqual(t, string(data), older)
+			w.write(t, path, older)
+		}, "hooks", Warn, `PostToolUse (posttooluse) runs for "Write|Edit|MultiEdit|Agent|Task", this plansmith's for "Write|Edit|MultiEdit|Agent|Task|SendMessage"`, false},
 		{"an event missing", func(t *testing.T, w *doctorWorld) {
 			w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": {
 				"Stop": [{"hooks": [{"type": "command", "command": "/gone/plansmith hook stop"}]}]}}`)
