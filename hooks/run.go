@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -362,46 +360,11 @@ func toolEvent(in Input) loop.ToolEvent {
 		Response: in.ToolResponse, PermissionMode: in.PermissionMode}
 }
 
-// DefaultBlockCap is how many consecutive Stop-hook blocks Claude Code obeys
-// before it overrides the next one and ends the turn.
-const DefaultBlockCap = 8
+// DefaultBlockCap is Claude Code's cap when the variable is unset.
+const DefaultBlockCap = loop.DefaultBlockCap
 
-// blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP no higher than Claude Code
-// (2.1.330) does. A plain integer, trimmed, is the cap; 0 or less means
-// none. Any other value the client reads by rules of its own (a number
-// literal when it is a whole number, else its leading digits, else its
-// default), so plansmith takes the lowest of what it could mean: its
-// leading digits, its value as a number, and the default, leaving out
-// readings of no cap (0 or less), which are never the safe ones; a fraction
-// below 1 is 1. Reading it higher than the client would let the client end
-// the turn before the loop pauses, leaving it active and unpaused (reviews
-// AD3, AF5); lower only pauses a block or so early.
-func blockCap(env loop.Env) int {
-	v := strings.TrimSpace(env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"))
-	if v == "" {
-		return DefaultBlockCap
-	}
-	if n, err := strconv.Atoi(v); err == nil {
-		return max(n, 0)
-	}
-	lowest := float64(DefaultBlockCap)
-	consider := func(f float64) {
-		if f > 0 && !math.IsNaN(f) {
-			lowest = min(lowest, max(f, 1))
-		}
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		consider(f)
-	}
-	if !strings.HasPrefix(v, "-") {
-		digits := strings.TrimPrefix(v, "+")
-		digits = digits[:len(digits)-len(strings.TrimLeft(digits, "0123456789"))]
-		if i, err := strconv.Atoi(digits); err == nil {
-			consider(float64(i))
-		}
-	}
-	return int(lowest)
-}
+// blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (loop.BlockCap).
+func blockCap(env loop.Env) int { return loop.BlockCap(env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")) }
 
 // The outcome → answer mappings: Claude Code's JSON for each loop outcome.
 // A nil answer writes nothing.

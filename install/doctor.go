@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -58,7 +59,7 @@ func Doctor(e DoctorEnv) []Check {
 	codex := CodexChecks(e)
 	checks = append(checks, codexOnly(registrationChecks(e), codex)...)
 	checks = append(checks, codex...)
-	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Now))
+	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Home, e.Now))
 	checks = append(checks, GateCheck(e.Project))
 	checks = append(checks, BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")))
 	checks = append(checks, goCheck(e.LookGo))
@@ -97,11 +98,11 @@ type settingsSource struct {
 
 func registrationChecks(e DoctorEnv) []Check {
 	sources := []settingsSource{
-		{"project settings", filepath.Join(e.Project, ".claude", "settings.json"), "plansmith install"},
+		{"project settings", filepath.Join(e.Project, ".claude", "settings.json"), templates.CLI("install")},
 		{"project local settings", filepath.Join(e.Project, ".claude", "settings.local.json"), ""},
 	}
 	if e.Home != "" {
-		sources = append(sources, settingsSource{"user settings", filepath.Join(e.Home, ".claude", "settings.json"), "plansmith install --user"})
+		sources = append(sources, settingsSource{"user settings", filepath.Join(e.Home, ".claude", "settings.json"), templates.CLI("install --user")})
 	}
 	var checks []Check
 	var registered []string
@@ -213,7 +214,7 @@ func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
 	}
 	for _, r := range wanted {
 		if m := matchers[entry(r)]; m != r.Matcher {
-			return Check{"hooks", Warn, fmt.Sprintf("%s: registered by an older plansmith: %s runs for %q, this plansmith's for %q", where, entry(r), m, r.Matcher), fix}
+			return Check{"hooks", Warn, fmt.Sprintf("%s: %s runs for %q, not for %q as this plansmith registers it (an older plansmith wrote it, or it was edited)", where, entry(r), m, r.Matcher), fix}
 		}
 	}
 	if len(others) > 0 {
@@ -274,7 +275,7 @@ func isPlugin(root string) bool {
 	return true
 }
 
-func loopCheck(p state.Paths, now time.Time) Check {
+func loopCheck(p state.Paths, home string, now time.Time) Check {
 	rel := p.Rel(p.State())
 	info, err := os.Stat(p.State())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -290,6 +291,12 @@ func loopCheck(p state.Paths, now time.Time) Check {
 	}
 	if l := f.Loop; l.Active && l.Project != "" && !samePath(l.Project, p.Project) {
 		return Check{"loop", Warn, fmt.Sprintf("%s holds a loop started in another folder (%s), which the hooks leave alone (a repository can carry such a file)", rel, l.Project),
+			"run '" + templates.CLI("cancel") + "' to archive it"}
+	}
+	if l := f.Loop; l.Active && loop.NotStartedHere(home, p, &l) {
+		// Nothing the file says is repeated: a repository may have written
+		// it (review AN1: its phase and a resume were reported as a loop's).
+		return Check{"loop", Warn, fmt.Sprintf("%s holds a planning loop plansmith did not start on this machine (a repository can carry such a file): no session takes it on, but while it is there tool calls stay read-only", rel),
 			"run '" + templates.CLI("cancel") + "' to archive it"}
 	}
 	return LoopCheck(rel, f.Loop, now.Sub(info.ModTime()))
@@ -313,8 +320,12 @@ func LoopCheck(rel string, l state.Loop, idle time.Duration) Check {
 			fmt.Sprintf("%s is active (phase %s) but untouched for %s: a stale loop would judge unrelated replies", rel, l.Phase, roundIdle(idle)),
 			"run '" + templates.CLI("cancel") + "' unless you mean to continue it"}
 	case l.Paused:
-		return Check{"loop", Warn, fmt.Sprintf("the loop in %s is paused (phase %s) after Claude Code's stop-hook cap", rel, l.Phase),
-			"send any message in its session to resume, or run '" + templates.CLI("cancel") + "'"}
+		// A pause has several causes (the stop-hook cap, an answer that
+		// could not be read, a plan or gate files that could not be
+		// written); the message the user got at the pause says which
+		// (review AN2: every pause was put down to the cap).
+		return Check{"loop", Warn, fmt.Sprintf("the loop in %s is paused (phase %s) until the next message in its session", rel, l.Phase),
+			"fix what the pause message named, if anything, then send any message in its session to resume; or run '" + templates.CLI("cancel") + "'"}
 	default:
 		return Check{"loop", OK, fmt.Sprintf("a loop is active (phase %s, last activity %s ago)", l.Phase, roundIdle(idle)), ""}
 	}
@@ -368,15 +379,16 @@ func BlockCapCheck(v string) Check {
 	if strings.TrimSpace(v) == "" {
 		return Check{name, OK, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP unset: Claude Code's default of 8, and plansmith pauses before it", ""}
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v))
+	n := loop.BlockCap(v) // what the Stop hook reads: never more than Claude Code could
+	_, err := strconv.Atoi(strings.TrimSpace(v))
 	switch {
 	case err != nil:
-		return Check{name, Warn, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q is not a number; plansmith assumes the default of 8", v),
+		return Check{name, Warn, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q is not a whole number; Claude Code may read it otherwise than plansmith, which pauses before %d consecutive blocks (the lowest reading)", v, n),
 			"set it to a whole number, or unset it"}
-	case n <= 0:
-		return Check{name, Warn, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d disables the cap: a looping Stop hook is never cut off, and plansmith never pauses (only its retry budget ends a loop)", n),
+	case n == 0:
+		return Check{name, Warn, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%s disables the cap: a looping Stop hook is never cut off, and plansmith never pauses (only its retry budget ends a loop)", strings.TrimSpace(v)),
 			"unset it, or set a positive number"}
-	case n == 8:
+	case n == loop.DefaultBlockCap:
 		return Check{name, OK, "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=8, the default; plansmith pauses before it", ""}
 	default:
 		return Check{name, OK, fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d (default 8); plansmith pauses before %d consecutive blocks", n, n), ""}

@@ -239,6 +239,17 @@ func plantedHere(env Env, p state.Paths, l *state.Loop) bool {
 	return l.SessionID == "" && (l.Project == "" || !startedHere(env, p, l))
 }
 
+// NotStartedHere is plantedHere for a caller with no Env (doctor): home is
+// the user's home, where plansmith records the loops it started.
+func NotStartedHere(home string, p state.Paths, l *state.Loop) bool {
+	return plantedHere(Env{Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}}, p, l)
+}
+
 // startedHere reports whether plansmith plan started l on this machine and
 // no session took it on yet (its ID is on record under the user's home,
 // and not retired). Without a home to keep the record under, nothing can
