@@ -418,6 +418,10 @@ func TestBashRules(t *testing.T) {
 		{"a quote ends a double-quoted expansion", `echo "${x:-'}" ; touch pwn ; : "'}"`, "eval"},
 		{"posix mode", `POSIXLY_CORRECT=1; echo hi`, "env-var"},
 		{"a plain subscript", `a[1]=x; echo ${a[1]}`, ""},
+		// zsh's integer parameters evaluate what they are given (review AM1).
+		{"zsh integer parameter", `SECONDS='path[$(touch pwn)1]'`, "env-var"},
+		{"zsh integer parameter read", `read SECONDS < notes.txt`, "env-var"},
+		{"a literal width", `COLUMNS=200 git log -1`, ""},
 		// Review AK: no brace expansion in [[ ]]; plain text in quotes in ${...}.
 		{"a regular expression with a count", `[[ "$v" =~ ^[0-9]{1,3}$ ]] && echo y`, ""},
 		{"a quoted default", `echo "${EDITOR:-'vim'}"`, ""},

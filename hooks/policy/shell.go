@@ -847,6 +847,9 @@ func forbiddenAssign(a *syntax.Assign, exported bool) bool {
 // forbiddenValue is forbiddenVar for name given the value val (known false:
 // only partly known, val being its start).
 func forbiddenValue(name, val string, known, exported bool) bool {
+	if zshInteger()[name] {
+		return !known || !plainInteger(val)
+	}
 	if localeVar(name) {
 		return !known || !plainLocale(val)
 	}
@@ -905,7 +908,7 @@ func plainLocale(v string) bool {
 // upper-case name not known to be harmless is refused, since tools read many
 // of them (PAGER, GIT_*, LESSOPEN, RIPGREP_CONFIG_PATH, ...).
 func forbiddenVar(name string, exported bool) bool {
-	if zshSpecial()[name] || localeVar(name) || messagesVar(name) {
+	if zshSpecial()[name] || zshInteger()[name] || localeVar(name) || messagesVar(name) {
 		// (A locale variable with a literal value: forbiddenAssign.)
 		return true
 	}
@@ -963,6 +966,23 @@ var zshSpecial = sync.OnceValue(func() map[string]bool {
 		// writes the file it names.
 		"mapfile")
 })
+
+// zshInteger are zsh's special parameters that hold integers: a value
+// assigned to one is evaluated as arithmetic, and a subscript in it runs
+// its $(...), as in SECONDS='path[$(CODE)1]' (review AM1; bash's RANDOM,
+// SRANDOM, OPTIND and HISTCMD likewise, forbiddenVar). Only a literal
+// number may be assigned (forbiddenValue): COLUMNS=200 git log stays.
+var zshInteger = sync.OnceValue(func() map[string]bool {
+	return set("SECONDS", "COLUMNS", "LINES", "SHLVL", "HISTSIZE", "SAVEHIST", "FUNCNEST", "KEYTIMEOUT",
+		"LISTMAX", "MAILCHECK", "TRY_BLOCK_ERROR", "TRY_BLOCK_INTERRUPT", "GID", "EGID", "UID", "EUID",
+		"ERRNO", "TMOUT", "ZLE_RPROMPT_INDENT", "DIRSTACKSIZE", "LINENO")
+})
+
+// plainInteger reports whether s is a decimal integer, perhaps negative.
+func plainInteger(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
+}
 
 func harmlessEnv(name string) bool {
 	switch name {
