@@ -317,13 +317,8 @@ func TestAnEndedRunContinuedIsNoEvidence(t *testing.T) {
 // critic (review AF2: it was marked ended, and the assessment failed while
 // the run went on).
 func TestAForksStopDoesNotEndTheCriticOfAnother(t *testing.T) {
-	env, p, _ := testEnv(t)
-	criticPrompt, _ := gateLoop(t, env, p)
+	env, p, fork := forkAwaitingACritic(t)
 	s := Session{ID: sessionID, Cwd: p.Project}
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
-	fork := Session{ID: "fork", Cwd: p.Project}
-	SessionStart(env, SessionEvent{Session: fork, Source: "fork"})
-	require.Contains(t, loaded(t, p).Continued, "fork", "the fork holds the loop")
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true}),
 		"the planning session's critic still runs: waiting")
 	l := loaded(t, p)
@@ -386,12 +381,7 @@ func TestASteeredGateRunIsNoEvidence(t *testing.T) {
 // fork's loop for good: past gate.RunGrace from its launch, the fork's Stop
 // ends it and asks for the critic again (review AJ3).
 func TestAForkGivesUpOnARunWhoseSessionIsGone(t *testing.T) {
-	env, p, _ := testEnv(t)
-	criticPrompt, _ := gateLoop(t, env, p)
-	s := Session{ID: sessionID, Cwd: p.Project}
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
-	fork := Session{ID: "fork", Cwd: p.Project}
-	SessionStart(env, SessionEvent{Session: fork, Source: "fork"})
+	env, p, fork := forkAwaitingACritic(t)
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true}))
 	require.False(t, loaded(t, p).GateRuns[0].LaunchedAt.IsZero(), "the launch time is kept")
 
@@ -401,4 +391,17 @@ func TestAForkGivesUpOnARunWhoseSessionIsGone(t *testing.T) {
 	require.Equal(t, Block, out.Kind, "no longer a silent wait")
 	assert.Contains(t, out.Reason, "has not seen the critic run")
 	assert.True(t, loaded(t, p).GateRuns[0].Ended)
+}
+
+// forkAwaitingACritic is a gate loop whose planning session launched a
+// critic in the background, and a fork of that session holding the loop.
+func forkAwaitingACritic(t *testing.T) (Env, state.Paths, Session) {
+	t.Helper()
+	env, p, _ := testEnv(t)
+	criticPrompt, _ := gateLoop(t, env, p)
+	RecordSubagent(env, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	fork := Session{ID: "fork", Cwd: p.Project}
+	SessionStart(env, SessionEvent{Session: fork, Source: "fork"})
+	require.Contains(t, loaded(t, p).Continued, "fork", "the fork holds the loop")
+	return env, p, fork
 }

@@ -47,8 +47,11 @@ type checker struct {
 }
 
 // inTestClause reports whether offset i is inside a [[ ]] expression.
-func (c *checker) inTestClause(i uint) bool {
-	for _, r := range c.tests {
+func (c *checker) inTestClause(i uint) bool { return within(c.tests, i) }
+
+// within reports whether offset i is inside one of ranges.
+func within(ranges [][2]uint, i uint) bool {
+	for _, r := range ranges {
 		if i >= r[0] && i < r[1] {
 			return true
 		}
@@ -75,14 +78,7 @@ func (c *checker) inDoubleQuotes(i uint) bool {
 }
 
 // inQuotedDoc reports whether offset i is inside a quoted here-document body.
-func (c *checker) inQuotedDoc(i uint) bool {
-	for _, r := range c.quotedDocs {
-		if i >= r[0] && i < r[1] {
-			return true
-		}
-	}
-	return false
-}
+func (c *checker) inQuotedDoc(i uint) bool { return within(c.quotedDocs, i) }
 
 // swallowable reports whether the byte at offset i, right after a
 // non-ASCII byte, means something to bash there that it loses when Big5,
