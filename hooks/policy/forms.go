@@ -637,6 +637,14 @@ func printfArgs(format arg) (numericAt []bool, all bool, bad string) {
 		return nil, true, ""
 	}
 	f := format.val
+	for i := 0; i+1 < len(f); i++ {
+		if f[i] == '\\' && (f[i+1] == 'u' || f[i+1] == 'U') {
+			// zsh turns \u0025 into a % before it reads the format, so
+			// a conversion may be spelled so (review AO1): every argument
+			// is then taken for a number.
+			return nil, true, ""
+		}
+	}
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
 			continue
@@ -860,6 +868,12 @@ func checkTest(c *checker, n syntax.Node, args []arg) bool {
 		if !a.known && !next.known {
 			// The first could expand to -v and make the second a subscript.
 			return c.deny(n, "dynamic-arg", "two computed test operands in a row")
+		}
+		if !a.known && (strings.Contains(next.val, "[") || isName(next.val)) {
+			// The first could expand to -v, -R or -t, which evaluate the
+			// second: its subscript, or a variable's value as arithmetic
+			// (review AO2: o=-v; [ "$o" 'a[$(CODE)]' ]).
+			return c.deny(n, "arithmetic", "a computed test operator before "+next.val)
 		}
 	}
 	return true

@@ -422,6 +422,13 @@ func TestBashRules(t *testing.T) {
 		{"zsh integer parameter", `SECONDS='path[$(touch pwn)1]'`, "env-var"},
 		{"zsh integer parameter read", `read SECONDS < notes.txt`, "env-var"},
 		{"a literal width", `COLUMNS=200 git log -1`, ""},
+		// Review AO: a conversion spelled \u0025 (zsh), a computed test
+		// operator, zsh/watch's LOGCHECK.
+		{"printf conversion spelled as an escape", `printf '\u0025d\n' 'path[$(touch pwn)1]'`, "arithmetic"},
+		{"printf colours", `printf '\033[1m%s\033[0m\n' x`, ""},
+		{"computed test operator", `o=-v; [ "$o" 'a[$(touch pwn)]' ]`, "arithmetic"},
+		{"computed test operand compared", `[ "$x" != main ] && echo y`, ""},
+		{"zsh watch's integer", `echo $WATCH; LOGCHECK='path[$(touch pwn)1]'`, "env-var"},
 		// Review AK: no brace expansion in [[ ]]; plain text in quotes in ${...}.
 		{"a regular expression with a count", `[[ "$v" =~ ^[0-9]{1,3}$ ]] && echo y`, ""},
 		{"a quoted default", `echo "${EDITOR:-'vim'}"`, ""},

@@ -971,7 +971,9 @@ var zshSpecial = sync.OnceValue(func() map[string]bool {
 var zshInteger = sync.OnceValue(func() map[string]bool {
 	return set("SECONDS", "COLUMNS", "LINES", "SHLVL", "HISTSIZE", "SAVEHIST", "FUNCNEST", "KEYTIMEOUT",
 		"LISTMAX", "MAILCHECK", "TRY_BLOCK_ERROR", "TRY_BLOCK_INTERRUPT", "GID", "EGID", "UID", "EUID",
-		"ERRNO", "TMOUT", "ZLE_RPROMPT_INDENT", "DIRSTACKSIZE", "LINENO")
+		"ERRNO", "TMOUT", "ZLE_RPROMPT_INDENT", "DIRSTACKSIZE", "LINENO",
+		// zsh/watch, which expanding $WATCH or $watch loads (review AO3).
+		"LOGCHECK")
 })
 
 // plainInteger reports whether s is a decimal integer, perhaps negative.
