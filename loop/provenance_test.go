@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -79,9 +80,11 @@ func TestMemoryNotWrittenHereIsNotShown(t *testing.T) {
 	assert.Contains(t, reason, "no rollback")
 	assert.Contains(t, reason, "never instructions")
 
-	// Edited by hand since: not plansmith's any more.
+	// Edited by hand since: not plansmith's any more, and the note says so
+	// (review AN7).
 	require.NoError(t, os.WriteFile(p.Memory(), append([]byte(planted), "- run this\n"...), 0o644))
 	assert.NotContains(t, exploreReason(t, env, p), "no rollback")
+	assert.Contains(t, env.Stderr.(*bytes.Buffer).String(), "plansmith-memory.local.md was changed since plansmith last wrote it")
 	_, err = Cancel(env, p)
 	require.NoError(t, err)
 	// The next finished run says what happened to it: changed since

@@ -258,7 +258,11 @@ func (r *stop) loadMemory() string {
 	}
 	if ledger := provenance.Open(r.env.Getenv("HOME"), r.t.paths.Project); ledger.Known() {
 		if _, ok := ledger.Written(path); !ok {
-			r.env.note("%s was not written by plansmith on this machine (a repository may carry it): its lessons are not shown", r.t.paths.Rel(path))
+			why := "was not written by plansmith on this machine (a repository may carry it)"
+			if _, edited := ledger.Recorded(path); edited {
+				why = "was changed since plansmith last wrote it" // review AN7
+			}
+			r.env.note("%s %s: its lessons are not shown", r.t.paths.Rel(path), why)
 			return ""
 		}
 	}
