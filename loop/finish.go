@@ -37,13 +37,14 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	}
 	uncovered := gateMeta(&f.Loop, &meta, plan)
 	convergeMeta(f, &meta)
+	// What plansmith wrote is recorded out of the project, so that a plan a
+	// repository carries is never taken for this one (plans.Latest).
+	ledger := provenance.Open(r.env.Getenv("HOME"), p.Project)
+	_, savedBefore := ledger.Recorded(p.Output()) // what is there now was a plan plansmith saved
 	previous, err := state.SaveOutput(p, meta, plan, now)
 	if err != nil {
 		return r.keepPlan(plan, err)
 	}
-	// What plansmith wrote is recorded out of the project, so that a plan a
-	// repository carries is never taken for this one (plans.Latest).
-	ledger := provenance.Open(r.env.Getenv("HOME"), p.Project)
 	var trouble []string
 	unrecorded := func(err error) {
 		r.env.note("%v", err)
@@ -100,6 +101,9 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Kept":      kept,
 		"KeepError": keepErr,
 		"Previous":  earlier,
+		// Only a plan plansmith saved is called one (review AN5: a
+		// repository's file at that name was).
+		"PreviousPlan": savedBefore || !ledger.Known(),
 	})
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
 }

@@ -378,3 +378,18 @@ func projectHash(p state.Paths) string {
 	sum := sha256.Sum256([]byte(p.Project))
 	return hex.EncodeToString(sum[:4])
 }
+
+// A file a repository put at the output's name is moved aside too, but not
+// called a plan plansmith saved (review AN5).
+func TestAPlantedOutputIsNotCalledASavedPlan(t *testing.T) {
+	env, p := homeEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.Output()), 0o755))
+	require.NoError(t, os.WriteFile(p.Output(), []byte("a repository's text\n"), 0o644))
+	out := Stop(env, startAtFinalRevise(t, env, p))
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "What was at .claude/plansmith-output.local.md before, not saved there by plansmith on this machine, is kept in")
+	assert.NotContains(t, out.Message, "The plan saved there before")
+	out = Stop(env, startAtFinalRevise(t, env, p))
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "The plan saved there before is kept in", "plansmith's own, the second time")
+}
