@@ -75,5 +75,12 @@ func insideProject(dir string) (string, error) {
 	if clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", errors.New("must be a folder inside the project")
 	}
+	for _, own := range []string{".git", ".claude/plansmith"} {
+		if clean == own || strings.HasPrefix(clean, own+"/") {
+			// git's own folder, or plansmith's working folder, whose
+			// archive holds earlier outputs (review AN6).
+			return "", fmt.Errorf("must not be inside %s", own)
+		}
+	}
 	return clean, nil
 }

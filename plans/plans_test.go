@@ -62,6 +62,10 @@ func TestLoadConfig(t *testing.T) {
 		// be shown as one in the home folder (review AH3).
 		{"tilde refused", "plans_dir: ~/plans\n", Config{Dir: DefaultDir}, "~ and $VARIABLES are not expanded"},
 		{"variable refused", "plans_dir: $HOME/plans\n", Config{Dir: DefaultDir}, "~ and $VARIABLES are not expanded"},
+		// Not git's folder nor plansmith's own (review AN6).
+		{"git's folder refused", "plans_dir: .git/plans\n", Config{Dir: DefaultDir}, "must not be inside .git"},
+		{"plansmith's folder refused", "plans_dir: .claude/plansmith/archive\n", Config{Dir: DefaultDir}, "must not be inside .claude/plansmith"},
+		{"a folder in .claude", "plans_dir: .claude/plans\n", Config{Dir: ".claude/plans"}, ""},
 		{"not yaml", "plans_dir: [\n", Config{Dir: DefaultDir}, "not valid YAML"},
 		{"wrong type", "plans_dir: 3\n", Config{Dir: DefaultDir}, "plans_dir is 3"},
 	}
