@@ -144,8 +144,7 @@ func TestGateWaitsForNoRunThatWillNeverReport(t *testing.T) {
 			require.Len(t, l.GateRuns, 1)
 			assert.True(t, l.GateRuns[0].Ended)
 
-			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
-			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+			passingRuns(env, s, "2", criticPrompt, validatorPrompt)
 			out = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
 			require.Equal(t, Finish, out.Kind, out.Reason)
 			saved, err := os.ReadFile(p.Output())
@@ -161,8 +160,7 @@ func TestGateWaitsForNoRunThatWillNeverReport(t *testing.T) {
 	criticPrompt, validatorPrompt := gateLoop(t, env, p)
 	s := Session{ID: sessionID, Cwd: p.Project}
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	passingRuns(env, s, "2", criticPrompt, validatorPrompt)
 	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8})
 	require.Equal(t, Finish, out.Kind, out.Reason)
 }
@@ -178,8 +176,7 @@ func TestGateRefusesAFabricatedReplyThenPassesOnRealRuns(t *testing.T) {
 	assert.Contains(t, out.Reason, "no critic run produced")
 	assert.NotNil(t, loaded(t, p), "the loop goes on")
 
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	passingRuns(env, s, "1", criticPrompt, validatorPrompt)
 	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Done."), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Finish, out.Kind, out.Reason)
 	saved, err := os.ReadFile(p.Output())
@@ -404,4 +401,11 @@ func forkAwaitingACritic(t *testing.T) (Env, state.Paths, Session) {
 	SessionStart(env, SessionEvent{Session: fork, Source: "fork"})
 	require.Contains(t, loaded(t, p).Continued, "fork", "the fork holds the loop")
 	return env, p, fork
+}
+
+// passingRuns records a foreground critic (agent c+n) and validator (v+n)
+// run on their prompts, the validator passing.
+func passingRuns(env Env, s Session, n, criticPrompt, validatorPrompt string) {
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c" + n, Prompt: criticPrompt, Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v" + n, Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
 }
