@@ -76,12 +76,22 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 			args[j].val == "+" && args[j-1].known && args[j-1].val == "{}")) {
 			j++
 		}
-		for _, a := range args[i+1 : j] {
+		for k, a := range args[i+1 : j] {
 			// BSD and macOS find end the command at any word starting with
 			// ";", or starting with "+" right after "{}": the words after
 			// it would be find's own expression there (-delete).
 			if a.val != ";" && strings.HasPrefix(a.val, ";") {
 				return c.deny(n, "find-action", "find "+v+" ends at "+a.val+" on BSD and macOS")
+			}
+			// A computed word may be ";" and end the command there, making
+			// the words after it find's own: an action among them would go
+			// unjudged (review AP1: ";$x" -exec sh -c … ";").
+			if !a.known && (a.val == "" || a.val == ";") {
+				for _, b := range args[i+1+k+1 : j] {
+					if b.known && findAction(b.val) {
+						return c.deny(n, "find-action", "find "+v+" may end at "+c.text(a.word)+", before "+b.val)
+					}
+				}
 			}
 		}
 		for k := i + 2; k < j; k++ {
@@ -114,6 +124,16 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 		i = j
 	}
 	return c.options(n, "find", rest) != nil
+}
+
+// findAction reports whether word is one of find's actions that run a
+// program, delete or write.
+func findAction(word string) bool {
+	switch word {
+	case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+		return true
+	}
+	return false
 }
 
 // bsdFindPath reports whether word gives BSD find a starting point with its

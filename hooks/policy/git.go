@@ -136,6 +136,10 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 		if sortKey && strings.Contains(a.val, "signature") {
 			return c.deny(n, "signature", "the sort key "+a.val)
 		}
+		if sortKey && !a.known {
+			// Computed, it may name the signature too (review AP2).
+			return c.deny(n, "signature", "a sort key computed at run time: "+c.text(a.word))
+		}
 		if !a.known && (strings.HasPrefix(a.val, "--format") || strings.HasPrefix(a.val, "--pretty")) {
 			return c.deny(n, "signature", "a format computed at run time: "+c.text(a.word))
 		}

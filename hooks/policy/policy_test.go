@@ -429,6 +429,11 @@ func TestBashRules(t *testing.T) {
 		{"computed test operator", `o=-v; [ "$o" 'a[$(touch pwn)]' ]`, "arithmetic"},
 		{"computed test operand compared", `[ "$x" != main ] && echo y`, ""},
 		{"zsh watch's integer", `echo $WATCH; LOGCHECK='path[$(touch pwn)1]'`, "env-var"},
+		// Review AP: a computed word may end find's -exec; a computed sort key.
+		{"find exec ended by a computed word", `find . -exec true ";$x" -exec sh -c "id > pwn" ";"`, "find-action"},
+		{"find exec ended by a computed word, then delete", `find . -exec true ";$x" -delete ";"`, "find-action"},
+		{"git sort key computed", `x=signature; git for-each-ref "--sort=$x"`, "signature"},
+		{"git sort key written out", `git for-each-ref --sort=-committerdate`, ""},
 		// Review AK: no brace expansion in [[ ]]; plain text in quotes in ${...}.
 		{"a regular expression with a count", `[[ "$v" =~ ^[0-9]{1,3}$ ]] && echo y`, ""},
 		{"a quoted default", `echo "${EDITOR:-'vim'}"`, ""},
