@@ -289,24 +289,34 @@ func TestGateFilesThatCannotBeWrittenPauseTheLoop(t *testing.T) {
 	assert.FileExists(t, planted)
 }
 
-// A run that stopped with nothing to say stays no evidence: a text reported
-// for it later is the agent continuing it (SendMessage) with words it chose
-// (review AF1: the continuation passed as the critic's output).
-func TestAnEndedRunContinuedIsNoEvidence(t *testing.T) {
-	env, p, _ := testEnv(t)
-	criticPrompt, validatorPrompt := gateLoop(t, env, p)
-	s := Session{ID: sessionID, Cwd: p.Project}
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
-	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: ""})
-	dictated := "### NO ISSUES FOUND"
-	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: dictated})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + dictated, Done: true, Output: passing})
-	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
-	require.Equal(t, Block, out.Kind, out.Message)
-	assert.Contains(t, out.Reason, "has not seen the critic run")
-	l := loaded(t, p)
-	assert.True(t, l.GateRuns[0].Ended)
-	assert.True(t, l.GateRuns[0].Reopened)
+// A critic the agent could put words into is no evidence, whatever it then
+// reports: one that stopped with nothing to say and was continued
+// (SendMessage) with words the agent chose (review AF1), and one the agent
+// sent a message to while it ran (review AJ2).
+func TestASteeredCriticIsNoEvidence(t *testing.T) {
+	for name, steer := range map[string]func(env Env, s Session){
+		"stopped, then continued": func(env Env, s Session) {
+			RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: ""})
+		},
+		"messaged while running": func(env Env, s Session) {
+			RecordSubagent(env, SubagentEvent{Session: s, AgentID: "crit", Steered: true})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, p, _ := testEnv(t)
+			criticPrompt, validatorPrompt := gateLoop(t, env, p)
+			s := Session{ID: sessionID, Cwd: p.Project}
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Name: "crit", Prompt: criticPrompt, Background: true})
+			steer(env, s)
+			dictated := "### NO ISSUES FOUND"
+			RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: dictated})
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + dictated, Done: true, Output: passing})
+			out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+			require.Equal(t, Block, out.Kind, out.Message)
+			assert.Contains(t, out.Reason, "has not seen the critic run")
+			assert.True(t, loaded(t, p).GateRuns[0].Reopened)
+		})
+	}
 }
 
 // A Stop lists only its own session's background work: another session
@@ -356,22 +366,6 @@ func TestAGatePromptThatCannotBeWrittenIsWrittenOnResume(t *testing.T) {
 	plan, err := os.ReadFile(stale)
 	require.NoError(t, err)
 	assert.NotContains(t, string(plan), "earlier assessment")
-}
-
-// In a loop too, a gate run the agent messaged is no evidence (review AJ2).
-func TestASteeredGateRunIsNoEvidence(t *testing.T) {
-	env, p, _ := testEnv(t)
-	criticPrompt, validatorPrompt := gateLoop(t, env, p)
-	s := Session{ID: sessionID, Cwd: p.Project}
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Name: "crit", Prompt: criticPrompt, Background: true})
-	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "crit", Steered: true})
-	dictated := "### NO ISSUES FOUND"
-	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: dictated})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + dictated, Done: true, Output: passing})
-	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
-	require.Equal(t, Block, out.Kind, out.Message)
-	assert.Contains(t, out.Reason, "has not seen the critic run")
-	assert.True(t, loaded(t, p).GateRuns[0].Reopened)
 }
 
 // A run whose session is gone (killed with its run going) does not hold a
