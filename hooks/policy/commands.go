@@ -100,8 +100,9 @@ var denied = sync.OnceValue(func() map[string]string {
 	}
 })
 
-// interpreters may print their version: nothing else of theirs is read-only
-// enough to allow.
+// interpreters may print their version (--version, -V, and node's -v; to
+// ruby -v is also "be verbose" and goes on to run its input): nothing else
+// of theirs is read-only enough to allow.
 var interpreters = sync.OnceValue(func() map[string]bool {
 	return set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
 })
@@ -192,7 +193,8 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	}
 	check, ok := checks[cmd]
 	if !ok {
-		if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" || args[1].val == "-V") {
+		if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" || args[1].val == "-V" ||
+			args[1].val == "-v" && (cmd == "node" || cmd == "nodejs")) {
 			return
 		}
 		if r, ok := denied()[cmd]; ok && r != "" {
@@ -214,8 +216,8 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 				judged = judged[:end+1]
 			}
 		}
-		for _, a := range judged {
-			if !a.inert() && !(cmd == "git" && longValue(a)) {
+		for i, a := range judged {
+			if !a.inert() && !(cmd == "git" && longValue(a)) && !c.operandFrom(cmd, judged, i) {
 				c.fail("dynamic-arg", n, "")
 				return
 			}
@@ -226,6 +228,21 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 		return
 	}
 	check(c, n, args[1:])
+}
+
+// readsOperands maps the commands judged by their options alone whose
+// operands are only read (files, folders, patterns) to their grammar.
+var readsOperands = sync.OnceValue(func() map[string]string {
+	return map[string]string{"file": "file", "sort": "sort", "rg": "rg", "ag": "ag", "fd": "fd", "fdfind": "fd",
+		"tree": "tree", "base64": "base64", "diff3": "diff3"}
+})
+
+// operandFrom reports whether cmd reads args[i] as an operand however it
+// expands, so that a computed word there is only something to read: the
+// options have ended before it in every build (sort -- *, file -- "$f").
+func (c *checker) operandFrom(cmd string, args []arg, i int) bool {
+	key, ok := readsOperands()[cmd]
+	return ok && grammars()[key].optionsOver(args, i)
 }
 
 // configAllows reports whether a project entry allows cmd with args.

@@ -174,6 +174,10 @@ type parsed struct {
 	// no word or several (oneWord): the words after it are then read in
 	// a way this reading does not describe.
 	shifty bool
+	// over is true when the options ended before the words ran out: at
+	// "--", or, in a reading that stops at the first operand, at an
+	// operand. Every word after that is an operand, whatever it holds.
+	over bool
 }
 
 // reading is one way a platform reads arguments.
@@ -209,12 +213,12 @@ func (g *grammar) parse(args []arg, r reading) parsed {
 			p.operands = append(p.operands, a)
 			if !r.permute {
 				p.operands = append(p.operands, args[i+1:]...)
-				p.end = i
+				p.end, p.over = i, true
 				return p
 			}
 		case v == "--" && !g.noDashDash:
 			p.operands = append(p.operands, args[i+1:]...)
-			p.end = i + 1
+			p.end, p.over = i+1, true
 			return p
 		case strings.HasPrefix(v, "--") || g.goFlags:
 			name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(v, "-"), "-"), "=")
@@ -253,6 +257,19 @@ func (g *grammar) parse(args []arg, r reading) parsed {
 		}
 	}
 	return p
+}
+
+// optionsOver reports whether every build reads the words from args[i] on
+// as operands, whatever they hold: each ends its options within args[:i]
+// (file -- *), or stops with a usage error. The words before i must be
+// inert, so that the prefix reads the same however it expands.
+func (g *grammar) optionsOver(args []arg, i int) bool {
+	for _, r := range g.readings() {
+		if p := g.parse(args[:i], r); !p.over && !p.fails {
+			return false
+		}
+	}
+	return true
 }
 
 // cluster reads the short options of args[i] ("-rn", "-Tfoo", "-o FILE") and
