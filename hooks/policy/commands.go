@@ -38,6 +38,7 @@ func init() {
 		"base64":   optionsOnly("base64"),
 		"jobs":     optionsOnly("jobs"),
 		"man":      checkMan,
+		"tar":      checkTar,
 		"uniq":     checkUniq,
 		"sed":      checkSed,
 		"awk":      checkAwk,

@@ -216,6 +216,41 @@ func checkTee(c *checker, n syntax.Node, args []arg) bool {
 	return readings != nil
 }
 
+// checkTar allows tar only to list an archive, in one form: a bundle of
+// t, v, z, j and J ending in f (-tzf, or tvf in the old style), the
+// archive, then member names. Every other option of GNU tar or bsdtar is
+// refused: some run programs even while listing (--checkpoint-action=exec,
+// -I, --use-compress-program, --rsh-command, -F), some write
+// (--index-file, --volno-file), and a later word may be one, since GNU tar
+// reads options after the old-style bundle too. An archive named HOST:FILE
+// is on another machine, reached through rsh or ssh.
+func checkTar(c *checker, n syntax.Node, args []arg) bool {
+	usage := "tar only lists an archive here: tar -tf FILE, with v, z, j or J before the f"
+	if len(args) < 2 || !args[0].known || !tarList(args[0].val) {
+		return c.deny(n, "tar", usage)
+	}
+	archive := args[1]
+	if !archive.known || archive.val == "" || archive.val[0] == '-' || strings.Contains(archive.val, ":") {
+		return c.deny(n, "tar", usage+" (a file name without a colon, which names a remote archive)")
+	}
+	for _, a := range args[2:] {
+		if a.val == "" || a.val[0] == '-' {
+			return c.deny(n, "tar", usage+" (member names do not start with a dash: tar reads them as options)")
+		}
+	}
+	return true
+}
+
+// tarList reports whether w is a bundle that lists an archive: one t and
+// one f, the f last (it takes the next word), and only v, z, j, J besides.
+func tarList(w string) bool {
+	w = strings.TrimPrefix(w, "-")
+	if strings.Count(w, "t") != 1 || strings.Count(w, "f") != 1 || !strings.HasSuffix(w, "f") {
+		return false
+	}
+	return strings.Trim(w, "tvzjJf") == ""
+}
+
 // checkMan allows man with page names only: no options, and no path, which
 // would format a local file.
 func checkMan(c *checker, n syntax.Node, args []arg) bool {
