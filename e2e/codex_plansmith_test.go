@@ -229,6 +229,41 @@ func TestCodexRefusesWritingShellCommand(t *testing.T) {
 	assert.Nil(t, codexLoop(t, e))
 }
 
+// TestCodexLoopStartedInANestedCheckout: the model starts the loop inside a
+// folder with its own .git below the one Codex runs in (a nested
+// repository). The loop is kept where Codex's hooks look from Codex's
+// folder, learnt from the thread's record, so the patch and the writing
+// shell command into the nested checkout are refused (review AS1: the loop
+// went to lib/.claude, and both went through).
+func TestCodexLoopStartedInANestedCheckout(t *testing.T) {
+	t.Parallel()
+	const patch = "*** Begin Patch\n*** Add File: lib/written.txt\n+written while planning\n*** End Patch\n"
+	bin := BuildPlansmith(t)
+	e := codexPlansmithEnv(t, bin,
+		cs.Exec("cd lib && "+quoteBin(bin)+" plan --agent codex --no-memory -- '"+request+"'"),
+		cs.Patch(patch),
+		cs.Exec("echo hi > lib/shell.txt"),
+		cs.Exec(quoteBin(bin)+" cancel"),
+		cs.Text("cancelled"),
+	)
+	lib := filepath.Join(e.Project, "lib")
+	require.NoError(t, os.MkdirAll(lib, 0o755))
+	out, err := exec.Command("git", "init", "-q", lib).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	res := runCodex(e, "plan the cache layer in lib")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, 5)
+	started := reqs[1].Outputs[0].Output
+	assert.Contains(t, started, "the loop is kept in "+e.Project+", where Codex's hooks look", started)
+	assert.Contains(t, reqs[2].Outputs[0].Output, "Command blocked by PreToolUse hook:", "the patch is refused")
+	assert.Contains(t, reqs[3].Outputs[0].Output, "Command blocked by PreToolUse hook:", "the shell write is refused")
+	assert.NoFileExists(t, filepath.Join(lib, "written.txt"))
+	assert.NoFileExists(t, filepath.Join(lib, "shell.txt"))
+	assert.NoDirExists(t, filepath.Join(lib, ".claude"), "no loop kept in the nested checkout")
+}
+
 // TestCodexInstallTrustNeedsATrustedProject: Codex does not read a project's
 // .codex/hooks.json until the project is trusted, so --trust finds nothing
 // to trust there and says so; once Codex trusts the project it works.

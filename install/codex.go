@@ -37,17 +37,6 @@ const CodexSkill = "plansmith-plan"
 // SkillFile is where the skill goes.
 func (o CodexOptions) SkillFile() string { return filepath.Join(o.Skills, CodexSkill, "SKILL.md") }
 
-// CodexHome is $CODEX_HOME, else ~/.codex; "" when neither is known.
-func CodexHome(getenv func(string) string) string {
-	if d := getenv("CODEX_HOME"); d != "" {
-		return d
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".codex")
-	}
-	return ""
-}
-
 // CodexHooks is plansmith's hook registration for Codex CLI: Stop,
 // PreToolUse and UserPromptSubmit, each running `<binary> hook EVENT --agent codex`.
 func CodexHooks(binary string) (Hooks, error) {

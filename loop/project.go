@@ -1,7 +1,10 @@
 package loop
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -219,4 +222,69 @@ func CodexProject(wd string) string {
 		return root
 	}
 	return wd
+}
+
+// CodexHome is $CODEX_HOME, else ~/.codex; "" when neither is known.
+func CodexHome(getenv func(string) string) string {
+	if d := getenv("CODEX_HOME"); d != "" {
+		return d
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".codex")
+	}
+	return ""
+}
+
+// CodexThreadFolder is the folder the Codex thread the command runs in was
+// started in: Codex gives the commands its model runs $CODEX_THREAD_ID
+// (0.169.0 does), and the first line of the thread's record,
+// $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread>.jsonl, names its cwd.
+// That is where Codex's hooks look for a loop from (hookProject), so a loop
+// started from a folder below it, in a checkout of its own (a nested
+// repository, a submodule) or in none, must be kept at CodexProject of this
+// folder instead, or no hook would find it (review AS1). thread is "" when
+// the command does not run in Codex (a terminal); found is false when the
+// thread's record cannot be read (a session run with --ephemeral keeps
+// none).
+func (e Env) CodexThreadFolder() (dir, thread string, found bool) {
+	thread = e.Getenv("CODEX_THREAD_ID")
+	home := CodexHome(e.Getenv)
+	if thread == "" || !safeSessionID(thread) || home == "" {
+		return "", thread, false
+	}
+	records, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*-"+thread+".jsonl"))
+	for _, r := range records {
+		if d := rolloutFolder(r, thread); d != "" {
+			return d, thread, true
+		}
+	}
+	return "", thread, false
+}
+
+// rolloutFolder reads the cwd a Codex rollout's first line (its
+// session_meta) records for thread; "" when it names none, another thread,
+// or a folder that is not absolute.
+func rolloutFolder(path, thread string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	// The first line holds the base instructions too: tens of KiB.
+	line, err := bufio.NewReaderSize(io.LimitReader(f, 4<<20), 64<<10).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return ""
+	}
+	var meta struct {
+		Type    string `json:"type"`
+		Payload struct {
+			ID  string `json:"id"`
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &meta) != nil || meta.Type != "session_meta" || meta.Payload.ID != thread ||
+		!filepath.IsAbs(meta.Payload.Cwd) {
+		return ""
+	}
+	return filepath.Clean(meta.Payload.Cwd)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/plansmith/plansmith/hooks/codex"
 	"github.com/plansmith/plansmith/install"
+	"github.com/plansmith/plansmith/loop"
 )
 
 // runAgentHook runs a hook for an agent other than Claude Code. An unknown
@@ -34,7 +35,7 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 	}
 	opts := install.CodexOptions{Binary: bin, Now: env.Now()}
 	if o.User {
-		home := install.CodexHome(env.Getenv)
+		home := loop.CodexHome(env.Getenv)
 		if home == "" {
 			return usagef("--user: neither $CODEX_HOME nor $HOME is set")
 		}

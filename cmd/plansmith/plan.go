@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -285,10 +286,23 @@ func planPaths(env *Env, agent string) (state.Paths, error) {
 		}
 		// Codex's hooks look from the folder Codex runs in up to the
 		// checkout's root, never below: a loop kept in the subfolder the
-		// model ran plan in would go unenforced.
-		dir := loop.CodexProject(wd)
+		// model ran plan in, or in a checkout nested in Codex's, would go
+		// unenforced. Run by the model, the command learns Codex's folder
+		// from the thread's record; run in a terminal, it takes its own.
+		base, what := wd, "the checkout's root"
+		if folder, thread, found := env.CodexThreadFolder(); thread != "" {
+			if !found {
+				return state.Paths{}, fmt.Errorf("no loop started: cannot tell which folder Codex thread %s runs in "+
+					"(no record of it under %s; a session run with --ephemeral keeps none), and Codex's hooks would "+
+					"miss a loop kept anywhere else. Start planning in a Codex session that keeps its record, or run "+
+					"plansmith plan --agent codex in a terminal, in the folder you then start Codex in",
+					thread, filepath.Join(loop.CodexHome(env.Getenv), "sessions"))
+			}
+			base, what = folder, "where Codex's hooks look from the folder this Codex session runs in"
+		}
+		dir := loop.CodexProject(base)
 		if dir != wd {
-			fmt.Fprintf(env.Stdout, "plansmith: the loop is kept in %s, the checkout's root (this command ran in %s).\n", dir, wd)
+			fmt.Fprintf(env.Stdout, "plansmith: the loop is kept in %s, %s (this command ran in %s).\n", dir, what, wd)
 		}
 		return state.Paths{Project: dir}, nil
 	}

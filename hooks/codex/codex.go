@@ -26,6 +26,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -122,7 +124,7 @@ func Run(event string, env loop.Env) {
 		if event == "pretooluse" {
 			// Fail closed: while a loop may be running, a tool call that
 			// cannot be judged is refused, as for Claude Code.
-			if o := loop.UndecodableTool(env, session(in), tool, raw, err); o.Deny {
+			if o := loop.UndecodableTool(env, session(in, env), tool, raw, err); o.Deny {
 				writeAnswer(env, denyAnswer(o.Reason))
 				fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; refusing this call\n", event, err)
 				return
@@ -149,7 +151,7 @@ func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env
 		if event != "pretooluse" {
 			return nil
 		}
-		if o := loop.UndecodableTool(env, session(in), in.ToolName, raw, errors.New("plansmith's judging "+why)); o.Deny {
+		if o := loop.UndecodableTool(env, session(in, env), in.ToolName, raw, errors.New("plansmith's judging "+why)); o.Deny {
 			return denyAnswer(o.Reason)
 		}
 		return nil
@@ -182,11 +184,34 @@ func decode(data []byte) (Input, error) {
 	return in, err
 }
 
-func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }
+// session is the loop's view of a call: Codex's thread, and the folder the
+// hook looks for the loop from. Codex sends the folder it runs in as cwd and
+// runs the hook there (docs/codex.md); a cwd that is not an absolute path
+// to a folder is malformed input and must not lead the hook away from the
+// loop (review AS2: a relative one found none, and an edit went through),
+// so the hook's own working folder stands in for it.
+func session(in Input, env loop.Env) loop.Session {
+	cwd := in.Cwd
+	if !isFolder(cwd) && env.Getwd != nil {
+		if wd, err := env.Getwd(); err == nil {
+			cwd = wd
+		}
+	}
+	return loop.Session{ID: in.SessionID, Cwd: cwd}
+}
+
+// isFolder reports whether dir is an absolute path to a folder.
+func isFolder(dir string) bool {
+	if !filepath.IsAbs(dir) {
+		return false
+	}
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
 
 func stop(in Input, env loop.Env) any {
 	o := loop.Stop(env, loop.StopEvent{
-		Session: session(in),
+		Session: session(in, env),
 		LastMessage: func() (string, error) {
 			if slices.Contains(in.Unreadable, "last_assistant_message") {
 				return "", &loop.NoAnswerError{Why: "last_assistant_message is not a string"}
@@ -217,7 +242,7 @@ func stop(in Input, env loop.Env) any {
 func preToolUse(in Input, env loop.Env) any {
 	// Codex tells the hook the command alone: the workdir and tty the model
 	// asked for, where and how it runs, are not passed.
-	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in), Tool: in.ToolName, Input: in.ToolInput,
+	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in, env), Tool: in.ToolName, Input: in.ToolInput,
 		PermissionMode: in.PermissionMode, Blind: true})
 	if !o.Deny {
 		return nil // Codex supports no allow: saying nothing lets the call run
@@ -235,7 +260,7 @@ func denyAnswer(reason string) *SpecificAnswer {
 }
 
 func userPromptSubmit(in Input, env loop.Env) any {
-	o := loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt})
+	o := loop.PromptSubmit(env, loop.PromptEvent{Session: session(in, env), Prompt: in.Prompt})
 	ctx := o.Context
 	if ctx == "" {
 		ctx = o.Message // Codex's answer has no message for the user; the agent passes it on

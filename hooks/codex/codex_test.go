@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/state"
 )
 
 func testEnv(t testing.TB, stdin string) (loop.Env, *bytes.Buffer, *bytes.Buffer) {
@@ -104,6 +105,26 @@ func TestPreToolUseFailsClosedWhileALoopRuns(t *testing.T) {
 			}
 			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 			assert.Contains(t, out.String(), `"permissionDecisionReason":"`)
+		})
+	}
+}
+
+// TestPreToolUseWithAMalformedCwdLooksFromItsFolder: Codex runs the hook in
+// the folder it sends as cwd; a cwd that is not an absolute path to a
+// folder is malformed, and the loop is looked for from the hook's own
+// folder, so an edit is still refused (review AS2: it was let through).
+func TestPreToolUseWithAMalformedCwdLooksFromItsFolder(t *testing.T) {
+	for _, cwd := range []string{`sub`, `\u2028`, `\ud800`, `/no/such/folder\ny`} {
+		t.Run(cwd, func(t *testing.T) {
+			in := `{"session_id":"s1","cwd":"` + cwd + `","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: x.txt\n+no\n*** End Patch\n"}}`
+			env, out, _ := testEnv(t, in)
+			wd, err := env.Getwd()
+			require.NoError(t, err)
+			_, err = loop.Start(env, state.Paths{Project: wd}, loop.Options{SessionID: "s1", Request: "plan it",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			Run("pretooluse", env)
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 		})
 	}
 }
