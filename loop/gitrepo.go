@@ -140,16 +140,18 @@ func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
 }
 
 // hookTrouble names an executable hook a reading command may fire: the
-// index refresh of git status writes the index (post-index-change), a ref
-// update fires reference-transaction, and anything that writes objects
-// ends with git maintenance run --auto, whose gc fires pre-auto-gc (a lazy
-// fetch did, review O; a partial clone's settings are not inert, but a
-// repository's hooks are checked for it all the same). Hooks of commands
-// the policy never allows (commit, checkout, push) do not count: most
-// checkouts carry some.
+// index refresh of git status writes the index (post-index-change), and a
+// ref update fires reference-transaction. Hooks of commands the policy
+// never allows (commit, checkout, push) do not count: most checkouts carry
+// some. Nor does pre-auto-gc: the automatic gc that fires it runs only
+// after a command that writes objects (fetch, merge, commit), which a
+// reading command does only through a partial clone's lazy fetch (review
+// O), and a partial clone's settings are refused (inertGitKey). Husky 9
+// writes an executable pre-auto-gc into .husky/_ of every project that
+// uses it, where counting it refused every git command (review AQ, N1).
 func hookTrouble(hookDirs []string) string {
 	for _, hooks := range hookDirs {
-		for _, name := range []string{"post-index-change", "reference-transaction", "pre-auto-gc"} {
+		for _, name := range []string{"post-index-change", "reference-transaction"} {
 			path := filepath.Join(hooks, name)
 			if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode().Perm()&0o111 != 0 {
 				return fmt.Sprintf("the repository has the hook %s, which a reading git command may run", path)
@@ -232,4 +234,41 @@ func gitFileTarget(data []byte) (string, bool) {
 	text := strings.TrimRight(string(data), "\r\n")
 	target, ok := strings.CutPrefix(text, "gitdir: ")
 	return target, ok && target != "" && strings.TrimSpace(target) == target && !strings.ContainsAny(target, "\r\n\t")
+}
+
+// otherVCS are the folders that make a checkout of the version control
+// systems other than git that go stamps build information from (cmd/go's
+// vcs table: Mercurial, Subversion, Bazaar, Fossil).
+var otherVCS = []string{".hg", ".svn", ".bzr", ".fossil", "_FOSSIL_"}
+
+// goVCS says why go list, started in cwd (the session's folder), stamping
+// version control information into a main package's build info, would run
+// a program the project's files may choose (Config.GoVCS), or "". go runs
+// git status and git log in the repository it finds from where it starts,
+// with that repository's config and hooks, which gitRepository judges as
+// for git itself; or hg, svn, bzr or fossil, whose checkouts carry their
+// own configuration (an .hg/hgrc hook runs on hg status), which plansmith
+// does not read: any such folder from there up counts against.
+func goVCS(env Env, cwd string) string {
+	base, err := workingFolder(env, cwd)
+	if err != nil {
+		return "a version control program in a folder that cannot be found (" + err.Error() + ")"
+	}
+	if real, err := filepath.EvalSymlinks(base); err == nil {
+		base = real
+	}
+	for d := base; ; d = filepath.Dir(d) {
+		for _, m := range otherVCS {
+			if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+				return fmt.Sprintf("the version control program of the checkout %s, whose configuration plansmith does not read and may name programs it runs", filepath.Join(d, m))
+			}
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if why := gitRepository(env, cwd, ""); why != "" {
+		return "git status and git log where " + why
+	}
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,6 +89,70 @@ func TestGitInACheckoutWhoseConfigNamesAProgramIsRefused(t *testing.T) {
 	}
 }
 
+// go list stamps a main package's build info by running git status and git
+// log in the repository it finds (review AQ1): in a clone whose hooksPath
+// names a folder with a hook git status fires (Husky's .husky), or in a
+// Mercurial checkout, go list is refused as git is, and allowed with
+// -buildvcs=false; in an inert checkout it is allowed.
+func TestGoListWhereItsVersionControlRunsAProgramIsRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("shell hooks")
+	}
+	env, p := blockingLoop(t)
+	initRepo(t, p.Project)
+	judge := func(command string) ToolOutcome {
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "go.mod"), []byte("module example.com/x\n\ngo 1.21\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
+	assert.False(t, judge("go list ./...").Deny, "git init's repository is inert")
+
+	marker := filepath.Join(t.TempDir(), "ran")
+	husky := filepath.Join(p.Project, ".husky")
+	require.NoError(t, os.MkdirAll(husky, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(husky, "post-index-change"), []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755))
+	appendConfig(t, filepath.Join(p.Project, ".git", "config"), "[core]\n\thooksPath = .husky\n")
+	goBin, goErr := exec.LookPath("go")
+	if git, gitErr := exec.LookPath("git"); goErr == nil && gitErr == nil {
+		// A clone: the files committed, then one touched, so that git
+		// status refreshes the index and fires the hook.
+		out, err := exec.Command(git, "-C", p.Project, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "core.hooksPath=/nowhere",
+			"commit", "-qm", "x", "--allow-empty").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		out, err = exec.Command(git, "-C", p.Project, "-c", "core.hooksPath=/nowhere", "add", "go.mod", "main.go").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		out, err = exec.Command(git, "-C", p.Project, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "core.hooksPath=/nowhere",
+			"commit", "-qm", "y").CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		later := time.Now().Add(time.Hour)
+		require.NoError(t, os.Chtimes(filepath.Join(p.Project, "main.go"), later, later))
+		cmd := exec.Command(goBin, "list", "./...")
+		cmd.Dir = p.Project
+		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=auto", "GOTOOLCHAIN=local", "GOWORK=off")
+		out, err = cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.FileExists(t, marker, "go list ran git status, which ran the hook")
+	}
+	for _, command := range []string{"go list ./...", "go list -f '{{.Dir}}' ./...", "go list -deps .", "go list ./... -buildvcs=false"} {
+		out := judge(command)
+		assert.True(t, out.Deny, command)
+		assert.Contains(t, out.Reason, "post-index-change", command)
+		assert.Contains(t, out.Reason, "-buildvcs=false", command)
+	}
+	for _, command := range []string{"go list -buildvcs=false ./...", "go list -m all", "go list -json=Dir,ImportPath ./..."} {
+		assert.False(t, judge(command).Deny, command)
+	}
+
+	require.NoError(t, os.RemoveAll(husky))
+	assert.False(t, judge("go list ./...").Deny)
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, ".hg"), 0o755))
+	out := judge("go list ./...")
+	assert.True(t, out.Deny, "a Mercurial checkout's hgrc can name hooks hg status runs")
+	assert.Contains(t, out.Reason, ".hg")
+}
+
 func TestRepositoryTrouble(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("exec bits")
@@ -137,10 +202,19 @@ func TestRepositoryTrouble(t *testing.T) {
 	require.NoError(t, os.Chmod(hook, 0o755))
 	assert.Contains(t, repositoryTrouble(dotgit), "post-index-change")
 	require.NoError(t, os.Remove(hook))
-	gc := filepath.Join(dotgit, "hooks", "pre-auto-gc")
-	require.NoError(t, os.WriteFile(gc, []byte("#!/bin/sh\n"), 0o755))
-	assert.Contains(t, repositoryTrouble(dotgit), "pre-auto-gc", "git maintenance after a write fires it")
-	require.NoError(t, os.Remove(gc))
+	// Husky 9's layout: hooksPath .husky/_, holding a shim for every
+	// hook it knows, pre-auto-gc among them, which only the gc after a
+	// write (a partial clone's lazy fetch, refused by its settings) fires.
+	husky9 := filepath.Join(dir, ".husky", "_")
+	require.NoError(t, os.MkdirAll(husky9, 0o755))
+	for _, name := range []string{"pre-auto-gc", "pre-commit", "post-checkout", "h"} {
+		require.NoError(t, os.WriteFile(filepath.Join(husky9, name), []byte("#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n"), 0o755))
+	}
+	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\thooksPath = .husky/_\n")
+	assert.Empty(t, repositoryTrouble(dotgit), "Husky 9's hooks")
+	require.NoError(t, os.WriteFile(filepath.Join(husky9, "post-index-change"), []byte("#!/bin/sh\n"), 0o755))
+	assert.Contains(t, repositoryTrouble(dotgit), "post-index-change", "a hook in the hooksPath a reading command fires")
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ".husky")))
 	commit := filepath.Join(dotgit, "hooks", "pre-commit")
 	require.NoError(t, os.WriteFile(commit, []byte("#!/bin/sh\n"), 0o755))
 	assert.Empty(t, repositoryTrouble(dotgit), "a hook of a command the policy never allows is left alone")

@@ -66,6 +66,8 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
+	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd) }
+	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" }
 	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {

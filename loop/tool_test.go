@@ -87,3 +87,24 @@ func TestToolCallsThatCannotBePlacedAreRefused(t *testing.T) {
 	out = PreToolUse(env, ToolEvent{Session: Session{ID: "other", Cwd: p.Project}, Tool: "Write", Input: write})
 	assert.False(t, out.Deny)
 }
+
+// The shell the Bash tool runs in starts from the environment the hooks
+// get: a name the hook's environment holds may be exported there, and a
+// plain assignment to it is judged as an export (review AQ2).
+func TestAssignmentToAnInheritedVariableIsRefused(t *testing.T) {
+	env, p := heldLoop(t)
+	judge := func(env Env) ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash",
+			Input: []byte(`{"command":"TOOL_HOME=$PWD/x; ls"}`)})
+	}
+	assert.False(t, judge(env).Deny)
+	env.Getenv = func(name string) string {
+		if name == "TOOL_HOME" {
+			return "/opt/tool"
+		}
+		return ""
+	}
+	out := judge(env)
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "TOOL_HOME")
+}

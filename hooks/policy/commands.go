@@ -130,7 +130,7 @@ func (c *checker) call(ce *syntax.CallExpr) {
 		if a.Name != nil && a.Name.Value == "IFS" && exported && ce.Args[0].Lit() == "read" && len(ce.Assigns) == 1 {
 			continue // "IFS= read -r line" only changes how read splits
 		}
-		if a.Name != nil && forbiddenAssign(a, exported) {
+		if a.Name != nil && forbiddenAssign(a, exported || c.inherits(a.Name.Value)) {
 			c.fail("env-var", ce, a.Name.Value)
 			return
 		}

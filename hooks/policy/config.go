@@ -69,6 +69,22 @@ type Config struct {
 	// Go's default), or "". Set by the caller, who looks only for a go
 	// command; nil means none was looked for.
 	GoToolchain func() string `yaml:"-"`
+	// GoVCS says why go list, run where the call starts, would run a
+	// version control program on a repository whose configuration may
+	// name programs it runs, or "": for a main package go stamps version
+	// control information into the build info (git status and git log, or
+	// hg, svn, bzr, fossil), in the repository found from where it starts
+	// (review AQ1). Set by the caller, who looks only for a go list that
+	// stamps; nil means none was looked for.
+	GoVCS func() string `yaml:"-"`
+	// Inherited reports whether the shell the command runs in may already
+	// export name: the hook's own environment holds it (Claude Code and
+	// Codex start the shell and the hooks from one environment). A plain
+	// assignment to such a name (X=v; cmd) reaches the programs cmd starts
+	// as an export does, and is judged as one (review AQ2:
+	// PYENV_VERSION=../..$PWD/evil; python3 --version ran a project file
+	// where pyenv shell had exported it). nil means none is.
+	Inherited func(name string) bool `yaml:"-"`
 	// Blind is set when the command may run in a folder other than the
 	// session's and with a terminal, neither of which the caller is told
 	// (Codex's exec_command: its workdir and tty reach no hook). git and

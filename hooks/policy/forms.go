@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -324,7 +325,9 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 // goList judges go list by its grammar and refuses the listings that build
 // the packages to fill in Stale and StaleReason (cmd/go list.go): -json
 // with every field or with those, and a -f template that names .Stale.
-// With -m it lists modules, which builds nothing.
+// With -m it lists modules, which builds nothing. A listing of packages
+// that stamps version control information runs git (or hg, svn, ...) in
+// the repository go finds, and is judged as git is there (Config.GoVCS).
 func goList(c *checker, n syntax.Node, args []arg) bool {
 	readings := c.options(n, "go list", args)
 	if readings == nil {
@@ -344,7 +347,36 @@ func goList(c *checker, n syntax.Node, args []arg) bool {
 			}
 		}
 	}
+	if c.goVCS != nil && goListStamps(args) {
+		if why := c.goVCS(); why != "" {
+			return c.deny(n, "git-repository", "go list stamps version control information into main packages, running "+why+
+				"; add -buildvcs=false")
+		}
+	}
 	return true
+}
+
+// goListStamps reports whether go list would stamp version control
+// information into the main packages it lists: unless it lists modules
+// (-m), is told not to (-buildvcs=false), or is asked only for named JSON
+// fields (-json=Dir,...), none of them Stale, and no -f template. go's
+// flags end at the first operand (a reading that does not permute: go list
+// ./... -m lists a package named -m), and the last -buildvcs wins.
+func goListStamps(args []arg) bool {
+	modules, fields, template, off := false, false, false, false
+	for _, u := range grammars()["go list"].parse(args, reading{on: gnuOnly}).opts {
+		switch u.o.long {
+		case "m":
+			modules = true
+		case "json":
+			fields = u.hasValue
+		case "f":
+			template = true
+		case "buildvcs":
+			off = u.hasValue && !u.computed && slices.Contains([]string{"0", "f", "F", "false", "FALSE", "False"}, u.value)
+		}
+	}
+	return !modules && !off && !(fields && !template)
 }
 
 // jsonFields reports whether go list's -json option u names its fields,
@@ -829,7 +861,7 @@ func (c *checker) assignable(n syntax.Node, name arg) bool {
 	if !name.known {
 		return c.deny(n, "env-var", "a variable name computed at run time ("+c.text(name.word)+")")
 	}
-	if !isName(name.val) || forbiddenVar(name.val, false) {
+	if !isName(name.val) || forbiddenVar(name.val, c.inherits(name.val)) {
 		return c.deny(n, "env-var", name.val)
 	}
 	return true

@@ -173,7 +173,7 @@ func Bash(command string, cfg Config) (d Decision) {
 	if err != nil {
 		return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
 	}
-	c := &checker{src: command, file: file, allow: parseAllow(cfg), ours: cfg.Ours, npmrc: cfg.NpmConfig, gitRepo: cfg.GitRepository, blind: cfg.Blind, goToolchain: cfg.GoToolchain, cancelAsked: cfg.CancelAsked, pathLookup: cfg.PathLookup}
+	c := &checker{src: command, file: file, allow: parseAllow(cfg), ours: cfg.Ours, npmrc: cfg.NpmConfig, gitRepo: cfg.GitRepository, blind: cfg.Blind, goToolchain: cfg.GoToolchain, goVCS: cfg.GoVCS, inherited: cfg.Inherited, cancelAsked: cfg.CancelAsked, pathLookup: cfg.PathLookup}
 	syntax.Walk(file, c.visit)
 	if c.found == nil {
 		c.splitsAlike()

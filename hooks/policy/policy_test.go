@@ -1026,6 +1026,65 @@ func TestGoToolchain(t *testing.T) {
 	assert.True(t, Bash("go version", Config{GoToolchain: func() string { return "" }}).Allow)
 }
 
+// go list stamps a main package's build info from the repository go finds,
+// running git (or hg, ...) there: judged as git is, unless it cannot
+// stamp (review AQ1). The caller is asked only then.
+func TestGoListVCS(t *testing.T) {
+	asked := 0
+	cfg := Config{GoVCS: func() string { asked++; return "git status where the repository has a hook" }}
+	for _, c := range []struct {
+		cmd    string
+		stamps bool
+	}{
+		{"go list ./...", true},
+		{"go list", true},
+		{"go list -f '{{.Dir}}' ./...", true},
+		{"go list -deps -test .", true},
+		{"go list -buildvcs=false ./...", false},
+		{"go list --buildvcs=0 -e ./...", false},
+		{"go list -buildvcs=false -buildvcs=true ./...", true},
+		{"go list -buildvcs=auto ./...", true},
+		{"go list -buildvcs false ./...", true}, // a bool flag: "false" is a package
+		{"go list ./... -buildvcs=false", true}, // after the first operand: a package
+		{"go list -f '-buildvcs=false' ./...", true},
+		{"go list -m all", false},
+		{"go list ./... -m", true},
+		{"go list -json=Dir,ImportPath ./...", false},
+		{"go list -json=Dir -f '{{.Dir}}' ./...", true},
+	} {
+		asked = 0
+		d := Bash(c.cmd, cfg)
+		if c.stamps {
+			assert.Equal(t, "git-repository", d.Rule, c.cmd)
+			assert.Contains(t, d.Reason, "-buildvcs=false", c.cmd)
+			assert.Equal(t, 1, asked, c.cmd)
+			continue
+		}
+		assert.True(t, d.Allow, "%s: %s", c.cmd, d.Reason)
+		assert.Zero(t, asked, c.cmd)
+	}
+	assert.True(t, Bash("go list ./...", Config{GoVCS: func() string { return "" }}).Allow)
+}
+
+// A plain assignment to a name the shell already exports reaches the
+// programs the command runs (review AQ2): judged as an export where the
+// hook's environment holds the name, and version managers' variables
+// always.
+func TestInheritedVariables(t *testing.T) {
+	cfg := Config{Inherited: func(name string) bool { return name == "FOO_HOME" }}
+	for _, cmd := range []string{"FOO_HOME=$PWD/x; ls", "for FOO_HOME in a b; do ls; done", "read -r FOO_HOME < f; ls",
+		"printf -v FOO_HOME x; ls", `: "${FOO_HOME:=x}"; ls`, "declare FOO_HOME=x; ls"} {
+		assert.Equal(t, "env-var", Bash(cmd, cfg).Rule, cmd)
+		assert.True(t, Bash(cmd, Config{}).Allow, "%s: allowed where the shell does not export it", cmd)
+	}
+	assert.True(t, Bash("BAR=1; echo $BAR", cfg).Allow, "a name the environment does not hold")
+	assert.True(t, Bash("TERM=dumb; ls", Config{Inherited: func(string) bool { return true }}).Allow, "a harmless one")
+	for _, cmd := range []string{"PYENV_VERSION=../../..$PWD/evil; python3 --version", "RBENV_VERSION=x; ruby --version",
+		"VOLTA_HOME=$PWD/v; node --version", "ASDF_DATA_DIR=$PWD; node -v", "MISE_DATA_DIR=x; ls"} {
+		assert.Equal(t, "env-var", Bash(cmd, Config{}).Rule, cmd)
+	}
+}
+
 // Under Codex the hook is not told the workdir or tty the model asked for:
 // git and npm may run in a folder nobody looked at, and a pager (git's,
 // man's) runs what is typed into it (write_stdin reaches no hook).

@@ -30,6 +30,10 @@ type checker struct {
 	pathLookup func(name string) string
 	// goToolchain is Config.GoToolchain.
 	goToolchain func() string
+	// goVCS is Config.GoVCS.
+	goVCS func() string
+	// inherited is Config.Inherited.
+	inherited func(name string) bool
 	found       *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
@@ -229,7 +233,7 @@ func (c *checker) visit(node syntax.Node) bool {
 			c.subscript(n)
 		}
 	case *syntax.ForClause:
-		if it, ok := n.Loop.(*syntax.WordIter); ok && forbiddenVar(it.Name.Value, false) {
+		if it, ok := n.Loop.(*syntax.WordIter); ok && forbiddenVar(it.Name.Value, c.inherits(it.Name.Value)) {
 			c.fail("env-var", n, it.Name.Value)
 		}
 	case *syntax.TestClause:
@@ -626,7 +630,7 @@ func (c *checker) param(p *syntax.ParamExp) {
 	if p.Exp != nil {
 		switch p.Exp.Op {
 		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
-			if p.Param != nil && forbiddenVar(p.Param.Value, false) {
+			if p.Param != nil && forbiddenVar(p.Param.Value, c.inherits(p.Param.Value)) {
 				c.fail("env-var", p, p.Param.Value)
 			}
 		case syntax.OtherParamOps:
@@ -803,7 +807,7 @@ func (c *checker) decl(d *syntax.DeclClause) {
 		}
 	}
 	for _, a := range d.Args {
-		if a.Name != nil && forbiddenAssign(a, exported) {
+		if a.Name != nil && forbiddenAssign(a, exported || c.inherits(a.Name.Value)) {
 			c.fail("env-var", d, a.Name.Value)
 			return
 		}
@@ -898,6 +902,13 @@ func plainLocale(v string) bool {
 	return strings.HasSuffix(base, ".utf-8") || strings.HasSuffix(base, ".utf8")
 }
 
+// inherits reports whether the shell may already export name
+// (Config.Inherited): assigning it then reaches the programs the command
+// runs as an export would.
+func (c *checker) inherits(name string) bool {
+	return c.inherited != nil && c.inherited(name)
+}
+
 // forbiddenVar reports whether assigning name could change which programs
 // run or how they read their input. exported is true when the value reaches
 // the environment of programs (NAME=v cmd, env NAME=v, export): there every
@@ -924,7 +935,11 @@ func forbiddenVar(name string, exported bool) bool {
 		// with x holding that text.
 		return true
 	}
-	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE"} {
+	// Version managers' shims run the program their variables name
+	// (PYENV_VERSION, RBENV_VERSION, VOLTA_HOME, ASDF_DATA_DIR, ...),
+	// exported or not: a user's shell often exports them already.
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE",
+		"PYENV", "RBENV", "NODENV", "VOLTA", "ASDF", "MISE", "RTX_", "NVM_", "JENV", "SDKMAN", "PLENV", "PHPENV", "CONDA", "VIRTUAL_ENV", "UV_", "RUSTUP", "CARGO"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
