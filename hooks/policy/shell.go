@@ -34,7 +34,7 @@ type checker struct {
 	goVCS func() string
 	// inherited is Config.Inherited.
 	inherited func(name string) bool
-	found       *finding
+	found     *finding
 	// quotedDocs are the byte ranges of quoted here-document bodies, which
 	// bash and the parser both take as they stand.
 	quotedDocs [][2]uint
