@@ -286,7 +286,7 @@ func loopCheck(p state.Paths, home string, now time.Time) Check {
 	}
 	f, err := state.Load(p.State())
 	if err != nil {
-		return Check{"loop", Problem, fmt.Sprintf("%s cannot be read as a loop (%v); hooks ignore it", rel, unwrapCorrupt(err)),
+		return Check{"loop", Problem, fmt.Sprintf("%s cannot be read as a loop (%v): while it is there the tool hook refuses every call that could write, and the next prompt, session start or Stop may move it aside, ending the loop", rel, unwrapCorrupt(err)),
 			"run '" + templates.CLI("cancel") + "' to archive it"}
 	}
 	if l := f.Loop; l.Active && l.Project != "" && !samePath(l.Project, p.Project) {

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -111,7 +112,11 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
 		return PromptOutcome{}
 	}
-	t := openSession(env, ev.Session, false)
+	t, err := openSessionWith(env, ev.Session, false, state.Load)
+	var moved *movedAside
+	if errors.As(err, &moved) {
+		return moved.told()
+	}
 	if t == nil {
 		return PromptOutcome{}
 	}

@@ -26,6 +26,10 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		// user's own /plansmith:cancel ends it here (review AA4).
 		return cancelForeign(env, ev.Session)
 	}
+	var moved *movedAside
+	if errors.As(err, &moved) {
+		return moved.told()
+	}
 	if t == nil {
 		return PromptOutcome{}
 	}

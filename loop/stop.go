@@ -47,8 +47,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/not-started-here.md",
 			map[string]any{"Request": templates.OneLine(foreign.request, 120), "State": p.Rel(p.State())}))}
 	case errors.As(err, &moved):
-		return StopOutcome{Kind: Finish, ExitReason: state.ExitCorrupt, Message: strings.TrimSpace(templates.Show("messages/state-moved-aside.md",
-			map[string]any{"Why": plainError(moved.err.Err), "Archive": moved.archive}))}
+		return StopOutcome{Kind: Finish, ExitReason: state.ExitCorrupt, Message: moved.told().Message}
 	case errors.As(err, &held):
 		return NotChecked(plainError(err), true)
 	case errors.As(err, &lock) && heldWithoutLock(p, ev.Session):

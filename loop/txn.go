@@ -11,6 +11,7 @@ import (
 
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // txn is one transaction on a project's state file: it holds the project's
@@ -335,6 +336,15 @@ type movedAside struct {
 }
 
 func (m *movedAside) Error() string { return m.err.Error() + "; moved aside to " + m.archive }
+
+// told says so to the user and the model, from a hook that can speak to
+// both (UserPromptSubmit, SessionStart): the loop they knew has ended, and
+// the project is writable again (review AR2: only stderr said so).
+func (m *movedAside) told() PromptOutcome {
+	text := strings.TrimSpace(templates.Show("messages/state-moved-aside.md",
+		map[string]any{"Why": plainError(m.err.Err), "Archive": m.archive}))
+	return PromptOutcome{Message: text, Context: text}
+}
 
 // notStartedHere says that a session did not take on a loop that plansmith
 // plan did not start on this machine: the Stop tells the user what is
