@@ -312,6 +312,46 @@ func (rs Runs) Gone(session string, now time.Time) (Runs, bool) {
 	return out, changed
 }
 
+// Elsewhere returns the run the session's assessment waits for when
+// another session launched every run still in flight (InFlight): the
+// caller, which runs no sub-agent now (its Stop said so), sees its output
+// arrive only while the launching session lives on. A fork that took the
+// loop over after the session that launched the critic died waited on it,
+// silently, for RunGrace (review AR1). false when any run in flight is the
+// caller's own, or was recorded before launches were.
+func (rs Runs) Elsewhere(s Session, caller string) (Run, bool) {
+	var found Run
+	ok := false
+	for i, r := range rs {
+		if r.Role == "" || r.Done || !r.bound(s) || rs[i+1:].has(r.Role, s) {
+			continue
+		}
+		if r.LaunchedBy == "" || r.LaunchedBy == caller {
+			return Run{}, false
+		}
+		if !ok {
+			found, ok = r, true
+		}
+	}
+	return found, ok
+}
+
+// WaitingElsewhere tells the user what the assessment waits for when
+// another session launched the run (Runs.Elsewhere), and how long: that
+// session may live on (a fork of a planning session that still runs its
+// critic, review AF2), so the wait goes on, but not silently; and what to
+// do if it has ended.
+func WaitingElsewhere(s Session, cfg Config, run Run) string {
+	at, until := "an unknown time", "an hour after it was launched"
+	if !run.LaunchedAt.IsZero() {
+		at = run.LaunchedAt.UTC().Format(time.RFC3339)
+		until = run.LaunchedAt.Add(RunGrace).UTC().Format(time.RFC3339)
+	}
+	return render("gate/elsewhere.md", cfg.data(s, map[string]any{
+		"Role": string(run.Role), "Critic": run.Role == RoleCritic, "LaunchedBy": run.LaunchedBy, "LaunchedAt": at, "GiveUp": until,
+	}))
+}
+
 // RunGrace is how long a gate run another session launched is waited for:
 // far longer than a critic or validator takes.
 const RunGrace = time.Hour

@@ -3,6 +3,7 @@ package gate
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -287,4 +288,28 @@ func TestSteeredRuns(t *testing.T) {
 	}
 	_, changed = rs.Steered("", "nobody", "")
 	assert.False(t, changed)
+}
+
+// Elsewhere names the run an assessment waits for only when another session
+// launched every run in flight (review AR1): the caller's own, one launched
+// again since, or one recorded before launches were, is not.
+func TestRunsElsewhere(t *testing.T) {
+	_, s := begun(t, planWith(oneGap), Session{})
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	theirs := Run{Role: RoleCritic, AgentID: "c1", Background: true, LaunchedBy: "planner", LaunchedAt: at}
+	rs := Runs{}.Launched(theirs, s)
+	got, ok := rs.Elsewhere(s, "fork")
+	require.True(t, ok)
+	assert.Equal(t, "c1", got.AgentID)
+	_, ok = rs.Elsewhere(s, "planner")
+	assert.False(t, ok, "the caller's own run")
+	_, ok = Runs{}.Launched(Run{Role: RoleCritic, AgentID: "c0", Background: true}, s).Elsewhere(s, "fork")
+	assert.False(t, ok, "a run with no launching session recorded")
+	_, ok = rs.Launched(Run{Role: RoleCritic, AgentID: "c2", Background: true, LaunchedBy: "fork", LaunchedAt: at}, s).Elsewhere(s, "fork")
+	assert.False(t, ok, "launched again here: that one is waited for")
+	_, ok = rs.Finished("c1", twoFindings).Elsewhere(s, "fork")
+	assert.False(t, ok, "finished")
+	msg := WaitingElsewhere(s, Config{Dir: "/p/gate"}, got)
+	assert.Contains(t, msg, "session planner launched at 2026-01-02T03:04:05Z")
+	assert.Contains(t, msg, "stops waiting for it at 2026-01-02T04:04:05Z")
 }

@@ -326,9 +326,15 @@ func TestASteeredCriticIsNoEvidence(t *testing.T) {
 func TestAForksStopDoesNotEndTheCriticOfAnother(t *testing.T) {
 	env, p, fork := forkAwaitingACritic(t)
 	s := Session{ID: sessionID, Cwd: p.Project}
-	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true}),
-		"the planning session's critic still runs: waiting")
+	// The planning session's critic still runs: the fork waits, and the
+	// user is told on what and until when (review AR1: the wait was
+	// silent).
+	out := Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Pause, out.Kind)
+	assert.Contains(t, out.Message, "waiting for the critic run that session "+sessionID+" launched at "+testNow.Format(time.RFC3339))
+	assert.Contains(t, out.Message, "stops waiting for it at "+testNow.Add(gate.RunGrace).Format(time.RFC3339))
 	l := loaded(t, p)
+	assert.False(t, l.Paused, "a wait, not a pause: the next Stop looks again")
 	assert.False(t, l.GateRuns[0].Ended)
 	assert.Equal(t, sessionID, l.GateRuns[0].LaunchedBy)
 	// The planning session's own Stop, with nothing running, ends it.
@@ -373,7 +379,7 @@ func TestAGatePromptThatCannotBeWrittenIsWrittenOnResume(t *testing.T) {
 // ends it and asks for the critic again (review AJ3).
 func TestAForkGivesUpOnARunWhoseSessionIsGone(t *testing.T) {
 	env, p, fork := forkAwaitingACritic(t)
-	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true}))
+	assert.Equal(t, Pause, Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true}).Kind)
 	require.False(t, loaded(t, p).GateRuns[0].LaunchedAt.IsZero(), "the launch time is kept")
 
 	later := testNow.Add(gate.RunGrace + time.Minute)

@@ -92,6 +92,11 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 	case gate.ActionFix, gate.ActionRerun, gate.ActionRevise:
 		return r.block(step.Reason)
 	case gate.ActionWait:
+		if run, ok := l.GateRuns.Elsewhere(step.Session, r.session); ok && r.reportsRuns {
+			// Another session's run: the wait may last RunGrace, and must
+			// not be silent (review AR1).
+			return StopOutcome{Kind: Pause, Message: gate.WaitingElsewhere(step.Session, r.gateConfig(), run)}
+		}
 		return StopOutcome{} // a run is still going: the agent is waiting, not answering
 	case gate.ActionPass:
 		return r.finishGate(state.ExitCompleted, plan, step)

@@ -78,7 +78,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	// payload lacks the field that says the client reports runs must not
 	// switch the gate to the outputs the reply pastes (review U4).
 	observed := ev.ReportsRuns || t.file.Loop.GateSession.Observed
-	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap, observed: observed}
+	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap, observed: observed, session: ev.Session.ID, reportsRuns: ev.ReportsRuns}
 	var out StopOutcome
 	switch {
 	case msgErr != nil:
@@ -138,6 +138,10 @@ type stop struct {
 	// observed: the agent reports sub-agent runs, so the gate judges the
 	// runs the hooks recorded (StopEvent.ReportsRuns).
 	observed bool
+	// session is the session whose Stop this is, and reportsRuns whether
+	// its Stop says which sub-agents it runs (none, once here).
+	session     string
+	reportsRuns bool
 }
 
 // noAnswer pauses the loop when the answer could not be read, holding the
