@@ -153,6 +153,12 @@ func gateMeta(l *state.Loop, meta *state.PlanMeta, plan string) []string {
 	}
 	if rec == nil {
 		switch {
+		case l.Gate && l.GateSession.Attempts > 0:
+			// Assessments ran and failed (a failure that fails closed
+			// leaves no record), and the loop ended before another: not
+			// "not_run" (review AR3).
+			meta.Gate = map[string]string{"status": "not_passed",
+				"reason": fmt.Sprintf("%d assessment(s) failed, and the loop ended before another passed", l.GateSession.Attempts)}
 		case l.Gate:
 			meta.Gate = map[string]string{"status": "not_run"}
 		case l.Agent == state.AgentCodex:

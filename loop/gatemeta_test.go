@@ -36,3 +36,18 @@ func TestGateMetaClaimsOnlyTheVerdictOnThisPlan(t *testing.T) {
 	assert.False(t, meta.Verified, "a loop without the gate claims no verdict")
 	assert.Nil(t, meta.Gate)
 }
+
+// A loop whose assessments failed (closed, leaving no record) and which
+// ended before another passed says so, not that the gate never ran (review
+// AR3).
+func TestGateMetaOfFailedAssessmentsIsNotNotRun(t *testing.T) {
+	const plan = "# Plan\n\n## Steps\n1. Add the limiter.\n\n" + gate.GapsStart + "\n" + gate.GapsEnd + "\n"
+	var meta state.PlanMeta
+	gateMeta(&state.Loop{Gate: true, GateSession: gate.Session{Status: gate.StatusRevising, Attempts: 1}}, &meta, plan)
+	assert.Equal(t, map[string]string{"status": "not_passed", "reason": "1 assessment(s) failed, and the loop ended before another passed"}, meta.Gate)
+	assert.False(t, meta.Verified)
+
+	meta = state.PlanMeta{}
+	gateMeta(&state.Loop{Gate: true}, &meta, plan)
+	assert.Equal(t, map[string]string{"status": "not_run"}, meta.Gate, "no assessment made")
+}

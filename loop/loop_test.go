@@ -290,6 +290,9 @@ func TestExhaustedSavesTheClosestAnswer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "Cache the hot keys.")
 	assert.NotContains(t, string(data), "Not an analysis at all.")
+	// The problems listed are the last answer's, and say so (review AR3).
+	assert.Contains(t, string(data), `- "the last answer, not the plan saved: required section headings: found 0`)
+	assert.NotRegexp(t, `(?m)^  - "required section headings`, string(data))
 }
 
 // TestPreToolUseKeepsALargeBody: PreToolUse loads only the frontmatter

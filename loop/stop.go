@@ -191,7 +191,8 @@ func (r *stop) advance(msg string) StopOutcome {
 		}
 		return r.finish(state.ExitCompleted, oc.Plan, nil)
 	case phases.Exhausted:
-		return r.finish(state.ExitRetriesExhausted, bestPlan(r.f, msg), problems)
+		plan := bestPlan(r.f, msg)
+		return r.finish(state.ExitRetriesExhausted, plan, problemsOf(plan, msg, problems))
 	case phases.MaxPhases:
 		return r.finish(state.ExitMaxPhases, bestPlan(r.f, msg), nil)
 	case phases.Rethink:
@@ -280,6 +281,21 @@ func (r *stop) loadMemory() string {
 // bestPlan is the text a loop ending early saves: the last plan that
 // passed its checks, else the failed answer that missed the fewest checks
 // (see state.File.KeepAttempt), else msg.
+// problemsOf says which text the last answer's problems are about when
+// the plan saved is an earlier one (bestPlan): the saved plan's frontmatter
+// listed them as its own (review AR3: "found 0 of 7 section headings" over
+// a plan holding all seven).
+func problemsOf(plan, msg string, problems []string) []string {
+	if plan == stripPromise(msg) {
+		return problems
+	}
+	out := make([]string, len(problems))
+	for i, p := range problems {
+		out[i] = "the last answer, not the plan saved: " + p
+	}
+	return out
+}
+
 func bestPlan(f *state.File, msg string) string {
 	if p := f.BestPlan(); p != "" {
 		return stripPromise(p)
