@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -190,35 +191,11 @@ func hooksFileError(path string, err error) error {
 // binary they run, and the project trust Codex needs to read project hooks.
 // Hook trust itself (Codex's /hooks review) is not visible from outside.
 func CodexChecks(e DoctorEnv) []Check {
-	home := ""
-	if e.Getenv != nil {
-		home = e.Getenv("CODEX_HOME")
+	found, bad := codexRegistrations(e)
+	if bad != nil {
+		return []Check{*bad}
 	}
-	if home == "" && e.Home != "" {
-		home = filepath.Join(e.Home, ".codex")
-	}
-	type source struct {
-		name, file string
-		regs       []Registration
-	}
-	var found []source
-	for _, s := range []source{{name: "user", file: filepath.Join(home, "hooks.json")}, {name: "project", file: filepath.Join(e.Project, ".codex", "hooks.json")}} {
-		if s.file == "hooks.json" { // no Codex home known
-			continue
-		}
-		data, existed, err := readSettings(s.file)
-		if err != nil || !existed {
-			continue
-		}
-		regs, err := Find(data, e.Binary)
-		if err != nil {
-			return []Check{{Name: "codex", Level: Problem, Detail: hooksFileError(s.file, err).Error()}}
-		}
-		if len(regs) > 0 {
-			s.regs = regs
-			found = append(found, s)
-		}
-	}
+	home := codexHome(e)
 	switch len(found) {
 	case 0:
 		return []Check{{Name: "codex", Level: OK, Detail: "not installed for Codex CLI", Fix: "to plan in Codex too: plansmith install --agent codex [--user]"}}
@@ -268,6 +245,52 @@ func CodexChecks(e DoctorEnv) []Check {
 			Fix:    "open codex in the project and trust it (or run codex exec --trust once), or install with --user"})
 	}
 	return checks
+}
+
+// codexSource is a Codex hooks file that registers plansmith.
+type codexSource struct {
+	name, file string
+	regs       []Registration
+}
+
+// codexHome is Codex's folder for the doctor's environment.
+func codexHome(e DoctorEnv) string {
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return e.Home
+		}
+		if e.Getenv == nil {
+			return ""
+		}
+		return e.Getenv(k)
+	}
+	return loop.CodexHome(getenv)
+}
+
+// codexRegistrations reads Codex's user and project hooks files: those
+// that register plansmith, or the problem with one that cannot be read as
+// hooks.
+func codexRegistrations(e DoctorEnv) ([]codexSource, *Check) {
+	home := codexHome(e)
+	var found []codexSource
+	for _, s := range []codexSource{{name: "user", file: filepath.Join(home, "hooks.json")}, {name: "project", file: filepath.Join(e.Project, ".codex", "hooks.json")}} {
+		if s.file == "hooks.json" { // no Codex home known
+			continue
+		}
+		data, existed, err := readSettings(s.file)
+		if err != nil || !existed {
+			continue
+		}
+		regs, err := Find(data, e.Binary)
+		if err != nil {
+			return nil, &Check{Name: "codex", Level: Problem, Detail: hooksFileError(s.file, err).Error()}
+		}
+		if len(regs) > 0 {
+			s.regs = regs
+			found = append(found, s)
+		}
+	}
+	return found, nil
 }
 
 // codexTrusts reports whether Codex's config.toml marks project trusted:

@@ -96,7 +96,10 @@ type settingsSource struct {
 	install string // the command that manages it
 }
 
-func registrationChecks(e DoctorEnv) []Check {
+// claudeRegistrations reads every settings file that can register hooks
+// for the project: the checks of those that register plansmith (or cannot
+// be read), where it is registered, and the plugin a settings file enables.
+func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, pluginEnabled string) {
 	sources := []settingsSource{
 		{"project settings", filepath.Join(e.Project, ".claude", "settings.json"), templates.CLI("install")},
 		{"project local settings", filepath.Join(e.Project, ".claude", "settings.local.json"), ""},
@@ -104,9 +107,6 @@ func registrationChecks(e DoctorEnv) []Check {
 	if e.Home != "" {
 		sources = append(sources, settingsSource{"user settings", filepath.Join(e.Home, ".claude", "settings.json"), templates.CLI("install --user")})
 	}
-	var checks []Check
-	var registered []string
-	pluginEnabled := ""
 	for _, s := range sources {
 		data, err := os.ReadFile(s.path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -130,7 +130,31 @@ func registrationChecks(e DoctorEnv) []Check {
 		registered = append(registered, fmt.Sprintf("%s (%s)", s.label, s.path))
 		checks = append(checks, sourceCheck(e, s, regs))
 	}
+	return checks, registered, pluginEnabled
+}
 
+// Unenforced says why no hook of plansmith's would run for a loop in the
+// project for agent ("codex" for Codex CLI, else Claude Code), or "" when
+// one is registered: in a settings file, as an enabled plugin or as the
+// loadable plugin this binary belongs to, or in Codex's hooks file. A loop
+// started where nothing runs the hooks is checked by nothing, and plan says
+// so (review AN9: it claimed the session was read-only).
+func Unenforced(e DoctorEnv, agent string) string {
+	if agent == "codex" {
+		if found, _ := codexRegistrations(e); len(found) > 0 {
+			return ""
+		}
+		return "plansmith's hooks are not registered for Codex CLI"
+	}
+	_, registered, pluginEnabled := claudeRegistrations(e)
+	if _, loadable := PluginRoot(e.Binary); len(registered) > 0 || pluginEnabled != "" || loadable {
+		return ""
+	}
+	return "plansmith's hooks are not registered for this project (no settings file names them and this binary is not in a plugin)"
+}
+
+func registrationChecks(e DoctorEnv) []Check {
+	checks, registered, pluginEnabled := claudeRegistrations(e)
 	root, loadable := PluginRoot(e.Binary)
 	if pluginEnabled != "" {
 		registered = append(registered, pluginEnabled)

@@ -45,6 +45,9 @@ type Started struct {
 	// Shape is what the sequence will run (iterate after it, critiques,
 	// whether --max-phases ends it before the final revise).
 	Shape phases.Shape
+	// Unenforced, set by the caller, says why no hook would check the loop
+	// (install.Unenforced), "" when hooks are registered.
+	Unenforced string
 }
 
 // loopIDKind is what the provenance ledger files loop IDs under, and

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/plansmith/plansmith/converge"
+	"github.com/plansmith/plansmith/install"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/state"
@@ -258,6 +259,9 @@ func planRun(env *Env, o *PlanOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if bin, err := binaryPath(""); err == nil {
+		started.Unenforced = install.Unenforced(install.DoctorEnv{Project: p.Project, Home: env.Getenv("HOME"), Binary: bin, Getenv: env.Getenv}, o.Agent)
 	}
 	text, err := templates.Render("cli/started.md", started)
 	if err != nil {
