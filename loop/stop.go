@@ -45,7 +45,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	switch {
 	case errors.As(err, &foreign):
 		return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/not-started-here.md",
-			map[string]any{"Request": templates.OneLine(foreign.request, 120), "State": p.Rel(p.State())}))}
+			map[string]any{"State": p.Rel(p.State())}))}
 	case errors.As(err, &moved):
 		return StopOutcome{Kind: Finish, ExitReason: state.ExitCorrupt, Message: moved.told().Message}
 	case errors.As(err, &held):

@@ -209,14 +209,14 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		// not taken on.
 		env.note("the loop in %s names no project folder; it was not started here and is left alone", p.Project)
 		t.commit()
-		return nil, &notStartedHere{request: l.Request} // the user is told, and /plansmith:cancel ends it (review AB3)
+		return nil, &notStartedHere{} // the user is told, and /plansmith:cancel ends it (review AB3)
 	case l.SessionID == "" && !startedHere(env, p, l):
 		// Bound or not: a resumed session's context, a prompt's reminder
 		// and a sub-agent's record are no more for such a loop than a Stop
 		// is (review AA1: SessionStart handed its request to the agent).
 		env.note("the loop in %s was not started by plansmith on this machine (a repository may carry its state file); it is left alone", p.Project)
 		t.commit()
-		return nil, &notStartedHere{request: l.Request}
+		return nil, &notStartedHere{}
 	case l.SessionID == "" && s.ID != "" && bind:
 		l.SessionID = s.ID
 		t.dirty = true
@@ -347,9 +347,10 @@ func (m *movedAside) told() PromptOutcome {
 }
 
 // notStartedHere says that a session did not take on a loop that plansmith
-// plan did not start on this machine: the Stop tells the user what is
-// there and how to clear it.
-type notStartedHere struct{ request string }
+// plan did not start on this machine: the Stop tells the user that it is
+// there and how to clear it, never what it asks (a repository may have
+// written that, review AN8).
+type notStartedHere struct{}
 
 func (n *notStartedHere) Error() string {
 	return "the loop was not started by plansmith on this machine"

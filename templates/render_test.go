@@ -141,7 +141,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/state-unread.md":          map[string]any{"Why": "another plansmith process has held the project's lock /p/.claude/plansmith/lock for 15s", "Held": true},
 		"messages/clear-not-held.md":        map[string]any{"Label": label},
 		"messages/state-moved-aside.md":     map[string]any{"Why": "line 3: phase_index 12 is past the last phase", "Archive": ".claude/plansmith/archive/20260102-030405-corrupt.md"},
-		"messages/not-started-here.md":      map[string]any{"Request": request, "State": ".claude/plansmith.local.md"},
+		"messages/not-started-here.md":      map[string]any{"State": ".claude/plansmith.local.md"},
 		"messages/cancelled-foreign.md":     map[string]any{"Archive": ".claude/plansmith/archive/20260102-030405-cancelled.md"},
 		"messages/planted-loop-refusal.md":  nil,
 		"messages/gate-files-retry.md":      nil,
