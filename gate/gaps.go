@@ -8,6 +8,7 @@ import (
 
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/mdtext"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Severities, lowercase as they are written in gaps and findings.
@@ -85,6 +86,9 @@ var (
 	// fieldRe accepts "- **Severity**: x", "- **Severity:** x" and
 	// "- Severity: x": models vary the bold, never the meaning.
 	fieldRe = lazyre.New(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
+	// listedItemRe is an item named in a table row or a list item rather
+	// than under its own heading: "| GAP-1 | …", "- **GAP-2**: …", "1. GAP-3 …".
+	listedItemRe = lazyre.New(`^(?:\|\s*|[-*+]\s+|\d{1,3}[.)]\s+)[*_]*\s*(?i:(gap|finding))[- ]?\d`)
 )
 
 // ParseGaps finds and parses the gaps block of plan. A plan without a block
@@ -241,6 +245,15 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 				it.Description = strings.TrimSpace(m[2])
 				inDesc = true
 			}
+			continue
+		}
+		if strictHeadings && listedItemRe.MatchString(t) {
+			// A table or a list of gaps would be read as none at all, and
+			// the validator's PASS overridden with a message saying the
+			// block acknowledges nothing (review AU2).
+			inDesc = false
+			probs = append(probs, Problem{l.N, fmt.Sprintf("%q names an item in a table or a list, which plansmith does not read", templates.OneLine(t, 60)),
+				"write each item under its own heading, " + format + ", with \"- **Severity**: high|medium|low\" and \"- **Description**: …\" lines below it"})
 			continue
 		}
 		if t == "" || mdtext.OpensFence(t) {

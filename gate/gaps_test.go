@@ -68,6 +68,16 @@ func TestParseGaps(t *testing.T) {
 	}
 }
 
+// Prose in a block, and an item that mentions another, are not items in a
+// list: "none" stays no gaps.
+func TestParseGapsProseIsNotAListedGap(t *testing.T) {
+	for _, body := range []string{"None known.\n", "- None identified.\n",
+		"### GAP-1: A\n- **Severity**: high\n- **Description**: d, and see GAP-2 below\n- Mitigation: GAP-2 covers the rest\n"} {
+		_, err := ParseGaps(block(body))
+		assert.NoError(t, err, body)
+	}
+}
+
 func TestParseGapsAbsent(t *testing.T) {
 	g, err := ParseGaps("# Plan\n\nno block here; " + GapsStart + " inline does not count\n")
 	require.NoError(t, err)
@@ -95,6 +105,13 @@ func TestParseGapsMalformed(t *testing.T) {
 		{"wrong heading form", block("### Gap 1: A\n- **Severity**: low\n- **Description**: d\n"), []string{`line 7: heading "### Gap 1: A" is not an item heading`, "line 8: severity line outside any item"}},
 		{"id zero", block("### GAP-0: A\n- **Severity**: low\n- **Description**: d\n"), []string{`GAP id "0" is not a positive number`}},
 		{"two severities", block("### GAP-1: A\n- **Severity**: low\n- **Severity**: high\n- **Description**: d\n"), []string{"line 9: GAP-1 has a second severity"}},
+		// Gaps listed in a table or a list were read as no gaps at all
+		// (review AU2).
+		{"a table", block("| Gap | Title | Severity |\n|---|---|---|\n| GAP-1 | No rollback | high |\n| GAP-2 | Quotas | low |\n"),
+			[]string{`line 9: "| GAP-1 | No rollback | high |" names an item in a table or a list`, "line 10:", "### GAP-<n>: <title>"}},
+		{"bullets", block("- **GAP-1**: No rollback (high)\n"), []string{"line 7:", "names an item in a table or a list"}},
+		{"a numbered list", block("1. GAP-1 - No rollback, high\n"), []string{"line 7:", "names an item in a table or a list"}},
+		{"a second gap as a bullet", block(item + "- GAP-2: quotas, low\n"), []string{"line 10:", "names an item in a table or a list"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ func validateDraft(cfg Config, a *answer) []Problem {
 // sections is the positive check that every required section has a heading.
 func sections(cfg Config, a *answer) []Problem {
 	m := newSectionMatcher(cfg.RequiredSections)
-	missing := m.sectionsMissing(a.shape().headings)
+	missing := m.sectionsMissing(sectionHeadings(a.shape()))
 	if len(missing) == 0 {
 		return nil
 	}
@@ -26,6 +26,42 @@ func sections(cfg Config, a *answer) []Problem {
 		Detail: "missing: " + strings.Join(missing, ", "),
 		Hint:   "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"; names that count — " + acceptedFor(m, missing),
 	}}
+}
+
+// sectionHeadings are the headings that may name a section: all but the
+// plan's title — its one level-1 heading, first, over headings of lower
+// levels — unless the title is a section's name and nothing more. "# Plan:
+// add rate limiting" is not the plan's steps (review AU1: a plan with no
+// steps passed).
+func sectionHeadings(sh shape) []string {
+	if len(sh.headings) < 2 || sh.levels[0] != 1 {
+		return sh.headings
+	}
+	for _, l := range sh.levels[1:] {
+		if l == 1 {
+			return sh.headings // level-1 sections, not a title
+		}
+	}
+	if exactSectionName(sh.headings[0]) {
+		return sh.headings
+	}
+	return sh.headings[1:]
+}
+
+// exactSectionName reports whether heading is, once normalised, one of the
+// known sections' names and nothing else ("# Steps", "# 목표").
+func exactSectionName(heading string) bool {
+	h := normHeading(heading)
+	for _, g := range sectionGroups {
+		for _, list := range [][]string{g.canonical, g.strong, g.synonyms} {
+			for _, name := range list {
+				if h == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // acceptedFor says, per missing section, which heading names count.

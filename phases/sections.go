@@ -43,8 +43,9 @@ var sectionGroups = []sectionGroup{
 	},
 	{ // Non-Scope
 		canonical: []string{"non-scope", "non scope", "nonscope", "non-goals", "out of scope", "out-of-scope", "비범위", "범위 외"},
-		strong:    []string{"non goals", "not in scope", "범위 밖", "제외 범위"},
-		synonyms:  []string{"future work", "향후 개선 사항", "future enhancements", "exclusions", "deferred", "향후 개선", "향후 과제", "향후 작업", "제외 사항"},
+		strong:    []string{"non goals", "not in scope", "범위 밖", "제외 범위", "non-goal", "non goal", "비목표"},
+		synonyms: []string{"future work", "향후 개선 사항", "future enhancements", "exclusions", "deferred", "향후 개선", "향후 과제", "향후 작업", "제외 사항",
+			"not doing", "won't do", "won’t do", "will not do"},
 	},
 	{ // Steps
 		canonical: []string{"steps", "implementation steps", "단계별 계획", "구현 단계"},
@@ -72,6 +73,11 @@ var sectionGroups = []sectionGroup{
 		synonyms:  []string{"unknowns", "questions", "미정", "undecided", "질문", "확인 필요"},
 	},
 }
+
+// startOnly are the synonyms that name a section only at the start of a
+// heading: "## Plan" is the steps, "## Risks and rollback plan" is not
+// (review AU1).
+var startOnly = map[string]bool{"plan": true, "계획": true}
 
 // workUnitWords introduce a numbered unit of planned work in a heading
 // ("Phase 1: …", "Step 2.1", "Task 3", "Milestone M2", "1단계").
@@ -191,6 +197,9 @@ func headingSections(heading string, strongOnly bool) []int {
 		for tier, list := range [][]string{group.canonical, group.strong, group.synonyms} {
 			for _, name := range list {
 				for _, at := range phraseAt(h, name) {
+					if at > 0 && tier == 2 && startOnly[name] {
+						continue
+					}
 					ms = append(ms, nameMatch{at, at + len(name), g, tier < 2})
 				}
 			}

@@ -33,12 +33,38 @@ func TestSectionsByMeaning(t *testing.T) {
 		{"a glued word is not the name", []string{"Scope"}, []string{"Scopes-creep", "Telescope"}, []string{"Scope"}},
 		{"custom names keep their exact spelling", []string{"Context", "Rollback"}, []string{"Overview", "Undo plan"}, []string{"Context", "Rollback"}},
 		{"custom names match at the start", []string{"Rollback"}, []string{"2. Rollback plan"}, nil},
+		// Review AU1: a bare "plan" qualifying another noun is not the steps.
+		{"a rollback plan is not the steps", []string{"Steps", "Risks"}, []string{"Risks and rollback plan"}, []string{"Steps"}},
+		{"plan at the start is the steps", []string{"Steps"}, []string{"Plan: three changes"}, nil},
+		{"위험 대응 계획 is not the steps", []string{"Steps"}, []string{"위험 대응 계획"}, []string{"Steps"}},
+		// Review AU6: common names for what is left out.
+		{"what we're not doing", []string{"Non-Scope"}, []string{"What We're NOT Doing"}, nil},
+		{"won't do and a single non-goal", []string{"Non-Scope", "Goal"}, []string{"Won't Do", "Non-goal"}, []string{"Goal"}},
+		{"비목표 is non-scope, not goal", []string{"Goal", "Non-Scope"}, []string{"비목표"}, []string{"Goal"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.missing, newSectionMatcher(tt.required).sectionsMissing(tt.headings))
 		})
 	}
+}
+
+// A plan's title is not one of its sections, unless it is only a
+// section's name (review AU1: "# Plan: add rate limiting" passed for the
+// steps of a plan that had none).
+func TestATitleIsNotASection(t *testing.T) {
+	cfg := Config{Phases: Known, RequiredSections: []string{"Goal", "Steps", "Risks"}}
+	final := func(text string) []Problem { return Validate(cfg, Progress{Index: 3}, text) }
+	body := "## Goal\nFast pages.\n\n## Risks\nCache stampedes.\n"
+	for _, title := range []string{"# Plan: add rate limiting", "# Rate Limiting Implementation Plan"} {
+		probs := final(title + "\n\n" + body)
+		if assert.Len(t, probs, 1, title) {
+			assert.Contains(t, probs[0].String(), "missing: Steps", title)
+		}
+	}
+	assert.Empty(t, final("# Steps\n\n"+body), "a title that is only a section's name")
+	assert.Empty(t, final("# Goal\nFast.\n# Steps\n1. Add it.\n# Risks\nNone.\n"), "level-1 sections, not a title")
+	assert.Empty(t, final("# Plan: add rate limiting\n\n"+body+"\n## Steps\n1. Add it.\n"))
 }
 
 // A refused draft says which names count for each missing section.
