@@ -336,7 +336,9 @@ func goList(c *checker, n syntax.Node, args []arg) bool {
 	for _, p := range readings {
 		modules := false
 		for _, u := range p.opts {
-			modules = modules || u.o.long == "m"
+			if u.o.long == "m" {
+				modules = goFlagOn(u) // the last one wins
+			}
 		}
 		for _, u := range p.opts {
 			switch {
@@ -356,6 +358,13 @@ func goList(c *checker, n syntax.Node, args []arg) bool {
 	return true
 }
 
+// goFlagOn reports whether a boolean go flag is on: given bare, or with a
+// value strconv.ParseBool reads as true (-m=false lists packages, review
+// AT2). A computed value counts as off, the reading that is checked more.
+func goFlagOn(u optUse) bool {
+	return !u.hasValue || !u.computed && slices.Contains([]string{"1", "t", "T", "true", "TRUE", "True"}, u.value)
+}
+
 // goListStamps reports whether go list would stamp version control
 // information into the main packages it lists: unless it lists modules
 // (-m), is told not to (-buildvcs=false), or is asked only for named JSON
@@ -367,7 +376,7 @@ func goListStamps(args []arg) bool {
 	for _, u := range grammars()["go list"].parse(args, reading{on: gnuOnly}).opts {
 		switch u.o.long {
 		case "m":
-			modules = true
+			modules = goFlagOn(u)
 		case "json":
 			fields = u.hasValue
 		case "f":

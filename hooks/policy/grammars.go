@@ -105,7 +105,10 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 		// cluster goes on ("-Po PATTERN FILE").
 		"tree": (&grammar{abbrev: true, nextValues: true, options: rows(
 			[]option{opt("-o --output", required, "tree-output"), opt("-R", flag, "tree-output")},
-			valued("-P", "-I", "-L", "-H", "-T", "--charset", "--filelimit", "--timefmt", "--sort", "--infofile", "--hintro", "--houtro"),
+			valued("-P", "-I", "-L", "-H", "-T", "--charset", "--filelimit", "--timefmt", "--sort", "--infofile", "--hintro", "--houtro",
+				"--gitfile"),
+			flags("", "-a", "-d", "-f", "-F", "-l", "-x", "-s", "-h", "-D", "-C", "-n", "-p", "-u", "-g", "-i", "-q", "-N", "-Q",
+				"-r", "-t", "-v", "-U", "--du", "--dirsfirst", "--noreport", "--prune", "--gitignore"),
 		)}).index(),
 
 		// getent -s names the NSS service whose libnss_SERVICE.so.2 glibc
@@ -122,7 +125,9 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 				// -z and -Z run decompressors found on PATH, as rg -z does.
 				opt("-z --uncompress", flag, "exec-option"), opt("-Z --uncompress-noreport", flag, "exec-option"),
 			},
-			valued("-e --exclude", "-F --separator", "-f --files-from", "-m --magic-file", "-P --parameter"),
+			valued("-e --exclude", "-F --separator", "-f --files-from", "-m --magic-file", "-P --parameter", "--exclude-quiet"),
+			flags("", "-b --brief", "-i --mime", "-L --dereference", "-h --no-dereference", "-k --keep-going",
+				"-s --special-files", "-N --no-pad", "--mime-type", "--mime-encoding", "-r --raw", "-0 --print0"),
 		)}).index(),
 
 		// fd (clap: no abbreviations).
@@ -131,7 +136,8 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 				opt("-l --list-details", flag, "exec-option")}, // runs ls, found on PATH
 			valued("-d --max-depth", "-t --type", "-e --extension", "-E --exclude", "-c --color", "-j --threads",
 				"-S --size", "-o --owner", "--changed-within", "--changed-before", "--base-directory",
-				"--path-separator", "--search-path", "--max-results", "--batch-size", "--ignore-file", "--format", "--min-depth", "--exact-depth"),
+				"--path-separator", "--search-path", "--max-results", "--batch-size", "--ignore-file", "--format", "--min-depth", "--exact-depth",
+				"--and", "--ignore-contain"),
 		)}).index(),
 
 		// ripgrep: --pre and --hostname-bin run programs, and --search-zip runs
@@ -143,14 +149,24 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 			},
 			valued("-A --after-context", "-B --before-context", "-C --context", "-e --regexp", "-f --file", "-g --glob",
 				"-j --threads", "-m --max-count", "-M --max-columns", "-r --replace", "-t --type", "-T --type-not",
-				"-E --encoding", "-d --max-depth", "--pre-glob", "--iglob", "--type-add", "--colors", "--sort", "--sortr"),
+				"-E --encoding", "-d --max-depth", "--pre-glob", "--iglob", "--type-add", "--colors", "--sort", "--sortr",
+				// rg 14 and later take the next word as the value whatever it
+				// is, "--" included (review AT1).
+				"--context-separator", "--color", "--path-separator", "--max-filesize", "--engine", "--dfa-size-limit",
+				"--regex-size-limit", "--ignore-file", "--type-clear", "--field-context-separator", "--field-match-separator",
+				"--hyperlink-format", "--generate"),
+			flags("", "-n --line-number", "-N --no-line-number", "-i --ignore-case", "-s --case-sensitive", "-S --smart-case",
+				"-l --files-with-matches", "-w --word-regexp", "-x --line-regexp", "-F --fixed-strings", "-c --count",
+				"-v --invert-match", "-o --only-matching", "-u --unrestricted", "-L --follow", "-H --with-filename",
+				"-I --no-filename", "--hidden", "--files", "--no-heading", "--heading", "--no-ignore"),
 		)}).index(),
 
 		// The Silver Searcher (getopt_long: abbreviations).
 		"ag": (&grammar{abbrev: true, options: rows(
 			[]option{opt("--pager", required, "exec-option")},
 			valued("-A --after", "-B --before", "-C --context", "-G --file-search-regex", "-g", "-m --max-count",
-				"-p --path-to-ignore", "-W --width", "--depth", "--ignore", "--ignore-dir"),
+				"-p --path-to-ignore", "-W --width", "--depth", "--ignore", "--ignore-dir",
+				"--color-match", "--color-path", "--color-line-number", "--workers", "--ackmate-dir-filter"),
 		)}).index(),
 
 		// yq: mikefarah's (pflag) and kislyuk's (argparse, which abbreviates).

@@ -262,10 +262,17 @@ func (g *grammar) parse(args []arg, r reading) parsed {
 // optionsOver reports whether every build reads the words from args[i] on
 // as operands, whatever they hold: each ends its options within args[:i]
 // (file -- *), or stops with a usage error. The words before i must be
-// inert, so that the prefix reads the same however it expands.
+// inert, so that the prefix reads the same however it expands, and every
+// option among them must be in the table: one it lacks may take the "--"
+// as its value, and the words after it are options again (review AT1:
+// rg --context-separator -- '' "$x" with x=--pre=sh ran sh).
 func (g *grammar) optionsOver(args []arg, i int) bool {
 	for _, r := range g.readings() {
-		if p := g.parse(args[:i], r); !p.over && !p.fails {
+		p := g.parse(args[:i], r)
+		if p.fails {
+			continue
+		}
+		if !p.over || p.unknown != "" {
 			return false
 		}
 	}

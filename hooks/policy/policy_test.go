@@ -273,6 +273,9 @@ func TestBashRules(t *testing.T) {
 		{"-- taken as a value", `sort -k -- *`, "dynamic-arg"},
 		{"computed operand after a known one", `sort in.txt *`, "dynamic-arg"},
 		{"computed operand of a command that writes its operand", `uniq -- in *`, "dynamic-arg"},
+		{"an option the table lacks before --", `rg --zz -- *`, "dynamic-arg"},
+		{"a valued option takes the --", `rg --context-separator -- '' "$x"`, "dynamic-arg"},
+		{"known flags before --", `rg -n -i foo -- *`, ""},
 		{"go test", `go test ./...`, "unknown-command"},
 		{"npm ci", `npm ci`, "unknown-command"},
 		{"tail of xargs into sort", `ls | xargs sort`, "dynamic-arg"},
@@ -1048,6 +1051,9 @@ func TestGoListVCS(t *testing.T) {
 		{"go list ./... -buildvcs=false", true}, // after the first operand: a package
 		{"go list -f '-buildvcs=false' ./...", true},
 		{"go list -m all", false},
+		{"go list -m=false ./...", true}, // review AT2: package mode
+		{"go list --m=0 -f '{{.Dir}}' ./...", true},
+		{"go list -m=true all", false},
 		{"go list ./... -m", true},
 		{"go list -json=Dir,ImportPath ./...", false},
 		{"go list -json=Dir -f '{{.Dir}}' ./...", true},
@@ -1079,7 +1085,8 @@ func TestInheritedVariables(t *testing.T) {
 	}
 	assert.True(t, Bash("BAR=1; echo $BAR", cfg).Allow, "a name the environment does not hold")
 	assert.True(t, Bash("TERM=dumb; ls", Config{Inherited: func(string) bool { return true }}).Allow, "a harmless one")
-	for _, cmd := range []string{"PYENV_VERSION=../../..$PWD/evil; python3 --version", "RBENV_VERSION=x; ruby --version",
+	for _, cmd := range []string{"MANOPT=-Cx; man ls", "TAR_OPTIONS=--checkpoint-action=exec=x; tar -tf a.tar",
+		"PYENV_VERSION=../../..$PWD/evil; python3 --version", "RBENV_VERSION=x; ruby --version",
 		"VOLTA_HOME=$PWD/v; node --version", "ASDF_DATA_DIR=$PWD; node -v", "MISE_DATA_DIR=x; ls"} {
 		assert.Equal(t, "env-var", Bash(cmd, Config{}).Rule, cmd)
 	}

@@ -924,6 +924,10 @@ func forbiddenVar(name string, exported bool) bool {
 		"PS4", "PROMPT_COMMAND", "EDITOR", "VISUAL", "SHELL", "BROWSER",
 		"RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "TMPDIR", "PWD", "OLDPWD", "DIRSTACK", "EXECIGNORE":
 		return true
+	case "MANOPT", "TAR_OPTIONS", "GCONV_PATH", "LOCPATH":
+		// Read as options or as where to load code from: exported or not,
+		// since the shell may export them already, empty (review AT, S1).
+		return true
 	case "POSIXLY_CORRECT":
 		// bash goes into POSIX mode when it is set, and reads the rest of
 		// the line otherwise: a ' in a double-quoted ${...} is then text,
