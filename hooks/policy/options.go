@@ -265,7 +265,7 @@ func (g *grammar) parse(args []arg, r reading) parsed {
 // inert, so that the prefix reads the same however it expands, and every
 // option among them must be in the table: one it lacks may take the "--"
 // as its value, and the words after it are options again (review AT1:
-// rg --context-separator -- ” "$x" with x=--pre=sh ran sh).
+// rg --context-separator -- "" "$x" with x=--pre=sh ran sh).
 func (g *grammar) optionsOver(args []arg, i int) bool {
 	for _, r := range g.readings() {
 		p := g.parse(args[:i], r)
