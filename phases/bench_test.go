@@ -29,6 +29,11 @@ func BenchmarkStep1MiB(b *testing.B) {
 		{"critique", 4, mib("3. P4 (Error paths): FAIL — missing timeout for the lock in the hook path\n")},
 		{"final-revise", 7, mib("## Goal step\nSome text about the plan, with **bold** and `code`.\n")},
 		{"final-revise-korean", 7, mib("### 단계 계획 초안\n계획에 대한 설명과 검증 방법.\n")},
+		// Headings only, each naming sections: the phase-collapse check
+		// before the draft matches every heading against every name
+		// (review AU7: 0.4 s per MiB).
+		{"understand-headings", 0, mib("## Goals and Non-Goals and Scope and Risks 1\n")},
+		{"explore-headings", 1, mib("## Section 12\n")},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -44,14 +44,15 @@ func planHeadings(cfg Config, a *answer) []Problem {
 	anyName := map[int]bool{}
 	units, title := 0, false
 	for i, h := range sh.headings {
-		for _, g := range headingSections(h, true) {
+		all, strongHere := headingSections(h)
+		for _, g := range strongHere {
 			strong[g] = true
 		}
-		for _, g := range headingSections(h, false) {
+		for _, g := range all {
 			anyName[g] = true
 		}
-		for _, r := range m.sections(h) {
-			if g := m.groups[r]; g < 0 || strong[g] && containsInt(headingSections(h, true), g) {
+		for _, r := range m.sections(h, all) {
+			if g := m.groups[r]; g < 0 || strong[g] && containsInt(strongHere, g) {
 				named[r] = true
 			}
 		}
