@@ -1,6 +1,10 @@
 package phases
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
+)
 
 // span is a byte range [start, end) in a message.
 type span struct{ start, end, innerStart, innerEnd int }
@@ -27,6 +31,41 @@ func findPromises(lower string) []span {
 		e := in + j + len(close)
 		out = append(out, span{s, e, in, in + j})
 		from = e
+	}
+	return out
+}
+
+// outsideCode keeps the promises that lie outside fenced code blocks in
+// text: a promise shown in a code sample, or quoted as an example, is not
+// the answer's (review AU4: one in a code block finished the loop).
+func outsideCode(text string, spans []span) []span {
+	if len(spans) == 0 || !strings.Contains(text, "``") && !strings.Contains(text, "~~") {
+		return spans
+	}
+	var code [][2]int
+	off := 0
+	for l := range mdtext.Lines(text) {
+		end := strings.Index(text[off:], "\n")
+		if end < 0 {
+			end = len(text) - off
+		} else {
+			end++
+		}
+		if l.Code {
+			code = append(code, [2]int{off, off + end})
+		}
+		off += end
+	}
+	// Both lists are in text order: one walk.
+	out := spans[:0:0]
+	c := 0
+	for _, sp := range spans {
+		for c < len(code) && code[c][1] <= sp.start {
+			c++
+		}
+		if c == len(code) || sp.start < code[c][0] {
+			out = append(out, sp)
+		}
 	}
 	return out
 }

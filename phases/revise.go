@@ -24,7 +24,7 @@ func validateRevise(cfg Config, a *answer, final bool) []Problem {
 func promiseMatches(cfg Config, a *answer) []Problem {
 	want := strings.TrimSpace(cfg.CompletionPromise)
 	hint := fmt.Sprintf("end your answer with <promise>%s</promise> on its own line", want)
-	spans := findPromises(a.lowered())
+	spans := a.promises()
 	for _, sp := range spans {
 		if want == "" || strings.TrimSpace(a.text[sp.innerStart:sp.innerEnd]) == want {
 			return nil

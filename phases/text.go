@@ -39,12 +39,16 @@ type shape struct {
 func scan(text string) shape {
 	var sh shape
 	var table tableShape
+	var comment htmlComment
 	for l := range mdtext.Lines(text) {
 		t := strings.TrimSpace(l.Text)
 		if l.Code {
 			if isInstallCommand(t) {
 				sh.installs++
 			}
+			continue
+		}
+		if comment.step(l.Text) {
 			continue
 		}
 		sh.tableOptions = max(sh.tableOptions, table.step(t))
@@ -76,6 +80,32 @@ func scan(text string) shape {
 		}
 	}
 	return sh
+}
+
+// htmlComment follows HTML comments that span lines (CommonMark's HTML
+// block that opens with "<!--" at the start of a line, indented at most
+// three spaces, and ends on the line holding "-->"): what they hold is not
+// rendered, so a heading there names no section (review AU4). A comment on
+// one line (the gaps block's markers) ends where it starts and hides
+// nothing after it.
+type htmlComment struct{ open bool }
+
+// step consumes one line outside code and reports whether it lies within a
+// comment that spans lines.
+func (c *htmlComment) step(line string) bool {
+	if c.open {
+		c.open = !strings.Contains(line, "-->")
+		return true
+	}
+	body := strings.TrimLeft(line, " ")
+	if len(line)-len(body) > 3 || !strings.HasPrefix(body, "<!--") {
+		return false
+	}
+	if strings.Contains(body[len("<!--"):], "-->") {
+		return false
+	}
+	c.open = true
+	return true
 }
 
 // isInstallCommand reports whether a code line installs the project, as a

@@ -63,6 +63,11 @@ func (a *answer) shape() shape {
 	return *a.sh
 }
 
+// promises are the answer's promise tags outside code blocks.
+func (a *answer) promises() []span {
+	return outsideCode(a.text, findPromises(a.lowered()))
+}
+
 func (a *answer) lowered() string {
 	if !a.lowerd {
 		a.lower, a.lowerd = asciiLower(a.text), true
@@ -161,7 +166,7 @@ func CritiqueRound(cfg Config, index int) int {
 
 // promiseTag is the negative check for phases that must not finalize.
 func promiseTag(a *answer, why string) []Problem {
-	n := len(findPromises(a.lowered()))
+	n := len(a.promises())
 	if n == 0 {
 		return nil
 	}

@@ -159,6 +159,17 @@ func TestValidate(t *testing.T) {
 		{"final revise promise with quotes", finalRevise, func(c *Config) { c.CompletionPromise = `say "done"` }, plan(DefaultSections, `say "done"`), nil},
 		{"iterate validates as final", iterate, nil, plan(DefaultSections, ""), []string{"completion promise: found 0, need 1"}},
 		{"iterate passes", iterate, nil, plan(DefaultSections, "PLAN_OK"), nil},
+		// Review AU4: a promise in a code block, and headings in an HTML
+		// comment, are not the answer's.
+		{"final revise promise only in code", finalRevise, nil, plan(DefaultSections, "") + "```\n<promise>PLAN_OK</promise>\n```\n",
+			[]string{"completion promise: found 0, need 1"}},
+		{"final revise promise after a code sample of one", finalRevise, nil,
+			"```text\n<promise>PLAN_OK</promise>\n```\n" + plan(DefaultSections, "PLAN_OK"), nil},
+		{"non-final revise may show a promise in code", at(Revise), nil, "## Goal\nbetter\n```\n<promise>PLAN_OK</promise>\n```\n", nil},
+		{"final revise sections in an html comment", finalRevise, nil,
+			"## Goal\nx\n<!--\n## Scope\n## Non-Scope\n## Steps\n## Verification\n## Risks\n## Open Questions\n-->\n<promise>PLAN_OK</promise>\n",
+			[]string{"found 1, need 7"}},
+		{"a one-line comment hides nothing", finalRevise, nil, "<!-- a note -->\n" + plan(DefaultSections, "PLAN_OK"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
