@@ -3,6 +3,8 @@ package phases
 import (
 	"fmt"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Draft: the complete plan, with every required section as a heading and
@@ -19,13 +21,36 @@ func sections(cfg Config, a *answer) []Problem {
 	if len(missing) == 0 {
 		return nil
 	}
+	hint := "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"; names that count — " + acceptedFor(m, missing)
+	if n := unclosedFence(a.text); n > 0 {
+		// The headings may be there, swallowed by the block (review AU3).
+		hint = fmt.Sprintf("the code block opened on line %d is never closed, so everything after it is code and no heading there counts: close it, or do not wrap the plan in one; then ", n) + hint
+	}
 	return []Problem{{
 		Check:  "required section headings",
 		Found:  len(m.names) - len(missing),
 		Need:   len(m.names),
 		Detail: "missing: " + strings.Join(missing, ", "),
-		Hint:   "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"; names that count — " + acceptedFor(m, missing),
+		Hint:   hint,
 	}}
+}
+
+// unclosedFence is the line on which a code block that runs to the end of
+// text opens, or 0 when every block is closed.
+func unclosedFence(text string) int {
+	var f mdtext.Fence
+	open := 0
+	for l := range mdtext.Lines(text) {
+		was := f.Open()
+		f.Step(l.Text)
+		if !was && f.Open() {
+			open = l.N
+		}
+	}
+	if f.Open() {
+		return open
+	}
+	return 0
 }
 
 // sectionHeadings are the headings that may name a section: all but the

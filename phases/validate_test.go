@@ -170,6 +170,9 @@ func TestValidate(t *testing.T) {
 			"## Goal\nx\n<!--\n## Scope\n## Non-Scope\n## Steps\n## Verification\n## Risks\n## Open Questions\n-->\n<promise>PLAN_OK</promise>\n",
 			[]string{"found 1, need 7"}},
 		{"a one-line comment hides nothing", finalRevise, nil, "<!-- a note -->\n" + plan(DefaultSections, "PLAN_OK"), nil},
+		// Review AU3: headings swallowed by a block left open are named as such.
+		{"a plan wrapped in an open code block", finalRevise, nil, "Here it is:\n```markdown\n" + plan(DefaultSections, "") + "<promise>PLAN_OK</promise>\n",
+			[]string{"found 0, need 7", "the code block opened on line 2 is never closed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
