@@ -68,7 +68,10 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 			name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 			return usagef("%s takes no arguments (got %q; see '%s --help')", name, strings.Join(args, " "), cmd.CommandPath())
 		}
-		return &usageError{err.Error()}
+		// cobra's own words ("accepts at most 1 arg(s), received 2") name
+		// no command (review AN10).
+		name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+		return usagef("%s: %v (got %q; see '%s --help')", name, err, strings.Join(args, " "), cmd.CommandPath())
 	}
 }
 
