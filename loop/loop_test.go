@@ -462,3 +462,22 @@ func TestAClearFromAClientThatIsPid1IsHandedOn(t *testing.T) {
 	out := PreToolUse(env, ToolEvent{Session: Session{ID: "after", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
 	assert.True(t, out.Deny)
 }
+
+// A new loop whose way is blocked by the previous one's state file, which
+// cannot be archived, is not started, and the message says so (review
+// AN10: it read as a cancel).
+func TestStartWhenTheLeftoverCannotBeArchived(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	f.Loop.Active, f.Loop.ExitReason = false, state.ExitCompleted
+	require.NoError(t, state.Save(p.State(), f))
+	require.NoError(t, os.WriteFile(p.Archive(), []byte("a file where the archive folder goes"), 0o644))
+
+	_, err = Start(env, p, testOptions())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no loop started: the previous loop's state file could not be moved to the archive")
+	assert.False(t, loaded(t, p).Active, "the ended loop stays ended")
+}

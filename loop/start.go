@@ -123,7 +123,13 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 	}
 	defer t.commit()
 	if err := t.clearLeftover(); err != nil {
-		return Started{}, err
+		var active *ActiveError
+		if errors.As(err, &active) {
+			return Started{}, err
+		}
+		// Said plainly: the archive's words alone read as a cancel (review
+		// AN10).
+		return Started{}, fmt.Errorf("no loop started: the previous loop's state file could not be moved to the archive (%w). Fix what is in the way, then run plan again", err)
 	}
 	if o.ClearMemory {
 		if err := memory.Clear(p.Memory()); err != nil {
