@@ -201,6 +201,7 @@ func stop(in Input, env loop.Env) any {
 		Session:     session(in),
 		LastMessage: func() (string, error) { return lastMessage(in) },
 		BlockCap:    blockCap(env),
+		BlockCapSet: blockCapSet(env),
 		AgentID:     in.AgentID,
 		ReportsRuns: in.BackgroundTasks != nil,
 	}
@@ -365,6 +366,16 @@ const DefaultBlockCap = loop.DefaultBlockCap
 
 // blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (loop.BlockCap).
 func blockCap(env loop.Env) int { return loop.BlockCap(env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")) }
+
+// blockCapSet is the setting as written when blockCap is only plansmith's
+// reading of it (StopEvent.BlockCapSet).
+func blockCapSet(env loop.Env) string {
+	v := env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+	if _, plain := loop.BlockCapReading(v); plain {
+		return ""
+	}
+	return v
+}
 
 // The outcome → answer mappings: Claude Code's JSON for each loop outcome.
 // A nil answer writes nothing.

@@ -137,5 +137,12 @@ func TestBlockCap(t *testing.T) {
 	for v, want := range cases {
 		env := loop.Env{Getenv: func(string) string { return v }}
 		assert.Equal(t, want, blockCap(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)
+		// The setting is named in the pause when the cap is a reading of it.
+		plain := v == "" || v == "3" || v == "0" || v == "-1" || v == "20" || v == "4 " || v == " 4"
+		if plain {
+			assert.Empty(t, blockCapSet(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)
+		} else {
+			assert.Equal(t, v, blockCapSet(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)
+		}
 	}
 }

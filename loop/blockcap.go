@@ -22,12 +22,19 @@ const DefaultBlockCap = 8
 // the turn before the loop pauses, leaving it active and unpaused (reviews
 // AD3, AF5); lower only pauses a block or so early.
 func BlockCap(value string) int {
+	n, _ := BlockCapReading(value)
+	return n
+}
+
+// BlockCapReading is BlockCap, and whether the value says the cap plainly
+// (unset, or a plain integer): else the cap is plansmith's reading.
+func BlockCapReading(value string) (cap int, plain bool) {
 	v := strings.TrimSpace(value)
 	if v == "" {
-		return DefaultBlockCap
+		return DefaultBlockCap, true
 	}
 	if n, err := strconv.Atoi(v); err == nil {
-		return max(n, 0)
+		return max(n, 0), true
 	}
 	lowest := float64(DefaultBlockCap)
 	consider := func(f float64) {
@@ -45,5 +52,5 @@ func BlockCap(value string) int {
 			consider(float64(i))
 		}
 	}
-	return int(lowest)
+	return int(lowest), false
 }

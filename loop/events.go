@@ -24,6 +24,11 @@ type StopEvent struct {
 	// overrides the next one; the loop pauses instead of reaching it. 0
 	// means no cap.
 	BlockCap int
+	// BlockCapSet is the client's setting as written when BlockCap is only
+	// plansmith's reading of it (a value that is not a plain integer, see
+	// BlockCap): the pause then says so rather than blame the client for a
+	// cap it may not have (review AJ6).
+	BlockCapSet string
 	// AgentID is set when the stop comes from inside a sub-agent: never a
 	// phase answer.
 	AgentID string

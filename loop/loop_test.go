@@ -481,3 +481,18 @@ func TestStartWhenTheLeftoverCannotBeArchived(t *testing.T) {
 	assert.Contains(t, err.Error(), "no loop started: the previous loop's state file could not be moved to the archive")
 	assert.False(t, loaded(t, p).Active, "the ended loop stays ended")
 }
+
+// A cap that is only plansmith's reading of the setting (not a plain
+// integer) is named as such in the pause, not blamed on the client (review
+// AJ6: "0.5" paused after one block, saying Claude Code ends a turn there).
+func TestPauseAtACapReadFromAnOddSetting(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	require.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1, BlockCapSet: "0.5"}).Kind)
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1, BlockCapSet: "0.5"})
+	require.Equal(t, Pause, out.Kind)
+	assert.Contains(t, out.Message, `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP is set to "0.5", which Claude Code may read as a cap of 1`)
+	assert.NotContains(t, out.Message, "Claude Code ends a turn after")
+}

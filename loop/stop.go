@@ -78,7 +78,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	// payload lacks the field that says the client reports runs must not
 	// switch the gate to the outputs the reply pastes (review U4).
 	observed := ev.ReportsRuns || t.file.Loop.GateSession.Observed
-	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap, observed: observed, session: ev.Session.ID, reportsRuns: ev.ReportsRuns}
+	r := &stop{env: env, t: t, f: t.file, cap: ev.BlockCap, observed: observed, session: ev.Session.ID, reportsRuns: ev.ReportsRuns, capSet: ev.BlockCapSet}
 	var out StopOutcome
 	switch {
 	case msgErr != nil:
@@ -142,6 +142,8 @@ type stop struct {
 	// its Stop says which sub-agents it runs (none, once here).
 	session     string
 	reportsRuns bool
+	// capSet is StopEvent.BlockCapSet.
+	capSet string
 }
 
 // noAnswer pauses the loop when the answer could not be read, holding the
@@ -242,6 +244,7 @@ func (r *stop) block(reason string) StopOutcome {
 		return StopOutcome{Kind: Pause, Message: templates.Show("messages/paused.md", map[string]any{
 			"Label": label(r.f),
 			"Cap":   r.cap,
+			"Set":   r.capSet,
 		})}
 	}
 	l.ConsecutiveBlocks++
