@@ -431,6 +431,26 @@ func (rs Runs) has(role Role, s Session) bool {
 	return false
 }
 
+// missing says why no finished run of role is there to judge: "steered"
+// when the newest one launched on the assessment was continued or messaged
+// by the agent (Steered), "stopped" when it ended without its output (an
+// interrupt, TaskStop, its session gone: Gone), else "missing" (review
+// AL2: a stopped critic was said never to have been seen).
+func (rs Runs) missing(role Role, s Session) string {
+	for i := len(rs) - 1; i >= 0; i-- {
+		if r := rs[i]; r.Role == role && r.bound(s) {
+			switch {
+			case r.Reopened:
+				return "steered"
+			case r.Ended:
+				return "stopped"
+			}
+			break
+		}
+	}
+	return "missing"
+}
+
 // RunRecord is what the saved plan's frontmatter keeps of a run.
 type RunRecord struct {
 	Role       Role   `yaml:"role" json:"role"`
@@ -475,9 +495,9 @@ func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
 	case r.HasValidator && (!hasValidator || !SameOutput(r.Validator, validator.Output)):
 		return unobserved(plan, s, cfg, RoleValidator, "claimed")
 	case !hasCritic:
-		return unobserved(plan, s, cfg, RoleCritic, "missing")
+		return unobserved(plan, s, cfg, RoleCritic, runs.missing(RoleCritic, s))
 	case !hasValidator:
-		return unobserved(plan, s, cfg, RoleValidator, "missing")
+		return unobserved(plan, s, cfg, RoleValidator, runs.missing(RoleValidator, s))
 	case !PromptsOf(plan).GaveCritic(validator.Prompt, critic):
 		return unobserved(plan, s, cfg, RoleValidator, "without-critic")
 	}
@@ -501,6 +521,8 @@ func unobserved(plan string, s Session, cfg Config, role Role, why string) Step 
 	problem := map[string]string{
 		"claimed":        "the reply quotes " + string(role) + " output that no observed " + string(role) + " run produced",
 		"missing":        "no " + string(role) + " run on this plan was observed",
+		"stopped":        "the " + string(role) + " run on this plan was stopped before it gave its output",
+		"steered":        "the " + string(role) + " run on this plan was continued or messaged by the agent, so its output is no evidence",
 		"without-critic": "the validator run was not given its prompt followed by the critic's output alone",
 	}[why]
 	if *reruns > 0 {

@@ -139,7 +139,7 @@ func TestGateWaitsForNoRunThatWillNeverReport(t *testing.T) {
 
 			out := Stop(env, StopEvent{Session: s, LastMessage: answer("The critic stopped."), BlockCap: 8, ReportsRuns: true})
 			require.Equal(t, Block, out.Kind, "not a silent wait")
-			assert.Contains(t, out.Reason, "has not seen the critic run")
+			assert.Contains(t, out.Reason, "The critic run on the plan was stopped before it gave its output", "not said to be unseen (review AL2)")
 			l := loaded(t, p)
 			require.Len(t, l.GateRuns, 1)
 			assert.True(t, l.GateRuns[0].Ended)
@@ -313,7 +313,7 @@ func TestASteeredCriticIsNoEvidence(t *testing.T) {
 			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + dictated, Done: true, Output: passing})
 			out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
 			require.Equal(t, Block, out.Kind, out.Message)
-			assert.Contains(t, out.Reason, "has not seen the critic run")
+			assert.Contains(t, out.Reason, "The critic run on the plan was continued or sent a message after it started")
 			assert.True(t, loaded(t, p).GateRuns[0].Reopened)
 		})
 	}
@@ -386,7 +386,7 @@ func TestAForkGivesUpOnARunWhoseSessionIsGone(t *testing.T) {
 	env.Now = func() time.Time { return later }
 	out := Stop(env, StopEvent{Session: fork, LastMessage: answer("hello"), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Block, out.Kind, "no longer a silent wait")
-	assert.Contains(t, out.Reason, "has not seen the critic run")
+	assert.Contains(t, out.Reason, "The critic run on the plan was stopped before it gave its output")
 	assert.True(t, loaded(t, p).GateRuns[0].Ended)
 }
 
