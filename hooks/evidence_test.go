@@ -174,7 +174,7 @@ func TestAnInterruptedCriticDoesNotHoldTheGate(t *testing.T) {
 	again := call("stop", payload(t, "stop-after-wake.json", project,
 		map[string]any{"last_assistant_message": "The critic was interrupted.", "background_tasks": nil}))
 	assert.Contains(t, again, `"decision":"block"`)
-	assert.Contains(t, again, "has not seen the critic run")
+	assert.Contains(t, again, "The critic run on the plan was stopped before it gave its output")
 }
 
 // The hooks read a SendMessage call's addressee and an Agent call's name.
