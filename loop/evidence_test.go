@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -408,4 +409,37 @@ func forkAwaitingACritic(t *testing.T) (Env, state.Paths, Session) {
 func passingRuns(env Env, s Session, n, criticPrompt, validatorPrompt string) {
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c" + n, Prompt: criticPrompt, Done: true, Output: critic})
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v" + n, Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+}
+
+// A gate that fails after two assessments tells the user what the saved
+// plan leaves uncovered: the last assessment's findings, not a finding an
+// earlier one missed and the revised plan covers (review AW1).
+func TestGateFailedListsOnlyWhatTheSavedPlanMisses(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	rollback := "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: The limiter cannot be turned off."
+	runs := func(n, criticPrompt, validatorPrompt, critic, verdict string) {
+		RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c" + n, Prompt: criticPrompt, Done: true, Output: critic})
+		RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v" + n, Prompt: validatorPrompt + "\n" + critic, Done: true, Output: verdict})
+	}
+	runs("1", criticPrompt, validatorPrompt, rollback, "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered by any gap.")
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	require.Contains(t, out.Reason, "FINDING-1")
+
+	revised := strings.Replace(gatePlan, gate.GapsEnd, "### GAP-2: No off switch\n- **Severity**: high\n- **Description**: The limiter has no flag to turn it off.\n"+gate.GapsEnd, 1)
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer(revised), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	c, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	v, err := os.ReadFile(filepath.Join(p.Gate(), gate.ValidatorFile))
+	require.NoError(t, err)
+	keys := rollback + "\n\n### FINDING-2: Unbounded keys\n- **Severity**: medium\n- **Description**: Key cardinality is unbounded."
+	runs("2", string(c), string(v), keys, "### VERDICT: FAIL\n**Reason**: FINDING-2 is not covered by any gap.")
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Finish, out.Kind, out.Reason)
+	require.Equal(t, state.ExitGateFailed, out.ExitReason)
+	assert.Contains(t, out.Message, "- uncovered: FINDING-2 (medium) Unbounded keys")
+	assert.NotContains(t, out.Message, "FINDING-1", "the saved plan covers it")
 }

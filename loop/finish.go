@@ -17,6 +17,22 @@ import (
 	"github.com/plansmith/plansmith/templates"
 )
 
+// stillUncovered is what the user is told the saved plan leaves uncovered:
+// the last assessment's findings its gaps miss, when that assessment was
+// of this plan; every earlier miss stays a lesson for memory (missed),
+// not a hole in the plan saved (review AW1: a finding the last plan covered
+// was listed as uncovered).
+func stillUncovered(l *state.Loop, missed []string) []string {
+	if l.GateRecord == nil {
+		return missed
+	}
+	var out []string
+	for _, u := range l.GateSession.Uncovered {
+		out = append(out, gateMissLine(u))
+	}
+	return out
+}
+
 // finish ends the loop: it saves the plan with its metadata, records the
 // run's lessons in memory, archives the state file and tells the user what
 // happened. The stop is allowed, so the agent can end its turn.
@@ -94,7 +110,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Phases":    len(meta.PhasesRun),
 		"Retries":   meta.Retries,
 		"Problems":  problems,
-		"Uncovered": uncovered,
+		"Uncovered": stillUncovered(&f.Loop, uncovered),
 		"Verified":  meta.Verified,
 		"Converge":  convergeLine(f),
 		"Trouble":   trouble,

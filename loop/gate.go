@@ -71,7 +71,7 @@ func (r *stop) gateApply(step gate.Step, plan string) StopOutcome {
 	l.GateSession = step.Session
 	if step.Action == gate.ActionRevise || step.Action == gate.ActionFail {
 		for _, u := range step.Session.Uncovered {
-			l.GateMissed = appendNew(l.GateMissed, fmt.Sprintf("%s (%s) %s: %s", u.Label(), u.Severity, u.Title, memory.OneLine(u.Description, 160)))
+			l.GateMissed = appendNew(l.GateMissed, gateMissLine(u))
 		}
 	}
 	switch step.Action {
@@ -169,6 +169,12 @@ func gateMeta(l *state.Loop, meta *state.PlanMeta, plan string) []string {
 	meta.Gate = rec
 	meta.Verified = rec.Verified
 	return l.GateMissed
+}
+
+// gateMissLine is one finding a plan's gaps miss, as memory and the
+// finishing message give it.
+func gateMissLine(u gate.Finding) string {
+	return fmt.Sprintf("%s (%s) %s: %s", u.Label(), u.Severity, u.Title, memory.OneLine(u.Description, 160))
 }
 
 func appendNew(list []string, s string) []string {
