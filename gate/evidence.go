@@ -352,6 +352,17 @@ func WaitingElsewhere(s Session, cfg Config, run Run) string {
 	}))
 }
 
+// Pending is the reminder for a turn that begins while an observed
+// assessment awaits its runs (a background run's completion wakes the
+// agent): which outputs are recorded and what is still to run, never "your
+// next answer is checked", which led an agent to send the same plan again
+// and begin the assessment afresh (review AW3).
+func Pending(s Session, runs Runs, cfg Config, label string) string {
+	_, critic := runs.Latest(RoleCritic, s)
+	_, validator := runs.Latest(RoleValidator, s)
+	return render("gate/pending.md", cfg.data(s, map[string]any{"Label": label, "HasCritic": critic, "HasValidator": validator}))
+}
+
 // RunGrace is how long a gate run another session launched is waited for:
 // far longer than a critic or validator takes.
 const RunGrace = time.Hour

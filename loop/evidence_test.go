@@ -443,3 +443,59 @@ func TestGateFailedListsOnlyWhatTheSavedPlanMisses(t *testing.T) {
 	assert.Contains(t, out.Message, "- uncovered: FINDING-2 (medium) Unbounded keys")
 	assert.NotContains(t, out.Message, "FINDING-1", "the saved plan covers it")
 }
+
+// A new version of the plan sent while the gate's runs go on is not taken,
+// and the agent is told so, once, rather than the earlier plan being saved
+// as "approved" in silence (review AW2); the same plan again, or an
+// ordinary wait, says nothing.
+func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, _ := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	v2 := strings.Replace(gatePlan, "Cache the lookups.", "Cache the lookups, and warm the cache.", 1)
+	before, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("While the critic runs, I tightened it:\n" + v2), InFlight: 1, BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "this version was neither checked nor saved")
+	for _, quiet := range []string{"Waiting for the critic.", gatePlan} {
+		assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(quiet), InFlight: 1, BlockCap: 8, ReportsRuns: true}), quiet)
+	}
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(v2), InFlight: 1, BlockCap: 1, ReportsRuns: true}),
+		"not where the block could reach the client's cap")
+	after, err := os.ReadFile(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "nothing is saved while runs go on")
+}
+
+// The turn a finished background run begins is reminded of what the gate
+// has and still needs, not told its next answer is a phase's (review
+// AW3); and the same plan sent again does not begin the assessment afresh:
+// the recorded critic stands.
+func TestTheGateRemindsWhatItStillNeeds(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+
+	out := PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
+	assert.Contains(t, out.Context, "the critic's output is recorded")
+	assert.Contains(t, out.Context, "Run the validator with the Agent tool")
+	assert.NotContains(t, out.Context, "Your next answer is checked")
+
+	// The agent sends the unchanged plan: the critic run stands, and the
+	// validator is asked for.
+	st := Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, st.Kind, st.Message)
+	assert.Contains(t, st.Reason, "validator")
+	assert.NotContains(t, st.Reason, "Run the critic", "the assessment did not begin again")
+	require.Len(t, loaded(t, p).GateRuns, 1)
+
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	st = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Finish, st.Kind, st.Reason)
+	assert.Equal(t, state.ExitCompleted, st.ExitReason)
+}

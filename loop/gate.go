@@ -46,7 +46,7 @@ func (r *stop) gateReply(msg string) StopOutcome {
 	l := &r.f.Loop
 	rep := gate.SplitReply(msg)
 	if !rep.HasCritic && !rep.HasValidator {
-		if len(phases.Validate(config(l, ""), progress(r.f), msg)) == 0 {
+		if len(phases.Validate(config(l, ""), progress(r.f), msg)) == 0 && !r.samePlan(msg) {
 			l.GateSession.Status = gate.StatusRevising
 			return r.advance(msg)
 		}
@@ -63,6 +63,16 @@ func (r *stop) gateReply(msg string) StopOutcome {
 		return r.gateApply(gate.AssessObserved(string(plan), msg, l.GateRuns, l.GateSession, r.gateConfig()), string(plan))
 	}
 	return r.gateApply(gate.Assess(string(plan), msg, l.GateSession, r.gateConfig()), string(plan))
+}
+
+// samePlan reports whether msg gives again the plan an observed assessment
+// awaits runs for (its plan and gaps hash alike): not a new plan, so the
+// runs recorded stand and the assessment goes on (review AW3: it began
+// again, and a second critic run was needed).
+func (r *stop) samePlan(msg string) bool {
+	s := r.f.Loop.GateSession
+	plan := phases.PlanText(msg)
+	return r.observed && s.Observed && gate.PlanHash(plan) == s.PlanHash && gate.GapsHash(plan) == s.GapsHash
 }
 
 // gateApply carries out one gate step.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -49,7 +50,7 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 			l.ConsecutiveBlocks = 0
 			t.dirty = true
 		}
-		return PromptOutcome{Context: templates.Show("messages/reminder.md", map[string]any{"Label": label(t.file)})}
+		return PromptOutcome{Context: reminder(t)}
 	}
 	// Only the user's own prompt lets the agent end the loop (the policy's
 	// plansmith-cancel rule); any other prompt takes that back.
@@ -64,14 +65,10 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		}
 		return PromptOutcome{}
 	}
-	name := "messages/reminder.md"
+	text := reminder(t)
 	if l.Paused {
-		name = "messages/resume.md"
+		text = templates.Show("messages/resume.md", map[string]any{"Label": label(t.file), "Reason": l.PausedReason})
 	}
-	text := templates.Show(name, map[string]any{
-		"Label":  label(t.file),
-		"Reason": l.PausedReason,
-	})
 	// A new prompt starts a new turn: the agent's block count starts over.
 	if l.ConsecutiveBlocks != 0 || l.Paused {
 		l.ConsecutiveBlocks = 0
@@ -80,6 +77,17 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		t.dirty = true
 	}
 	return PromptOutcome{Context: text}
+}
+
+// reminder is what a new turn of a running loop tells the model: the phase
+// its next answer is checked as, or, while an observed assessment awaits
+// its runs, what the gate has and still needs (gate.Pending).
+func reminder(t *txn) string {
+	l := &t.file.Loop
+	if l.Gate && l.GateSession.Status == gate.StatusAwaiting && l.GateSession.Observed {
+		return gate.Pending(l.GateSession, l.GateRuns, gate.Config{Dir: t.paths.Gate(), MaxAttempts: l.GateRetries, Observed: true}, label(t.file))
+	}
+	return templates.Show("messages/reminder.md", map[string]any{"Label": label(t.file)})
 }
 
 // isNotification recognises the prompt Claude Code (2.1.330) submits on

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
@@ -20,11 +21,14 @@ import (
 // loop is paused, it lets the stop happen. An answer that cannot be read
 // is not a wrong one: the loop pauses without judging anything.
 func Stop(env Env, ev StopEvent) StopOutcome {
-	if ev.AgentID != "" || ev.InFlight > 0 {
-		// A sub-agent's stop, or the agent waiting for background work:
-		// not an answer. Nothing is judged and no retry is spent; the
-		// work's completion wakes the agent and the loop goes on then.
-		return StopOutcome{}
+	if ev.AgentID != "" {
+		return StopOutcome{} // a sub-agent's stop: not an answer
+	}
+	if ev.InFlight > 0 {
+		// The agent waiting for background work: not an answer. Nothing is
+		// judged and no retry is spent; the work's completion wakes the
+		// agent and the loop goes on then.
+		return whileRunning(env, ev)
 	}
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
@@ -95,6 +99,39 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return saveFailed(before, err)
 	}
 	return out
+}
+
+// whileRunning answers a Stop while background work runs: nothing, unless
+// the reply gives a new version of a plan whose gate runs are going, which
+// would be lost in silence while the earlier version is assessed and saved
+// (review AW2): the agent is told once that it was not taken. The state is
+// only read (no lock, nothing saved), and the block is left out where it
+// could reach the client's block cap.
+func whileRunning(env Env, ev StopEvent) StopOutcome {
+	if ev.LastMessage == nil {
+		return StopOutcome{}
+	}
+	msg, err := ev.LastMessage()
+	if err != nil || !strings.Contains(strings.ToLower(msg), "<promise>") {
+		return StopOutcome{}
+	}
+	p, err := env.Paths(ev.Session)
+	if err != nil || !exists(p.State()) {
+		return StopOutcome{}
+	}
+	f, err := state.LoadHead(p.State())
+	if err != nil {
+		return StopOutcome{}
+	}
+	l := f.Loop
+	s := l.GateSession
+	plan := phases.PlanText(msg)
+	if !l.Active || l.Paused || !l.HeldBy(ev.Session.ID) || !l.Gate || s.Status != gate.StatusAwaiting ||
+		gate.PlanHash(plan) == s.PlanHash && gate.GapsHash(plan) == s.GapsHash ||
+		ev.BlockCap > 0 && l.ConsecutiveBlocks+1 >= ev.BlockCap {
+		return StopOutcome{}
+	}
+	return StopOutcome{Kind: Block, Reason: strings.TrimSpace(templates.Show("gate/while-running.md", nil))}
 }
 
 // saveFailed is the answer when the loop's state could not be saved: the

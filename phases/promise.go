@@ -70,6 +70,10 @@ func outsideCode(text string, spans []span) []span {
 	return out
 }
 
+// PlanText is the plan a final answer gives: the message without its
+// promise tags (Outcome.Plan of a finalized answer).
+func PlanText(message string) string { return stripPromises(message) }
+
 // stripPromises removes every promise tag and its content and trims the
 // result: what is left is the plan.
 func stripPromises(text string) string {
