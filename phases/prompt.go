@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/principles"
@@ -22,6 +23,10 @@ type phaseData struct {
 	Iterate     bool     // the extra revise after the sequence
 	Later       []string // the phases still to come after this one, for "not yet" hints
 	Converge    string   // convergence mode: the ledger part of a critique or revise prompt
+	// AfterCritique: a critique comes right before this revise; HasPlan: a
+	// draft or revise comes somewhere before it. A revise with neither
+	// writes the plan (--phases understand,explore,revise; review AW4).
+	AfterCritique, HasPlan bool
 
 	UnderstandItems, UnderstandKeywords, ExploreRefs, Options, CritiqueItems, CritiqueEvidence int
 }
@@ -71,6 +76,10 @@ func Prompt(cfg Config, p Progress, note string) string {
 	}
 	if p.Index >= 0 && p.Index < len(cfg.Phases) {
 		d.Later = cfg.Phases[p.Index+1:]
+	}
+	if p.Index > 0 && p.Index <= len(cfg.Phases) {
+		d.AfterCritique = cfg.Phases[p.Index-1] == Critique
+		d.HasPlan = slices.Contains(cfg.Phases[:p.Index], Draft) || slices.Contains(cfg.Phases[:p.Index], Revise)
 	}
 	if cfg.Converge {
 		switch phase {

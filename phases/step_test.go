@@ -183,7 +183,13 @@ func TestPrompt(t *testing.T) {
 		{"draft with gate", func(c *Config) { c.Gate = true }, 3, "", []string{"<!-- rodin:gaps:start -->", "### GAP-1:", "- **Severity**: high|medium|low", "<!-- rodin:gaps:end -->"}, nil},
 		{"understand with gate has no gaps block", func(c *Config) { c.Gate = true }, 0, "", nil, []string{"rodin:gaps"}},
 		{"non-final revise", nil, 5, "", []string{"not** the final revise"}, []string{"<promise>PLAN_OK</promise>"}},
-		{"final revise", nil, 7, "", []string{"final revise", "<promise>PLAN_OK</promise>"}, nil},
+		{"final revise", nil, 7, "", []string{"final revise", "<promise>PLAN_OK</promise>", "answer the critique you just wrote", "every FAIL"}, nil},
+		// Review AW4: a revise with no critique before it is not told to
+		// answer one.
+		{"revise with no critique or plan before it", func(c *Config) { c.Phases = []string{Understand, Explore, Revise} }, 2, "",
+			[]string{"Write the plan", "Give the complete plan"}, []string{"critique", "FAIL", "revised plan"}},
+		{"revise after a draft, no critique", func(c *Config) { c.Phases = []string{Draft, Revise} }, 1, "",
+			[]string{"Rewrite the plan into its final form", "complete revised plan"}, []string{"critique you just wrote", "every FAIL"}},
 		{"note is prominent", nil, 7, "Uncovered: FINDING-2 (high) no rollback", []string{"Read this first", "FINDING-2"}, nil},
 		{"draft names the korean heading", nil, 3, "", []string{"`## Goal`; Korean names such as `## 목표` count too"}, nil},
 		{"custom sections", func(c *Config) { c.RequiredSections = []string{"Context", "Plan"} }, 3, "", []string{"- Context", "- Plan", "## Context"}, []string{"- Goal", "Korean"}},

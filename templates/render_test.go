@@ -53,7 +53,7 @@ func with(base map[string]any, extra map[string]any) map[string]any {
 func phaseData(phase string) map[string]any {
 	return map[string]any{"Phase": phase, "Label": label, "Sections": sections, "Korean": "목표", "SectionNames": []string{"Goal (or Objective, 목표)", "Steps", "Verification"}, "Promise": "PLAN_OK",
 		"Memory": "- P3 (Scope) FAIL: the plan never said what it leaves out", "Gate": true, "Gaps": "Write the known gaps between the markers.",
-		"Round": 2, "Perspective": "maintainability", "Open": false, "Principles": "P1 Problem first — ...", "Final": true, "Iterate": false,
+		"Round": 2, "Perspective": "maintainability", "Open": false, "Principles": "P1 Problem first — ...", "Final": true, "Iterate": false, "AfterCritique": true, "HasPlan": true,
 		"Later": []string{phases.Critique, phases.Revise}, "Converge": "", "UnderstandItems": 3, "UnderstandKeywords": 2,
 		"ExploreRefs": 3, "Options": 2, "CritiqueItems": 3, "CritiqueEvidence": 2}
 }
