@@ -199,8 +199,11 @@ func appendNew(list []string, s string) []string {
 // gateLine describes the gate for the status view.
 func gateLine(l *state.Loop) string {
 	gs := l.GateSession
+	_, critic := l.GateRuns.Latest(gate.RoleCritic, gs)
+	_, validator := l.GateRuns.Latest(gate.RoleValidator, gs)
 	return strings.TrimSpace(templates.Show("cli/gate-status.md", map[string]any{
 		"Gate": l.Gate, "Status": string(gs.Status), "Attempts": gs.Attempts, "Max": l.GateRetries, "Uncovered": len(gs.Uncovered),
+		"HasCritic": critic, "HasValidator": validator,
 		"Codex": l.Agent == state.AgentCodex, "CodexStatus": GateUnavailableOnCodex, "CodexReason": codexGateReason,
 	}))
 }

@@ -282,6 +282,9 @@ func (r *stop) block(reason string) StopOutcome {
 			"Label": label(r.f),
 			"Cap":   r.cap,
 			"Set":   r.capSet,
+			// What the user sees last is the answer being held back on:
+			// say what plansmith had to say about it (review AW5).
+			"Held": templates.OneLine(strings.SplitN(strings.TrimSpace(reason), "\n", 2)[0], 200),
 		})}
 	}
 	l.ConsecutiveBlocks++

@@ -75,7 +75,7 @@ func renderData(t *testing.T) map[string]any {
 		"Reason": "FINDING-1 has no matching gap", "Problems": []string{"line 12: GAP-1 has no Severity line"}, "Start": gate.GapsStart, "End": gate.GapsEnd}
 	data := map[string]any{
 		"cli/cancelled.md": loop.Cancelled{Found: true, Active: true, Label: label, Request: request, Archive: ".claude/plansmith/archive/20260102-030405-cancelled.md"},
-		"cli/gate-status.md": map[string]any{"Gate": true, "Status": "revising", "Attempts": 1, "Max": 2, "Uncovered": 2, "Codex": false,
+		"cli/gate-status.md": map[string]any{"Gate": true, "Status": "revising", "Attempts": 1, "Max": 2, "Uncovered": 2, "HasCritic": true, "HasValidator": false, "Codex": false,
 			"CodexStatus": "", "CodexReason": ""},
 		"cli/memory-not-kept-here.md": map[string]any{"Path": ".claude/plansmith-memory.local.md", "Edited": true},
 		"cli/memory-cleared.md":       map[string]any{"Path": ".claude/plansmith-memory.local.md"},
@@ -132,7 +132,7 @@ func renderData(t *testing.T) map[string]any {
 			"Converge": "converge: iteration 2/3, verdict PROCEED", "Kept": ".claude/plans/2026-01-02-rate-limiting.md", "KeepError": "",
 			"Trouble": []string{"the lessons were not added to memory: disk full"}, "Previous": ".claude/plansmith/archive/20260102-030404-output.md", "PreviousPlan": true},
 		"messages/no-answer.md":      map[string]any{"Label": label, "Why": "the transcript /t.jsonl cannot be opened (no such file or directory)"},
-		"messages/paused.md":         map[string]any{"Label": label, "Cap": 1, "Set": "0.5"},
+		"messages/paused.md":         map[string]any{"Label": label, "Cap": 1, "Set": "0.5", "Held": "✗ explore [2/8]: this answer did not pass the phase's checks (attempt 1; 2 more tries before the loop stops)."},
 		"messages/plan-not-saved.md": map[string]any{"Output": ".claude/plansmith-output.local.md", "Why": "disk full", "Label": label, "Recovery": ".claude/plansmith/recovered-plan.md", "Paused": true},
 		"messages/prompt.md":         map[string]any{"Label": label, "Note": "", "Instructions": "Critique the plan.", "Request": request},
 		"messages/reminder.md":       map[string]any{"Label": label},

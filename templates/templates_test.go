@@ -19,9 +19,9 @@ func TestTextAndRenderErrorsNameTheFile(t *testing.T) {
 
 func TestRenderReportsMissingKeys(t *testing.T) {
 	// messages/paused.md needs Label, Set and Cap; a missing key is an error, not "<no value>".
-	_, err := Render("messages/paused.md", map[string]any{"Label": "x", "Set": ""})
+	_, err := Render("messages/paused.md", map[string]any{"Label": "x", "Set": "", "Held": ""})
 	assert.ErrorContains(t, err, "Cap")
-	out, err := Render("messages/paused.md", map[string]any{"Label": "understand [1/8]", "Cap": 8, "Set": ""})
+	out, err := Render("messages/paused.md", map[string]any{"Label": "understand [1/8]", "Cap": 8, "Set": "", "Held": ""})
 	require.NoError(t, err)
 	assert.Contains(t, out, "understand [1/8]")
 }
