@@ -2,9 +2,9 @@ package loop
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -235,10 +235,11 @@ func CodexHome(getenv func(string) string) string {
 	return ""
 }
 
-// CodexThreadFolder is the folder the Codex thread the command runs in was
-// started in: Codex gives the commands its model runs $CODEX_THREAD_ID
-// (0.169.0 does), and the first line of the thread's record,
-// $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread>.jsonl, names its cwd.
+// CodexThreadFolder is the folder the Codex thread the command runs in
+// runs in now: Codex gives the commands its model runs $CODEX_THREAD_ID
+// (0.169.0 does), and the thread's record,
+// $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<thread>.jsonl, names the
+// folder of each turn (rolloutFolder).
 // That is where Codex's hooks look for a loop from (hookProject), so a loop
 // started from a folder below it, in a checkout of its own (a nested
 // repository, a submodule) or in none, must be kept at CodexProject of this
@@ -261,9 +262,12 @@ func (e Env) CodexThreadFolder() (dir, thread string, found bool) {
 	return "", thread, false
 }
 
-// rolloutFolder reads the cwd a Codex rollout's first line (its
-// session_meta) records for thread; "" when it names none, another thread,
-// or a folder that is not absolute.
+// rolloutFolder reads the folder a Codex thread runs in now from its
+// record: the cwd of the last turn_context line, which Codex writes as each
+// turn begins, before the model runs anything (a thread resumed in another
+// folder runs there from then on; review AV2), else the session_meta's.
+// The first line must be the session_meta of thread. "" when the record
+// names no absolute folder, or another thread.
 func rolloutFolder(path, thread string) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -271,20 +275,45 @@ func rolloutFolder(path, thread string) string {
 	}
 	defer f.Close()
 	// The first line holds the base instructions too: tens of KiB.
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 4<<20), 64<<10).ReadBytes('\n')
+	r := bufio.NewReaderSize(f, 64<<10)
+	line, err := r.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
 		return ""
 	}
-	var meta struct {
-		Type    string `json:"type"`
-		Payload struct {
-			ID  string `json:"id"`
-			Cwd string `json:"cwd"`
-		} `json:"payload"`
-	}
-	if json.Unmarshal(line, &meta) != nil || meta.Type != "session_meta" || meta.Payload.ID != thread ||
-		!filepath.IsAbs(meta.Payload.Cwd) {
+	meta, ok := rolloutLine(line)
+	if !ok || meta.Type != "session_meta" || meta.Payload.ID != thread {
 		return ""
 	}
-	return filepath.Clean(meta.Payload.Cwd)
+	cwd := meta.Payload.Cwd
+	// Every turn_context of the record, the last winning; lines are read
+	// whole, however long (a tool's output can be megabytes).
+	for {
+		line, err := r.ReadBytes('\n')
+		if bytes.Contains(line, []byte(`"turn_context"`)) {
+			if l, ok := rolloutLine(line); ok && l.Type == "turn_context" && l.Payload.Cwd != "" {
+				cwd = l.Payload.Cwd
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if !filepath.IsAbs(cwd) {
+		return ""
+	}
+	return filepath.Clean(cwd)
+}
+
+// rolloutRecord is the part of a Codex rollout line rolloutFolder reads.
+type rolloutRecord struct {
+	Type    string `json:"type"`
+	Payload struct {
+		ID  string `json:"id"`
+		Cwd string `json:"cwd"`
+	} `json:"payload"`
+}
+
+func rolloutLine(line []byte) (rolloutRecord, bool) {
+	var l rolloutRecord
+	return l, json.Unmarshal(line, &l) == nil
 }
