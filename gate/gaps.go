@@ -88,6 +88,8 @@ var (
 	fieldRe = lazyre.New(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
 	// listedItemRe is an item named in a table row or a list item rather
 	// than under its own heading: "| GAP-1 | …", "- **GAP-2**: …", "1. GAP-3 …".
+	// listMarkerRe opens a list item, a table row or a quote.
+	listMarkerRe = lazyre.New(`^(?:[-*+•]\s+|\d{1,3}[.)]\s+|\||>\s*)`)
 	listedItemRe = lazyre.New(`^(?:\|\s*|[-*+]\s+|\d{1,3}[.)]\s+)[*_]*\s*(?i:(gap|finding))[- ]?\d`)
 )
 
@@ -139,6 +141,19 @@ func ParseGaps(plan string) (Gaps, error) {
 	}
 	items, itemProbs := parseItems(body, "GAP", gapHeadingRe, true)
 	probs = append(probs, itemProbs...)
+	if len(items) == 0 && len(itemProbs) == 0 {
+		// No gap, but a list, a table or a quote: gaps written in some
+		// other shape would be read as none, and the critic's findings
+		// judged uncovered (reviews AU2, AV4). A sentence saying there are
+		// none stays none.
+		for _, l := range body {
+			if t := strings.TrimSpace(l.Text); listedLine(t) {
+				probs = append(probs, Problem{l.N, fmt.Sprintf("the gaps block holds %q but no gap plansmith can read", templates.OneLine(t, 60)),
+					"write each gap as ### GAP-<n>: <title> with \"- **Severity**: high|medium|low\" and \"- **Description**: …\" lines below it, or leave the block empty when there are none"})
+				break
+			}
+		}
+	}
 	for _, it := range items {
 		g.Items = append(g.Items, Gap(it))
 	}
@@ -150,6 +165,23 @@ func joinProblems(subject string, probs []Problem) error {
 		return nil
 	}
 	return &FormatError{Subject: subject, Problems: probs}
+}
+
+// listedLine reports whether t is a list item, a table row or a quote
+// ("- …", "1. …", "| … |", "> …", "• …") that is not a word that there is
+// nothing ("- None", "- N/A", "- No known gaps").
+func listedLine(t string) bool {
+	m := listMarkerRe.FindString(t)
+	if m == "" {
+		return false
+	}
+	rest := strings.ToLower(strings.Trim(t[len(m):], " *_|[]"))
+	for _, none := range []string{"none", "n/a", "no known", "no gaps", "nothing"} {
+		if strings.HasPrefix(rest, none) {
+			return false
+		}
+	}
+	return rest != "" && strings.Trim(rest, "-:| ") != ""
 }
 
 // item is the shared shape of a gap and a finding.

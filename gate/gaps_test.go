@@ -71,7 +71,7 @@ func TestParseGaps(t *testing.T) {
 // Prose in a block, and an item that mentions another, are not items in a
 // list: "none" stays no gaps.
 func TestParseGapsProseIsNotAListedGap(t *testing.T) {
-	for _, body := range []string{"None known.\n", "- None identified.\n",
+	for _, body := range []string{"None known.\n", "- None identified.\n", "The plan has no known gaps: every step was checked.\n",
 		"### GAP-1: A\n- **Severity**: high\n- **Description**: d, and see GAP-2 below\n- Mitigation: GAP-2 covers the rest\n"} {
 		_, err := ParseGaps(block(body))
 		assert.NoError(t, err, body)
@@ -112,6 +112,13 @@ func TestParseGapsMalformed(t *testing.T) {
 		{"bullets", block("- **GAP-1**: No rollback (high)\n"), []string{"line 7:", "names an item in a table or a list"}},
 		{"a numbered list", block("1. GAP-1 - No rollback, high\n"), []string{"line 7:", "names an item in a table or a list"}},
 		{"a second gap as a bullet", block(item + "- GAP-2: quotas, low\n"), []string{"line 10:", "names an item in a table or a list"}},
+		// Review AV4: other shapes of a list of gaps.
+		{"a numbered table", block("| # | Gap | Severity |\n|---|---|---|\n| 1 | No rollback plan | high |\n"), []string{"line 7:", "no gap plansmith can read", "leave the block empty"}},
+		{"G ids", block("| ID | Gap |\n|---|---|\n| G1 | No rollback |\n"), []string{"no gap plansmith can read"}},
+		{"a checkbox", block("- [ ] GAP-1: No rollback\n"), []string{"line 7:"}},
+		{"plain bullets", block("- **Eviction untested** (medium): memory may grow\n"), []string{"no gap plansmith can read"}},
+		{"a quote", block("> GAP-1: No rollback\n"), []string{"no gap plansmith can read"}},
+		{"a unicode bullet", block("• GAP-1: No rollback\n"), []string{"no gap plansmith can read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

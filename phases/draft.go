@@ -54,17 +54,18 @@ func unclosedFence(text string) int {
 }
 
 // sectionHeadings are the headings that may name a section: all but the
-// plan's title — its one level-1 heading, first, over headings of lower
-// levels — unless the title is a section's name and nothing more. "# Plan:
-// add rate limiting" is not the plan's steps (review AU1: a plan with no
-// steps passed).
+// plan's title — its first heading, over headings all of deeper levels —
+// unless the title is a section's name and nothing more, and not a name of
+// the plan as a whole. "# Plan: add rate limiting", "# Implementation Plan"
+// or "## Plan" over "###" sections are not the plan's steps (reviews AU1,
+// AV3: a plan with no steps passed).
 func sectionHeadings(sh shape) []string {
-	if len(sh.headings) < 2 || sh.levels[0] != 1 {
+	if len(sh.headings) < 2 || sh.levels[0] < 1 {
 		return sh.headings
 	}
 	for _, l := range sh.levels[1:] {
-		if l == 1 {
-			return sh.headings // level-1 sections, not a title
+		if l != 0 && l <= sh.levels[0] {
+			return sh.headings // sections at the first heading's level: no title
 		}
 	}
 	if exactSectionName(sh.headings[0]) {
@@ -74,9 +75,13 @@ func sectionHeadings(sh shape) []string {
 }
 
 // exactSectionName reports whether heading is, once normalised, one of the
-// known sections' names and nothing else ("# Steps", "# 목표").
+// known sections' names and nothing else ("# Steps", "# 목표"), other than
+// a name for a whole plan ("Plan", "Implementation Plan", "계획").
 func exactSectionName(heading string) bool {
 	h := normHeading(heading)
+	if strings.Contains(h, "plan") || strings.Contains(h, "계획") || strings.Contains(h, "roadmap") || strings.Contains(h, "로드맵") {
+		return false
+	}
 	for _, g := range sectionGroups {
 		for _, list := range [][]string{g.canonical, g.strong, g.synonyms} {
 			for _, name := range list {

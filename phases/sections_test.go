@@ -56,7 +56,8 @@ func TestATitleIsNotASection(t *testing.T) {
 	cfg := Config{Phases: Known, RequiredSections: []string{"Goal", "Steps", "Risks"}}
 	final := func(text string) []Problem { return Validate(cfg, Progress{Index: 3}, text) }
 	body := "## Goal\nFast pages.\n\n## Risks\nCache stampedes.\n"
-	for _, title := range []string{"# Plan: add rate limiting", "# Rate Limiting Implementation Plan"} {
+	for _, title := range []string{"# Plan: add rate limiting", "# Rate Limiting Implementation Plan",
+		"# Implementation Plan", "# Plan", "# 구현 계획"} { // review AV3: exact names of a whole plan
 		probs := final(title + "\n\n" + body)
 		if assert.Len(t, probs, 1, title) {
 			assert.Contains(t, probs[0].String(), "missing: Steps", title)
@@ -65,6 +66,14 @@ func TestATitleIsNotASection(t *testing.T) {
 	assert.Empty(t, final("# Steps\n\n"+body), "a title that is only a section's name")
 	assert.Empty(t, final("# Goal\nFast.\n# Steps\n1. Add it.\n# Risks\nNone.\n"), "level-1 sections, not a title")
 	assert.Empty(t, final("# Plan: add rate limiting\n\n"+body+"\n## Steps\n1. Add it.\n"))
+	probs := final("## Plan: add rate limiting\n\n### Goal\nFast.\n### Risks\nNone.\n")
+	if assert.Len(t, probs, 1, "a level-2 title over level-3 sections") {
+		assert.Contains(t, probs[0].String(), "missing: Steps")
+	}
+	probs = final("# Plan\n\n**Goal:**\nFast.\n\n**Risks:**\nNone.\n")
+	if assert.Len(t, probs, 1, "a title over bold-label sections") {
+		assert.Contains(t, probs[0].String(), "missing: Steps")
+	}
 }
 
 // A refused draft says which names count for each missing section.

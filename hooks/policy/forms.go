@@ -368,11 +368,12 @@ func goFlagOn(u optUse) bool {
 // goListStamps reports whether go list would stamp version control
 // information into the main packages it lists: unless it lists modules
 // (-m), is told not to (-buildvcs=false), or is asked only for named JSON
-// fields (-json=Dir,...), none of them Stale, and no -f template. go's
+// fields (-json=Dir,...), none of them Stale, and no -f template — which
+// leaves the test mains -test makes stamped all the same (review AV1). go's
 // flags end at the first operand (a reading that does not permute: go list
 // ./... -m lists a package named -m), and the last -buildvcs wins.
 func goListStamps(args []arg) bool {
-	modules, fields, template, off := false, false, false, false
+	modules, fields, template, off, test := false, false, false, false, false
 	for _, u := range grammars()["go list"].parse(args, reading{on: gnuOnly}).opts {
 		switch u.o.long {
 		case "m":
@@ -383,9 +384,11 @@ func goListStamps(args []arg) bool {
 			template = true
 		case "buildvcs":
 			off = u.hasValue && !u.computed && slices.Contains([]string{"0", "f", "F", "false", "FALSE", "False"}, u.value)
+		case "test":
+			test = goFlagOn(u) || u.computed
 		}
 	}
-	return !modules && !off && !(fields && !template)
+	return !modules && !off && (test || !(fields && !template))
 }
 
 // jsonFields reports whether go list's -json option u names its fields,

@@ -239,7 +239,7 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 				// (the compiler, cgo and the C compiler run; the build cache is
 				// written); so do -json and -f when they ask for Stale (checkGo).
 				opt("--export", flag, "write-option"), opt("--compiled", flag, "write-option"),
-				opt("--json", optional, ""), opt("--m", flag, ""), opt("--buildvcs", optional, ""),
+				opt("--json", optional, ""), opt("--m", flag, ""), opt("--buildvcs", optional, ""), opt("--test", flag, ""),
 			},
 			valued("--f", "--tags", "--C", "--p", "--reuse", "--buildmode", "--compiler", "--installsuffix", "--pgo",
 				"--covermode", "--coverpkg"),

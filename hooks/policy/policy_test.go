@@ -1054,6 +1054,9 @@ func TestGoListVCS(t *testing.T) {
 		{"go list -m=false ./...", true}, // review AT2: package mode
 		{"go list --m=0 -f '{{.Dir}}' ./...", true},
 		{"go list -m=true all", false},
+		{"go list -test -buildvcs=true -json=Dir ./...", true}, // review AV1: test mains are stamped
+		{"go list -e -test -buildvcs -json=ImportPath ./...", true},
+		{"go list -test -buildvcs=false -json=Dir ./...", false},
 		{"go list ./... -m", true},
 		{"go list -json=Dir,ImportPath ./...", false},
 		{"go list -json=Dir -f '{{.Dir}}' ./...", true},
