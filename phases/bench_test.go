@@ -34,6 +34,8 @@ func BenchmarkStep1MiB(b *testing.B) {
 		// (review AU7: 0.4 s per MiB).
 		{"understand-headings", 0, mib("## Goals and Non-Goals and Scope and Risks 1\n")},
 		{"explore-headings", 1, mib("## Section 12\n")},
+		// One heading naming a section over and over (review AV5: 25 s).
+		{"one-long-heading", 1, "## " + mib("goal ")},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
