@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -13,12 +14,25 @@ func newHookCmd(env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook EVENT",
 		Short: "Run as a Claude Code hook (stdin: hook JSON, stdout: decision JSON)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("hook: name the event: %s", strings.Join(hooks.Events, ", "))
-		},
+		Args:  cobra.ArbitraryArgs,
 	}
 	agent := cmd.PersistentFlags().String("agent", "claude", "the agent running the hook: claude or codex (Codex CLI, see docs/codex.md)")
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usagef("hook: name the event: %s", strings.Join(hooks.Events, ", "))
+		}
+		// An event this binary does not know, from a registration newer
+		// than it: a usage error's exit status 2 would block every Stop
+		// (review AS). A tool call is judged in full all the same; any
+		// other event does nothing, and says so.
+		if strings.HasPrefix(args[0], "pretooluse") {
+			runEventHook("pretooluse", *agent, env)
+			return nil
+		}
+		fmt.Fprintf(env.Stderr, "plansmith: this plansmith has no %q hook (it knows %s); this call does nothing. Reinstall plansmith so that its hooks and binary match.\n",
+			args[0], strings.Join(hooks.Events, ", "))
+		return nil
+	}
 	for _, ev := range hooks.Events {
 		cmd.AddCommand(&cobra.Command{
 			Use:   ev,
