@@ -111,7 +111,21 @@ func Run(event string, env loop.Env) {
 		fmt.Fprintf(env.Stderr, "plansmith: the %s hook is not used with Codex; ignoring this call\n", event)
 		return
 	}
-	raw, err := hookjson.Read(env.Stdin)
+	// The input is read within the deadline too: a client that holds its
+	// end of the pipe open must not hold the answer (review AS note; the
+	// Claude Code path's readInTime).
+	start := time.Now()
+	type read struct {
+		raw []byte
+		err error
+	}
+	got := deadline.Within(start, Deadline, func() read {
+		raw, err := hookjson.Read(env.Stdin)
+		return read{raw, err}
+	}, func(why string) read {
+		return read{err: errors.New("the hook input " + strings.Replace(why, "did not finish", "did not end", 1))}
+	})
+	raw, err := got.raw, got.err
 	var in Input
 	if err == nil {
 		in, err = decode(raw)
@@ -133,7 +147,7 @@ func Run(event string, env loop.Env) {
 		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; ignoring this call\n", event, err)
 		return
 	}
-	writeAnswer(env, judged(event, h, in, raw, env))
+	writeAnswer(env, judged(event, h, in, raw, env, start))
 }
 
 // Deadline is how long a Codex hook may take before it answers without its
@@ -145,7 +159,7 @@ var Deadline = 20 * time.Second
 // judged runs h within Deadline. A PreToolUse whose judging panics or runs
 // late is refused where a loop may be running (loop.UndecodableTool); any
 // other hook then answers nothing.
-func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env loop.Env) any {
+func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env loop.Env, start time.Time) any {
 	late := func(why string) any {
 		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %s\n", event, why)
 		if event != "pretooluse" {
@@ -156,7 +170,7 @@ func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env
 		}
 		return nil
 	}
-	return deadline.Within(time.Now(), Deadline, func() any { return h(in, env) }, late)
+	return deadline.Within(start, Deadline, func() any { return h(in, env) }, late)
 }
 
 func writeAnswer(env loop.Env, out any) {

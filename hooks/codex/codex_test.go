@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,4 +163,26 @@ func TestPreToolUseThatCannotJudgeRefuses(t *testing.T) {
 	Run("pretooluse", env)
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 	assert.Contains(t, out.String(), "did not finish within 20ms")
+}
+
+// An input whose pipe is held open is read within the deadline too, and
+// the call refused where a loop runs, not answered whenever the pipe ends
+// (review AS: a 25 s hold gave the answer at 25 s).
+func TestPreToolUseWithAnInputThatDoesNotEnd(t *testing.T) {
+	env, out, errb := testEnv(t, "")
+	p, err := env.Paths(loop.Session{})
+	require.NoError(t, err)
+	_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
+		MaxRetries: 3, BlockTools: true, Agent: "codex"})
+	require.NoError(t, err)
+	old := Deadline
+	Deadline = 20 * time.Millisecond
+	defer func() { Deadline = old }()
+	r, w := io.Pipe()
+	defer w.Close()
+	go w.Write([]byte(`{"session_id":"s1","cwd":"","tool_name":"apply_patch",`))
+	env.Stdin = r
+	Run("pretooluse", env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, errb.String(), "the hook input did not end within 20ms")
 }
