@@ -50,6 +50,16 @@ func blockingLoop(t *testing.T) (Env, state.Paths) {
 	return env, p
 }
 
+// rewriteLoop changes the saved loop as a repository, an older plansmith
+// or a finished run could have left it.
+func rewriteLoop(t *testing.T, p state.Paths, change func(*state.Loop)) {
+	t.Helper()
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	change(&f.Loop)
+	require.NoError(t, state.Save(p.State(), f))
+}
+
 func testOptions() Options {
 	return Options{Request: "add a cache", Phases: []string{"understand", "draft", "revise"}, MaxRetries: 2,
 		CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK"}
@@ -470,10 +480,7 @@ func TestStartWhenTheLeftoverCannotBeArchived(t *testing.T) {
 	env, p, _ := testEnv(t)
 	_, err := Start(env, p, testOptions())
 	require.NoError(t, err)
-	f, err := state.Load(p.State())
-	require.NoError(t, err)
-	f.Loop.Active, f.Loop.ExitReason = false, state.ExitCompleted
-	require.NoError(t, state.Save(p.State(), f))
+	rewriteLoop(t, p, func(l *state.Loop) { l.Active, l.ExitReason = false, state.ExitCompleted })
 	require.NoError(t, os.WriteFile(p.Archive(), []byte("a file where the archive folder goes"), 0o644))
 
 	_, err = Start(env, p, testOptions())

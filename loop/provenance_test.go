@@ -139,10 +139,7 @@ func TestAnotherFoldersLoopIsNotThisProjects(t *testing.T) {
 	env, p, _ := testEnv(t)
 	_, err := Start(env, p, testOptions())
 	require.NoError(t, err)
-	f, err := state.Load(p.State())
-	require.NoError(t, err)
-	f.Loop.Project = "/home/someone/else"
-	require.NoError(t, state.Save(p.State(), f))
+	rewriteLoop(t, p, func(l *state.Loop) { l.Project = "/home/someone/else" })
 
 	v, err := Status(env, p)
 	require.NoError(t, err)
