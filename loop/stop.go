@@ -321,9 +321,6 @@ func (r *stop) loadMemory() string {
 	return memory.Render(runs)
 }
 
-// bestPlan is the text a loop ending early saves: the last plan that
-// passed its checks, else the failed answer that missed the fewest checks
-// (see state.File.KeepAttempt), else msg.
 // problemsOf says which text the last answer's problems are about when
 // the plan saved is an earlier one (bestPlan): the saved plan's frontmatter
 // listed them as its own (review AR3: "found 0 of 7 section headings" over
@@ -339,6 +336,9 @@ func problemsOf(plan, msg string, problems []string) []string {
 	return out
 }
 
+// bestPlan is the text a loop ending early saves: the last plan that
+// passed its checks, else the failed answer that missed the fewest checks
+// (see state.File.KeepAttempt), else msg.
 func bestPlan(f *state.File, msg string) string {
 	if p := f.BestPlan(); p != "" {
 		return stripPromise(p)
