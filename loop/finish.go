@@ -17,11 +17,12 @@ import (
 	"github.com/plansmith/plansmith/templates"
 )
 
-// stillUncovered is what the user is told the saved plan leaves uncovered:
-// the last assessment's findings its gaps miss, when that assessment was
-// of this plan; every earlier miss stays a lesson for memory (missed),
-// not a hole in the plan saved (review AW1: a finding the last plan covered
-// was listed as uncovered).
+// stillUncovered is what the user is told the saved plan leaves uncovered
+// when the gate failed: the findings the last assessment's record says its
+// gaps miss (the record is of the plan saved); every earlier miss stays a
+// lesson for memory (missed), not a hole in that plan (review AW1: a
+// finding the last plan covered was listed as uncovered). Without a record
+// (an assessment that failed closed) the misses are all there is to tell.
 func stillUncovered(l *state.Loop, missed []string) []string {
 	if l.GateRecord == nil {
 		return missed
