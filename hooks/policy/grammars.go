@@ -226,8 +226,9 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 			flags("", "--json", "--changed"),
 		)}).index(),
 
-		// go list: the build flags that run programs or write files.
-		"go list": (&grammar{goFlags: true, options: rows(
+		// go list: the build flags that run programs or write files. Strict:
+		// go's hidden flags write files too (review AX1: -debug-trace=FILE).
+		"go list": (&grammar{goFlags: true, strict: true, rule: "write-option", options: rows(
 			[]option{
 				opt("--toolexec", required, "exec-option"), opt("--exec", required, "exec-option"),
 				opt("--overlay", required, "exec-option"), opt("--o", required, "write-option"),
@@ -241,8 +242,16 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 				opt("--export", flag, "write-option"), opt("--compiled", flag, "write-option"),
 				opt("--json", optional, ""), opt("--m", flag, ""), opt("--buildvcs", optional, ""), opt("--test", flag, ""),
 			},
+			[]option{
+				opt("--debug-trace", required, "write-option"), opt("--debug-runtime-trace", required, "write-option"),
+				opt("--debug-actiongraph", required, "write-option"),
+				// -work keeps the build's temporary folder instead of removing it.
+				opt("--work", flag, "write-option"),
+			},
 			valued("--f", "--tags", "--C", "--p", "--reuse", "--buildmode", "--compiler", "--installsuffix", "--pgo",
 				"--covermode", "--coverpkg"),
+			flags("", "--e", "--deps", "--find", "--u", "--versions", "--retracted", "--a", "--n", "--x", "--v",
+				"--race", "--msan", "--asan", "--cover", "--linkshared", "--modcacherw", "--trimpath"),
 		)}).index(),
 
 		// npm's reading subcommands: a positive list, since --cache, --prefix,
