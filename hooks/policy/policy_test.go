@@ -518,7 +518,18 @@ func TestBashRules(t *testing.T) {
 		{"npm config subcommand completed at run time", `npm config "get$x" foo`, "dynamic-arg"},
 		// A computed package may name a git repository (pkg-@github:o/r#sha).
 		{"npm view of a computed package", `npm view "pkg-$v" version`, "dynamic-arg"},
-		{"npm view of a registry package", `npm view @types/node@^20 version`, ""},
+		{"npm view of a registry package", `npm view '@types/node@^20' version`, ""},
+		// Review AY1: unquoted, ^ and # are globs to zsh's EXTENDED_GLOB.
+		{"npm view with an unquoted caret", `npm view @types/node@^20 version`, "dynamic-arg"},
+		{"zsh negation glob", `sort ^x`, "dynamic-arg"},
+		{"zsh repetition glob", `sed -n p -#`, "dynamic-arg"},
+		{"a caret in an inert command", `grep -n ^func main.go`, ""},
+		// Review AY2: zsh modifiers after an unbraced $PWD or $HOME.
+		{"zsh modifiers after $PWD", `sort "$PWD:h:s,/,-opwn," f`, "dynamic-arg"},
+		{"zsh modifiers after $HOME, unquoted", `git diff $HOME:h:s,/,--output=pwn,`, "dynamic-arg"},
+		{"a braced $PWD then text", `sort "${PWD}:h"`, ""},
+		{"a zsh modifier anywhere", `echo "$x:h"`, "eval"},
+		{"a colon then a path after an expansion", `echo "$HOME:/usr/bin"`, ""},
 		{"npm view of a range", `npm view react@">=17 <19" version`, ""},
 		{"npm view of the project's own package", `npm view`, "npm-package"},
 		{"npm view of the project's own package, with a field", `npm view . version`, "npm-package"},

@@ -384,6 +384,12 @@ func (c *checker) zshWord(w *syntax.Word) {
 					c.fail("arithmetic", w, "zsh reads a non-ASCII letter as part of the name, and [...] after it as a subscript")
 					return
 				}
+				// zsh applies modifiers after an unbraced name, in double
+				// quotes too: $PWD:h:s,/,-x, (review AY2).
+				if ok && p.Short && len(next.Value) > 1 && next.Value[0] == ':' && zshModifier(next.Value[1]) {
+					c.fail("eval", w, "zsh applies :"+string(next.Value[1])+" after $NAME as a modifier")
+					return
+				}
 				// zsh reads $#NAME[...] as the length of a subscripted NAME
 				// (the parser may split the text after $# at the "[").
 				if ok && p.Short && p.Param != nil && p.Param.Value == "#" && subscriptedName(parts[i+1:]) {
@@ -404,6 +410,12 @@ func (c *checker) zshWord(w *syntax.Word) {
 			text = ""
 		}
 	}
+}
+
+// zshModifier reports whether b starts one of zsh's history-style
+// modifiers (:h, :t, :s/l/r/, :&, :A, ...): a letter or "&".
+func zshModifier(b byte) bool {
+	return b == '&' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // subscriptedName reports whether the literal text at the start of parts

@@ -65,6 +65,20 @@ func trustedPath(part syntax.WordPart) bool {
 	return p != nil && (p.Param.Value == "HOME" || p.Param.Value == "PWD")
 }
 
+// pathGoesOn reports whether the word's first expansion, an absolute path,
+// still starts the word: not when zsh applies modifiers written after an
+// unbraced name, in double quotes too ("$PWD:h:h:s,/,-delete," is any
+// option; review AY2).
+func pathGoesOn(w *syntax.Word) bool {
+	parts := openQuotes(w)
+	if len(parts) < 2 {
+		return true
+	}
+	p, short := parts[0].(*syntax.ParamExp)
+	l, ok := parts[1].(*syntax.Lit)
+	return !(short && p.Short && ok && strings.HasPrefix(l.Value, ":"))
+}
+
 // openQuotes returns w's parts in order, with the parts of its
 // double-quoted strings in their place.
 func openQuotes(w *syntax.Word) []syntax.WordPart {
@@ -119,7 +133,7 @@ func analyse(w *syntax.Word) arg {
 		if dq, ok := first.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
 			first = dq.Parts[0]
 		}
-		a.absolute = trustedPath(first) || maybeEmptyPath(w)
+		a.absolute = trustedPath(first) && pathGoesOn(w) || maybeEmptyPath(w)
 	}
 	if l, ok := firstLit(w); ok && strings.HasPrefix(l, "~") {
 		// Tilde expansion: "~" and "~/..." are $HOME's, but "~1", "~+2",
@@ -299,14 +313,18 @@ func unescapeDouble(s string) string {
 }
 
 // globAt returns the index of the first unescaped glob character (*, ? or
-// [) of unquoted text, or -1.
+// [) of unquoted text, or -1. zsh with EXTENDED_GLOB, a common setting,
+// has two more (review AY1): ^x is every name but x, and x# any run of x,
+// none included (so the word starts before the x).
 func globAt(s string) int {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
 			i++
-		case '*', '?', '[':
+		case '*', '?', '[', '^':
 			return i
+		case '#':
+			return max(i-1, 0)
 		}
 	}
 	return -1
@@ -317,7 +335,7 @@ func globAt(s string) int {
 func hasGlob(w *syntax.Word) bool {
 	for _, part := range w.Parts {
 		l, ok := part.(*syntax.Lit)
-		if ok && l.Value != "[" && l.Value != "[[" && strings.ContainsAny(l.Value, "*?[") {
+		if ok && l.Value != "[" && l.Value != "[[" && globAt(l.Value) >= 0 {
 			return true
 		}
 		if _, ok := part.(*syntax.ExtGlob); ok {
