@@ -89,7 +89,9 @@ var (
 	// listedItemRe is an item named in a table row or a list item rather
 	// than under its own heading: "| GAP-1 | …", "- **GAP-2**: …", "1. GAP-3 …".
 	// listMarkerRe opens a list item, a table row or a quote.
-	listMarkerRe = lazyre.New(`^(?:[-*+•]\s+|\d{1,3}[.)]\s+|\||>\s*)`)
+	listMarkerRe = lazyre.New(`^(?:[-*+•–—·]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\||>\s*)`)
+	// gapLikeRe names a gap's id or a severity anywhere in a line.
+	gapLikeRe = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
 	listedItemRe = lazyre.New(`^(?:\|\s*|[-*+]\s+|\d{1,3}[.)]\s+)[*_]*\s*(?i:(gap|finding))[- ]?\d`)
 )
 
@@ -167,17 +169,26 @@ func joinProblems(subject string, probs []Problem) error {
 	return &FormatError{Subject: subject, Problems: probs}
 }
 
-// listedLine reports whether t is a list item, a table row or a quote
-// ("- …", "1. …", "| … |", "> …", "• …") that is not a word that there is
-// nothing ("- None", "- N/A", "- No known gaps").
+// listedLine reports whether t reads as a gap written in a shape plansmith
+// does not read: a line naming a gap's id or a severity (reviews AV4,
+// AX2: "GAP-1: …", "**GAP-1 (medium)**"), or a list item, a table row or a
+// quote ("- …", "1. …", "(1) …", "| … |", "> …", "• …", "– …") — unless it
+// says there is nothing to list ("- None", "- (none)", "- No significant
+// gaps identified", "All findings were addressed"; review AX3).
 func listedLine(t string) bool {
+	lower := strings.ToLower(t)
 	m := listMarkerRe.FindString(t)
-	if m == "" {
+	if m == "" && !gapLikeRe.MatchString(t) {
 		return false
 	}
-	rest := strings.ToLower(strings.Trim(t[len(m):], " *_|[]"))
-	for _, none := range []string{"none", "n/a", "no known", "no gaps", "nothing"} {
+	rest := strings.Trim(lower[len(m):], " *_|[]()")
+	for _, none := range []string{"none", "n/a", "nothing", "all "} {
 		if strings.HasPrefix(rest, none) {
+			return false
+		}
+	}
+	for _, none := range []string{"no known", "no gaps", "no significant", "no open", "no remaining", "no other", "no further"} {
+		if strings.Contains(rest, none) {
 			return false
 		}
 	}

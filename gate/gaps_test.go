@@ -72,6 +72,9 @@ func TestParseGaps(t *testing.T) {
 // list: "none" stays no gaps.
 func TestParseGapsProseIsNotAListedGap(t *testing.T) {
 	for _, body := range []string{"None known.\n", "- None identified.\n", "The plan has no known gaps: every step was checked.\n",
+		// Review AX3: honest "none" lines in list shapes.
+		"- No significant gaps identified.\n", "- (none)\n", "* No open gaps remain.\n", "> There are no known gaps: all were closed.\n",
+		"1. All critique findings were addressed in the Steps above.\n",
 		"### GAP-1: A\n- **Severity**: high\n- **Description**: d, and see GAP-2 below\n- Mitigation: GAP-2 covers the rest\n"} {
 		_, err := ParseGaps(block(body))
 		assert.NoError(t, err, body)
@@ -119,6 +122,13 @@ func TestParseGapsMalformed(t *testing.T) {
 		{"plain bullets", block("- **Eviction untested** (medium): memory may grow\n"), []string{"no gap plansmith can read"}},
 		{"a quote", block("> GAP-1: No rollback\n"), []string{"no gap plansmith can read"}},
 		{"a unicode bullet", block("• GAP-1: No rollback\n"), []string{"no gap plansmith can read"}},
+		// Review AX2: a gap's id or severity in a plain or bold line, and
+		// other list markers.
+		{"a plain line", block("GAP-1: Eviction policy untested (medium). No load test covers it.\n"), []string{"no gap plansmith can read"}},
+		{"a bold paragraph", block("**GAP-1 (medium): Eviction policy untested.** No load test covers it.\n"), []string{"no gap plansmith can read"}},
+		{"an en dash", block("– Eviction policy untested\n"), []string{"no gap plansmith can read"}},
+		{"a lettered list", block("a. Eviction policy untested\n"), []string{"no gap plansmith can read"}},
+		{"a severity in prose", block("Eviction policy untested — severity medium.\n"), []string{"no gap plansmith can read"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

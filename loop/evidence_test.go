@@ -460,7 +460,8 @@ func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
 	out := Stop(env, StopEvent{Session: s, LastMessage: answer("While the critic runs, I tightened it:\n" + v2), InFlight: 1, BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Block, out.Kind)
 	assert.Contains(t, out.Reason, "this version was neither checked nor saved")
-	for _, quiet := range []string{"Waiting for the critic.", gatePlan} {
+	for _, quiet := range []string{"Waiting for the critic.", gatePlan,
+		"Waiting; I will end with <promise>OK</promise> once both have finished."} { // review AX4: no plan
 		assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(quiet), InFlight: 1, BlockCap: 8, ReportsRuns: true}), quiet)
 	}
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(v2), InFlight: 1, BlockCap: 1, ReportsRuns: true}),

@@ -34,6 +34,16 @@ func stillUncovered(l *state.Loop, missed []string) []string {
 	return out
 }
 
+// gateNote is why the gate's last assessment failed when no finding says
+// so: its outputs could not be read (review AX6: the message gave no
+// reason).
+func gateNote(l *state.Loop) string {
+	if l.GateRecord == nil || l.GateRecord.Verified || len(l.GateSession.Uncovered) > 0 {
+		return ""
+	}
+	return l.GateRecord.Note
+}
+
 // finish ends the loop: it saves the plan with its metadata, records the
 // run's lessons in memory, archives the state file and tells the user what
 // happened. The stop is allowed, so the agent can end its turn.
@@ -112,6 +122,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Retries":   meta.Retries,
 		"Problems":  problems,
 		"Uncovered": stillUncovered(&f.Loop, uncovered),
+		"GateNote":  gateNote(&f.Loop),
 		"Verified":  meta.Verified,
 		"Converge":  convergeLine(f),
 		"Trouble":   trouble,

@@ -51,3 +51,13 @@ func TestGateMetaOfFailedAssessmentsIsNotNotRun(t *testing.T) {
 	gateMeta(&state.Loop{Gate: true}, &meta, plan)
 	assert.Equal(t, map[string]string{"status": "not_run"}, meta.Gate, "no assessment made")
 }
+
+// A gate that failed closed says why in the finishing message, where no
+// uncovered finding does (review AX6).
+func TestGateNoteSaysWhyAFailedClosedGateFailed(t *testing.T) {
+	rec := &gate.Record{Status: "failed", Note: "critic output unreadable twice: no FINDING blocks"}
+	assert.Equal(t, rec.Note, gateNote(&state.Loop{Gate: true, GateRecord: rec}))
+	withFindings := &state.Loop{Gate: true, GateRecord: rec, GateSession: gate.Session{Uncovered: []gate.Finding{{ID: 1, Title: "x"}}}}
+	assert.Empty(t, gateNote(withFindings), "the findings say why")
+	assert.Empty(t, gateNote(&state.Loop{Gate: true, GateRecord: &gate.Record{Status: "passed", Verified: true, Note: "overridden"}}))
+}

@@ -104,9 +104,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 // whileRunning answers a Stop while background work runs: nothing, unless
 // the reply gives a new version of a plan whose gate runs are going, which
 // would be lost in silence while the earlier version is assessed and saved
-// (review AW2): the agent is told once that it was not taken. The state is
-// only read (no lock, nothing saved), and the block is left out where it
-// could reach the client's block cap.
+// (review AW2): the agent is told that it was not taken. The state is only
+// read (no lock, nothing saved), and the block is left out where it could
+// reach the client's block cap.
 func whileRunning(env Env, ev StopEvent) StopOutcome {
 	if ev.LastMessage == nil {
 		return StopOutcome{}
@@ -129,6 +129,11 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 	if !l.Active || l.Paused || !l.HeldBy(ev.Session.ID) || !l.Gate || s.Status != gate.StatusAwaiting ||
 		gate.PlanHash(plan) == s.PlanHash && gate.GapsHash(plan) == s.GapsHash ||
 		ev.BlockCap > 0 && l.ConsecutiveBlocks+1 >= ev.BlockCap {
+		return StopOutcome{}
+	}
+	// A plan, as the final revise's check reads one: a waiting message
+	// that mentions the promise is not (review AX4).
+	if len(phases.Validate(config(&l, ""), progress(f), msg)) > 0 {
 		return StopOutcome{}
 	}
 	return StopOutcome{Kind: Block, Reason: strings.TrimSpace(templates.Show("gate/while-running.md", nil))}

@@ -128,7 +128,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/advance.md": map[string]any{"Passed": "draft [3/5]", "Label": label, "Prompt": "Critique the plan."},
 		"messages/finished.md": map[string]any{"Reason": state.ExitCompleted, "Output": ".claude/plansmith-output.local.md",
 			"Archive": ".claude/plansmith/archive/20260102-030405-completed.md", "Phases": 5, "Retries": 2,
-			"Problems": []string{"numbered items: found 1, need 3"}, "Uncovered": []string{"FINDING-1 (high) No rollback"}, "Verified": true,
+			"Problems": []string{"numbered items: found 1, need 3"}, "Uncovered": []string{"FINDING-1 (high) No rollback"}, "Verified": true, "GateNote": "",
 			"Converge": "converge: iteration 2/3, verdict PROCEED", "Kept": ".claude/plans/2026-01-02-rate-limiting.md", "KeepError": "",
 			"Trouble": []string{"the lessons were not added to memory: disk full"}, "Previous": ".claude/plansmith/archive/20260102-030404-output.md", "PreviousPlan": true},
 		"messages/no-answer.md":      map[string]any{"Label": label, "Why": "the transcript /t.jsonl cannot be opened (no such file or directory)"},
