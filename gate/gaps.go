@@ -91,7 +91,7 @@ var (
 	// listMarkerRe opens a list item, a table row or a quote.
 	listMarkerRe = lazyre.New(`^(?:[-*+•–—·]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\||>\s*)`)
 	// gapLikeRe names a gap's id or a severity anywhere in a line.
-	gapLikeRe = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
+	gapLikeRe    = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
 	listedItemRe = lazyre.New(`^(?:\|\s*|[-*+]\s+|\d{1,3}[.)]\s+)[*_]*\s*(?i:(gap|finding))[- ]?\d`)
 )
 
