@@ -104,8 +104,8 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "run git from the session's folder, with -C naming a folder of the checkout (git -C sub log), or read the files with cat and grep",
 		},
 		"dynamic-arg": {
-			why: "this command has options that write or execute, and a value computed at run time could turn into one of them",
-			alt: "write the arguments literally, or start a computed one with literal text that is not a dash, as in \"./$f\" for a file (after -- as well)",
+			why: "this command has options that write or execute, and a value computed at run time (an expansion, or a glob: *, ?, [, and zsh's ^ and #) could turn into one of them",
+			alt: "write the arguments literally (quote a ^ or # you mean as text: '^main'), or start a computed one with literal text that is not a dash, as in \"./$f\" for a file (after -- as well)",
 		},
 		"wrapper-option": {
 			why: "the wrapper's options are not understood well enough to know what it runs",
