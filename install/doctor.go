@@ -146,7 +146,14 @@ func Unenforced(e DoctorEnv, agent string) string {
 		}
 		return "plansmith's hooks are not registered for Codex CLI"
 	}
-	_, registered, pluginEnabled := claudeRegistrations(e)
+	checks, registered, pluginEnabled := claudeRegistrations(e)
+	for _, c := range checks {
+		if c.Level == Problem {
+			// Registered, but not whole: a settings file with only some
+			// of the events, or one that cannot be read (review AX5).
+			return "plansmith's hooks are not all registered (" + c.Detail + ")"
+		}
+	}
 	if _, loadable := PluginRoot(e.Binary); len(registered) > 0 || pluginEnabled != "" || loadable {
 		return ""
 	}

@@ -323,3 +323,18 @@ func TestPluginRootFindsSourceAndDistLayouts(t *testing.T) {
 	assert.False(t, ok, "a go-installed binary is in no plugin")
 	assert.Equal(t, filepath.Dir(filepath.Dir(elsewhere)), got)
 }
+
+// Unenforced says why no hook would check a loop: nothing registered, or
+// a registration missing events (review AX5); a whole one, or a loadable
+// plugin, says nothing.
+func TestUnenforced(t *testing.T) {
+	w := newWorld(t)
+	assert.Contains(t, Unenforced(w.env, ""), "not registered for this project")
+	assert.Contains(t, Unenforced(w.env, "codex"), "not registered for Codex CLI")
+	settings := filepath.Join(w.env.Project, ".claude", "settings.json")
+	w.write(t, settings, `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "`+w.env.Binary+` hook stop"}]}]}}`)
+	assert.Contains(t, Unenforced(w.env, ""), "not all registered (")
+	require.NoError(t, os.Remove(settings))
+	w.install(t, filepath.Join(w.env.Project, ".claude"))
+	assert.Empty(t, Unenforced(w.env, ""))
+}
