@@ -60,6 +60,9 @@ func TestParseFindings(t *testing.T) {
 	}
 }
 
+// ok1 is one well-formed low finding, followed by a blank line.
+const ok1 = "### FINDING-1: A\n- **Severity**: low\n- **Description**: d\n\n"
+
 func TestParseFindingsErrors(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -74,6 +77,11 @@ func TestParseFindingsErrors(t *testing.T) {
 		{"finding with bad severity", "### FINDING-1: A\n- **Severity**: blocker\n- **Description**: d", false, `line 2: FINDING-1 has severity "blocker"`},
 		{"finding without description", "### FINDING-1: A\n- **Severity**: low", false, "FINDING-1 has no description"},
 		{"duplicate finding id", "### FINDING-1: A\n- **Severity**: low\n- **Description**: d\n### FINDING-1: B\n- **Severity**: low\n- **Description**: d", false, "FINDING-1 is used twice"},
+		// Review BA1: one finding in another shape beside good ones was
+		// dropped, and the gate passed a plan with it uncovered.
+		{"a finding heading without its dash", ok1 + "### FINDING 2: B\n- **Severity**: high\n- **Description**: e", false, `"### FINDING 2: B" names FINDING item in a shape plansmith does not read`},
+		{"a finding heading with a dash for the colon", ok1 + "### FINDING-2 — B\n- **Severity**: high\n- **Description**: e", false, "names FINDING item in a shape"},
+		{"a bold finding", ok1 + "**FINDING-2: B**\n- **Severity**: high\n- **Description**: e", false, "names FINDING item in a shape"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -86,13 +86,15 @@ var (
 	// fieldRe accepts "- **Severity**: x", "- **Severity:** x" and
 	// "- Severity: x": models vary the bold, never the meaning.
 	fieldRe = lazyre.New(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
-	// listedItemRe is an item named in a table row or a list item rather
-	// than under its own heading: "| GAP-1 | …", "- **GAP-2**: …", "1. GAP-3 …".
 	// listMarkerRe opens a list item, a table row or a quote.
 	listMarkerRe = lazyre.New(`^(?:[-*+•–—·]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\||>\s*)`)
+	// misshapenGap and misshapenFinding open a line with an item's id in
+	// a shape other than its heading: after a list marker, a table's
+	// pipe, a quote, any number of #, emphasis, or nothing.
+	misshapenGap     = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)[- ]?\d`)
+	misshapenFinding = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:finding)[- ]?\d`)
 	// gapLikeRe names a gap's id or a severity anywhere in a line.
-	gapLikeRe    = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
-	listedItemRe = lazyre.New(`^(?:\|\s*|[-*+]\s+|\d{1,3}[.)]\s+)[*_]*\s*(?i:(gap|finding))[- ]?\d`)
+	gapLikeRe = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
 )
 
 // ParseGaps finds and parses the gaps block of plan. A plan without a block
@@ -217,8 +219,20 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 	inDesc := false
 	var sevLine, descLine []int
 	format := "### " + prefix + "-<n>: <title>"
+	misshapen := misshapenFinding
+	if prefix == "GAP" {
+		misshapen = misshapenGap
+	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l.Text)
+		if l.Code && prefix == "GAP" {
+			// A code sample in a gap's description: its "# comment" is
+			// no heading (review BA4), and it ends the description's text.
+			// (A critic may fence its whole output: findings are read
+			// inside a fence.)
+			inDesc = false
+			continue
+		}
 		if m := heading.FindStringSubmatch(t); m != nil {
 			inDesc = false
 			id, err := strconv.Atoi(m[1])
@@ -242,6 +256,16 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 			sevLine = append(sevLine, 0)
 			descLine = append(descLine, 0)
 			cur = len(items) - 1
+			continue
+		}
+		if misshapen.MatchString(t) {
+			// An item written in another shape ("### FINDING 2", "**GAP-2:
+			// …**", "- FINDING-3: …") would vanish: a finding the gate never
+			// judged, a gap never counted (reviews BA1, BA5).
+			inDesc = false
+			probs = append(probs, Problem{l.N, fmt.Sprintf("%q names %s item in a shape plansmith does not read", templates.OneLine(t, 60), prefix),
+				"write each item under its own heading, " + format + ", with \"- **Severity**: high|medium|low\" and \"- **Description**: …\" lines below it"})
+			cur = -1
 			continue
 		}
 		if anyHeadingRe.MatchString(t) {
@@ -288,15 +312,6 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 				it.Description = strings.TrimSpace(m[2])
 				inDesc = true
 			}
-			continue
-		}
-		if strictHeadings && listedItemRe.MatchString(t) {
-			// A table or a list of gaps would be read as none at all, and
-			// the validator's PASS overridden with a message saying the
-			// block acknowledges nothing (review AU2).
-			inDesc = false
-			probs = append(probs, Problem{l.N, fmt.Sprintf("%q names an item in a table or a list, which plansmith does not read", templates.OneLine(t, 60)),
-				"write each item under its own heading, " + format + ", with \"- **Severity**: high|medium|low\" and \"- **Description**: …\" lines below it"})
 			continue
 		}
 		if t == "" || mdtext.OpensFence(t) {

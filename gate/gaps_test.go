@@ -70,6 +70,15 @@ func TestParseGaps(t *testing.T) {
 
 // Prose in a block, and an item that mentions another, are not items in a
 // list: "none" stays no gaps.
+// A code sample in a gap's description is not read for headings (review
+// BA4: its "# comment" was refused as a heading).
+func TestParseGapsCodeInADescription(t *testing.T) {
+	g, err := ParseGaps(block("### GAP-1: Eviction\n- **Severity**: medium\n- **Description**: the job runs:\n```sh\n# nightly\nrun-eviction\n```\n"))
+	require.NoError(t, err)
+	require.Len(t, g.Items, 1)
+	assert.Equal(t, "the job runs:", g.Items[0].Description)
+}
+
 func TestParseGapsProseIsNotAListedGap(t *testing.T) {
 	for _, body := range []string{"None known.\n", "- None identified.\n", "The plan has no known gaps: every step was checked.\n",
 		// Review AX3: honest "none" lines in list shapes.
@@ -105,30 +114,32 @@ func TestParseGapsMalformed(t *testing.T) {
 		{"missing description", block("### GAP-1: A\n- **Severity**: low\n"), []string{"line 7: GAP-1 has no description"}},
 		{"empty description", block("### GAP-1: A\n- **Severity**: low\n- **Description**:\n"), []string{"GAP-1 has no description"}},
 		{"missing title", block("### GAP-1:\n- **Severity**: low\n- **Description**: d\n"), []string{"line 7: GAP-1 has no title"}},
-		{"wrong heading form", block("### Gap 1: A\n- **Severity**: low\n- **Description**: d\n"), []string{`line 7: heading "### Gap 1: A" is not an item heading`, "line 8: severity line outside any item"}},
+		{"wrong heading form", block("### Gap 1: A\n- **Severity**: low\n- **Description**: d\n"), []string{`line 7: "### Gap 1: A" names GAP item in a shape plansmith does not read`, "line 8: severity line outside any item"}},
 		{"id zero", block("### GAP-0: A\n- **Severity**: low\n- **Description**: d\n"), []string{`GAP id "0" is not a positive number`}},
 		{"two severities", block("### GAP-1: A\n- **Severity**: low\n- **Severity**: high\n- **Description**: d\n"), []string{"line 9: GAP-1 has a second severity"}},
 		// Gaps listed in a table or a list were read as no gaps at all
 		// (review AU2).
 		{"a table", block("| Gap | Title | Severity |\n|---|---|---|\n| GAP-1 | No rollback | high |\n| GAP-2 | Quotas | low |\n"),
-			[]string{`line 9: "| GAP-1 | No rollback | high |" names an item in a table or a list`, "line 10:", "### GAP-<n>: <title>"}},
-		{"bullets", block("- **GAP-1**: No rollback (high)\n"), []string{"line 7:", "names an item in a table or a list"}},
-		{"a numbered list", block("1. GAP-1 - No rollback, high\n"), []string{"line 7:", "names an item in a table or a list"}},
-		{"a second gap as a bullet", block(item + "- GAP-2: quotas, low\n"), []string{"line 10:", "names an item in a table or a list"}},
+			[]string{`line 9: "| GAP-1 | No rollback | high |" names GAP item in a shape plansmith does not read`, "line 10:", "### GAP-<n>: <title>"}},
+		{"bullets", block("- **GAP-1**: No rollback (high)\n"), []string{"line 7:", "in a shape plansmith does not read"}},
+		{"a numbered list", block("1. GAP-1 - No rollback, high\n"), []string{"line 7:", "in a shape plansmith does not read"}},
+		{"a second gap as a bullet", block(item + "- GAP-2: quotas, low\n"), []string{"line 10:", "in a shape plansmith does not read"}},
 		// Review AV4: other shapes of a list of gaps.
 		{"a numbered table", block("| # | Gap | Severity |\n|---|---|---|\n| 1 | No rollback plan | high |\n"), []string{"line 7:", "no gap plansmith can read", "leave the block empty"}},
 		{"G ids", block("| ID | Gap |\n|---|---|\n| G1 | No rollback |\n"), []string{"no gap plansmith can read"}},
 		{"a checkbox", block("- [ ] GAP-1: No rollback\n"), []string{"line 7:"}},
 		{"plain bullets", block("- **Eviction untested** (medium): memory may grow\n"), []string{"no gap plansmith can read"}},
-		{"a quote", block("> GAP-1: No rollback\n"), []string{"no gap plansmith can read"}},
-		{"a unicode bullet", block("• GAP-1: No rollback\n"), []string{"no gap plansmith can read"}},
+		{"a quote", block("> GAP-1: No rollback\n"), []string{"in a shape plansmith does not read"}},
+		{"a unicode bullet", block("• GAP-1: No rollback\n"), []string{"in a shape plansmith does not read"}},
 		// Review AX2: a gap's id or severity in a plain or bold line, and
 		// other list markers.
-		{"a plain line", block("GAP-1: Eviction policy untested (medium). No load test covers it.\n"), []string{"no gap plansmith can read"}},
-		{"a bold paragraph", block("**GAP-1 (medium): Eviction policy untested.** No load test covers it.\n"), []string{"no gap plansmith can read"}},
+		{"a plain line", block("GAP-1: Eviction policy untested (medium). No load test covers it.\n"), []string{"in a shape plansmith does not read"}},
+		{"a bold paragraph", block("**GAP-1 (medium): Eviction policy untested.** No load test covers it.\n"), []string{"in a shape plansmith does not read"}},
 		{"an en dash", block("– Eviction policy untested\n"), []string{"no gap plansmith can read"}},
 		{"a lettered list", block("a. Eviction policy untested\n"), []string{"no gap plansmith can read"}},
 		{"a severity in prose", block("Eviction policy untested — severity medium.\n"), []string{"no gap plansmith can read"}},
+		// Review BA5: a second gap in another shape beside a good one.
+		{"a bold gap after a good one", block(item + "\n**GAP-2: Quotas** (low): not measured\n"), []string{"line 11:", "names GAP item in a shape"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,7 @@ type line struct {
 	N    int
 	Text string
 	Kind kind
+	Code bool // inside a fenced code block (fence lines included)
 }
 
 // scan splits plan into lines and classifies each one. It never fails: a
@@ -60,6 +61,7 @@ func scan(plan string) []line {
 		case fence.Step(t):
 			// Fences are tracked inside the gaps block too, so an end
 			// marker quoted in a gap's code example does not close it.
+			l.Code = true
 			if inGaps {
 				l.Kind = kindGapsBody
 			} else {

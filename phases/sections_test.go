@@ -76,6 +76,19 @@ func TestATitleIsNotASection(t *testing.T) {
 	}
 }
 
+// The gaps block is the gate's: its "### GAP-n:" headings name no plan
+// section (review BA2: gap titles with "testing" or "risk" in them stood
+// in for the plan's Verification and Risks).
+func TestGapsAreNotSections(t *testing.T) {
+	cfg := Config{Phases: Known, RequiredSections: []string{"Goal", "Verification", "Risks"}}
+	plan := "## Goal\nFast pages.\n\n<!-- rodin:gaps:start -->\n### GAP-1: Load testing not done\n- **Severity**: medium\n- **Description**: d\n" +
+		"### GAP-2: Risk of stampedes\n- **Severity**: low\n- **Description**: d\n<!-- rodin:gaps:end -->\n"
+	probs := Validate(cfg, Progress{Index: 3}, plan)
+	if assert.Len(t, probs, 1) {
+		assert.Contains(t, probs[0].String(), "missing: Verification, Risks")
+	}
+}
+
 // A refused draft says which names count for each missing section.
 func TestDraftRefusalSaysWhichNamesCount(t *testing.T) {
 	probs := Validate(Config{Phases: Known, RequiredSections: []string{"Steps", "Rollback"}}, Progress{Index: 3}, "## Intro\ntext")

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
@@ -40,12 +41,25 @@ func scan(text string) shape {
 	var sh shape
 	var table tableShape
 	var comment htmlComment
+	inGaps := false
 	for l := range mdtext.Lines(text) {
 		t := strings.TrimSpace(l.Text)
 		if l.Code {
 			if isInstallCommand(t) {
 				sh.installs++
 			}
+			continue
+		}
+		// The gaps block is the gate's, not the plan's structure: its
+		// "### GAP-2: No tests" names no section (review BA2).
+		switch {
+		case t == gate.GapsStart:
+			inGaps = true
+			continue
+		case t == gate.GapsEnd:
+			inGaps = false
+			continue
+		case inGaps:
 			continue
 		}
 		if comment.step(l.Text) {

@@ -247,11 +247,15 @@ var grammars = sync.OnceValue(func() map[string]*grammar {
 				opt("--debug-actiongraph", required, "write-option"),
 				// -work keeps the build's temporary folder instead of removing it.
 				opt("--work", flag, "write-option"),
+				// -asan and -msan ask the C compiler ($CC) for its version,
+				// and -compiler=gccgo runs gccgo (review AZ5).
+				opt("--asan", flag, "exec-option"), opt("--msan", flag, "exec-option"),
+				opt("--compiler", required, "exec-option"),
 			},
-			valued("--f", "--tags", "--C", "--p", "--reuse", "--buildmode", "--compiler", "--installsuffix", "--pgo",
+			valued("--f", "--tags", "--C", "--p", "--reuse", "--buildmode", "--installsuffix", "--pgo",
 				"--covermode", "--coverpkg"),
 			flags("", "--e", "--deps", "--find", "--u", "--versions", "--retracted", "--a", "--n", "--x", "--v",
-				"--race", "--msan", "--asan", "--cover", "--linkshared", "--modcacherw", "--trimpath"),
+				"--race", "--cover", "--linkshared", "--modcacherw", "--trimpath"),
 		)}).index(),
 
 		// npm's reading subcommands: a positive list, since --cache, --prefix,

@@ -300,10 +300,17 @@ func (c *checker) redirect(r *syntax.Redirect) {
 	case syntax.WordHdoc:
 		return
 	case syntax.RdrIn:
-		if a := analyse(r.Word); mayBeNetwork(a) {
+		a := analyse(r.Word)
+		switch {
+		case mayBeNetwork(a):
 			c.fail("network", r, "")
-		} else if outputFD(r) {
+		case outputFD(r):
 			c.fail("redirect", r, reopened)
+		case numericRange(c.src, r):
+			// zsh reads <1-9> as a glob of numbered files, not two
+			// redirects: "cmd <1-9>&- sh -c ..." backgrounds cmd and runs
+			// sh through the precommand modifier "-" (review AZ1).
+			c.fail("redirect", r, "zsh reads <N-M> as a glob of numbered files")
 		}
 		return
 	case syntax.DplIn, syntax.DplOut:
@@ -325,6 +332,22 @@ func (c *checker) redirect(r *syntax.Redirect) {
 	default:
 		c.fail("redirect", r, "")
 	}
+}
+
+// numericRange reports whether the input redirect r reads, in the source
+// text, as zsh's numeric glob <N-M> (<1-9>, <->, <5->): its word is
+// digits, a dash and digits, and a ">" follows it at once.
+func numericRange(src string, r *syntax.Redirect) bool {
+	if r.Word == nil {
+		return false
+	}
+	lit := r.Word.Lit()
+	before, after, ok := strings.Cut(lit, "-")
+	if !ok || strings.Trim(before, "0123456789") != "" || strings.Trim(after, "0123456789") != "" {
+		return false
+	}
+	end := int(r.Word.End().Offset())
+	return end < len(src) && src[end] == '>'
 }
 
 // reopened explains why standard output and error may only ever be what

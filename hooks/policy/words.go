@@ -135,6 +135,13 @@ func analyse(w *syntax.Word) arg {
 		}
 		a.absolute = trustedPath(first) && pathGoesOn(w) || maybeEmptyPath(w)
 	}
+	if l, ok := firstLit(w); ok && len(l) > 1 && l[0] == '=' && (l[1] == '_' || l[1] == '-' || isAlnum(l[1])) {
+		// zsh's =NAME is NAME's path in PATH, or NAME as it stands when
+		// PATH has an empty entry (review AZ4): a value the text does not
+		// give.
+		a.known, a.val = false, ""
+		return a
+	}
 	if l, ok := firstLit(w); ok && strings.HasPrefix(l, "~") {
 		// Tilde expansion: "~" and "~/..." are $HOME's, but "~1", "~+2",
 		// "~-" are entries of the directory stack, which the same line can
@@ -146,19 +153,28 @@ func analyse(w *syntax.Word) arg {
 			return a
 		}
 	}
-	brace := braceStart(w)
+	brace, braceAt := braceStart(w)
 	var b strings.Builder
 	for i, part := range w.Parts {
 		if i == brace {
-			// Brace expansion turns one word into several.
+			// Brace expansion turns one word into several; the text before
+			// the "{" still starts each.
 			a.single, a.splits = false, true
+			if l, ok := part.(*syntax.Lit); ok && a.known {
+				if at, _ := globAt(l.Value[:braceAt]); at < 0 {
+					b.WriteString(unescape(l.Value[:braceAt]))
+				}
+			}
 			a.stop(&b)
 		}
 		switch p := part.(type) {
 		case *syntax.Lit:
-			if g := globAt(p.Value); g >= 0 && p.Value != "[" {
+			if g, before := globAt(p.Value); g >= 0 && p.Value != "[" {
 				// Pathname expansion: the files present decide the words,
 				// and a file named "-o" makes "*" an option.
+				if before {
+					b.Reset()
+				}
 				if a.known {
 					b.WriteString(unescape(p.Value[:g]))
 				}
@@ -238,31 +254,43 @@ func manyWords(part syntax.WordPart) bool {
 }
 
 // braceStart returns the index of the part holding the "{" of a brace
-// expansion in w, or -1. Bash expands an unquoted "{" followed by an
-// unquoted "," or ".." and an unquoted "}", even when quoted text stands
-// between them: {"-o",out} is the two words -o and out.
-func braceStart(w *syntax.Word) int {
-	open, sep := -1, false
-	for i, part := range w.Parts {
-		l, ok := part.(*syntax.Lit)
+// expansion in w and the "{"'s offset in it, or -1. Bash expands an
+// unquoted "{" followed by an unquoted "," or ".." and an unquoted "}",
+// even when quoted text stands between them: {"-o",out} is the two words
+// -o and out. zsh with BRACE_CCL also expands a "{" with anything before
+// its "}" into its characters: {-}delete is -delete (review AZ3). That
+// matters only where it can make a dash start the word: a "{" the word
+// starts with, holding anything but letters and digits (stash@{0} and
+// {abc}.go stay single words here).
+func braceStart(w *syntax.Word) (part, at int) {
+	open, openAt, sep, ccl := -1, 0, false, false
+	for i, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
 		if !ok {
+			if open >= 0 {
+				ccl = ccl || open == 0 && openAt == 0
+			}
 			continue
 		}
 		v := l.Value
 		for j := 0; j < len(v); j++ {
+			alnum := isAlnum(v[j])
 			switch {
 			case v[j] == '\\':
 				j++
+				ccl = ccl || open == 0 && openAt == 0
 			case v[j] == '{' && open < 0:
-				open = i
+				open, openAt = i, j
 			case open >= 0 && (v[j] == ',' || v[j] == '.' && j+1 < len(v) && v[j+1] == '.'):
 				sep = true
-			case open >= 0 && v[j] == '}' && sep:
-				return open
+			case open >= 0 && v[j] == '}' && (sep || ccl):
+				return open, openAt
+			case open >= 0 && !alnum:
+				ccl = ccl || open == 0 && openAt == 0
 			}
 		}
 	}
-	return -1
+	return -1, 0
 }
 
 func (a *arg) stop(b *strings.Builder) {
@@ -315,19 +343,26 @@ func unescapeDouble(s string) string {
 // globAt returns the index of the first unescaped glob character (*, ? or
 // [) of unquoted text, or -1. zsh with EXTENDED_GLOB, a common setting,
 // has two more (review AY1): ^x is every name but x, and x# any run of x,
-// none included (so the word starts before the x).
-func globAt(s string) int {
+// none included, so the word starts before the x. Only a plain ASCII x
+// written out in this text leaves a prefix; after a quoted, escaped or
+// multibyte x, or at the start of the text, before is true: the word's
+// known prefix ends before this text (review AZ2: 'x'#-o… was read as
+// starting with x).
+func globAt(s string) (at int, before bool) {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
 			i++
 		case '*', '?', '[', '^':
-			return i
+			return i, false
 		case '#':
-			return max(i-1, 0)
+			if i == 0 || s[i-1] >= 0x80 || i >= 2 && s[i-2] == '\\' {
+				return 0, true
+			}
+			return i - 1, false
 		}
 	}
-	return -1
+	return -1, false
 }
 
 // hasGlob reports whether an unquoted part of w holds a glob character, which
@@ -335,8 +370,10 @@ func globAt(s string) int {
 func hasGlob(w *syntax.Word) bool {
 	for _, part := range w.Parts {
 		l, ok := part.(*syntax.Lit)
-		if ok && l.Value != "[" && l.Value != "[[" && globAt(l.Value) >= 0 {
-			return true
+		if ok && l.Value != "[" && l.Value != "[[" {
+			if at, _ := globAt(l.Value); at >= 0 {
+				return true
+			}
 		}
 		if _, ok := part.(*syntax.ExtGlob); ok {
 			return true
@@ -351,4 +388,9 @@ func analyseAll(ws []*syntax.Word) []arg {
 		out[i] = analyse(w)
 	}
 	return out
+}
+
+// isAlnum reports whether b is an ASCII letter or digit.
+func isAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
