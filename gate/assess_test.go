@@ -298,3 +298,16 @@ func TestEveryExitMessageRenders(t *testing.T) {
 		})
 	}
 }
+
+// The same plan sent again is the one assessed, even when the leakage scan
+// added gaps to it at Begin (review BA3: its hashes were compared with the
+// merged plan's, and it was taken for a new one).
+func TestAssessedAfterTheLeakageMerge(t *testing.T) {
+	hedged := leakyBody + "\n" + GapsStart + "\n" + oneGap + GapsEnd + "\n"
+	merged, s := begun(t, hedged, Session{})
+	require.NotEqual(t, hedged, merged, "the scan added a gap")
+	require.NotEmpty(t, s.LeakageGaps)
+	assert.True(t, Assessed(hedged, s))
+	assert.True(t, Assessed(merged, s), "merging twice changes nothing")
+	assert.False(t, Assessed(strings.Replace(hedged, "# ", "# A changed ", 1), s))
+}

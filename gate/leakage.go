@@ -314,6 +314,17 @@ func MergeLeakage(plan string) (string, []Gap, error) {
 	return mergeLeakage(plan, Phrases())
 }
 
+// Assessed reports whether s's assessment is of plan as the agent wrote it:
+// the hashes Begin took of it, after merging the gaps the leakage scan
+// adds (review BA3: the same plan sent again was taken for a new one).
+func Assessed(plan string, s Session) bool {
+	merged, _, err := MergeLeakage(plan)
+	if err != nil {
+		merged = plan
+	}
+	return PlanHash(merged) == s.PlanHash && GapsHash(merged) == s.GapsHash
+}
+
 func mergeLeakage(plan string, phrases []string) (string, []Gap, error) {
 	g, err := ParseGaps(plan)
 	if err != nil {

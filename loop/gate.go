@@ -71,8 +71,7 @@ func (r *stop) gateReply(msg string) StopOutcome {
 // again, and a second critic run was needed).
 func (r *stop) samePlan(msg string) bool {
 	s := r.f.Loop.GateSession
-	plan := phases.PlanText(msg)
-	return r.observed && s.Observed && gate.PlanHash(plan) == s.PlanHash && gate.GapsHash(plan) == s.GapsHash
+	return r.observed && s.Observed && gate.Assessed(phases.PlanText(msg), s)
 }
 
 // gateApply carries out one gate step.

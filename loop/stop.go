@@ -125,9 +125,8 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 	}
 	l := f.Loop
 	s := l.GateSession
-	plan := phases.PlanText(msg)
 	if !l.Active || l.Paused || !l.HeldBy(ev.Session.ID) || !l.Gate || s.Status != gate.StatusAwaiting ||
-		gate.PlanHash(plan) == s.PlanHash && gate.GapsHash(plan) == s.GapsHash ||
+		gate.Assessed(phases.PlanText(msg), s) ||
 		ev.BlockCap > 0 && l.ConsecutiveBlocks+1 >= ev.BlockCap {
 		return StopOutcome{}
 	}
