@@ -278,6 +278,22 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 		return failClosed(plan, s, cfg, "validator", valErr)
 	}
 
+	if !verdict.Pass {
+		// A FAIL naming a finding the critic's output, as read, does not
+		// hold: that finding was lost in the reading, and overriding the
+		// FAIL would pass a plan it judged uncovered (review BB3).
+		for _, id := range verdict.Refs {
+			if _, ok := findings.ByID(id); !ok {
+				missing := fmt.Errorf("the validator names FINDING-%d, which the critic's output does not hold in the form plansmith reads", id)
+				if s.CriticReruns == 0 {
+					s.CriticReruns++
+					return Step{Action: ActionRerun, Session: s,
+						Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": missing.Error()}))}
+				}
+				return failClosed(plan, s, cfg, "critic", missing)
+			}
+		}
+	}
 	counts := findings.Counts()
 	s.Findings = counts
 	serious := findings.Serious()

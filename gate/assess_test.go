@@ -311,3 +311,19 @@ func TestAssessedAfterTheLeakageMerge(t *testing.T) {
 	assert.True(t, Assessed(merged, s), "merging twice changes nothing")
 	assert.False(t, Assessed(strings.Replace(hedged, "# ", "# A changed ", 1), s))
 }
+
+// A FAIL naming a finding the critic's output, as read, does not hold is
+// not overridden into a pass: the critic runs again, then the assessment
+// fails closed (review BB3: the plan was saved verified).
+func TestAFailNamingALostFindingIsNotOverridden(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{})
+	failLost := "### VERDICT: FAIL\n**Reason**: FINDING-2 has no matching gap."
+	st := Assess(plan, reply(onlyLow, failLost), s, cfg)
+	require.Equal(t, ActionRerun, st.Action, st.Reason)
+	assert.Contains(t, st.Reason, "names FINDING-2, which the critic's output does not hold")
+	st = Assess(plan, reply(onlyLow, failLost), st.Session, cfg)
+	assert.NotEqual(t, ActionPass, st.Action)
+	if st.Record != nil {
+		assert.False(t, st.Record.Verified)
+	}
+}

@@ -63,6 +63,17 @@ func TestParseFindings(t *testing.T) {
 // ok1 is one well-formed low finding, followed by a blank line.
 const ok1 = "### FINDING-1: A\n- **Severity**: low\n- **Description**: d\n\n"
 
+// Prose that opens with a finding's id, and a summary table after the
+// findings, are not findings in another shape (review BB5).
+func TestParseFindingsProseNamingAFinding(t *testing.T) {
+	for _, extra := range []string{"Finding 1 is the only one that matters.\n", "finding 1 shows the rest is fine.\n",
+		"| FINDING-1 | low | config |\n"} {
+		f, err := ParseFindings(ok1 + extra)
+		require.NoError(t, err, extra)
+		assert.Len(t, f.Items, 1)
+	}
+}
+
 func TestParseFindingsErrors(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -82,6 +93,11 @@ func TestParseFindingsErrors(t *testing.T) {
 		{"a finding heading without its dash", ok1 + "### FINDING 2: B\n- **Severity**: high\n- **Description**: e", false, `"### FINDING 2: B" names FINDING item in a shape plansmith does not read`},
 		{"a finding heading with a dash for the colon", ok1 + "### FINDING-2 — B\n- **Severity**: high\n- **Description**: e", false, "names FINDING item in a shape"},
 		{"a bold finding", ok1 + "**FINDING-2: B**\n- **Severity**: high\n- **Description**: e", false, "names FINDING item in a shape"},
+		// Review BB3: other headings; the finding's fields then stand
+		// outside any finding, which is an error too.
+		{"a numbered finding heading", ok1 + "### 2. FINDING-2: B\n- **Severity**: high\n- **Description**: e", false, "severity line outside any item"},
+		{"a severity tag before the id", ok1 + "### [HIGH] FINDING-2: B\n- **Severity**: high\n- **Description**: e", false, "severity line outside any item"},
+		{"an issue heading", ok1 + "### Issue 2: B\n- **Severity**: high\n- **Description**: e", false, "severity line outside any item"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

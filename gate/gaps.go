@@ -91,8 +91,12 @@ var (
 	// misshapenGap and misshapenFinding open a line with an item's id in
 	// a shape other than its heading: after a list marker, a table's
 	// pipe, a quote, any number of #, emphasis, or nothing.
-	misshapenGap     = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)[- ]?\d`)
-	misshapenFinding = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:finding)[- ]?\d`)
+	// The id must be followed as a heading's is (":", ".", ")", a dash, a
+	// pipe, emphasis or the end), so that prose opening with one ("Finding
+	// 1 is covered", "GAP-1, but …") stays prose (review BB5); a critic's
+	// summary table after its findings is no finding.
+	misshapenGap     = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)[- ]?\d+\s*(?:[:.()|*_\-–—]|$)`)
+	misshapenFinding = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s*)?[*_]*\s*(?i:finding)[- ]?\d+\s*(?:[:.()*_\-–—]|$)`)
 	// gapLikeRe names a gap's id or a severity anywhere in a line.
 	gapLikeRe = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
 )
@@ -281,10 +285,11 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 			inDesc = false
 			name := strings.ToLower(m[1])
 			if cur < 0 {
-				if strictHeadings {
-					probs = append(probs, Problem{l.N, name + " line outside any item",
-						"put it under its item heading " + format})
-				}
+				// Under a heading not in the item's form, or none: an item
+				// plansmith cannot read, which must not vanish (review BB3:
+				// "### [HIGH] FINDING-2" was dropped, and the gate passed).
+				probs = append(probs, Problem{l.N, name + " line outside any item",
+					"put it under its item heading " + format})
 				continue
 			}
 			it := &items[cur]

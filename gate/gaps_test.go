@@ -84,6 +84,8 @@ func TestParseGapsProseIsNotAListedGap(t *testing.T) {
 		// Review AX3: honest "none" lines in list shapes.
 		"- No significant gaps identified.\n", "- (none)\n", "* No open gaps remain.\n", "> There are no known gaps: all were closed.\n",
 		"1. All critique findings were addressed in the Steps above.\n",
+		// Review BB5: prose after a gap that opens with an id.
+		"### GAP-1: A\n- **Severity**: high\n- **Description**: d\n\nGAP-1, but only for the old rows.\n",
 		"### GAP-1: A\n- **Severity**: high\n- **Description**: d, and see GAP-2 below\n- Mitigation: GAP-2 covers the rest\n"} {
 		_, err := ParseGaps(block(body))
 		assert.NoError(t, err, body)

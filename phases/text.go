@@ -50,8 +50,12 @@ func scan(text string) shape {
 			}
 			continue
 		}
-		// The gaps block is the gate's, not the plan's structure: its
-		// "### GAP-2: No tests" names no section (review BA2).
+		// An HTML comment is followed everywhere, the gaps block too; it
+		// ends, as CommonMark's does, on the first line holding "-->", the
+		// block's end marker included (review BB6). The gaps block is the
+		// gate's, not the plan's structure: its "### GAP-2: No tests" names
+		// no section (review BA2).
+		inComment := comment.step(l.Text)
 		switch {
 		case t == gate.GapsStart:
 			inGaps = true
@@ -59,10 +63,7 @@ func scan(text string) shape {
 		case t == gate.GapsEnd:
 			inGaps = false
 			continue
-		case inGaps:
-			continue
-		}
-		if comment.step(l.Text) {
+		case inGaps || inComment:
 			continue
 		}
 		sh.tableOptions = max(sh.tableOptions, table.step(t))

@@ -539,6 +539,13 @@ func TestBashRules(t *testing.T) {
 		{"a brace after text", `git show stash@{0}`, ""},
 		{"find's {}", `find . -name x -exec grep -l y {} +`, ""},
 		{"zsh =NAME", `sort =-oout.txt f`, "dynamic-arg"},
+		// Review BB: BRACE_CCL anywhere in a word, =NAME however spelled.
+		{"a brace class inside an option", `find . -delet{e}`, "dynamic-arg"},
+		{"a brace class after an empty quote", `find . ''{-}delete`, "dynamic-arg"},
+		{"a brace class of two splits", `sort {ab} f`, "dynamic-arg"},
+		{"a reflog brace", `git log --oneline @{u}..HEAD`, ""},
+		{"zsh =NAME quoted", `sort ='-oout.txt' f`, "dynamic-arg"},
+		{"a test of equality", `[ "$a" = "$b" ]`, ""},
 		{"npm view of a range", `npm view react@">=17 <19" version`, ""},
 		{"npm view of the project's own package", `npm view`, "npm-package"},
 		{"npm view of the project's own package, with a field", `npm view . version`, "npm-package"},

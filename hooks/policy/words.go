@@ -135,13 +135,6 @@ func analyse(w *syntax.Word) arg {
 		}
 		a.absolute = trustedPath(first) && pathGoesOn(w) || maybeEmptyPath(w)
 	}
-	if l, ok := firstLit(w); ok && len(l) > 1 && l[0] == '=' && (l[1] == '_' || l[1] == '-' || isAlnum(l[1])) {
-		// zsh's =NAME is NAME's path in PATH, or NAME as it stands when
-		// PATH has an empty entry (review AZ4): a value the text does not
-		// give.
-		a.known, a.val = false, ""
-		return a
-	}
 	if l, ok := firstLit(w); ok && strings.HasPrefix(l, "~") {
 		// Tilde expansion: "~" and "~/..." are $HOME's, but "~1", "~+2",
 		// "~-" are entries of the directory stack, which the same line can
@@ -153,13 +146,16 @@ func analyse(w *syntax.Word) arg {
 			return a
 		}
 	}
-	brace, braceAt := braceStart(w)
+	brace, braceAt, braceSplits := braceStart(w)
 	var b strings.Builder
 	for i, part := range w.Parts {
 		if i == brace {
-			// Brace expansion turns one word into several; the text before
+			// Brace expansion turns one word into several (or, a BRACE_CCL
+			// class of one character, into another word); the text before
 			// the "{" still starts each.
-			a.single, a.splits = false, true
+			if braceSplits {
+				a.single, a.splits = false, true
+			}
 			if l, ok := part.(*syntax.Lit); ok && a.known {
 				if at, _ := globAt(l.Value[:braceAt]); at < 0 {
 					b.WriteString(unescape(l.Value[:braceAt]))
@@ -217,6 +213,12 @@ func analyse(w *syntax.Word) arg {
 		}
 	}
 	a.val = b.String()
+	if len(a.val) > 1 && a.val[0] == '=' && a.val != "==" {
+		// zsh's =NAME, however it is spelled ('='-x, =\-x, ''=x), is
+		// NAME's path in PATH, or NAME as it stands when PATH has an
+		// empty entry (reviews AZ4, BB4): a value the text does not give.
+		a.known, a.val = false, ""
+	}
 	return a
 }
 
@@ -254,43 +256,46 @@ func manyWords(part syntax.WordPart) bool {
 }
 
 // braceStart returns the index of the part holding the "{" of a brace
-// expansion in w and the "{"'s offset in it, or -1. Bash expands an
-// unquoted "{" followed by an unquoted "," or ".." and an unquoted "}",
-// even when quoted text stands between them: {"-o",out} is the two words
-// -o and out. zsh with BRACE_CCL also expands a "{" with anything before
-// its "}" into its characters: {-}delete is -delete (review AZ3). That
-// matters only where it can make a dash start the word: a "{" the word
-// starts with, holding anything but letters and digits (stash@{0} and
-// {abc}.go stay single words here).
-func braceStart(w *syntax.Word) (part, at int) {
-	open, openAt, sep, ccl := -1, 0, false, false
+// expansion in w, the "{"'s offset in it, and whether it may make several
+// words, or -1. Bash expands an unquoted "{" followed by an unquoted ","
+// or ".." and an unquoted "}", even when quoted text stands between them:
+// {"-o",out} is the two words -o and out. zsh with BRACE_CCL also expands
+// a "{" with anything before its "}" into its characters, each a word
+// (reviews AZ3, BB1, BB2): --outpu{t}=x is --output=x, {ab}x is ax and bx.
+// One character keeps the word single; its value is known only up to the
+// "{" (stash@{0} stays one word starting "stash@").
+func braceStart(w *syntax.Word) (part, at int, splits bool) {
+	open, openAt, sep, chars := -1, 0, false, 0
 	for i, p := range w.Parts {
 		l, ok := p.(*syntax.Lit)
 		if !ok {
 			if open >= 0 {
-				ccl = ccl || open == 0 && openAt == 0
+				chars += 2 // quoted text: count it as more than one
 			}
 			continue
 		}
 		v := l.Value
 		for j := 0; j < len(v); j++ {
-			alnum := isAlnum(v[j])
 			switch {
 			case v[j] == '\\':
 				j++
-				ccl = ccl || open == 0 && openAt == 0
+				if open >= 0 {
+					chars++
+				}
 			case v[j] == '{' && open < 0:
-				open, openAt = i, j
+				open, openAt, chars = i, j, 0
 			case open >= 0 && (v[j] == ',' || v[j] == '.' && j+1 < len(v) && v[j+1] == '.'):
 				sep = true
-			case open >= 0 && v[j] == '}' && (sep || ccl):
-				return open, openAt
-			case open >= 0 && !alnum:
-				ccl = ccl || open == 0 && openAt == 0
+			case open >= 0 && v[j] == '}' && (sep || chars > 0):
+				return open, openAt, sep || chars > 1
+			case open >= 0 && v[j] == '}':
+				open = -1 // {} is left as it is
+			case open >= 0:
+				chars++
 			}
 		}
 	}
-	return -1, 0
+	return -1, 0, false
 }
 
 func (a *arg) stop(b *strings.Builder) {
@@ -388,9 +393,4 @@ func analyseAll(ws []*syntax.Word) []arg {
 		out[i] = analyse(w)
 	}
 	return out
-}
-
-// isAlnum reports whether b is an ASCII letter or digit.
-func isAlnum(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
