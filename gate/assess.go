@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/templates"
 )
 
@@ -258,6 +259,10 @@ type part struct {
 
 // judge decides an assessment on the two outputs (see Assess);
 // cfg.Observed only changes what a re-run message asks of the agent.
+// seriousSeverityRe finds a high or medium severity given in any shape
+// ("- **Severity**: high", "**Severity:** Medium", "Severity: HIGH").
+var seriousSeverityRe = lazyre.New(`(?im)severity\W{0,4}\s*(?:high|medium)\b`)
+
 func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	findings, critErr := parsePart(crit.has, crit.text, CriticTag, ParseFindings)
 	if critErr != nil {
@@ -279,19 +284,31 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	}
 
 	if !verdict.Pass {
-		// A FAIL naming a finding the critic's output, as read, does not
-		// hold: that finding was lost in the reading, and overriding the
-		// FAIL would pass a plan it judged uncovered (review BB3).
+		// A FAIL the findings as read do not explain — it names a finding
+		// they do not hold, or they hold no high or medium one — means a
+		// finding was lost in the reading (written in another shape), and
+		// overriding the FAIL would pass a plan the validator judged
+		// uncovered (reviews BB3, BC1). The critic runs again; a second
+		// time the assessment fails closed.
+		var lost error
 		for _, id := range verdict.Refs {
 			if _, ok := findings.ByID(id); !ok {
-				missing := fmt.Errorf("the validator names FINDING-%d, which the critic's output does not hold in the form plansmith reads", id)
-				if s.CriticReruns == 0 {
-					s.CriticReruns++
-					return Step{Action: ActionRerun, Session: s,
-						Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": missing.Error()}))}
-				}
-				return failClosed(plan, s, cfg, "critic", missing)
+				lost = fmt.Errorf("the validator names FINDING-%d, which the critic's output does not hold in the form plansmith reads", id)
+				break
 			}
+		}
+		if lost == nil && len(findings.Serious()) == 0 && seriousSeverityRe.MatchString(crit.text) {
+			// Only low findings were read, but the output gives a high or
+			// medium severity somewhere: under a heading not in the form.
+			lost = errors.New("the validator failed the plan, and the critic's output gives a high or medium severity outside any finding plansmith reads")
+		}
+		if lost != nil {
+			if s.CriticReruns == 0 {
+				s.CriticReruns++
+				return Step{Action: ActionRerun, Session: s,
+					Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": lost.Error()}))}
+			}
+			return failClosed(plan, s, cfg, "critic", lost)
 		}
 	}
 	counts := findings.Counts()

@@ -327,3 +327,21 @@ func TestAFailNamingALostFindingIsNotOverridden(t *testing.T) {
 		assert.False(t, st.Record.Verified)
 	}
 }
+
+// Only low findings read, a FAIL, and a high severity the reading lost
+// (under a heading not in the form, bold fields without a bullet): the
+// critic runs again, never a pass (review BC1).
+func TestAFailOverLostSeriousFindingsIsNotOverridden(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{})
+	lost := onlyLow + "\n### Issue 2 — No rollback\n**Severity**: high\n**Description**: The migration cannot be undone.\n"
+	fail := "### VERDICT: FAIL\n**Reason**: Issue 2 (no rollback) is not covered."
+	st := Assess(plan, reply(lost, fail), s, cfg)
+	require.Equal(t, ActionRerun, st.Action, st.Reason)
+	assert.Contains(t, st.Reason, "gives a high or medium severity outside any finding")
+	st = Assess(plan, reply(lost, fail), st.Session, cfg)
+	assert.NotEqual(t, ActionPass, st.Action)
+	// Only low findings, nothing lost: the validator's FAIL is overruled
+	// as before, the rubric having nothing to cover.
+	st = Assess(plan, reply(onlyLow, fail), s, cfg)
+	assert.Equal(t, ActionPass, st.Action, st.Reason)
+}

@@ -67,11 +67,16 @@ const ok1 = "### FINDING-1: A\n- **Severity**: low\n- **Description**: d\n\n"
 // findings, are not findings in another shape (review BB5).
 func TestParseFindingsProseNamingAFinding(t *testing.T) {
 	for _, extra := range []string{"Finding 1 is the only one that matters.\n", "finding 1 shows the rest is fine.\n",
-		"| FINDING-1 | low | config |\n"} {
+		"| FINDING-1 | low | config |\n",
+		// Review BC3/BC4: summary lines, and a legend before the findings.
+		"## Summary\n- FINDING-1 (low): config naming.\n1. **FINDING-1** — low\n"} {
 		f, err := ParseFindings(ok1 + extra)
 		require.NoError(t, err, extra)
 		assert.Len(t, f.Items, 1)
 	}
+	f, err := ParseFindings("Severity legend:\n- **Severity**: high means it blocks the release\n\n" + ok1)
+	require.NoError(t, err, "a legend before the first finding")
+	assert.Len(t, f.Items, 1)
 }
 
 func TestParseFindingsErrors(t *testing.T) {
@@ -90,9 +95,9 @@ func TestParseFindingsErrors(t *testing.T) {
 		{"duplicate finding id", "### FINDING-1: A\n- **Severity**: low\n- **Description**: d\n### FINDING-1: B\n- **Severity**: low\n- **Description**: d", false, "FINDING-1 is used twice"},
 		// Review BA1: one finding in another shape beside good ones was
 		// dropped, and the gate passed a plan with it uncovered.
-		{"a finding heading without its dash", ok1 + "### FINDING 2: B\n- **Severity**: high\n- **Description**: e", false, `"### FINDING 2: B" names FINDING item in a shape plansmith does not read`},
-		{"a finding heading with a dash for the colon", ok1 + "### FINDING-2 — B\n- **Severity**: high\n- **Description**: e", false, "names FINDING item in a shape"},
-		{"a bold finding", ok1 + "**FINDING-2: B**\n- **Severity**: high\n- **Description**: e", false, "names FINDING item in a shape"},
+		{"a finding heading without its dash", ok1 + "### FINDING 2: B\n- **Severity**: high\n- **Description**: e", false, "line 6: severity line outside any item"},
+		{"a finding heading with a dash for the colon", ok1 + "### FINDING-2 — B\n- **Severity**: high\n- **Description**: e", false, "severity line outside any item"},
+		{"a bold finding", ok1 + "**FINDING-2: B**\n- **Severity**: high\n- **Description**: e", false, "FINDING-1 has a second severity"},
 		// Review BB3: other headings; the finding's fields then stand
 		// outside any finding, which is an error too.
 		{"a numbered finding heading", ok1 + "### 2. FINDING-2: B\n- **Severity**: high\n- **Description**: e", false, "severity line outside any item"},

@@ -88,15 +88,12 @@ var (
 	fieldRe = lazyre.New(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
 	// listMarkerRe opens a list item, a table row or a quote.
 	listMarkerRe = lazyre.New(`^(?:[-*+•–—·]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\||>\s*)`)
-	// misshapenGap and misshapenFinding open a line with an item's id in
-	// a shape other than its heading: after a list marker, a table's
-	// pipe, a quote, any number of #, emphasis, or nothing.
-	// The id must be followed as a heading's is (":", ".", ")", a dash, a
-	// pipe, emphasis or the end), so that prose opening with one ("Finding
-	// 1 is covered", "GAP-1, but …") stays prose (review BB5); a critic's
-	// summary table after its findings is no finding.
-	misshapenGap     = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)[- ]?\d+\s*(?:[:.()|*_\-–—]|$)`)
-	misshapenFinding = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|>\s*|#{1,6}\s*)?[*_]*\s*(?i:finding)[- ]?\d+\s*(?:[:.()*_\-–—]|$)`)
+	// misshapenGap opens a line with a gap's id in a shape other than its
+	// heading: after a list marker, a table's pipe, a quote, any number of
+	// #, emphasis, or nothing; the id followed as a heading's is (":", ".",
+	// a parenthesis, a dash, a pipe, emphasis or the end), so that prose
+	// opening with one ("GAP-1, but …") stays prose (review BB5).
+	misshapenGap = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)[- ]?\d+\s*(?:[:.()|*_\-–—]|$)`)
 	// gapLikeRe names a gap's id or a severity anywhere in a line.
 	gapLikeRe = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
 )
@@ -175,6 +172,13 @@ func joinProblems(subject string, probs []Problem) error {
 	return &FormatError{Subject: subject, Problems: probs}
 }
 
+// continuesText reports whether t, inside a description, reads as more of
+// it rather than a line of its own: no list marker, heading or table pipe
+// opens it.
+func continuesText(t string) bool {
+	return !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "|") && listMarkerRe.FindString(t) == ""
+}
+
 // listedLine reports whether t reads as a gap written in a shape plansmith
 // does not read: a line naming a gap's id or a severity (reviews AV4,
 // AX2: "GAP-1: …", "**GAP-1 (medium)**"), or a list item, a table row or a
@@ -223,10 +227,6 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 	inDesc := false
 	var sevLine, descLine []int
 	format := "### " + prefix + "-<n>: <title>"
-	misshapen := misshapenFinding
-	if prefix == "GAP" {
-		misshapen = misshapenGap
-	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l.Text)
 		if l.Code && prefix == "GAP" {
@@ -262,10 +262,13 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 			cur = len(items) - 1
 			continue
 		}
-		if misshapen.MatchString(t) {
-			// An item written in another shape ("### FINDING 2", "**GAP-2:
-			// …**", "- FINDING-3: …") would vanish: a finding the gate never
-			// judged, a gap never counted (reviews BA1, BA5).
+		if strictHeadings && misshapenGap.MatchString(t) && (!inDesc || !continuesText(t)) {
+			// A gap written in another shape ("### GAP 2", "**GAP-2: …**",
+			// "- GAP-3: …") would vanish: a gap never counted (review BA5).
+			// A wrapped description line that starts with an id stays
+			// text (review BC3). A finding in another shape is caught by
+			// its fields, and by the verdict (judge): a critic's summary
+			// lines name its findings freely.
 			inDesc = false
 			probs = append(probs, Problem{l.N, fmt.Sprintf("%q names %s item in a shape plansmith does not read", templates.OneLine(t, 60), prefix),
 				"write each item under its own heading, " + format + ", with \"- **Severity**: high|medium|low\" and \"- **Description**: …\" lines below it"})
@@ -285,11 +288,14 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 			inDesc = false
 			name := strings.ToLower(m[1])
 			if cur < 0 {
-				// Under a heading not in the item's form, or none: an item
-				// plansmith cannot read, which must not vanish (review BB3:
-				// "### [HIGH] FINDING-2" was dropped, and the gate passed).
-				probs = append(probs, Problem{l.N, name + " line outside any item",
-					"put it under its item heading " + format})
+				// Under a heading not in the item's form: an item plansmith
+				// cannot read, which must not vanish (review BB3: "###
+				// [HIGH] FINDING-2" was dropped, and the gate passed). Before
+				// the first finding, a critic's legend is no item (BC4).
+				if strictHeadings || len(items) > 0 {
+					probs = append(probs, Problem{l.N, name + " line outside any item",
+						"put it under its item heading " + format})
+				}
 				continue
 			}
 			it := &items[cur]

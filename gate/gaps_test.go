@@ -86,6 +86,8 @@ func TestParseGapsProseIsNotAListedGap(t *testing.T) {
 		"1. All critique findings were addressed in the Steps above.\n",
 		// Review BB5: prose after a gap that opens with an id.
 		"### GAP-1: A\n- **Severity**: high\n- **Description**: d\n\nGAP-1, but only for the old rows.\n",
+		// Review BC3: a description wrapped onto a line opening with an id.
+		"### GAP-1: A\n- **Severity**: high\n- **Description**: depends on\nGAP-2 (see below).\n### GAP-2: B\n- **Severity**: low\n- **Description**: e\n",
 		"### GAP-1: A\n- **Severity**: high\n- **Description**: d, and see GAP-2 below\n- Mitigation: GAP-2 covers the rest\n"} {
 		_, err := ParseGaps(block(body))
 		assert.NoError(t, err, body)

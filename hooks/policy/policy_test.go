@@ -546,6 +546,8 @@ func TestBashRules(t *testing.T) {
 		{"a reflog brace", `git log --oneline @{u}..HEAD`, ""},
 		{"zsh =NAME quoted", `sort ='-oout.txt' f`, "dynamic-arg"},
 		{"a test of equality", `[ "$a" = "$b" ]`, ""},
+		{"a quoted = is text", `rg '=>' .`, ""},
+		{"zsh =NAME after empty quotes", `sort ''=-oout.txt f`, "dynamic-arg"},
 		{"npm view of a range", `npm view react@">=17 <19" version`, ""},
 		{"npm view of the project's own package", `npm view`, "npm-package"},
 		{"npm view of the project's own package, with a field", `npm view . version`, "npm-package"},

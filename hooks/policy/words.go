@@ -213,13 +213,36 @@ func analyse(w *syntax.Word) arg {
 		}
 	}
 	a.val = b.String()
-	if len(a.val) > 1 && a.val[0] == '=' && a.val != "==" {
-		// zsh's =NAME, however it is spelled ('='-x, =\-x, ''=x), is
+	if len(a.val) > 1 && a.val[0] == '=' && a.val != "==" && unquotedEquals(w) {
+		// zsh's =NAME, however it is spelled (=\-x, ='-x', ''=x), is
 		// NAME's path in PATH, or NAME as it stands when PATH has an
 		// empty entry (reviews AZ4, BB4): a value the text does not give.
+		// A quoted "=" is text ('=>': review BC2).
 		a.known, a.val = false, ""
 	}
 	return a
+}
+
+// unquotedEquals reports whether w's first character, past empty quotes,
+// is an unquoted "=".
+func unquotedEquals(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			return strings.HasPrefix(p.Value, "=")
+		case *syntax.SglQuoted:
+			if p.Value != "" {
+				return false
+			}
+		case *syntax.DblQuoted:
+			if len(p.Parts) > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // oneWord reports whether a is exactly one word whatever the shell's state:
