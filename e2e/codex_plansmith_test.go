@@ -167,24 +167,34 @@ func TestCodexPlanFullLoopToSavedPlan(t *testing.T) {
 
 // TestCodexRefusesApplyPatchWhilePlanning: Codex's apply_patch is refused
 // with the policy's reason, the file is not written, and the same patch
-// runs once the loop is cancelled.
+// runs once the loop is cancelled. The model starts the loop inside a
+// folder with its own .git below the one Codex runs in (a nested
+// repository): the loop is kept where Codex's hooks look from Codex's
+// folder, learnt from the thread's record (review AS1: it went to
+// lib/.claude, and the patch went through).
 func TestCodexRefusesApplyPatchWhilePlanning(t *testing.T) {
 	t.Parallel()
 	const patch = "*** Begin Patch\n*** Add File: notes.md\n+# Rate limiting\n*** End Patch\n"
 	bin := BuildPlansmith(t)
 	e := codexPlansmithEnv(t, bin,
-		startPlan(bin, "--no-memory"),
+		cs.Exec("cd lib && "+quoteBin(bin)+" plan --agent codex --no-memory -- '"+request+"'"),
 		cs.Patch(patch),
 		cs.Exec(quoteBin(bin)+" cancel"),
 		cs.Patch(patch),
 		cs.Text("cancelled; notes written"),
 	)
+	lib := filepath.Join(e.Project, "lib")
+	require.NoError(t, os.MkdirAll(lib, 0o755))
+	out, err := exec.Command("git", "init", "-q", lib).CombinedOutput()
+	require.NoError(t, err, "%s", out)
 
 	res := runCodex(e, "plan, then write notes")
 	require.Equal(t, 0, res.ExitCode)
 	assert.Equal(t, "cancelled; notes written", res.LastMessage)
 	reqs := e.Model.Requests()
 	require.Len(t, reqs, 5)
+	assert.Contains(t, reqs[1].Outputs[0].Output, "the loop is kept in "+e.Project+", where Codex's hooks look")
+	assert.NoDirExists(t, filepath.Join(lib, ".claude"), "no loop kept in the nested checkout")
 	require.Len(t, reqs[2].Outputs, 1)
 	refused := reqs[2].Outputs[0].Output
 	assert.True(t, strings.HasPrefix(refused, "Command blocked by PreToolUse hook: plansmith is planning"), refused)
@@ -227,41 +237,6 @@ func TestCodexRefusesWritingShellCommand(t *testing.T) {
 	_, err := os.Stat(filepath.Join(e.Project, "made.txt"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the substitution did not run")
 	assert.Nil(t, codexLoop(t, e))
-}
-
-// TestCodexLoopStartedInANestedCheckout: the model starts the loop inside a
-// folder with its own .git below the one Codex runs in (a nested
-// repository). The loop is kept where Codex's hooks look from Codex's
-// folder, learnt from the thread's record, so the patch and the writing
-// shell command into the nested checkout are refused (review AS1: the loop
-// went to lib/.claude, and both went through).
-func TestCodexLoopStartedInANestedCheckout(t *testing.T) {
-	t.Parallel()
-	const patch = "*** Begin Patch\n*** Add File: lib/written.txt\n+written while planning\n*** End Patch\n"
-	bin := BuildPlansmith(t)
-	e := codexPlansmithEnv(t, bin,
-		cs.Exec("cd lib && "+quoteBin(bin)+" plan --agent codex --no-memory -- '"+request+"'"),
-		cs.Patch(patch),
-		cs.Exec("echo hi > lib/shell.txt"),
-		cs.Exec(quoteBin(bin)+" cancel"),
-		cs.Text("cancelled"),
-	)
-	lib := filepath.Join(e.Project, "lib")
-	require.NoError(t, os.MkdirAll(lib, 0o755))
-	out, err := exec.Command("git", "init", "-q", lib).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-
-	res := runCodex(e, "plan the cache layer in lib")
-	require.Equal(t, 0, res.ExitCode)
-	reqs := e.Model.Requests()
-	require.Len(t, reqs, 5)
-	started := reqs[1].Outputs[0].Output
-	assert.Contains(t, started, "the loop is kept in "+e.Project+", where Codex's hooks look", started)
-	assert.Contains(t, reqs[2].Outputs[0].Output, "Command blocked by PreToolUse hook:", "the patch is refused")
-	assert.Contains(t, reqs[3].Outputs[0].Output, "Command blocked by PreToolUse hook:", "the shell write is refused")
-	assert.NoFileExists(t, filepath.Join(lib, "written.txt"))
-	assert.NoFileExists(t, filepath.Join(lib, "shell.txt"))
-	assert.NoDirExists(t, filepath.Join(lib, ".claude"), "no loop kept in the nested checkout")
 }
 
 // TestCodexInstallTrustNeedsATrustedProject: Codex does not read a project's
