@@ -225,9 +225,11 @@ func Instructions(s Session, cfg Config) string {
 // input it changes); a second failure of the same sub-agent fails closed,
 // counting as a failed assessment. Over a readable reply the hook checks the
 // validator's word:
-//   - no high or medium findings (the critic's NO ISSUES FOUND included) is a
-//     PASS whatever the validator said, since the rubric has nothing to
-//     cover; this is how NO ISSUES FOUND with an empty block passes;
+//   - the critic's NO ISSUES FOUND is a PASS whatever the validator said,
+//     since the rubric has nothing to cover; this is how NO ISSUES FOUND
+//     with an empty block passes; only low findings are a PASS over a
+//     PASS, while a FAIL over them runs the critic again (see judge: a
+//     finding the reading lost);
 //   - PASS with high or medium findings and no gaps at all is a FAIL;
 //   - on FAIL, the uncovered findings are the high/medium ones the reason
 //     names, or all high/medium ones when it names none of them.
@@ -259,9 +261,10 @@ type part struct {
 
 // judge decides an assessment on the two outputs (see Assess);
 // cfg.Observed only changes what a re-run message asks of the agent.
-// seriousSeverityRe finds a high or medium severity given in any shape
-// ("- **Severity**: high", "**Severity:** Medium", "Severity: HIGH").
-var seriousSeverityRe = lazyre.New(`(?im)severity\W{0,4}\s*(?:high|medium)\b`)
+// seriousSeverityRe finds a line that gives a high or medium severity as a
+// field, in any shape ("- **Severity**: high", "**Severity:** **Medium**",
+// "Severity — HIGH"), not a word in a sentence.
+var seriousSeverityRe = lazyre.New(`(?im)^[\s>*_\-+|]*severity[\s*_:—–\-]*(?:\W\s*)*(?:high|medium)\b`)
 
 func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	findings, critErr := parsePart(crit.has, crit.text, CriticTag, ParseFindings)
@@ -283,33 +286,35 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 		return failClosed(plan, s, cfg, "validator", valErr)
 	}
 
-	if !verdict.Pass {
-		// A FAIL the findings as read do not explain — it names a finding
-		// they do not hold, or they hold no high or medium one — means a
-		// finding was lost in the reading (written in another shape), and
-		// overriding the FAIL would pass a plan the validator judged
-		// uncovered (reviews BB3, BC1). The critic runs again; a second
-		// time the assessment fails closed.
-		var lost error
+	// A verdict the findings as read do not explain means a finding was
+	// lost in the reading (written in another shape), and overruling it
+	// would pass a plan with a serious finding uncovered (reviews BB3, BC1,
+	// BD1, BD2): a FAIL that names a finding they lack, a FAIL over only
+	// low ones, or a PASS over an empty gaps block while the output gives a
+	// high or medium severity as a field outside every finding read. The
+	// critic runs again; a second time the assessment fails closed.
+	var lost error
+	switch {
+	case !verdict.Pass:
 		for _, id := range verdict.Refs {
 			if _, ok := findings.ByID(id); !ok {
 				lost = fmt.Errorf("the validator names FINDING-%d, which the critic's output does not hold in the form plansmith reads", id)
 				break
 			}
 		}
-		if lost == nil && len(findings.Serious()) == 0 && seriousSeverityRe.MatchString(crit.text) {
-			// Only low findings were read, but the output gives a high or
-			// medium severity somewhere: under a heading not in the form.
-			lost = errors.New("the validator failed the plan, and the critic's output gives a high or medium severity outside any finding plansmith reads")
+		if lost == nil && len(findings.Serious()) == 0 && !findings.NoIssues {
+			lost = errors.New("the validator failed the plan, but the critic's output holds no high or medium finding in the form plansmith reads")
 		}
-		if lost != nil {
-			if s.CriticReruns == 0 {
-				s.CriticReruns++
-				return Step{Action: ActionRerun, Session: s,
-					Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": lost.Error()}))}
-			}
-			return failClosed(plan, s, cfg, "critic", lost)
+	case len(g.Items) == 0 && len(findings.Serious()) == 0 && !findings.NoIssues && seriousSeverityRe.MatchString(crit.text):
+		lost = errors.New("the critic's output gives a high or medium severity outside every finding plansmith reads, and the plan documents no gaps")
+	}
+	if lost != nil {
+		if s.CriticReruns == 0 {
+			s.CriticReruns++
+			return Step{Action: ActionRerun, Session: s,
+				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": lost.Error()}))}
 		}
+		return failClosed(plan, s, cfg, "critic", lost)
 	}
 	counts := findings.Counts()
 	s.Findings = counts

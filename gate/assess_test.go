@@ -126,7 +126,9 @@ func TestAssess(t *testing.T) {
 	}{
 		{name: "critic no issues and empty gaps pass", gaps: "", critic: noIssues, validator: pass, action: ActionPass},
 		{name: "critic no issues passes even if the validator says FAIL", gaps: "", critic: noIssues, validator: failNoRefs, action: ActionPass, note: "validator FAIL overridden"},
-		{name: "only low findings pass over a FAIL", gaps: "", critic: onlyLow, validator: failFinding1, action: ActionPass, note: "no high or medium"},
+		// Review BD1: a FAIL over only low findings is not overruled: the
+		// reading may have lost a serious one. The critic runs again.
+		{name: "only low findings and a FAIL run the critic again", gaps: "", critic: onlyLow, validator: failFinding1, action: ActionRerun},
 		{name: "validator PASS with gaps passes", gaps: oneGap, critic: twoFindings, validator: pass, action: ActionPass, covered: []string{"FINDING-1", "FINDING-2"},
 			reason: []string{"1 high, 1 medium and 1 low", "1 documented gap cover"}},
 		{name: "lying validator: PASS, serious findings, no gaps", gaps: "", critic: twoFindings, validator: pass, action: ActionRevise, uncovered: []int{1, 2}, note: "validator PASS overridden",
@@ -337,11 +339,18 @@ func TestAFailOverLostSeriousFindingsIsNotOverridden(t *testing.T) {
 	fail := "### VERDICT: FAIL\n**Reason**: Issue 2 (no rollback) is not covered."
 	st := Assess(plan, reply(lost, fail), s, cfg)
 	require.Equal(t, ActionRerun, st.Action, st.Reason)
-	assert.Contains(t, st.Reason, "gives a high or medium severity outside any finding")
+	assert.Contains(t, st.Reason, "holds no high or medium finding in the form plansmith reads")
 	st = Assess(plan, reply(lost, fail), st.Session, cfg)
 	assert.NotEqual(t, ActionPass, st.Action)
-	// Only low findings, nothing lost: the validator's FAIL is overruled
-	// as before, the rubric having nothing to cover.
-	st = Assess(plan, reply(onlyLow, fail), s, cfg)
+	// A PASS over an empty gaps block while the output gives a high
+	// severity as a field outside every finding read (review BD2).
+	empty, es := begun(t, planWith(""), Session{})
+	bold := onlyLow + "\n### Issue 2 — No rollback\n**Severity:** **High**\n**Description**: The migration cannot be undone.\n"
+	st = Assess(empty, reply(bold, pass), es, cfg)
+	require.Equal(t, ActionRerun, st.Action, st.Reason)
+	assert.Contains(t, st.Reason, "gives a high or medium severity outside every finding")
+	// Prose that names a severity is no field: a low finding read, a PASS.
+	prose := strings.Replace(onlyLow, "Odd endpoint name.", "Odd endpoint name; the alert label says severity: high.", 1)
+	st = Assess(empty, reply(prose, pass), es, cfg)
 	assert.Equal(t, ActionPass, st.Action, st.Reason)
 }

@@ -77,6 +77,11 @@ func TestParseFindingsProseNamingAFinding(t *testing.T) {
 	f, err := ParseFindings("Severity legend:\n- **Severity**: high means it blocks the release\n\n" + ok1)
 	require.NoError(t, err, "a legend before the first finding")
 	assert.Len(t, f.Items, 1)
+	// A whole finding in another shape before the first read one is no
+	// legend (review BD3).
+	_, err = ParseFindings("### [HIGH] FINDING-1: No rollback\n- **Severity:** **High**\n- **Description**: cannot be undone\n\n" +
+		"### FINDING-2: A\n- **Severity**: low\n- **Description**: d\n")
+	assert.ErrorContains(t, err, "description line outside any item")
 }
 
 func TestParseFindingsErrors(t *testing.T) {

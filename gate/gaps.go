@@ -291,8 +291,9 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 				// Under a heading not in the item's form: an item plansmith
 				// cannot read, which must not vanish (review BB3: "###
 				// [HIGH] FINDING-2" was dropped, and the gate passed). Before
-				// the first finding, a critic's legend is no item (BC4).
-				if strictHeadings || len(items) > 0 {
+				// the first finding a critic's legend of severities is no
+				// item (BC4); a description there is (BD3).
+				if strictHeadings || len(items) > 0 || name == "description" {
 					probs = append(probs, Problem{l.N, name + " line outside any item",
 						"put it under its item heading " + format})
 				}
