@@ -261,10 +261,13 @@ type part struct {
 
 // judge decides an assessment on the two outputs (see Assess);
 // cfg.Observed only changes what a re-run message asks of the agent.
-// seriousSeverityRe finds a line that gives a high or medium severity as a
-// field, in any shape ("- **Severity**: high", "**Severity:** **Medium**",
-// "Severity — HIGH"), not a word in a sentence.
-var seriousSeverityRe = lazyre.New(`(?im)^[\s>*_\-+|]*severity[\s*_:—–\-]*(?:\W\s*)*(?:high|medium)\b`)
+// seriousSeverityRe finds a high or medium severity given in any shape a
+// model writes one ("- **Severity**: high", "**Severity:** **Medium**",
+// "Severity — HIGH", "Impact: High", "(High)", "[HIGH]", "Critical"). It
+// is asked only where the findings read are all low and the gaps block is
+// empty, or the output says it found nothing (reviews BD2, BE2, BE3); a
+// legend or a quoted alert rule then costs a re-run (review BE1).
+var seriousSeverityRe = lazyre.New(`(?i)(?:severity|impact|priority)[\s*_:—–\-]*(?:\W\s*){0,3}(?:high|medium|critical|major)\b|[\[(]\s*(?:high|medium|critical)\s*[\])]`)
 
 func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	findings, critErr := parsePart(crit.has, crit.text, CriticTag, ParseFindings)
@@ -305,8 +308,12 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 		if lost == nil && len(findings.Serious()) == 0 && !findings.NoIssues {
 			lost = errors.New("the validator failed the plan, but the critic's output holds no high or medium finding in the form plansmith reads")
 		}
-	case len(g.Items) == 0 && len(findings.Serious()) == 0 && !findings.NoIssues && seriousSeverityRe.MatchString(crit.text):
+	case len(g.Items) == 0 && len(findings.Serious()) == 0 && seriousSeverityRe.MatchString(crit.text):
 		lost = errors.New("the critic's output gives a high or medium severity outside every finding plansmith reads, and the plan documents no gaps")
+	}
+	if lost == nil && findings.NoIssues && seriousSeverityRe.MatchString(crit.text) {
+		// NO ISSUES FOUND, then a finding after all (review BE3).
+		lost = errors.New("the critic's output says it found no issues and gives a high or medium severity")
 	}
 	if lost != nil {
 		if s.CriticReruns == 0 {

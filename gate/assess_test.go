@@ -349,8 +349,14 @@ func TestAFailOverLostSeriousFindingsIsNotOverridden(t *testing.T) {
 	st = Assess(empty, reply(bold, pass), es, cfg)
 	require.Equal(t, ActionRerun, st.Action, st.Reason)
 	assert.Contains(t, st.Reason, "gives a high or medium severity outside every finding")
-	// Prose that names a severity is no field: a low finding read, a PASS.
-	prose := strings.Replace(onlyLow, "Odd endpoint name.", "Odd endpoint name; the alert label says severity: high.", 1)
-	st = Assess(empty, reply(prose, pass), es, cfg)
+	// Only low findings and nothing serious anywhere: a PASS.
+	st = Assess(empty, reply(onlyLow, pass), es, cfg)
 	assert.Equal(t, ActionPass, st.Action, st.Reason)
+	// Other shapes of a lost serious finding (review BE2), and NO ISSUES
+	// FOUND followed by one (BE3), run the critic again.
+	for _, lost := range []string{onlyLow + "\n**FINDING-2: No rollback** — Severity: High\n", onlyLow + "\n### [HIGH] No rollback\n",
+		onlyLow + "\n**Impact**: High — the migration cannot be undone.\n", noIssues + "\n**Severity**: High\n**Description**: no rollback\n"} {
+		st = Assess(empty, reply(lost, pass), es, cfg)
+		assert.Equal(t, ActionRerun, st.Action, lost)
+	}
 }
