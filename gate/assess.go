@@ -267,7 +267,9 @@ type part struct {
 // is asked only where the findings read are all low and the gaps block is
 // empty, or the output says it found nothing (reviews BD2, BE2, BE3); a
 // legend or a quoted alert rule then costs a re-run (review BE1).
-var seriousSeverityRe = lazyre.New(`(?i)(?:severity|impact|priority)[\s*_:—–\-]*(?:\W\s*){0,3}(?:high|medium|critical|major)\b|[\[(]\s*(?:high|medium|critical)\s*[\])]`)
+var seriousSeverityRe = lazyre.New(`(?i)(?:severity|sev|impact|priority|risk)(?:\s+level)?[\s*_:—–\-]*(?:\W\s*){0,3}(?:high|highest|medium|moderate|med|critical|major|blocker|p[01])\b` +
+	`|[\[(|]\s*(?:high|medium|moderate|critical|major)(?:[\s-]+(?:risk|severity))?\s*[\])|]` +
+	`|\b(?:high|medium|moderate|critical)[\s-]+(?:severity|risk|priority|impact)\b|🔴|🟠`)
 
 func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	findings, critErr := parsePart(crit.has, crit.text, CriticTag, ParseFindings)
@@ -305,7 +307,9 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 				break
 			}
 		}
-		if lost == nil && len(findings.Serious()) == 0 && !findings.NoIssues {
+		if lost == nil && len(findings.Serious()) == 0 {
+			// NO ISSUES FOUND included: a FAIL is never overruled into a
+			// pass (review BF3).
 			lost = errors.New("the validator failed the plan, but the critic's output holds no high or medium finding in the form plansmith reads")
 		}
 	case len(g.Items) == 0 && len(findings.Serious()) == 0 && seriousSeverityRe.MatchString(crit.text):

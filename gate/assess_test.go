@@ -125,7 +125,9 @@ func TestAssess(t *testing.T) {
 		reason    []string
 	}{
 		{name: "critic no issues and empty gaps pass", gaps: "", critic: noIssues, validator: pass, action: ActionPass},
-		{name: "critic no issues passes even if the validator says FAIL", gaps: "", critic: noIssues, validator: failNoRefs, action: ActionPass, note: "validator FAIL overridden"},
+		// Review BF3: no FAIL is overruled into a pass, NO ISSUES FOUND
+		// or not: the critic runs again.
+		{name: "critic no issues and a FAIL run the critic again", gaps: "", critic: noIssues, validator: failNoRefs, action: ActionRerun},
 		// Review BD1: a FAIL over only low findings is not overruled: the
 		// reading may have lost a serious one. The critic runs again.
 		{name: "only low findings and a FAIL run the critic again", gaps: "", critic: onlyLow, validator: failFinding1, action: ActionRerun},
@@ -355,7 +357,10 @@ func TestAFailOverLostSeriousFindingsIsNotOverridden(t *testing.T) {
 	// Other shapes of a lost serious finding (review BE2), and NO ISSUES
 	// FOUND followed by one (BE3), run the critic again.
 	for _, lost := range []string{onlyLow + "\n**FINDING-2: No rollback** — Severity: High\n", onlyLow + "\n### [HIGH] No rollback\n",
-		onlyLow + "\n**Impact**: High — the migration cannot be undone.\n", noIssues + "\n**Severity**: High\n**Description**: no rollback\n"} {
+		onlyLow + "\n**Impact**: High — the migration cannot be undone.\n", noIssues + "\n**Severity**: High\n**Description**: no rollback\n",
+		// Review BF2: more wordings.
+		onlyLow + "\n| 2 | No rollback | High |\n", onlyLow + "\n**Severity level**: High\n", onlyLow + "\n**Risk**: High\n",
+		onlyLow + "\n**Severity**: Moderate\n", onlyLow + "\n### 🔴 No rollback\n", onlyLow + "\n### A high-severity gap: no rollback\n"} {
 		st = Assess(empty, reply(lost, pass), es, cfg)
 		assert.Equal(t, ActionRerun, st.Action, lost)
 	}

@@ -42,3 +42,16 @@ func BenchmarkMaintainAndCheckExit1MiB(b *testing.B) {
 		CheckExit(out, "s")
 	}
 }
+
+// BenchmarkParseFindingsLongDescription parses a critic output of one
+// finding whose description wraps over 5 MB of short lines (review BF1:
+// each line was added to the whole so far, the square of its length).
+func BenchmarkParseFindingsLongDescription(b *testing.B) {
+	text := "### FINDING-1: Long\n- **Severity**: low\n- **Description**: starts here\n" + strings.Repeat("and goes on over many lines\n", 5<<20/28)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := ParseFindings(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

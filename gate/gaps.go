@@ -226,6 +226,7 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 	cur := -1
 	inDesc := false
 	var sevLine, descLine []int
+	more := map[int][]string{} // per item, the description's further lines
 	format := "### " + prefix + "-<n>: <title>"
 	for _, l := range lines {
 		t := strings.TrimSpace(l.Text)
@@ -331,10 +332,16 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 			continue
 		}
 		if inDesc && cur >= 0 {
-			it := &items[cur]
-			it.Description = strings.TrimSpace(it.Description + " " + t)
+			// Joined once at the end: adding each line to the whole so far
+			// took the square of a long description's length (review BF1).
+			more[cur] = append(more[cur], t)
 		}
 		// Any other prose is tolerated: it changes no item.
+	}
+	for i := range items {
+		if len(more[i]) > 0 {
+			items[i].Description = strings.TrimSpace(items[i].Description + " " + strings.Join(more[i], " "))
+		}
 	}
 	for i, it := range items {
 		if sevLine[i] == 0 {
