@@ -225,11 +225,10 @@ func Instructions(s Session, cfg Config) string {
 // input it changes); a second failure of the same sub-agent fails closed,
 // counting as a failed assessment. Over a readable reply the hook checks the
 // validator's word:
-//   - the critic's NO ISSUES FOUND is a PASS whatever the validator said,
-//     since the rubric has nothing to cover; this is how NO ISSUES FOUND
-//     with an empty block passes; only low findings are a PASS over a
-//     PASS, while a FAIL over them runs the critic again (see judge: a
-//     finding the reading lost);
+//   - no FAIL is overruled into a pass: one the findings as read do not
+//     explain (only low ones, NO ISSUES FOUND, or a finding they lack)
+//     runs the critic again, then fails closed (see judge: a finding the
+//     reading lost); NO ISSUES FOUND with a PASS and an empty block passes;
 //   - PASS with high or medium findings and no gaps at all is a FAIL;
 //   - on FAIL, the uncovered findings are the high/medium ones the reason
 //     names, or all high/medium ones when it names none of them.
