@@ -270,24 +270,29 @@ var seriousSeverityRe = lazyre.New(`(?i)(?:severity|sev|impact|priority|risk)(?:
 	`|[\[(|]\s*(?:high|medium|moderate|critical|major)(?:[\s-]+(?:risk|severity))?\s*[\])|]` +
 	`|\b(?:high|medium|moderate|critical)[\s-]+(?:severity|risk|priority|impact)\b|🔴|🟠`)
 
+// rerun asks for the critic's (or the validator's) run once more, for
+// problem; a second time the assessment fails closed.
+func rerun(plan string, s Session, cfg Config, critic bool, problem error) Step {
+	reruns, who := &s.ValidatorReruns, "validator"
+	if critic {
+		reruns, who = &s.CriticReruns, "critic"
+	}
+	if *reruns > 0 {
+		return failClosed(plan, s, cfg, who, problem)
+	}
+	*reruns++
+	return Step{Action: ActionRerun, Session: s,
+		Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": critic, "Problem": problem.Error()}))}
+}
+
 func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	findings, critErr := parsePart(crit.has, crit.text, CriticTag, ParseFindings)
 	if critErr != nil {
-		if s.CriticReruns == 0 {
-			s.CriticReruns++
-			return Step{Action: ActionRerun, Session: s,
-				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": critErr.Error()}))}
-		}
-		return failClosed(plan, s, cfg, "critic", critErr)
+		return rerun(plan, s, cfg, true, critErr)
 	}
 	verdict, valErr := parsePart(val.has, val.text, ValidatorTag, ParseVerdict)
 	if valErr != nil {
-		if s.ValidatorReruns == 0 {
-			s.ValidatorReruns++
-			return Step{Action: ActionRerun, Session: s,
-				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": false, "Problem": valErr.Error()}))}
-		}
-		return failClosed(plan, s, cfg, "validator", valErr)
+		return rerun(plan, s, cfg, false, valErr)
 	}
 
 	// A verdict the findings as read do not explain means a finding was
@@ -319,12 +324,7 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 		lost = errors.New("the critic's output says it found no issues and gives a high or medium severity")
 	}
 	if lost != nil {
-		if s.CriticReruns == 0 {
-			s.CriticReruns++
-			return Step{Action: ActionRerun, Session: s,
-				Reason: render("gate/rerun.md", cfg.data(s, map[string]any{"Critic": true, "Problem": lost.Error()}))}
-		}
-		return failClosed(plan, s, cfg, "critic", lost)
+		return rerun(plan, s, cfg, true, lost)
 	}
 	counts := findings.Counts()
 	s.Findings = counts
