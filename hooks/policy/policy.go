@@ -169,19 +169,35 @@ func Bash(command string, cfg Config) (d Decision) {
 			d = deny(finding{rule: "internal", what: clip(command), detail: fmt.Sprint(r)})
 		}
 	}()
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(command), "")
+	if f := judgeAs(syntax.LangBash, command, cfg); f != nil {
+		return deny(*f)
+	}
+	if cfg.Blind {
+		// Codex runs a command with whatever shell the model names
+		// (exec_command's shell), falling back to /bin/sh for one it does
+		// not know, and its hook is not told which: the line must be
+		// read-only to sh as well. zsh is judged by the bash reading's
+		// own rules, as for Claude Code.
+		if f := judgeAs(syntax.LangPOSIX, command, cfg); f != nil {
+			return deny(finding{rule: "blind-shell", what: f.what, detail: "read by sh (dash): " + f.detail})
+		}
+	}
+	return Decision{Allow: true}
+}
+
+// judgeAs parses command as lang reads it and returns the first reason to
+// refuse it, or nil.
+func judgeAs(lang syntax.LangVariant, command string, cfg Config) *finding {
+	file, err := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(true)).Parse(strings.NewReader(command), "")
 	if err != nil {
-		return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
+		return &finding{rule: "parse", what: clip(command), detail: err.Error()}
 	}
 	c := &checker{src: command, file: file, allow: parseAllow(cfg), ours: cfg.Ours, npmrc: cfg.NpmConfig, gitRepo: cfg.GitRepository, blind: cfg.Blind, goToolchain: cfg.GoToolchain, goVCS: cfg.GoVCS, inherited: cfg.Inherited, cancelAsked: cfg.CancelAsked, pathLookup: cfg.PathLookup}
 	syntax.Walk(file, c.visit)
 	if c.found == nil {
 		c.splitsAlike()
 	}
-	if c.found != nil {
-		return deny(*c.found)
-	}
-	return Decision{Allow: true}
+	return c.found
 }
 
 // finding is one reason to refuse, with the source text it is about.

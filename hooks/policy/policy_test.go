@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -1134,6 +1135,35 @@ func TestBlind(t *testing.T) {
 		assert.True(t, Bash(cmd, Config{}).Allow, "%s: allowed where the hook sees where it runs", cmd)
 	}
 	assert.True(t, Bash("grep -rn x src | head", Config{Blind: true}).Allow)
+}
+
+// Codex runs a command with the shell its model names, /bin/sh for one it
+// does not know, and does not tell the hook which: under Blind a line must
+// be read-only to sh as well as to bash (review BK1).
+func TestBlindShell(t *testing.T) {
+	for _, cmd := range []string{"[[ x > victim.go ]]", "cat <<< x", "echo a |& cat", "ls &> /dev/null"} {
+		assert.True(t, Bash(cmd, Config{}).Allow, "%s: bash reads it as read-only", cmd)
+		d := Bash(cmd, Config{Blind: true})
+		assert.Equal(t, "blind-shell", d.Rule, cmd)
+		assert.Contains(t, d.Reason, "sh (dash)", cmd)
+	}
+	for _, cmd := range []string{"grep -rn x src | head", "[ -f go.mod ] && cat go.mod", "echo $((1+2)) ${x:-a}"} {
+		assert.True(t, Bash(cmd, Config{Blind: true}).Allow, cmd)
+	}
+	// What the rule is for: dash runs `[[` with its output sent to the file.
+	dash, err := exec.LookPath("dash")
+	if err != nil {
+		t.Skip("no dash here to show the write")
+	}
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim.go")
+	require.NoError(t, os.WriteFile(victim, []byte("package main\n"), 0o644))
+	cmd := exec.Command(dash, "-c", "[[ x > victim.go ]]")
+	cmd.Dir = dir
+	_ = cmd.Run()
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Empty(t, data, "dash truncates the file")
 }
 
 // git takes a folder holding HEAD and objects for a bare repository and

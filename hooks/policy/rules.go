@@ -95,6 +95,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "the hook is not told the folder this runs in nor whether it gets a terminal (Codex's exec_command workdir and tty): git and npm take settings from that folder, which a repository can carry, and a pager (git's, man's) runs commands typed into it",
 			alt: "read the files with cat, grep, rg, find or ls meanwhile (git's history is readable again once the loop ends)",
 		},
+		"blind-shell": {
+			why: "Codex runs a command with the shell the model names (exec_command's shell argument), and /bin/sh for a shell it does not know, and its hook is not told which: this line means something else to sh (dash), where it may write a file",
+			alt: "write it in plain POSIX sh: [ ] instead of [[ ]], no <<<, &>, |& or $'…'",
+		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
 			alt: "show commits without checking signatures (git log --format='%H %an %s')",
