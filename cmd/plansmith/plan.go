@@ -236,9 +236,12 @@ func planRun(env *Env, o *PlanOptions) error {
 	}
 	session, agent, gateOn := env.Getenv("CLAUDE_CODE_SESSION_ID"), "", !o.NoGate
 	if o.Agent == "codex" {
-		// The loop binds to the Codex thread of its first hook call, and the
-		// gate cannot run in Codex (docs/codex.md).
-		session, agent, gateOn = "", state.AgentCodex, false
+		// Run by the model, the loop binds to the Codex thread running the
+		// command ($CODEX_THREAD_ID is its hooks' session_id; planPaths has
+		// checked it names a thread with a record), so no other session's
+		// turn can take it (review BK3); run in a terminal, to the thread of
+		// its first hook call. The gate cannot run in Codex (docs/codex.md).
+		session, agent, gateOn = env.Getenv("CODEX_THREAD_ID"), state.AgentCodex, false
 	}
 	started, err := loop.Start(*env, p, loop.Options{
 		SessionID:         session,
