@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -131,6 +132,13 @@ func UninstallCodex(o CodexOptions) (Result, error) {
 			r.add("hooks.json", true, "removed (it held only plansmith's hooks)")
 		case changed:
 			did := "removed plansmith's hooks"
+			if moved := codexHooksMoved(old, out, o.Binary); len(moved) > 0 {
+				// Codex keys a hook's trust by its place in the file
+				// (event, group, index): a hook of the user's that moved
+				// up is skipped until trusted again (review BK2).
+				did += fmt.Sprintf("; %d hook(s) of yours moved up to fill their place (%s), and Codex keys a hook's trust by its place: "+
+					"it will not run them until you trust them again in /hooks", len(moved), strings.Join(moved, "; "))
+			}
 			if err := writeBackedUp(o.HooksFile(), out, true, o.Now, &did); err != nil {
 				return r, err
 			}
@@ -332,4 +340,56 @@ func codexOnly(claude, codex []Check) []Check {
 		}
 	}
 	return out
+}
+
+// codexHooksMoved lists the hooks in before, other than self's, whose place
+// (event, matcher group, index in the group) is another in after, where
+// self's entries are gone and the others keep their order. Each is told as
+// "Stop group 2 hook 1 → group 1 hook 1" (counted from 1).
+func codexHooksMoved(before, after []byte, self string) []string {
+	places := func(doc []byte, skipOurs bool) map[string][][2]int {
+		out := map[string][][2]int{}
+		d, err := loadSettings(doc)
+		if err != nil {
+			return out
+		}
+		hk, err := hooksObject(d)
+		if err != nil {
+			return out
+		}
+		for _, ev := range hk {
+			groups, _ := parseArray(ev.value)
+			for g, group := range groups {
+				o, err := parseObject(group)
+				if err != nil {
+					continue
+				}
+				raw, _ := o.get("hooks")
+				entries, _ := parseArray(raw)
+				for i, e := range entries {
+					if _, _, _, ours := entryCommand(e, self); ours && skipOurs {
+						continue
+					}
+					out[ev.key] = append(out[ev.key], [2]int{g, i})
+				}
+			}
+		}
+		return out
+	}
+	was, now := places(before, true), places(after, false)
+	var moved []string
+	events := make([]string, 0, len(was))
+	for ev := range was {
+		events = append(events, ev)
+	}
+	sort.Strings(events)
+	for _, ev := range events {
+		for k, p := range was[ev] {
+			if k < len(now[ev]) && now[ev][k] != p {
+				q := now[ev][k]
+				moved = append(moved, fmt.Sprintf("%s group %d hook %d → group %d hook %d", ev, p[0]+1, p[1]+1, q[0]+1, q[1]+1))
+			}
+		}
+	}
+	return moved
 }

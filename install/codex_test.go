@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,6 +94,38 @@ func TestInstallCodexMergesWithOtherHooksAndUninstallRemovesExactlyItsOwn(t *tes
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	_, err = os.Stat(filepath.Dir(o.SkillFile()))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the skill's folder goes with it")
+}
+
+// Codex keys a hook's trust by its place in hooks.json: a hook the user
+// added after plansmith's moves up when plansmith's go, and Codex skips it
+// until trusted again, so uninstall says which moved (review BK2).
+func TestUninstallCodexNamesTheHooksThatMoved(t *testing.T) {
+	o := codexOpts(t)
+	_, err := InstallCodex(o)
+	require.NoError(t, err)
+	data, err := os.ReadFile(o.HooksFile())
+	require.NoError(t, err)
+	var doc map[string]map[string][]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	doc["hooks"]["Stop"] = append(doc["hooks"]["Stop"], map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "echo ran >> marker"}}})
+	data, err = json.Marshal(doc)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(o.HooksFile(), data, 0o600))
+
+	res, err := UninstallCodex(o)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "1 hook(s) of yours moved up to fill their place (Stop group 2 hook 1 → group 1 hook 1)")
+	assert.Contains(t, res.Lines(), "trust them again in /hooks")
+
+	// Where nothing of the user's moved, nothing is said of it.
+	o = codexOpts(t)
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	require.NoError(t, os.WriteFile(o.HooksFile(), []byte(otherCodexHooks), 0o600))
+	_, err = InstallCodex(o)
+	require.NoError(t, err)
+	res, err = UninstallCodex(o)
+	require.NoError(t, err)
+	assert.NotContains(t, res.Lines(), "moved up")
 }
 
 func TestUninstallCodexRemovesAFileThatHeldOnlyPlansmith(t *testing.T) {
