@@ -503,3 +503,57 @@ func TestPauseAtACapReadFromAnOddSetting(t *testing.T) {
 	assert.Contains(t, out.Message, `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP is set to "0.5", which Claude Code may read as a cap of 1`)
 	assert.NotContains(t, out.Message, "Claude Code ends a turn after")
 }
+
+// plansmith's own reading commands are asides, not phase answers: the
+// user asking where the loop stands spends no retry, leaves a paused loop
+// paused and never becomes the saved plan (review BI7).
+func TestAReadingCommandIsNoPhaseAnswer(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.MaxRetries = 1
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("plansmith: planning loop active at understand [1/3]"), BlockCap: 8}
+	assert.Equal(t, Block, Stop(env, ev).Kind, "attempt 1 fails")
+
+	for _, prompt := range []string{"/plansmith:status", "/plansmith-status", "/plansmith:help", "/plansmith:memory show", "/plansmith:memory"} {
+		out := PromptSubmit(env, PromptEvent{Session: s, Prompt: prompt})
+		assert.Contains(t, out.Context, "not checked", prompt)
+		assert.True(t, loaded(t, p).AsideTurn, prompt)
+		assert.Equal(t, StopOutcome{}, Stop(env, ev), "%s: the reply is not judged", prompt)
+		l := loaded(t, p)
+		assert.False(t, l.AsideTurn, "%s: only that turn", prompt)
+		assert.Equal(t, 1, l.Retries, "%s: no retry spent", prompt)
+		assert.True(t, l.Active)
+	}
+
+	// The next turn's reply is judged again: the loop ends, its retries
+	// spent, as it would have without the asides.
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"})
+	assert.Equal(t, Finish, Stop(env, ev).Kind)
+
+	// Neither a command that writes nor one merely named in a sentence is
+	// an aside.
+	for _, prompt := range []string{"/plansmith:memory clear", "/plansmith:statusx", "what does /plansmith:status say?"} {
+		assert.False(t, isAsidePrompt(prompt), prompt)
+	}
+}
+
+func TestAReadingCommandLeavesAPausedLoopPaused(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	assert.Equal(t, Pause, Stop(env, ev).Kind)
+	retries := loaded(t, p).Retries
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"}))
+	l := loaded(t, p)
+	assert.True(t, l.Paused)
+	assert.False(t, l.AsideTurn, "a paused loop judges nothing anyway")
+	assert.Equal(t, StopOutcome{}, Stop(env, ev))
+	assert.Equal(t, retries, loaded(t, p).Retries, "nothing judged while paused")
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"}).Context, "resumes now")
+}

@@ -55,8 +55,10 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	// Only the user's own prompt lets the agent end the loop (the policy's
 	// plansmith-cancel rule); any other prompt takes that back.
 	cancel := isCancelPrompt(ev.Prompt)
-	if l.CancelAsked != cancel {
+	aside := isAsidePrompt(ev.Prompt) && !l.Paused
+	if l.CancelAsked != cancel || l.AsideTurn != aside {
 		l.CancelAsked = cancel
+		l.AsideTurn = aside
 		t.dirty = true
 	}
 	if cancel {
@@ -64,6 +66,21 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 			return cancelHere(env, t, err)
 		}
 		return PromptOutcome{}
+	}
+	if isAsidePrompt(ev.Prompt) {
+		// The user asks where the loop stands (or for help, or the
+		// memory): the reply shows that, and is no phase answer (review
+		// BI7: two status checks spent the retries and saved the status
+		// text as the plan). A paused loop stays paused; a running one
+		// lets this turn's Stop end it unjudged (Loop.AsideTurn).
+		if l.Paused {
+			return PromptOutcome{}
+		}
+		if l.ConsecutiveBlocks != 0 {
+			l.ConsecutiveBlocks = 0
+			t.dirty = true
+		}
+		return PromptOutcome{Context: templates.Show("messages/aside.md", map[string]any{"Label": label(t.file)})}
 	}
 	text := reminder(t)
 	if l.Paused {
@@ -101,13 +118,41 @@ func isNotification(prompt string) bool {
 // isCancelPrompt recognises the cancel slash command, as a plugin command
 // (/plansmith:cancel) or as installed into settings (/plansmith-cancel).
 func isCancelPrompt(prompt string) bool {
+	_, ok := slashCommand(prompt, "cancel")
+	return ok
+}
+
+// slashCommand reports whether prompt is plansmith's command name, as a
+// plugin command (/plansmith:name) or as installed into settings
+// (/plansmith-name), and gives its arguments.
+func slashCommand(prompt, name string) (args string, ok bool) {
 	p := strings.TrimSpace(prompt)
-	for _, c := range []string{"/plansmith:cancel", "/plansmith-cancel"} {
-		if p == c || strings.HasPrefix(p, c+" ") {
-			return true
+	for _, c := range []string{"/plansmith:" + name, "/plansmith-" + name} {
+		rest, found := strings.CutPrefix(p, c)
+		if found && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n') {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// isAsidePrompt recognises plansmith's own commands that only read, as
+// plugin commands (/plansmith:status) or installed into settings
+// (/plansmith-status): a turn that runs one is not a phase answer.
+func isAsidePrompt(prompt string) bool {
+	for _, name := range []string{"status", "help", "memory"} {
+		if args, ok := slashCommand(prompt, name); ok {
+			return !(name == "memory" && asksToClear(args))
 		}
 	}
 	return false
+}
+
+// asksToClear is the memory command's one writing form: its argument
+// names clear (commands/memory.md). Refused while a loop runs, it is no
+// aside either; the turn goes on as any other.
+func asksToClear(args string) bool {
+	return strings.Contains(strings.ToLower(args), "clear")
 }
 
 // cancelHere ends the loop from the user's own /plansmith:cancel prompt

@@ -70,6 +70,16 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		t.close(env)
 		return StopOutcome{}
 	}
+	if t.file.Loop.AsideTurn {
+		// The turn answered one of plansmith's own reading commands
+		// (PromptSubmit): it ends unjudged, once.
+		t.file.Loop.AsideTurn = false
+		t.dirty = true
+		if err := t.commit(); err != nil {
+			env.note("%v", err)
+		}
+		return StopOutcome{}
+	}
 	if ev.ReportsRuns {
 		// The client runs no sub-agent now (a Stop while one runs ended
 		// above): a gate run whose output never came is over, and is not

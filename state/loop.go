@@ -60,6 +60,10 @@ type Loop struct {
 	// CancelAsked is set when the user's last prompt was the cancel command:
 	// until their next prompt the agent may run plansmith cancel.
 	CancelAsked bool `yaml:"cancel_asked,omitempty"`
+	// AsideTurn is set when the user's last prompt was one of plansmith's
+	// own commands that only read (status, memory, help): that turn's
+	// reply is no phase answer, and its Stop lets the turn end unjudged.
+	AsideTurn bool `yaml:"aside_turn,omitempty"`
 
 	// Convergence mode's record (--converge); nil outside it.
 	Convergence *Convergence `yaml:"convergence,omitempty"`
