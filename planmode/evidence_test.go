@@ -178,3 +178,29 @@ func TestASteeredCriticIsNoEvidence(t *testing.T) {
 		})
 	}
 }
+
+// With ~/.claude linked out of HOME (dotfiles kept on another disk), the
+// runs are recorded and a passing assessment opens the exit (review BG5:
+// nothing was ever recorded, and ExitPlanMode was refused for good).
+func TestALinkedHomeClaudeRecordsTheRuns(t *testing.T) {
+	home := t.TempDir()
+	dotfiles := filepath.Join(t.TempDir(), "claude")
+	require.NoError(t, os.MkdirAll(filepath.Join(dotfiles, "plans"), 0o755))
+	require.NoError(t, os.Symlink(dotfiles, filepath.Join(home, ".claude")))
+	t.Setenv("HOME", home)
+	path := filepath.Join(home, PlansDir, "brave-otter.md")
+	require.NoError(t, os.WriteFile(path, []byte(evidencePlan), 0o644))
+	c := Call{Project: t.TempDir(), Home: home, SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
+	c.Input, _ = json.Marshal(map[string]string{"file_path": path})
+	var notes strings.Builder
+	Maintain(c, time.Unix(0, 0), &notes)
+
+	prompts := gate.PromptsOf(evidencePlan)
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, &notes)
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, &notes)
+	require.Len(t, loadRuns(home, "s1"), 2)
+	got := signal(t, c, path)
+	assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+	assert.Equal(t, "", CheckExit(Call{Home: home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit is allowed")
+	assert.Empty(t, notes.String())
+}

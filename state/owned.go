@@ -206,10 +206,13 @@ func mkdirOwned(dir string) error {
 
 // claudeInside returns a *LinkError when path lies below a .claude that is
 // a link leading outside the folder holding it (or that cannot be
-// resolved).
+// resolved). The user's own ~/.claude is theirs to keep where they like
+// (dotfiles on another disk): no repository carries it, and Claude Code
+// follows it, so plansmith's files below it are written through the link
+// (review BG5: the plan-mode gate's evidence was never recorded).
 func claudeInside(path string) error {
 	root, _ := splitClaude(filepath.Clean(path))
-	if filepath.Base(root) != ".claude" {
+	if filepath.Base(root) != ".claude" || isUserClaude(root) {
 		return nil
 	}
 	info, err := os.Lstat(root)
@@ -228,6 +231,13 @@ func claudeInside(path string) error {
 		return &LinkError{Path: root}
 	}
 	return nil
+}
+
+// isUserClaude reports whether root, a .claude folder, is the one in the
+// user's home folder ($HOME).
+func isUserClaude(root string) bool {
+	home := os.Getenv("HOME")
+	return home != "" && filepath.IsAbs(home) && filepath.Dir(root) == filepath.Clean(home)
 }
 
 // TempGrace is how old a leftover temporary file must be before a later

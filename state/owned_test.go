@@ -198,6 +198,34 @@ func TestClaudeLinkLeadingOutGetsNoWrites(t *testing.T) {
 	unlock()
 }
 
+// The user's own ~/.claude is theirs to link out of their home (dotfiles
+// on another disk): plansmith's files below it are written through the
+// link, while a project's .claude leading out still gets nothing (review
+// BG5).
+func TestHomeClaudeLinkedOutIsTheUsers(t *testing.T) {
+	home := t.TempDir()
+	dotfiles := filepath.Join(t.TempDir(), "claude")
+	require.NoError(t, os.MkdirAll(dotfiles, 0o755))
+	require.NoError(t, os.Symlink(dotfiles, filepath.Join(home, ".claude")))
+	t.Setenv("HOME", home)
+	file := filepath.Join(home, ".claude", "plansmith", "plan-index", "s1")
+	require.NoError(t, WriteOwned(file, []byte("x")))
+	got, err := ReadOwned(file)
+	require.NoError(t, err)
+	assert.Equal(t, "x", string(got))
+	assert.FileExists(t, filepath.Join(dotfiles, "plansmith", "plan-index", "s1"), "written where the link leads")
+
+	// A link below it is still refused.
+	require.NoError(t, os.Symlink(t.TempDir(), filepath.Join(home, ".claude", "plansmith", "runs")))
+	requireLink(t, WriteOwned(filepath.Join(home, ".claude", "plansmith", "runs", "f"), []byte("x")), filepath.Join(home, ".claude", "plansmith", "runs"))
+
+	// Another folder's .claude is not the user's.
+	project := filepath.Join(home, "src")
+	require.NoError(t, os.MkdirAll(project, 0o755))
+	require.NoError(t, os.Symlink(dotfiles, filepath.Join(project, ".claude")))
+	requireLink(t, WriteOwned(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("x")), filepath.Join(project, ".claude"))
+}
+
 func TestLoadNonFileIsCorrupt(t *testing.T) {
 	t.Run("directory", func(t *testing.T) {
 		p := Paths{Project: t.TempDir()}
