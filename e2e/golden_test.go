@@ -178,6 +178,11 @@ func TestHookOutputsGolden(t *testing.T) {
 			require.True(t, json.Valid(out), "not JSON: %s", out)
 			out = stamp.ReplaceAll(bytes.ReplaceAll(out, []byte(project), []byte("$PROJECT")), []byte("YYYYMMDD-HHMMSS"))
 			out = day.ReplaceAll(out, []byte("plans/YYYY-MM-DD-"))
+			for _, e := range tt.env {
+				if home, ok := strings.CutPrefix(e, "HOME="); ok {
+					out = bytes.ReplaceAll(out, []byte(home), []byte("$HOME"))
+				}
+			}
 			file := filepath.Join(dir, tt.name+".json")
 			if *update {
 				require.NoError(t, os.WriteFile(file, out, 0o644))

@@ -25,7 +25,7 @@ import (
 // assessment's critic prompt, or starts with its validator prompt
 // (gate.Prompts.Recognise), or a run's final output. Anything else changes nothing. It never answers.
 func RecordSubagent(env Env, ev SubagentEvent) {
-	call := planmode.Call{Project: project(env, ev.Session), Home: env.Getenv("HOME"), SessionID: ev.ID}
+	call := sessionPlanCall(env, ev.Session)
 	switch {
 	case ev.Steered:
 		// Whatever the permission mode: the run may have been launched in

@@ -190,14 +190,20 @@ func openToolSession(env Env, s Session) (*txn, error) {
 }
 
 func planCall(env Env, ev ToolEvent) planmode.Call {
+	c := sessionPlanCall(env, ev.Session)
+	c.PermissionMode, c.Tool, c.Input, c.Response = ev.PermissionMode, ev.Tool, ev.Input, ev.Response
+	return c
+}
+
+// sessionPlanCall is the plan-mode gate's view of s: where the project,
+// Claude Code's project root and config folder, and HOME are.
+func sessionPlanCall(env Env, s Session) planmode.Call {
 	return planmode.Call{
-		Project:        project(env, ev.Session),
-		Home:           env.Getenv("HOME"),
-		SessionID:      ev.ID,
-		PermissionMode: ev.PermissionMode,
-		Tool:           ev.Tool,
-		Input:          ev.Input,
-		Response:       ev.Response,
+		Project:   project(env, s),
+		Root:      env.Getenv("CLAUDE_PROJECT_DIR"),
+		Home:      env.Getenv("HOME"),
+		ConfigDir: env.Getenv("CLAUDE_CONFIG_DIR"),
+		SessionID: s.ID,
 	}
 }
 

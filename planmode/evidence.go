@@ -41,8 +41,8 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	if c.Home == "" || c.SessionID == "" || !On(c.Project, io.Discard) {
 		return
 	}
-	canon, err := filepath.EvalSymlinks(filepath.Join(c.Home, PlansDir))
-	if err != nil {
+	_, canon, err := c.plansFolder()
+	if err != nil || canon == "" {
 		return
 	}
 	plan, ok := indexedPlan(c.Home, canon, c.SessionID)

@@ -204,3 +204,74 @@ func TestALinkedHomeClaudeRecordsTheRuns(t *testing.T) {
 	assert.Equal(t, "", CheckExit(Call{Home: home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit is allowed")
 	assert.Empty(t, notes.String())
 }
+
+// Plan files kept where Claude Code's plansDirectory setting or
+// $CLAUDE_CONFIG_DIR puts them are maintained and found, as in
+// ~/.claude/plans (review BG8: ExitPlanMode was refused for good).
+func TestThePlansFolderIsWhereClaudeCodeKeepsIt(t *testing.T) {
+	assess := func(t *testing.T, c Call, dir string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		path := filepath.Join(dir, "brave-otter.md")
+		require.NoError(t, os.WriteFile(path, []byte(evidencePlan), 0o644))
+		c.PermissionMode, c.Tool = "plan", "Write"
+		c.Input, _ = json.Marshal(map[string]string{"file_path": path})
+		exit := Call{Project: c.Project, Root: c.Root, Home: c.Home, ConfigDir: c.ConfigDir, SessionID: c.SessionID, Tool: "ExitPlanMode"}
+		Maintain(c, time.Unix(0, 0), io.Discard)
+		assert.Contains(t, CheckExit(exit, io.Discard), "verdict is pending", "maintained and found, not yet assessed")
+		prompts := gate.PromptsOf(evidencePlan)
+		RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+		RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+		got := signal(t, c, path)
+		assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+		assert.Equal(t, "", CheckExit(exit, io.Discard), "exit is allowed")
+	}
+	settings := func(t *testing.T, file, plans string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+		require.NoError(t, os.WriteFile(file, []byte(`{"permissions":{},"plansDirectory":`+strconvQuote(plans)+`}`), 0o644))
+	}
+
+	t.Run("project setting", func(t *testing.T) {
+		c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1"}
+		settings(t, filepath.Join(c.Project, ".claude", "settings.json"), "docs/plans")
+		assess(t, c, filepath.Join(c.Project, "docs", "plans"))
+	})
+	t.Run("local setting over the project's and the user's", func(t *testing.T) {
+		c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1"}
+		settings(t, filepath.Join(c.Home, ".claude", "settings.json"), "user-plans")
+		settings(t, filepath.Join(c.Project, ".claude", "settings.json"), "shared-plans")
+		settings(t, filepath.Join(c.Project, ".claude", "settings.local.json"), "./.claude/plans")
+		assess(t, c, filepath.Join(c.Project, ".claude", "plans"))
+	})
+	t.Run("relative to Claude Code's project root", func(t *testing.T) {
+		root := t.TempDir()
+		c := Call{Project: filepath.Join(root, "lib"), Root: root, Home: t.TempDir(), SessionID: "s1"}
+		settings(t, filepath.Join(root, ".claude", "settings.json"), "plans")
+		assess(t, c, filepath.Join(root, "plans"))
+	})
+	t.Run("CLAUDE_CONFIG_DIR", func(t *testing.T) {
+		c := Call{Project: t.TempDir(), Home: t.TempDir(), ConfigDir: t.TempDir(), SessionID: "s1"}
+		assess(t, c, filepath.Join(c.ConfigDir, "plans"))
+	})
+	t.Run("a setting leading out of the project is ignored", func(t *testing.T) {
+		c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1"}
+		out := t.TempDir()
+		settings(t, filepath.Join(c.Project, ".claude", "settings.json"), "../"+filepath.Base(out))
+		assess(t, c, filepath.Join(c.Home, PlansDir))
+		require.NoError(t, os.Symlink(out, filepath.Join(c.Project, "linked")))
+		settings(t, filepath.Join(c.Project, ".claude", "settings.json"), "linked")
+		dir, _, err := c.plansFolder()
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Join(c.Home, PlansDir), dir, "a link out of the project is refused too")
+	})
+	t.Run("a plan elsewhere: the refusal says where plansmith looked", func(t *testing.T) {
+		c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", Tool: "ExitPlanMode"}
+		deny := CheckExit(c, io.Discard)
+		assert.Contains(t, deny, "No gap-coverage assessment exists")
+		assert.Contains(t, deny, filepath.Join(c.Home, PlansDir))
+		assert.Contains(t, deny, "plan_mode_gate: off")
+	})
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

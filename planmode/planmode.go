@@ -26,13 +26,17 @@ import (
 // ExitPlanMode check is the enforcement, so it fails closed. A missed
 // maintenance step is caught at exit as stale or missing metadata.
 
-// PlansDir is where Claude Code keeps plan-mode plan files, relative to HOME.
+// PlansDir is where Claude Code keeps plan-mode plan files by default,
+// relative to HOME (plansdir.go: the settings and $CLAUDE_CONFIG_DIR that
+// move them).
 const PlansDir = ".claude/plans"
 
 // Call is one tool call as the plan-mode gate sees it.
 type Call struct {
 	Project        string // the project, for its settings file
-	Home           string // $HOME, where ~/.claude/plans lives
+	Root           string // Claude Code's project root ($CLAUDE_PROJECT_DIR), where plansDirectory is relative to; Project when ""
+	Home           string // $HOME, where plansmith's plan index lives (and ~/.claude/plans)
+	ConfigDir      string // $CLAUDE_CONFIG_DIR, Claude Code's config folder when set
 	SessionID      string
 	PermissionMode string // "plan" in plan mode
 	Tool           string
@@ -43,7 +47,8 @@ type Call struct {
 // Maintain maintains the plan-mode gate's metadata after the agent writes
 // its plan file in plan mode: for Write, Edit and MultiEdit with
 // permission_mode "plan" on a file whose canonical path is a .md file
-// directly in the canonical ~/.claude/plans, it rewrites the file with
+// directly in the canonical plans folder (~/.claude/plans unless moved:
+// plansdir.go), it rewrites the file with
 // gate.Maintain (session marker, hashes, validation), atomically and only
 // when something changed, and records the file in the plan index (see
 // index.go). Anything else, and any input it cannot make sense
@@ -64,8 +69,8 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 	if target == "" || !filepath.IsAbs(target) || !On(c.Project, notes) || c.Home == "" {
 		return
 	}
-	dir, err := filepath.EvalSymlinks(filepath.Join(c.Home, PlansDir))
-	if err != nil {
+	_, dir, err := c.plansFolder()
+	if err != nil || dir == "" {
 		return
 	}
 	path, ok := planFile(dir, target)
@@ -136,7 +141,7 @@ func rawString(raw json.RawMessage, key string) string {
 
 // CheckExit judges an ExitPlanMode call: the session's plan file (the one
 // the plan index names, verified; else found by its session marker among
-// ~/.claude/plans/*.md, the most recently modified when several carry it) must hold a pass verdict bound to its
+// the plans folder's *.md files, the most recently modified when several carry it) must hold a pass verdict bound to its
 // current plan and gaps (gate.CheckExit). It fails closed: no session id, no
 // plan with the marker, an unreadable folder or file, or an internal error
 // all deny, each with a message that says how to proceed. It returns the
@@ -153,12 +158,18 @@ func CheckExit(c Call, notes io.Writer) (deny string) {
 	if strings.TrimSpace(c.SessionID) == "" {
 		return gate.CheckExit("", "").Message
 	}
-	content, err := sessionPlan(c.Home, c.SessionID)
+	content, dir, err := sessionPlan(c)
 	if err != nil {
 		return exitMessage("unreadable", err.Error())
 	}
-	// No plan carries the marker: CheckExit says "no assessment".
+	// No plan carries the marker: CheckExit says "no assessment", and the
+	// agent is told where plansmith looked (review BG8: a plan kept
+	// elsewhere was refused with advice that could not be followed).
 	ex := gate.CheckExit(content, c.SessionID)
+	if ex.Case == gate.ExitNoAssessment {
+		return strings.TrimSpace(ex.Message) + "\n" + strings.TrimSpace(templates.Show("gate/exit-looked.md", map[string]any{"Dir": dir})) +
+			"\n" + strings.TrimSpace(templates.Show("gate/exit-switch.md", nil))
+	}
 	if !ex.Allow {
 		return ex.Message
 	}
@@ -171,27 +182,25 @@ func CheckExit(c Call, notes io.Writer) (deny string) {
 	return ""
 }
 
-// sessionPlan returns the contents of the plan file marked with sessionID,
-// or "" when none is. A plan file that cannot be read is an error only when
-// no readable file carries the marker: it might have been this session's.
-func sessionPlan(home, sessionID string) (string, error) {
+// sessionPlan returns the contents of the plan file marked with the
+// session's id, or "" when none is. A plan file that cannot be read is an
+// error only when no readable file carries the marker: it might have been
+// this session's.
+func sessionPlan(c Call) (content, dir string, err error) {
+	home, sessionID := c.Home, c.SessionID
 	if home == "" {
-		return "", fmt.Errorf("HOME is not set, so %s cannot be found", filepath.Join("~", PlansDir))
+		return "", "", fmt.Errorf("HOME is not set, so plansmith's plan index cannot be found")
 	}
-	dir := filepath.Join(home, PlansDir)
-	canon, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "", nil // no plans at all
-		}
-		return "", fmt.Errorf("reading %s: %w", dir, err)
+	dir, canon, err := c.plansFolder()
+	if err != nil || canon == "" {
+		return "", dir, err // canon "": no plans at all
 	}
 	if content, ok := indexedPlan(home, canon, sessionID); ok {
-		return content, nil
+		return content, dir, nil
 	}
 	entries, err := os.ReadDir(canon)
 	if err != nil {
-		return "", fmt.Errorf("reading %s: %w", dir, err)
+		return "", dir, fmt.Errorf("reading %s: %w", dir, err)
 	}
 	marker := "rodin:session=" + sessionID
 	var best string
@@ -223,9 +232,9 @@ func sessionPlan(home, sessionID string) (string, error) {
 		}
 	}
 	if bestInfo == nil && firstErr != nil {
-		return "", firstErr
+		return "", dir, firstErr
 	}
-	return best, nil
+	return best, dir, nil
 }
 
 // CheckMalformed answers a tool call whose input could not be decoded
