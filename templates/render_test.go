@@ -136,6 +136,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/plan-not-saved.md": map[string]any{"Output": ".claude/plansmith-output.local.md", "Why": "disk full", "Label": label, "Recovery": ".claude/plansmith/recovered-plan.md", "Paused": true},
 		"messages/prompt.md":         map[string]any{"Label": label, "Note": "", "Instructions": "Critique the plan.", "Request": request},
 		"messages/reminder.md":       map[string]any{"Label": label},
+		"messages/aside.md":          map[string]any{"Label": label},
 		"messages/resume.md":         map[string]any{"Label": label, "Reason": "understand [1/8]: this answer did not pass"},
 		"messages/retry.md": map[string]any{"Label": label, "Phase": "critique", "Attempt": 1, "Left": 2,
 			"Problems": []string{"numbered items: found 1, need 3"}, "Prompt": "Critique the plan."},
@@ -165,6 +166,7 @@ func renderData(t *testing.T) map[string]any {
 		data["gate/exit/"+e.Name()] = exit
 	}
 	data["gate/exit-switch.md"] = nil
+	data["gate/exit-looked.md"] = map[string]any{"Dir": "/home/u/.claude/plans"}
 	return data
 }
 
