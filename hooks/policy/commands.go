@@ -162,6 +162,16 @@ func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
 	return true
 }
 
+// hasDotDot reports whether the path p has a ".." component.
+func hasDotDot(p string) bool {
+	for _, c := range strings.Split(p, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // argv judges a command line given as words: args[0] is the command. tail is
 // true when more arguments of unknown value will be appended (xargs).
 func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
@@ -176,7 +186,11 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	}
 	cmd := name.val
 	if strings.Contains(cmd, "/") {
-		if !systemDirs()[path.Dir(cmd)] {
+		// A ".." is resolved by the kernel from where the links before it
+		// lead, not from the folder the text names: /p/l/../../usr/bin/cat
+		// runs the project's usr/bin/cat when l is a link into it (review
+		// BJ1), though path.Dir cleans it to /usr/bin.
+		if !systemDirs()[path.Dir(cmd)] || hasDotDot(cmd) {
 			c.fail("script", n, cmd)
 			return
 		}

@@ -1257,3 +1257,37 @@ func bareEvil(asked *[]string) func(dir string) string {
 		return ""
 	}
 }
+
+// A program named through a link and ".." runs from where the link leads:
+// /p/l/../../usr/bin/cat is the project's usr/bin/cat when l leads two
+// folders into the project, though the text cleans to /usr/bin/cat
+// (review BJ1).
+func TestAProgramPathThroughDotDot(t *testing.T) {
+	project := t.TempDir()
+	// The link leads as deep into the project as the project is deep, so
+	// the text's ".."s climb to / while the kernel's stop at the project.
+	depth := strings.Count(project, "/") + 1
+	deep := strings.TrimSuffix(strings.Repeat("a/", depth), "/")
+	require.NoError(t, os.MkdirAll(filepath.Join(project, deep), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(project, "usr", "bin"), 0o755))
+	require.NoError(t, os.Symlink(deep, filepath.Join(project, "l")))
+	marker := filepath.Join(project, "ran")
+	require.NoError(t, os.WriteFile(filepath.Join(project, "usr", "bin", "cat"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
+
+	cmd := project + "/l" + strings.Repeat("/..", depth) + "/usr/bin/cat f"
+	require.Equal(t, "/usr/bin", filepath.Dir(filepath.Clean(strings.TrimSuffix(cmd, " f"))), "the text names /usr/bin/cat")
+	for _, c := range []string{cmd, "env " + cmd, "xargs " + strings.TrimSuffix(cmd, " f") + " < list", "find . -exec " + strings.TrimSuffix(cmd, " f") + " {} +"} {
+		d := Bash(c, Config{})
+		assert.False(t, d.Allow, c)
+		assert.Equal(t, "script", d.Rule, c)
+	}
+	for _, c := range []string{"/usr/bin/cat f", "/bin/ls -la"} {
+		assert.True(t, Bash(c, Config{}).Allow, c)
+	}
+
+	// What the rule is for: the shell runs the project's file.
+	run := exec.Command("sh", "-c", cmd)
+	run.Dir = project
+	_ = run.Run()
+	assert.FileExists(t, marker, "the kernel followed the link before the ..")
+}
