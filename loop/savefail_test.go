@@ -203,6 +203,11 @@ func TestStopWithTheLockHeldTellsTheUser(t *testing.T) {
 	// state without the lock shows as much: it is not held up.
 	other := PreToolUse(env, ToolEvent{Session: Session{ID: "other", Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
 	assert.False(t, other.Deny, other.Reason)
+	// A call that names no session may be the holder's: refused, as with
+	// the lock free (review BI5: it was let through).
+	nameless := PreToolUse(env, ToolEvent{Session: Session{Cwd: p.Project}, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
+	assert.True(t, nameless.Deny)
+	assert.Contains(t, nameless.Reason, "held the project's lock")
 
 	ev := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("1. too short"), BlockCap: 8}
 	out := Stop(env, ev)

@@ -81,7 +81,9 @@ func (e *lockError) Unwrap() error { return e.err }
 // heldWithoutLock reads the state file without the lock, for a hook that
 // could not take it, and reports whether the file is a running loop s must
 // heed: one s holds, or one bound to no session yet, started in this
-// project. A file it cannot read counts: nothing shows it is not one.
+// project. A file it cannot read counts: nothing shows it is not one, and
+// so does a call that names no session (review BI5), which may be the
+// holder's.
 func heldWithoutLock(p state.Paths, s Session) bool {
 	f, err := state.LoadHead(p.State())
 	switch {
@@ -94,7 +96,7 @@ func heldWithoutLock(p state.Paths, s Session) bool {
 	if !l.Active || elsewhere(l, p.Project) {
 		return false
 	}
-	return l.SessionID == "" || l.HeldBy(s.ID)
+	return l.SessionID == "" || s.ID == "" || l.HeldBy(s.ID)
 }
 
 func exists(path string) bool {
