@@ -12,8 +12,8 @@ import (
 type Cancelled struct {
 	// Found is false when there was no state file: nothing was done.
 	Found bool
-	// Unreadable is why a corrupt state file could not be read; it was
-	// moved aside to Archive.
+	// Unreadable is why the state file could not be read (corrupt, or not
+	// readable at all); it was moved aside to Archive.
 	Unreadable error
 	// Link is true when the state file was a symbolic link: the link moved
 	// aside to Archive, its target untouched.
@@ -34,19 +34,22 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	t, err := begin(p, false)
 	var corrupt *state.CorruptError
 	var link *state.LinkError
-	// Only an unreadable state file itself is moved aside: begin returns
-	// no txn when the lock could not be had (a link there too, review P).
-	unreadable := t != nil && (errors.As(err, &corrupt) || errors.As(err, &link) && link.Path == p.State())
+	// Only an unreadable state file itself is moved aside (corrupt, a
+	// link, a file that cannot be read): begin returns no txn when the
+	// lock could not be had (a link there too, review P).
 	switch {
-	case unreadable:
+	case t != nil && err != nil:
 		defer t.commit()
 		dst, aerr := t.archiveCorrupt(env.Now())
 		if aerr != nil {
 			return Cancelled{}, aerr
 		}
-		c := Cancelled{Found: true, Link: link != nil, Archive: p.Rel(dst)}
-		if corrupt != nil {
+		c := Cancelled{Found: true, Link: errors.As(err, &link), Archive: p.Rel(dst), Unreadable: err}
+		if errors.As(err, &corrupt) {
 			c.Unreadable = corrupt.Err
+		}
+		if c.Link {
+			c.Unreadable = nil
 		}
 		return c, nil
 	case errors.As(err, &link):

@@ -117,6 +117,10 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	if errors.As(err, &moved) {
 		return moved.told()
 	}
+	var unread *unreadState
+	if errors.As(err, &unread) {
+		return PromptOutcome{Message: unread.message()}
+	}
 	if t == nil {
 		return PromptOutcome{}
 	}

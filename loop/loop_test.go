@@ -3,6 +3,8 @@ package loop
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -480,12 +482,26 @@ func TestStartWhenTheLeftoverCannotBeArchived(t *testing.T) {
 	env, p, _ := testEnv(t)
 	_, err := Start(env, p, testOptions())
 	require.NoError(t, err)
-	rewriteLoop(t, p, func(l *state.Loop) { l.Active, l.ExitReason = false, state.ExitCompleted })
-	require.NoError(t, os.WriteFile(p.Archive(), []byte("a file where the archive folder goes"), 0o644))
+	rewriteLoop(t, p, func(l *state.Loop) { l.Active, l.ExitReason, l.EndedAt = false, state.ExitCompleted, testNow })
+	// Every name the archive could take is taken. (A file where the
+	// archive folder goes is moved aside: review BI1.)
+	old := state.ArchiveTries
+	state.ArchiveTries = 3
+	t.Cleanup(func() { state.ArchiveTries = old })
+	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
+	stamp := testNow.UTC().Format("20060102-150405")
+	for i := 0; i < state.ArchiveTries; i++ {
+		name := fmt.Sprintf("%s-%s-%d.md", stamp, state.ExitCompleted, i)
+		if i == 0 {
+			name = fmt.Sprintf("%s-%s.md", stamp, state.ExitCompleted)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(p.Archive(), name), nil, 0o644))
+	}
 
 	_, err = Start(env, p, testOptions())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no loop started: the previous loop's state file could not be moved to the archive")
+	assert.Contains(t, err.Error(), "no free name")
 	assert.False(t, loaded(t, p).Active, "the ended loop stays ended")
 }
 
@@ -556,4 +572,37 @@ func TestAReadingCommandLeavesAPausedLoopPaused(t *testing.T) {
 	assert.Equal(t, StopOutcome{}, Stop(env, ev))
 	assert.Equal(t, retries, loaded(t, p).Retries, "nothing judged while paused")
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"}).Context, "resumes now")
+}
+
+// A state file the hooks cannot read (here a link a repository carries)
+// keeps the project read-only, as it may hold a loop; the hooks that speak
+// say so, and the user's /plansmith:cancel moves it aside (review BI2:
+// Stop, prompt and cancel all said nothing).
+func TestAStateFileThatCannotBeReadIsToldAndCancelled(t *testing.T) {
+	env, p, _ := testEnv(t)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+	readme := filepath.Join(p.Project, "README.md")
+	require.NoError(t, os.WriteFile(readme, []byte("hi\n"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join("..", "README.md"), p.State()))
+	s := Session{ID: "s", Cwd: p.Project}
+	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "it may hold a loop")
+
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("I could not edit.")})
+	assert.Equal(t, Pause, stop.Kind)
+	assert.Contains(t, stop.Message, ".claude/plansmith.local.md cannot be read")
+	assert.Contains(t, stop.Message, "/plansmith:cancel")
+	prompt := PromptSubmit(env, PromptEvent{Session: s, Prompt: "fix the typo"})
+	assert.Contains(t, prompt.Message, "cannot be read")
+	resumed := SessionStart(env, SessionEvent{Session: s, Source: "compact"})
+	assert.Contains(t, resumed.Message, "cannot be read")
+
+	cancel := PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, cancel.Message, ".claude/plansmith/archive/")
+	_, err := os.Lstat(p.State())
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the link moved aside")
+	assert.False(t, PreToolUse(env, write).Deny)
+	data, err := os.ReadFile(readme)
+	require.NoError(t, err)
+	assert.Equal(t, "hi\n", string(data), "what the link led to is untouched")
 }

@@ -21,11 +21,16 @@ import (
 func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var foreign *notStartedHere
-	if errors.As(err, &foreign) && isCancelPrompt(ev.Prompt) {
-		// A loop plansmith did not start here keeps tool calls read-only,
-		// and records no permission for the agent's plansmith cancel: the
-		// user's own /plansmith:cancel ends it here (review AA4).
+	var unread *unreadState
+	if (errors.As(err, &foreign) || errors.As(err, &unread)) && isCancelPrompt(ev.Prompt) {
+		// A loop plansmith did not start here, or a state file it cannot
+		// read, keeps tool calls read-only and records no permission for
+		// the agent's plansmith cancel: the user's own /plansmith:cancel
+		// ends it here (review AA4, BI2).
 		return cancelForeign(env, ev.Session)
+	}
+	if errors.As(err, &unread) {
+		return PromptOutcome{Message: unread.message()}
 	}
 	var moved *movedAside
 	if errors.As(err, &moved) {

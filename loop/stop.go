@@ -46,7 +46,10 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	var lock *lockError
 	var moved *movedAside
 	var foreign *notStartedHere
+	var unread *unreadState
 	switch {
+	case errors.As(err, &unread):
+		return StopOutcome{Kind: Pause, Message: unread.message()}
 	case errors.As(err, &foreign):
 		return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/not-started-here.md",
 			map[string]any{"State": p.Rel(p.State())}))}
@@ -60,8 +63,8 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// ends as if planning were done (review P).
 		return NotChecked(plainError(err), false)
 	}
-	// Other failures to read the state file stay notes: the file may not
-	// be this session's loop at all (a link a repository carries).
+	// Other failures stay notes: the project could not be found, or the
+	// lock's folder is a link leading out of it.
 	if t == nil {
 		return StopOutcome{}
 	}

@@ -34,9 +34,10 @@ type txn struct {
 // a project without a loop gets no .claude/plansmith folder; true takes the
 // lock anyway, for a caller about to write one. A corrupt file comes back
 // as a *state.CorruptError, and a symbolic link in the state file's place
-// as a *state.LinkError, each with the lock held (the caller moves it aside
-// with archiveCorrupt, or refuses, and commits); any other failure releases
-// the lock and returns a nil txn.
+// as a *state.LinkError, and a file that cannot be read at all as a plain
+// error, each with the lock held (the caller moves it aside with
+// archiveCorrupt, or refuses, and commits); a failure to lock, or a link
+// among the folders, releases the lock and returns a nil txn.
 func begin(p state.Paths, create bool) (*txn, error) {
 	return beginWith(p, create, state.Load)
 }
@@ -63,9 +64,13 @@ func beginWith(p state.Paths, create bool, load func(string) (*state.File, error
 		return t, err
 	case errors.As(err, &link) && link.Path == p.State():
 		return t, err // it names the file
-	case err != nil:
+	case errors.As(err, &link):
 		unlock()
-		return nil, fmt.Errorf("reading %s: %w", p.State(), err)
+		return nil, err // a link among the folders: nothing there is plansmith's to move
+	case err != nil:
+		// The file itself cannot be read (permission denied, say): the
+		// lock is kept for a caller that moves it aside (Cancel).
+		return t, fmt.Errorf("reading %s: %w", p.State(), err)
 	}
 	t.file = f
 	return t, nil
@@ -185,15 +190,20 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		t.commit()
 		if aerr != nil {
 			env.note("%v; could not move it aside: %v", err, aerr)
-			return nil, nil
+			return nil, &unreadState{state: p.Rel(p.State()), why: fmt.Errorf("%w; it could not be moved aside: %w", corrupt.Err, aerr)}
 		}
 		env.note("%v; loop deactivated, file kept at %s", err, p.Rel(dst))
 		return nil, &movedAside{err: corrupt, archive: p.Rel(dst)}
+	case err != nil && t != nil:
+		// The state file itself cannot be read: a link a repository
+		// carries, a file left unreadable by another user. It may hold a
+		// running loop, so tool calls stay refused; the user is told
+		// (review BI2: every hook that speaks said nothing).
+		env.note("%v", err)
+		t.commit()
+		return nil, &unreadState{state: p.Rel(p.State()), why: err}
 	case err != nil:
 		env.note("%v", err)
-		if t != nil {
-			t.commit()
-		}
 		return nil, err
 	}
 	if !t.active() {
@@ -346,6 +356,22 @@ func (m *movedAside) told() PromptOutcome {
 	text := strings.TrimSpace(templates.Show("messages/state-moved-aside.md",
 		map[string]any{"Why": plainError(m.err.Err), "Archive": m.archive}))
 	return PromptOutcome{Message: text, Context: text}
+}
+
+// unreadState says that the state file exists but can be neither read nor
+// moved aside: while it is there the tool calls stay refused (they cannot
+// tell it holds no loop), so the hooks that speak tell the user what it is
+// and how to end it, rather than nothing (review BI1, BI2).
+type unreadState struct {
+	state string // the state file, relative to the project
+	why   error
+}
+
+func (u *unreadState) Error() string { return u.why.Error() }
+
+// message is what the user is told.
+func (u *unreadState) message() string {
+	return strings.TrimSpace(templates.Show("messages/state-stuck.md", map[string]any{"State": u.state, "Why": plainError(u.why)}))
 }
 
 // notStartedHere says that a session did not take on a loop that plansmith

@@ -69,18 +69,38 @@ func ArchiveRaw(p Paths, reason string, now time.Time) (string, error) {
 
 func archiveName(p Paths, reason string, now time.Time) (string, error) {
 	dir := p.Archive()
-	if err := mkdirOwned(dir); err != nil {
+	err := mkdirOwned(dir)
+	if err != nil && reclaimDir(dir) {
+		// A file or link where the archive folder goes (a repository can
+		// carry one) is moved aside, as the lock's folder is: otherwise
+		// nothing could ever be archived, a corrupt state file included,
+		// and its loop could not be ended (review BI1).
+		err = mkdirOwned(dir)
+	}
+	if err != nil {
 		return "", err
 	}
 	stamp := now.UTC().Format("20060102-150405")
-	for i := 0; ; i++ {
+	for i := 0; i < ArchiveTries; i++ {
 		name := fmt.Sprintf("%s-%s.md", stamp, reason)
 		if i > 0 {
 			name = fmt.Sprintf("%s-%s-%d.md", stamp, reason, i)
 		}
 		path := filepath.Join(dir, name)
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		_, err := os.Lstat(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return path, nil
+		case err != nil:
+			// The folder cannot be searched (permission denied): no name
+			// will do, and trying more only spins (review BG6).
+			return "", fmt.Errorf("checking %s: %w", path, err)
 		}
 	}
+	return "", fmt.Errorf("%s holds %d files named %s-%s: no free name", dir, ArchiveTries, stamp, reason)
 }
+
+// ArchiveTries is how many names archiveName tries within one second's
+// stamp: far more than hooks and commands archive in a second. A variable
+// for the tests.
+var ArchiveTries = 10000

@@ -216,9 +216,10 @@ func TestArchiveFailureStillDeactivates(t *testing.T) {
 	dir := t.TempDir()
 	p := Paths{Project: dir}
 	require.NoError(t, Save(p.State(), &File{Loop: sampleLoop()}))
-	// A file where the archive folder should be: the archive cannot be written.
-	require.NoError(t, os.MkdirAll(p.Work(), 0o755))
-	require.NoError(t, os.WriteFile(p.Archive(), nil, 0o644))
+	// A file where the archive folder's folder should be: the archive
+	// cannot be written. (One where the archive folder goes is moved
+	// aside: TestAFileWhereTheArchiveGoesIsMovedAside.)
+	require.NoError(t, os.WriteFile(p.Work(), nil, 0o644))
 
 	_, err := Archive(p, &File{Loop: sampleLoop()}, ExitCompleted, time.Now())
 	require.Error(t, err)
@@ -227,6 +228,27 @@ func TestArchiveFailureStillDeactivates(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, got.Loop.Active, "an ended loop must not stay active when its archive fails")
 	assert.Equal(t, ExitCompleted, got.Loop.ExitReason)
+}
+
+// A file where the archive folder goes (a repository can carry one) is
+// moved aside, as the lock's folder is: otherwise no loop could be
+// archived, a corrupt one included, and none could end (review BI1).
+func TestAFileWhereTheArchiveGoesIsMovedAside(t *testing.T) {
+	p := Paths{Project: t.TempDir()}
+	require.NoError(t, os.MkdirAll(p.Work(), 0o755))
+	require.NoError(t, os.WriteFile(p.Archive(), []byte("junk"), 0o644))
+	require.NoError(t, os.WriteFile(p.State(), []byte("not a state file"), 0o644))
+	dst, err := ArchiveRaw(p, ExitCorrupt, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, p.Archive(), filepath.Dir(dst))
+	assert.DirExists(t, p.Archive())
+	moved, err := filepath.Glob(p.Archive() + ".moved-*")
+	require.NoError(t, err)
+	require.Len(t, moved, 1)
+	junk, err := os.ReadFile(moved[0])
+	require.NoError(t, err)
+	assert.Equal(t, "junk", string(junk), "the file moved as it was")
+	assert.NoFileExists(t, p.State())
 }
 
 func TestLockSerialises(t *testing.T) {

@@ -84,6 +84,10 @@ func moveAside(path string, want fs.FileMode) bool {
 	return os.Rename(path, fmt.Sprintf("%s.moved-%d", path, time.Now().UnixNano())) == nil
 }
 
+// reclaimDir makes dir, one of plansmith's own folders inside a project's
+// .claude, makeable again when something else stands there.
+func reclaimDir(dir string) bool { return moveAside(dir, fs.ModeDir) }
+
 // ReclaimFile makes path, one of plansmith's own file names inside a
 // project's .claude, usable again when something else stands there (a
 // folder or a link a repository carries): it is moved aside as moveAside

@@ -44,3 +44,5 @@ func sameFile(*os.File, string) bool { return true }
 
 // ReclaimFile moves nothing aside on Windows.
 func ReclaimFile(string) bool { return false }
+
+func reclaimDir(string) bool { return false }

@@ -135,6 +135,11 @@ func openRegular(path string, flag int) (*os.File, error) {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, &LinkError{Path: path}
 		}
+		// A socket cannot be opened at all (ENXIO): it is no file either,
+		// to be moved aside as a FIFO is (review BI2).
+		if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSocket != 0 {
+			return nil, &NotFileError{Path: path, Mode: info.Mode()}
+		}
 		return nil, err
 	}
 	info, err := f.Stat()

@@ -3,8 +3,10 @@ package state
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -79,9 +81,10 @@ func TestPlantedLinksAreRefused(t *testing.T) {
 			}
 			link := plant(t, tc.link(p), outside)
 
-			if tc.name == "work folder: lock" || tc.name == "lock file" {
-				// The lock and its folder are plansmith's own names: a link
-				// there is moved aside, as a link, and the lock made afresh.
+			if tc.name == "work folder: lock" || tc.name == "lock file" || strings.HasPrefix(tc.name, "archive folder") {
+				// The lock, its folder and the archive folder are
+				// plansmith's own names: a link there is moved aside, as a
+				// link, and the lock or folder made afresh.
 				require.NoError(t, tc.op(p))
 				requireMovedAside(t, link)
 			} else {
@@ -257,6 +260,21 @@ func TestLoadNonFileIsCorrupt(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("Load blocked on a FIFO in place of the state file")
 		}
+	})
+	t.Run("socket", func(t *testing.T) {
+		p := Paths{Project: t.TempDir()}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p.State()), 0o755))
+		l, err := net.Listen("unix", p.State())
+		require.NoError(t, err)
+		defer l.Close()
+		_, err = Load(p.State())
+		var corrupt *CorruptError
+		require.ErrorAs(t, err, &corrupt, "a socket is no state file, to be moved aside (review BI2)")
+		dst, err := ArchiveRaw(p, ExitCorrupt, time.Now())
+		require.NoError(t, err)
+		info, err := os.Lstat(dst)
+		require.NoError(t, err)
+		assert.NotZero(t, info.Mode()&fs.ModeSocket)
 	})
 }
 
