@@ -4,6 +4,8 @@ package state
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -30,4 +32,50 @@ func TestArchiveOnAFullDiskMovesTheFile(t *testing.T) {
 	got, err := Load(dst)
 	require.NoError(t, err, "the archive holds the loop as last saved")
 	assert.Equal(t, sampleLoop().Request, got.Loop.Request)
+}
+
+// An archive folder plansmith cannot search (made by sudo with umask 077,
+// say) fails the archive at once with the cause, instead of trying names
+// forever (review BG6: 45 s per save). Root searches any folder, so as
+// root the test runs itself again as nobody.
+func TestAnUnsearchableArchiveFailsAtOnce(t *testing.T) {
+	dir := os.Getenv("PLANSMITH_TEST_UNSEARCHABLE")
+	if dir == "" {
+		// t.TempDir's parent is root's alone: nobody needs to reach it.
+		var err error
+		dir, err = os.MkdirTemp("", "plansmith-unsearchable-")
+		require.NoError(t, err)
+		t.Cleanup(func() { os.Chmod(filepath.Join(dir, ".claude", "plansmith", "archive"), 0o755); os.RemoveAll(dir) })
+		require.NoError(t, os.Chmod(dir, 0o777))
+		p := Paths{Project: dir}
+		require.NoError(t, os.MkdirAll(p.Archive(), 0o777))
+		require.NoError(t, os.Chmod(p.Work(), 0o777))
+		require.NoError(t, os.Chmod(filepath.Dir(p.Work()), 0o777))
+		require.NoError(t, os.Chmod(p.Archive(), 0o666)) // readable, not searchable
+		if os.Geteuid() == 0 {
+			// The test binary's own folder is root's alone: a copy runs.
+			bin := filepath.Join(dir, "state.test")
+			data, err := os.ReadFile(os.Args[0])
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(bin, data, 0o755))
+			cmd := exec.Command(bin, "-test.run=^TestAnUnsearchableArchiveFailsAtOnce$", "-test.v")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "PLANSMITH_TEST_UNSEARCHABLE="+dir)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s", out)
+			require.Contains(t, string(out), "--- PASS", "%s", out)
+			return
+		}
+	}
+	p := Paths{Project: dir}
+	done := make(chan error, 1)
+	go func() { _, err := archiveName(p, ExitCancelled, time.Now()); done <- err }()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "permission denied")
+	case <-time.After(5 * time.Second):
+		t.Fatal("archiveName still searching after 5 s")
+	}
 }
