@@ -60,7 +60,7 @@ func TestAnUnsearchableArchiveFailsAtOnce(t *testing.T) {
 			require.NoError(t, os.WriteFile(bin, data, 0o755))
 			cmd := exec.Command(bin, "-test.run=^TestAnUnsearchableArchiveFailsAtOnce$", "-test.v")
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "PLANSMITH_TEST_UNSEARCHABLE="+dir)
+			cmd.Env = append(os.Environ(), "PLANSMITH_TEST_UNSEARCHABLE="+dir, "GORACE=atexit_sleep_ms=0")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "%s", out)
