@@ -12,28 +12,50 @@ type span struct{ start, end, innerStart, innerEnd int }
 // findPromises returns every <promise>…</promise> in lower (an
 // ASCII-lowered message, offsets equal to the original). An opening tag with
 // no closing tag is reported with an empty inner range reaching to the end
-// of the tag, so it still counts as "a promise tag present".
+// of the tag, so it still counts as "a promise tag present". The tag
+// written with HTML entities (&lt;promise&gt;…&lt;/promise&gt;) counts
+// too: Codex shows the model its hook's instructions so escaped, and a
+// model that copies them exactly writes that (review BK5).
 func findPromises(lower string) []span {
-	const open, close = "<promise>", "</promise>"
 	var out []span
+	// next[k] is where form k next opens at or after from (-1: never): each
+	// form's search resumes past the last, so the scan stays linear.
+	var next [len(promiseForms)]int
+	for k := range next {
+		next[k] = -2
+	}
 	for from := 0; from < len(lower); {
-		i := strings.Index(lower[from:], open)
-		if i < 0 {
+		s, k := -1, 0
+		for f := range promiseForms {
+			if next[f] == -2 || next[f] >= 0 && next[f] < from {
+				next[f] = -1
+				if i := strings.Index(lower[from:], promiseForms[f].open); i >= 0 {
+					next[f] = from + i
+				}
+			}
+			if next[f] >= 0 && (s < 0 || next[f] < s) {
+				s, k = next[f], f
+			}
+		}
+		if s < 0 {
 			break
 		}
-		s := from + i
-		in := s + len(open)
-		j := strings.Index(lower[in:], close)
+		form := promiseForms[k]
+		in := s + len(form.open)
+		j := strings.Index(lower[in:], form.close)
 		if j < 0 {
 			out = append(out, span{s, in, in, in})
 			break
 		}
-		e := in + j + len(close)
+		e := in + j + len(form.close)
 		out = append(out, span{s, e, in, in + j})
 		from = e
 	}
 	return out
 }
+
+// promiseForms are the ways a promise tag is written.
+var promiseForms = [...]struct{ open, close string }{{"<promise>", "</promise>"}, {"&lt;promise&gt;", "&lt;/promise&gt;"}}
 
 // outsideCode keeps the promises that lie outside fenced code blocks in
 // text: a promise shown in a code sample, or quoted as an example, is not

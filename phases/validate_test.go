@@ -216,3 +216,24 @@ func TestStripPromises(t *testing.T) {
 	assert.Equal(t, "plan\nunclosed", stripPromises("plan\n<promise>unclosed"), "only the tag goes; such a message never passes the final check anyway")
 	assert.Equal(t, "İİ plan", stripPromises("İİ plan <promise>OK</promise>"), "non-ASCII text keeps its offsets")
 }
+
+// Codex shows the model the hook's instructions with < and > escaped: the
+// tag copied as shown counts, is stripped from the plan, and is refused
+// where a promise is (review BK5: four refusals, then retries_exhausted).
+func TestAnEscapedPromiseCounts(t *testing.T) {
+	cfg := Config{Phases: []string{Revise}, CompletionPromise: "PLAN_OK"}
+	escaped := plan(DefaultSections, "x")
+	escaped = strings.Replace(escaped, "<promise>x</promise>", "&lt;promise&gt;PLAN_OK&lt;/promise&gt;", 1)
+	require.Contains(t, escaped, "&lt;promise&gt;PLAN_OK")
+	assert.Empty(t, Validate(cfg, Progress{}, escaped))
+	assert.NotContains(t, PlanText(escaped), "promise")
+
+	early := Config{Phases: []string{Revise, Critique, Revise}, CompletionPromise: "PLAN_OK"}
+	assert.NotEmpty(t, Validate(early, Progress{}, escaped), "not yet the final revise")
+	mixed := "a &lt;promise&gt;x&lt;/promise&gt; b <promise>y</promise> c &lt;promise&gt;z&lt;/promise&gt;"
+	assert.Equal(t, "a  b  c", stripPromises(mixed))
+
+	// Many tags of one form cost one scan for the other.
+	many := strings.Repeat("<promise>x</promise>", 1<<16)
+	assert.Len(t, findPromises(many), 1<<16)
+}
