@@ -12,14 +12,24 @@ import (
 	"github.com/plansmith/plansmith/loop"
 )
 
-// runAgentHook runs a hook for an agent other than Claude Code. An unknown
-// agent is reported on stderr and the call is let through, as every hook
-// failure is.
+// runAgentHook runs a hook for an agent named otherwise than plain
+// "claude". The name is read in any case. An unknown agent's tool call is
+// judged as Claude Code's, whose refusal Codex reads too, so that a
+// registration plansmith did not write never lets a write through while a
+// loop runs (review BK8); its other events are reported on stderr and do
+// nothing, as every hook failure does.
 func runAgentHook(agent, event string, env *Env) {
-	switch agent {
+	switch strings.ToLower(agent) {
 	case "codex":
 		codex.Run(event, *env)
+	case "claude":
+		runHook(event, env)
 	default:
+		if strings.HasPrefix(event, "pretooluse") {
+			fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); this tool call is judged as Claude Code's\n", agent)
+			runHook("pretooluse", env)
+			return
+		}
 		fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); ignoring this call\n", agent)
 	}
 }

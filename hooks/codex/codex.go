@@ -107,6 +107,12 @@ func Run(event string, env loop.Env) {
 		}
 	}()
 	h, ok := handlers[event]
+	if !ok && strings.HasPrefix(event, "pretooluse") {
+		// A tool call under another of plansmith's names (pretooluse-loop,
+		// a newer registration's): judged in full, never let through
+		// unjudged (review BK8).
+		h, ok = handlers["pretooluse"], true
+	}
 	if !ok {
 		fmt.Fprintf(env.Stderr, "plansmith: the %s hook is not used with Codex; ignoring this call\n", event)
 		return
