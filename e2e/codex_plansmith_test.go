@@ -33,6 +33,13 @@ func codexPlansmithEnv(t *testing.T, bin string, script ...cs.Reply) *CodexEnv {
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "plansmith: installed for Codex in "+e.Home)
 	require.Contains(t, string(out), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":pre_tool_use:0:0")
+	// doctor reads the trust Codex itself wrote into config.toml (review
+	// BK4: a loop in Codex whose hooks are not trusted is checked by
+	// nothing, and plan and doctor say so).
+	doctor := exec.Command(bin, "doctor")
+	doctor.Dir, doctor.Env = e.Project, cmd.Env
+	out, _ = doctor.CombinedOutput() // Claude Code's hooks are not installed here: exit 1
+	require.Regexp(t, `ok +codex hook trust: `, string(out))
 	seedCodexProject(e)
 	return e
 }

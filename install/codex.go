@@ -237,8 +237,13 @@ func CodexChecks(e DoctorEnv) []Check {
 		checks = append(checks, Check{Name: "codex", Level: Problem, Detail: fmt.Sprintf("%s is missing plansmith's %s hooks", s.file, strings.Join(missing, ", ")),
 			Fix: "plansmith install --agent codex" + flag})
 	default:
-		checks = append(checks, Check{Name: "codex", Level: OK,
-			Detail: fmt.Sprintf("hooks registered in %s (Codex runs them only once you trust them in its /hooks review)", s.file)})
+		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
+	}
+	if why := codexUntrusted(filepath.Join(home, "config.toml"), codexHookKeys(s.data, s.file, e.Binary)); why != "" {
+		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
+			Fix: "trust them in codex's /hooks review, or run plansmith install --agent codex" + flag + " --trust"})
+	} else if len(missing) == 0 {
+		checks = append(checks, Check{Name: "codex hook trust", Level: OK, Detail: "Codex's config.toml records trust for plansmith's hooks (a hook changed since is Codex's to tell)"})
 	}
 	for _, b := range bins {
 		if _, err := ResolveBinary(b); err != nil {
@@ -258,6 +263,7 @@ func CodexChecks(e DoctorEnv) []Check {
 // codexSource is a Codex hooks file that registers plansmith.
 type codexSource struct {
 	name, file string
+	data       []byte // the file's contents
 	regs       []Registration
 }
 
@@ -294,7 +300,7 @@ func codexRegistrations(e DoctorEnv) ([]codexSource, *Check) {
 			return nil, &Check{Name: "codex", Level: Problem, Detail: hooksFileError(s.file, err).Error()}
 		}
 		if len(regs) > 0 {
-			s.regs = regs
+			s.regs, s.data = regs, data
 			found = append(found, s)
 		}
 	}

@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,9 +208,24 @@ func TestCodexChecks(t *testing.T) {
 	_, err := InstallCodex(user)
 	require.NoError(t, err)
 	checks = CodexChecks(env)
-	require.Len(t, checks, 1)
+	require.Len(t, checks, 2)
 	assert.Equal(t, OK, checks[0].Level, checks[0].Detail)
-	assert.Contains(t, checks[0].Detail, "/hooks review")
+	// Registered, but Codex runs no hook it has not trusted (review BK4).
+	assert.Equal(t, "codex hook trust", checks[1].Name)
+	assert.Equal(t, Warn, checks[1].Level)
+	assert.Contains(t, checks[1].Detail, "no trust recorded for plansmith's PreToolUse, Stop, UserPromptSubmit hooks")
+	trust := func(hooksFile string) string {
+		var b strings.Builder
+		for _, ev := range []string{"pre_tool_use", "stop", "user_prompt_submit"} {
+			fmt.Fprintf(&b, "\n[hooks.state.%q]\ntrusted_hash = \"sha256:%s\"\n", hooksFile+":"+ev+":0:0", ev)
+		}
+		return b.String()
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(trust(user.HooksFile())), 0o644))
+	checks = CodexChecks(env)
+	require.Len(t, checks, 2)
+	assert.Equal(t, OK, checks[1].Level, checks[1].Detail)
+	assert.Equal(t, "", Unenforced(env, "codex"))
 
 	// A project install as well: twice.
 	proj := CodexOptions{Dir: filepath.Join(project, ".codex"), Skills: filepath.Join(project, ".agents", "skills"), Binary: bin, Now: time.Now()}
@@ -223,15 +239,19 @@ func TestCodexChecks(t *testing.T) {
 	// Only the project install, in an untrusted project; then trusted.
 	_, err = UninstallCodex(user)
 	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(trust(proj.HooksFile())), 0o644))
 	checks = CodexChecks(env)
-	require.Len(t, checks, 2)
+	require.Len(t, checks, 3)
 	assert.Equal(t, OK, checks[0].Level)
-	assert.Equal(t, "codex trust", checks[1].Name)
-	assert.Equal(t, Warn, checks[1].Level)
+	assert.Equal(t, "codex trust", checks[2].Name)
+	assert.Equal(t, Warn, checks[2].Level)
+	assert.Contains(t, Unenforced(env, "codex"), "not marked trusted")
 	require.NoError(t, os.WriteFile(filepath.Join(codexHome, "config.toml"),
-		[]byte("model = \"x\"\n\n[projects.\""+project+"\"]\ntrust_level = \"trusted\"\n"), 0o644))
+		[]byte("model = \"x\"\n\n[projects.\""+project+"\"]\ntrust_level = \"trusted\"\n"+trust(proj.HooksFile())), 0o644))
 	checks = CodexChecks(env)
-	require.Len(t, checks, 1, "trusted now")
+	require.Len(t, checks, 2, "trusted now")
+	assert.Equal(t, OK, checks[1].Level, checks[1].Detail)
+	assert.Equal(t, "", Unenforced(env, "codex"))
 
 	// A registration missing an event is a problem.
 	data, err := os.ReadFile(proj.HooksFile())

@@ -141,10 +141,18 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 // so (review AN9: it claimed the session was read-only).
 func Unenforced(e DoctorEnv, agent string) string {
 	if agent == "codex" {
-		if found, _ := codexRegistrations(e); len(found) > 0 {
-			return ""
+		found, _ := codexRegistrations(e)
+		if len(found) == 0 {
+			return "plansmith's hooks are not registered for Codex CLI"
 		}
-		return "plansmith's hooks are not registered for Codex CLI"
+		// Registered is not enough: Codex runs a hook only once trusted
+		// (review BK4: the banner promised read-only while writes went
+		// through).
+		s, config := found[0], filepath.Join(codexHome(e), "config.toml")
+		if s.name == "project" && !codexTrusts(config, e.Project) {
+			return "Codex reads .codex/hooks.json only in a trusted project, and " + e.Project + " is not marked trusted in " + config
+		}
+		return codexUntrusted(config, codexHookKeys(s.data, s.file, e.Binary))
 	}
 	checks, registered, pluginEnabled := claudeRegistrations(e)
 	for _, c := range checks {
