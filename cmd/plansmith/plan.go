@@ -37,6 +37,7 @@ type PlanOptions struct {
 	MaxRetries        int
 	Converge          bool
 	Agent             string // "claude" or "codex"
+	AgentSet          bool   // --agent was given
 	// RefineSet is true when --refine-iterations was given: --converge
 	// then keeps it (1 to converge.MaxIterations) instead of its own default.
 	RefineSet bool
@@ -96,6 +97,7 @@ func newPlanCmd(env *Env) *cobra.Command {
 			opts.Prompt = prompt
 			opts.RefineSet = fs.Changed("refine-iterations")
 			opts.PhasesSet = fs.Changed("phases")
+			opts.AgentSet = fs.Changed("agent")
 			return planRun(env, opts)
 		},
 	}
@@ -199,6 +201,13 @@ func (o *PlanOptions) validate() error {
 func planRun(env *Env, o *PlanOptions) error {
 	if err := o.validate(); err != nil {
 		return err
+	}
+	if !o.AgentSet && env.Getenv("CODEX_THREAD_ID") != "" && env.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
+		// Codex gives every command the model runs its thread's id: a plan
+		// without the flag there is Codex's all the same, not a Claude
+		// Code loop whose gate asks for a tool Codex lacks (review BK7).
+		o.Agent = "codex"
+		fmt.Fprintln(env.Stdout, "plansmith: this command runs inside Codex ($CODEX_THREAD_ID is set), so the loop is Codex's, as with --agent codex.")
 	}
 	var explicit []string
 	if o.Phases != "" {
