@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -290,4 +293,58 @@ func TestCodexInstallTrustNeedsATrustedProject(t *testing.T) {
 	assert.NotContains(t, string(b), ".codex/hooks.json:session_start", "the repository's hook is not trusted")
 	_, err = os.Stat(ran)
 	assert.ErrorIs(t, err, os.ErrNotExist, "the repository's script did not run")
+}
+
+// TestCodexForkContinuesTheLoop: a planning thread forked with `codex exec
+// fork` carries the planning conversation on, and is held to the loop as
+// its parent was: its apply_patch is refused, and it is recorded as
+// continuing the loop (review BK10: the fork wrote freely). The loop is
+// started in a terminal and bound by thread A's prompt; A is stopped
+// mid-turn, as a user leaving a session does.
+func TestCodexForkContinuesTheLoop(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	e := codexPlansmithEnv(t, bin,
+		cs.Exec("sleep 30"), // A: stopped here
+		cs.Patch("*** Begin Patch\n*** Add File: written-in-fork.txt\n+written\n*** End Patch\n"), // the fork
+		cs.Exec(quoteBin(bin)+" cancel"),
+		cs.Text("cancelled"),
+	)
+	start := exec.Command(bin, "plan", "--agent", "codex", "--no-memory", "--", request)
+	start.Dir, start.Env = e.Project, e.environ()
+	out, err := start.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	defer cancel()
+	a := exec.CommandContext(ctx, e.Codex, "exec", "--json", "--skip-git-repo-check", "-s", "workspace-write", "--", "plan the rate limiter")
+	a.Dir, a.Env = e.Project, e.environ()
+	a.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	require.NoError(t, a.Start())
+	thread := ""
+	for deadline := time.Now().Add(30 * time.Second); thread == "" && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		if f, err := state.Load(state.Paths{Project: e.Project}.State()); err == nil {
+			thread = f.Loop.SessionID
+		}
+	}
+	require.NotEmpty(t, thread, "A's prompt binds the loop")
+	for deadline := time.Now().Add(30 * time.Second); len(e.Model.Requests()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // A runs its sleep
+	_ = syscall.Kill(-a.Process.Pid, syscall.SIGKILL)
+	_ = a.Wait()
+
+	res := e.Run("go on", "-s", "workspace-write", "fork", thread)
+	require.Equal(t, 0, res.ExitCode, "%s", res.Stderr)
+	require.NotEqual(t, thread, res.ThreadID, "the fork is a thread of its own")
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, 4)
+	require.Len(t, reqs[2].Outputs, 1)
+	refused := reqs[2].Outputs[0].Output
+	assert.True(t, strings.HasPrefix(refused, "Command blocked by PreToolUse hook: plansmith is planning"), refused)
+	assert.Empty(t, e.ProjectFile("written-in-fork.txt"), "the fork is read-only")
+	assert.Contains(t, reqs[3].Outputs[0].Output, "cancelled the planning loop")
+	assert.Equal(t, "cancelled", res.LastMessage)
 }

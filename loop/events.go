@@ -1,6 +1,10 @@
 package loop
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/plansmith/plansmith/state"
+)
 
 // Session is who calls: the agent session and the directory it works in.
 // An adapter fills it from its event; Cwd may be empty (then the project is
@@ -9,6 +13,22 @@ import "encoding/json"
 type Session struct {
 	ID  string
 	Cwd string
+	// ForkedFrom, when set, names the session this one was forked from
+	// ("" when it was not, or cannot be told). Read only when another
+	// session holds the loop: a fork carries the planning conversation on
+	// and is held to its loop (Codex's fork, whose hooks name no parent;
+	// Claude Code's forks are told by SessionStart instead).
+	ForkedFrom func() string
+}
+
+// continues reports whether s was forked from a session that holds l: it
+// is held to the loop as its parent is.
+func (s Session) continues(l *state.Loop) bool {
+	if s.ForkedFrom == nil || l.SessionID == "" || s.ID == "" {
+		return false
+	}
+	parent := s.ForkedFrom()
+	return parent != "" && parent != s.ID && l.HeldBy(parent)
 }
 
 // StopEvent is the agent ending its turn.

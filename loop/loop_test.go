@@ -606,3 +606,26 @@ func TestAStateFileThatCannotBeReadIsToldAndCancelled(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "hi\n", string(data), "what the link led to is untouched")
 }
+
+// A session forked from the planning session carries its conversation on:
+// it is held to the loop as its parent is, and its Stop records it as
+// continuing the loop; another session is not (review BK10: a forked Codex
+// thread wrote freely).
+func TestAForkOfThePlanningSessionIsHeldToTheLoop(t *testing.T) {
+	env, p := heldLoop(t)
+	fork := Session{ID: "fork", Cwd: p.Project, ForkedFrom: func() string { return "s" }}
+	stranger := Session{ID: "other", Cwd: p.Project, ForkedFrom: func() string { return "" }}
+	write := func(s Session) ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
+	}
+	assert.True(t, write(fork).Deny, "the fork is read-only")
+	assert.False(t, write(stranger).Deny, "another session is not this loop's")
+
+	out := Stop(env, StopEvent{Session: fork, LastMessage: answer("too short"), BlockCap: 8})
+	assert.Equal(t, Block, out.Kind, "the fork's answer is judged")
+	assert.Contains(t, loaded(t, p).Continued, "fork")
+	// A fork of the fork is held too.
+	grandchild := Session{ID: "fork2", Cwd: p.Project, ForkedFrom: func() string { return "fork" }}
+	assert.True(t, write(grandchild).Deny)
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: stranger, LastMessage: answer("done")}))
+}

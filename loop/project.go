@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -304,13 +305,46 @@ func rolloutFolder(path, thread string) string {
 	return filepath.Clean(cwd)
 }
 
-// rolloutRecord is the part of a Codex rollout line rolloutFolder reads.
+// rolloutRecord is the part of a Codex rollout line rolloutFolder and
+// CodexForkedFrom read.
 type rolloutRecord struct {
 	Type    string `json:"type"`
 	Payload struct {
-		ID  string `json:"id"`
-		Cwd string `json:"cwd"`
+		ID         string `json:"id"`
+		Cwd        string `json:"cwd"`
+		ForkedFrom string `json:"forked_from_id"`
 	} `json:"payload"`
+}
+
+// rolloutMetaLimit bounds the first line of a rollout CodexForkedFrom
+// reads: the session_meta, base instructions included, is tens of KiB.
+const rolloutMetaLimit = 4 << 20
+
+// CodexForkedFrom names the thread a Codex thread was forked from (codex
+// fork): its record's first line, the session_meta of thread, says so as
+// forked_from_id (Codex 0.169.0, seen in e2e). "" when it was not forked,
+// or the record cannot be read or names another thread.
+func CodexForkedFrom(rollout, thread string) string {
+	if rollout == "" || thread == "" || !filepath.IsAbs(rollout) {
+		return ""
+	}
+	f, err := os.Open(rollout)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	line, err := bufio.NewReaderSize(io.LimitReader(f, rolloutMetaLimit), 64<<10).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return ""
+	}
+	meta, ok := rolloutLine(line)
+	if !ok || meta.Type != "session_meta" || meta.Payload.ID != thread {
+		return ""
+	}
+	return meta.Payload.ForkedFrom
 }
 
 func rolloutLine(line []byte) (rolloutRecord, bool) {

@@ -182,7 +182,7 @@ func openToolSession(env Env, s Session) (*txn, error) {
 		t.commit()
 		return nil, errors.New("the hook input names no session, and a planning loop runs in this project")
 	}
-	if l.SessionID != "" && !l.HeldBy(s.ID) {
+	if l.SessionID != "" && !l.HeldBy(s.ID) && !s.continues(l) {
 		t.commit()
 		return nil, nil
 	}

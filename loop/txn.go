@@ -101,7 +101,7 @@ func heldWithoutLock(p state.Paths, s Session) bool {
 	if !l.Active || elsewhere(l, p.Project) {
 		return false
 	}
-	return l.SessionID == "" || s.ID == "" || l.HeldBy(s.ID)
+	return l.SessionID == "" || s.ID == "" || l.HeldBy(s.ID) || s.continues(l)
 }
 
 func exists(path string) bool {
@@ -235,6 +235,14 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		// The ID is spent once the binding is on disk: a bind whose save
 		// fails (a full disk) leaves the loop unbound, for a later Stop.
 		t.saved = func() { retireID(env, p, l) }
+	case l.SessionID != "" && !l.HeldBy(s.ID) && s.continues(l):
+		// A fork of the planning session carries its conversation on: it
+		// is held to the loop (review BK10: a forked Codex thread wrote
+		// freely while the loop waited for a thread nobody used).
+		if bind {
+			l.Continued = append(l.Continued, s.ID)
+			t.dirty = true
+		}
 	case l.SessionID != "" && !l.HeldBy(s.ID):
 		t.commit()
 		return nil, nil

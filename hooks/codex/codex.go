@@ -50,6 +50,7 @@ type Input struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	Prompt         string          `json:"prompt"`
+	TranscriptPath string          `json:"transcript_path"` // the thread's rollout record
 
 	// Unreadable names the fields present with a type other than the
 	// expected one; they are left zero.
@@ -199,6 +200,7 @@ func decode(data []byte) (Input, error) {
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode,
 		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastMessage,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "prompt": &in.Prompt,
+		"transcript_path": &in.TranscriptPath,
 	})
 	in.Unreadable = bad
 	return in, err
@@ -217,7 +219,10 @@ func session(in Input, env loop.Env) loop.Session {
 			cwd = wd
 		}
 	}
-	return loop.Session{ID: in.SessionID, Cwd: cwd}
+	return loop.Session{ID: in.SessionID, Cwd: cwd,
+		// A forked thread's hooks name no parent; its record does (review
+		// BK10). Read only when another thread holds the loop.
+		ForkedFrom: func() string { return loop.CodexForkedFrom(in.TranscriptPath, in.SessionID) }}
 }
 
 // isFolder reports whether dir is an absolute path to a folder.
