@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -78,4 +79,31 @@ func TestAnUnsearchableArchiveFailsAtOnce(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("archiveName still searching after 5 s")
 	}
+}
+
+// A save that fails on a full disk puts the earlier saved plan back: it
+// had been moved into the archive first (review BG2: plans show then said
+// no plan was saved, and the message that nothing was archived).
+func TestAFailedSaveKeepsTheEarlierPlan(t *testing.T) {
+	p := Paths{Project: t.TempDir()}
+	now := time.Now()
+	_, err := SaveOutput(p, PlanMeta{Request: "first"}, "# First plan\n", now)
+	require.NoError(t, err)
+	before, err := os.ReadFile(p.Output())
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
+
+	var old syscall.Rlimit
+	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old))
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 64, Max: old.Max}))
+	previous, err := SaveOutput(p, PlanMeta{Request: "second"}, "# Second plan\n"+strings.Repeat("x", 4096), now)
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old))
+	require.Error(t, err)
+	assert.Empty(t, previous, "nothing is left archived")
+	after, rerr := os.ReadFile(p.Output())
+	require.NoError(t, rerr)
+	assert.Equal(t, string(before), string(after), "the earlier plan is where it was")
+	entries, rerr := os.ReadDir(p.Archive())
+	require.NoError(t, rerr)
+	assert.Empty(t, entries)
 }

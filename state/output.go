@@ -55,7 +55,19 @@ func SaveOutput(p Paths, meta PlanMeta, plan string, now time.Time) (previous st
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("checking %s: %w", p.Output(), err)
 	}
-	return previous, WriteOwned(p.Output(), doc)
+	if err := WriteOwned(p.Output(), doc); err != nil {
+		if previous == "" {
+			return "", err
+		}
+		// The earlier plan goes back where it was (a rename needs no room
+		// on a full disk): a failed save must not leave the user's saved
+		// plan in the archive with no word of it (review BG2).
+		if rerr := os.Rename(previous, p.Output()); rerr != nil {
+			return previous, fmt.Errorf("%w; the plan saved before is now %s (moving it back failed: %v)", err, previous, rerr)
+		}
+		return "", err
+	}
+	return previous, nil
 }
 
 // EncodePlan renders a saved plan: the metadata as YAML frontmatter, then
