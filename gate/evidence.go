@@ -357,10 +357,35 @@ func WaitingElsewhere(s Session, cfg Config, run Run) string {
 // agent): which outputs are recorded and what is still to run, never "your
 // next answer is checked", which led an agent to send the same plan again
 // and begin the assessment afresh (review AW3).
+//
+// It also says which run is still going (a compacted agent no longer
+// knows, and launched the critic again: review BI8), and when the
+// validator recorded was not given the latest critic's output, that it
+// must run again on it rather than that both outputs are in.
 func Pending(s Session, runs Runs, cfg Config, label string) string {
-	_, critic := runs.Latest(RoleCritic, s)
-	_, validator := runs.Latest(RoleValidator, s)
-	return render("gate/pending.md", cfg.data(s, map[string]any{"Label": label, "HasCritic": critic, "HasValidator": validator}))
+	c, critic := runs.Latest(RoleCritic, s)
+	v, validator := runs.Latest(RoleValidator, s)
+	stale := critic && validator && !strings.Contains(normalise(v.Prompt), normalise(Unframe(c.Output)))
+	return render("gate/pending.md", cfg.data(s, map[string]any{"Label": label, "HasCritic": critic, "HasValidator": validator && !stale,
+		"Stale": stale, "CriticRunning": runs.running(RoleCritic, s), "ValidatorRunning": runs.running(RoleValidator, s)}))
+}
+
+// running names the run of role launched on the session's assessment that
+// has not finished, unless another of the role was launched since (the
+// agent gave up on it, as InFlight reads it); "" when there is none.
+func (rs Runs) running(role Role, s Session) string {
+	for i := len(rs) - 1; i >= 0; i-- {
+		if r := rs[i]; r.Role == role && r.bound(s) {
+			if r.Done || r.Ended || r.Reopened {
+				return ""
+			}
+			if r.Name != "" {
+				return r.Name
+			}
+			return r.AgentID
+		}
+	}
+	return ""
 }
 
 // RunGrace is how long a gate run another session launched is waited for:

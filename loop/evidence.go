@@ -130,6 +130,11 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	switch {
 	case l.Paused:
 		instructions = l.PausedReason
+	case l.Gate && l.GateSession.Status == gate.StatusAwaiting && l.GateSession.Observed:
+		// What the assessment has and still waits for, not its opening
+		// instructions: a compacted agent told to run the critic launched
+		// a second one beside the first (review BI8).
+		instructions = reminder(t)
 	case l.Gate && l.GateSession.Status == gate.StatusAwaiting:
 		instructions = gate.Instructions(l.GateSession, gate.Config{
 			Dir: t.paths.Gate(), MaxAttempts: l.GateRetries, Observed: l.GateSession.Observed})

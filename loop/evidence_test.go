@@ -221,7 +221,33 @@ func TestSessionStartGivesTheInstructionsBack(t *testing.T) {
 	gateLoop(t, env2, p2)
 	o := SessionStart(env2, SessionEvent{Session: Session{ID: sessionID, Cwd: p2.Project}, Source: "compact"})
 	assert.Contains(t, o.Context, "critic-prompt.md")
-	assert.Contains(t, o.Context, "End your turn once both have finished")
+	assert.Contains(t, o.Context, "end your turn once both have finished")
+}
+
+// After compaction mid-assessment the agent is told what the gate has and
+// what still runs, not to begin again; and a validator given an earlier
+// critic's output is no "both outputs are in" (review BI8: a duplicate
+// critic, then the validator's one re-run spent by plansmith's own word).
+func TestACompactedAssessmentSaysWhatStillRuns(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	o := SessionStart(env, SessionEvent{Session: s, Source: "compact"})
+	assert.Contains(t, o.Context, "The critic (`c1`) is still running: wait for it to finish and do not launch another")
+	assert.NotContains(t, o.Context, "Run the critic")
+
+	// The agent launched another all the same; the first finishes, the
+	// validator runs on it, then the second finishes.
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Background: true})
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	other := "### FINDING-1: Clock skew\n- **Severity**: high\n- **Description**: The clocks drift."
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c2", Done: true, Output: other})
+	out := PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
+	assert.NotContains(t, out.Context, "Both outputs are in")
+	assert.Contains(t, out.Context, "Run the validator with the Agent tool")
+	assert.Contains(t, out.Context, "given another critic output than the latest one")
 }
 
 // An assessment begun on observed runs stays observed: a Stop whose

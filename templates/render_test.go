@@ -121,7 +121,7 @@ func renderData(t *testing.T) map[string]any {
 		"gate/revise.md":        with(gateData, map[string]any{"Uncovered": findings, "Unreadable": ""}),
 		"gate/unobserved.md":    with(gateData, map[string]any{"Critic": true, "Role": "critic", "Why": "claimed"}),
 		"gate/while-running.md": nil,
-		"gate/pending.md":       with(gateData, map[string]any{"Label": label, "HasCritic": true, "HasValidator": false}),
+		"gate/pending.md":       with(gateData, map[string]any{"Label": label, "HasCritic": true, "HasValidator": false, "Stale": true, "CriticRunning": "", "ValidatorRunning": ""}),
 		"gate/elsewhere.md": with(gateData, map[string]any{"Critic": true, "Role": "critic",
 			"LaunchedBy": "af248245-0b7c-4f54-9d3e-5a1f0c2d9e11", "LaunchedAt": "2026-01-02T03:04:05Z", "GiveUp": "2026-01-02T04:04:05Z"}),
 		"gate/validator.md":   map[string]any{"Gaps": gaps[0].Markdown("\n")},
