@@ -95,12 +95,14 @@ func TestGateEvidenceOnCapturedPayloads(t *testing.T) {
 	// The agent ends its turn to wait: not judged, no retry.
 	running := []any{map[string]any{"id": "aeff946838fb8ae94", "type": "subagent", "status": "running", "description": "critic", "agent_type": "general-purpose"}}
 	assert.Empty(t, stop("Waiting for the critic.", map[string]any{"background_tasks": running}))
-	// Compaction meanwhile: the gate's instructions come back.
+	// Compaction meanwhile: the agent is told the critic still runs, and
+	// what comes after it (review BI8: told to begin, it ran a second).
 	ctx := call("sessionstart", payload(t, "sessionstart-compact.json", project, nil))
 	assert.Contains(t, ctx, `"hookEventName":"SessionStart"`)
-	assert.Contains(t, ctx, "critic-prompt.md")
+	assert.Contains(t, ctx, "The critic (`aeff946838fb8ae94`) is still running")
+	assert.Contains(t, ctx, "validator-prompt.md")
 	// A resume with no loop change says the same; a startup says nothing.
-	assert.Contains(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, nil)), "critic-prompt.md")
+	assert.Contains(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, nil)), "is still running")
 	assert.Empty(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, map[string]any{"source": "startup"})))
 	// The critic finishes.
 	assert.Empty(t, call("subagentstop", payload(t, "subagentstop-background.json", project, nil)))

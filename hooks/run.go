@@ -358,7 +358,7 @@ func userPromptSubmit(in Input, env loop.Env) any {
 
 func toolEvent(in Input) loop.ToolEvent {
 	return loop.ToolEvent{Session: session(in), Tool: in.ToolName, Input: in.ToolInput,
-		Response: in.ToolResponse, PermissionMode: in.PermissionMode}
+		Response: in.ToolResponse, PermissionMode: in.PermissionMode, AgentID: in.AgentID}
 }
 
 // DefaultBlockCap is Claude Code's cap when the variable is unset.

@@ -120,6 +120,9 @@ type ToolEvent struct {
 	// terminal that the input does not show (Codex's exec_command: its
 	// workdir and tty reach no hook); see policy.Config.Blind.
 	Blind bool
+	// AgentID is set for a sub-agent's call: its steps are not the
+	// session's own, and do not end its run of Stop blocks.
+	AgentID string
 }
 
 // PromptEvent is the user sending a prompt.

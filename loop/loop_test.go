@@ -629,3 +629,37 @@ func TestAForkOfThePlanningSessionIsHeldToTheLoop(t *testing.T) {
 	assert.True(t, write(grandchild).Deny)
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: stranger, LastMessage: answer("done")}))
 }
+
+// The client counts each session's run of Stop blocks on its own: a fork's
+// tool call or prompt, or a sub-agent's call, does not end the planning
+// session's run, which still pauses before the cap (review BI9).
+func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.MaxRetries = 20
+	o.SessionID = "s"
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	rewriteLoop(t, p, func(l *state.Loop) { l.Continued = []string{"fork"} })
+	s := Session{ID: "s", Cwd: p.Project}
+	fork := Session{ID: "fork", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 3}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	read := []byte(`{"file_path":"README"}`)
+	PreToolUse(env, ToolEvent{Session: fork, Tool: "Read", Input: read})
+	PreToolUse(env, ToolEvent{Session: s, Tool: "Read", Input: read, AgentID: "a1"})
+	PromptSubmit(env, PromptEvent{Session: fork, Prompt: "look at the tests"})
+	assert.Equal(t, 2, loaded(t, p).ConsecutiveBlocks, "s's run goes on")
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	assert.Equal(t, Pause, Stop(env, ev).Kind, "paused before the client's cap")
+
+	// The fork's own run counts from zero, and its own step ends it.
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"})
+	forkStop := StopEvent{Session: fork, LastMessage: answer("no"), BlockCap: 3}
+	assert.Equal(t, Block, Stop(env, forkStop).Kind)
+	assert.Equal(t, "fork", loaded(t, p).BlocksOf)
+	assert.Equal(t, 1, loaded(t, p).ConsecutiveBlocks)
+	PreToolUse(env, ToolEvent{Session: fork, Tool: "Read", Input: read})
+	assert.Equal(t, 0, loaded(t, p).ConsecutiveBlocks)
+}

@@ -51,8 +51,7 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		if l.Paused {
 			return PromptOutcome{}
 		}
-		if l.ConsecutiveBlocks != 0 {
-			l.ConsecutiveBlocks = 0
+		if endBlocks(l, ev.ID) {
 			t.dirty = true
 		}
 		return PromptOutcome{Context: reminder(t)}
@@ -81,8 +80,7 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		if l.Paused {
 			return PromptOutcome{}
 		}
-		if l.ConsecutiveBlocks != 0 {
-			l.ConsecutiveBlocks = 0
+		if endBlocks(l, ev.ID) {
 			t.dirty = true
 		}
 		return PromptOutcome{Context: templates.Show("messages/aside.md", map[string]any{"Label": label(t.file)})}
@@ -92,10 +90,12 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		text = templates.Show("messages/resume.md", map[string]any{"Label": label(t.file), "Reason": l.PausedReason})
 	}
 	// A new prompt starts a new turn: the agent's block count starts over.
-	if l.ConsecutiveBlocks != 0 || l.Paused {
-		l.ConsecutiveBlocks = 0
-		l.Paused = false
-		l.PausedReason = ""
+	if endBlocks(l, ev.ID) {
+		t.dirty = true
+	}
+	if l.Paused {
+		// The pause ended the turn that ran into the cap, whoever's it was.
+		l.Paused, l.PausedReason, l.ConsecutiveBlocks = false, "", 0
 		t.dirty = true
 	}
 	return PromptOutcome{Context: text}

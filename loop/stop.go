@@ -140,7 +140,7 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 	s := l.GateSession
 	if !l.Active || l.Paused || !l.HeldBy(ev.Session.ID) || !l.Gate || s.Status != gate.StatusAwaiting ||
 		gate.Assessed(phases.PlanText(msg), s) ||
-		ev.BlockCap > 0 && l.ConsecutiveBlocks+1 >= ev.BlockCap {
+		ev.BlockCap > 0 && blocksOf(&l, ev.Session.ID)+1 >= ev.BlockCap {
 		return StopOutcome{}
 	}
 	// A plan, as the final revise's check reads one: a waiting message
@@ -292,6 +292,11 @@ func problemLines(ps []phases.Problem) []string {
 // prompt resumes it (see PromptSubmit).
 func (r *stop) block(reason string) StopOutcome {
 	l := &r.f.Loop
+	if l.BlocksOf != r.session {
+		// Another session's run of blocks: the client counts this one's
+		// from its own last step (review BI9).
+		l.ConsecutiveBlocks, l.BlocksOf = 0, r.session
+	}
 	if r.cap > 0 && l.ConsecutiveBlocks >= r.cap {
 		l.Paused = true
 		l.PausedReason = reason
@@ -306,6 +311,27 @@ func (r *stop) block(reason string) StopOutcome {
 	}
 	l.ConsecutiveBlocks++
 	return StopOutcome{Kind: Block, Reason: reason}
+}
+
+// blocksOf is session's run of consecutive Stop blocks.
+func blocksOf(l *state.Loop, session string) int {
+	if l.BlocksOf != "" && l.BlocksOf != session {
+		return 0
+	}
+	return l.ConsecutiveBlocks
+}
+
+// endBlocks ends session's run of Stop blocks, as the client does at the
+// session's own tool step or new turn; another session's run goes on
+// (review BI9: a fork's tool call reset the planning session's count, and
+// the client cut the turn at its cap before plansmith paused). It reports
+// whether anything changed.
+func endBlocks(l *state.Loop, session string) bool {
+	if l.ConsecutiveBlocks == 0 || l.BlocksOf != "" && l.BlocksOf != session {
+		return false
+	}
+	l.ConsecutiveBlocks = 0
+	return true
 }
 
 // loadMemory is the memory the explore prompt shows: only a memory file

@@ -38,8 +38,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	}
 	l := t.file.Loop
 	paths := t.paths
-	if l.ConsecutiveBlocks != 0 {
-		t.file.Loop.ConsecutiveBlocks = 0
+	if ev.AgentID == "" && endBlocks(&t.file.Loop, ev.ID) {
 		t.dirty = true
 	}
 	project := t.paths.Project
