@@ -53,10 +53,7 @@ type Loop struct {
 	RetriesTotal      int      `yaml:"retries_total"`
 	Transitions       int      `yaml:"transitions"`
 	ConsecutiveBlocks int      `yaml:"consecutive_blocks"` // Stop blocks since the last tool call or user prompt
-	// BlocksOf is the session whose run of blocks ConsecutiveBlocks counts:
-	// the client counts each session's on its own, and another session's
-	// tool call or prompt (a fork's) does not end it.
-	BlocksOf string `yaml:"blocks_of,omitempty"`
+	BlocksOf          string   `yaml:"blocks_of,omitempty"` // the session whose run ConsecutiveBlocks counts (the client counts each session's apart)
 	Paused            bool     `yaml:"paused"`
 	PausedReason      string   `yaml:"paused_reason,omitempty"` // what the paused block would have said
 	LastProblems      []string `yaml:"last_problems,omitempty"`
