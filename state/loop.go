@@ -52,7 +52,7 @@ type Loop struct {
 	Retries           int      `yaml:"retries"`     // failed validations in the current phase
 	RetriesTotal      int      `yaml:"retries_total"`
 	Transitions       int      `yaml:"transitions"`
-	ConsecutiveBlocks int      `yaml:"consecutive_blocks"` // Stop blocks since the last tool call or user prompt
+	ConsecutiveBlocks int      `yaml:"consecutive_blocks"`  // Stop blocks since the last tool call or user prompt
 	BlocksOf          string   `yaml:"blocks_of,omitempty"` // the session whose run ConsecutiveBlocks counts (the client counts each session's apart)
 	Paused            bool     `yaml:"paused"`
 	PausedReason      string   `yaml:"paused_reason,omitempty"` // what the paused block would have said
