@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/plainfile"
@@ -75,10 +76,11 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 		if !ok {
 			return nil, fmt.Sprintf("the .git file %s does not read as a single gitdir: line", dotgit)
 		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(dotgit), target)
+		resolved, ok := gitPath(filepath.Dir(dotgit), target)
+		if !ok {
+			return nil, fmt.Sprintf("the .git file %s names %s, through a .. that cannot be followed here", dotgit, target)
 		}
-		gitDir = target
+		gitDir = resolved
 	}
 	if !present(filepath.Join(gitDir, "HEAD")) {
 		return nil, fmt.Sprintf("%s, the repository %s names, has no HEAD: git would not take it as it is", gitDir, dotgit)
@@ -87,9 +89,10 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 	common, err := plainfile.Read(filepath.Join(gitDir, "commondir"), 4096)
 	switch {
 	case err == nil:
-		c := strings.TrimRight(string(common), "\r\n")
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
+		named := strings.TrimRight(string(common), "\r\n")
+		c, ok := gitPath(gitDir, named)
+		if !ok {
+			return nil, fmt.Sprintf("%s names the common folder %s, through a .. that cannot be followed here", filepath.Join(gitDir, "commondir"), named)
 		}
 		for _, need := range []string{"objects", "refs"} {
 			if info, err := os.Stat(filepath.Join(c, need)); err != nil || !info.IsDir() {
@@ -101,6 +104,26 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 		return nil, fmt.Sprintf("%s cannot be read (%v)", filepath.Join(gitDir, "commondir"), Plain(err))
 	}
 	return dirs, ""
+}
+
+// gitPath is where git finds named, a path a repository's own file names,
+// read from dir when it is relative: as the kernel resolves it, each link
+// followed before the ".." after it climbs (review BN1: l/../good, cleaned
+// to good as text, was another folder to git when l is a link). ok is
+// false when a path through ".." cannot be resolved (a part is missing).
+func gitPath(dir, named string) (path string, ok bool) {
+	p := named
+	if !filepath.IsAbs(p) {
+		p = dir + string(filepath.Separator) + named
+	}
+	if !slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
+		return filepath.Clean(p), true
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	return resolved, true
 }
 
 // configTrouble reads every config file of dirs (config, config.worktree)
@@ -126,10 +149,12 @@ func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
 			}
 			for _, k := range keys {
 				switch {
-				case k.name == "core.hookspath" && filepath.IsAbs(k.value):
-					hookDirs = append(hookDirs, k.value)
 				case k.name == "core.hookspath":
-					hookDirs = append(hookDirs, filepath.Join(top, k.value))
+					dir, ok := gitPath(top, k.value)
+					if !ok {
+						return nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, through a .. that cannot be followed here", path, k.value)
+					}
+					hookDirs = append(hookDirs, dir)
 				case !inertGitKey(k.name):
 					return nil, fmt.Sprintf("the repository's config %s sets %s, which can name a program git runs; a project's files may have put it there", path, k.name)
 				}

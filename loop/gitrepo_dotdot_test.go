@@ -1,0 +1,91 @@
+package loop
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A path a repository's own files name (a .git file's gitdir, commondir,
+// core.hooksPath) is where git finds it: through a link before a "..", not
+// where the text cleans to (review BN1: l/../good, with l a link, was
+// judged as good while git used another repository, whose fsmonitor or
+// hook ran). Each case proves with real git that the program runs.
+func TestARepositoryPathThroughALinkIsFollowedAsGitDoes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	git := func(t *testing.T, dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	checkout := func(t *testing.T, pr string) {
+		git(t, pr, "init", "-q", ".")
+		require.NoError(t, os.WriteFile(filepath.Join(pr, "f"), []byte("hi\n"), 0o644))
+		git(t, pr, "add", "f")
+		git(t, pr, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "one")
+		require.NoError(t, os.MkdirAll(filepath.Join(pr, "x", "y"), 0o755))
+		require.NoError(t, os.Symlink(filepath.Join("x", "y"), filepath.Join(pr, "l")))
+	}
+	program := func(t *testing.T, path, marker string) {
+		require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\ntouch '"+marker+"'\necho '[]'\n"), 0o755))
+	}
+	cp := func(t *testing.T, from, to string) {
+		out, err := exec.Command("cp", "-a", from, to).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, pr, marker string)
+	}{
+		{"gitdir", func(t *testing.T, pr, marker string) {
+			require.NoError(t, os.Rename(filepath.Join(pr, ".git"), filepath.Join(pr, "good")))
+			cp(t, filepath.Join(pr, "good"), filepath.Join(pr, "x", "good"))
+			program(t, filepath.Join(pr, "evil.sh"), marker)
+			appendConfig(t, filepath.Join(pr, "x", "good", "config"), "[core]\n\tfsmonitor = "+filepath.Join(pr, "evil.sh")+"\n")
+			require.NoError(t, os.WriteFile(filepath.Join(pr, ".git"), []byte("gitdir: l/../good\n"), 0o644))
+		}},
+		{"commondir", func(t *testing.T, pr, marker string) {
+			cp(t, filepath.Join(pr, ".git"), filepath.Join(pr, "common"))
+			cp(t, filepath.Join(pr, ".git"), filepath.Join(pr, "x", "common"))
+			program(t, filepath.Join(pr, "evil.sh"), marker)
+			appendConfig(t, filepath.Join(pr, "x", "common", "config"), "[core]\n\tfsmonitor = "+filepath.Join(pr, "evil.sh")+"\n")
+			require.NoError(t, os.WriteFile(filepath.Join(pr, ".git", "commondir"), []byte("../l/../common\n"), 0o644))
+		}},
+		{"hooksPath", func(t *testing.T, pr, marker string) {
+			require.NoError(t, os.MkdirAll(filepath.Join(pr, "x", "hooks"), 0o755))
+			program(t, filepath.Join(pr, "x", "hooks", "post-index-change"), marker)
+			appendConfig(t, filepath.Join(pr, ".git", "config"), "[core]\n\thooksPath = l/../hooks\n")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, p := blockingLoop(t)
+			pr := p.Project
+			checkout(t, pr)
+			marker := filepath.Join(t.TempDir(), "ran")
+			tc.setup(t, pr, marker)
+			later := time.Now().Add(time.Hour)
+			require.NoError(t, os.WriteFile(filepath.Join(pr, "f"), []byte("changed\n"), 0o644))
+			require.NoError(t, os.Chtimes(filepath.Join(pr, "f"), later, later))
+			for _, command := range []string{"git status --short", "git diff", "git log -1"} {
+				in, _ := json.Marshal(map[string]string{"command": command})
+				out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: pr}, Tool: "Bash", Input: in})
+				assert.True(t, out.Deny, "%s: %s", command, out.Reason)
+			}
+			// What the refusal is for: git runs the program.
+			git(t, pr, "status", "--short")
+			assert.FileExists(t, marker)
+		})
+	}
+}
