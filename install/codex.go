@@ -239,7 +239,7 @@ func CodexChecks(e DoctorEnv) []Check {
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
-	if why := codexUntrusted(filepath.Join(home, "config.toml"), codexHookKeys(s.data, s.file, e.Binary)); why != "" {
+	if why := codexUntrusted(filepath.Join(home, "config.toml"), projectCodexConfig(e.Project), codexHookKeys(s.data, s.file, e.Binary)); why != "" {
 		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
 			Fix: "trust them in codex's /hooks review, or run plansmith install --agent codex" + flag + " --trust"})
 	} else if len(missing) == 0 {

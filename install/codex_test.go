@@ -268,3 +268,58 @@ func TestCodexChecks(t *testing.T) {
 	assert.Equal(t, Problem, checks[0].Level)
 	assert.Contains(t, checks[0].Detail, "missing plansmith's PreToolUse, UserPromptSubmit hooks")
 }
+
+// The hooks feature turned off in any TOML spelling Codex reads (its own
+// `codex features disable hooks` writes two of them), in the user's config
+// or the project's own .codex/config.toml, which a repository can carry,
+// is read as off; trust written in any of them as trusted (reviews BN2,
+// BN3, BN5).
+func TestCodexConfigSpellings(t *testing.T) {
+	key := "/h/.codex/hooks.json:pre_tool_use:0:0"
+	keys := map[string][]string{"PreToolUse": {key}}
+	trusted := "[hooks.state.\"" + key + "\"]\ntrusted_hash = \"sha256:aa\"\n"
+	for _, off := range []string{
+		"[features]\nhooks = false\n",
+		"features.hooks = false\n",
+		"model = \"x\"\nfeatures.web_search = true\nfeatures.hooks = false\n",
+		"[features] # my toggles\nhooks = false\n",
+		"features = { hooks = false }\n",
+		"[features]\n\"hooks\" = false\n",
+		"[ \"features\" ]\nhooks = false # off for now\n",
+		"[features]\r\nhooks = false\r\n",
+	} {
+		dir := t.TempDir()
+		user, project := filepath.Join(dir, "config.toml"), filepath.Join(dir, "project.toml")
+		require.NoError(t, os.WriteFile(user, []byte(off+trusted), 0o644))
+		assert.Contains(t, codexUntrusted(user, "", keys), "hooks feature is turned off", "%q", off)
+		require.NoError(t, os.WriteFile(user, []byte(trusted), 0o644))
+		require.NoError(t, os.WriteFile(project, []byte(off), 0o644))
+		assert.Contains(t, codexUntrusted(user, project, keys), "hooks feature is turned off in "+project, "%q in the project", off)
+	}
+	for _, ok := range []string{
+		trusted,
+		"[hooks.state.\"" + key + "\"] # trusted by /hooks\ntrusted_hash = \"sha256:aa\"\n",
+		"[hooks.state]\n\"" + key + "\" = { trusted_hash = \"sha256:aa\" }\n",
+		"hooks.state.\"" + key + "\".trusted_hash = \"sha256:aa\"\n",
+		"[hooks.state.'" + key + "']\r\ntrusted_hash = 'sha256:aa'\r\n",
+		trusted + "[features]\nhooks = true\n",
+	} {
+		user := filepath.Join(t.TempDir(), "config.toml")
+		require.NoError(t, os.WriteFile(user, []byte(ok), 0o644))
+		assert.Equal(t, "", codexUntrusted(user, "", keys), "%q", ok)
+	}
+	for _, off := range []string{
+		trusted + "enabled = false\n",
+		"[hooks.state]\n\"" + key + "\" = { trusted_hash = \"sha256:aa\", enabled = false }\n",
+	} {
+		user := filepath.Join(t.TempDir(), "config.toml")
+		require.NoError(t, os.WriteFile(user, []byte(off), 0o644))
+		assert.Contains(t, codexUntrusted(user, "", keys), "PreToolUse hook is turned off", "%q", off)
+	}
+	// Trust in the project's layer is not Codex's trust.
+	dir := t.TempDir()
+	user, project := filepath.Join(dir, "config.toml"), filepath.Join(dir, "project.toml")
+	require.NoError(t, os.WriteFile(user, []byte("model = \"x\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(project, []byte(trusted), 0o644))
+	assert.Contains(t, codexUntrusted(user, project, keys), "no trust recorded")
+}

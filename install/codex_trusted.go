@@ -75,38 +75,40 @@ func snakeCase(s string) string {
 const codexConfigLimit = 4 << 20
 
 // codexUntrusted says why Codex would not run plansmith's hooks, from its
-// config.toml: the hooks feature turned off, or the events (among keys)
-// whose hook has no trust entry or is turned off. "" when nothing there
-// stands in the way.
-func codexUntrusted(configFile string, keys map[string][]string) string {
-	data, _ := plainfile.Read(configFile, codexConfigLimit)
-	trusted, disabled := map[string]bool{}, map[string]bool{}
-	table := ""
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			table = strings.TrimSpace(strings.Trim(line, "[]"))
+// config.toml (configFile, the user's) and the project's own layer
+// (projectConfig, .codex/config.toml, which Codex reads in a trusted
+// project: a repository can carry it, and its hooks switch counts, its
+// hook trust does not): the hooks feature turned off, or the events
+// (among keys) whose hook has no trust entry or is turned off. "" when
+// nothing there stands in the way. Where a file may turn the feature off
+// in a form not read here, it counts as off: in doubt, not checked
+// (review BN2, BN3).
+func codexUntrusted(configFile, projectConfig string, keys map[string][]string) string {
+	for _, f := range []string{configFile, projectConfig} {
+		if f == "" {
 			continue
 		}
-		k, v, ok := strings.Cut(line, "=")
+		data, _ := plainfile.Read(f, codexConfigLimit)
+		if hooksFeatureOff(tomlPairs(string(data))) {
+			return "the hooks feature is turned off in " + f + " (features.hooks = false)"
+		}
+	}
+	trusted, disabled := map[string]bool{}, map[string]bool{}
+	data, _ := plainfile.Read(configFile, codexConfigLimit)
+	for _, kv := range tomlPairs(string(data)) {
+		rest, ok := strings.CutPrefix(kv.key, "hooks.state.")
 		if !ok {
 			continue
 		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if i := strings.Index(v, "#"); i >= 0 && !strings.HasPrefix(v, `"`) {
-			v = strings.TrimSpace(v[:i])
-		}
+		inline := strings.ReplaceAll(strings.ReplaceAll(kv.value, " ", ""), `"`, "")
 		switch {
-		case table == "features" && k == "hooks" && v == "false":
-			return "the hooks feature is turned off in " + configFile + " ([features] hooks = false)"
-		case strings.HasPrefix(table, "hooks.state."):
-			key := tomlKey(strings.TrimPrefix(table, "hooks.state."))
-			switch k {
-			case "trusted_hash":
-				trusted[key] = strings.Trim(v, `"'`) != ""
-			case "enabled":
-				disabled[key] = v == "false"
-			}
+		case strings.HasSuffix(rest, ".trusted_hash"):
+			trusted[strings.TrimSuffix(rest, ".trusted_hash")] = strings.Trim(kv.value, `"'`) != ""
+		case strings.HasSuffix(rest, ".enabled"):
+			disabled[strings.TrimSuffix(rest, ".enabled")] = kv.value == "false"
+		case strings.HasPrefix(inline, "{"):
+			trusted[rest] = strings.Contains(inline, "trusted_hash=") && !strings.Contains(inline, "trusted_hash=,") && !strings.Contains(inline, "trusted_hash=}")
+			disabled[rest] = strings.Contains(inline, "enabled=false")
 		}
 	}
 	var untrusted, off []string
@@ -144,16 +146,120 @@ func codexUntrusted(configFile string, keys map[string][]string) string {
 	return ""
 }
 
-// tomlKey reads one TOML key as written in a table header: quoted (basic,
-// with backslash escapes, or literal) or bare.
-func tomlKey(s string) string {
-	s = strings.TrimSpace(s)
-	switch {
-	case strings.HasPrefix(s, `"`) && strings.HasSuffix(s, `"`) && len(s) >= 2:
-		s = s[1 : len(s)-1]
-		s = strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(s)
-	case strings.HasPrefix(s, "'") && strings.HasSuffix(s, "'") && len(s) >= 2:
-		s = s[1 : len(s)-1]
+// tomlPair is one key = value of a TOML file: the key's whole path
+// (table and key, dotted, quotes removed), the value as written.
+type tomlPair struct{ key, value string }
+
+// tomlPairs reads the key = value lines of a TOML file as far as Codex's
+// config needs: table headers (with spaces, quotes and a comment), dotted
+// and quoted keys, comments. A value is kept as written (an inline table
+// whole); a multi-line value is not followed.
+func tomlPairs(text string) []tomlPair {
+	var out []tomlPair
+	table := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(stripTOMLComment(strings.TrimSuffix(line, "\r")))
+		if strings.HasPrefix(line, "[") {
+			table = tomlKeyPath(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(line, "[["), "["), "]"))
+			table = strings.TrimSuffix(table, "]")
+			continue
+		}
+		k, v, ok := cutTOMLKey(line)
+		if !ok {
+			continue
+		}
+		key := tomlKeyPath(k)
+		if table != "" {
+			key = table + "." + key
+		}
+		out = append(out, tomlPair{key, strings.TrimSpace(v)})
 	}
-	return s
+	return out
+}
+
+// hooksFeatureOff reports whether pairs turn Codex's hooks feature off, in
+// any spelling: features.hooks = false, or an inline features table that
+// says so.
+func hooksFeatureOff(pairs []tomlPair) bool {
+	for _, kv := range pairs {
+		v := strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(kv.value, " ", ""), `"`, ""), "'", "")
+		switch {
+		case kv.key == "features.hooks" && v != "true":
+			return true
+		case kv.key == "features" && strings.Contains(v, "hooks=") && !strings.Contains(v, "hooks=true"):
+			return true
+		}
+	}
+	return false
+}
+
+// cutTOMLKey splits a key = value line at the first = outside quotes.
+func cutTOMLKey(line string) (key, value string, ok bool) {
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case quote == 0 && c == '=':
+			return line[:i], line[i+1:], true
+		}
+	}
+	return "", "", false
+}
+
+// stripTOMLComment cuts a # comment that stands outside quotes.
+func stripTOMLComment(line string) string {
+	quote := byte(0)
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case quote == '"' && c == '\\':
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '"' || c == '\''):
+			quote = c
+		case quote == 0 && c == '#':
+			return line[:i]
+		}
+	}
+	return line
+}
+
+// tomlKeyPath reads a dotted TOML key: each part bare or quoted (a basic
+// string's \\ and \" read), joined with dots, spaces around parts gone.
+func tomlKeyPath(s string) string {
+	var parts []string
+	var b strings.Builder
+	quote := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote == '"' && c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			b.WriteByte(c)
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '.':
+			parts = append(parts, b.String())
+			b.Reset()
+		case c == ' ' || c == '\t':
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.Join(append(parts, b.String()), ".")
+}
+
+// projectCodexConfig is the project's own Codex config layer, or "".
+func projectCodexConfig(project string) string {
+	if project == "" {
+		return ""
+	}
+	return filepath.Join(project, ".codex", "config.toml")
 }

@@ -152,7 +152,7 @@ func Unenforced(e DoctorEnv, agent string) string {
 		if s.name == "project" && !codexTrusts(config, e.Project) {
 			return "Codex reads .codex/hooks.json only in a trusted project, and " + e.Project + " is not marked trusted in " + config
 		}
-		return codexUntrusted(config, codexHookKeys(s.data, s.file, e.Binary))
+		return codexUntrusted(config, projectCodexConfig(e.Project), codexHookKeys(s.data, s.file, e.Binary))
 	}
 	checks, registered, pluginEnabled := claudeRegistrations(e)
 	for _, c := range checks {

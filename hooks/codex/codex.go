@@ -107,13 +107,13 @@ func Run(event string, env loop.Env) {
 			fmt.Fprintf(env.Stderr, "plansmith: internal error in the Codex %s hook: %v\n", event, r)
 		}
 	}()
-	h, ok := handlers[event]
-	if !ok && strings.HasPrefix(event, "pretooluse") {
+	if _, known := handlers[event]; !known && strings.HasPrefix(event, "pretooluse") {
 		// A tool call under another of plansmith's names (pretooluse-loop,
-		// a newer registration's): judged in full, never let through
-		// unjudged (review BK8).
-		h, ok = handlers["pretooluse"], true
+		// a newer registration's) is a tool call in every respect: judged
+		// in full, and failing closed as one (reviews BK8, BM1).
+		event = "pretooluse"
 	}
+	h, ok := handlers[event]
 	if !ok {
 		fmt.Fprintf(env.Stderr, "plansmith: the %s hook is not used with Codex; ignoring this call\n", event)
 		return

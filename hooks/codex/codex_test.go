@@ -99,13 +99,19 @@ func TestPreToolUseFailsClosedWhileALoopRuns(t *testing.T) {
 			_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
 				MaxRetries: 3, BlockTools: true, Agent: "codex"})
 			require.NoError(t, err)
-			Run("pretooluse", env)
-			if !c.deny {
-				assert.Empty(t, out.String())
-				return
+			// Under another of plansmith's tool-call names too (review
+			// BM1: pretooluse-loop let an unreadable call through).
+			for _, event := range []string{"pretooluse", "pretooluse-loop"} {
+				out.Reset()
+				env.Stdin = strings.NewReader(c.in)
+				Run(event, env)
+				if !c.deny {
+					assert.Empty(t, out.String(), event)
+					continue
+				}
+				assert.Contains(t, out.String(), `"permissionDecision":"deny"`, event)
+				assert.Contains(t, out.String(), `"permissionDecisionReason":"`, event)
 			}
-			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
-			assert.Contains(t, out.String(), `"permissionDecisionReason":"`)
 		})
 	}
 }
