@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
@@ -281,11 +280,4 @@ func principleCounts(l *state.Loop) map[string]int {
 		counts[pf.Principle]++
 	}
 	return counts
-}
-
-var promiseTag = lazyre.New(`(?s)<promise>.*?</promise>`)
-
-// stripPromise removes completion-promise tags from a plan.
-func stripPromise(s string) string {
-	return strings.TrimSpace(promiseTag.ReplaceAllString(s, ""))
 }

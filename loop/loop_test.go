@@ -536,10 +536,10 @@ func TestAReadingCommandIsNoPhaseAnswer(t *testing.T) {
 	for _, prompt := range []string{"/plansmith:status", "/plansmith-status", "/plansmith:help", "/plansmith:memory show", "/plansmith:memory"} {
 		out := PromptSubmit(env, PromptEvent{Session: s, Prompt: prompt})
 		assert.Contains(t, out.Context, "not checked", prompt)
-		assert.True(t, loaded(t, p).AsideTurn, prompt)
+		assert.Equal(t, "s", loaded(t, p).AsideOf, prompt)
 		assert.Equal(t, StopOutcome{}, Stop(env, ev), "%s: the reply is not judged", prompt)
 		l := loaded(t, p)
-		assert.False(t, l.AsideTurn, "%s: only that turn", prompt)
+		assert.Empty(t, l.AsideOf, "%s: only that turn", prompt)
 		assert.Equal(t, 1, l.Retries, "%s: no retry spent", prompt)
 		assert.True(t, l.Active)
 	}
@@ -568,7 +568,7 @@ func TestAReadingCommandLeavesAPausedLoopPaused(t *testing.T) {
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"}))
 	l := loaded(t, p)
 	assert.True(t, l.Paused)
-	assert.False(t, l.AsideTurn, "a paused loop judges nothing anyway")
+	assert.Empty(t, l.AsideOf, "a paused loop judges nothing anyway")
 	assert.Equal(t, StopOutcome{}, Stop(env, ev))
 	assert.Equal(t, retries, loaded(t, p).Retries, "nothing judged while paused")
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"}).Context, "resumes now")
@@ -662,4 +662,32 @@ func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
 	assert.Equal(t, 1, loaded(t, p).ConsecutiveBlocks)
 	PreToolUse(env, ToolEvent{Session: fork, Tool: "Read", Input: read})
 	assert.Equal(t, 0, loaded(t, p).ConsecutiveBlocks)
+}
+
+// The aside is that session's turn only: another session's Stop is judged
+// and leaves it, and a new turn (a notification's) ends it even when the
+// aside turn's own Stop came while background work ran (reviews BM2, BM3).
+func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.SessionID = "s"
+	o.MaxRetries = 5
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	rewriteLoop(t, p, func(l *state.Loop) { l.Continued = []string{"fork"} })
+	s := Session{ID: "s", Cwd: p.Project}
+	fork := Session{ID: "fork", Cwd: p.Project}
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"})
+	assert.Equal(t, Block, Stop(env, StopEvent{Session: fork, LastMessage: answer("no"), BlockCap: 8}).Kind, "the fork's answer is judged")
+	assert.Equal(t, "s", loaded(t, p).AsideOf, "and s's aside stands")
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("plansmith: planning loop active"), BlockCap: 8}))
+	assert.Equal(t, 1, loaded(t, p).Retries, "only the fork's answer spent a retry")
+
+	// The aside turn's Stop comes while a sub-agent runs: nothing is
+	// judged, and the notification's turn that follows is judged again.
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"})
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("status shown"), InFlight: 1, ReportsRuns: true, BlockCap: 8}))
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
+	assert.Empty(t, loaded(t, p).AsideOf)
+	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("no"), ReportsRuns: true, BlockCap: 8}).Kind)
 }

@@ -48,6 +48,12 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		// each notification resumed the loop and spent its retries). It is
 		// a new turn all the same, whose blocks the client counts from
 		// zero (review AF4: the loop paused early, blaming the cap).
+		if l.AsideOf != "" {
+			// A new turn: the aside turn is over, even if its Stop came
+			// while background work ran and judged nothing (review BM2).
+			l.AsideOf = ""
+			t.dirty = true
+		}
 		if l.Paused {
 			return PromptOutcome{}
 		}
@@ -59,10 +65,13 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	// Only the user's own prompt lets the agent end the loop (the policy's
 	// plansmith-cancel rule); any other prompt takes that back.
 	cancel := isCancelPrompt(ev.Prompt)
-	aside := isAsidePrompt(ev.Prompt) && !l.Paused
-	if l.CancelAsked != cancel || l.AsideTurn != aside {
+	aside := ""
+	if isAsidePrompt(ev.Prompt) && !l.Paused {
+		aside = ev.ID
+	}
+	if l.CancelAsked != cancel || l.AsideOf != aside {
 		l.CancelAsked = cancel
-		l.AsideTurn = aside
+		l.AsideOf = aside
 		t.dirty = true
 	}
 	if cancel {
@@ -76,7 +85,7 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		// memory): the reply shows that, and is no phase answer (review
 		// BI7: two status checks spent the retries and saved the status
 		// text as the plan). A paused loop stays paused; a running one
-		// lets this turn's Stop end it unjudged (Loop.AsideTurn).
+		// lets this turn's Stop end it unjudged (Loop.AsideOf).
 		if l.Paused {
 			return PromptOutcome{}
 		}

@@ -73,10 +73,11 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		t.close(env)
 		return StopOutcome{}
 	}
-	if t.file.Loop.AsideTurn {
+	if l := &t.file.Loop; l.AsideOf != "" && l.AsideOf == ev.Session.ID {
 		// The turn answered one of plansmith's own reading commands
-		// (PromptSubmit): it ends unjudged, once.
-		t.file.Loop.AsideTurn = false
+		// (PromptSubmit): it ends unjudged, once. Another session's Stop
+		// is judged as ever (review BM3).
+		l.AsideOf = ""
 		t.dirty = true
 		if err := t.commit(); err != nil {
 			env.note("%v", err)
@@ -125,7 +126,7 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 		return StopOutcome{}
 	}
 	msg, err := ev.LastMessage()
-	if err != nil || !strings.Contains(strings.ToLower(msg), "<promise>") {
+	if err != nil || !phases.MentionsPromise(msg) {
 		return StopOutcome{}
 	}
 	p, err := env.Paths(ev.Session)
@@ -369,7 +370,7 @@ func (r *stop) loadMemory() string {
 // listed them as its own (review AR3: "found 0 of 7 section headings" over
 // a plan holding all seven).
 func problemsOf(plan, msg string, problems []string) []string {
-	if plan == stripPromise(msg) {
+	if plan == phases.PlanText(msg) {
 		return problems
 	}
 	out := make([]string, len(problems))
@@ -384,7 +385,7 @@ func problemsOf(plan, msg string, problems []string) []string {
 // (see state.File.KeepAttempt), else msg.
 func bestPlan(f *state.File, msg string) string {
 	if p := f.BestPlan(); p != "" {
-		return stripPromise(p)
+		return phases.PlanText(p)
 	}
-	return stripPromise(msg)
+	return phases.PlanText(msg)
 }

@@ -19,8 +19,11 @@ type span struct{ start, end, innerStart, innerEnd int }
 func findPromises(lower string) []span {
 	var out []span
 	// next[k] is where form k next opens at or after from (-1: never): each
-	// form's search resumes past the last, so the scan stays linear.
+	// form's search resumes past the last, so the scan stays linear. Once a
+	// form's closing tag is missing after one of its openings, it is
+	// missing after every later one, which is not searched for again.
 	var next [len(promiseForms)]int
+	var closeless [len(promiseForms)]bool
 	for k := range next {
 		next[k] = -2
 	}
@@ -42,10 +45,18 @@ func findPromises(lower string) []span {
 		}
 		form := promiseForms[k]
 		in := s + len(form.open)
-		j := strings.Index(lower[in:], form.close)
+		j := -1
+		if !closeless[k] {
+			j = strings.Index(lower[in:], form.close)
+		}
 		if j < 0 {
+			// Never closed: it counts as a tag present, and the scan goes
+			// on, so a tag merely mentioned (in the other form, say) does
+			// not hide a real one after it (review BM4).
+			closeless[k] = true
 			out = append(out, span{s, in, in, in})
-			break
+			from = in
+			continue
 		}
 		e := in + j + len(form.close)
 		out = append(out, span{s, e, in, in + j})
@@ -53,6 +64,10 @@ func findPromises(lower string) []span {
 	}
 	return out
 }
+
+// MentionsPromise reports whether message holds a promise tag, in either
+// form, closed or not.
+func MentionsPromise(message string) bool { return len(findPromises(asciiLower(message))) > 0 }
 
 // promiseForms are the ways a promise tag is written.
 var promiseForms = [...]struct{ open, close string }{{"<promise>", "</promise>"}, {"&lt;promise&gt;", "&lt;/promise&gt;"}}

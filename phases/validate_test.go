@@ -237,3 +237,16 @@ func TestAnEscapedPromiseCounts(t *testing.T) {
 	many := strings.Repeat("<promise>x</promise>", 1<<16)
 	assert.Len(t, findPromises(many), 1<<16)
 }
+
+// A tag only mentioned, never closed, hides no real one after it (review
+// BM4: prose naming &lt;promise&gt; made a valid final answer fail).
+func TestAnUnclosedMentionHidesNoPromise(t *testing.T) {
+	cfg := Config{Phases: []string{Revise}, CompletionPromise: "PLAN_OK"}
+	msg := "Codex shows the tag as &lt;promise&gt; in its text.\n\n" + plan(DefaultSections, "PLAN_OK")
+	assert.Empty(t, Validate(cfg, Progress{}, msg))
+	assert.NotContains(t, PlanText(msg), "PLAN_OK")
+	assert.True(t, MentionsPromise("waiting; &lt;promise&gt;PLAN_OK&lt;/promise&gt; once both finish"))
+	assert.False(t, MentionsPromise("no tag here"))
+	// Unclosed openings by the thousand stay linear.
+	assert.Len(t, findPromises(strings.Repeat("<promise>&lt;promise&gt;", 1<<15)), 1<<16)
+}

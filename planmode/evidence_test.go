@@ -265,6 +265,27 @@ func TestThePlansFolderIsWhereClaudeCodeKeepsIt(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, filepath.Join(c.Home, PlansDir), dir, "a link out of the project is refused too")
 	})
+	t.Run("read as Claude Code reads it", func(t *testing.T) {
+		// The key spelled exactly so (review BL1: Go's decoder takes any
+		// case), after a byte-order mark; an empty value in a more
+		// specific file means the default folder.
+		c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1"}
+		write := func(name, text string) {
+			require.NoError(t, os.MkdirAll(filepath.Join(c.Project, ".claude"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(c.Project, ".claude", name), []byte(text), 0o644))
+		}
+		folder := func() string {
+			dir, _, err := c.plansFolder()
+			require.NoError(t, err)
+			return dir
+		}
+		write("settings.json", `{"plansdirectory": "docs/plans"}`)
+		assert.Equal(t, filepath.Join(c.Home, PlansDir), folder())
+		write("settings.json", "\uFEFF"+`{"plansDirectory": "docs/plans"}`)
+		assert.Equal(t, filepath.Join(c.Project, "docs", "plans"), folder())
+		write("settings.local.json", `{"plansDirectory": ""}`)
+		assert.Equal(t, filepath.Join(c.Home, PlansDir), folder())
+	})
 	t.Run("a plan elsewhere: the refusal says where plansmith looked", func(t *testing.T) {
 		c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", Tool: "ExitPlanMode"}
 		deny := CheckExit(c, io.Discard)

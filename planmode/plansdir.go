@@ -1,6 +1,7 @@
 package planmode
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,8 +69,10 @@ func (c Call) plansFolder() (dir, canon string, err error) {
 		if !ok {
 			continue
 		}
-		if d, inside := c.insideRoot(set); inside {
-			dir = d
+		if set != "" {
+			if d, inside := c.insideRoot(set); inside {
+				dir = d
+			}
 		}
 		break
 	}
@@ -95,20 +98,25 @@ func (c Call) defaultPlans() string {
 }
 
 // plansDirectory reads the plansDirectory setting from a Claude Code
-// settings file; ok is false when the file does not set it as a non-empty
-// string (or cannot be read or parsed, which Claude Code refuses too).
-func plansDirectory(file string) (string, bool) {
+// settings file as Claude Code does: the key spelled exactly so (Go's
+// decoder would take any case: review BL1), after a byte-order mark. set
+// is false when the file does not name it as a string (or cannot be read
+// or parsed, which Claude Code refuses too); an empty value is set, and
+// means the default folder, overriding less specific files.
+func plansDirectory(file string) (dir string, set bool) {
 	data, err := plainfile.Read(file, settingsLimit)
 	if err != nil {
 		return "", false
 	}
-	var s struct {
-		PlansDirectory *string `json:"plansDirectory"`
-	}
-	if json.Unmarshal(data, &s) != nil || s.PlansDirectory == nil || strings.TrimSpace(*s.PlansDirectory) == "" {
+	var s map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimPrefix(data, []byte("\uFEFF")), &s) != nil {
 		return "", false
 	}
-	return *s.PlansDirectory, true
+	raw, ok := s["plansDirectory"]
+	if !ok || json.Unmarshal(raw, &dir) != nil {
+		return "", false
+	}
+	return dir, true
 }
 
 // insideRoot resolves a plansDirectory against the project root and

@@ -61,10 +61,11 @@ type Loop struct {
 	// CancelAsked is set when the user's last prompt was the cancel command:
 	// until their next prompt the agent may run plansmith cancel.
 	CancelAsked bool `yaml:"cancel_asked,omitempty"`
-	// AsideTurn is set when the user's last prompt was one of plansmith's
-	// own commands that only read (status, memory, help): that turn's
-	// reply is no phase answer, and its Stop lets the turn end unjudged.
-	AsideTurn bool `yaml:"aside_turn,omitempty"`
+	// AsideOf names the session whose user's last prompt was one of
+	// plansmith's own commands that only read (status, memory, help):
+	// that session's turn is no phase answer, and its Stop lets the turn
+	// end unjudged. Another session's Stop, or a new turn, leaves it.
+	AsideOf string `yaml:"aside_of,omitempty"`
 
 	// Convergence mode's record (--converge); nil outside it.
 	Convergence *Convergence `yaml:"convergence,omitempty"`
