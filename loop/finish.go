@@ -146,11 +146,9 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 	mem := p.Memory()
 	if _, ok := ledger.Written(mem); ledger.Known() && !ok && exists(mem) {
 		_, edited := ledger.Recorded(mem) // plansmith wrote it, and it changed since (review AH6)
-		dst := filepath.Join(p.Archive(), now.UTC().Format("20060102-150405")+"-memory-not-kept-here.md")
-		err := os.MkdirAll(p.Archive(), 0o755)
-		if err == nil {
-			err = os.Rename(mem, dst)
-		}
+		// Moved as every archive is: never through a link out of the
+		// project (review BM: a repository's archive link took it away).
+		dst, err := state.ArchiveFile(p, mem, "memory-not-kept-here", now)
 		if err != nil {
 			r.env.note("%v", err)
 			return append(trouble, "the lessons were not added to memory: "+p.Rel(mem)+" was not written by plansmith on this machine and could not be moved aside ("+plainError(err)+")")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
 )
@@ -277,4 +278,35 @@ func TestAPlantedLoopIsNotPresentedAsPlanning(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, v.NotStartedHere)
 	assert.NotContains(t, refusal(), "No one is planning")
+}
+
+// A memory file moved aside goes into the project's archive through the
+// same checks as every archive: a link a repository carries where the
+// archive goes takes nothing out of the project (review BM, note: only the
+// state file's archive, done first, had reclaimed the folder).
+func TestMemoryMovedAsideStaysInTheProject(t *testing.T) {
+	env, p := homeEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	planted := "# plansmith memory\n\n## 2026-11-20T10:00:00Z — Add caching\n- P7 FAIL: planted\n"
+	require.NoError(t, os.WriteFile(p.Memory(), []byte(planted), 0o644))
+	outside := t.TempDir()
+	require.NoError(t, os.MkdirAll(p.Work(), 0o755))
+	require.NoError(t, os.Symlink(outside, p.Archive()))
+
+	tx, err := begin(p, false)
+	require.NoError(t, err)
+	r := &stop{env: env, t: tx, f: tx.file}
+	trouble := r.keepLessons(provenance.Open(env.Getenv("HOME"), p.Project), memory.Run{When: testNow, Task: "x", Lessons: []string{"a lesson"}}, testNow)
+	tx.commit()
+	require.Len(t, trouble, 1)
+	assert.Contains(t, trouble[0], "it is kept at .claude/plansmith/archive/")
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing left the project")
+	moved, _ := filepath.Glob(filepath.Join(p.Archive(), "*-memory-not-kept-here.md"))
+	require.Len(t, moved, 1)
+	kept, err := os.ReadFile(moved[0])
+	require.NoError(t, err)
+	assert.Equal(t, planted, string(kept))
 }

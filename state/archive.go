@@ -57,12 +57,19 @@ func deactivateInPlace(p Paths, data []byte, cause error) error {
 // in its place moves as it is: a directory with its contents, a symbolic
 // link as a link (rename never follows one).
 func ArchiveRaw(p Paths, reason string, now time.Time) (string, error) {
+	return ArchiveFile(p, p.State(), reason, now)
+}
+
+// ArchiveFile moves path, one of plansmith's files in the project, into
+// the archive as it is, named for reason and now, through the same checks
+// as every archive (no link on the way, the folder made or reclaimed).
+func ArchiveFile(p Paths, path, reason string, now time.Time) (string, error) {
 	dst, err := archiveName(p, reason, now)
 	if err != nil {
 		return "", err
 	}
-	if err := os.Rename(p.State(), dst); err != nil {
-		return "", fmt.Errorf("moving %s to %s: %w", p.State(), dst, err)
+	if err := os.Rename(path, dst); err != nil {
+		return "", fmt.Errorf("moving %s to %s: %w", path, dst, err)
 	}
 	return dst, nil
 }
