@@ -48,6 +48,8 @@ func TestLoadSettingUserLevel(t *testing.T) {
 func TestExitRefusalNamesTheSwitch(t *testing.T) {
 	for _, name := range []string{"pending", "no-assessment", "failed"} {
 		msg := exitMessage(name, "x")
-		assert.Contains(t, msg, "`plan_mode_gate: off` in .claude/plansmith.yaml (this project) or ~/.claude/plansmith.yaml (every project)", name)
+		assert.Contains(t, msg, "`plan_mode_gate: off` in ~/.claude/plansmith.yaml (every project)", name)
+		// The project's file counts only once approved (review BL6).
+		assert.Contains(t, msg, "in .claude/plansmith.yaml (this project) and then run `plansmith policy trust` in the project", name)
 	}
 }
