@@ -41,11 +41,18 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	if c.Home == "" || c.SessionID == "" || !On(c.Project, io.Discard) {
 		return
 	}
-	_, canon, err := c.plansFolder()
-	if err != nil || canon == "" {
+	folders, err := c.plansFolders()
+	if err != nil {
 		return
 	}
-	plan, ok := indexedPlan(c.Home, canon, c.SessionID)
+	plan, ok := "", false
+	for _, f := range folders {
+		if f.canon != "" {
+			if plan, ok = indexedPlan(c.Home, f.canon, c.SessionID); ok {
+				break
+			}
+		}
+	}
 	if !ok {
 		return
 	}

@@ -250,6 +250,14 @@ func TestThePlansFolderIsWhereClaudeCodeKeepsIt(t *testing.T) {
 		settings(t, filepath.Join(root, ".claude", "settings.json"), "plans")
 		assess(t, c, filepath.Join(root, "plans"))
 	})
+	t.Run("the default folder while the setting names another", func(t *testing.T) {
+		// Claude Code still keeps some plans there: a resumed session's,
+		// one it could not save where the setting says (review BL3).
+		c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1"}
+		settings(t, filepath.Join(c.Project, ".claude", "settings.json"), "docs/plans")
+		require.NoError(t, os.MkdirAll(filepath.Join(c.Project, "docs", "plans"), 0o755))
+		assess(t, c, filepath.Join(c.Home, PlansDir))
+	})
 	t.Run("CLAUDE_CONFIG_DIR", func(t *testing.T) {
 		c := Call{Project: t.TempDir(), Home: t.TempDir(), ConfigDir: t.TempDir(), SessionID: "s1"}
 		assess(t, c, filepath.Join(c.ConfigDir, "plans"))

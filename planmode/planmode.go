@@ -69,11 +69,18 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 	if target == "" || !filepath.IsAbs(target) || !On(c.Project, notes) || c.Home == "" {
 		return
 	}
-	_, dir, err := c.plansFolder()
-	if err != nil || dir == "" {
+	folders, err := c.plansFolders()
+	if err != nil {
 		return
 	}
-	path, ok := planFile(dir, target)
+	path, ok := "", false
+	for _, f := range folders {
+		if f.canon != "" {
+			if path, ok = planFile(f.canon, target); ok {
+				break
+			}
+		}
+	}
 	if !ok {
 		return
 	}
@@ -191,44 +198,59 @@ func sessionPlan(c Call) (content, dir string, err error) {
 	if home == "" {
 		return "", "", fmt.Errorf("HOME is not set, so plansmith's plan index cannot be found")
 	}
-	dir, canon, err := c.plansFolder()
-	if err != nil || canon == "" {
-		return "", dir, err // canon "": no plans at all
-	}
-	if content, ok := indexedPlan(home, canon, sessionID); ok {
-		return content, dir, nil
-	}
-	entries, err := os.ReadDir(canon)
+	folders, err := c.plansFolders()
 	if err != nil {
-		return "", dir, fmt.Errorf("reading %s: %w", dir, err)
+		return "", "", err
+	}
+	var dirs []string
+	for _, f := range folders {
+		dirs = append(dirs, f.dir)
+	}
+	dir = strings.Join(dirs, " and ")
+	for _, f := range folders {
+		if f.canon == "" {
+			continue
+		}
+		if content, ok := indexedPlan(home, f.canon, sessionID); ok {
+			return content, dir, nil
+		}
 	}
 	marker := "rodin:session=" + sessionID
 	var best string
 	var bestInfo fs.FileInfo
 	var firstErr error
-	for _, e := range entries {
-		name := e.Name()
-		path, ok := planFile(canon, filepath.Join(canon, name))
-		if !ok {
-			continue // a symlink out of the folder is not a plan file
+	for _, f := range folders {
+		if f.canon == "" {
+			continue // no plans there at all
 		}
-		info, err := os.Stat(path)
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(path)
+		entries, err := os.ReadDir(f.canon)
 		if err != nil {
-			if firstErr == nil {
-				firstErr = fmt.Errorf("reading %s: %w", filepath.Join(dir, name), err)
+			return "", dir, fmt.Errorf("reading %s: %w", f.dir, err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			path, ok := planFile(f.canon, filepath.Join(f.canon, name))
+			if !ok {
+				continue // a symlink out of the folder is not a plan file
 			}
-			continue
-		}
-		// The substring test skips other plans without parsing them.
-		if !bytes.Contains(data, []byte(marker)) || !gate.OwnedBy(string(data), sessionID) {
-			continue
-		}
-		if bestInfo == nil || info.ModTime().After(bestInfo.ModTime()) {
-			best, bestInfo = string(data), info
+			info, err := os.Stat(path)
+			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("reading %s: %w", filepath.Join(f.dir, name), err)
+				}
+				continue
+			}
+			// The substring test skips other plans without parsing them.
+			if !bytes.Contains(data, []byte(marker)) || !gate.OwnedBy(string(data), sessionID) {
+				continue
+			}
+			if bestInfo == nil || info.ModTime().After(bestInfo.ModTime()) {
+				best, bestInfo = string(data), info
+			}
 		}
 	}
 	if bestInfo == nil && firstErr != nil {

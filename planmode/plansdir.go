@@ -89,6 +89,30 @@ func (c Call) plansFolder() (dir, canon string, err error) {
 	return dir, canon, nil
 }
 
+// plansFolder is one folder plan files may be in: as written, and
+// canonical ("" when it does not exist).
+type plansFolder struct{ dir, canon string }
+
+// plansFolders are the folders this session's plan file may be in: the
+// one the settings name, then Claude Code's default, where it still keeps
+// some plans with plansDirectory set (a resumed session's, one it could
+// not save there: review BL3). Either way the gate only ever finds a plan
+// that carries the session's marker.
+func (c Call) plansFolders() ([]plansFolder, error) {
+	dir, canon, err := c.plansFolder()
+	if err != nil {
+		return nil, err
+	}
+	out := []plansFolder{{dir, canon}}
+	if def := c.defaultPlans(); def != "" && def != dir {
+		dcanon, err := filepath.EvalSymlinks(def)
+		if err == nil && dcanon != canon {
+			out = append(out, plansFolder{def, dcanon})
+		}
+	}
+	return out, nil
+}
+
 // defaultPlans is Claude Code's default plans folder, or "".
 func (c Call) defaultPlans() string {
 	if config := c.configDir(); config != "" {
