@@ -348,3 +348,55 @@ func TestCodexForkContinuesTheLoop(t *testing.T) {
 	assert.Contains(t, reqs[3].Outputs[0].Output, "cancelled the planning loop")
 	assert.Equal(t, "cancelled", res.LastMessage)
 }
+
+// TestCodexIsAskedWhetherItRunsTheHooks: with codex on PATH, plan and
+// doctor ask Codex itself (app-server hooks/list) whether it runs
+// plansmith's hooks: trusted as installed, yes; the hooks feature turned
+// off by the project's own .codex/config.toml, or a hook changed since it
+// was trusted (an install from a moved binary), no, and plan says NOT
+// CHECKED (reviews BN2, BN4: it promised read-only while Codex ran none).
+func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	e := codexPlansmithEnv(t, bin, cs.Text("hi"))
+	path := t.TempDir()
+	require.NoError(t, os.Symlink(e.Codex, filepath.Join(path, "codex")))
+	environ := append(e.environ(), "PATH="+path+string(os.PathListSeparator)+os.Getenv("PATH"))
+	plan := func(bin string) string {
+		t.Helper()
+		cmd := exec.Command(bin, "plan", "--agent", "codex", "--no-memory", "--", request)
+		cmd.Dir, cmd.Env = e.Project, environ
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		cancel := exec.Command(bin, "cancel")
+		cancel.Dir, cancel.Env = e.Project, environ
+		b, err := cancel.CombinedOutput()
+		require.NoError(t, err, "%s", b)
+		return string(out)
+	}
+	assert.Contains(t, plan(bin), "read-only while planning")
+	doctor := exec.Command(bin, "doctor")
+	doctor.Dir, doctor.Env = e.Project, environ
+	out, _ := doctor.CombinedOutput()
+	assert.Regexp(t, `ok +codex hook trust: Codex \(.*\) lists plansmith's hooks trusted and enabled`, string(out))
+
+	// The project's own config turns the feature off, in a trusted project.
+	res := e.Run("hello", "--trust")
+	require.Equal(t, 0, res.ExitCode)
+	e.WriteProjectFile(".codex/config.toml", "[features]\nhooks = false\n")
+	got := plan(bin)
+	assert.Contains(t, got, "NOT CHECKED: Codex does not list plansmith's PreToolUse, Stop, UserPromptSubmit hooks")
+	require.NoError(t, os.Remove(filepath.Join(e.Project, ".codex", "config.toml")))
+
+	// Installed again from a moved binary, without --trust: Codex holds the
+	// changed hooks untrusted.
+	moved := filepath.Join(t.TempDir(), "plansmith")
+	data, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(moved, data, 0o755))
+	install := exec.Command(moved, "install", "--agent", "codex", "--user")
+	install.Dir, install.Env = e.Project, environ
+	b, err := install.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	assert.Contains(t, plan(moved), "NOT CHECKED: Codex reports plansmith's PreToolUse, Stop, UserPromptSubmit hooks as modified")
+}

@@ -239,11 +239,15 @@ func CodexChecks(e DoctorEnv) []Check {
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
-	if why := codexUntrusted(filepath.Join(home, "config.toml"), projectCodexConfig(e.Project), codexHookKeys(s.data, s.file, e.Binary)); why != "" {
+	if why := codexRunsHooks(e, s); why != "" {
 		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
 			Fix: "trust them in codex's /hooks review, or run plansmith install --agent codex" + flag + " --trust"})
 	} else if len(missing) == 0 {
-		checks = append(checks, Check{Name: "codex hook trust", Level: OK, Detail: "Codex's config.toml records trust for plansmith's hooks (a hook changed since is Codex's to tell)"})
+		detail := "Codex's config.toml records trust for plansmith's hooks (whether a hook changed since is Codex's to tell; codex was not found to ask)"
+		if e.Codex != "" {
+			detail = "Codex (" + e.Codex + ") lists plansmith's hooks trusted and enabled"
+		}
+		checks = append(checks, Check{Name: "codex hook trust", Level: OK, Detail: detail})
 	}
 	for _, b := range bins {
 		if _, err := ResolveBinary(b); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -33,6 +34,7 @@ type codexHook struct {
 	Command     string `json:"command"`
 	CurrentHash string `json:"currentHash"`
 	TrustStatus string `json:"trustStatus"`
+	Enabled     *bool  `json:"enabled"`
 	SourcePath  string `json:"sourcePath"`
 }
 
@@ -46,13 +48,132 @@ type codexHook struct {
 // naming some file called plansmith is never trusted (review Y, B: its
 // script then ran at every Codex session start).
 func TrustCodexHooks(ctx context.Context, codex, project, hooksFile, self string, env []string) ([]string, error) {
+	ours, err := ownCodexHook(hooksFile, self)
+	if err != nil {
+		return nil, err
+	}
+	var trusted []string
+	err = withAppServer(ctx, codex, project, env, func(c *rpc) error {
+		mine, err := c.plansmithHooks(project, ours)
+		if err != nil {
+			return err
+		}
+		if len(mine) == 0 {
+			return fmt.Errorf("codex lists none of plansmith's hooks for %s (install them first; project hooks are read only in a trusted project)", project)
+		}
+		var edits []map[string]any
+		for _, h := range mine {
+			if h.TrustStatus != "trusted" {
+				edits = append(edits, map[string]any{"keyPath": fmt.Sprintf("hooks.state.%q.trusted_hash", h.Key),
+					"value": h.CurrentHash, "mergeStrategy": "upsert"})
+			}
+		}
+		if len(edits) > 0 {
+			if _, err := c.call("config/batchWrite", map[string]any{"edits": edits}); err != nil {
+				return err
+			}
+		}
+		after, err := c.plansmithHooks(project, ours)
+		if err != nil {
+			return err
+		}
+		for _, h := range after {
+			if h.TrustStatus != "trusted" {
+				return fmt.Errorf("codex still reports hook %s as %s", h.Key, h.TrustStatus)
+			}
+			trusted = append(trusted, h.Key)
+		}
+		return nil
+	})
+	return trusted, err
+}
+
+// CodexHookStatus asks Codex itself (hooks/list, as seen from project)
+// whether it will run plansmith's hooks from hooksFile: "" when each of
+// them is listed, trusted as it now stands and enabled, else why not.
+// Codex lists no hook at all while the hooks feature is off in any of its
+// config layers, and a hook changed since it was trusted as modified,
+// which its config file alone does not tell (review BN4).
+func CodexHookStatus(ctx context.Context, codex, project, hooksFile, self string, env []string) (string, error) {
+	ours, err := ownCodexHook(hooksFile, self)
+	if err != nil {
+		return "", err
+	}
+	want, err := CodexHooks(self)
+	if err != nil {
+		return "", err
+	}
+	var why string
+	err = withAppServer(ctx, codex, project, env, func(c *rpc) error {
+		mine, err := c.plansmithHooks(project, ours)
+		if err != nil {
+			return err
+		}
+		listed := map[string]codexHook{}
+		for _, h := range mine {
+			if ev := strings.Split(h.Key, ":"); len(ev) >= 3 {
+				listed[ev[len(ev)-3]] = h
+			}
+		}
+		events := want.Events()
+		sort.Strings(events)
+		var unlisted, off []string
+		status := map[string][]string{} // trust status → events
+		var statuses []string
+		for _, ev := range events {
+			h, ok := listed[snakeCase(ev)]
+			switch {
+			case !ok:
+				unlisted = append(unlisted, ev)
+			case h.Enabled != nil && !*h.Enabled:
+				off = append(off, ev)
+			case h.TrustStatus != "trusted":
+				if status[h.TrustStatus] == nil {
+					statuses = append(statuses, h.TrustStatus)
+				}
+				status[h.TrustStatus] = append(status[h.TrustStatus], ev)
+			}
+		}
+		var problems []string
+		if len(unlisted) > 0 {
+			problems = append(problems, fmt.Sprintf("Codex does not list plansmith's %s from %s (its hooks feature is off, or it does not read that file from %s)", hookNames(unlisted), hooksFile, project))
+		}
+		if len(off) > 0 {
+			problems = append(problems, fmt.Sprintf("Codex has plansmith's %s turned off", hookNames(off)))
+		}
+		for _, st := range statuses {
+			problems = append(problems, fmt.Sprintf("Codex reports plansmith's %s as %s, and runs a hook only once it is trusted as it stands", hookNames(status[st]), st))
+		}
+		why = strings.Join(problems, "; ")
+		return nil
+	})
+	return why, err
+}
+
+// hookNames names events' hooks: "Stop hook", "PreToolUse, Stop hooks".
+func hookNames(events []string) string {
+	if len(events) == 1 {
+		return events[0] + " hook"
+	}
+	return strings.Join(events, ", ") + " hooks"
+}
+
+// ownCodexHook recognises plansmith's own hooks in what Codex lists: from
+// hooksFile, with a command install writes for self, to the byte.
+func ownCodexHook(hooksFile, self string) (func(codexHook) bool, error) {
 	own, err := CodexHooks(self)
 	if err != nil {
 		return nil, err
 	}
-	ours := func(h codexHook) bool {
+	return func(h codexHook) bool {
 		return slices.Contains(own.Commands(), h.Command) && samePath(h.SourcePath, hooksFile)
-	}
+	}, nil
+}
+
+// withAppServer runs talk with a `codex app-server` started in project
+// with env, initialised, bounded by CodexTrustTimeout; the server is
+// stopped after.
+func withAppServer(ctx context.Context, codex, project string, env []string, talk func(*rpc) error) error {
 	ctx, cancel := context.WithTimeout(ctx, CodexTrustTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, codex, "app-server")
@@ -64,14 +185,14 @@ func TrustCodexHooks(ctx context.Context, codex, project, hooksFile, self string
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("codex app-server: %w", err)
+		return fmt.Errorf("codex app-server: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("codex app-server: %w", err)
+		return fmt.Errorf("codex app-server: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s app-server: %w", codex, err)
+		return fmt.Errorf("starting %s app-server: %w", codex, err)
 	}
 	defer func() {
 		stdin.Close()
@@ -79,53 +200,25 @@ func TrustCodexHooks(ctx context.Context, codex, project, hooksFile, self string
 		_ = cmd.Wait()
 	}()
 	c := &rpc{w: stdin, r: bufio.NewReaderSize(stdout, 1<<20)}
-	fail := func(err error) ([]string, error) {
+	fail := func(err error) error {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w (timed out after %s)", err, CodexTrustTimeout)
+			err = fmt.Errorf("%w (timed out)", err)
 		}
 		if s := strings.TrimSpace(stderr.String()); s != "" {
 			err = fmt.Errorf("%w; codex said: %.300s", err, s)
 		}
-		return nil, err
+		return err
 	}
-
 	if _, err := c.call("initialize", map[string]any{"clientInfo": map[string]string{"name": "plansmith", "version": "install"}}); err != nil {
 		return fail(err)
 	}
 	if err := c.notify("initialized"); err != nil {
 		return fail(err)
 	}
-	mine, err := c.plansmithHooks(project, ours)
-	if err != nil {
+	if err := talk(c); err != nil {
 		return fail(err)
 	}
-	if len(mine) == 0 {
-		return fail(fmt.Errorf("codex lists none of plansmith's hooks for %s (install them first; project hooks are read only in a trusted project)", project))
-	}
-	var edits []map[string]any
-	for _, h := range mine {
-		if h.TrustStatus != "trusted" {
-			edits = append(edits, map[string]any{"keyPath": fmt.Sprintf("hooks.state.%q.trusted_hash", h.Key),
-				"value": h.CurrentHash, "mergeStrategy": "upsert"})
-		}
-	}
-	if len(edits) > 0 {
-		if _, err := c.call("config/batchWrite", map[string]any{"edits": edits}); err != nil {
-			return fail(err)
-		}
-	}
-	after, err := c.plansmithHooks(project, ours)
-	if err != nil {
-		return fail(err)
-	}
-	var trusted []string
-	for _, h := range after {
-		if h.TrustStatus != "trusted" {
-			return fail(fmt.Errorf("codex still reports hook %s as %s", h.Key, h.TrustStatus))
-		}
-		trusted = append(trusted, h.Key)
-	}
-	return trusted, nil
+	return nil
 }
 
 // plansmithHooks lists the hooks Codex sees from project that are ours.

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -129,19 +130,13 @@ func codexUntrusted(configFile, projectConfig string, keys map[string][]string) 
 			untrusted = append(untrusted, ev)
 		}
 	}
-	hooks := func(evs []string) string {
-		if len(evs) == 1 {
-			return evs[0] + " hook"
-		}
-		return strings.Join(evs, ", ") + " hooks"
-	}
 	switch {
 	case len(off) == 1:
-		return fmt.Sprintf("plansmith's %s is turned off in %s", hooks(off), configFile)
+		return fmt.Sprintf("plansmith's %s is turned off in %s", hookNames(off), configFile)
 	case len(off) > 1:
-		return fmt.Sprintf("plansmith's %s are turned off in %s", hooks(off), configFile)
+		return fmt.Sprintf("plansmith's %s are turned off in %s", hookNames(off), configFile)
 	case len(untrusted) > 0:
-		return fmt.Sprintf("Codex has no trust recorded for plansmith's %s in %s, and runs no hook until it is trusted", hooks(untrusted), configFile)
+		return fmt.Sprintf("Codex has no trust recorded for plansmith's %s in %s, and runs no hook until it is trusted", hookNames(untrusted), configFile)
 	}
 	return ""
 }
@@ -254,6 +249,19 @@ func tomlKeyPath(s string) string {
 		}
 	}
 	return strings.Join(append(parts, b.String()), ".")
+}
+
+// codexRunsHooks says why Codex would not run plansmith's hooks from s,
+// "" when it would: Codex's own answer where a codex binary is at hand
+// (CodexHookStatus), else what its config files show (codexUntrusted).
+func codexRunsHooks(e DoctorEnv, s codexSource) string {
+	if e.Codex != "" {
+		why, err := CodexHookStatus(context.Background(), e.Codex, e.Project, s.file, e.Binary, e.Environ)
+		if err == nil {
+			return why
+		}
+	}
+	return codexUntrusted(filepath.Join(codexHome(e), "config.toml"), projectCodexConfig(e.Project), codexHookKeys(s.data, s.file, e.Binary))
 }
 
 // projectCodexConfig is the project's own Codex config layer, or "".

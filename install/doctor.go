@@ -47,6 +47,10 @@ type DoctorEnv struct {
 	LookGo func() (string, error)
 	// Probe runs `<binary> version` for a registered binary other than this one.
 	Probe func(binary string) (string, error)
+	// Codex is the codex binary to ask whether it runs plansmith's hooks
+	// (CodexHookStatus), run with Environ; "" reads its config files only.
+	Codex   string
+	Environ []string
 }
 
 // StaleAfter is how long an active loop may sit untouched before doctor
@@ -152,7 +156,7 @@ func Unenforced(e DoctorEnv, agent string) string {
 		if s.name == "project" && !codexTrusts(config, e.Project) {
 			return "Codex reads .codex/hooks.json only in a trusted project, and " + e.Project + " is not marked trusted in " + config
 		}
-		return codexUntrusted(config, projectCodexConfig(e.Project), codexHookKeys(s.data, s.file, e.Binary))
+		return codexRunsHooks(e, s)
 	}
 	checks, registered, pluginEnabled := claudeRegistrations(e)
 	for _, c := range checks {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -98,4 +99,14 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 	}
 	fmt.Fprintln(env.Stdout, "Start a loop in codex with $"+install.CodexSkill+" <request>.")
 	return nil
+}
+
+// lookCodex finds the codex binary on PATH, to ask it whether it runs
+// plansmith's hooks; "" when there is none.
+func lookCodex() string {
+	path, err := exec.LookPath("codex")
+	if err != nil {
+		return ""
+	}
+	return path
 }

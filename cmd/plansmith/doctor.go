@@ -50,6 +50,8 @@ func runDoctor(env *Env, o *doctorOptions) error {
 		Now:     env.Now(),
 		LookGo:  lookGo(env),
 		Probe:   probeVersion,
+		Codex:   lookCodex(),
+		Environ: os.Environ(),
 	})
 	if o.JSON {
 		if err := printJSON(env, map[string]any{"ok": !install.Failed(checks), "checks": checks}); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -273,7 +274,11 @@ func planRun(env *Env, o *PlanOptions) error {
 		return err
 	}
 	if bin, err := binaryPath(""); err == nil {
-		started.Unenforced = install.Unenforced(install.DoctorEnv{Project: p.Project, Home: env.Getenv("HOME"), Binary: bin, Getenv: env.Getenv}, o.Agent)
+		de := install.DoctorEnv{Project: p.Project, Home: env.Getenv("HOME"), Binary: bin, Getenv: env.Getenv}
+		if o.Agent == "codex" {
+			de.Codex, de.Environ = lookCodex(), os.Environ()
+		}
+		started.Unenforced = install.Unenforced(de, o.Agent)
 	}
 	text, err := templates.Render("cli/started.md", started)
 	if err != nil {
