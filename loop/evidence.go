@@ -107,7 +107,7 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 		}
 	case "compact", "resume":
 	default:
-		return PromptOutcome{}
+		return heldElsewhere(env, ev.Session)
 	}
 	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
 		return PromptOutcome{}
@@ -122,6 +122,9 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 		return PromptOutcome{Message: unread.message()}
 	}
 	if t == nil {
+		if ev.Source == "resume" {
+			return heldElsewhere(env, ev.Session)
+		}
 		return PromptOutcome{}
 	}
 	defer t.close(env)
@@ -153,6 +156,27 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 		return PromptOutcome{}
 	}
 	return PromptOutcome{Context: strings.TrimSpace(text)}
+}
+
+// heldElsewhere tells a session starting in a project whose loop another
+// session holds which loop runs there: that session may have ended (the
+// user quit mid-plan), and nothing else would say so (review BI6: a loop
+// left silently active, told only after a /clear). The state is only read.
+func heldElsewhere(env Env, s Session) PromptOutcome {
+	p, err := env.Paths(s)
+	if err != nil || !exists(p.State()) {
+		return PromptOutcome{}
+	}
+	f, err := state.LoadHead(p.State())
+	if err != nil {
+		return PromptOutcome{}
+	}
+	l := &f.Loop
+	if !l.Active || l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || elsewhere(l, p.Project) {
+		return PromptOutcome{}
+	}
+	return PromptOutcome{Message: strings.TrimSpace(templates.Show("messages/held-elsewhere.md",
+		map[string]any{"Label": label(f), "Holder": l.SessionID, "Agent": l.Agent}))}
 }
 
 // clearWindow is how long after a planning session's clear the session

@@ -424,7 +424,8 @@ func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
 	SessionStart(later, SessionEvent{Session: Session{ID: "clear-3", Cwd: p.Project}, Source: "clear"})
 	assert.False(t, write("clear-3").Deny)
 
-	assert.Equal(t, PromptOutcome{}, SessionStart(env, SessionEvent{Session: Session{ID: "other", Cwd: p.Project}, Source: "startup"}))
+	told := SessionStart(env, SessionEvent{Session: Session{ID: "other", Cwd: p.Project}, Source: "startup"})
+	assert.Contains(t, told.Message, "another session started is active in this project", "told of the loop (review BI6)")
 	assert.False(t, write("other").Deny, "a new session in the project is left alone")
 
 	f, err := state.Load(p.State())

@@ -137,6 +137,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/prompt.md":         map[string]any{"Label": label, "Note": "", "Instructions": "Critique the plan.", "Request": request},
 		"messages/reminder.md":       map[string]any{"Label": label},
 		"messages/aside.md":          map[string]any{"Label": label},
+		"messages/held-elsewhere.md": map[string]any{"Label": label, "Holder": "af248245-0b7c-4f54-9d3e-5a1f0c2d9e11", "Agent": ""},
 		"messages/state-stuck.md":    map[string]any{"State": ".claude/plansmith.local.md", "Why": "refusing to follow .claude/plansmith.local.md: it is a symbolic link"},
 		"messages/resume.md":         map[string]any{"Label": label, "Reason": "understand [1/8]: this answer did not pass"},
 		"messages/retry.md": map[string]any{"Label": label, "Phase": "critique", "Attempt": 1, "Left": 2,
