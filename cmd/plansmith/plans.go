@@ -115,7 +115,7 @@ func runPlansList(o *plansOptions) error {
 			elsewhere = true
 		}
 		rows = append(rows, planRow{Date: e.GeneratedAt.Local().Format("2006-01-02"), Verdict: e.Verdict(), Path: p.Rel(e.Path),
-			Request: memory.OneLine(e.Request, 70), Name: e.Name, Evidence: e.Evidence, KeptHere: e.KeptHere, Edited: e.Edited, Standing: standing})
+			Request: memory.OneLine(e.Request, 4096), Name: e.Name, Evidence: e.Evidence, KeptHere: e.KeptHere, Edited: e.Edited, Standing: standing})
 	}
 	if o.JSON {
 		enc := json.NewEncoder(o.env.Stdout)
