@@ -69,6 +69,9 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 			fmt.Fprintf(env.Stdout, "plansmith: nothing of plansmith's to remove for Codex in %s\n", opts.Dir)
 		}
 		fmt.Fprint(env.Stdout, res.Lines())
+		if res.Changed() {
+			warnLoopLeft(env)
+		}
 		return nil
 	}
 	res, err := install.InstallCodex(opts)

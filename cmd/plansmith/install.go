@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/templates"
 	"os"
 	"path/filepath"
 
@@ -84,6 +86,9 @@ func newUninstallCmd(env *Env) *cobra.Command {
 				fmt.Fprintf(env.Stdout, "plansmith: nothing of plansmith's to remove in %s\n", opts.Dir)
 			}
 			fmt.Fprint(env.Stdout, res.Lines())
+			if res.Changed() {
+				warnLoopLeft(env)
+			}
 			return nil
 		},
 	}
@@ -134,4 +139,19 @@ func binaryPath(flag string) (string, error) {
 		return "", fmt.Errorf("finding this binary's path: %w", err)
 	}
 	return install.ResolveBinary(self)
+}
+
+// warnLoopLeft says, after an uninstall, that the project's planning loop
+// is still active and that hooks removed may no longer check it (review
+// BK11: it was left active, unenforced, without a word).
+func warnLoopLeft(env *Env) {
+	p, err := paths(env)
+	if err != nil {
+		return
+	}
+	v, err := loop.Status(*env, p)
+	if err != nil || !v.Active {
+		return
+	}
+	fmt.Fprintf(env.Stdout, "plansmith: a planning loop is still active in this project (at %s [%d/%d]), and the hooks removed may have been what checked it: `%s` ends it.\n", v.Phase, v.Position, v.Total, templates.CLI("cancel"))
 }
