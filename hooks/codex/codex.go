@@ -154,7 +154,40 @@ func Run(event string, env loop.Env) {
 		fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: %v; ignoring this call\n", event, err)
 		return
 	}
+	if event != "pretooluse" && loopHere(in, env) {
+		// A Stop or prompt input that is not what Codex sends for this
+		// event is not judged (a retry spent on an answer never given)
+		// and is named, not passed over in silence (review BK6).
+		if want := eventNames[event]; in.HookEventName != "" && in.HookEventName != want {
+			fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: the input is a %s event's, not %s; ignoring this call\n", event, in.HookEventName, want)
+			return
+		}
+		if len(in.Unreadable) > 0 || in.SessionID == "" {
+			fmt.Fprintf(env.Stderr, "plansmith: Codex %s hook: the input has no usable session_id%s; a loop held by a session is not this call's\n", event, unreadableNote(in.Unreadable))
+		}
+	}
 	writeAnswer(env, judged(event, h, in, raw, env, start))
+}
+
+// loopHere reports whether the call's project has a loop's state file.
+func loopHere(in Input, env loop.Env) bool {
+	p, err := env.Paths(session(in, env))
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(p.State())
+	return err == nil
+}
+
+// eventNames are the hook_event_name Codex sends for each event handled.
+var eventNames = map[string]string{"stop": "Stop", "pretooluse": "PreToolUse", "userpromptsubmit": "UserPromptSubmit"}
+
+// unreadableNote names the fields of the wrong type, for a note.
+func unreadableNote(fields []string) string {
+	if len(fields) == 0 {
+		return ""
+	}
+	return " (fields of the wrong type: " + strings.Join(fields, ", ") + ")"
 }
 
 // Deadline is how long a Codex hook may take before it answers without its

@@ -192,3 +192,27 @@ func TestPreToolUseWithAnInputThatDoesNotEnd(t *testing.T) {
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 	assert.Contains(t, errb.String(), "the hook input did not end within 20ms")
 }
+
+// A Stop input that is another event's is not judged (no retry spent on
+// an answer never given), and a call with no usable session is named
+// (review BK6: both passed in silence).
+func TestAStopInputThatIsNotAStopIsNotJudged(t *testing.T) {
+	env, out, errb := testEnv(t, "")
+	p, err := env.Paths(loop.Session{})
+	require.NoError(t, err)
+	_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand", "draft"},
+		MaxRetries: 3, BlockTools: true, Agent: "codex"})
+	require.NoError(t, err)
+	env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+	Run("stop", env)
+	assert.Empty(t, out.String())
+	assert.Contains(t, errb.String(), "the input is a PreToolUse event's, not Stop")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Equal(t, 0, f.Loop.Retries)
+
+	errb.Reset()
+	env.Stdin = strings.NewReader(`{"session_id":5,"cwd":"","hook_event_name":"Stop","last_assistant_message":"x"}`)
+	Run("stop", env)
+	assert.Contains(t, errb.String(), "no usable session_id (fields of the wrong type: session_id)")
+}
