@@ -100,7 +100,9 @@ func gatePrompts(p state.Paths) gate.Prompts {
 func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	switch ev.Source {
 	case "fork", "clear":
-		if left := continueLoop(env, ev.Session, ev.Source); left != "" {
+		if left := continueLoop(env, ev.Session, ev.Source); left == unjoined {
+			return PromptOutcome{Message: strings.TrimSpace(templates.Show("messages/not-joined.md", nil))}
+		} else if left != "" {
 			// Said to the user: had this been the planning session (its
 			// clear could not be told), its loop is no longer followed.
 			return PromptOutcome{Message: strings.TrimSpace(templates.Show("messages/clear-not-held.md", map[string]any{"Label": left}))}
@@ -255,6 +257,10 @@ func SessionEnd(env Env, ev SessionEvent) {
 // before in the same client (clearNote). A clear anywhere else in the
 // project is left alone (that session is not planning), and continueLoop
 // returns the running loop's label for SessionStart to say so.
+// unjoined is continueLoop's answer when the loop could not be read (the
+// lock held): the session could not be joined to it.
+const unjoined = "\x00unjoined"
+
 func continueLoop(env Env, s Session, source string) (left string) {
 	p, err := env.Paths(s)
 	if err != nil || !exists(p.State()) {
@@ -265,6 +271,12 @@ func continueLoop(env Env, s Session, source string) (left string) {
 		env.note("%v", err)
 		if t != nil {
 			t.commit()
+		}
+		var lock *lockError
+		if errors.As(err, &lock) && activeWithoutLock(p) {
+			// Not joined, and not held read-only: said, not left silent
+			// (review BI3).
+			return unjoined
 		}
 		return ""
 	}

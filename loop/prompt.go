@@ -36,6 +36,17 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	if errors.As(err, &moved) {
 		return moved.told()
 	}
+	var lock *lockError
+	if errors.As(err, &lock) {
+		// The loop could not be read (another plansmith process holds the
+		// lock): this prompt neither resumed it nor recorded a cancel, and
+		// the user, told that a message resumes it, hears so (review BI3).
+		if p, perr := env.Paths(ev.Session); perr == nil && heldWithoutLock(p, ev.Session) {
+			text := strings.TrimSpace(templates.Show("messages/prompt-unread.md", map[string]any{
+				"Why": plainError(err), "Cancel": isCancelPrompt(ev.Prompt)}))
+			return PromptOutcome{Message: text, Context: text}
+		}
+	}
 	if t == nil {
 		return PromptOutcome{}
 	}

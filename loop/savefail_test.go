@@ -398,3 +398,25 @@ func TestAPlantedOutputIsNotCalledASavedPlan(t *testing.T) {
 	require.Equal(t, Finish, out.Kind, out.Message)
 	assert.Contains(t, out.Message, "The plan saved there before is kept in", "plansmith's own, the second time")
 }
+
+// With the lock held past its wait, a prompt says it did not reach the
+// loop (the user was told a message resumes it), and a fork's start says
+// it was not joined (review BI3: both were silent, and the fork wrote).
+func TestPromptsAndForksWithTheLockHeldAreTold(t *testing.T) {
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	env, p := heldLoop(t)
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+	defer unlock()
+	s := Session{ID: "s", Cwd: p.Project}
+	out := PromptSubmit(env, PromptEvent{Session: s, Prompt: "please continue"})
+	assert.Contains(t, out.Message, "this message neither resumed a paused loop nor reached it")
+	out = PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, out.Message, "did not record your /plansmith:cancel")
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "other", Cwd: p.Project}, Prompt: "hi"}),
+		"another session's prompt is not this loop's")
+	fork := SessionStart(env, SessionEvent{Session: Session{ID: "fork", Cwd: p.Project}, Source: "fork"})
+	assert.Contains(t, fork.Message, "this session was not joined to it and its tools are not held read-only")
+}

@@ -104,6 +104,16 @@ func heldWithoutLock(p state.Paths, s Session) bool {
 	return l.SessionID == "" || s.ID == "" || l.HeldBy(s.ID) || s.continues(l)
 }
 
+// activeWithoutLock reads the state file without the lock and reports
+// whether it may be a running loop of this project, whoever holds it.
+func activeWithoutLock(p state.Paths) bool {
+	f, err := state.LoadHead(p.State())
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	return err != nil || f.Loop.Active && !elsewhere(&f.Loop, p.Project)
+}
+
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil

@@ -137,6 +137,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/prompt.md":         map[string]any{"Label": label, "Note": "", "Instructions": "Critique the plan.", "Request": request},
 		"messages/reminder.md":       map[string]any{"Label": label},
 		"messages/aside.md":          map[string]any{"Label": label},
+		"messages/prompt-unread.md":  map[string]any{"Why": "another plansmith process has held the project's lock /p/.claude/plansmith/lock for 15s", "Cancel": false},
 		"messages/held-elsewhere.md": map[string]any{"Label": label, "Holder": "af248245-0b7c-4f54-9d3e-5a1f0c2d9e11", "Agent": ""},
 		"messages/state-stuck.md":    map[string]any{"State": ".claude/plansmith.local.md", "Why": "refusing to follow .claude/plansmith.local.md: it is a symbolic link"},
 		"messages/resume.md":         map[string]any{"Label": label, "Reason": "understand [1/8]: this answer did not pass"},
@@ -168,6 +169,7 @@ func renderData(t *testing.T) map[string]any {
 		data["gate/exit/"+e.Name()] = exit
 	}
 	data["gate/exit-switch.md"] = nil
+	data["messages/not-joined.md"] = nil
 	data["gate/exit-looked.md"] = map[string]any{"Dir": "/home/u/.claude/plans"}
 	return data
 }
