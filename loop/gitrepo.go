@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/plainfile"
@@ -66,6 +65,9 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 // common folder when it has one. A layout git would not take as it is
 // (and then look further up for another repository) is trouble.
 func repositoryDirs(dotgit string) (dirs []string, why string) {
+	if _, ok := kernelPath(dotgit); !ok {
+		return nil, fmt.Sprintf("%s leads through /proc or /dev/fd, which names another folder to git than to plansmith", dotgit)
+	}
 	gitDir := dotgit
 	if info, err := os.Stat(dotgit); err == nil && info.Mode().IsRegular() {
 		data, err := plainfile.Read(dotgit, 4096)
@@ -78,7 +80,7 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 		}
 		resolved, ok := gitPath(filepath.Dir(dotgit), target)
 		if !ok {
-			return nil, fmt.Sprintf("the .git file %s names %s, through a .. that cannot be followed here", dotgit, target)
+			return nil, fmt.Sprintf("the .git file %s names %s, which plansmith cannot follow as git does (through /proc or /dev/fd, or too many links)", dotgit, target)
 		}
 		gitDir = resolved
 	}
@@ -92,7 +94,7 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 		named := strings.TrimRight(string(common), "\r\n")
 		c, ok := gitPath(gitDir, named)
 		if !ok {
-			return nil, fmt.Sprintf("%s names the common folder %s, through a .. that cannot be followed here", filepath.Join(gitDir, "commondir"), named)
+			return nil, fmt.Sprintf("%s names the common folder %s, which plansmith cannot follow as git does (through /proc or /dev/fd, or too many links)", filepath.Join(gitDir, "commondir"), named)
 		}
 		for _, need := range []string{"objects", "refs"} {
 			if info, err := os.Stat(filepath.Join(c, need)); err != nil || !info.IsDir() {
@@ -110,20 +112,71 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 // read from dir when it is relative: as the kernel resolves it, each link
 // followed before the ".." after it climbs (review BN1: l/../good, cleaned
 // to good as text, was another folder to git when l is a link). ok is
-// false when a path through ".." cannot be resolved (a part is missing).
+// false when it leads through /proc or /dev/fd, whose entries are each
+// process's own: /proc/self/cwd is where git runs to git, and where the
+// hook runs to plansmith (review BP1), or through too many links.
 func gitPath(dir, named string) (path string, ok bool) {
 	p := named
 	if !filepath.IsAbs(p) {
 		p = dir + string(filepath.Separator) + named
 	}
-	if !slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
-		return filepath.Clean(p), true
-	}
-	resolved, err := filepath.EvalSymlinks(p)
-	if err != nil {
+	return kernelPath(p)
+}
+
+// kernelPath resolves the absolute path p as the kernel would open it:
+// component by component, each link followed where it stands (a ".." then
+// climbs from where the link led), parts that do not exist taken as
+// written. ok is false when p or a link on the way names /proc or /dev/fd,
+// or the links run deeper than the kernel follows.
+func kernelPath(p string) (string, bool) {
+	if !filepath.IsAbs(p) {
 		return "", false
 	}
-	return resolved, true
+	rest := strings.Split(filepath.ToSlash(p), "/")
+	cur := "/"
+	for links := 0; len(rest) > 0; {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		if perProcess(next) {
+			return "", false
+		}
+		info, err := os.Lstat(next)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > 40 {
+			return "", false
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", false
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		rest = append(strings.Split(filepath.ToSlash(target), "/"), rest...)
+	}
+	return cur, !perProcess(cur)
+}
+
+// perProcess reports whether p lies in /proc or /dev/fd.
+func perProcess(p string) bool {
+	p = filepath.ToSlash(filepath.Clean(p))
+	for _, magic := range []string{"/proc", "/dev/fd"} {
+		if p == magic || strings.HasPrefix(p, magic+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // configTrouble reads every config file of dirs (config, config.worktree)
@@ -149,10 +202,12 @@ func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
 			}
 			for _, k := range keys {
 				switch {
+				case k.name == "core.hookspath" && strings.HasPrefix(k.value, "~"):
+					return nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, which git reads from a home folder plansmith does not look in", path, k.value)
 				case k.name == "core.hookspath":
 					dir, ok := gitPath(top, k.value)
 					if !ok {
-						return nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, through a .. that cannot be followed here", path, k.value)
+						return nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, which plansmith cannot follow as git does (through /proc or /dev/fd, or too many links)", path, k.value)
 					}
 					hookDirs = append(hookDirs, dir)
 				case !inertGitKey(k.name):

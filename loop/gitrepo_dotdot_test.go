@@ -89,3 +89,52 @@ func TestARepositoryPathThroughALinkIsFollowedAsGitDoes(t *testing.T) {
 		})
 	}
 }
+
+// A path through /proc/self/cwd is where git runs to git, and where the
+// hook runs to plansmith: a .git file naming /proc/self/cwd/g, or a
+// hooksPath there, is refused (review BP1: git -C sub status ran the
+// fsmonitor of sub/g while plansmith judged the project's g).
+func TestARepositoryPathThroughProcIsRefused(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+	env, p := blockingLoop(t)
+	pr := p.Project
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	sub := filepath.Join(pr, "sub")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	run(sub, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "f"), []byte("hi\n"), 0o644))
+	run(sub, "add", "f")
+	run(sub, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "one")
+	require.NoError(t, os.Rename(filepath.Join(sub, ".git"), filepath.Join(sub, "g")))
+	// The project's own g, which plansmith would read from its folder, is
+	// inert; sub's g, which git reads, names a program.
+	out, err := exec.Command("cp", "-a", filepath.Join(sub, "g"), filepath.Join(pr, "g")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	marker := filepath.Join(t.TempDir(), "ran")
+	require.NoError(t, os.WriteFile(filepath.Join(pr, "evil.sh"), []byte("#!/bin/sh\ntouch '"+marker+"'\necho '[]'\n"), 0o755))
+	appendConfig(t, filepath.Join(sub, "g", "config"), "[core]\n\tfsmonitor = "+filepath.Join(pr, "evil.sh")+"\n")
+	require.NoError(t, os.WriteFile(filepath.Join(sub, ".git"), []byte("gitdir: /proc/self/cwd/g\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "f"), []byte("changed\n"), 0o644))
+
+	in, _ := json.Marshal(map[string]string{"command": "git -C sub status --short"})
+	deny := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: pr}, Tool: "Bash", Input: in})
+	assert.True(t, deny.Deny, deny.Reason)
+	assert.Contains(t, deny.Reason, "/proc")
+	run(pr, "-C", "sub", "status", "--short")
+	assert.FileExists(t, marker, "git ran sub/g's fsmonitor")
+
+	_, ok := kernelPath("/proc/self/cwd/x")
+	assert.False(t, ok)
+	got, ok := kernelPath(filepath.Join(pr, "sub", "..", "g"))
+	assert.True(t, ok)
+	assert.Equal(t, filepath.Join(pr, "g"), got)
+}

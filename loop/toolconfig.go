@@ -86,6 +86,9 @@ func gitRepository(env Env, cwd, dir string) string {
 	if !filepath.IsAbs(dir) {
 		start = base + string(filepath.Separator) + dir
 	}
+	if _, ok := kernelPath(start); !ok {
+		return fmt.Sprintf("the folder git would start in, %s, leads through /proc or /dev/fd, which names another folder to git than to plansmith", start)
+	}
 	d, err := filepath.EvalSymlinks(start)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return "" // git cannot start there
