@@ -204,6 +204,7 @@ func TestCodexRefusesApplyPatchWhilePlanning(t *testing.T) {
 	reqs := e.Model.Requests()
 	require.Len(t, reqs, 5)
 	assert.Contains(t, reqs[1].Outputs[0].Output, "the loop is kept in "+e.Project+", where Codex's hooks look")
+	assert.Contains(t, reqs[1].Outputs[0].Output, "read-only while planning", "the hook judged plan's own call")
 	assert.NoDirExists(t, filepath.Join(lib, ".claude"), "no loop kept in the nested checkout")
 	require.Len(t, reqs[2].Outputs, 1)
 	refused := reqs[2].Outputs[0].Output
@@ -358,7 +359,9 @@ func TestCodexForkContinuesTheLoop(t *testing.T) {
 func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 	t.Parallel()
 	bin := BuildPlansmith(t)
-	e := codexPlansmithEnv(t, bin, cs.Text("hi"))
+	moved := filepath.Join(t.TempDir(), "plansmith")
+	e := codexPlansmithEnv(t, bin, cs.Text("hi"),
+		cs.Exec(quoteBin(moved)+" plan --agent codex --no-memory -- '"+request+"'"), cs.Text("started"))
 	path := t.TempDir()
 	require.NoError(t, os.Symlink(e.Codex, filepath.Join(path, "codex")))
 	environ := append(e.environ(), "PATH="+path+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -390,7 +393,6 @@ func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 
 	// Installed again from a moved binary, without --trust: Codex holds the
 	// changed hooks untrusted.
-	moved := filepath.Join(t.TempDir(), "plansmith")
 	data, err := os.ReadFile(bin)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(moved, data, 0o755))
@@ -399,4 +401,13 @@ func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 	b, err := install.CombinedOutput()
 	require.NoError(t, err, "%s", b)
 	assert.Contains(t, plan(moved), "NOT CHECKED: Codex reports plansmith's PreToolUse, Stop, UserPromptSubmit hooks as modified")
+
+	// Run by the model inside Codex's sandbox, where codex cannot be asked:
+	// no hook judged plan's own call, and plan says so (review BO1).
+	res = e.Run("plan", "-s", "workspace-write")
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	reqs := e.Model.Requests()
+	last := reqs[len(reqs)-1]
+	require.Len(t, last.Outputs, 1)
+	assert.Contains(t, last.Outputs[0].Output, "NOT CHECKED: Codex ran this command without plansmith's PreToolUse hook judging it")
 }

@@ -273,7 +273,17 @@ func planRun(env *Env, o *PlanOptions) error {
 	if err != nil {
 		return err
 	}
-	if bin, err := binaryPath(""); err == nil {
+	call := env.Getenv("CODEX_TOOL_CALL_ID")
+	switch bin, err := binaryPath(""); {
+	case o.Agent == "codex" && call != "":
+		// Run by the model: whether Codex ran plansmith's hook on this very
+		// command says whether it runs them for this thread, whatever the
+		// reason it might not (reviews BO1–BO3: asking Codex fails in its
+		// sandbox, and reading its config cannot see everything).
+		if !loop.CodexCallJudged(env.Getenv("HOME"), call, env.Getenv("CODEX_THREAD_ID")) {
+			started.Unenforced = "Codex ran this command without plansmith's PreToolUse hook judging it (the hooks are not registered where Codex looks, not trusted as they stand, or turned off for this session)"
+		}
+	case err == nil:
 		de := install.DoctorEnv{Project: p.Project, Home: env.Getenv("HOME"), Binary: bin, Getenv: env.Getenv}
 		if o.Agent == "codex" {
 			de.Codex, de.Environ = lookCodex(), os.Environ()

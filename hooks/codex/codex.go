@@ -51,6 +51,7 @@ type Input struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 	Prompt         string          `json:"prompt"`
 	TranscriptPath string          `json:"transcript_path"` // the thread's rollout record
+	ToolUseID      string          `json:"tool_use_id"`
 
 	// Unreadable names the fields present with a type other than the
 	// expected one; they are left zero.
@@ -233,7 +234,7 @@ func decode(data []byte) (Input, error) {
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode,
 		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastMessage,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "prompt": &in.Prompt,
-		"transcript_path": &in.TranscriptPath,
+		"transcript_path": &in.TranscriptPath, "tool_use_id": &in.ToolUseID,
 	})
 	in.Unreadable = bad
 	return in, err
@@ -298,6 +299,18 @@ func stop(in Input, env loop.Env) any {
 }
 
 func preToolUse(in Input, env loop.Env) any {
+	if in.ToolName == "Bash" {
+		// plan, run by this call, learns that a hook judged it: Codex runs
+		// plansmith's hooks for this thread (loop.CodexCallJudged).
+		var shell struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(in.ToolInput, &shell) == nil {
+			if err := loop.NoteCodexCall(env, in.ToolUseID, in.SessionID, shell.Command); err != nil {
+				fmt.Fprintf(env.Stderr, "plansmith: Codex pretooluse hook: noting the call: %v\n", err)
+			}
+		}
+	}
 	// Codex tells the hook the command alone: the workdir and tty the model
 	// asked for, where and how it runs, are not passed.
 	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in, env), Tool: in.ToolName, Input: in.ToolInput,
