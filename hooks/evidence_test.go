@@ -99,10 +99,10 @@ func TestGateEvidenceOnCapturedPayloads(t *testing.T) {
 	// what comes after it (review BI8: told to begin, it ran a second).
 	ctx := call("sessionstart", payload(t, "sessionstart-compact.json", project, nil))
 	assert.Contains(t, ctx, `"hookEventName":"SessionStart"`)
-	assert.Contains(t, ctx, "The critic (`aeff946838fb8ae94`) is still running")
+	assert.Contains(t, ctx, "The critic (`aeff946838fb8ae94`) was launched and has not finished")
 	assert.Contains(t, ctx, "validator-prompt.md")
 	// A resume with no loop change says the same; a startup says nothing.
-	assert.Contains(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, nil)), "is still running")
+	assert.Contains(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, nil)), "a resumed session no longer has them")
 	assert.Empty(t, call("sessionstart", payload(t, "sessionstart-resume.json", project, map[string]any{"source": "startup"})))
 	// The critic finishes.
 	assert.Empty(t, call("subagentstop", payload(t, "subagentstop-background.json", project, nil)))

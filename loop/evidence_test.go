@@ -243,7 +243,7 @@ func TestACompactedAssessmentSaysWhatStillRuns(t *testing.T) {
 	s := Session{ID: sessionID, Cwd: p.Project}
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
 	o := SessionStart(env, SessionEvent{Session: s, Source: "compact"})
-	assert.Contains(t, o.Context, "The critic (`c1`) is still running: wait for it to finish and do not launch another")
+	assert.Contains(t, o.Context, "The critic (`c1`) was launched and has not finished: while it is among your background tasks, wait for it and do not launch another")
 	assert.NotContains(t, o.Context, "Run the critic")
 
 	// The agent launched another all the same; the first finishes, the

@@ -659,7 +659,7 @@ func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"})
 	forkStop := StopEvent{Session: fork, LastMessage: answer("no"), BlockCap: 3}
 	assert.Equal(t, Block, Stop(env, forkStop).Kind)
-	assert.Equal(t, "fork", loaded(t, p).BlocksOf)
+	assert.Equal(t, map[string]int{"fork": 1}, loaded(t, p).Blocks)
 	assert.Equal(t, 1, loaded(t, p).ConsecutiveBlocks)
 	PreToolUse(env, ToolEvent{Session: fork, Tool: "Read", Input: read})
 	assert.Equal(t, 0, loaded(t, p).ConsecutiveBlocks)
@@ -681,6 +681,9 @@ func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"})
 	assert.Equal(t, Block, Stop(env, StopEvent{Session: fork, LastMessage: answer("no"), BlockCap: 8}).Kind, "the fork's answer is judged")
 	assert.Equal(t, "s", loaded(t, p).AsideOf, "and s's aside stands")
+	PromptSubmit(env, PromptEvent{Session: fork, Prompt: "look at the tests"})
+	PromptSubmit(env, PromptEvent{Session: fork, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
+	assert.Equal(t, "s", loaded(t, p).AsideOf, "another session's prompts leave it (review BP4)")
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("plansmith: planning loop active"), BlockCap: 8}))
 	assert.Equal(t, 1, loaded(t, p).Retries, "only the fork's answer spent a retry")
 
@@ -691,4 +694,38 @@ func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
 	assert.Empty(t, loaded(t, p).AsideOf)
 	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("no"), ReportsRuns: true, BlockCap: 8}).Kind)
+}
+
+// Two sessions holding the loop, blocked turn for turn: each pauses before
+// its own cap (review BP2: one count for both, each wiping the other's,
+// never paused, and the client cut both turns).
+func TestTwoSessionsRunsOfBlocksAreKeptApart(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.MaxRetries = 20
+	o.SessionID = "s"
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	rewriteLoop(t, p, func(l *state.Loop) { l.Continued = []string{"fork"} })
+	s := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 3}
+	fork := StopEvent{Session: Session{ID: "fork", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 3}
+	for i := 0; i < 3; i++ {
+		assert.Equal(t, Block, Stop(env, s).Kind, "s block %d", i+1)
+		assert.Equal(t, Block, Stop(env, fork).Kind, "fork block %d", i+1)
+	}
+	assert.Equal(t, map[string]int{"s": 3, "fork": 3}, loaded(t, p).Blocks)
+	assert.Equal(t, Pause, Stop(env, s).Kind, "s pauses before its cap")
+}
+
+// A state file from before the runs were kept apart: its count is the
+// holder's.
+func TestAnOldBlockCountIsTheHolders(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.MaxRetries = 20
+	o.SessionID = "s"
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	rewriteLoop(t, p, func(l *state.Loop) { l.ConsecutiveBlocks, l.Blocks = 3, nil })
+	assert.Equal(t, Pause, Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 3}).Kind)
 }

@@ -59,7 +59,7 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		// each notification resumed the loop and spent its retries). It is
 		// a new turn all the same, whose blocks the client counts from
 		// zero (review AF4: the loop paused early, blaming the cap).
-		if l.AsideOf != "" {
+		if l.AsideOf != "" && l.AsideOf == ev.ID {
 			// A new turn: the aside turn is over, even if its Stop came
 			// while background work ran and judged nothing (review BM2).
 			l.AsideOf = ""
@@ -76,9 +76,14 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	// Only the user's own prompt lets the agent end the loop (the policy's
 	// plansmith-cancel rule); any other prompt takes that back.
 	cancel := isCancelPrompt(ev.Prompt)
-	aside := ""
-	if isAsidePrompt(ev.Prompt) && !l.Paused {
+	// An aside is this session's turn; another session's prompt leaves
+	// it (review BP4).
+	aside := l.AsideOf
+	switch {
+	case isAsidePrompt(ev.Prompt) && !l.Paused:
 		aside = ev.ID
+	case aside == ev.ID:
+		aside = ""
 	}
 	if l.CancelAsked != cancel || l.AsideOf != aside {
 		l.CancelAsked = cancel
@@ -115,7 +120,7 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	}
 	if l.Paused {
 		// The pause ended the turn that ran into the cap, whoever's it was.
-		l.Paused, l.PausedReason, l.ConsecutiveBlocks = false, "", 0
+		l.Paused, l.PausedReason, l.ConsecutiveBlocks, l.Blocks = false, "", 0, nil
 		t.dirty = true
 	}
 	return PromptOutcome{Context: text}

@@ -293,12 +293,8 @@ func problemLines(ps []phases.Problem) []string {
 // prompt resumes it (see PromptSubmit).
 func (r *stop) block(reason string) StopOutcome {
 	l := &r.f.Loop
-	if l.BlocksOf != r.session {
-		// Another session's run of blocks: the client counts this one's
-		// from its own last step (review BI9).
-		l.ConsecutiveBlocks, l.BlocksOf = 0, r.session
-	}
-	if r.cap > 0 && l.ConsecutiveBlocks >= r.cap {
+	n := blocksOf(l, r.session)
+	if r.cap > 0 && n >= r.cap {
 		l.Paused = true
 		l.PausedReason = reason
 		return StopOutcome{Kind: Pause, Message: templates.Show("messages/paused.md", map[string]any{
@@ -310,28 +306,51 @@ func (r *stop) block(reason string) StopOutcome {
 			"Held": templates.OneLine(strings.SplitN(strings.TrimSpace(reason), "\n", 2)[0], 200),
 		})}
 	}
-	l.ConsecutiveBlocks++
+	setBlocks(l, r.session, n+1)
 	return StopOutcome{Kind: Block, Reason: reason}
 }
 
-// blocksOf is session's run of consecutive Stop blocks.
+// blocksOf is session's run of consecutive Stop blocks. The client counts
+// each session's apart (reviews BI9, BP2: one count for all let a fork's
+// step reset the planner's, or two sessions' runs wipe each other's, and
+// the client cut a turn at its cap before plansmith paused).
 func blocksOf(l *state.Loop, session string) int {
-	if l.BlocksOf != "" && l.BlocksOf != session {
-		return 0
+	if l.Blocks == nil && (l.SessionID == "" || l.SessionID == session) {
+		return l.ConsecutiveBlocks // a file from before the runs were kept apart
 	}
-	return l.ConsecutiveBlocks
+	return l.Blocks[session]
+}
+
+// setBlocks sets session's run to n, and ConsecutiveBlocks to the longest.
+func setBlocks(l *state.Loop, session string, n int) {
+	if l.Blocks == nil {
+		l.Blocks = map[string]int{}
+		if l.ConsecutiveBlocks > 0 && l.SessionID != "" {
+			l.Blocks[l.SessionID] = l.ConsecutiveBlocks
+		}
+	}
+	if n == 0 {
+		delete(l.Blocks, session)
+	} else {
+		l.Blocks[session] = n
+	}
+	l.ConsecutiveBlocks = 0
+	for _, m := range l.Blocks {
+		l.ConsecutiveBlocks = max(l.ConsecutiveBlocks, m)
+	}
+	if len(l.Blocks) == 0 {
+		l.Blocks = nil
+	}
 }
 
 // endBlocks ends session's run of Stop blocks, as the client does at the
-// session's own tool step or new turn; another session's run goes on
-// (review BI9: a fork's tool call reset the planning session's count, and
-// the client cut the turn at its cap before plansmith paused). It reports
-// whether anything changed.
+// session's own tool step or new turn; another session's run goes on. It
+// reports whether anything changed.
 func endBlocks(l *state.Loop, session string) bool {
-	if l.ConsecutiveBlocks == 0 || l.BlocksOf != "" && l.BlocksOf != session {
+	if blocksOf(l, session) == 0 {
 		return false
 	}
-	l.ConsecutiveBlocks = 0
+	setBlocks(l, session, 0)
 	return true
 }
 

@@ -47,17 +47,17 @@ type Loop struct {
 	// `converge: true`; it is ignored, as critique_mode says the same.
 
 	// Progress.
-	Phase             string   `yaml:"phase"`       // name of the current phase, for people reading the file
-	PhaseIndex        int      `yaml:"phase_index"` // index into Phases; len(Phases) is iterate
-	Retries           int      `yaml:"retries"`     // failed validations in the current phase
-	RetriesTotal      int      `yaml:"retries_total"`
-	Transitions       int      `yaml:"transitions"`
-	ConsecutiveBlocks int      `yaml:"consecutive_blocks"`  // Stop blocks since the last tool call or user prompt
-	BlocksOf          string   `yaml:"blocks_of,omitempty"` // the session whose run ConsecutiveBlocks counts (the client counts each session's apart)
-	Paused            bool     `yaml:"paused"`
-	PausedReason      string   `yaml:"paused_reason,omitempty"` // what the paused block would have said
-	LastProblems      []string `yaml:"last_problems,omitempty"`
-	FinalNext         bool     `yaml:"final_next,omitempty"` // the current or next revise is the final one (set by convergence mode)
+	Phase             string         `yaml:"phase"`       // name of the current phase, for people reading the file
+	PhaseIndex        int            `yaml:"phase_index"` // index into Phases; len(Phases) is iterate
+	Retries           int            `yaml:"retries"`     // failed validations in the current phase
+	RetriesTotal      int            `yaml:"retries_total"`
+	Transitions       int            `yaml:"transitions"`
+	ConsecutiveBlocks int            `yaml:"consecutive_blocks"` // the longest run of Stop blocks below (or, in files from before it, the holder's)
+	Blocks            map[string]int `yaml:"blocks,omitempty"`   // each session's run of Stop blocks since its last tool call or prompt: the client counts them apart
+	Paused            bool           `yaml:"paused"`
+	PausedReason      string         `yaml:"paused_reason,omitempty"` // what the paused block would have said
+	LastProblems      []string       `yaml:"last_problems,omitempty"`
+	FinalNext         bool           `yaml:"final_next,omitempty"` // the current or next revise is the final one (set by convergence mode)
 	// CancelAsked is set when the user's last prompt was the cancel command:
 	// until their next prompt the agent may run plansmith cancel.
 	CancelAsked bool `yaml:"cancel_asked,omitempty"`
