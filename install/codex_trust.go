@@ -195,9 +195,18 @@ func withAppServer(ctx context.Context, codex, project string, env []string, tal
 		return fmt.Errorf("starting %s app-server: %w", codex, err)
 	}
 	defer func() {
+		// Its input closed, the server ends on its own and tidies its
+		// temporary files (review BO10: killed at once, it left a folder
+		// in CODEX_HOME/.tmp each time); one that does not is stopped.
 		stdin.Close()
-		_ = killProcessGroup(cmd)
-		_ = cmd.Wait()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			_ = killProcessGroup(cmd)
+			<-done
+		}
 	}()
 	c := &rpc{w: stdin, r: bufio.NewReaderSize(stdout, 1<<20)}
 	fail := func(err error) error {

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/plansmith/plansmith/state"
 )
@@ -17,8 +18,9 @@ type Session struct {
 	// ("" when it was not, or cannot be told). Read only when another
 	// session holds the loop: a fork carries the planning conversation on
 	// and is held to its loop (Codex's fork, whose hooks name no parent;
-	// Claude Code's forks are told by SessionStart instead).
-	ForkedFrom func() string
+	// Claude Code's forks are told by SessionStart instead). at is when
+	// the fork was made, zero when not known.
+	ForkedFrom func() (parent string, at time.Time)
 }
 
 // continues reports whether s was forked from a session that holds l: it
@@ -27,7 +29,13 @@ func (s Session) continues(l *state.Loop) bool {
 	if s.ForkedFrom == nil || l.SessionID == "" || s.ID == "" {
 		return false
 	}
-	parent := s.ForkedFrom()
+	parent, at := s.ForkedFrom()
+	// A fork made before the loop began carries no planning conversation
+	// (review BO6: its unrelated answers were judged and spent the
+	// planner's retries).
+	if !at.IsZero() && at.Before(l.StartedAt) {
+		return false
+	}
 	return parent != "" && parent != s.ID && l.HeldBy(parent)
 }
 

@@ -614,8 +614,8 @@ func TestAStateFileThatCannotBeReadIsToldAndCancelled(t *testing.T) {
 // thread wrote freely).
 func TestAForkOfThePlanningSessionIsHeldToTheLoop(t *testing.T) {
 	env, p := heldLoop(t)
-	fork := Session{ID: "fork", Cwd: p.Project, ForkedFrom: func() string { return "s" }}
-	stranger := Session{ID: "other", Cwd: p.Project, ForkedFrom: func() string { return "" }}
+	fork := Session{ID: "fork", Cwd: p.Project, ForkedFrom: forkedFrom("s", time.Time{})}
+	stranger := Session{ID: "other", Cwd: p.Project, ForkedFrom: forkedFrom("", time.Time{})}
 	write := func(s Session) ToolOutcome {
 		return PreToolUse(env, ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)})
 	}
@@ -626,9 +626,18 @@ func TestAForkOfThePlanningSessionIsHeldToTheLoop(t *testing.T) {
 	assert.Equal(t, Block, out.Kind, "the fork's answer is judged")
 	assert.Contains(t, loaded(t, p).Continued, "fork")
 	// A fork of the fork is held too.
-	grandchild := Session{ID: "fork2", Cwd: p.Project, ForkedFrom: func() string { return "fork" }}
+	grandchild := Session{ID: "fork2", Cwd: p.Project, ForkedFrom: forkedFrom("fork", testNow)}
 	assert.True(t, write(grandchild).Deny)
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: stranger, LastMessage: answer("done")}))
+	// A fork made before the loop began carries no planning conversation
+	// (review BO6).
+	early := Session{ID: "early", Cwd: p.Project, ForkedFrom: forkedFrom("s", testNow.Add(-time.Hour))}
+	assert.False(t, write(early).Deny)
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: early, LastMessage: answer("done")}))
+}
+
+func forkedFrom(parent string, at time.Time) func() (string, time.Time) {
+	return func() (string, time.Time) { return parent, at }
 }
 
 // The client counts each session's run of Stop blocks on its own: a fork's

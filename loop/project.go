@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/plansmith/plansmith/state"
@@ -310,9 +311,10 @@ func rolloutFolder(path, thread string) string {
 type rolloutRecord struct {
 	Type    string `json:"type"`
 	Payload struct {
-		ID         string `json:"id"`
-		Cwd        string `json:"cwd"`
-		ForkedFrom string `json:"forked_from_id"`
+		ID         string    `json:"id"`
+		Cwd        string    `json:"cwd"`
+		ForkedFrom string    `json:"forked_from_id"`
+		Timestamp  time.Time `json:"timestamp"`
 	} `json:"payload"`
 }
 
@@ -321,30 +323,32 @@ type rolloutRecord struct {
 const rolloutMetaLimit = 4 << 20
 
 // CodexForkedFrom names the thread a Codex thread was forked from (codex
-// fork): its record's first line, the session_meta of thread, says so as
-// forked_from_id (Codex 0.169.0, seen in e2e). "" when it was not forked,
-// or the record cannot be read or names another thread.
-func CodexForkedFrom(rollout, thread string) string {
+// fork), and when the fork was made: its record's first line, the
+// session_meta of thread, says so as forked_from_id and timestamp (Codex
+// 0.169.0, seen in e2e). "" when it was not forked, or the record cannot
+// be read or names another thread. Only a regular file is opened: a FIFO
+// there must not hold the hook (review BO7).
+func CodexForkedFrom(rollout, thread string) (string, time.Time) {
 	if rollout == "" || thread == "" || !filepath.IsAbs(rollout) {
-		return ""
+		return "", time.Time{}
+	}
+	if info, err := os.Stat(rollout); err != nil || !info.Mode().IsRegular() {
+		return "", time.Time{}
 	}
 	f, err := os.Open(rollout)
 	if err != nil {
-		return ""
+		return "", time.Time{}
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
-		return ""
-	}
 	line, err := bufio.NewReaderSize(io.LimitReader(f, rolloutMetaLimit), 64<<10).ReadBytes('\n')
 	if err != nil && len(line) == 0 {
-		return ""
+		return "", time.Time{}
 	}
 	meta, ok := rolloutLine(line)
 	if !ok || meta.Type != "session_meta" || meta.Payload.ID != thread {
-		return ""
+		return "", time.Time{}
 	}
-	return meta.Payload.ForkedFrom
+	return meta.Payload.ForkedFrom, meta.Payload.Timestamp
 }
 
 func rolloutLine(line []byte) (rolloutRecord, bool) {

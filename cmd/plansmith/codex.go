@@ -15,7 +15,7 @@ import (
 
 // runAgentHook runs a hook for an agent named otherwise than plain
 // "claude". The name is read in any case. An unknown agent's tool call is
-// judged as Claude Code's, whose refusal Codex reads too, so that a
+// judged as Codex's, whose refusal Claude Code reads too, so that a
 // registration plansmith did not write never lets a write through while a
 // loop runs (review BK8); its other events are reported on stderr and do
 // nothing, as every hook failure does.
@@ -27,8 +27,11 @@ func runAgentHook(agent, event string, env *Env) {
 		runHook(event, env)
 	default:
 		if strings.HasPrefix(event, "pretooluse") {
-			fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); this tool call is judged as Claude Code's\n", agent)
-			runHook("pretooluse", env)
+			// Judged by the stricter of the two readings (Codex's: the
+			// hook is told neither the folder nor the shell), whose
+			// refusal both clients honour (review BO9).
+			fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); this tool call is judged as Codex's, the stricter\n", agent)
+			codex.Run("pretooluse", *env)
 			return
 		}
 		fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); ignoring this call\n", agent)

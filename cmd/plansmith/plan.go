@@ -203,8 +203,10 @@ func planRun(env *Env, o *PlanOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if !o.AgentSet && env.Getenv("CODEX_THREAD_ID") != "" && env.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
-		// Codex gives every command the model runs its thread's id: a plan
+	if !o.AgentSet && env.Getenv("CODEX_THREAD_ID") != "" && env.Getenv("CODEX_TOOL_CALL_ID") != "" && env.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
+		// Codex gives every command the model runs its thread's id and its
+		// tool call's (a shell that merely inherited the thread's id, review
+		// BO8, has no call): a plan
 		// without the flag there is Codex's all the same, not a Claude
 		// Code loop whose gate asks for a tool Codex lacks (review BK7).
 		o.Agent = "codex"

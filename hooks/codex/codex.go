@@ -256,7 +256,7 @@ func session(in Input, env loop.Env) loop.Session {
 	return loop.Session{ID: in.SessionID, Cwd: cwd,
 		// A forked thread's hooks name no parent; its record does (review
 		// BK10). Read only when another thread holds the loop.
-		ForkedFrom: func() string { return loop.CodexForkedFrom(in.TranscriptPath, in.SessionID) }}
+		ForkedFrom: func() (string, time.Time) { return loop.CodexForkedFrom(in.TranscriptPath, in.SessionID) }}
 }
 
 // isFolder reports whether dir is an absolute path to a folder.
