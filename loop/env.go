@@ -46,7 +46,7 @@ func (e Env) parent() string {
 // found from its transcript, else the working directory.
 func (e Env) Paths(s Session) (state.Paths, error) {
 	if s.Cwd != "" {
-		return state.Paths{Project: hookProject(s.Cwd, e.Getenv("CLAUDE_PROJECT_DIR"), s.ID)}, nil
+		return state.Paths{Project: hookProjectOf(s.Cwd, e.Getenv("CLAUDE_PROJECT_DIR"), s)}, nil
 	}
 	p, err := e.CommandProject()
 	if err != nil {
@@ -80,6 +80,13 @@ func (e Env) Paths(s Session) (state.Paths, error) {
 // or cannot tell; a change here needs one there (precheck_test.go holds the
 // two together).
 func hookProject(cwd, project, session string) string {
+	return hookProjectOf(cwd, project, Session{ID: session})
+}
+
+// hookProjectOf is hookProject for s, whose fork's loop counts as its own
+// (review BO5: a fork in a subfolder holding another state file was judged
+// by that file).
+func hookProjectOf(cwd, project string, s Session) string {
 	if project == "" || !filepath.IsAbs(project) {
 		// Codex names no project: its loops are kept at the checkout's
 		// root (CodexProject), so they are looked for from cwd up to it.
@@ -120,7 +127,7 @@ func hookProject(cwd, project, session string) string {
 	}
 	best, rank := found[0], rankOther
 	for _, dir := range found {
-		if r := loopRank(dir, session); r < rank {
+		if r := loopRank(dir, s); r < rank {
 			best, rank = dir, r
 		}
 	}
@@ -136,7 +143,7 @@ const (
 )
 
 // loopRank is the kind of dir's state entry for session.
-func loopRank(dir, session string) int {
+func loopRank(dir string, s Session) int {
 	f, err := state.LoadHead(state.Paths{Project: dir}.State())
 	switch {
 	case err != nil:
@@ -144,7 +151,7 @@ func loopRank(dir, session string) int {
 	case !f.Loop.Active:
 		return rankOther
 	case f.Loop.SessionID != "":
-		if f.Loop.HeldBy(session) && (f.Loop.Project == "" || namesDir(f.Loop.Project, dir)) {
+		if (f.Loop.HeldBy(s.ID) || s.continues(&f.Loop)) && (f.Loop.Project == "" || namesDir(f.Loop.Project, dir)) {
 			return rankOurs
 		}
 		return rankOther

@@ -199,6 +199,10 @@ func TestForeignLoopBelowDoesNotHideTheSessions(t *testing.T) {
 			before, err := os.ReadFile(state.Paths{Project: sub}.State())
 			require.NoError(t, err)
 			assert.Equal(t, p.Project, hookProject(sub, p.Project, "s"), "the session's own loop first")
+			// And a fork's of it: held as its parent (review BO5).
+			fork := Session{ID: "fork", Cwd: sub, ForkedFrom: forkedFrom("s", time.Time{})}
+			assert.Equal(t, p.Project, hookProjectOf(sub, p.Project, fork))
+			assert.True(t, PreToolUse(env, ToolEvent{Session: fork, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}).Deny)
 
 			write := []byte(`{"file_path":"` + filepath.Join(p.Project, "x") + `","content":"y"}`)
 			from := func(cwd string) bool {
