@@ -13,6 +13,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // ErrTooLarge reports a file longer than the caller's limit.
@@ -29,6 +31,13 @@ func Read(path string, limit int64) ([]byte, error) {
 	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (%v)", path, info.Mode().Type())
+	}
+	// The kernel's own files pass for regular ones, and some block a
+	// reader (/proc/kmsg) or never end: a link there is refused (review
+	// BL5: a settings file linked to /proc/kmsg held a hook to its
+	// deadline).
+	if real, err := filepath.EvalSymlinks(path); err == nil && systemFile(real) {
+		return nil, fmt.Errorf("%s leads to %s, a file of the kernel's, not one to read", path, real)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
@@ -50,6 +59,21 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
 	}
 	return data, nil
+}
+
+// systemFile reports whether p, links resolved, lies in /proc, /sys or
+// /dev (but for /dev/shm, an ordinary folder).
+func systemFile(p string) bool {
+	p = filepath.ToSlash(p)
+	if strings.HasPrefix(p, "/dev/shm/") {
+		return false
+	}
+	for _, dir := range []string{"/proc/", "/sys/", "/dev/"} {
+		if strings.HasPrefix(p, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsNotExist reports whether err says the file is not there.

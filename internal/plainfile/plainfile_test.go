@@ -47,3 +47,17 @@ func TestRead(t *testing.T) {
 		}
 	}
 }
+
+// The kernel's files pass for regular ones: a link to one is refused, as
+// /proc/kmsg would hold the reader (review BL5; /proc/self/status stands
+// in for it here, being regular and harmless to open).
+func TestAKernelFileIsNotRead(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc here")
+	}
+	link := filepath.Join(t.TempDir(), "settings.json")
+	require.NoError(t, os.Symlink("/proc/self/status", link))
+	_, err := Read(link, 1<<20)
+	assert.ErrorContains(t, err, "a file of the kernel's")
+	assert.False(t, systemFile("/dev/shm/project/.claude/plansmith.yaml"), "/dev/shm is an ordinary folder")
+}
