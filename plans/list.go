@@ -238,6 +238,28 @@ func Find(entries []Entry, name string) (Entry, error) {
 		return e, nil
 	}
 	name = strings.TrimSuffix(strings.TrimSpace(filepath.Base(name)), ".md")
+	e, err := find(entries, name)
+	var none *noMatchError
+	if !errors.As(err, &none) {
+		return e, err
+	}
+	// The words as the list shows the request ("Add caching to the API"):
+	// the name they make (review BG7: only the slug as typed was found).
+	if slug := Slug(name); slug != "" && slug != name {
+		if e, serr := find(entries, slug); !errors.As(serr, &none) {
+			return e, serr
+		}
+	}
+	return Entry{}, err
+}
+
+// noMatchError is find's error when no name matches at all.
+type noMatchError struct{ name string }
+
+func (e *noMatchError) Error() string { return fmt.Sprintf("no kept plan is named %q", e.name) }
+
+// find is Find for a name taken as written.
+func find(entries []Entry, name string) (Entry, error) {
 	// The whole name, then a name that ends in it (the slug without its
 	// date), then any part of a name.
 	var whole, ending, matches []Entry
@@ -263,7 +285,7 @@ func Find(entries []Entry, name string) (Entry, error) {
 	}
 	switch len(matches) {
 	case 0:
-		return Entry{}, fmt.Errorf("no kept plan is named %q", name)
+		return Entry{}, &noMatchError{name}
 	case 1:
 		return matches[0], nil
 	}

@@ -202,6 +202,12 @@ func TestListAndFind(t *testing.T) {
 	byFile, err := Find(entries, "docs/plans/2026-11-20-add-caching.md")
 	require.NoError(t, err)
 	assert.Equal(t, byPart, byFile)
+	// The request as the list shows it, in any case (review BG7).
+	for _, words := range []string{"Migrate the database", "Caching", "the Database"} {
+		e, err := Find(entries, words)
+		require.NoError(t, err, words)
+		assert.Contains(t, e.Name, strings.ToLower(strings.Fields(words)[len(strings.Fields(words))-1]), words)
+	}
 	_, err = Keep(project, cfg, planDoc("Add caching layer", d1, true), "Add caching layer", d1)
 	require.NoError(t, err)
 	entries, err = List(project, cfg)
