@@ -352,6 +352,35 @@ func codexOnly(claude, codex []Check) []Check {
 	return out
 }
 
+// eachHookEntry calls f for each hook entry of the hooks document doc, in
+// order: its event, matcher group and index in the group, and whether it
+// is self's. A document that cannot be read has none.
+func eachHookEntry(doc []byte, self string, f func(event string, group, index int, ours bool)) {
+	d, err := loadSettings(doc)
+	if err != nil {
+		return
+	}
+	hk, err := hooksObject(d)
+	if err != nil {
+		return
+	}
+	for _, ev := range hk {
+		groups, _ := parseArray(ev.value)
+		for g, group := range groups {
+			o, err := parseObject(group)
+			if err != nil {
+				continue
+			}
+			raw, _ := o.get("hooks")
+			entries, _ := parseArray(raw)
+			for i, e := range entries {
+				_, _, _, ours := entryCommand(e, self)
+				f(ev.key, g, i, ours)
+			}
+		}
+	}
+}
+
 // codexHooksMoved lists the hooks in before, other than self's, whose place
 // (event, matcher group, index in the group) is another in after, where
 // self's entries are gone and the others keep their order. Each is told as
@@ -359,31 +388,11 @@ func codexOnly(claude, codex []Check) []Check {
 func codexHooksMoved(before, after []byte, self string) []string {
 	places := func(doc []byte, skipOurs bool) map[string][][2]int {
 		out := map[string][][2]int{}
-		d, err := loadSettings(doc)
-		if err != nil {
-			return out
-		}
-		hk, err := hooksObject(d)
-		if err != nil {
-			return out
-		}
-		for _, ev := range hk {
-			groups, _ := parseArray(ev.value)
-			for g, group := range groups {
-				o, err := parseObject(group)
-				if err != nil {
-					continue
-				}
-				raw, _ := o.get("hooks")
-				entries, _ := parseArray(raw)
-				for i, e := range entries {
-					if _, _, _, ours := entryCommand(e, self); ours && skipOurs {
-						continue
-					}
-					out[ev.key] = append(out[ev.key], [2]int{g, i})
-				}
+		eachHookEntry(doc, self, func(event string, g, i int, ours bool) {
+			if !ours || !skipOurs {
+				out[event] = append(out[event], [2]int{g, i})
 			}
-		}
+		})
 		return out
 	}
 	was, now := places(before, true), places(after, false)

@@ -27,32 +27,13 @@ func codexHookKeys(data []byte, file, self string) map[string][]string {
 		paths = append(paths, canon)
 	}
 	keys := map[string][]string{}
-	d, err := loadSettings(data)
-	if err != nil {
-		return keys
-	}
-	hk, err := hooksObject(d)
-	if err != nil {
-		return keys
-	}
-	for _, ev := range hk {
-		groups, _ := parseArray(ev.value)
-		for g, group := range groups {
-			o, err := parseObject(group)
-			if err != nil {
-				continue
-			}
-			raw, _ := o.get("hooks")
-			entries, _ := parseArray(raw)
-			for i, e := range entries {
-				if _, _, _, ours := entryCommand(e, self); ours {
-					for _, p := range paths {
-						keys[ev.key] = append(keys[ev.key], fmt.Sprintf("%s:%s:%d:%d", p, snakeCase(ev.key), g, i))
-					}
-				}
+	eachHookEntry(data, self, func(event string, g, i int, ours bool) {
+		if ours {
+			for _, p := range paths {
+				keys[event] = append(keys[event], fmt.Sprintf("%s:%s:%d:%d", p, snakeCase(event), g, i))
 			}
 		}
-	}
+	})
 	return keys
 }
 

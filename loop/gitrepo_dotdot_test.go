@@ -18,18 +18,8 @@ import (
 // judged as good while git used another repository, whose fsmonitor or
 // hook ran). Each case proves with real git that the program runs.
 func TestARepositoryPathThroughALinkIsFollowedAsGitDoes(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git here")
-	}
-	git := func(t *testing.T, dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return string(out)
-	}
+	needGit(t)
+	git := runGit
 	checkout := func(t *testing.T, pr string) {
 		git(t, pr, "init", "-q", ".")
 		require.NoError(t, os.WriteFile(filepath.Join(pr, "f"), []byte("hi\n"), 0o644))
@@ -95,19 +85,10 @@ func TestARepositoryPathThroughALinkIsFollowedAsGitDoes(t *testing.T) {
 // hooksPath there, is refused (review BP1: git -C sub status ran the
 // fsmonitor of sub/g while plansmith judged the project's g).
 func TestARepositoryPathThroughProcIsRefused(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git here")
-	}
+	needGit(t)
 	env, p := blockingLoop(t)
 	pr := p.Project
-	run := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-	}
+	run := func(dir string, args ...string) { t.Helper(); runGit(t, dir, args...) }
 	sub := filepath.Join(pr, "sub")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
 	run(sub, "init", "-q", ".")
@@ -137,4 +118,23 @@ func TestARepositoryPathThroughProcIsRefused(t *testing.T) {
 	got, ok := kernelPath(filepath.Join(pr, "sub", "..", "g"))
 	assert.True(t, ok)
 	assert.Equal(t, filepath.Join(pr, "g"), got)
+}
+
+// needGit skips a test that proves with real git where there is none.
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git here")
+	}
+}
+
+// runGit runs git in dir with neither the user's nor the system's config.
+func runGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
 }

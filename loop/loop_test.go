@@ -29,6 +29,21 @@ func testEnv(t *testing.T) (Env, state.Paths, *bytes.Buffer) {
 	return env, state.Paths{Project: dir}, &stderr
 }
 
+// loopWithRetries starts a loop held by session "s" (unbound when held is
+// false) that allows retries failed checks per phase.
+func loopWithRetries(t *testing.T, retries int, held bool) (Env, state.Paths) {
+	t.Helper()
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.MaxRetries = retries
+	if held {
+		o.SessionID = "s"
+	}
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	return env, p
+}
+
 // heldLoop starts a read-only loop held by session "s".
 func heldLoop(t *testing.T) (Env, state.Paths) {
 	t.Helper()
@@ -120,11 +135,7 @@ func TestStopPausesAtTheBlockCap(t *testing.T) {
 // A notification turn is a new turn to the client, whose block count starts
 // over: so does the loop's, or it pauses early, blaming the cap (review AF4).
 func TestANotificationTurnCountsItsBlocksAfresh(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.MaxRetries = 10
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := loopWithRetries(t, 10, false)
 	s := Session{ID: "s", Cwd: p.Project}
 	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 3}
 	assert.Equal(t, Block, Stop(env, ev).Kind)
@@ -525,11 +536,7 @@ func TestPauseAtACapReadFromAnOddSetting(t *testing.T) {
 // user asking where the loop stands spends no retry, leaves a paused loop
 // paused and never becomes the saved plan (review BI7).
 func TestAReadingCommandIsNoPhaseAnswer(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.MaxRetries = 1
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := loopWithRetries(t, 1, false)
 	s := Session{ID: "s", Cwd: p.Project}
 	ev := StopEvent{Session: s, LastMessage: answer("plansmith: planning loop active at understand [1/3]"), BlockCap: 8}
 	assert.Equal(t, Block, Stop(env, ev).Kind, "attempt 1 fails")
@@ -644,12 +651,7 @@ func forkedFrom(parent string, at time.Time) func() (string, time.Time) {
 // tool call or prompt, or a sub-agent's call, does not end the planning
 // session's run, which still pauses before the cap (review BI9).
 func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.MaxRetries = 20
-	o.SessionID = "s"
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := loopWithRetries(t, 20, true)
 	rewriteLoop(t, p, func(l *state.Loop) { l.Continued = []string{"fork"} })
 	s := Session{ID: "s", Cwd: p.Project}
 	fork := Session{ID: "fork", Cwd: p.Project}
@@ -678,12 +680,7 @@ func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
 // and leaves it, and a new turn (a notification's) ends it even when the
 // aside turn's own Stop came while background work ran (reviews BM2, BM3).
 func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.SessionID = "s"
-	o.MaxRetries = 5
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := loopWithRetries(t, 5, true)
 	rewriteLoop(t, p, func(l *state.Loop) { l.Continued = []string{"fork"} })
 	s := Session{ID: "s", Cwd: p.Project}
 	fork := Session{ID: "fork", Cwd: p.Project}
@@ -709,12 +706,7 @@ func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
 // its own cap (review BP2: one count for both, each wiping the other's,
 // never paused, and the client cut both turns).
 func TestTwoSessionsRunsOfBlocksAreKeptApart(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.MaxRetries = 20
-	o.SessionID = "s"
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := loopWithRetries(t, 20, true)
 	rewriteLoop(t, p, func(l *state.Loop) { l.Continued = []string{"fork"} })
 	s := StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 3}
 	fork := StopEvent{Session: Session{ID: "fork", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 3}
@@ -729,12 +721,7 @@ func TestTwoSessionsRunsOfBlocksAreKeptApart(t *testing.T) {
 // A state file from before the runs were kept apart: its count is the
 // holder's.
 func TestAnOldBlockCountIsTheHolders(t *testing.T) {
-	env, p, _ := testEnv(t)
-	o := testOptions()
-	o.MaxRetries = 20
-	o.SessionID = "s"
-	_, err := Start(env, p, o)
-	require.NoError(t, err)
+	env, p := loopWithRetries(t, 20, true)
 	rewriteLoop(t, p, func(l *state.Loop) { l.ConsecutiveBlocks, l.Blocks = 3, nil })
 	assert.Equal(t, Pause, Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 3}).Kind)
 }
