@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
@@ -174,11 +175,21 @@ func heldElsewhere(env Env, s Session) PromptOutcome {
 		return PromptOutcome{}
 	}
 	l := &f.Loop
-	if !l.Active || l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || elsewhere(l, p.Project) {
+	if !l.Active || l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || l.Project == "" || elsewhere(l, p.Project) {
 		return PromptOutcome{}
 	}
+	// Only for a loop plansmith started here: a repository can carry a
+	// state file, whose words must not reach the user as plansmith's
+	// (review BR2).
+	if ledger := provenance.Open(env.Getenv("HOME"), p.Project); !ledger.Known() || !ledger.HasID(loopIDKind, l.ID) && !ledger.HasID(heldIDKind, l.ID) {
+		return PromptOutcome{}
+	}
+	holder := l.SessionID
+	if !safeSessionID(holder) {
+		holder = ""
+	}
 	return PromptOutcome{Message: strings.TrimSpace(templates.Show("messages/held-elsewhere.md",
-		map[string]any{"Label": label(f), "Holder": l.SessionID, "Agent": l.Agent}))}
+		map[string]any{"Label": templates.OneLine(label(f), 120), "Holder": holder, "Agent": l.Agent}))}
 }
 
 // clearWindow is how long after a planning session's clear the session

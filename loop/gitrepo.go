@@ -49,9 +49,15 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 	if why != "" {
 		return why
 	}
+	if why := perProcessFiles(dirs, gitFiles...); why != "" {
+		return why
+	}
 	top := filepath.Dir(dotgit) // the working tree's top
 	hookDirs, why := configTrouble(dirs, top)
 	if why != "" {
+		return why
+	}
+	if why := perProcessFiles(hookDirs, readingHooks...); why != "" {
 		return why
 	}
 	if why := hookTrouble(hookDirs); why != "" {
@@ -168,6 +174,37 @@ func kernelPath(p string) (string, bool) {
 	return cur, !perProcess(cur)
 }
 
+// gitFiles are the files of a repository folder plansmith reads or looks
+// at, and git opens.
+var gitFiles = []string{"HEAD", "config", "config.worktree", "commondir", "index", "hooks", "objects", "refs", "modules"}
+
+// readingHooks are the hooks a reading git command may fire.
+var readingHooks = []string{"post-index-change", "reference-transaction"}
+
+// perProcessFiles says which of the files named in each of dirs (and the
+// folders themselves) leads through /proc or /dev/fd: plansmith reading it
+// from the hook's folder would read another file than git does from its
+// own (review BR1: a nested checkout's .git/config linked to
+// /proc/self/cwd/...).
+func perProcessFiles(dirs []string, names ...string) string {
+	for _, d := range dirs {
+		for _, p := range append([]string{d}, joinAll(d, names)...) {
+			if _, ok := kernelPath(p); !ok {
+				return fmt.Sprintf("%s leads through /proc or /dev/fd, which names another file to git than to plansmith", p)
+			}
+		}
+	}
+	return ""
+}
+
+func joinAll(dir string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = filepath.Join(dir, n)
+	}
+	return out
+}
+
 // perProcess reports whether p lies in /proc or /dev/fd.
 func perProcess(p string) bool {
 	p = filepath.ToSlash(filepath.Clean(p))
@@ -231,7 +268,7 @@ func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
 // uses it, where counting it refused every git command (review AQ, N1).
 func hookTrouble(hookDirs []string) string {
 	for _, hooks := range hookDirs {
-		for _, name := range []string{"post-index-change", "reference-transaction"} {
+		for _, name := range readingHooks {
 			path := filepath.Join(hooks, name)
 			if info, err := os.Stat(path); err == nil && !info.IsDir() && info.Mode().Perm()&0o111 != 0 {
 				return fmt.Sprintf("the repository has the hook %s, which a reading git command may run", path)

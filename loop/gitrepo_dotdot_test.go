@@ -138,3 +138,35 @@ func runGit(t *testing.T, dir string, args ...string) string {
 	require.NoError(t, err, "%s", out)
 	return string(out)
 }
+
+// A file inside a repository's folder linked through /proc (its config,
+// here) is another file to git than to plansmith: refused (review BR1:
+// vendor/x/.git/config -> /proc/self/cwd/cfg ran vendor/x/cfg's fsmonitor
+// under git -C vendor/x status).
+func TestAFileOfTheRepositoryThroughProcIsRefused(t *testing.T) {
+	needGit(t)
+	env, p := blockingLoop(t)
+	pr := p.Project
+	x := filepath.Join(pr, "vendor", "x")
+	require.NoError(t, os.MkdirAll(x, 0o755))
+	runGit(t, x, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(x, "f"), []byte("hi\n"), 0o644))
+	runGit(t, x, "add", "f")
+	runGit(t, x, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "one")
+	cfg, err := os.ReadFile(filepath.Join(x, ".git", "config"))
+	require.NoError(t, err)
+	marker := filepath.Join(t.TempDir(), "ran")
+	require.NoError(t, os.WriteFile(filepath.Join(pr, "evil.sh"), []byte("#!/bin/sh\ntouch '"+marker+"'\necho '[]'\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(x, "cfg"), append(cfg, []byte("[core]\n\tfsmonitor = "+filepath.Join(pr, "evil.sh")+"\n")...), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(pr, "cfg"), cfg, 0o644)) // what the hook's own folder would show
+	require.NoError(t, os.Remove(filepath.Join(x, ".git", "config")))
+	require.NoError(t, os.Symlink("/proc/self/cwd/cfg", filepath.Join(x, ".git", "config")))
+	require.NoError(t, os.WriteFile(filepath.Join(x, "f"), []byte("changed\n"), 0o644))
+
+	in, _ := json.Marshal(map[string]string{"command": "git -C vendor/x status --short"})
+	out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: pr}, Tool: "Bash", Input: in})
+	assert.True(t, out.Deny, out.Reason)
+	assert.Contains(t, out.Reason, "/proc")
+	runGit(t, pr, "-C", "vendor/x", "status", "--short")
+	assert.FileExists(t, marker, "git ran the fsmonitor vendor/x/cfg names")
+}

@@ -435,8 +435,7 @@ func TestForkedAndClearedSessionsAreHeldToTheLoop(t *testing.T) {
 	SessionStart(later, SessionEvent{Session: Session{ID: "clear-3", Cwd: p.Project}, Source: "clear"})
 	assert.False(t, write("clear-3").Deny)
 
-	told := SessionStart(env, SessionEvent{Session: Session{ID: "other", Cwd: p.Project}, Source: "startup"})
-	assert.Contains(t, told.Message, "another session started is active in this project", "told of the loop (review BI6)")
+	SessionStart(env, SessionEvent{Session: Session{ID: "other", Cwd: p.Project}, Source: "startup"})
 	assert.False(t, write("other").Deny, "a new session in the project is left alone")
 
 	f, err := state.Load(p.State())

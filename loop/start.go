@@ -55,6 +55,10 @@ type Started struct {
 const (
 	loopIDKind    = "loop"
 	retiredIDKind = "loop-retired"
+	// heldIDKind records a loop started already held by a session: never
+	// one to take on (startedHere does not read it), but plansmith's own,
+	// for what is said of it to other sessions (heldElsewhere).
+	heldIDKind = "loop-held"
 )
 
 // ActiveError refuses to start a loop while another one runs.
@@ -109,6 +113,8 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(loopIDKind, l.ID, env.Now()); err != nil {
 			return Started{}, fmt.Errorf("%w (under $HOME: plansmith records there which loops it started, so that a state file a repository carries is never taken for one)", err)
 		}
+	} else if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(heldIDKind, l.ID, env.Now()); err != nil {
+		env.note("%v (other sessions will not be told of this loop)", err)
 	}
 	t, err := begin(p, true)
 	if err != nil {
