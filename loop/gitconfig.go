@@ -152,6 +152,12 @@ func inertGitKey(name string) bool {
 			"sparsecheckout", "sparsecheckoutcone", "checkstat", "trustctime", "abbrev",
 			"commitgraph", "multipackindex", "untrackedcache", "splitindex", "longpaths", "fscache":
 			return true
+		case "worktree":
+			// Where the working tree is: git submodule writes it into each
+			// module's config (review BR3: every checkout with a submodule
+			// was refused). A working tree names no program: the filter
+			// and diff drivers its attributes ask for are the config's.
+			return true
 		}
 	case "remote":
 		// uploadpack and receivepack name the programs a fetch or push

@@ -170,3 +170,28 @@ func TestAFileOfTheRepositoryThroughProcIsRefused(t *testing.T) {
 	runGit(t, pr, "-C", "vendor/x", "status", "--short")
 	assert.FileExists(t, marker, "git ran the fsmonitor vendor/x/cfg names")
 }
+
+// A checkout with a submodule as git submodule makes it (core.worktree in
+// the module's config) is an ordinary one: git may run in it (review BR3:
+// every such checkout was refused).
+func TestACheckoutWithASubmoduleIsAllowed(t *testing.T) {
+	needGit(t)
+	env, p := blockingLoop(t)
+	pr := p.Project
+	lib := filepath.Join(t.TempDir(), "lib")
+	require.NoError(t, os.MkdirAll(lib, 0o755))
+	runGit(t, lib, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(lib, "l.go"), []byte("package lib\n"), 0o644))
+	runGit(t, lib, "add", "l.go")
+	runGit(t, lib, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "lib")
+	runGit(t, pr, "init", "-q", ".")
+	runGit(t, pr, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "vendor/lib")
+	config, err := os.ReadFile(filepath.Join(pr, ".git", "modules", "vendor", "lib", "config"))
+	require.NoError(t, err)
+	require.Contains(t, string(config), "worktree", "git writes core.worktree for the module")
+	for _, command := range []string{"git status --short", "git -C vendor/lib log -1"} {
+		in, _ := json.Marshal(map[string]string{"command": command})
+		out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: pr}, Tool: "Bash", Input: in})
+		assert.False(t, out.Deny, "%s: %s", command, out.Reason)
+	}
+}
