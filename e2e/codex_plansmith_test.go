@@ -411,3 +411,35 @@ func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 	require.Len(t, last.Outputs, 1)
 	assert.Contains(t, last.Outputs[0].Output, "NOT CHECKED: Codex ran this command without plansmith's PreToolUse hook judging it")
 }
+
+// TestCodexPlanSaysWhenStopIsNotTrusted: the PreToolUse hook judged plan's
+// call, but Codex holds the Stop hook untrusted: nothing would move the
+// loop on or check its answers, and plan says so, from what the hook found
+// outside the sandbox (review BQ1: it said read-only, and the loop sat).
+func TestCodexPlanSaysWhenStopIsNotTrusted(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	e := codexPlansmithEnv(t, bin, startPlan(bin, "--no-memory"), cs.Text("started"))
+	config := filepath.Join(e.Home, "config.toml")
+	data, err := os.ReadFile(config)
+	require.NoError(t, err)
+	var kept []string
+	skip := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "[") {
+			skip = strings.Contains(line, ":stop:")
+		}
+		if !skip {
+			kept = append(kept, line)
+		}
+	}
+	require.NotEqual(t, string(data), strings.Join(kept, "\n"), "the Stop hook's trust entry is there to drop")
+	require.NoError(t, os.WriteFile(config, []byte(strings.Join(kept, "\n")), 0o644))
+
+	res := runCodex(e, "plan the rate limiter")
+	require.Equal(t, 0, res.ExitCode, res.Stderr)
+	reqs := e.Model.Requests()
+	require.GreaterOrEqual(t, len(reqs), 2)
+	require.Len(t, reqs[1].Outputs, 1)
+	assert.Contains(t, reqs[1].Outputs[0].Output, "NOT CHECKED: plansmith's PreToolUse hook ran, but Codex has no trust recorded for plansmith's Stop hook")
+}

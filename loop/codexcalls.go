@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Whether Codex runs plansmith's hooks for the thread a `plan` runs in is
@@ -23,33 +24,63 @@ import (
 // CodexCallsDir is where the notes are kept, relative to HOME.
 const CodexCallsDir = ".claude/plansmith/codex-calls"
 
-// codexCallGrace is how long a note is kept: plan reads it moments after
-// the hook writes it.
-const codexCallGrace = time.Hour
+// codexCallGrace is how long a note is kept, and codexCallFresh how long
+// after the hook wrote it plan takes it for its own call's: moments, so
+// that neither a call id reused later (review BQ3) nor a terminal started
+// earlier by a call naming plansmith (BQ4) passes for it.
+const (
+	codexCallGrace = time.Hour
+	codexCallFresh = 2 * time.Minute
+)
 
 // NoteCodexCall records that the Codex PreToolUse hook judged the tool
-// call id of thread, when command names plansmith (the calls plan may be
-// run by). Old notes are swept. Errors are the caller's to note; a call
-// that cannot be noted is judged all the same.
-func NoteCodexCall(env Env, id, thread, command string) error {
+// call id of thread, when command runs plansmith plan, with verdict: why
+// Codex would not run plansmith's other hooks, as the hook could tell
+// from outside the sandbox ("" when it would: review BQ1). Old notes are
+// swept, once the note is written where no link leads elsewhere (BQ2).
+// Errors are the caller's to note; a call that cannot be noted is judged
+// all the same.
+func NoteCodexCall(env Env, id, thread, command, verdict string) error {
 	home := env.Getenv("HOME")
-	if home == "" || id == "" || !safeSessionID(id) || !strings.Contains(command, "plansmith") {
+	if home == "" || id == "" || !safeSessionID(id) || !RunsPlansmithPlan(command) {
 		return nil
 	}
 	dir := filepath.Join(home, CodexCallsDir)
+	if err := state.WriteOwned(filepath.Join(dir, id), []byte(thread+"\n"+templates.OneLine(verdict, 1000)+"\n")); err != nil {
+		return err
+	}
 	sweepCodexCalls(dir, env.Now())
-	return state.WriteOwned(filepath.Join(dir, id), []byte(thread+"\n"))
+	return nil
+}
+
+// RunsPlansmithPlan reports whether a shell command may run plansmith
+// plan: the calls whose notes plan looks for.
+func RunsPlansmithPlan(command string) bool {
+	return strings.Contains(command, "plansmith") && strings.Contains(command, "plan ")
 }
 
 // CodexCallJudged reports whether the Codex PreToolUse hook judged the
 // tool call id of thread ($CODEX_TOOL_CALL_ID, $CODEX_THREAD_ID of the
-// command asking).
-func CodexCallJudged(home, id, thread string) bool {
+// command asking) moments before now, and what it found of Codex's other
+// hooks (verdict, "" when they run).
+func CodexCallJudged(home, id, thread string, now time.Time) (judged bool, verdict string) {
 	if home == "" || id == "" || !safeSessionID(id) {
-		return false
+		return false, ""
 	}
-	data, err := state.ReadOwnedLimit(filepath.Join(home, CodexCallsDir, id), 4096)
-	return err == nil && strings.TrimSpace(string(data)) == thread
+	path := filepath.Join(home, CodexCallsDir, id)
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) > codexCallFresh || info.ModTime().Sub(now) > codexCallFresh {
+		return false, ""
+	}
+	data, err := state.ReadOwnedLimit(path, 4096)
+	if err != nil {
+		return false, ""
+	}
+	first, rest, _ := strings.Cut(string(data), "\n")
+	if strings.TrimSpace(first) != thread {
+		return false, ""
+	}
+	return true, strings.TrimSpace(rest)
 }
 
 // sweepCodexCalls removes notes older than codexCallGrace.

@@ -282,8 +282,12 @@ func planRun(env *Env, o *PlanOptions) error {
 		// command says whether it runs them for this thread, whatever the
 		// reason it might not (reviews BO1–BO3: asking Codex fails in its
 		// sandbox, and reading its config cannot see everything).
-		if !loop.CodexCallJudged(env.Getenv("HOME"), call, env.Getenv("CODEX_THREAD_ID")) {
+		judged, others := loop.CodexCallJudged(env.Getenv("HOME"), call, env.Getenv("CODEX_THREAD_ID"), env.Now())
+		switch {
+		case !judged:
 			started.Unenforced = "Codex ran this command without plansmith's PreToolUse hook judging it (the hooks are not registered where Codex looks, not trusted as they stand, or turned off for this session)"
+		case others != "":
+			started.Unenforced = "plansmith's PreToolUse hook ran, but " + others
 		}
 	case err == nil:
 		de := install.DoctorEnv{Project: p.Project, Home: env.Getenv("HOME"), Binary: bin, Getenv: env.Getenv}

@@ -27,11 +27,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/install"
 	"github.com/plansmith/plansmith/internal/deadline"
 	"github.com/plansmith/plansmith/internal/hookjson"
 	"github.com/plansmith/plansmith/loop"
@@ -305,8 +307,8 @@ func preToolUse(in Input, env loop.Env) any {
 		var shell struct {
 			Command string `json:"command"`
 		}
-		if json.Unmarshal(in.ToolInput, &shell) == nil {
-			if err := loop.NoteCodexCall(env, in.ToolUseID, in.SessionID, shell.Command); err != nil {
+		if json.Unmarshal(in.ToolInput, &shell) == nil && loop.RunsPlansmithPlan(shell.Command) {
+			if err := loop.NoteCodexCall(env, in.ToolUseID, in.SessionID, shell.Command, otherHooks(in, env)); err != nil {
 				fmt.Fprintf(env.Stderr, "plansmith: Codex pretooluse hook: noting the call: %v\n", err)
 			}
 		}
@@ -319,6 +321,29 @@ func preToolUse(in Input, env loop.Env) any {
 		return nil // Codex supports no allow: saying nothing lets the call run
 	}
 	return denyAnswer(o.Reason)
+}
+
+// otherHooks says why Codex would not run plansmith's other hooks for the
+// project (a Stop untrusted while this hook runs: review BQ1), as told from
+// here, outside the sandbox plan runs in: Codex itself is asked where it
+// is on PATH, else its config files are read (install.Unenforced).
+func otherHooks(in Input, env loop.Env) string {
+	p, err := env.Paths(session(in, env))
+	if err != nil {
+		return ""
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(self); err == nil {
+		self = real
+	}
+	e := install.DoctorEnv{Project: p.Project, Home: env.Getenv("HOME"), Binary: self, Getenv: env.Getenv, Environ: os.Environ()}
+	if codex, err := exec.LookPath("codex"); err == nil {
+		e.Codex = codex
+	}
+	return install.Unenforced(e, "codex")
 }
 
 // denyAnswer is a PreToolUse refusal Codex honours: it needs a reason.
