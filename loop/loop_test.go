@@ -667,6 +667,7 @@ func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
 
 	// The fork's own run counts from zero, and its own step ends it.
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"})
+	assert.NotContains(t, loaded(t, p).Blocks, "s", "the resume ends s's run")
 	forkStop := StopEvent{Session: fork, LastMessage: answer("no"), BlockCap: 3}
 	assert.Equal(t, Block, Stop(env, forkStop).Kind)
 	assert.Equal(t, map[string]int{"fork": 1}, loaded(t, p).Blocks)
@@ -715,6 +716,10 @@ func TestTwoSessionsRunsOfBlocksAreKeptApart(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"s": 3, "fork": 3}, loaded(t, p).Blocks)
 	assert.Equal(t, Pause, Stop(env, s).Kind, "s pauses before its cap")
+	// s's user resumes: the fork, mid-turn, keeps its run (review BR4).
+	PromptSubmit(env, PromptEvent{Session: s.Session, Prompt: "go on"})
+	assert.Equal(t, map[string]int{"fork": 3}, loaded(t, p).Blocks)
+	assert.Equal(t, Pause, Stop(env, fork).Kind, "the fork pauses before its cap")
 }
 
 // A state file from before the runs were kept apart: its count is the

@@ -119,8 +119,10 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		t.dirty = true
 	}
 	if l.Paused {
-		// The pause ended the turn that ran into the cap, whoever's it was.
-		l.Paused, l.PausedReason, l.ConsecutiveBlocks, l.Blocks = false, "", 0, nil
+		// Each session's run ends at its own next turn (endBlocks above
+		// for this one): another session's, mid-turn, goes on (review BR4:
+		// clearing every count let a fork pass the client's cap).
+		l.Paused, l.PausedReason = false, ""
 		t.dirty = true
 	}
 	return PromptOutcome{Context: text}
