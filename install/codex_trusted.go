@@ -10,12 +10,15 @@ import (
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
-// Whether Codex will run plansmith's hooks, as far as its config.toml
-// tells: each hook needs a trust entry (hooks.state."<key>".trusted_hash,
-// written by the /hooks review or by install --trust), must not be turned
-// off there (enabled = false), and the hooks feature must be on. Whether
-// a recorded hash still matches the hook is Codex's to compute; a hook
-// changed since it was trusted is not seen here (review BK4).
+// Whether Codex will run plansmith's hooks. Codex itself says best
+// (CodexHookStatus, when a codex binary is at hand and can start: not in
+// its own sandbox); else its config.toml tells as far as it can: each hook
+// needs a trust entry (hooks.state."<key>".trusted_hash, written by the
+// /hooks review or by install --trust), must not be turned off there
+// (enabled = false), and the hooks feature must be on. Whether a recorded
+// hash still matches the hook is Codex's to compute; a hook changed since
+// it was trusted is not seen from the file (review BK4). A model running
+// plan is told by the PreToolUse hook's note instead (loop/codexcalls.go).
 
 // codexHookKeys returns the keys Codex may give plansmith's hooks in the
 // hooks file at file (data, its contents), by event: "<file>:
