@@ -543,7 +543,7 @@ func TestAReadingCommandIsNoPhaseAnswer(t *testing.T) {
 	for _, prompt := range []string{"/plansmith:status", "/plansmith-status", "/plansmith:help", "/plansmith:memory show", "/plansmith:memory"} {
 		out := PromptSubmit(env, PromptEvent{Session: s, Prompt: prompt})
 		assert.Contains(t, out.Context, "not checked", prompt)
-		assert.Equal(t, "s", loaded(t, p).AsideOf, prompt)
+		assert.Equal(t, []string{"s"}, loaded(t, p).AsideOf, prompt)
 		assert.Equal(t, StopOutcome{}, Stop(env, ev), "%s: the reply is not judged", prompt)
 		l := loaded(t, p)
 		assert.Empty(t, l.AsideOf, "%s: only that turn", prompt)
@@ -686,10 +686,16 @@ func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
 	fork := Session{ID: "fork", Cwd: p.Project}
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"})
 	assert.Equal(t, Block, Stop(env, StopEvent{Session: fork, LastMessage: answer("no"), BlockCap: 8}).Kind, "the fork's answer is judged")
-	assert.Equal(t, "s", loaded(t, p).AsideOf, "and s's aside stands")
+	assert.Equal(t, []string{"s"}, loaded(t, p).AsideOf, "and s's aside stands")
 	PromptSubmit(env, PromptEvent{Session: fork, Prompt: "look at the tests"})
 	PromptSubmit(env, PromptEvent{Session: fork, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
-	assert.Equal(t, "s", loaded(t, p).AsideOf, "another session's prompts leave it (review BP4)")
+	assert.Equal(t, []string{"s"}, loaded(t, p).AsideOf, "another session's prompts leave it (review BP4)")
+	// The fork's own aside beside it: each ends with its own Stop (review
+	// BR6: the second took the first's away).
+	PromptSubmit(env, PromptEvent{Session: fork, Prompt: "/plansmith:status"})
+	assert.Equal(t, []string{"s", "fork"}, loaded(t, p).AsideOf)
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: fork, LastMessage: answer("status shown"), BlockCap: 8}))
+	assert.Equal(t, []string{"s"}, loaded(t, p).AsideOf)
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("plansmith: planning loop active"), BlockCap: 8}))
 	assert.Equal(t, 1, loaded(t, p).Retries, "only the fork's answer spent a retry")
 

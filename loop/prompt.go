@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/gate"
@@ -59,10 +60,9 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		// each notification resumed the loop and spent its retries). It is
 		// a new turn all the same, whose blocks the client counts from
 		// zero (review AF4: the loop paused early, blaming the cap).
-		if l.AsideOf != "" && l.AsideOf == ev.ID {
+		if setAside(l, ev.ID, false) {
 			// A new turn: the aside turn is over, even if its Stop came
 			// while background work ran and judged nothing (review BM2).
-			l.AsideOf = ""
 			t.dirty = true
 		}
 		if l.Paused {
@@ -76,18 +76,13 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	// Only the user's own prompt lets the agent end the loop (the policy's
 	// plansmith-cancel rule); any other prompt takes that back.
 	cancel := isCancelPrompt(ev.Prompt)
-	// An aside is this session's turn; another session's prompt leaves
-	// it (review BP4).
-	aside := l.AsideOf
-	switch {
-	case isAsidePrompt(ev.Prompt) && !l.Paused:
-		aside = ev.ID
-	case aside == ev.ID:
-		aside = ""
-	}
-	if l.CancelAsked != cancel || l.AsideOf != aside {
+	// An aside is this session's turn; another session's prompt, or its
+	// own aside, leaves it (reviews BP4, BR6).
+	if l.CancelAsked != cancel {
 		l.CancelAsked = cancel
-		l.AsideOf = aside
+		t.dirty = true
+	}
+	if setAside(l, ev.ID, isAsidePrompt(ev.Prompt) && !l.Paused) {
 		t.dirty = true
 	}
 	if cancel {
@@ -166,6 +161,24 @@ func slashCommand(prompt, name string) (args string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// setAside records whether session's turn is an aside, and reports
+// whether that changed anything.
+func setAside(l *state.Loop, session string, aside bool) bool {
+	i := slices.Index(l.AsideOf, session)
+	switch {
+	case aside && i < 0:
+		l.AsideOf = append(l.AsideOf, session)
+	case !aside && i >= 0:
+		l.AsideOf = slices.Delete(l.AsideOf, i, i+1)
+		if len(l.AsideOf) == 0 {
+			l.AsideOf = nil
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // isAsidePrompt recognises plansmith's own commands that only read, as

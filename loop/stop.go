@@ -73,11 +73,10 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		t.close(env)
 		return StopOutcome{}
 	}
-	if l := &t.file.Loop; l.AsideOf != "" && l.AsideOf == ev.Session.ID {
+	if l := &t.file.Loop; ev.Session.ID != "" && setAside(l, ev.Session.ID, false) {
 		// The turn answered one of plansmith's own reading commands
 		// (PromptSubmit): it ends unjudged, once. Another session's Stop
 		// is judged as ever (review BM3).
-		l.AsideOf = ""
 		t.dirty = true
 		if err := t.commit(); err != nil {
 			env.note("%v", err)

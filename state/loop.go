@@ -61,11 +61,12 @@ type Loop struct {
 	// CancelAsked is set when the user's last prompt was the cancel command:
 	// until their next prompt the agent may run plansmith cancel.
 	CancelAsked bool `yaml:"cancel_asked,omitempty"`
-	// AsideOf names the session whose user's last prompt was one of
+	// AsideOf names the sessions whose user's last prompt was one of
 	// plansmith's own commands that only read (status, memory, help):
-	// that session's turn is no phase answer, and its Stop lets the turn
-	// end unjudged. Another session's Stop, or a new turn, leaves it.
-	AsideOf string `yaml:"aside_of,omitempty"`
+	// such a session's turn is no phase answer, and its Stop lets the turn
+	// end unjudged. Another session's Stop or prompt leaves it; that
+	// session's new turn ends it.
+	AsideOf []string `yaml:"aside_of,omitempty"`
 
 	// Convergence mode's record (--converge); nil outside it.
 	Convergence *Convergence `yaml:"convergence,omitempty"`
