@@ -495,7 +495,21 @@ func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
 		"not where the block could reach the client's cap")
 	after, err := os.ReadFile(p.State())
 	require.NoError(t, err)
-	assert.Equal(t, string(before), string(after), "nothing is saved while runs go on")
+	// Nothing is taken while runs go on but the block given, counted in
+	// the session's run (review BR5: uncounted, the client's cap came
+	// with no pause).
+	counted := strings.Replace(string(before), "consecutive_blocks: 1\nblocks:\n  \"s\": 1\n", "consecutive_blocks: 2\nblocks:\n  \"s\": 2\n", 1)
+	require.NotEqual(t, string(before), counted, "the run is in the file")
+	assert.Equal(t, counted, string(after))
+
+	// Given over and over, the blocks stop before the cap.
+	blocks := 0
+	for i := 0; i < 10; i++ {
+		if Stop(env, StopEvent{Session: s, LastMessage: answer(v2), InFlight: 1, BlockCap: 8, ReportsRuns: true}).Kind == Block {
+			blocks++
+		}
+	}
+	assert.Equal(t, 5, blocks, "2 of 8 already, and the 8th is left to the client")
 }
 
 // The turn a finished background run begins is reminded of what the gate

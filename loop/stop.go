@@ -117,9 +117,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 // whileRunning answers a Stop while background work runs: nothing, unless
 // the reply gives a new version of a plan whose gate runs are going, which
 // would be lost in silence while the earlier version is assessed and saved
-// (review AW2): the agent is told that it was not taken. The state is only
-// read (no lock, nothing saved), and the block is left out where it could
-// reach the client's block cap.
+// (review AW2): the agent is told that it was not taken. The state is read
+// without the lock, and locked only to count a block given; the block is
+// left out where it could reach the client's block cap.
 func whileRunning(env Env, ev StopEvent) StopOutcome {
 	if ev.LastMessage == nil {
 		return StopOutcome{}
@@ -146,6 +146,26 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 	// A plan, as the final revise's check reads one: a waiting message
 	// that mentions the promise is not (review AX4).
 	if len(phases.Validate(config(&l, ""), progress(f), msg)) > 0 {
+		return StopOutcome{}
+	}
+	// The block counts in the session's run, as the client counts it
+	// (review BR5: uncounted, thirteen came in a row where the client
+	// cuts the turn at nine); a block that cannot be counted is not given.
+	t, err := beginWith(p, false, state.LoadHead)
+	if err != nil {
+		if t != nil {
+			t.commit()
+		}
+		return StopOutcome{}
+	}
+	if t.file == nil || !t.file.Loop.HeldBy(ev.Session.ID) {
+		t.commit()
+		return StopOutcome{}
+	}
+	setBlocks(&t.file.Loop, ev.Session.ID, blocksOf(&t.file.Loop, ev.Session.ID)+1)
+	t.dirty = true
+	if err := t.commit(); err != nil {
+		env.note("%v", err)
 		return StopOutcome{}
 	}
 	return StopOutcome{Kind: Block, Reason: strings.TrimSpace(templates.Show("gate/while-running.md", nil))}
