@@ -420,3 +420,14 @@ func TestPromptsAndForksWithTheLockHeldAreTold(t *testing.T) {
 	fork := SessionStart(env, SessionEvent{Session: Session{ID: "fork", Cwd: p.Project}, Source: "fork"})
 	assert.Contains(t, fork.Message, "this session was not joined to it and its tools are not held read-only")
 }
+
+// A Stop that names no session, while a session holds the loop, may be
+// the planning session's: the user hears that it went unchecked, and no
+// retry is spent (review BI4: it was dropped in silence).
+func TestAStopNamingNoSessionIsTold(t *testing.T) {
+	env, p := heldLoop(t)
+	out := Stop(env, StopEvent{Session: Session{Cwd: p.Project}, LastMessage: answer("x"), BlockCap: 8})
+	assert.Equal(t, Pause, out.Kind)
+	assert.Contains(t, out.Message, "this hook input names no session")
+	assert.Equal(t, 0, loaded(t, p).Retries)
+}

@@ -48,6 +48,8 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	var foreign *notStartedHere
 	var unread *unreadState
 	switch {
+	case errors.Is(err, errNoSession):
+		return NotChecked(err.Error(), false)
 	case errors.As(err, &unread):
 		return StopOutcome{Kind: Pause, Message: unread.message()}
 	case errors.As(err, &foreign):

@@ -253,12 +253,22 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 			l.Continued = append(l.Continued, s.ID)
 			t.dirty = true
 		}
+	case l.SessionID != "" && s.ID == "":
+		// A call that names no session may be the planning session's:
+		// the caller says it could not tell (review BI4: a Stop was
+		// dropped in silence).
+		t.commit()
+		return nil, errNoSession
 	case l.SessionID != "" && !l.HeldBy(s.ID):
 		t.commit()
 		return nil, nil
 	}
 	return t, nil
 }
+
+// errNoSession is openSessionAs's answer for a call that names no session
+// while a session holds the loop.
+var errNoSession = errors.New("this hook input names no session, so plansmith could not tell whether it is the planning session's")
 
 // plantedHere reports whether l, active in p's project and bound to no
 // session, is a loop no session will take on: it names no project folder,
