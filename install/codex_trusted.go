@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/plansmith/plansmith/internal/plainfile"
@@ -240,13 +241,20 @@ func tomlKeyPath(s string) string {
 // (CodexHookStatus), else what its config files show (codexUntrusted).
 func codexRunsHooks(e DoctorEnv, s codexSource) string {
 	if e.Codex != "" {
-		why, err := CodexHookStatus(context.Background(), e.Codex, e.Project, s.file, e.Binary, e.Environ)
+		// Well within a hook's deadline: the PreToolUse hook asks too.
+		ctx, cancel := context.WithTimeout(context.Background(), codexAskTimeout)
+		why, err := CodexHookStatus(ctx, e.Codex, e.Project, s.file, e.Binary, e.Environ)
+		cancel()
 		if err == nil {
 			return why
 		}
 	}
 	return codexUntrusted(filepath.Join(codexHome(e), "config.toml"), projectCodexConfig(e.Project), codexHookKeys(s.data, s.file, e.Binary))
 }
+
+// codexAskTimeout bounds asking Codex whether it runs the hooks; it takes
+// a fraction of a second.
+const codexAskTimeout = 8 * time.Second
 
 // projectCodexConfig is the project's own Codex config layer, or "".
 func projectCodexConfig(project string) string {
