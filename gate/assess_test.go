@@ -322,10 +322,18 @@ func TestAssessedAfterTheLeakageMerge(t *testing.T) {
 func TestAFailNamingALostFindingIsNotOverridden(t *testing.T) {
 	plan, s := begun(t, planWith(oneGap), Session{})
 	failLost := "### VERDICT: FAIL\n**Reason**: FINDING-2 has no matching gap."
-	st := Assess(plan, reply(onlyLow, failLost), s, cfg)
+	rerunThenFailClosed(t, plan, reply(onlyLow, failLost), s, "names FINDING-2, which the critic's output does not hold")
+}
+
+// rerunThenFailClosed asserts that the reply runs the critic again, saying
+// why, and that the same reply after fails closed: never a pass, nor a
+// plan recorded as verified.
+func rerunThenFailClosed(t *testing.T, plan, rep string, s Session, why string) {
+	t.Helper()
+	st := Assess(plan, rep, s, cfg)
 	require.Equal(t, ActionRerun, st.Action, st.Reason)
-	assert.Contains(t, st.Reason, "names FINDING-2, which the critic's output does not hold")
-	st = Assess(plan, reply(onlyLow, failLost), st.Session, cfg)
+	assert.Contains(t, st.Reason, why)
+	st = Assess(plan, rep, st.Session, cfg)
 	assert.NotEqual(t, ActionPass, st.Action)
 	if st.Record != nil {
 		assert.False(t, st.Record.Verified)
@@ -339,16 +347,12 @@ func TestAFailOverLostSeriousFindingsIsNotOverridden(t *testing.T) {
 	plan, s := begun(t, planWith(oneGap), Session{})
 	lost := onlyLow + "\n### Issue 2 — No rollback\n**Severity**: high\n**Description**: The migration cannot be undone.\n"
 	fail := "### VERDICT: FAIL\n**Reason**: Issue 2 (no rollback) is not covered."
-	st := Assess(plan, reply(lost, fail), s, cfg)
-	require.Equal(t, ActionRerun, st.Action, st.Reason)
-	assert.Contains(t, st.Reason, "holds no high or medium finding in the form plansmith reads")
-	st = Assess(plan, reply(lost, fail), st.Session, cfg)
-	assert.NotEqual(t, ActionPass, st.Action)
+	rerunThenFailClosed(t, plan, reply(lost, fail), s, "holds no high or medium finding in the form plansmith reads")
 	// A PASS over an empty gaps block while the output gives a high
 	// severity as a field outside every finding read (review BD2).
 	empty, es := begun(t, planWith(""), Session{})
 	bold := onlyLow + "\n### Issue 2 — No rollback\n**Severity:** **High**\n**Description**: The migration cannot be undone.\n"
-	st = Assess(empty, reply(bold, pass), es, cfg)
+	st := Assess(empty, reply(bold, pass), es, cfg)
 	require.Equal(t, ActionRerun, st.Action, st.Reason)
 	assert.Contains(t, st.Reason, "gives a high or medium severity outside every finding")
 	// Only low findings and nothing serious anywhere: a PASS.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -312,25 +313,16 @@ func codexRegistrations(e DoctorEnv) ([]codexSource, *Check) {
 }
 
 // codexTrusts reports whether Codex's config.toml marks project trusted:
-// a [projects."<project>"] table with trust_level = "trusted". A line scan
-// is enough for the table Codex writes itself.
+// projects."<project>".trust_level = "trusted", read as codexUntrusted
+// reads the file (tomlPairs: a comment after the value, any quoting).
 func codexTrusts(configFile, project string) bool {
-	data, err := os.ReadFile(configFile)
+	data, err := plainfile.Read(configFile, codexConfigLimit)
 	if err != nil {
 		return false
 	}
-	in := false
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			in = line == fmt.Sprintf("[projects.%q]", project) || line == "[projects.'"+project+"']"
-			continue
-		}
-		if in {
-			k, v, ok := strings.Cut(line, "=")
-			if ok && strings.TrimSpace(k) == "trust_level" && strings.Trim(strings.TrimSpace(v), `"'`) == "trusted" {
-				return true
-			}
+	for _, kv := range tomlPairs(string(data)) {
+		if kv.key == "projects."+project+".trust_level" && strings.Trim(kv.value, `"'`) == "trusted" {
+			return true
 		}
 	}
 	return false

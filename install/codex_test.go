@@ -250,6 +250,10 @@ func TestCodexChecks(t *testing.T) {
 		[]byte("model = \"x\"\n\n[projects.\""+project+"\"]\ntrust_level = \"trusted\"\n"+trust(proj.HooksFile())), 0o644))
 	checks = CodexChecks(env)
 	require.Len(t, checks, 2, "trusted now")
+	// Read as TOML: a comment after the value is no part of it (review
+	// BN5: it was read as untrusted).
+	assert.True(t, codexTrusts(writeTemp(t, "[projects.\""+project+"\"] # mine\ntrust_level = \"trusted\" # by codex\n"), project))
+	assert.False(t, codexTrusts(writeTemp(t, "[projects.\""+project+"\"]\ntrust_level = \"untrusted\"\n"), project))
 	assert.Equal(t, OK, checks[1].Level, checks[1].Detail)
 	assert.Equal(t, "", Unenforced(env, "codex"))
 
@@ -322,4 +326,11 @@ func TestCodexConfigSpellings(t *testing.T) {
 	require.NoError(t, os.WriteFile(user, []byte("model = \"x\"\n"), 0o644))
 	require.NoError(t, os.WriteFile(project, []byte(trusted), 0o644))
 	assert.Contains(t, codexUntrusted(user, project, keys), "no trust recorded")
+}
+
+func writeTemp(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.toml")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
 }

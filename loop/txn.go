@@ -336,11 +336,8 @@ func namesDir(project, dir string) bool {
 		paths = append(paths, real)
 	}
 	for _, p := range paths {
-		clean := filepath.ToSlash(filepath.Clean(p))
-		for _, magic := range []string{"/proc", "/dev/fd"} {
-			if clean == magic || strings.HasPrefix(clean, magic+"/") {
-				return false
-			}
+		if perProcess(p) {
+			return false
 		}
 	}
 	return sameDir(project, dir)
