@@ -3,6 +3,7 @@ package loop
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,4 +78,29 @@ func TestCodexCallNotesNeverFollowALink(t *testing.T) {
 	entries, err := os.ReadDir(elsewhere)
 	require.NoError(t, err)
 	assert.Len(t, entries, 20, "nothing where the link leads was touched")
+}
+
+// A Codex record is read only as a regular file, its first line its
+// thread's session_meta: a FIFO holds no hook (review BO7), and a fork
+// is told by forked_from_id and when it was made.
+func TestACodexRecordIsReadOnlyAsAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "rollout.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	done := make(chan string, 1)
+	go func() { parent, _ := CodexForkedFrom(fifo, "t2"); done <- parent }()
+	select {
+	case parent := <-done:
+		assert.Empty(t, parent)
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO as a record did not return")
+	}
+
+	record := filepath.Join(dir, "fork.jsonl")
+	require.NoError(t, os.WriteFile(record, []byte(`{"type":"session_meta","payload":{"id":"t2","forked_from_id":"t1","timestamp":"2026-11-26T16:01:11.147Z","cwd":"/p"}}`+"\n"), 0o644))
+	parent, at := CodexForkedFrom(record, "t2")
+	assert.Equal(t, "t1", parent)
+	assert.Equal(t, time.Date(2026, 11, 26, 16, 1, 11, 147e6, time.UTC), at.UTC())
+	parent, _ = CodexForkedFrom(record, "t3")
+	assert.Empty(t, parent, "another thread's record")
 }

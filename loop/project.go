@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -271,21 +271,11 @@ func (e Env) CodexThreadFolder() (dir, thread string, found bool) {
 // The first line must be the session_meta of thread. "" when the record
 // names no absolute folder, or another thread.
 func rolloutFolder(path, thread string) string {
-	f, err := os.Open(path)
-	if err != nil {
+	f, r, meta, ok := openRollout(path, thread)
+	if !ok {
 		return ""
 	}
 	defer f.Close()
-	// The first line holds the base instructions too: tens of KiB.
-	r := bufio.NewReaderSize(f, 64<<10)
-	line, err := r.ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return ""
-	}
-	meta, ok := rolloutLine(line)
-	if !ok || meta.Type != "session_meta" || meta.Payload.ID != thread {
-		return ""
-	}
 	cwd := meta.Payload.Cwd
 	// Every turn_context of the record, the last winning; lines are read
 	// whole, however long (a tool's output can be megabytes).
@@ -318,7 +308,7 @@ type rolloutRecord struct {
 	} `json:"payload"`
 }
 
-// rolloutMetaLimit bounds the first line of a rollout CodexForkedFrom
+// rolloutMetaLimit bounds the first line of a rollout openRollout
 // reads: the session_meta, base instructions included, is tens of KiB.
 const rolloutMetaLimit = 4 << 20
 
@@ -329,26 +319,59 @@ const rolloutMetaLimit = 4 << 20
 // be read or names another thread. Only a regular file is opened: a FIFO
 // there must not hold the hook (review BO7).
 func CodexForkedFrom(rollout, thread string) (string, time.Time) {
-	if rollout == "" || thread == "" || !filepath.IsAbs(rollout) {
+	if rollout == "" || !filepath.IsAbs(rollout) {
 		return "", time.Time{}
 	}
-	if info, err := os.Stat(rollout); err != nil || !info.Mode().IsRegular() {
+	f, _, meta, ok := openRollout(rollout, thread)
+	if !ok {
 		return "", time.Time{}
 	}
-	f, err := os.Open(rollout)
-	if err != nil {
-		return "", time.Time{}
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, rolloutMetaLimit), 64<<10).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return "", time.Time{}
-	}
-	meta, ok := rolloutLine(line)
-	if !ok || meta.Type != "session_meta" || meta.Payload.ID != thread {
-		return "", time.Time{}
-	}
+	f.Close()
 	return meta.Payload.ForkedFrom, meta.Payload.Timestamp
+}
+
+// openRollout opens thread's record at path, a regular file only (a FIFO
+// there must not hold a hook: review BO7), and reads its first line, which
+// must be thread's session_meta. r reads on from there; the caller closes
+// f when ok.
+func openRollout(path, thread string) (f *os.File, r *bufio.Reader, meta rolloutRecord, ok bool) {
+	if thread == "" {
+		return nil, nil, meta, false
+	}
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
+		return nil, nil, meta, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, meta, false
+	}
+	// The first line holds the base instructions too: tens of KiB, read
+	// no further than rolloutMetaLimit; later lines are read whole.
+	r = bufio.NewReaderSize(f, 64<<10)
+	line, err := readLineLimit(r, rolloutMetaLimit)
+	if err != nil && len(line) == 0 {
+		f.Close()
+		return nil, nil, meta, false
+	}
+	meta, ok = rolloutLine(line)
+	if !ok || meta.Type != "session_meta" || meta.Payload.ID != thread {
+		f.Close()
+		return nil, nil, meta, false
+	}
+	return f, r, meta, true
+}
+
+// readLineLimit reads one line of at most limit bytes.
+func readLineLimit(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for len(line) <= limit {
+		part, err := r.ReadSlice('\n')
+		line = append(line, part...)
+		if err != bufio.ErrBufferFull {
+			return line, err
+		}
+	}
+	return line, errors.New("the line is longer than a record's first line can be")
 }
 
 func rolloutLine(line []byte) (rolloutRecord, bool) {
