@@ -112,6 +112,10 @@ func TestARepositoryPathThroughProcIsRefused(t *testing.T) {
 	assert.Contains(t, deny.Reason, "/proc")
 	run(pr, "-C", "sub", "status", "--short")
 	assert.FileExists(t, marker, "git ran sub/g's fsmonitor")
+	// git -C's own folder through /proc is git's folder to git only.
+	in, _ = json.Marshal(map[string]string{"command": "git -C /proc/self/cwd log -1"})
+	deny = PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: pr}, Tool: "Bash", Input: in})
+	assert.True(t, deny.Deny, deny.Reason)
 
 	_, ok := kernelPath("/proc/self/cwd/x")
 	assert.False(t, ok)
