@@ -32,19 +32,11 @@ func (r *Regexp) Regexp() *regexp.Regexp { return r.re() }
 func (r *Regexp) String() string                       { return r.re().String() }
 func (r *Regexp) MatchString(s string) bool            { return r.re().MatchString(s) }
 func (r *Regexp) FindString(s string) string           { return r.re().FindString(s) }
-func (r *Regexp) FindStringIndex(s string) []int       { return r.re().FindStringIndex(s) }
 func (r *Regexp) FindStringSubmatch(s string) []string { return r.re().FindStringSubmatch(s) }
 func (r *Regexp) FindStringSubmatchIndex(s string) []int {
 	return r.re().FindStringSubmatchIndex(s)
 }
 func (r *Regexp) FindAllString(s string, n int) []string { return r.re().FindAllString(s, n) }
-func (r *Regexp) FindAllStringIndex(s string, n int) [][]int {
-	return r.re().FindAllStringIndex(s, n)
-}
 func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return r.re().FindAllStringSubmatch(s, n)
-}
-func (r *Regexp) ReplaceAllString(src, repl string) string { return r.re().ReplaceAllString(src, repl) }
-func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
-	return r.re().ReplaceAllStringFunc(src, repl)
 }
