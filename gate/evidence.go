@@ -361,11 +361,15 @@ func WaitingElsewhere(s Session, cfg Config, run Run) string {
 // It also says which run is still going (a compacted agent no longer
 // knows, and launched the critic again: review BI8), and when the
 // validator recorded was not given the latest critic's output, that it
-// must run again on it rather than that both outputs are in.
-func Pending(s Session, runs Runs, cfg Config, label string) string {
+// must run again on it rather than that both outputs are in. plan is the
+// plan under assessment: the validator recorded counts as given the
+// critic's output only as the judge counts it (Prompts.GaveCritic: its
+// instructions and that output, nothing more), or "both outputs are in"
+// would send the agent to a verdict that refuses them (review BP5).
+func Pending(s Session, runs Runs, cfg Config, label, plan string) string {
 	c, critic := runs.Latest(RoleCritic, s)
 	v, validator := runs.Latest(RoleValidator, s)
-	stale := critic && validator && !strings.Contains(normalise(v.Prompt), normalise(Unframe(c.Output)))
+	stale := critic && validator && !PromptsOf(plan).GaveCritic(v.Prompt, c)
 	return render("gate/pending.md", cfg.data(s, map[string]any{"Label": label, "HasCritic": critic, "HasValidator": validator && !stale,
 		"Stale": stale, "CriticRunning": runs.running(RoleCritic, s), "ValidatorRunning": runs.running(RoleValidator, s)}))
 }

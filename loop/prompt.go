@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -129,7 +130,10 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 func reminder(t *txn) string {
 	l := &t.file.Loop
 	if l.Gate && l.GateSession.Status == gate.StatusAwaiting && l.GateSession.Observed {
-		return gate.Pending(l.GateSession, l.GateRuns, gate.Config{Dir: t.paths.Gate(), MaxAttempts: l.GateRetries, Observed: true}, label(t.file))
+		// A plan that cannot be read is assessed afresh at the next Stop;
+		// meanwhile no validator counts as given the critic's output.
+		plan, _ := state.ReadOwned(filepath.Join(t.paths.Gate(), gate.PlanFile))
+		return gate.Pending(l.GateSession, l.GateRuns, gate.Config{Dir: t.paths.Gate(), MaxAttempts: l.GateRetries, Observed: true}, label(t.file), string(plan))
 	}
 	return templates.Show("messages/reminder.md", map[string]any{"Label": label(t.file)})
 }
