@@ -45,12 +45,6 @@ type Prompts struct {
 	Critic, Validator string
 }
 
-// PromptsFor builds the Prompts of a loop's assessment from Begin's
-// Step.Files (as written to, and read back from, its gate folder).
-func PromptsFor(files map[string]string) Prompts {
-	return Prompts{Critic: files[CriticFile], Validator: files[ValidatorFile]}
-}
-
 // Recognise says which of the assessment's sub-agents a prompt starts. The
 // instructions ask for each prompt unchanged, so the critic's prompt must
 // be exactly its content, and the validator's must start with its
@@ -169,8 +163,11 @@ type Run struct {
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
 	// Model is the model the client resolved the run to (resolvedModel);
 	// Requested is the one the agent asked for.
-	Model      string `yaml:"model,omitempty" json:"model,omitempty"`
-	Requested  string `yaml:"requested,omitempty" json:"requested,omitempty"`
+	Model     string `yaml:"model,omitempty" json:"model,omitempty"`
+	Requested string `yaml:"requested,omitempty" json:"requested,omitempty"`
+	// AgentType is the sub-agent type the Agent call named
+	// (subagent_type); "" is the client's general-purpose agent.
+	AgentType  string `yaml:"agent_type,omitempty" json:"agent_type,omitempty"`
 	Background bool   `yaml:"background,omitempty" json:"background,omitempty"`
 	// LaunchedBy is the session whose Agent call started the run: only
 	// that session's client can say the run is no longer running (Gone).
@@ -203,9 +200,16 @@ type Run struct {
 	// is nothing to wait for, and it is no evidence (review AD1: such a run
 	// held every later Stop, silent, for good).
 	Ended bool `yaml:"ended,omitempty" json:"ended,omitempty"`
-	// The assessment the run belongs to.
+	// The assessment the run belongs to: its plan and gaps, and which
+	// attempt at them (Session.Attempts); Round is its role's round in the
+	// attempt when it was launched (Session.round: the re-runs asked).
 	PlanHash string `yaml:"plan_hash,omitempty" json:"plan_hash,omitempty"`
 	GapsHash string `yaml:"gaps_hash,omitempty" json:"gaps_hash,omitempty"`
+	Attempt  int    `yaml:"attempt,omitempty" json:"attempt,omitempty"`
+	Round    int    `yaml:"round,omitempty" json:"round,omitempty"`
+	// Order numbers the runs by when their output arrived (1 first): of
+	// two runs of a role, the first to finish is the evidence (Evidence).
+	Order int `yaml:"order,omitempty" json:"order,omitempty"`
 }
 
 // OutputHash is the hex SHA-256 of a sub-agent's output, normalised as the
@@ -220,16 +224,22 @@ type Runs []Run
 // foreground run also Done and Output). A run already known by its agent id
 // (its SubagentStop came first) is completed with what r adds.
 func (rs Runs) Launched(r Run, s Session) Runs {
-	r.PlanHash, r.GapsHash = s.PlanHash, s.GapsHash
+	r.PlanHash, r.GapsHash, r.Attempt = s.PlanHash, s.GapsHash, s.Attempts
+	r.Round = s.round(r.Role)
 	r.PromptKey, r.OutputKey = "", ""
 	if r.Role != RoleValidator {
 		r.Prompt = ""
 	}
+	r.Order = 0
 	if r.Done {
 		r.OutputHash = OutputHash(r.Output)
+		r.Order = rs.nextOrder()
 	}
 	for i := range rs {
 		if r.AgentID != "" && rs[i].AgentID == r.AgentID {
+			if rs[i].Done {
+				r.Order = rs[i].Order // its output came first, with its SubagentStop
+			}
 			if !r.Done && rs[i].Done {
 				r.Done, r.Output, r.OutputHash, r.OutputKey = true, rs[i].Output, rs[i].OutputHash, rs[i].OutputKey
 			}
@@ -278,13 +288,23 @@ func (rs Runs) Finished(agentID, output string) Runs {
 			out[i].Done, out[i].Ended = true, true
 		default:
 			out[i].Done, out[i].Output, out[i].OutputHash, out[i].OutputKey = true, output, OutputHash(output), ""
+			out[i].Order = rs.nextOrder()
 		}
 		return out
 	}
 	if silent {
 		return out
 	}
-	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output)}))
+	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output), Order: rs.nextOrder()}))
+}
+
+// nextOrder is the Order of the next run to finish.
+func (rs Runs) nextOrder() int {
+	n := 0
+	for _, r := range rs {
+		n = max(n, r.Order)
+	}
+	return n + 1
 }
 
 // Gone records that the client runs none of session's sub-agents any more
@@ -367,8 +387,7 @@ func WaitingElsewhere(s Session, cfg Config, run Run) string {
 // instructions and that output, nothing more), or "both outputs are in"
 // would send the agent to a verdict that refuses them (review BP5).
 func Pending(s Session, runs Runs, cfg Config, label, plan string) string {
-	c, critic := runs.Latest(RoleCritic, s)
-	v, validator := runs.Latest(RoleValidator, s)
+	c, critic, v, validator := runs.Evidence(s, cfg)
 	stale := critic && validator && !PromptsOf(plan).GaveCritic(v.Prompt, c)
 	return render("gate/pending.md", cfg.data(s, map[string]any{"Label": label, "HasCritic": critic, "HasValidator": validator && !stale,
 		"Stale": stale, "CriticRunning": runs.running(RoleCritic, s), "ValidatorRunning": runs.running(RoleValidator, s)}))
@@ -432,20 +451,98 @@ func capRuns(rs Runs) Runs {
 	return rs
 }
 
-// bound reports whether r belongs to the assessment s is on.
+// bound reports whether r belongs to the assessment s is on: its plan and
+// gaps, and the same attempt at them. Runs of an attempt that failed are
+// no evidence for the next one, even of the same plan: a validator's FAIL
+// would otherwise be replaced by a second validator run on the critic
+// output it failed (review BU1).
 func (r Run) bound(s Session) bool {
-	return r.PlanHash != "" && r.PlanHash == s.PlanHash && r.GapsHash == s.GapsHash
+	return r.PlanHash != "" && r.PlanHash == s.PlanHash && r.GapsHash == s.GapsHash && r.Attempt == s.Attempts
 }
 
-// Latest returns the newest finished run of role in the session's
-// assessment.
-func (rs Runs) Latest(role Role, s Session) (Run, bool) {
-	for i := len(rs) - 1; i >= 0; i-- {
-		if r := rs[i]; r.Role == role && r.Done && !r.Reopened && !r.Ended && r.bound(s) {
-			return r, true
+// inRound reports whether r is a run of role in s's assessment that gave
+// an output, launched after the last re-run of its role was asked for.
+func (r Run) inRound(role Role, s Session) bool {
+	return r.Role == role && r.Done && !r.Ended && r.bound(s) && r.Round == s.round(role)
+}
+
+// round is the round of role's runs in s: how many re-runs of the critic
+// were asked for, and for the validator of either (a critic's re-run
+// changes what the validator must be given).
+func (s Session) round(role Role) int {
+	if role == RoleCritic {
+		return s.CriticReruns
+	}
+	return s.CriticReruns + s.ValidatorReruns
+}
+
+// unusable says why the run that is a role's evidence cannot count, ""
+// when it can: it was continued or messaged by the agent ("steered"), or
+// did not run as the gate asks: the client's general-purpose agent, whose
+// instructions are the prompt alone (a sub-agent type brings a system
+// prompt the agent or the repository wrote: one told to find nothing
+// passed, review BU2), on the gate's model when the call named one.
+func (r Run) unusable(role Role, cfg Config) string {
+	model := cfg.validatorModel()
+	if role == RoleCritic {
+		model = cfg.criticModel()
+	}
+	switch t := strings.TrimSpace(r.AgentType); {
+	case r.Reopened:
+		return "steered"
+	case t != "" && !strings.EqualFold(t, "general-purpose"):
+		return "agent-type"
+	case r.Requested != "" && !strings.EqualFold(strings.TrimSpace(r.Requested), model):
+		return "model"
+	}
+	return ""
+}
+
+// first returns the run of role that is s's evidence: of the runs in the
+// round that gave an output, the first to finish (by Order), passing over
+// outputs plansmith cannot read (read) while a later one can be read.
+func (rs Runs) first(role Role, s Session, read func(string) bool) (Run, bool) {
+	var found, readable Run
+	ok, okReadable := false, false
+	for _, r := range rs {
+		if !r.inRound(role, s) {
+			continue
+		}
+		if !ok || r.Order < found.Order {
+			found, ok = r, true
+		}
+		if read(r.Output) && (!okReadable || r.Order < readable.Order) {
+			readable, okReadable = r, true
 		}
 	}
-	return Run{}, false
+	if okReadable {
+		return readable, true
+	}
+	return found, ok
+}
+
+// Evidence returns the runs the assessment s is judged on: of each role,
+// the run that finished first in its round (Run.Round: a re-run the gate
+// asks for starts a new one). A later run of a role does not replace it:
+// re-running the critic, or the validator, until one answers more
+// leniently passes nothing (review BU1: the newest run was judged). An
+// output plansmith cannot read is passed over when a later one can be
+// read (the plan-mode gate keeps no record of the re-runs it asks for).
+// A run that cannot count (unusable) is no evidence, and the role's
+// evidence is then missing for that reason (Runs.missing).
+func (rs Runs) Evidence(s Session, cfg Config) (critic Run, hasCritic bool, validator Run, hasValidator bool) {
+	critic, hasCritic = rs.candidate(RoleCritic, s)
+	validator, hasValidator = rs.candidate(RoleValidator, s)
+	return critic, hasCritic && critic.unusable(RoleCritic, cfg) == "",
+		validator, hasValidator && validator.unusable(RoleValidator, cfg) == ""
+}
+
+// candidate is the run of role that is s's evidence if it can count.
+func (rs Runs) candidate(role Role, s Session) (Run, bool) {
+	if role == RoleCritic {
+		return rs.first(role, s, func(out string) bool { _, err := ParseFindings(out); return err == nil })
+	}
+	return rs.first(role, s, func(out string) bool { _, err := ParseVerdict(out); return err == nil })
 }
 
 // InFlight reports whether a run of the session's assessment was launched
@@ -471,12 +568,17 @@ func (rs Runs) has(role Role, s Session) bool {
 	return false
 }
 
-// missing says why no finished run of role is there to judge: "steered"
-// when the newest one launched on the assessment was continued or messaged
-// by the agent (Steered), "stopped" when it ended without its output (an
-// interrupt, TaskStop, its session gone: Gone), else "missing" (review
-// AL2: a stopped critic was said never to have been seen).
-func (rs Runs) missing(role Role, s Session) string {
+// missing says why role has no run to judge: the reason its evidence
+// cannot count (unusable: "steered", "agent-type", "model"), "stopped"
+// when the newest run launched on the assessment ended without its output
+// (an interrupt, TaskStop, its session gone: Gone), else "missing"
+// (review AL2: a stopped critic was said never to have been seen).
+func (rs Runs) missing(role Role, s Session, cfg Config) string {
+	if r, ok := rs.candidate(role, s); ok {
+		if why := r.unusable(role, cfg); why != "" {
+			return why
+		}
+	}
 	for i := len(rs) - 1; i >= 0; i-- {
 		if r := rs[i]; r.Role == role && r.bound(s) {
 			switch {
@@ -526,8 +628,7 @@ func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
 	if runs.InFlight(s) {
 		return Step{Action: ActionWait, Session: s}
 	}
-	critic, hasCritic := runs.Latest(RoleCritic, s)
-	validator, hasValidator := runs.Latest(RoleValidator, s)
+	critic, hasCritic, validator, hasValidator := runs.Evidence(s, cfg)
 	r := SplitReply(reply)
 	switch {
 	case r.HasCritic && (!hasCritic || !SameOutput(r.Critic, critic.Output)):
@@ -535,9 +636,9 @@ func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
 	case r.HasValidator && (!hasValidator || !SameOutput(r.Validator, validator.Output)):
 		return unobserved(plan, s, cfg, RoleValidator, "claimed")
 	case !hasCritic:
-		return unobserved(plan, s, cfg, RoleCritic, runs.missing(RoleCritic, s))
+		return unobserved(plan, s, cfg, RoleCritic, runs.missing(RoleCritic, s, cfg))
 	case !hasValidator:
-		return unobserved(plan, s, cfg, RoleValidator, runs.missing(RoleValidator, s))
+		return unobserved(plan, s, cfg, RoleValidator, runs.missing(RoleValidator, s, cfg))
 	case !PromptsOf(plan).GaveCritic(validator.Prompt, critic):
 		return unobserved(plan, s, cfg, RoleValidator, "without-critic")
 	}
@@ -550,6 +651,20 @@ func AssessObserved(plan, reply string, runs Runs, s Session, cfg Config) Step {
 	return step
 }
 
+// problemOf says in words why role's run is not there to judge (why as
+// unobserved takes it).
+func problemOf(role Role, why string) string {
+	return map[string]string{
+		"claimed":        "the reply quotes " + string(role) + " output that no observed " + string(role) + " run produced",
+		"missing":        "no " + string(role) + " run on this plan was observed",
+		"stopped":        "the " + string(role) + " run on this plan was stopped before it gave its output",
+		"steered":        "the " + string(role) + " run on this plan was continued or messaged by the agent, so its output is no evidence",
+		"agent-type":     "the " + string(role) + " ran as a custom sub-agent type, whose own instructions come before the prompt; it must run as the general-purpose agent",
+		"model":          "the " + string(role) + " ran on another model than the one the gate asks for",
+		"without-critic": "the validator run was not given its prompt followed by the critic's output alone",
+	}[why]
+}
+
 // unobserved asks for a run the hooks did not see (why: "claimed" when the
 // reply quotes an output no run produced, "missing", or "without-critic"
 // for a validator not given the critic's output), using role's one re-run.
@@ -558,13 +673,7 @@ func unobserved(plan string, s Session, cfg Config, role Role, why string) Step 
 	if role == RoleCritic {
 		reruns = &s.CriticReruns
 	}
-	problem := map[string]string{
-		"claimed":        "the reply quotes " + string(role) + " output that no observed " + string(role) + " run produced",
-		"missing":        "no " + string(role) + " run on this plan was observed",
-		"stopped":        "the " + string(role) + " run on this plan was stopped before it gave its output",
-		"steered":        "the " + string(role) + " run on this plan was continued or messaged by the agent, so its output is no evidence",
-		"without-critic": "the validator run was not given its prompt followed by the critic's output alone",
-	}[why]
+	problem := problemOf(role, why)
 	if *reruns > 0 {
 		return failClosed(plan, s, cfg, string(role), errors.New(problem))
 	}

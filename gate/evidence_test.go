@@ -13,8 +13,8 @@ import (
 func TestRecognise(t *testing.T) {
 	st := Begin(planWith(oneGap), Session{}, cfg)
 	require.Equal(t, ActionRun, st.Action)
-	p := PromptsFor(st.Files)
-	assert.Equal(t, PromptsOf(st.Plan), p, "the files hold the plan's prompts")
+	p := PromptsOf(st.Plan)
+	assert.Equal(t, Prompts{Critic: st.Files[CriticFile], Validator: st.Files[ValidatorFile]}, p, "the files hold the plan's prompts")
 
 	critic, validator := st.Files[CriticFile], st.Files[ValidatorFile]
 	tests := []struct {
@@ -95,6 +95,15 @@ func TestSameOutput(t *testing.T) {
 	assert.False(t, SameOutput(pass, failFinding1))
 }
 
+// evidenceOf is the run of role that Evidence gives for s.
+func evidenceOf(rs Runs, role Role, s Session) (Run, bool) {
+	c, hasCritic, v, hasValidator := rs.Evidence(s, Config{})
+	if role == RoleCritic {
+		return c, hasCritic
+	}
+	return v, hasValidator
+}
+
 func TestRunsLaunchedAndFinishedInEitherOrder(t *testing.T) {
 	_, s := begun(t, planWith(oneGap), Session{})
 	other := Session{Status: StatusAwaiting, PlanHash: "other", GapsHash: s.GapsHash}
@@ -106,21 +115,21 @@ func TestRunsLaunchedAndFinishedInEitherOrder(t *testing.T) {
 	assert.Empty(t, rs[0].Prompt, "only a validator's prompt is kept")
 	assert.True(t, rs.InFlight(s))
 	assert.False(t, rs.InFlight(other), "a run of another assessment is not this one's")
-	_, ok := rs.Latest(RoleCritic, s)
+	_, ok := evidenceOf(rs, RoleCritic, s)
 	assert.False(t, ok, "not finished")
 	rs = rs.Finished("a1", twoFindings)
 	assert.False(t, rs.InFlight(s))
-	got, ok := rs.Latest(RoleCritic, s)
+	got, ok := evidenceOf(rs, RoleCritic, s)
 	require.True(t, ok)
 	assert.Equal(t, Run{Role: RoleCritic, AgentID: "a1", Model: "claude-opus-5-5", Requested: "opus", Background: true,
-		Done: true, Output: twoFindings, OutputHash: OutputHash(twoFindings), PlanHash: s.PlanHash, GapsHash: s.GapsHash}, got)
+		Done: true, Output: twoFindings, OutputHash: OutputHash(twoFindings), PlanHash: s.PlanHash, GapsHash: s.GapsHash, Order: 1}, got)
 
 	// Foreground: SubagentStop comes before the PostToolUse that names the prompt.
 	rs = rs.Finished("a2", pass)
-	_, ok = rs.Latest(RoleValidator, s)
+	_, ok = evidenceOf(rs, RoleValidator, s)
 	assert.False(t, ok, "an output without a recognised launch is no role's")
 	rs = rs.Launched(Run{Role: RoleValidator, AgentID: "a2", Model: "claude-haiku-5-5", Prompt: "v"}, s)
-	got, ok = rs.Latest(RoleValidator, s)
+	got, ok = evidenceOf(rs, RoleValidator, s)
 	require.True(t, ok)
 	assert.Equal(t, pass, got.Output)
 	assert.Equal(t, "v", got.Prompt)
@@ -128,12 +137,12 @@ func TestRunsLaunchedAndFinishedInEitherOrder(t *testing.T) {
 
 	// A foreground PostToolUse carries the output itself.
 	rs = rs.Launched(Run{Role: RoleValidator, AgentID: "a3", Done: true, Output: failFinding1}, s)
-	got, _ = rs.Latest(RoleValidator, s)
-	assert.Equal(t, "a3", got.AgentID, "the newest run wins")
-	assert.Equal(t, OutputHash(failFinding1), got.OutputHash)
+	assert.Equal(t, OutputHash(failFinding1), rs[2].OutputHash)
+	got, _ = evidenceOf(rs, RoleValidator, s)
+	assert.Equal(t, "a2", got.AgentID, "the first run to finish is the evidence: a later one does not replace it")
 
 	// Runs of another assessment do not count for this one.
-	_, ok = rs.Latest(RoleCritic, other)
+	_, ok = evidenceOf(rs, RoleCritic, other)
 	assert.False(t, ok)
 	assert.Equal(t, rs, rs.Finished("", "x"), "no agent id, nothing recorded")
 
@@ -260,13 +269,13 @@ func TestAssessObservedMissingAndWaiting(t *testing.T) {
 func TestAContinuedRunIsNoEvidence(t *testing.T) {
 	s := Session{Status: StatusAwaiting, PlanHash: "p", GapsHash: "g", Observed: true}
 	rs := Runs{}.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: "### FINDING-1: real"}, s)
-	r, ok := rs.Latest(RoleCritic, s)
+	r, ok := evidenceOf(rs, RoleCritic, s)
 	require.True(t, ok)
 	assert.Equal(t, "### FINDING-1: real", r.Output)
 	rs = rs.Finished("c1", "### NO ISSUES FOUND")
 	assert.Equal(t, "### FINDING-1: real", rs[0].Output, "the first output stays")
 	assert.True(t, rs[0].Reopened)
-	_, ok = rs.Latest(RoleCritic, s)
+	_, ok = evidenceOf(rs, RoleCritic, s)
 	assert.False(t, ok, "a continued run is no evidence")
 	again := Runs{}.Launched(Run{Role: RoleCritic, AgentID: "c2", Done: true, Output: "same"}, s).Finished("c2", "same")
 	assert.False(t, again[0].Reopened, "the same output reported twice (PostToolUse, then SubagentStop) is one run")

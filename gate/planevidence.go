@@ -23,21 +23,20 @@ func PlanSession(plan string) Session {
 // JudgePlanRuns judges the observed runs bound to plan as it stands. ok is
 // true only when they give a pass; why says what is missing or wrong.
 func JudgePlanRuns(plan string, runs Runs) (ok bool, why string) {
-	step := AssessObserved(plan, "", runs, PlanSession(plan), Config{MaxAttempts: 1, Observed: true})
+	cfg := Config{MaxAttempts: 1, Observed: true}
+	step := AssessObserved(plan, "", runs, PlanSession(plan), cfg)
 	switch step.Action {
 	case ActionPass:
 		return true, ""
 	case ActionWait:
 		return false, "a critic or validator run on this plan is still going"
 	case ActionRerun:
-		c, has := runs.Latest(RoleCritic, PlanSession(plan))
-		if !has {
-			return false, "plansmith's hooks saw no critic run on this plan in this session"
-		}
-		v, has := runs.Latest(RoleValidator, PlanSession(plan))
+		c, hasCritic, v, hasValidator := runs.Evidence(PlanSession(plan), cfg)
 		switch {
-		case !has:
-			return false, "plansmith's hooks saw no validator run on this plan in this session"
+		case !hasCritic:
+			return false, planMissing(runs, RoleCritic, plan, cfg)
+		case !hasValidator:
+			return false, planMissing(runs, RoleValidator, plan, cfg)
 		case !PromptsOf(plan).GaveCritic(v.Prompt, c):
 			return false, "the validator was not given its prompt followed by the critic's output alone"
 		}
@@ -56,6 +55,14 @@ func JudgePlanRuns(plan string, runs Runs) (ok bool, why string) {
 		return false, "the observed runs do not pass"
 	}
 	return false, "the plan cannot be assessed as it stands"
+}
+
+// planMissing says why role has no run on plan to judge.
+func planMissing(runs Runs, role Role, plan string, cfg Config) string {
+	if why := runs.missing(role, PlanSession(plan), cfg); why != "missing" {
+		return problemOf(role, why)
+	}
+	return "plansmith's hooks saw no " + string(role) + " run on this plan in this session"
 }
 
 // RejectSignal turns a pass verdict signal in content into a fail with

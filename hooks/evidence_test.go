@@ -138,7 +138,7 @@ func TestSubagentLaunchReadsBothResponseShapes(t *testing.T) {
 	ev, ok := subagentLaunch(in)
 	require.True(t, ok)
 	assert.Equal(t, loop.SubagentEvent{Session: loop.Session{ID: in.SessionID, Cwd: "/p"}, PermissionMode: "bypassPermissions", AgentID: "aeff946838fb8ae94", Launched: true,
-		Prompt: "CRITIC-PROMPT please review", Requested: "opus", Model: "claude-opus-5-5", Background: true}, ev)
+		Prompt: "CRITIC-PROMPT please review", Requested: "opus", Model: "claude-opus-5-5", Background: true, AgentType: "general-purpose"}, ev)
 
 	require.NoError(t, json.Unmarshal([]byte(payload(t, "posttooluse-agent-foreground.json", "/p", nil)), &in))
 	ev, ok = subagentLaunch(in)

@@ -319,6 +319,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 		Prompt     string `json:"prompt"`
 		Model      string `json:"model"`
 		Name       string `json:"name"`
+		Type       string `json:"subagent_type"`
 		Background *bool  `json:"run_in_background"`
 	}
 	var resp struct {
@@ -335,7 +336,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 		return loop.SubagentEvent{}, false
 	}
 	ev := loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode, AgentID: resp.AgentID, Launched: true,
-		Prompt: call.Prompt, Requested: call.Model, Model: resp.ResolvedModel, Name: call.Name,
+		Prompt: call.Prompt, Requested: call.Model, Model: resp.ResolvedModel, Name: call.Name, AgentType: call.Type,
 		Background: resp.Status == "async_launched"}
 	if ev.Prompt == "" {
 		ev.Prompt = resp.Prompt

@@ -87,6 +87,9 @@ type SubagentEvent struct {
 	Requested  string
 	Model      string
 	Background bool
+	// AgentType is the sub-agent type the launch named (subagent_type);
+	// "" is the client's general-purpose agent.
+	AgentType string
 	// Done and Output: the run's final text, when it is known.
 	Done   bool
 	Output string

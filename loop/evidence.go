@@ -33,7 +33,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		// plan mode and be messaged after, or the other way round.
 		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
-		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested,
+		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
 			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
 	}
 	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
@@ -66,26 +66,29 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		}
 		return
 	}
-	role := gatePrompts(t.paths).Recognise(ev.Prompt)
+	role := gatePrompts(t.paths, l.GateSession).Recognise(ev.Prompt)
 	if role == "" {
 		return
 	}
 	l.GateRuns = l.GateRuns.Launched(gate.Run{
-		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, LaunchedAt: env.Now().UTC(), Model: ev.Model, Requested: ev.Requested,
+		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, LaunchedAt: env.Now().UTC(), Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
 		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output,
 	}, l.GateSession)
 	t.dirty = true
 }
 
-// gatePrompts reads the assessment's prompt files back, to recognise its runs.
-func gatePrompts(p state.Paths) gate.Prompts {
-	files := map[string]string{}
-	for _, name := range []string{gate.CriticFile, gate.ValidatorFile} {
-		if b, err := state.ReadOwned(filepath.Join(p.Gate(), name)); err == nil {
-			files[name] = string(b)
-		}
+// gatePrompts gives the prompts of the assessment s awaits, to recognise
+// its runs: made again from the plan under assessment, as Begin made them,
+// while that file is still the plan s is bound to (its hashes). The prompt
+// files beside it are the agent's to read, and, where tools are not
+// blocked, to rewrite (review BU3: a critic prompt rewritten to ask for
+// nothing made a muzzled critic count).
+func gatePrompts(p state.Paths, s gate.Session) gate.Prompts {
+	plan, err := state.ReadOwned(filepath.Join(p.Gate(), gate.PlanFile))
+	if err != nil || gate.Stale(string(plan), s) {
+		return gate.Prompts{}
 	}
-	return gate.PromptsFor(files)
+	return gate.PromptsOf(string(plan))
 }
 
 // SessionStart gives a session that comes back from compaction or a resume

@@ -198,8 +198,7 @@ func appendNew(list []string, s string) []string {
 // gateLine describes the gate for the status view.
 func gateLine(l *state.Loop) string {
 	gs := l.GateSession
-	_, critic := l.GateRuns.Latest(gate.RoleCritic, gs)
-	_, validator := l.GateRuns.Latest(gate.RoleValidator, gs)
+	_, critic, _, validator := l.GateRuns.Evidence(gs, gate.Config{MaxAttempts: l.GateRetries})
 	return strings.TrimSpace(templates.Show("cli/gate-status.md", map[string]any{
 		"Gate": l.Gate, "Status": string(gs.Status), "Attempts": gs.Attempts, "Max": l.GateRetries, "Uncovered": len(gs.Uncovered),
 		"HasCritic": critic, "HasValidator": validator,

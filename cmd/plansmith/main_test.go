@@ -130,16 +130,20 @@ func cmdStopInput(ts *testscript.TestScript, neg bool, args []string) {
 // tool's PreToolUse), PREFIX-post.json (its PostToolUse: a background
 // launch with -bg, else the completed run with its output) and
 // PREFIX-stop.json (the sub-agent's SubagentStop with its output). -plan
-// sets permission_mode "plan". The cwd is the script's current folder.
+// sets permission_mode "plan"; -model the model the call asks for (else
+// the captured call's: opus in the background, haiku in the foreground).
+// The cwd is the script's current folder.
 func cmdSubagent(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "usage: subagent [-bg] [-plan] SESSION AGENT-ID PROMPT-FILE OUTPUT-FILE PREFIX"
-	bg, mode := false, ""
+	const usage = "usage: subagent [-bg] [-plan] [-model MODEL] SESSION AGENT-ID PROMPT-FILE OUTPUT-FILE PREFIX"
+	bg, mode, model := false, "", ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		switch args[0] {
-		case "-bg":
+		switch {
+		case args[0] == "-bg":
 			bg = true
-		case "-plan":
+		case args[0] == "-plan":
 			mode = "plan"
+		case args[0] == "-model" && len(args) > 1:
+			model, args = args[1], args[1:]
 		default:
 			ts.Fatalf(usage)
 		}
@@ -171,6 +175,9 @@ func cmdSubagent(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	input, response := post["tool_input"].(map[string]any), post["tool_response"].(map[string]any)
 	input["prompt"], response["prompt"], response["agentId"] = prompt, prompt, agentID
+	if model != "" {
+		input["model"] = model
+	}
 	if !bg {
 		response["content"] = []any{map[string]any{"type": "text", "text": output}}
 	}
