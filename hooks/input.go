@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"io"
+	"time"
 
 	"github.com/plansmith/plansmith/internal/hookjson"
 )
@@ -10,12 +11,14 @@ import (
 // Input is the JSON object Claude Code writes to a hook's stdin. Fields a
 // given event does not carry are left zero; unknown fields are ignored.
 type Input struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	Cwd            string `json:"cwd"`
-	HookEventName  string `json:"hook_event_name"`
-	PermissionMode string `json:"permission_mode"`
-	AgentID        string `json:"agent_id"`
+	// Began is when this hook process began its work (not in the JSON).
+	Began          time.Time `json:"-"`
+	SessionID      string    `json:"session_id"`
+	TranscriptPath string    `json:"transcript_path"`
+	Cwd            string    `json:"cwd"`
+	HookEventName  string    `json:"hook_event_name"`
+	PermissionMode string    `json:"permission_mode"`
+	AgentID        string    `json:"agent_id"`
 
 	// Stop (and SubagentStop: AgentID, LastAssistantMessage)
 	StopHookActive       bool    `json:"stop_hook_active"`

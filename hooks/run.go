@@ -82,6 +82,7 @@ func Run(event string, env loop.Env) {
 		limit = JudgeDeadline
 	}
 	in, raw, err := readInTime(env.Stdin, start, limit)
+	in.Began = start
 	tool := in.ToolName
 	if judgesTools && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
@@ -204,6 +205,7 @@ func stop(in Input, env loop.Env) any {
 		BlockCapSet: blockCapSet(env),
 		AgentID:     in.AgentID,
 		ReportsRuns: in.BackgroundTasks != nil,
+		Began:       in.Began,
 	}
 	if in.BackgroundTasks != nil {
 		ev.InFlight = subagentsInFlight(*in.BackgroundTasks)

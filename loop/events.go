@@ -68,6 +68,10 @@ type StopEvent struct {
 	// (RecordSubagent): the gate then judges the runs it observed, and
 	// falls back to outputs relayed in the reply only when this is false.
 	ReportsRuns bool
+	// Began is when the hook process began; zero when unknown. A Stop
+	// that began before the same answer was judged for its session is
+	// that turn's Stop run again by another of plansmith's hooks (Loop.LastStop).
+	Began time.Time
 }
 
 // SubagentEvent is a sub-agent run the hooks saw: launched (the sub-agent

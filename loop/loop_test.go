@@ -735,3 +735,33 @@ func TestAnOldBlockCountIsTheHolders(t *testing.T) {
 	rewriteLoop(t, p, func(l *state.Loop) { l.ConsecutiveBlocks, l.Blocks = 3, nil })
 	assert.Equal(t, Pause, Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("no"), BlockCap: 3}).Kind)
 }
+
+// A second Stop of the same turn, begun before the first wrote its
+// judgment (plansmith registered twice, as a plugin and in settings: both
+// Stop hooks run side by side), judges nothing: the answer is not judged
+// again as the next phase's, and no retry or block is counted twice
+// (review BT1). The same answer given again after the judgment is judged.
+func TestASecondStopOfTheSameTurnJudgesNothing(t *testing.T) {
+	env, p := loopWithRetries(t, 3, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	weak := "too short"
+	first := Stop(env, StopEvent{Session: s, LastMessage: answer(weak), BlockCap: 8, Began: testNow.Add(-time.Second)})
+	require.Equal(t, Block, first.Kind)
+	l := loaded(t, p)
+	require.Equal(t, 1, l.Retries)
+	require.Equal(t, 1, l.Blocks["s"])
+
+	again := Stop(env, StopEvent{Session: s, LastMessage: answer(weak), BlockCap: 8, Began: testNow.Add(-time.Second)})
+	assert.Equal(t, StopOutcome{}, again, "the same turn's second Stop answers nothing; the first one's block stands")
+	l = loaded(t, p)
+	assert.Equal(t, 1, l.Retries, "no retry spent twice")
+	assert.Equal(t, 1, l.Blocks["s"], "no block counted twice")
+
+	assert.False(t, l.LastStop.Repeats("t", weak, testNow.Add(-time.Second)), "another session's Stop is its own")
+	assert.False(t, l.LastStop.Repeats("s", weak+".", testNow.Add(-time.Second)), "another answer is judged")
+	assert.False(t, l.LastStop.Repeats("s", weak, time.Time{}), "a Stop whose start is unknown is judged")
+
+	later := Stop(env, StopEvent{Session: s, LastMessage: answer(weak), BlockCap: 8, Began: testNow.Add(time.Second)})
+	assert.Equal(t, Block, later.Kind, "the same answer given again after the judgment is judged")
+	assert.Equal(t, 2, loaded(t, p).Retries)
+}

@@ -70,6 +70,15 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if t == nil {
 		return StopOutcome{}
 	}
+	if t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began) {
+		// This turn's Stop, run by another of plansmith's hooks beside
+		// this one (a plugin and a settings install), has judged this
+		// answer already: its answer stands, and a second judgment would
+		// judge it again as the next phase's, spend a retry and count a
+		// second block (review BT1).
+		t.close(env)
+		return StopOutcome{}
+	}
 	if t.file.Loop.Paused {
 		// The user decides when to resume; until then no reply is judged.
 		t.close(env)
@@ -80,6 +89,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// (PromptSubmit): it ends unjudged, once. Another session's Stop
 		// is judged as ever (review BM3).
 		t.dirty = true
+		t.file.Loop.MarkStop(ev.Session.ID, msg, env.Now())
 		if err := t.commit(); err != nil {
 			env.note("%v", err)
 		}
@@ -107,6 +117,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	default:
 		out = r.advance(msg)
 	}
+	t.file.Loop.MarkStop(ev.Session.ID, msg, env.Now())
 	if err := t.commit(); err != nil {
 		// What out announces (an advance, a retry) did not happen: the
 		// state file still holds the loop as it was.

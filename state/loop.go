@@ -1,6 +1,8 @@
 package state
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
 	"time"
 
@@ -67,6 +69,10 @@ type Loop struct {
 	// end unjudged. Another session's Stop or prompt leaves it; that
 	// session's new turn ends it.
 	AsideOf []string `yaml:"aside_of,omitempty"`
+	// LastStop marks the last answer a Stop judged: a second Stop of the
+	// same turn (plansmith's hooks registered twice, as a plugin and in
+	// settings, run side by side) must not judge it again (review BT1).
+	LastStop *StopMark `yaml:"last_stop,omitempty"`
 
 	// Convergence mode's record (--converge); nil outside it.
 	Convergence *Convergence `yaml:"convergence,omitempty"`
@@ -84,6 +90,36 @@ type Loop struct {
 	// Set when the loop ends.
 	ExitReason string    `yaml:"exit_reason,omitempty"`
 	EndedAt    time.Time `yaml:"ended_at,omitempty"`
+}
+
+// StopMark is an answer a Stop judged: the session's, its hash, and when
+// the judgment was written.
+type StopMark struct {
+	Session string    `yaml:"session"`
+	Hash    string    `yaml:"hash"`
+	At      time.Time `yaml:"at"`
+}
+
+// Repeats reports whether a Stop of session with answer msg that began at
+// began is the one m marks, run again: the same session and answer, begun
+// before the judgment was written. A Stop that follows the judgment (the
+// agent gave the same answer again) began after it, and is judged.
+func (m *StopMark) Repeats(session, msg string, began time.Time) bool {
+	return m != nil && session != "" && !began.IsZero() && m.Session == session &&
+		m.Hash == answerHash(msg) && began.Before(m.At)
+}
+
+// MarkStop records that session's answer msg is judged, as of now.
+func (l *Loop) MarkStop(session, msg string, now time.Time) {
+	if session == "" {
+		return
+	}
+	l.LastStop = &StopMark{Session: session, Hash: answerHash(msg), At: now.UTC()}
+}
+
+func answerHash(msg string) string {
+	sum := sha256.Sum256([]byte(msg))
+	return hex.EncodeToString(sum[:])
 }
 
 // Convergence is what convergence mode keeps between Stop-hook calls: the
