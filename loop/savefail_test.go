@@ -530,3 +530,30 @@ func TestCancelThatCannotArchiveEndsTheLoopInPlace(t *testing.T) {
 	assert.False(t, l.Active, "the loop has ended, marked so in place")
 	assert.Equal(t, state.ExitCancelled, l.ExitReason)
 }
+
+// On a full disk plan starts no loop, and says so with the system's reason
+// and what to do, without the temporary file's name (review BT3).
+func TestStartOnAFullDiskSaysNoLoopWasStarted(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, _ := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	fill()
+	_, err := Start(env, p, testOptions())
+	require.Error(t, err)
+	var notStarted *NotStartedError
+	require.ErrorAs(t, err, &notStarted)
+	assert.Equal(t, "no planning loop was started: .claude/plansmith.local.md could not be written (no space left on device). "+
+		"Free space on the disk or make the project's .claude folder writable, then try again.", err.Error())
+	assert.NoFileExists(t, p.State())
+}
+
+// Where plansmith's folder cannot be made (a file stands where .claude
+// goes), plan says no loop was started, and why, in the same words.
+func TestStartWhereTheLockCannotBeMadeSaysNoLoopWasStarted(t *testing.T) {
+	env, p, _ := testEnv(t)
+	require.NoError(t, os.WriteFile(filepath.Dir(p.State()), []byte("not a folder"), 0o644))
+	_, err := Start(env, p, testOptions())
+	require.Error(t, err)
+	assert.Equal(t, "no planning loop was started: .claude/plansmith could not be written (not a directory). "+
+		"Free space on the disk or make the project's .claude folder writable, then try again.", err.Error())
+}

@@ -76,6 +76,7 @@ func renderData(t *testing.T) map[string]any {
 	data := map[string]any{
 		"cli/cancelled.md":     loop.Cancelled{Found: true, Active: true, Label: label, Request: request, Archive: ".claude/plansmith/archive/20260102-030405-cancelled.md"},
 		"cli/cancel-failed.md": map[string]any{"Label": label, "ReadOnly": true, "State": ".claude/plansmith.local.md", "Why": "read-only file system"},
+		"cli/not-started.md":   map[string]any{"Path": ".claude/plansmith.local.md", "Why": "no space left on device"},
 		"cli/gate-status.md": map[string]any{"Gate": true, "Status": "revising", "Attempts": 1, "Max": 2, "Uncovered": 2, "HasCritic": true, "HasValidator": false, "Codex": false,
 			"CodexStatus": "", "CodexReason": ""},
 		"cli/memory-not-kept-here.md": map[string]any{"Path": ".claude/plansmith-memory.local.md", "Edited": true},
