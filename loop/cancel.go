@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Cancelled is what Cancel did.
@@ -24,7 +26,30 @@ type Cancelled struct {
 	Label   string
 	Request string
 	Archive string // where the state file went, relative to the project
+	// NotArchived is why the archive could not be written when the loop
+	// ended all the same: its state file stays in place, marked ended
+	// (state.Archive's fallback), and Archive is empty.
+	NotArchived string
 }
+
+// NotEndedError is Cancel's error when the loop could not be ended: its
+// state file could be neither archived nor marked ended (a read-only
+// project, say), so the loop runs on. Its message says so, with the
+// system's reason and what the user can do, rather than Go's chain of
+// paths with a temporary file's name in it (review BT3).
+type NotEndedError struct {
+	Label    string // where the loop stands; "" for a state file that could not be read
+	ReadOnly bool   // the loop's tool calls are refused while it runs
+	State    string // the state file, relative to the project
+	Err      error
+}
+
+func (e *NotEndedError) Error() string {
+	return strings.TrimSpace(templates.Show("cli/cancel-failed.md", map[string]any{
+		"Label": e.Label, "ReadOnly": e.ReadOnly, "State": e.State, "Why": plainError(e.Err)}))
+}
+
+func (e *NotEndedError) Unwrap() error { return e.Err }
 
 // Cancel ends the project's loop: it archives the state file under the
 // lock, so a hook running at the same moment either finishes first or
@@ -42,7 +67,9 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 		defer t.commit()
 		dst, aerr := t.archiveCorrupt(env.Now())
 		if aerr != nil {
-			return Cancelled{}, aerr
+			// Nothing can tell whether a loop runs: tool calls stay
+			// refused (state-stuck.md).
+			return Cancelled{}, &NotEndedError{ReadOnly: true, State: p.Rel(p.State()), Err: aerr}
 		}
 		c := Cancelled{Found: true, Link: errors.As(err, &link), Archive: p.Rel(dst), Unreadable: err}
 		if errors.As(err, &corrupt) {
@@ -65,10 +92,19 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	if c.Active {
 		c.Label = label(t.file)
 	}
-	retireID(env, p, &t.file.Loop) // ended: its ID served
+	at, blocks := label(t.file), t.file.Loop.BlockTools
 	dst, err := t.archive(state.ExitCancelled, env.Now())
+	if err != nil && stillActive(p) {
+		// Its ID is not retired: the loop runs on, and the session that
+		// takes it on still may (review BT3).
+		return Cancelled{}, &NotEndedError{Label: at, ReadOnly: blocks, State: p.Rel(p.State()), Err: err}
+	}
+	retireID(env, p, &t.file.Loop) // ended: its ID served
 	if err != nil {
-		return Cancelled{}, err
+		// Ended all the same: the archive could not be written, the
+		// state file marked ended could.
+		c.NotArchived = plainError(err)
+		return c, nil
 	}
 	c.Archive = p.Rel(dst)
 	return c, nil

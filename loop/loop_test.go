@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -165,6 +166,42 @@ func TestCorruptStateIsMovedAside(t *testing.T) {
 	assert.Equal(t, Finish, out.Kind)
 	assert.Contains(t, out.Message, "the planning loop's state file could not be read")
 	assert.Contains(t, out.Message, ".claude/plansmith/archive/")
+}
+
+// A state file an editor saved with CRLF line ends, or with a byte-order
+// mark first, is the loop still: Stop judges the answer, as it would the LF
+// file, rather than moving the file aside as corrupt (review BT2).
+func TestStopJudgesAStateFileAnEditorSaved(t *testing.T) {
+	for name, edit := range map[string]func([]byte) []byte{
+		"CRLF":            func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")) },
+		"byte-order mark": func(b []byte) []byte { return append([]byte("\ufeff"), b...) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, p, stderr := testEnv(t)
+			_, err := Start(env, p, testOptions())
+			require.NoError(t, err)
+			data, err := os.ReadFile(p.State())
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p.State(), edit(data), 0o644))
+
+			// PreToolUse, which reads only the head, reads the loop too:
+			// an unreadable one refuses Bash.
+			assert.False(t, PreToolUse(env, ToolEvent{Session: Session{ID: "s1", Cwd: p.Project}, Tool: "Bash",
+				Input: json.RawMessage(`{"command":"go test ./..."}`)}).Deny)
+			out := Stop(env, StopEvent{Session: Session{ID: "s1", Cwd: p.Project}, LastMessage: answer("too short"), BlockCap: 8})
+			assert.Equal(t, Block, out.Kind, "the answer is judged: %+v", out)
+			assert.Contains(t, out.Reason, "understand [1/3]")
+			assert.NotContains(t, out.Message, "could not be read")
+			assert.NoDirExists(t, p.Archive(), "nothing is moved aside")
+			assert.Empty(t, stderr.String())
+			f, err := state.Load(p.State())
+			require.NoError(t, err)
+			assert.True(t, f.Loop.Active)
+			assert.Equal(t, "add a cache", f.Loop.Request)
+			assert.Equal(t, "s1", f.Loop.SessionID)
+			assert.Equal(t, 1, f.Loop.ConsecutiveBlocks)
+		})
+	}
 }
 
 func TestStartRefusesWhileALoopRuns(t *testing.T) {

@@ -211,16 +211,40 @@ func asksToClear(args string) bool {
 // renames the state file, which needs no room on the disk.
 func cancelHere(env Env, t *txn, why error) PromptOutcome {
 	env.note("%v", why)
-	req := t.file.Loop.Request
+	l := &t.file.Loop
+	req, at, blocks := l.Request, label(t.file), l.BlockTools
 	dst, err := t.archive(state.ExitCancelled, env.Now())
-	if err != nil {
+	if err != nil && stillActive(t.paths) {
 		env.note("%v", err)
-		return PromptOutcome{Message: templates.Show("messages/cancel-not-recorded.md", map[string]any{
-			"Why": plainError(why), "Err": plainError(err)})}
+		return PromptOutcome{Message: notCancelled(plainError(why), &NotEndedError{Label: at, ReadOnly: blocks,
+			State: t.paths.Rel(t.paths.State()), Err: err})}
+	}
+	archive, notArchived := "", ""
+	if err != nil {
+		// Ended all the same, marked ended in place (review BT3: the user
+		// was told the loop could not be ended).
+		env.note("%v", err)
+		notArchived = plainError(err)
+	} else {
+		archive = t.paths.Rel(dst)
 	}
 	text := templates.Show("messages/cancelled-here.md", map[string]any{
-		"Why": plainError(why), "Archive": t.paths.Rel(dst), "Request": templates.OneLine(req, 120)})
+		"Why": plainError(why), "Archive": archive, "NotArchived": notArchived, "Request": templates.OneLine(req, 120)})
 	return PromptOutcome{Context: text, Message: text}
+}
+
+// notCancelled tells the user their /plansmith:cancel ended nothing: why
+// it could not be recorded, why the loop could not be ended either, and,
+// when the state file could not be written (a *NotEndedError), that the
+// loop runs on and what makes a cancel work (review BT3: the user was sent
+// to plansmith cancel in a terminal, which failed the same way).
+func notCancelled(why string, err error) string {
+	var stuck *NotEndedError
+	data := map[string]any{"Why": why, "Err": plainError(err), "Stuck": errors.As(err, &stuck), "Label": "", "ReadOnly": false}
+	if stuck != nil {
+		data["Label"], data["ReadOnly"] = stuck.Label, stuck.ReadOnly
+	}
+	return templates.Show("messages/cancel-not-recorded.md", data)
 }
 
 // cancelForeign archives a loop plansmith did not start on this machine,
@@ -230,11 +254,10 @@ func cancelForeign(env Env, s Session) PromptOutcome {
 	if err == nil {
 		var c Cancelled
 		if c, err = Cancel(env, p); err == nil {
-			text := templates.Show("messages/cancelled-foreign.md", map[string]any{"Archive": c.Archive})
+			text := templates.Show("messages/cancelled-foreign.md", map[string]any{"Archive": c.Archive, "NotArchived": c.NotArchived})
 			return PromptOutcome{Context: text, Message: text}
 		}
 	}
 	env.note("%v", err)
-	return PromptOutcome{Message: templates.Show("messages/cancel-not-recorded.md", map[string]any{
-		"Why": "the loop was not started by plansmith on this machine", "Err": plainError(err)})}
+	return PromptOutcome{Message: notCancelled("the loop was not started by plansmith on this machine", err)}
 }

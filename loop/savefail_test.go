@@ -431,3 +431,129 @@ func TestAStopNamingNoSessionIsTold(t *testing.T) {
 	assert.Contains(t, out.Message, "this hook input names no session")
 	assert.Equal(t, 0, loaded(t, p).Retries)
 }
+
+// readOnlyProject makes p's project unwritable, as a read-only mount or a
+// folder of another owner leaves it, and returns the reason writes then
+// fail with and a function that makes it writable again. File modes do
+// not stop root: as root the project is mounted on itself read-only (the
+// test is skipped, saying so, where that is not allowed); otherwise its
+// .claude folders lose their write permission.
+func readOnlyProject(t *testing.T, p state.Paths) (why string, undo func()) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		dir := p.Project
+		if out, err := exec.Command("mount", "--bind", dir, dir).CombinedOutput(); err != nil {
+			t.Skipf("cannot bind-mount the project: %v %s", err, out)
+		}
+		mounted := true
+		undo = func() {
+			if mounted {
+				mounted = false
+				require.NoError(t, exec.Command("umount", dir).Run())
+			}
+		}
+		t.Cleanup(undo)
+		if out, err := exec.Command("mount", "-o", "remount,ro,bind", dir).CombinedOutput(); err != nil {
+			t.Skipf("cannot make the mount read-only: %v %s", err, out)
+		}
+		return "read-only file system", undo
+	}
+	dirs := []string{filepath.Dir(p.State()), p.Work()}
+	for _, d := range dirs {
+		require.NoError(t, os.Chmod(d, 0o555))
+	}
+	undo = func() {
+		for _, d := range dirs {
+			os.Chmod(d, 0o755)
+		}
+	}
+	t.Cleanup(undo)
+	return "permission denied", undo
+}
+
+// On a read-only project plansmith cancel cannot end the loop: it says the
+// loop is still active, where, why in the system's words, and what to do
+// (make the folder writable and cancel again, or delete the state file),
+// not Go's chain of paths with a temporary file's name; the user's
+// /plansmith:cancel says the same. The loop runs on as it was, its ID
+// still good for the session that takes it on (review BT3).
+func TestCancelOnAReadOnlyProjectSaysTheLoopRunsOn(t *testing.T) {
+	env, p := homeEnv(t)
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	why, undo := readOnlyProject(t, p)
+
+	_, err = Cancel(env, p)
+	require.Error(t, err)
+	var stuck *NotEndedError
+	require.ErrorAs(t, err, &stuck)
+	msg := err.Error()
+	assert.Equal(t, "the planning loop is still active at understand [1/3]: it could not be ended ("+why+"), so the project stays read-only. "+
+		"Make the project's .claude folder writable, then run `plansmith cancel` again; or delete .claude/plansmith.local.md to end the loop by hand.", msg)
+	assert.NotContains(t, msg, ".tmp-")
+	assert.True(t, loaded(t, p).Active, "the loop runs on")
+
+	s := Session{ID: "s1", Cwd: p.Project}
+	out := PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, out.Message, "could not be recorded ("+why+"), and the loop could not be ended here either ("+why+"): it is still active at understand [1/3], and the project stays read-only.")
+	assert.Contains(t, out.Message, "Make the project's .claude folder writable, then send /plansmith:cancel again")
+	assert.Contains(t, out.Message, "delete .claude/plansmith.local.md")
+	assert.NotContains(t, out.Message, ".tmp-")
+	assert.True(t, loaded(t, p).Active, "the loop runs on")
+
+	undo()
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8})
+	require.Equal(t, Block, stop.Kind, "a session still takes the loop on: %s", stop.Message)
+	assert.Contains(t, stop.Reason, "understand [1/3]")
+}
+
+// A cancel that could mark the loop ended but not archive it has ended
+// the loop: it says so, and where the file stays, rather than failing with
+// Go's chain of errors (review BT3).
+func TestCancelThatCannotArchiveEndsTheLoopInPlace(t *testing.T) {
+	env, p := blockingLoop(t)
+	old := state.ArchiveTries
+	state.ArchiveTries = 1
+	t.Cleanup(func() { state.ArchiveTries = old })
+	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
+	taken := filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-cancelled.md")
+	require.NoError(t, os.WriteFile(taken, nil, 0o644))
+
+	c, err := Cancel(env, p)
+	require.NoError(t, err)
+	assert.True(t, c.Active)
+	assert.Empty(t, c.Archive)
+	assert.Contains(t, c.NotArchived, "no free name")
+	l := loaded(t, p)
+	assert.False(t, l.Active, "the loop has ended, marked so in place")
+	assert.Equal(t, state.ExitCancelled, l.ExitReason)
+}
+
+// On a full disk plan starts no loop, and says so with the system's reason
+// and what to do, without the temporary file's name (review BT3).
+func TestStartOnAFullDiskSaysNoLoopWasStarted(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, _ := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	fill()
+	_, err := Start(env, p, testOptions())
+	require.Error(t, err)
+	var notStarted *NotStartedError
+	require.ErrorAs(t, err, &notStarted)
+	assert.Equal(t, "no planning loop was started: .claude/plansmith.local.md could not be written (no space left on device). "+
+		"Free space on the disk or make the project's .claude folder writable, then try again.", err.Error())
+	assert.NoFileExists(t, p.State())
+}
+
+// Where plansmith's folder cannot be made (a file stands where .claude
+// goes), plan says no loop was started, and why, in the same words.
+func TestStartWhereTheLockCannotBeMadeSaysNoLoopWasStarted(t *testing.T) {
+	env, p, _ := testEnv(t)
+	require.NoError(t, os.WriteFile(filepath.Dir(p.State()), []byte("not a folder"), 0o644))
+	_, err := Start(env, p, testOptions())
+	require.Error(t, err)
+	assert.Equal(t, "no planning loop was started: .claude/plansmith could not be written (not a directory). "+
+		"Free space on the disk or make the project's .claude folder writable, then try again.", err.Error())
+}

@@ -125,6 +125,11 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		if errors.As(err, &corrupt) {
 			return Started{}, fmt.Errorf("%v\nInspect it, then run '%s' to archive it before starting a new loop", err, templates.CLI("cancel"))
 		}
+		var lock *lockError
+		var held *state.LockTimeoutError
+		if errors.As(err, &lock) && !errors.As(err, &held) {
+			return Started{}, notStarted(p, p.Work(), err) // the lock's folder or file could not be made
+		}
 		return Started{}, err
 	}
 	defer t.commit()
@@ -153,7 +158,7 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 	}
 	f := &state.File{Loop: l, Body: body}
 	if err := state.Save(p.State(), f); err != nil {
-		return Started{}, err
+		return Started{}, notStarted(p, p.State(), err)
 	}
 	cfg := config(&l, "")
 	return Started{
@@ -163,6 +168,29 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		State:  p.Rel(p.State()),
 		Shape:  phases.ShapeOf(l.Phases, l.MaxPhases),
 	}, nil
+}
+
+// NotStartedError is Start's error when the new loop's files could not be
+// written (a full disk, a read-only project): its message says that no
+// loop was started, with the system's reason and what to do, rather than
+// Go's chain of paths with a temporary file's name in it (review BT3).
+type NotStartedError struct {
+	Path string // the file or folder that could not be written, relative to the project
+	Err  error
+}
+
+func (e *NotStartedError) Error() string {
+	return strings.TrimSpace(templates.Show("cli/not-started.md", map[string]any{"Path": e.Path, "Why": plainError(e.Err)}))
+}
+
+func (e *NotStartedError) Unwrap() error { return e.Err }
+
+func notStarted(p state.Paths, path string, err error) error {
+	var link *state.LinkError
+	if errors.As(err, &link) {
+		return err // its own message says what to remove
+	}
+	return &NotStartedError{Path: p.Rel(path), Err: err}
 }
 
 // clearLeftover refuses while the txn holds a running loop, and archives

@@ -47,7 +47,10 @@ func Archive(p Paths, f *File, reason string, now time.Time) (string, error) {
 // archive failed, and returns that failure.
 func deactivateInPlace(p Paths, data []byte, cause error) error {
 	if err := WriteOwned(p.State(), data); err != nil {
-		return fmt.Errorf("%w; and could not mark %s inactive: %v", cause, p.State(), err)
+		// Both wrapped: the caller words the failure by the system's
+		// reason (loop's plainError), which may be either one's (review
+		// BT3).
+		return fmt.Errorf("%w; and could not mark %s inactive: %w", cause, p.State(), err)
 	}
 	return fmt.Errorf("%w; %s is kept in place, marked inactive", cause, p.State())
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
@@ -33,12 +34,26 @@ func TestSplitFrontmatterClosingLine(t *testing.T) {
 		{name: "unclosed", data: "---\na: 1\n", err: true},
 		{name: "no opening line", data: "a: 1\n---\n", err: true},
 		{name: "opening line with a space", data: "--- \na: 1\n---\n", err: true},
+		// An editor's CRLF line ends and byte-order mark (review BT2).
+		{name: "CRLF throughout", data: "---\r\na: 1\r\nb: 2\r\n---\r\nbody\r\nmore\r\n", front: "a: 1\nb: 2\n", body: "body\nmore\n"},
+		{name: "CRLF opening line only", data: "---\r\na: 1\n---\nbody\n", front: "a: 1\n", body: "body\n"},
+		{name: "CRLF lines after an LF opening line", data: "---\na: 1\r\n---\r\nbody\r\n", front: "a: 1\n", body: "body\n"},
+		{name: "a CRLF body after an LF closing line is kept", data: "---\r\na: 1\r\n---\nbody\r\n", front: "a: 1\n", body: "body\r\n"},
+		{name: "a body with LF lines keeps its CRLF", data: "---\r\na: 1\r\n---\r\nan answer\r\nwith both\n", front: "a: 1\n", body: "an answer\r\nwith both\n"},
+		{name: "byte-order mark", data: "\ufeff---\na: 1\n---\nbody\n", front: "a: 1\n", body: "body\n"},
+		{name: "byte-order mark and CRLF", data: "\ufeff---\r\na: 1\r\n---\r\nbody\r\n", front: "a: 1\n", body: "body\n"},
+		{name: "byte-order mark, empty frontmatter", data: "\ufeff---\r\n---\r\n", front: "", body: ""},
+		{name: "byte-order mark alone", data: "\ufeff", err: true},
+		{name: "byte-order mark twice", data: "\ufeff\ufeff---\na: 1\n---\n", err: true},
+		{name: "CR alone", data: "---\ra: 1\r---\r", err: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			front, body, err := splitFrontmatter([]byte(c.data))
 			if c.err {
 				assert.Error(t, err)
+				_, _, _, err := readHead(strings.NewReader(c.data))
+				assert.Error(t, err, "readHead agrees")
 				return
 			}
 			require.NoError(t, err)
@@ -48,10 +63,10 @@ func TestSplitFrontmatterClosingLine(t *testing.T) {
 			// readHead agrees, whatever sizes the reads come in.
 			for _, r := range []io.Reader{strings.NewReader(c.data), iotest.OneByteReader(strings.NewReader(c.data)),
 				iotest.DataErrReader(strings.NewReader(c.data))} {
-				hf, at, err := readHead(r)
+				hf, at, closedCRLF, err := readHead(r)
 				require.NoError(t, err)
 				assert.Equal(t, c.front, string(hf))
-				assert.Equal(t, c.body, c.data[at:])
+				assert.Equal(t, c.body, string(bodyLF([]byte(c.data[at:]), closedCRLF)))
 			}
 		})
 	}
@@ -80,7 +95,7 @@ func TestReadHeadStopsAtTheBody(t *testing.T) {
 	front, _, err := splitFrontmatter(data)
 	require.NoError(t, err)
 	r := &countingReader{r: bytes.NewReader(data), limit: len(front) + 2*headChunk}
-	got, at, err := readHead(r)
+	got, at, _, err := readHead(r)
 	require.NoError(t, err)
 	assert.Equal(t, front, got)
 	assert.Equal(t, f.Body, string(data[at:]))
@@ -228,4 +243,60 @@ func plantedState(t *testing.T, start string, size int64) string {
 	require.NoError(t, os.WriteFile(path, []byte(start), 0o644))
 	require.NoError(t, os.Truncate(path, size))
 	return path
+}
+
+// An editor that saves the state file with CRLF line ends, or puts a
+// byte-order mark first, leaves a loop both readers read as before: the
+// same frontmatter, no value with a trailing "\r", the same answers and
+// gate texts; a save after LoadHead keeps them (review BT2).
+func TestLoadAndLoadHeadReadAnEditorsSave(t *testing.T) {
+	critic := "FINDING: counters reset\non failover\r\n(a CRLF of its own)"
+	f := gateFile(critic, "validator prompt\nline two", "VERDICT: PASS")
+	f.Loop.Request = "Add rate limiting\nper client"
+	f.AppendOutput(Output{Phase: "draft", Round: 1, Text: "# Plan\n\n## Goal\nlimit\n"})
+	lf, err := Marshal(f)
+	require.NoError(t, err)
+	want, err := Parse(lf)
+	require.NoError(t, err)
+
+	crlf := bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n")) // as unix2dos or sed 's/$/\r/' write it
+	forms := map[string][]byte{
+		"CRLF throughout":        crlf,
+		"CRLF opening line only": append([]byte("---\r\n"), lf[len("---\n"):]...),
+		"byte-order mark":        append([]byte("\ufeff"), lf...),
+		"byte-order mark, CRLF":  append([]byte("\ufeff"), crlf...),
+	}
+	for name, data := range forms {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "plansmith.local.md")
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+
+			full, err := Load(path)
+			require.NoError(t, err)
+			assert.Equal(t, want.Loop, full.Loop)
+			assert.Equal(t, want.Body, full.Body)
+			assert.Equal(t, want.Outputs(), full.Outputs())
+			assert.Equal(t, critic, full.Loop.GateRuns[0].Output)
+
+			head, err := LoadHead(path)
+			require.NoError(t, err)
+			wantHead := want.Loop
+			wantHead.GateRuns = append(gate.Runs(nil), want.Loop.GateRuns...)
+			for i := range wantHead.GateRuns {
+				wantHead.GateRuns[i].Output, wantHead.GateRuns[i].Prompt = "", ""
+			}
+			assert.Equal(t, wantHead, head.Loop)
+
+			// A hook that read the head saves: the file is the LF one,
+			// its answers and texts kept.
+			head.Loop.PhaseIndex = 1
+			require.NoError(t, Save(path, head))
+			again, err := Load(path)
+			require.NoError(t, err)
+			assert.Equal(t, 1, again.Loop.PhaseIndex)
+			assert.Equal(t, want.Outputs(), again.Outputs())
+			assert.Equal(t, critic, again.Loop.GateRuns[0].Output)
+			assert.Equal(t, "validator prompt\nline two", again.Loop.GateRuns[1].Prompt)
+		})
+	}
 }
