@@ -180,6 +180,8 @@ func TestGateRefusesAFabricatedReplyThenPassesOnRealRuns(t *testing.T) {
 	passingRuns(env, s, "1", criticPrompt, validatorPrompt)
 	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Done."), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Finish, out.Kind, out.Reason)
+	assert.Contains(t, out.Message, "plan approved by the gate and saved to", "observed runs keep the plain word")
+	assert.NotContains(t, out.Message, "relayed")
 	saved, err := os.ReadFile(p.Output())
 	require.NoError(t, err)
 	assert.Contains(t, string(saved), "verified: true")
@@ -197,6 +199,9 @@ func TestGateRelaysOnlyForAClientThatCannotReportRuns(t *testing.T) {
 	saved, err := os.ReadFile(p.Output())
 	require.NoError(t, err)
 	assert.Contains(t, string(saved), `evidence: "relayed"`)
+	// The finish claims no critic check plansmith did not see (review BU5).
+	assert.NotContains(t, out.Message, "approved by the gate")
+	assert.Contains(t, out.Message, "plan passed by the gate on critic and validator outputs the agent relayed, not on runs plansmith saw, and saved to")
 }
 
 func TestSessionStartGivesTheInstructionsBack(t *testing.T) {

@@ -192,6 +192,12 @@ func TestListAndFind(t *testing.T) {
 	assert.Equal(t, "observed", entries[0].Evidence)
 	assert.Equal(t, "Migrate the database", entries[1].Request)
 	assert.Equal(t, "unverified", entries[1].Verdict())
+	// A pass on outputs the agent relayed is not "verified" alone (review
+	// BU5: it claimed a critic check plansmith never saw).
+	relayed := Entry{ExitReason: "completed", Verified: true, Evidence: "relayed"}
+	assert.Equal(t, "verified (relayed, not observed)", relayed.Verdict())
+	relayed.Verified = false
+	assert.Equal(t, "unverified", relayed.Verdict())
 
 	latest, err := Find(entries, "")
 	require.NoError(t, err)
