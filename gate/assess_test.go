@@ -369,3 +369,15 @@ func TestAFailOverLostSeriousFindingsIsNotOverridden(t *testing.T) {
 		assert.Equal(t, ActionRerun, st.Action, lost)
 	}
 }
+
+// NO ISSUES FOUND followed by a high severity, over a plan that documents
+// a gap: the critic runs again, never a pass (review BE3). This guards the
+// check on NO ISSUES FOUND itself (review BU7: the case above runs over an
+// empty gaps block, which the check for a severity outside every finding
+// already catches, so disabling this one failed no test).
+func TestNoIssuesThenASeverityOverDocumentedGapsRunsTheCriticAgain(t *testing.T) {
+	plan, s := begun(t, planWith(oneGap), Session{})
+	st := Assess(plan, reply(noIssues+"\n**Severity**: High\n**Description**: no rollback\n", pass), s, cfg)
+	assert.Equal(t, ActionRerun, st.Action, st.Reason)
+	assert.Contains(t, st.Reason, "says it found no issues and gives a high or medium severity")
+}

@@ -180,6 +180,8 @@ func TestGateRefusesAFabricatedReplyThenPassesOnRealRuns(t *testing.T) {
 	passingRuns(env, s, "1", criticPrompt, validatorPrompt)
 	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Done."), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Finish, out.Kind, out.Reason)
+	assert.Contains(t, out.Message, "plan approved by the gate and saved to", "observed runs keep the plain word")
+	assert.NotContains(t, out.Message, "relayed")
 	saved, err := os.ReadFile(p.Output())
 	require.NoError(t, err)
 	assert.Contains(t, string(saved), "verified: true")
@@ -197,6 +199,25 @@ func TestGateRelaysOnlyForAClientThatCannotReportRuns(t *testing.T) {
 	saved, err := os.ReadFile(p.Output())
 	require.NoError(t, err)
 	assert.Contains(t, string(saved), `evidence: "relayed"`)
+	// The finish claims no critic check plansmith did not see (review BU5).
+	assert.NotContains(t, out.Message, "approved by the gate")
+	assert.Contains(t, out.Message, "plan passed by the gate on critic and validator outputs the agent relayed, not on runs plansmith saw, and saved to")
+}
+
+// On a client that reports no runs, the same plan sent again while the
+// gate awaits outputs begins the assessment afresh: only an observed
+// assessment reads it as "still waiting" (TestTheGateRemindsWhatItStillNeeds),
+// and read so here it would be a reply without outputs, which spends the
+// critic's one re-run. This guards samePlan's observed condition (review
+// BU9: dropping it failed no test).
+func TestARelayedAssessmentBeginsAfreshOnTheSamePlan(t *testing.T) {
+	env, p := startGateLoop(t)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8})
+	require.Equal(t, Block, out.Kind)
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8})
+	require.Equal(t, Block, out.Kind)
+	assert.Zero(t, loaded(t, p).GateSession.CriticReruns, out.Reason)
 }
 
 func TestSessionStartGivesTheInstructionsBack(t *testing.T) {
@@ -635,6 +656,35 @@ func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, blocks, "2 of 8 already, and the 8th is left to the client")
+}
+
+// Runs launched while no assessment awaits them (the gate is revising after
+// a FAIL) are not recorded, and are no evidence when the same plan is
+// assessed again: a softer critic and a passing validator run between
+// assessments do not pass it. This guards the check that runs are
+// recorded only while an assessment awaits them (review BU8: dropping it
+// failed no test).
+func TestRunsWhileTheGateRevisesAreNoEvidence(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	harsh := "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: A failed deploy cannot be undone."
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harsh})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n\n" + harsh, Done: true,
+		Output: "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered."})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("done"), ReportsRuns: true, BlockCap: 8})
+	require.Equal(t, Block, out.Kind, out.Message)
+	require.Equal(t, gate.StatusRevising, loaded(t, p).GateSession.Status)
+	before := loaded(t, p).GateRuns
+
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n\n" + critic, Done: true, Output: passing})
+	assert.Equal(t, before, loaded(t, p).GateRuns, "runs while revising are not recorded")
+
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), ReportsRuns: true, BlockCap: 8})
+	require.Equal(t, Block, out.Kind, out.Message)
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("done"), ReportsRuns: true, BlockCap: 8})
+	assert.NotEqual(t, state.ExitCompleted, out.ExitReason, "the runs between assessments passed the plan")
 }
 
 // The turn a finished background run begins is reminded of what the gate

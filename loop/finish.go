@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
@@ -41,6 +42,14 @@ func gateNote(l *state.Loop) string {
 		return ""
 	}
 	return l.GateRecord.Note
+}
+
+// relayedVerdict reports whether meta's gate verdict rests on outputs the agent
+// relayed (a client that reports no sub-agent runs), not on runs the hooks
+// observed.
+func relayedVerdict(meta state.PlanMeta) bool {
+	rec, ok := meta.Gate.(*gate.Record)
+	return ok && rec.Evidence == gate.EvidenceRelayed
 }
 
 // finish ends the loop: it saves the plan with its metadata, records the
@@ -123,6 +132,9 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"Uncovered": stillUncovered(&f.Loop, uncovered),
 		"GateNote":  gateNote(&f.Loop),
 		"Verified":  meta.Verified,
+		// A pass on relayed outputs is not announced as a check plansmith
+		// saw (review BU5).
+		"Relayed":   relayedVerdict(meta),
 		"Converge":  convergeLine(f),
 		"Trouble":   trouble,
 		"Kept":      kept,

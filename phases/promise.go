@@ -72,39 +72,152 @@ func MentionsPromise(message string) bool { return len(findPromises(asciiLower(m
 // promiseForms are the ways a promise tag is written.
 var promiseForms = [...]struct{ open, close string }{{"<promise>", "</promise>"}, {"&lt;promise&gt;", "&lt;/promise&gt;"}}
 
-// outsideCode keeps the promises that lie outside fenced code blocks in
-// text: a promise shown in a code sample, or quoted as an example, is not
-// the answer's (review AU4: one in a code block finished the loop).
-func outsideCode(text string, spans []span) []span {
-	if len(spans) == 0 || !strings.Contains(text, "``") && !strings.Contains(text, "~~") {
+// outsideQuotes keeps the promises in text that the answer gives rather
+// than shows: one in a fenced code block (review AU4: it finished the
+// loop), an inline code span, a blockquote line or an HTML comment (review
+// BU4: each of those finished it too) is quoted, an example or hidden, not
+// the answer's.
+func outsideQuotes(text string, spans []span) []span {
+	if len(spans) == 0 {
 		return spans
 	}
-	var code [][2]int
-	off := 0
-	for l := range mdtext.Lines(text) {
-		end := strings.Index(text[off:], "\n")
-		if end < 0 {
-			end = len(text) - off
-		} else {
-			end++
-		}
-		if l.Code {
-			code = append(code, [2]int{off, off + end})
-		}
-		off += end
-	}
+	quoted := quotedRanges(text)
 	// Both lists are in text order: one walk.
 	out := spans[:0:0]
 	c := 0
 	for _, sp := range spans {
-		for c < len(code) && code[c][1] <= sp.start {
+		for c < len(quoted) && quoted[c][1] <= sp.start {
 			c++
 		}
-		if c == len(code) || sp.start < code[c][0] {
+		if c == len(quoted) || sp.start < quoted[c][0] {
 			out = append(out, sp)
 		}
 	}
 	return out
+}
+
+// quotedRanges returns, in text order and without overlap, the byte ranges
+// [start, end) of text that quote rather than say: fenced code lines
+// (mdtext's reading), blockquote lines, HTML comments and inline code
+// spans. A comment opening a line and closing on a later one is followed
+// by htmlComment, as scan follows it for headings, so a promise and a
+// heading hidden there are hidden alike; it runs to the end of the text
+// when never closed. A comment opened within a line hides to its "-->",
+// and is plain text when no "-->" follows anywhere, as CommonMark reads it.
+// A code span is read within its line: one running over lines is rare in an
+// answer, and so read a stray backtick never hides an honest promise on its
+// own line below it. A blockquote is its ">" lines only: a promise on the
+// line right after a quote is the answer's, though CommonMark would carry
+// the quote on to it.
+func quotedRanges(text string) [][2]int {
+	var out [][2]int
+	var comment htmlComment
+	closeless := -1 // no "-->" at or after this offset (-1: not known)
+	off := 0
+	for l := range mdtext.Lines(text) {
+		next := len(text)
+		if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		switch {
+		case l.Code, comment.step(l.Text), isQuoteLine(l.Text):
+			out = append(out, [2]int{off, next})
+		default:
+			var open int
+			out, open = inlineQuoted(out, l.Text, off)
+			if open >= 0 {
+				// Hidden up to the line holding a later "-->", if there is
+				// one: htmlComment follows it from the next line.
+				after := off + len(l.Text)
+				if closeless < 0 || after < closeless {
+					if strings.Contains(text[after:], "-->") {
+						comment.open = true
+						out = append(out, [2]int{off + open, next})
+					} else {
+						closeless = after
+					}
+				}
+			}
+		}
+		off = next
+	}
+	return out
+}
+
+// isQuoteLine reports whether line is a blockquote line: ">" after at most
+// three spaces.
+func isQuoteLine(line string) bool {
+	body := strings.TrimLeft(line, " ")
+	return len(line)-len(body) <= 3 && strings.HasPrefix(body, ">")
+}
+
+// inlineQuoted appends the code spans and the HTML comments closed within
+// line (which starts at offset off in the text) to out, in order, and
+// returns where in line a comment left open starts (-1: none). A code span
+// opens with a run of backticks and closes at the next run of the same
+// length; a run with none after it is plain text. Whichever of a span and
+// a comment starts first wins, as in CommonMark: a "<!--" in a code span
+// is code, a backtick in a comment is comment. Every search resumes past
+// the last, so a line of a megabyte costs one pass.
+func inlineQuoted(out [][2]int, line string, off int) ([][2]int, int) {
+	type run struct{ at, n, next int }
+	var runs []run
+	if strings.IndexByte(line, '`') >= 0 {
+		for i := 0; i < len(line); {
+			if line[i] != '`' {
+				i++
+				continue
+			}
+			j := i
+			for j < len(line) && line[j] == '`' {
+				j++
+			}
+			runs = append(runs, run{at: i, n: j - i, next: -1})
+			i = j
+		}
+		// next links each run to the next one of its length.
+		last := map[int]int{}
+		for k := len(runs) - 1; k >= 0; k-- {
+			if m, ok := last[runs[k].n]; ok {
+				runs[k].next = m
+			}
+			last[runs[k].n] = k
+		}
+	}
+	c := -2 // where the next "<!--" at or after i starts (-1: none; -2: not searched)
+	r := 0
+	for i := 0; i < len(line); {
+		for r < len(runs) && runs[r].at < i {
+			r++
+		}
+		if c == -2 || c >= 0 && c < i {
+			c = -1
+			if k := strings.Index(line[i:], "<!--"); k >= 0 {
+				c = i + k
+			}
+		}
+		if r < len(runs) && (c < 0 || runs[r].at < c) {
+			if m := runs[r].next; m >= 0 {
+				end := runs[m].at + runs[m].n
+				out = append(out, [2]int{off + runs[r].at, off + end})
+				i, r = end, m+1
+			} else {
+				i, r = runs[r].at+runs[r].n, r+1
+			}
+			continue
+		}
+		if c < 0 {
+			break
+		}
+		k := strings.Index(line[c+len("<!--"):], "-->")
+		if k < 0 {
+			return out, c
+		}
+		end := c + len("<!--") + k + len("-->")
+		out = append(out, [2]int{off + c, off + end})
+		i = end
+	}
+	return out, -1
 }
 
 // PlanText is the plan a final answer gives: the message without its

@@ -31,6 +31,10 @@ func promiseMatches(cfg Config, a *answer) []Problem {
 		}
 	}
 	p := Problem{Check: "completion promise", Need: 1, Hint: hint}
+	if len(spans) == 0 && len(findPromises(a.lowered())) > 0 {
+		// Say why the tag written is not counted (review BU4).
+		p.Detail = "a promise in code, a blockquote or an HTML comment is quoted, not given"
+	}
 	if len(spans) > 0 {
 		got := strings.TrimSpace(a.text[spans[0].innerStart:spans[0].innerEnd])
 		if len(got) > 80 {

@@ -100,7 +100,8 @@ func scan(text string) shape {
 // htmlComment follows HTML comments that span lines (CommonMark's HTML
 // block that opens with "<!--" at the start of a line, indented at most
 // three spaces, and ends on the line holding "-->"): what they hold is not
-// rendered, so a heading there names no section (review AU4). A comment on
+// rendered, so a heading there names no section (review AU4), nor is a
+// promise there given (quotedRanges, review BU4). A comment on
 // one line (the gaps block's markers) ends where it starts and hides
 // nothing after it.
 type htmlComment struct{ open bool }

@@ -63,9 +63,10 @@ func (a *answer) shape() shape {
 	return *a.sh
 }
 
-// promises are the answer's promise tags outside code blocks.
+// promises are the answer's own promise tags: none quoted in code, a
+// blockquote or an HTML comment (outsideQuotes).
 func (a *answer) promises() []span {
-	return outsideCode(a.text, findPromises(a.lowered()))
+	return outsideQuotes(a.text, findPromises(a.lowered()))
 }
 
 func (a *answer) lowered() string {

@@ -217,6 +217,52 @@ func TestStripPromises(t *testing.T) {
 	assert.Equal(t, "İİ plan", stripPromises("İİ plan <promise>OK</promise>"), "non-ASCII text keeps its offsets")
 }
 
+// A promise quoted in inline code, a blockquote or an HTML comment is not
+// the answer's, as one in a code block is not (review BU4: each finalized
+// the final revise); an honest one on its own line or ending a sentence
+// still is, with quoted ones around it.
+func TestAQuotedPromiseIsNotGiven(t *testing.T) {
+	cfg := Config{Phases: []string{Revise}, CompletionPromise: "OK"}
+	body := plan(DefaultSections, "")
+	for name, msg := range map[string]string{
+		"inline code":             body + "The loop ends when the agent writes `<promise>OK</promise>`; not yet.\n",
+		"double-backtick code":    body + "Write ``<promise>OK</promise>`` last.\n",
+		"blockquote":              body + "> Remember: finish with <promise>OK</promise> when done.\n\nStill working.\n",
+		"indented blockquote":     body + "   > <promise>OK</promise>\n",
+		"one-line html comment":   body + "<!-- <promise>OK</promise> -->\n",
+		"html comment in a line":  body + "Not yet <!-- <promise>OK</promise> --> done.\n",
+		"html comment over lines": body + "<!--\n<promise>OK</promise>\n-->\n",
+		"comment opened mid-line": body + "Not yet <!-- a note\n<promise>OK</promise>\n-->\n",
+		"comment never closed":    body + "<!-- draft\n<promise>OK</promise>\n",
+		"escaped form in code":    body + "`&lt;promise&gt;OK&lt;/promise&gt;`\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := strings.Join(problemLines(Validate(cfg, Progress{}, msg)), "\n")
+			assert.Contains(t, got, "completion promise: found 0, need 1")
+			assert.Contains(t, got, "quoted, not given")
+		})
+	}
+	for name, msg := range map[string]string{
+		"own line":                   plan(DefaultSections, "OK"),
+		"end of a sentence":          body + "The plan is complete. <promise>OK</promise>\n",
+		"after inline code":          body + "Run `make test` first. <promise>OK</promise>\n",
+		"after a quote":              body + "> a quoted note\n\n<promise>OK</promise>\n",
+		"after a comment":            body + "<!-- a note -->\n<promise>OK</promise>\n",
+		"after a comment in a line":  body + "Done <!-- note --> <promise>OK</promise>\n",
+		"after a lone backtick":      body + "The ` key opens the console.\n<promise>OK</promise>\n",
+		"after an unclosed comment":  body + "Prose names <!-- as a marker.\n<promise>OK</promise>\n",
+		"after code spanning a <!--": body + "Write `<!--` to open one.\n<promise>OK</promise>\n",
+		"comment marker in a quote":  body + "> `-->` ends a comment\n<promise>OK</promise>\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			assert.Empty(t, Validate(cfg, Progress{}, msg))
+		})
+	}
+	// A non-final revise may quote the promise, as it may show one in code.
+	early := Config{Phases: []string{Revise, Critique, Revise}, CompletionPromise: "OK"}
+	assert.Empty(t, Validate(early, Progress{}, body+"Finish with `<promise>OK</promise>` later.\n"))
+}
+
 // Codex shows the model the hook's instructions with < and > escaped: the
 // tag copied as shown counts, is stripped from the plan, and is refused
 // where a promise is (review BK5: four refusals, then retries_exhausted).

@@ -18,13 +18,27 @@ import (
 const maxSlugBytes = 60
 
 // Slug turns a request into a file-name part: letters and digits of any
-// script, lower-cased, runs of anything else folded into one hyphen, cut at
-// a word boundary near maxSlugBytes. A request with no letters or digits
-// gives "plan".
+// script, lower-cased, with the combining marks that follow them, runs of
+// anything else folded into one hyphen, cut at a word boundary near
+// maxSlugBytes. A request with no letters or digits gives "plan".
+//
+// A combining mark (Unicode categories Mn, Mc, Me) stays with the letter
+// before it: Indic vowel signs and viramas are marks, and treating them as
+// separators split every word ("हिन्दी में" was "ह-न-द-म": review BU6). Every
+// mark is kept, a Latin accent written decomposed included ("cafe" and
+// U+0301 stays so, and shows as "café"): which marks could go without
+// changing a word is a question for Unicode's decomposition tables, which
+// the standard library does not have, and one rule for every script keeps
+// the name the request's own. A mark with no letter or digit before it is
+// dropped like any other separator: a name never starts with one.
 func Slug(request string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range request {
+		if unicode.IsMark(r) && !dash && b.Len() > 0 {
+			b.WriteRune(r)
+			continue
+		}
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if dash && b.Len() > 0 {
 				b.WriteByte('-')
@@ -40,6 +54,14 @@ func Slug(request string) string {
 		cut := maxSlugBytes
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
+		}
+		// Never between a letter and its marks: the letter goes with them.
+		for cut > 0 {
+			if r, _ := utf8.DecodeRuneInString(s[cut:]); !unicode.IsMark(r) {
+				break
+			}
+			_, n := utf8.DecodeLastRuneInString(s[:cut])
+			cut -= n
 		}
 		s = s[:cut]
 		if i := strings.LastIndexByte(s, '-'); i > maxSlugBytes/2 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/internal/boundedyaml"
 	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/internal/provenance"
@@ -91,16 +92,25 @@ func Latest(entries []Entry, output *Entry) (Entry, bool) {
 }
 
 // Verdict is a word for the plan's standing: verified, unverified, or the
-// way the loop ended when it did not complete.
+// way the loop ended when it did not complete. A pass on outputs the agent
+// relayed says so: plansmith saw no critic run then, and "verified" alone
+// claimed a check it never observed (review BU5).
 func (e Entry) Verdict() string {
 	switch {
 	case e.ExitReason != "" && e.ExitReason != "completed":
 		return e.ExitReason
+	case e.Verified && e.Relayed():
+		return "verified (relayed, not observed)"
 	case e.Verified:
 		return "verified"
 	}
 	return "unverified"
 }
+
+// Relayed reports whether the gate's verdict rests on outputs the agent
+// relayed (a client that reports no sub-agent runs), not on runs plansmith
+// observed.
+func (e Entry) Relayed() bool { return e.Evidence == gate.EvidenceRelayed }
 
 // List returns the kept plans in the project's plans folder, oldest first
 // (by the time recorded in each, then by name). Files without a plansmith

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,6 +34,24 @@ func TestSlug(t *testing.T) {
 			assert.NotContains(t, got, "/")
 		})
 	}
+}
+
+// Combining marks stay with the letter before them (review BU6: Devanagari
+// vowel signs were separators, and every word fell apart); a decomposed
+// accent is kept too, one rule for every script.
+func TestSlugKeepsCombiningMarks(t *testing.T) {
+	assert.Equal(t, "हिन्दी-में-कैश-जोड़ें", Slug("हिन्दी में कैश जोड़ें"))
+	assert.Equal(t, "cafe\u0301-menu", Slug("Cafe\u0301 menu"), "a decomposed café keeps its accent")
+	assert.Equal(t, "café-menu", Slug("Café menu"), "a composed one is one letter")
+	assert.Equal(t, "x", Slug("\u0301 x"), "a mark with no letter before it starts no name")
+	assert.Equal(t, "a-x", Slug("a - \u0301x"), "nor a word")
+	// A cut never parts a letter from its marks.
+	long := "क" + strings.Repeat("हिन्दी", 20) // byte 60 falls before a vowel sign
+	got := Slug(long)
+	assert.LessOrEqual(t, len(got), maxSlugBytes)
+	assert.True(t, strings.HasPrefix(long, got))
+	last, _ := utf8.DecodeRuneInString(long[len(got):])
+	assert.False(t, unicode.IsMark(last), "the cut leaves %q without its marks", got)
 }
 
 func TestSlugLongKoreanStaysValidUTF8(t *testing.T) {
@@ -192,6 +212,12 @@ func TestListAndFind(t *testing.T) {
 	assert.Equal(t, "observed", entries[0].Evidence)
 	assert.Equal(t, "Migrate the database", entries[1].Request)
 	assert.Equal(t, "unverified", entries[1].Verdict())
+	// A pass on outputs the agent relayed is not "verified" alone (review
+	// BU5: it claimed a critic check plansmith never saw).
+	relayed := Entry{ExitReason: "completed", Verified: true, Evidence: "relayed"}
+	assert.Equal(t, "verified (relayed, not observed)", relayed.Verdict())
+	relayed.Verified = false
+	assert.Equal(t, "unverified", relayed.Verdict())
 
 	latest, err := Find(entries, "")
 	require.NoError(t, err)

@@ -103,9 +103,10 @@ func runPlansList(o *plansOptions) error {
 	}
 	entries = plans.Vouch(entries, provenance.Open(o.env.Getenv("HOME"), p.Project))
 	rows := make([]planRow, 0, len(entries))
-	elsewhere, edited := false, false
+	elsewhere, edited, relayed := false, false, false
 	for _, e := range entries {
 		standing := templates.OneLine(e.Verdict(), 40)
+		relayed = relayed || e.Verified && e.Relayed()
 		switch {
 		case e.Edited:
 			standing += "*"
@@ -125,6 +126,7 @@ func runPlansList(o *plansOptions) error {
 	}
 	text, err := templates.Render("cli/plans.md", map[string]any{
 		"Off": cfg.Off, "Source": p.Rel(cfg.Source), "Output": p.Rel(p.Output()), "Dir": cfg.Dir, "Rows": rows, "Elsewhere": elsewhere, "Edited": edited,
+		"Relayed": relayed,
 	})
 	if err != nil {
 		return err
@@ -201,9 +203,13 @@ func runPlansShow(o *plansOptions) error {
 	if v, err := loop.Status(*o.env, p); err == nil {
 		active = v.Active
 	}
+	evidence := e.Evidence
+	if e.Verified && e.Relayed() {
+		evidence = "" // the verdict says it (review BU5)
+	}
 	head, err := templates.Render("cli/plan-shown.md", map[string]any{
 		"Path": templates.OneLine(p.Rel(e.Path), 4096), "Date": e.GeneratedAt.Local().Format("2006-01-02"), "Verdict": templates.OneLine(e.Verdict(), 40),
-		"Evidence": templates.OneLine(e.Evidence, 40), "Request": memory.OneLine(e.Request, 200), "LoopActive": active, "KeptHere": e.KeptHere, "Edited": e.Edited,
+		"Evidence": templates.OneLine(evidence, 40), "Request": memory.OneLine(e.Request, 200), "LoopActive": active, "KeptHere": e.KeptHere, "Edited": e.Edited,
 	})
 	if err != nil {
 		return err
