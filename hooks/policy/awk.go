@@ -94,7 +94,10 @@ func awkProgram(p string) string {
 			}
 			prev = operand
 		case ch == '/' && prev == operator:
-			i = awkRegex(p, i)
+			var why string
+			if i, why = awkRegex(p, i); why != "" {
+				return why
+			}
 			prev = operand
 		case isIdentStart(ch):
 			j := i
@@ -118,6 +121,10 @@ func awkProgram(p string) string {
 			case word == "if" || word == "while" || word == "for":
 				condNext = true
 				prev = operator
+			case word == "length" && awkSlashNext(p, i):
+				// mawk and BSD awk read a slash after a bare length as a
+				// regular expression, gawk may read a division.
+				return "a slash after length could be a division or a regular expression"
 			case word == "getline":
 				// gawk reads /inet/tcp/... from the network: the file must
 				// be one string written out.
@@ -197,9 +204,13 @@ func awkProgram(p string) string {
 			prev = operator
 			continued = true
 		case (ch == '+' || ch == '-') && i+1 < len(p) && p[i+1] == ch:
-			// Taken as postfix: a slash after x++ divides.
+			// Taken as postfix. A slash after it divides to gawk but
+			// starts a regular expression to mawk and BSD awk.
 			i += 2
 			prev = operand
+			if awkSlashNext(p, i) {
+				return "a slash after " + p[i-2:i] + " could be a division or a regular expression"
+			}
 		default:
 			i++
 			prev = operator
@@ -323,8 +334,12 @@ var awkKeywords = sync.OnceValue(func() map[string]bool {
 })
 
 // awkRegex scans the regular expression starting at p[i] == '/' and returns
-// the index after it. A slash inside a bracket expression does not end it.
-func awkRegex(p string, i int) int {
+// the index after it. A slash inside a bracket expression does not end it,
+// nor does one inside a character class ("[[:alpha:]/]"). The awks differ
+// on anything else that opens with "[" inside a bracket (gawk's scanner
+// counts "[:" whatever follows, BSD awk knows no "[." or "[="), so such a
+// regular expression is refused with the reason.
+func awkRegex(p string, i int) (int, string) {
 	inBracket := false
 	for i++; i < len(p); i++ {
 		switch p[i] {
@@ -340,18 +355,48 @@ func awkRegex(p string, i int) int {
 				if i+1 < len(p) && p[i+1] == ']' {
 					i++
 				}
+				continue
 			}
+			if i+1 >= len(p) || strings.IndexByte(":.=", p[i+1]) < 0 {
+				continue
+			}
+			end := strings.Index(p[i+2:], ":]")
+			if p[i+1] != ':' || end < 0 || !awkClasses()[p[i+2:i+2+end]] {
+				return i, "awk regular expression with " + p[i:i+2] + " in a bracket: the awks read it differently"
+			}
+			i += 2 + end + 1 // at the class's "]"
 		case ']':
 			inBracket = false
 		case '/':
 			if !inBracket {
-				return i + 1
+				return i + 1, ""
 			}
 		case '\n':
-			return i
+			return i, ""
 		}
 	}
-	return i
+	return i, ""
+}
+
+// awkClasses are the character classes every awk knows by name.
+var awkClasses = sync.OnceValue(func() map[string]bool {
+	return set("alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper", "xdigit")
+})
+
+// awkSlashNext reports whether the next token after p[i:] is a slash,
+// past blanks and escaped newlines.
+func awkSlashNext(p string, i int) bool {
+	for i < len(p) {
+		switch {
+		case p[i] == ' ' || p[i] == '\t':
+			i++
+		case p[i] == '\\' && i+1 < len(p) && p[i+1] == '\n':
+			i += 2
+		default:
+			return p[i] == '/'
+		}
+	}
+	return false
 }
 
 func isIdentStart(b byte) bool {
