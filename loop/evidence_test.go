@@ -15,6 +15,10 @@ import (
 	"github.com/plansmith/plansmith/state"
 )
 
+// harshCritic is a critic output with a high finding the plan does not
+// document: a validator given it fails the plan.
+const harshCritic = "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: A failed deploy cannot be undone."
+
 // gatePlan is a final revise that passes its checks (section Goal, promise OK).
 const gatePlan = "## Goal\nCache the lookups.\n\n" + gate.GapsStart + "\n### GAP-1: Eviction\n- **Severity**: medium\n- **Description**: The eviction policy is not measured.\n" + gate.GapsEnd + "\n\n<promise>OK</promise>"
 
@@ -307,8 +311,7 @@ func TestASecondCriticDoesNotReplaceTheFirst(t *testing.T) {
 	env, p, _ := testEnv(t)
 	criticPrompt, validatorPrompt := gateLoop(t, env, p)
 	s := Session{ID: sessionID, Cwd: p.Project}
-	harsh := "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: A failed deploy cannot be undone."
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harsh})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harshCritic})
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
 	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
@@ -326,17 +329,16 @@ func TestAFailedAttemptsRunsDoNotCarryOver(t *testing.T) {
 	env, p, _ := testEnv(t)
 	criticPrompt, validatorPrompt := gateLoop(t, env, p)
 	s := Session{ID: sessionID, Cwd: p.Project}
-	harsh := "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: A failed deploy cannot be undone."
 	failing := "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered."
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harsh})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + harsh, Done: true, Output: failing})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harshCritic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + harshCritic, Done: true, Output: failing})
 	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Block, out.Kind, out.Reason)
 	require.Equal(t, gate.StatusRevising, loaded(t, p).GateSession.Status)
 
 	out = Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Block, out.Kind, out.Reason)
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n" + harsh, Done: true,
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n" + harshCritic, Done: true,
 		Output: "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."})
 	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
 	assert.NotEqual(t, state.ExitCompleted, out.ExitReason, out.Reason)
@@ -668,9 +670,8 @@ func TestRunsWhileTheGateRevisesAreNoEvidence(t *testing.T) {
 	env, p, _ := testEnv(t)
 	criticPrompt, validatorPrompt := gateLoop(t, env, p)
 	s := Session{ID: sessionID, Cwd: p.Project}
-	harsh := "### FINDING-1: No rollback\n- **Severity**: high\n- **Description**: A failed deploy cannot be undone."
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harsh})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n\n" + harsh, Done: true,
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harshCritic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n\n" + harshCritic, Done: true,
 		Output: "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered."})
 	out := Stop(env, StopEvent{Session: s, LastMessage: answer("done"), ReportsRuns: true, BlockCap: 8})
 	require.Equal(t, Block, out.Kind, out.Message)
