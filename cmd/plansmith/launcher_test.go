@@ -313,6 +313,22 @@ func TestLauncherChecksums(t *testing.T) {
 			assert.Equal(t, 2, r.uname, "nothing was placed, so each call checks again")
 		}
 	})
+	t.Run("a copy cut short by a full disk is removed, and the binary checked in place", func(t *testing.T) {
+		root := pluginTree(t)
+		// No ln (a file system without hard links), and a cp that writes
+		// part of the file and fails, as on a full disk.
+		path := toolsDir(t, "mkdir", "mv", "chmod", "rm", "sha256sum", "head")
+		cp := "#!/bin/sh\nhead -c 10 \"$1\" >\"$2\"\necho 'cp: error writing: No space left on device' >&2\nexit 1\n"
+		require.NoError(t, os.WriteFile(filepath.Join(path, "cp"), []byte(cp), 0o755))
+		for range 2 {
+			r := launch(t, root, path, "Linux", "x86_64", "version")
+			require.NoError(t, r.err, r.out)
+			assert.Equal(t, "plansmith-linux-amd64 plugin version\n", r.out)
+		}
+		left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
+		require.NoError(t, err)
+		assert.Empty(t, left, "no partial copy is left behind to keep the disk full")
+	})
 	t.Run("a plugin tree never builds, even with Go on PATH and newer files", func(t *testing.T) {
 		root := pluginTree(t)
 		future := time.Now().Add(time.Hour)
