@@ -39,6 +39,7 @@ dist:
 	cp commands/*.md $(DIST)/commands/
 	cp hooks/hooks.json $(DIST)/hooks/
 	cp bin/plansmith $(DIST)/bin/
+	cp .gitattributes $(DIST)/
 	for f in LICENSE README.md; do [ ! -f $$f ] || cp $$f $(DIST)/; done
 	mkdir -p $(DISTDIR)/.claude-plugin
 	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > $(DISTDIR)/.claude-plugin/marketplace.json

@@ -313,6 +313,25 @@ func TestLauncherChecksums(t *testing.T) {
 			assert.Equal(t, 2, r.uname, "nothing was placed, so each call checks again")
 		}
 	})
+	t.Run("SHA256SUMS with CRLF line ends and no last newline", func(t *testing.T) {
+		// A tree kept in git and checked out by Git for Windows with
+		// core.autocrlf; the Windows binary is the list's last line.
+		path := toolsDir(t, append(baseTools, "sha256sum")...)
+		for _, c := range []struct{ s, want string }{
+			{"Linux", "plansmith-linux-amd64"},
+			{"MINGW64_NT-10.0-19045", "plansmith-windows-amd64.exe"},
+		} {
+			root := pluginTree(t)
+			sums := filepath.Join(root, "bin", "prebuilt", "SHA256SUMS")
+			data, err := os.ReadFile(sums)
+			require.NoError(t, err)
+			crlf := strings.TrimSuffix(strings.ReplaceAll(string(data), "\n", "\r\n"), "\r\n")
+			require.NoError(t, os.WriteFile(sums, []byte(crlf), 0o644))
+			r := launch(t, root, path, c.s, "x86_64", "version")
+			require.NoError(t, r.err, r.out)
+			assert.Equal(t, c.want+" plugin version\n", r.out)
+		}
+	})
 	t.Run("a copy cut short by a full disk is removed, and the binary checked in place", func(t *testing.T) {
 		root := pluginTree(t)
 		// No ln (a file system without hard links), and a cp that writes
@@ -631,5 +650,49 @@ func TestHooksJSONFailsClosed(t *testing.T) {
 				assert.Contains(t, e.String(), "its binary could not be started", "%s %s", shell, ev)
 			}
 		}
+	}
+}
+
+// A checkout by Git for Windows (core.autocrlf=true) must keep the launcher
+// with LF line ends, which Git Bash needs, and leave the prebuilt binaries'
+// SHA256SUMS as made: .gitattributes says so in the repository, and `make
+// dist` copies it into the plugin tree for a marketplace kept in git.
+func TestGitKeepsTheLauncherLF(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	attrs, err := os.ReadFile(filepath.Join(repo, ".gitattributes"))
+	require.NoError(t, err)
+	makefile, err := os.ReadFile(filepath.Join(repo, "Makefile"))
+	require.NoError(t, err)
+	assert.Contains(t, string(makefile), "cp .gitattributes $(DIST)/", "make dist ships .gitattributes")
+
+	// A plugin tree committed with autocrlf on, then checked out afresh.
+	dir := t.TempDir()
+	tree := pluginTree(t)
+	require.NoError(t, os.WriteFile(filepath.Join(tree, ".gitattributes"), attrs, 0o644))
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "core.autocrlf=true", "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	}
+	src := filepath.Join(dir, "src")
+	require.NoError(t, os.Rename(tree, src))
+	git("init", "-q", "src")
+	dir = src
+	git("add", "-A")
+	git("commit", "-q", "-m", "tree")
+	for _, f := range []string{"bin/plansmith", "bin/prebuilt/SHA256SUMS"} {
+		require.NoError(t, os.Remove(filepath.Join(src, f)))
+	}
+	git("checkout", "--", ".")
+	for _, f := range []string{"bin/plansmith", "bin/prebuilt/SHA256SUMS"} {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		require.NoError(t, err)
+		assert.False(t, strings.Contains(string(data), "\r"), "%s has CRLF line ends after a checkout with core.autocrlf", f)
 	}
 }
