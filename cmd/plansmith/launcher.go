@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -105,3 +106,50 @@ func newerSource(root string, t time.Time) bool {
 
 // skipDirs hold nothing the binary is built from.
 var skipDirs = map[string]bool{"build": true, "dist": true, "testdata": true, "node_modules": true, "e2e": true, "demo": true, "bench": true}
+
+// relaunchIfSuperseded keeps a plugin tree's placed binary in step with the
+// tree. The launcher places the checked prebuilt binary in <root>/bin/native/
+// with a copy of the SHA256SUMS it was checked against; hooks then run it
+// directly. A newer tree unpacked or copied over the old one (a release's
+// archive into the same folder) brings new prebuilt binaries and a new
+// SHA256SUMS but leaves bin/native/, which is not in the tree, so the old
+// binary would go on answering the new hooks and commands. When this binary
+// was started from <root>/bin/native/ and the tree's SHA256SUMS differs from
+// the copy beside it (or there is no copy), we exec the launcher with
+// PLANSMITH_REPLACE=1: it checks and places the tree's binary again and runs
+// that, which then finds the copies equal. PLANSMITH_REPLACE set means this
+// has happened once already: the binary runs, so nothing loops. Two small
+// reads per call; on Windows (no exec) the old binary keeps running until
+// bin/native/ is deleted.
+func relaunchIfSuperseded(getenv func(string) string, argv0 string) {
+	if launcher := supersededLauncher(getenv, argv0); launcher != "" {
+		env := append(os.Environ(), "PLANSMITH_REPLACE=1")
+		_ = execve(launcher, append([]string{launcher}, os.Args[1:]...), env)
+	}
+}
+
+// supersededLauncher is the launcher to exec when this binary, started as
+// argv0, is a placed plugin binary that its tree has superseded; else "".
+func supersededLauncher(getenv func(string) string, argv0 string) string {
+	if getenv("PLANSMITH_REPLACE") != "" {
+		return ""
+	}
+	native := filepath.Dir(argv0)
+	if filepath.Base(native) != "native" || filepath.Base(filepath.Dir(native)) != "bin" {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(native))
+	tree, err := os.ReadFile(filepath.Join(root, "bin", "prebuilt", "SHA256SUMS"))
+	if err != nil {
+		return "" // a source checkout, or a tree without prebuilt binaries
+	}
+	placed, err := os.ReadFile(filepath.Join(native, "SHA256SUMS"))
+	if err == nil && bytes.Equal(placed, tree) {
+		return ""
+	}
+	launcher := filepath.Join(root, "bin", "plansmith")
+	if info, err := os.Stat(launcher); err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	return launcher
+}

@@ -601,7 +601,7 @@ func TestLauncherPlacesTheBinaryUnderARace(t *testing.T) {
 	}
 	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{filepath.Join(root, "bin", "native", "plansmith")}, left, "no temporary file is left")
+	assert.Equal(t, []string{filepath.Join(root, "bin", "native", "SHA256SUMS"), filepath.Join(root, "bin", "native", "plansmith")}, left, "no temporary file is left")
 }
 
 // Every hooks.json command answers when its exec fails, in dash and in
@@ -695,4 +695,62 @@ func TestGitKeepsTheLauncherLF(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, strings.Contains(string(data), "\r"), "%s has CRLF line ends after a checkout with core.autocrlf", f)
 	}
+}
+
+// A newer plugin tree unpacked over an older one leaves bin/native/ (not in
+// the tree) with the old binary. The launcher keeps the SHA256SUMS it
+// checked against beside the binary; the binary, started from bin/native/,
+// finds the tree's list different and sends the call back to the launcher
+// with PLANSMITH_REPLACE=1, which places the new binary (review BV).
+func TestLauncherReplacesASupersededBinary(t *testing.T) {
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+	root := pluginTree(t)
+	r := launch(t, root, path, "Linux", "x86_64", "version")
+	require.NoError(t, r.err, r.out)
+	native := filepath.Join(root, "bin", "native")
+	placed, err := os.ReadFile(filepath.Join(native, "SHA256SUMS"))
+	require.NoError(t, err, "the list the binary was checked against is kept beside it")
+	tree, err := os.ReadFile(filepath.Join(root, "bin", "prebuilt", "SHA256SUMS"))
+	require.NoError(t, err)
+	assert.Equal(t, string(tree), string(placed))
+	launcher := filepath.Join(root, "bin", "plansmith")
+	none := func(string) string { return "" }
+	argv0 := filepath.Join(native, "plansmith")
+	assert.Empty(t, supersededLauncher(none, argv0), "the placed binary is the tree's")
+
+	// A newer tree over it: a new prebuilt binary and SHA256SUMS, written as
+	// tar writes them (new files, not the placed binary's inode).
+	prebuilt := filepath.Join(root, "bin", "prebuilt")
+	bin := filepath.Join(prebuilt, "plansmith-linux-amd64")
+	require.NoError(t, os.Remove(bin))
+	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho \"new plansmith-linux-amd64 $PLANSMITH_INSTALL $*\"\n"), 0o755))
+	var sums strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(tree)), "\n") {
+		name := strings.Fields(line)[1]
+		data, err := os.ReadFile(filepath.Join(prebuilt, name))
+		require.NoError(t, err)
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(sum[:]), name)
+	}
+	require.NoError(t, os.Remove(filepath.Join(prebuilt, "SHA256SUMS")))
+	require.NoError(t, os.WriteFile(filepath.Join(prebuilt, "SHA256SUMS"), []byte(sums.String()), 0o644))
+	assert.Equal(t, launcher, supersededLauncher(none, argv0), "the tree's list differs: back to the launcher")
+	assert.Empty(t, supersededLauncher(func(k string) string {
+		if k == "PLANSMITH_REPLACE" {
+			return "1"
+		}
+		return ""
+	}, argv0), "once replaced, the binary runs: no loop")
+	assert.Empty(t, supersededLauncher(none, filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64")), "not a placed binary")
+
+	cmd := exec.Command(launcher, "version")
+	cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"), "HOME=" + t.TempDir(), "PLANSMITH_REPLACE=1"}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Equal(t, "new plansmith-linux-amd64 plugin version\n", string(out), "the launcher skips bin/native/ and places the tree's binary")
+	r = launch(t, root, path, "Linux", "x86_64", "version")
+	require.NoError(t, r.err, r.out)
+	assert.Equal(t, "new plansmith-linux-amd64 plugin version\n", r.out)
+	assert.Zero(t, r.uname, "placed again: runs from bin/native/")
+	assert.Empty(t, supersededLauncher(none, argv0))
 }

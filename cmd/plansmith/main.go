@@ -12,6 +12,7 @@ import (
 
 func main() {
 	relaunchIfStale(os.Getenv, os.Args[0])
+	relaunchIfSuperseded(os.Getenv, os.Args[0])
 	os.Exit(dispatch(os.Args[1:], processEnv()))
 }
 
