@@ -138,7 +138,35 @@ func binaryPath(flag string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding this binary's path: %w", err)
 	}
-	return install.ResolveBinary(self)
+	return selfBinary(self)
+}
+
+// selfBinary is the binary that hooks registered by this one should run:
+// this executable, or, when it is a plugin tree's placed binary
+// (<root>/bin/native/plansmith, put there by the launcher from
+// bin/prebuilt/), the tree's launcher <root>/bin/plansmith. Every message
+// about a binary that cannot start says to delete bin/native/, and a newer
+// tree replaces what is in it; hooks that ran the placed file by its path
+// would then fail for good, refusing every tool call of a loop, while the
+// launcher checks and places the binary again.
+func selfBinary(self string) (string, error) {
+	bin, err := install.ResolveBinary(self)
+	if err != nil {
+		return "", err
+	}
+	native := filepath.Dir(bin)
+	if filepath.Base(native) != "native" || filepath.Base(filepath.Dir(native)) != "bin" {
+		return bin, nil
+	}
+	root := filepath.Dir(filepath.Dir(native))
+	if _, err := os.Stat(filepath.Join(root, "bin", "prebuilt", "SHA256SUMS")); err != nil {
+		return bin, nil // not a plugin tree (a source checkout links build/ instead)
+	}
+	launcher, err := install.ResolveBinary(filepath.Join(root, "bin", "plansmith"))
+	if err != nil {
+		return bin, nil
+	}
+	return launcher, nil
 }
 
 // warnLoopLeft says, after an uninstall, that the project's planning loop

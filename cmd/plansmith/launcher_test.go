@@ -754,3 +754,35 @@ func TestLauncherReplacesASupersededBinary(t *testing.T) {
 	assert.Zero(t, r.uname, "placed again: runs from bin/native/")
 	assert.Empty(t, supersededLauncher(none, argv0))
 }
+
+// Installed from a plugin tree made by `make dist` (run through its
+// launcher, which execs the placed bin/native/plansmith), settings and Codex
+// hooks run the tree's launcher, not the placed file: deleting bin/native/,
+// as every "could not be started" message advises, or a newer tree, must
+// not leave hooks that refuse every tool call for good (review BV).
+func TestInstallFromAPluginTreeRegistersItsLauncher(t *testing.T) {
+	root := pluginTree(t)
+	r := launch(t, root, toolsDir(t, append(baseTools, "sha256sum", "ln")...), "Linux", "x86_64", "version")
+	require.NoError(t, r.err, r.out)
+	native := filepath.Join(root, "bin", "native", "plansmith")
+	launcher, err := filepath.EvalSymlinks(filepath.Join(root, "bin", "plansmith"))
+	require.NoError(t, err)
+	got, err := selfBinary(native)
+	require.NoError(t, err)
+	assert.Equal(t, launcher, got)
+
+	// Anything else registers itself.
+	other := filepath.Join(t.TempDir(), "bin", "native", "plansmith")
+	require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o755))
+	require.NoError(t, os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755))
+	other, err = filepath.EvalSymlinks(other)
+	require.NoError(t, err)
+	got, err = selfBinary(other)
+	require.NoError(t, err)
+	assert.Equal(t, other, got, "no bin/prebuilt/: not a plugin tree")
+	prebuilt, err := filepath.EvalSymlinks(filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64"))
+	require.NoError(t, err)
+	got, err = selfBinary(prebuilt)
+	require.NoError(t, err)
+	assert.Equal(t, prebuilt, got)
+}

@@ -66,5 +66,8 @@ func shellName() string {
 			return "plansmith"
 		}
 	}
+	if bin, err := selfBinary(exe); err == nil {
+		return install.Quote(bin) // a plugin tree's launcher, not its placed binary
+	}
 	return install.Quote(exe)
 }
