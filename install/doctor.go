@@ -112,12 +112,12 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 		sources = append(sources, settingsSource{"user settings", filepath.Join(e.Home, ".claude", "settings.json"), templates.CLI("install --user")})
 	}
 	for _, s := range sources {
-		data, err := os.ReadFile(s.path)
-		if errors.Is(err, fs.ErrNotExist) {
+		data, existed, err := readSettings(s.path)
+		if err == nil && !existed {
 			continue
 		}
 		if err != nil {
-			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("cannot read %s: %v", s.path, err), "check the file's permissions"})
+			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("cannot read %s: %v", s.path, errors.Unwrap(err)), "check the file's permissions, or replace it with a regular file"})
 			continue
 		}
 		regs, err := Find(data, e.Binary)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -220,8 +221,17 @@ func isPlainFile(path string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
+// settingsLimit bounds the read of a settings or hooks file: far more than
+// any holds.
+const settingsLimit = 16 << 20
+
+// readSettings reads a settings (or Codex hooks) file. A repository may
+// carry one that is a FIFO or a link to /dev/zero: read as a plain file, up
+// to settingsLimit, it is an error naming it, not a hang or a memory fill
+// (review BV; doctor reads it, and so does `plan` to say whether hooks
+// check the loop).
 func readSettings(path string) (data []byte, existed bool, err error) {
-	data, err = os.ReadFile(path)
+	data, err = plainfile.Read(path, settingsLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}

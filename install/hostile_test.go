@@ -1,0 +1,71 @@
+package install
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A repository may carry a .claude/settings.json that is no file: a FIFO
+// (opened, it waits for a writer that never comes) or a link to /dev/zero
+// (read, it never ends). install, uninstall and doctor, and `plan`, which
+// asks doctor's question whether hooks check the loop, must say so and go
+// on, not hang or fill memory (review BV).
+func TestSettingsThatAreNoFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or /dev/zero")
+	}
+	kinds := map[string]func(t *testing.T, path string){
+		"a FIFO": func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) },
+		"a link to /dev/zero": func(t *testing.T, path string) {
+			require.NoError(t, os.Symlink("/dev/zero", path))
+		},
+		"a folder": func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) },
+	}
+	for name, plant := range kinds {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			dir := filepath.Join(w.env.Project, ".claude")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			plant(t, filepath.Join(dir, "settings.json"))
+			within(t, 10*time.Second, func() {
+				o := Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()}
+				_, err := Install(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+				_, err = Uninstall(o)
+				assert.Error(t, err)
+
+				checks := Doctor(w.env)
+				assert.True(t, Failed(checks))
+				if got := find(checks, "hooks"); assert.NotEmpty(t, got, FormatChecks(checks)) {
+					assert.Contains(t, got[0].Detail, "cannot read "+filepath.Join(dir, "settings.json")+": ")
+					assert.Contains(t, got[0].Detail, "is not a regular file")
+				}
+				_ = Unenforced(w.env, "claude")
+			})
+		})
+	}
+}
+
+// within runs f, failing the test if it has not returned after d.
+func within(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %v", d)
+	}
+}
