@@ -604,6 +604,39 @@ func TestLauncherPlacesTheBinaryUnderARace(t *testing.T) {
 	assert.Equal(t, []string{filepath.Join(root, "bin", "native", "SHA256SUMS"), filepath.Join(root, "bin", "native", "plansmith")}, left, "no temporary file is left")
 }
 
+// The same race with BSD mv (macOS), which renames one name of a file onto
+// another as rename(2) says: it succeeds and does nothing, leaving the
+// temporary name beside the placed one (review BV).
+func TestLauncherPlacesTheBinaryUnderARaceWithBSDMv(t *testing.T) {
+	root := pluginTree(t)
+	path := toolsDir(t, "mkdir", "cp", "chmod", "rm", "sha256sum", "ln")
+	realMv, err := exec.LookPath("mv")
+	require.NoError(t, err)
+	bsdMv := "#!/bin/sh\n[ \"$1\" = -f ] && shift\nif [ \"$1\" -ef \"$2\" ]; then exit 0; fi\nexec " + realMv + " -f \"$1\" \"$2\"\n"
+	require.NoError(t, os.WriteFile(filepath.Join(path, "mv"), []byte(bsdMv), 0o755))
+	const n = 12
+	outs := make([]launchResult, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = launch(t, root, path, "Linux", "x86_64", "hook", "pretooluse-loop")
+		}()
+	}
+	wg.Wait()
+	for i, r := range outs {
+		assert.NoError(t, r.err, "hook %d: %s", i, r.out)
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook pretooluse-loop\n", r.out, "hook %d", i)
+	}
+	// A hook that found the binary placed ran it; the others placed it.
+	_, err = os.Stat(filepath.Join(root, "bin", "native", "plansmith"))
+	require.NoError(t, err)
+	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "plansmith.tmp.*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary name is left")
+}
+
 // Every hooks.json command answers when its exec fails, in dash and in
 // bash: a binary built for another machine in bin/native/, a launcher that
 // lost its execute bit (review Y, A1, A3, A4).
