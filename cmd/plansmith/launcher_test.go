@@ -556,6 +556,32 @@ func TestLauncherFailsClosedInHooks(t *testing.T) {
 	require.NoError(t, os.MkdirAll(sub, 0o755))
 	_, _, code = run(sub, "hook", "pretooluse", "--agent", "codex")
 	assert.Equal(t, 2, code, "a session in a subfolder of the loop's (review Z3)")
+
+	// A settings install made from a plugin tree runs this launcher
+	// (PLANSMITH_INSTALL=settings): as its own hook commands, it refuses a
+	// tool call only where a loop is, and ExitPlanMode always (review BV).
+	settings := func(dir string, args ...string) (string, int) {
+		cmd := exec.Command(filepath.Join(root, "bin", "plansmith"), args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"), "HOME=" + t.TempDir(), "PLANSMITH_INSTALL=settings"}
+		var e strings.Builder
+		cmd.Stderr = &e
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return e.String(), code
+	}
+	elsewhere := t.TempDir()
+	errs, code = settings(elsewhere, "hook", "pretooluse-loop")
+	assert.Equal(t, 1, code, "no loop here: %s", errs)
+	assert.NotContains(t, errs, "so this tool call is refused")
+	_, code = settings(elsewhere, "hook", "pretooluse")
+	assert.Equal(t, 2, code, "ExitPlanMode: the plan-mode gate fails closed")
+	errs, code = settings(sub, "hook", "pretooluse-loop")
+	assert.Equal(t, 2, code, "a loop above: refused")
+	assert.Contains(t, errs, "so this tool call is refused")
 }
 
 // The launcher's answers are install.BrokenAnswer's, written out in shell:
@@ -563,7 +589,7 @@ func TestLauncherFailsClosedInHooks(t *testing.T) {
 func TestLauncherAnswersAsTheHookCommandsDo(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("..", "..", "bin", "plansmith"))
 	require.NoError(t, err)
-	assert.Contains(t, string(src), "loop='"+install.StateTest+"'")
+	assert.Contains(t, string(src), "state='"+install.StateTest+"'")
 	for _, ev := range []string{"pretooluse", "stop"} {
 		answer := install.BrokenAnswer(ev, ":")
 		_, msg, _ := strings.Cut(answer, "its binary could not be started")
