@@ -131,6 +131,11 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 		if len(regs) == 0 {
 			continue
 		}
+		if why := ClaudeSkips(data); why != "" {
+			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s (%s) registers plansmith, but Claude Code skips the whole file and its hooks: %s", s.label, s.path, why),
+				"fix the file (Claude Code's /doctor lists its settings errors)"})
+			continue
+		}
 		registered = append(registered, fmt.Sprintf("%s (%s)", s.label, s.path))
 		checks = append(checks, sourceCheck(e, s, regs))
 	}

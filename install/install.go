@@ -89,6 +89,9 @@ func Install(o Options) (Result, error) {
 	if err != nil {
 		return r, err
 	}
+	if why := ClaudeSkips(old); why != "" {
+		return r, fmt.Errorf("%s has an error for which Claude Code skips the whole file, and would skip plansmith's hooks in it (%s); nothing was changed — fix the file, then run the command again", o.Settings(), why)
+	}
 	merged, changed, err := Merge(old, h)
 	if err != nil {
 		return r, settingsError(o.Settings(), err)

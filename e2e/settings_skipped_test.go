@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSettingsClaudeCodeSkips holds install.ClaudeSkips to the CLIs: a
+// settings install whose file gains an error elsewhere (permissions.allow
+// a string, not a list) runs none of its hooks, so a loop's Write goes
+// through; doctor says so instead of "all 8 events registered" (review BV).
+// The same file without the error refuses the Write.
+func TestSettingsClaudeCodeSkips(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []bool{false, true} {
+		name := "valid"
+		if bad {
+			name = "permissions.allow a string"
+		}
+		t.Run(name, func(t *testing.T) {
+			EachCLI(t, func(t *testing.T, cli string) {
+				bin := BuildPlansmith(t)
+				e := NewEnv(t, cli,
+					fileTool("Write", "x.go", map[string]string{"content": "package x\n"}),
+					answer(t, "01-understand.md"),
+				)
+				// An empty plugin: plansmith comes only from the settings install.
+				e.PluginDir = realTempDir(t)
+				require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644))
+				run := func(args ...string) (string, error) {
+					cmd := exec.Command(bin, args...)
+					cmd.Dir = e.Project
+					cmd.Env = append(os.Environ(), "HOME="+e.Home, "CLAUDE_PROJECT_DIR="+e.Project, "PLANSMITH_BIN=")
+					out, err := cmd.CombinedOutput()
+					return string(out), err
+				}
+				out, err := run("install")
+				require.NoError(t, err, out)
+				settings := filepath.Join(e.Project, ".claude", "settings.json")
+				if bad {
+					data, err := os.ReadFile(settings)
+					require.NoError(t, err)
+					data = []byte(strings.Replace(string(data), "{", `{"permissions": {"allow": "Bash"},`, 1))
+					require.NoError(t, os.WriteFile(settings, data, 0o644))
+				}
+				out, err = run("plan", "--no-gate", "--max-phases", "1", request)
+				require.NoError(t, err, out)
+
+				res := e.Run("go on", withHookEvents...)
+				_, statErr := os.Stat(filepath.Join(e.Project, "x.go"))
+				doctor, derr := run("doctor")
+				if bad {
+					assert.Empty(t, res.PermissionDenials, "Claude Code ran no hook of the skipped file")
+					assert.NoError(t, statErr, "the Write went through")
+					assert.Error(t, derr, doctor)
+					assert.Contains(t, doctor, "Claude Code skips the whole file and its hooks")
+					assert.Contains(t, out, "NOT CHECKED", "plan says the loop is not enforced")
+				} else {
+					assert.Len(t, res.PermissionDenials, 1)
+					assert.Error(t, statErr, "the Write was refused")
+					assert.NoError(t, derr, doctor)
+				}
+			})
+		})
+	}
+}
