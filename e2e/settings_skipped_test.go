@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -70,4 +72,61 @@ func TestSettingsClaudeCodeSkips(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestPluginEnabledInSkippedSettings: `claude plugin install` enables the
+// plugin in the user's settings; once that file has an error Claude Code
+// skips it whole, the plugin is not enabled, and a loop's Write goes
+// through. doctor and plan, run from the plugin tree, say so (review BV).
+func TestPluginEnabledInSkippedSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the dist tree")
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not on PATH")
+	}
+	EachCLI(t, func(t *testing.T, cli string) {
+		distDir := realTempDir(t)
+		mk := exec.Command("make", "-s", "dist", "DISTDIR="+distDir, "PLATFORMS="+runtime.GOOS+"/"+runtime.GOARCH)
+		mk.Dir = mustRepoRoot(t)
+		out, err := mk.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		e := NewEnv(t, cli,
+			fileTool("Write", "x.go", map[string]string{"content": "package x\n"}),
+			answer(t, "01-understand.md"),
+		)
+		e.PluginDir = realTempDir(t)
+		require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644))
+		e.ExtraEnv = append(e.ExtraEnv, "PLANSMITH_BIN=")
+		for _, args := range [][]string{{"plugin", "marketplace", "add", distDir}, {"plugin", "install", "plansmith@plansmith"}} {
+			cmd := exec.CommandContext(context.Background(), e.Claude, args...)
+			cmd.Dir = e.Project
+			cmd.Env = e.environ()
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "claude %s: %s", strings.Join(args, " "), out)
+		}
+		settings := filepath.Join(e.Home, ".claude", "settings.json")
+		data, err := os.ReadFile(settings)
+		require.NoError(t, err)
+		require.Contains(t, string(data), "plansmith@plansmith")
+		require.NoError(t, os.WriteFile(settings, []byte(strings.Replace(string(data), "{", `{"permissions": {"allow": "Bash"},`, 1)), 0o644))
+
+		run := func(args ...string) (string, error) {
+			cmd := exec.Command(filepath.Join(distDir, "plansmith", "bin", "plansmith"), args...)
+			cmd.Dir = e.Project
+			cmd.Env = append(os.Environ(), "HOME="+e.Home, "CLAUDE_PROJECT_DIR="+e.Project, "PLANSMITH_BIN=")
+			out, err := cmd.CombinedOutput()
+			return string(out), err
+		}
+		plan, err := run("plan", "--no-gate", "--max-phases", "1", request)
+		require.NoError(t, err, plan)
+		res := e.Run("go on", withHookEvents...)
+		assert.Empty(t, res.PermissionDenials, "no plansmith hook ran")
+		assert.FileExists(t, filepath.Join(e.Project, "x.go"), "the Write went through")
+		assert.Contains(t, plan, "NOT CHECKED")
+		doctor, err := run("doctor")
+		assert.Error(t, err, doctor)
+		assert.Contains(t, doctor, "enables plugin plansmith@plansmith, but Claude Code skips the whole file")
+	})
 }

@@ -125,15 +125,20 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s is not valid settings JSON (%v)", s.path, err), "fix the file; Claude Code cannot read it either"})
 			continue
 		}
+		if why := ClaudeSkips(data); why != "" {
+			// Neither its hooks nor the plugins it enables take effect.
+			const fix = "fix the file (Claude Code's /doctor lists its settings errors)"
+			if len(regs) > 0 {
+				checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s (%s) registers plansmith, but Claude Code skips the whole file and its hooks: %s", s.label, s.path, why), fix})
+			} else if name := enabledPlugin(data); name != "" {
+				checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s (%s) enables plugin %s, but Claude Code skips the whole file, so the plugin is not enabled: %s", s.label, s.path, name, why), fix})
+			}
+			continue
+		}
 		if name := enabledPlugin(data); name != "" && pluginEnabled == "" {
 			pluginEnabled = fmt.Sprintf("plugin %s (enabled in %s)", name, s.path)
 		}
 		if len(regs) == 0 {
-			continue
-		}
-		if why := ClaudeSkips(data); why != "" {
-			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s (%s) registers plansmith, but Claude Code skips the whole file and its hooks: %s", s.label, s.path, why),
-				"fix the file (Claude Code's /doctor lists its settings errors)"})
 			continue
 		}
 		registered = append(registered, fmt.Sprintf("%s (%s)", s.label, s.path))

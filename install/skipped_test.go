@@ -72,3 +72,25 @@ func TestSkippedSettingsAreNoRegistration(t *testing.T) {
 	assert.True(t, found, FormatChecks(checks))
 	assert.Contains(t, Unenforced(w.env, "claude"), "Claude Code skips the whole file")
 }
+
+// A plugin enabled in a file Claude Code skips is not enabled (seen with
+// both CLIs: a loop's Write went through).
+func TestPluginEnabledInSkippedSettings(t *testing.T) {
+	w := newWorld(t)
+	path := filepath.Join(w.env.Home, ".claude", "settings.json")
+	w.write(t, path, `{"enabledPlugins": {"plansmith@plansmith": true}}`)
+	for _, c := range find(Doctor(w.env), "hooks") {
+		assert.NotEqual(t, Problem, c.Level, c.Detail)
+	}
+	w.write(t, path, `{"permissions": {"allow": "Bash"}, "enabledPlugins": {"plansmith@plansmith": true}}`)
+	checks := Doctor(w.env)
+	assert.True(t, Failed(checks))
+	found := false
+	for _, c := range find(checks, "hooks") {
+		if strings.Contains(c.Detail, "enables plugin plansmith@plansmith, but Claude Code skips the whole file") {
+			found = true
+		}
+	}
+	assert.True(t, found, FormatChecks(checks))
+	assert.Contains(t, Unenforced(w.env, "claude"), "so the plugin is not enabled")
+}
