@@ -70,7 +70,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if t == nil {
 		return StopOutcome{}
 	}
-	if t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began) {
+	if t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began, env.Now()) {
 		// This turn's Stop, run by another of plansmith's hooks beside
 		// this one (a plugin and a settings install), has judged this
 		// answer already: its answer stands, and a second judgment would
