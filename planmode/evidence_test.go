@@ -334,3 +334,16 @@ func TestACriticLaunchedWronglyIsPassedOverForTheNextOne(t *testing.T) {
 		})
 	}
 }
+
+// /plansmith:gate runs the critic once more when its answer cannot be
+// read; the plan-mode gate keeps no rounds, so that second run is the
+// evidence, not the unreadable first (review CB4: a mutation survivor).
+func TestACriticRunAgainAfterAnUnreadableAnswerCounts(t *testing.T) {
+	c, path := planWorld(t)
+	prompts := gate.PromptsOf(evidencePlan)
+	RecordRun(c, true, gate.Run{AgentID: "c0", Prompt: prompts.Critic, Done: true, Output: "I looked at the plan and it seems fine."}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+	got := signal(t, c, path)
+	assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+}
