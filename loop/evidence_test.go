@@ -635,10 +635,17 @@ func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
 	v2 := strings.Replace(gatePlan, "Cache the lookups.", "Cache the lookups, and warm the cache.", 1)
 	before, err := os.ReadFile(p.State())
 	require.NoError(t, err)
+	judged := loaded(t, p).LastStop.Hash
 
-	out := Stop(env, StopEvent{Session: s, LastMessage: answer("While the critic runs, I tightened it:\n" + v2), InFlight: 1, BlockCap: 8, ReportsRuns: true})
+	tightened := StopEvent{Session: s, LastMessage: answer("While the critic runs, I tightened it:\n" + v2), InFlight: 1, BlockCap: 8, ReportsRuns: true,
+		Began: testNow.Add(-time.Second)}
+	out := Stop(env, tightened)
 	require.Equal(t, Block, out.Kind)
 	assert.Contains(t, out.Reason, "this version was neither checked nor saved")
+	// The same turn's Stop run by a second registration of plansmith's
+	// hooks, begun before the first was counted: its block stands, counted
+	// once (review CB9).
+	assert.Equal(t, StopOutcome{}, Stop(env, tightened))
 	for _, quiet := range []string{"Waiting for the critic.", gatePlan,
 		"Waiting; I will end with <promise>OK</promise> once both have finished."} { // review AX4: no plan
 		assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(quiet), InFlight: 1, BlockCap: 8, ReportsRuns: true}), quiet)
@@ -652,6 +659,7 @@ func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
 	// with no pause).
 	counted := strings.Replace(string(before), "consecutive_blocks: 1\nblocks:\n  \"s\": 1\n", "consecutive_blocks: 2\nblocks:\n  \"s\": 2\n", 1)
 	require.NotEqual(t, string(before), counted, "the run is in the file")
+	counted = strings.Replace(counted, judged, loaded(t, p).LastStop.Hash, 1) // the answer the block was given for
 	assert.Equal(t, counted, string(after))
 
 	// Given over and over, the blocks stop before the cap.
