@@ -478,18 +478,25 @@ func (s Session) round(role Role) int {
 
 // unusable says why the run that is a role's evidence cannot count, ""
 // when it can: it was continued or messaged by the agent ("steered"), or
-// did not run as the gate asks: the client's general-purpose agent, whose
-// instructions are the prompt alone (a sub-agent type brings a system
-// prompt the agent or the repository wrote: one told to find nothing
-// passed, review BU2), on the gate's model when the call named one.
+// was not launched as the gate asks (launchedWrong).
 func (r Run) unusable(role Role, cfg Config) string {
+	if r.Reopened {
+		return "steered"
+	}
+	return r.launchedWrong(role, cfg)
+}
+
+// launchedWrong says why a run cannot count for how it was launched, ""
+// when it can: as the client's general-purpose agent, whose instructions
+// are the prompt alone (a sub-agent type brings a system prompt the agent
+// or the repository wrote: one told to find nothing passed, review BU2),
+// on the gate's model when the call named one.
+func (r Run) launchedWrong(role Role, cfg Config) string {
 	model := cfg.validatorModel()
 	if role == RoleCritic {
 		model = cfg.criticModel()
 	}
 	switch t := strings.TrimSpace(r.AgentType); {
-	case r.Reopened:
-		return "steered"
 	case t != "" && !strings.EqualFold(t, "general-purpose"):
 		return "agent-type"
 	case r.Requested != "" && !strings.EqualFold(strings.TrimSpace(r.Requested), model):
@@ -499,13 +506,14 @@ func (r Run) unusable(role Role, cfg Config) string {
 }
 
 // first returns the run of role that is s's evidence: of the runs in the
-// round that gave an output, the first to finish (by Order), passing over
-// outputs plansmith cannot read (read) while a later one can be read.
-func (rs Runs) first(role Role, s Session, read func(string) bool) (Run, bool) {
+// round that gave an output and that keep accepts, the first to finish
+// (by Order), passing over outputs plansmith cannot read (read) while a
+// later one can be read.
+func (rs Runs) first(role Role, s Session, read func(string) bool, keep func(Run) bool) (Run, bool) {
 	var found, readable Run
 	ok, okReadable := false, false
 	for _, r := range rs {
-		if !r.inRound(role, s) {
+		if !r.inRound(role, s) || !keep(r) {
 			continue
 		}
 		if !ok || r.Order < found.Order {
@@ -531,18 +539,30 @@ func (rs Runs) first(role Role, s Session, read func(string) bool) (Run, bool) {
 // A run that cannot count (unusable) is no evidence, and the role's
 // evidence is then missing for that reason (Runs.missing).
 func (rs Runs) Evidence(s Session, cfg Config) (critic Run, hasCritic bool, validator Run, hasValidator bool) {
-	critic, hasCritic = rs.candidate(RoleCritic, s)
-	validator, hasValidator = rs.candidate(RoleValidator, s)
+	critic, hasCritic = rs.candidate(RoleCritic, s, cfg)
+	validator, hasValidator = rs.candidate(RoleValidator, s, cfg)
 	return critic, hasCritic && critic.unusable(RoleCritic, cfg) == "",
 		validator, hasValidator && validator.unusable(RoleValidator, cfg) == ""
 }
 
-// candidate is the run of role that is s's evidence if it can count.
-func (rs Runs) candidate(role Role, s Session) (Run, bool) {
+// candidate is the run of role that is s's evidence if it can count. Runs
+// launched in a way that cannot count (launchedWrong) are passed over for
+// one launched as the gate asks: the type and model are chosen before the
+// output is seen, so this picks no run by its answer, and a wrongly
+// launched run does not refuse the round for good (review CB3: the
+// plan-mode gate, which has no rounds, refused the plan however often the
+// critic ran again). Only when every run is such is one the candidate, to
+// say why (missing). A steered run is not passed over: the agent steers a
+// run after reading it.
+func (rs Runs) candidate(role Role, s Session, cfg Config) (Run, bool) {
+	read := func(out string) bool { _, err := ParseVerdict(out); return err == nil }
 	if role == RoleCritic {
-		return rs.first(role, s, func(out string) bool { _, err := ParseFindings(out); return err == nil })
+		read = func(out string) bool { _, err := ParseFindings(out); return err == nil }
 	}
-	return rs.first(role, s, func(out string) bool { _, err := ParseVerdict(out); return err == nil })
+	if r, ok := rs.first(role, s, read, func(r Run) bool { return r.launchedWrong(role, cfg) == "" }); ok {
+		return r, true
+	}
+	return rs.first(role, s, read, func(Run) bool { return true })
 }
 
 // InFlight reports whether a run of the session's assessment was launched
@@ -574,7 +594,7 @@ func (rs Runs) has(role Role, s Session) bool {
 // (an interrupt, TaskStop, its session gone: Gone), else "missing"
 // (review AL2: a stopped critic was said never to have been seen).
 func (rs Runs) missing(role Role, s Session, cfg Config) string {
-	if r, ok := rs.candidate(role, s); ok {
+	if r, ok := rs.candidate(role, s, cfg); ok {
 		if why := r.unusable(role, cfg); why != "" {
 			return why
 		}

@@ -322,3 +322,36 @@ func TestRunsElsewhere(t *testing.T) {
 	assert.Contains(t, msg, "session planner launched at 2026-01-02T03:04:05Z")
 	assert.Contains(t, msg, "stops waiting for it at 2026-01-02T04:04:05Z")
 }
+
+// Two foreground critics whose outputs came (SubagentStop) before the
+// PostToolUse that names each prompt, the second one's before the first
+// one's launch was seen: the first to finish is still the evidence. Its
+// launch keeps the order its output came in, not the time the launch was
+// recorded (review CB4: a mutation survivor).
+func TestALateLaunchKeepsItsRunsFinishingOrder(t *testing.T) {
+	_, s := begun(t, planWith(oneGap), Session{})
+	var rs Runs
+	rs = rs.Finished("c1", twoFindings)
+	rs = rs.Finished("c2", "### NO ISSUES FOUND")
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c2", Done: true, Output: "### NO ISSUES FOUND"}, s)
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: twoFindings}, s)
+	got, ok := evidenceOf(rs, RoleCritic, s)
+	require.True(t, ok)
+	assert.Equal(t, "c1", got.AgentID, "c1 finished first")
+}
+
+// Of runs none of which plansmith can read, the first to finish is the
+// one judged (and found unreadable, which asks for a re-run), not a later
+// one the agent steered after reading the first (review CB4: a mutation
+// survivor).
+func TestOfUnreadableRunsTheFirstIsJudged(t *testing.T) {
+	_, s := begun(t, planWith(oneGap), Session{})
+	var rs Runs
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: "It looks fine."}, s)
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c2", Done: true, Output: "Looks fine to me too."}, s)
+	rs = rs.Finished("c2", "I was asked to say it is fine.")
+	require.True(t, rs[1].Reopened)
+	got, ok := evidenceOf(rs, RoleCritic, s)
+	require.True(t, ok, "the first run is not steered")
+	assert.Equal(t, "c1", got.AgentID)
+}

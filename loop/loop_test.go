@@ -794,11 +794,47 @@ func TestASecondStopOfTheSameTurnJudgesNothing(t *testing.T) {
 	assert.Equal(t, 1, l.Retries, "no retry spent twice")
 	assert.Equal(t, 1, l.Blocks["s"], "no block counted twice")
 
-	assert.False(t, l.LastStop.Repeats("t", weak, testNow.Add(-time.Second)), "another session's Stop is its own")
-	assert.False(t, l.LastStop.Repeats("s", weak+".", testNow.Add(-time.Second)), "another answer is judged")
-	assert.False(t, l.LastStop.Repeats("s", weak, time.Time{}), "a Stop whose start is unknown is judged")
+	assert.False(t, l.LastStop.Repeats("t", weak, testNow.Add(-time.Second), testNow), "another session's Stop is its own")
+	assert.False(t, l.LastStop.Repeats("s", weak+".", testNow.Add(-time.Second), testNow), "another answer is judged")
+	assert.False(t, l.LastStop.Repeats("s", weak, time.Time{}, testNow), "a Stop whose start is unknown is judged")
 
 	later := Stop(env, StopEvent{Session: s, LastMessage: answer(weak), BlockCap: 8, Began: testNow.Add(time.Second)})
 	assert.Equal(t, Block, later.Kind, "the same answer given again after the judgment is judged")
 	assert.Equal(t, 2, loaded(t, p).Retries)
+}
+
+// A clock set back after a judgment (an NTP step, a laptop's clock
+// corrected) puts the next Stop's start before the judgment's time although
+// it came long after: the same answer given again is a new answer and is
+// judged, not taken for a duplicate and let through unjudged. A duplicate
+// reads the judgment after it was written, so its clock is never behind it.
+func TestAStopAfterTheClockWentBackIsJudged(t *testing.T) {
+	env, p := loopWithRetries(t, 3, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	weak := "too short"
+	require.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer(weak), BlockCap: 8, Began: testNow.Add(-time.Second)}).Kind)
+	require.Equal(t, 1, loaded(t, p).Retries)
+
+	back := testNow.Add(-time.Hour)
+	env.Now = func() time.Time { return back.Add(time.Second) }
+	again := Stop(env, StopEvent{Session: s, LastMessage: answer(weak), BlockCap: 8, Began: back})
+	assert.Equal(t, Block, again.Kind, "the answer given again after the clock went back is judged")
+	assert.Equal(t, 2, loaded(t, p).Retries)
+}
+
+// The Stop of a turn that ran a reading command, run twice (plansmith's
+// hooks registered as a plugin and in settings), ends unjudged twice: the
+// first clears the aside, and the second, begun before that was written,
+// must not judge the status reply as a phase answer (review BT1).
+func TestAnAsideTurnsSecondStopJudgesNothing(t *testing.T) {
+	env, p := loopWithRetries(t, 3, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"})
+	require.Equal(t, []string{"s"}, loaded(t, p).AsideOf)
+	ev := StopEvent{Session: s, LastMessage: answer("plansmith: planning loop active at understand [1/3]"), BlockCap: 8, Began: testNow.Add(-time.Second)}
+	assert.Equal(t, StopOutcome{}, Stop(env, ev), "the aside's Stop")
+	assert.Equal(t, StopOutcome{}, Stop(env, ev), "the same turn's second Stop")
+	l := loaded(t, p)
+	assert.Zero(t, l.Retries, "the status reply was not judged")
+	assert.Empty(t, l.Blocks)
 }

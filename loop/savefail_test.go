@@ -557,3 +557,91 @@ func TestStartWhereTheLockCannotBeMadeSaysNoLoopWasStarted(t *testing.T) {
 	assert.Equal(t, "no planning loop was started: .claude/plansmith could not be written (not a directory). "+
 		"Free space on the disk or make the project's .claude folder writable, then try again.", err.Error())
 }
+
+// The user's /plansmith:cancel of a loop plansmith did not start on this
+// machine, when the archive cannot be written but the state file can be
+// marked ended, says the loop is cancelled, why it was not archived and
+// where its file stays (review CB7: a mutation survivor).
+func TestCancellingAForeignLoopThatCannotBeArchived(t *testing.T) {
+	env, p := homeEnv(t)
+	elsewhere := env
+	other := t.TempDir()
+	elsewhere.Getenv = func(k string) string {
+		if k == "HOME" {
+			return other
+		}
+		return ""
+	}
+	o := testOptions()
+	o.BlockTools = true
+	_, err := Start(elsewhere, p, o)
+	require.NoError(t, err)
+	old := state.ArchiveTries
+	state.ArchiveTries = 1
+	t.Cleanup(func() { state.ArchiveTries = old })
+	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-cancelled.md"), nil, 0o644))
+
+	out := PromptSubmit(env, PromptEvent{Session: Session{ID: "s2", Cwd: p.Project}, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, out.Message, "did not start on this machine is cancelled")
+	assert.Contains(t, out.Message, "could not be archived (")
+	assert.Contains(t, out.Message, "no free name")
+	assert.Contains(t, out.Message, "stays at .claude/plansmith.local.md, marked ended")
+	assert.False(t, loaded(t, p).Active)
+}
+
+// A state file plansmith cannot read, on a read-only project, cannot be
+// moved aside either: cancel says the loop may still be running, with tool
+// calls refused, why and what to do, not Go's chain of paths (review CB7:
+// a mutation survivor).
+func TestCancellingAnUnreadableStateOnAReadOnlyProject(t *testing.T) {
+	env, p := homeEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p.State(), []byte("not a state file\n"), 0o644))
+	why, _ := readOnlyProject(t, p)
+
+	_, err = Cancel(env, p)
+	var stuck *NotEndedError
+	require.ErrorAs(t, err, &stuck)
+	assert.Contains(t, err.Error(), "("+why+")")
+	assert.Contains(t, err.Error(), "delete .claude/plansmith.local.md")
+	assert.NotContains(t, err.Error(), ".tmp-")
+	assert.FileExists(t, p.State())
+}
+
+// A link where plansmith's folder goes is refused by its own message,
+// which says what to remove, not called a file that could not be written
+// (review CB7: a mutation survivor).
+func TestStartBesideAPlantedLinkSaysWhatToRemove(t *testing.T) {
+	env, p, _ := testEnv(t)
+	require.NoError(t, os.Symlink(t.TempDir(), filepath.Join(p.Project, ".claude")))
+	_, err := Start(env, p, testOptions())
+	require.Error(t, err)
+	var link *state.LinkError
+	assert.ErrorAs(t, err, &link)
+	assert.Contains(t, err.Error(), "it is a symbolic link")
+	assert.NotContains(t, err.Error(), "no planning loop was started")
+}
+
+// Where the archive has no free name and the project is read-only, the
+// reason given is the system's, for the state file that could not be
+// marked ended, not Go's chain of both failures (review CB7: a mutation
+// survivor).
+func TestCancelWithNoArchiveNameOnAReadOnlyProject(t *testing.T) {
+	env, p := homeEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	old := state.ArchiveTries
+	state.ArchiveTries = 1
+	t.Cleanup(func() { state.ArchiveTries = old })
+	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-cancelled.md"), nil, 0o644))
+	why, _ := readOnlyProject(t, p)
+
+	_, err = Cancel(env, p)
+	var stuck *NotEndedError
+	require.ErrorAs(t, err, &stuck)
+	assert.Contains(t, err.Error(), "could not be ended ("+why+")")
+	assert.True(t, loaded(t, p).Active)
+}

@@ -70,7 +70,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if t == nil {
 		return StopOutcome{}
 	}
-	if t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began) {
+	if t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began, env.Now()) {
 		// This turn's Stop, run by another of plansmith's hooks beside
 		// this one (a plugin and a settings install), has judged this
 		// answer already: its answer stands, and a second judgment would
@@ -171,11 +171,14 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 		}
 		return StopOutcome{}
 	}
-	if t.file == nil || !t.file.Loop.HeldBy(ev.Session.ID) {
+	if t.file == nil || !t.file.Loop.HeldBy(ev.Session.ID) || t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began, env.Now()) {
+		// A Stop of the same turn run again by another of plansmith's
+		// hooks: the first one's block stands, counted once (review CB9).
 		t.commit()
 		return StopOutcome{}
 	}
 	setBlocks(&t.file.Loop, ev.Session.ID, blocksOf(&t.file.Loop, ev.Session.ID)+1)
+	t.file.Loop.MarkStop(ev.Session.ID, msg, env.Now())
 	t.dirty = true
 	if err := t.commit(); err != nil {
 		env.note("%v", err)

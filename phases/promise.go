@@ -102,46 +102,88 @@ func outsideQuotes(text string, spans []span) []span {
 // spans. A comment opening a line and closing on a later one is followed
 // by htmlComment, as scan follows it for headings, so a promise and a
 // heading hidden there are hidden alike; it runs to the end of the text
-// when never closed. A comment opened within a line hides to its "-->",
-// and is plain text when no "-->" follows anywhere, as CommonMark reads it.
-// A code span is read within its line: one running over lines is rare in an
-// answer, and so read a stray backtick never hides an honest promise on its
-// own line below it. A blockquote is its ">" lines only: a promise on the
-// line right after a quote is the answer's, though CommonMark would carry
-// the quote on to it.
+// when never closed. A comment opened within a line is inline, as
+// CommonMark reads it: it hides up to its "-->" when one follows within
+// its paragraph (before a blank line), and what follows the "-->" on that
+// line is read again; with none there it is plain text (review CB5: a
+// "<!--" named in prose hid a promise paragraphs below it, up to an arrow
+// after it). A code span is read within its line: one running over lines
+// is rare in an answer, and so read a stray backtick never hides an honest
+// promise on its own line below it. A blockquote is its ">" lines only: a
+// promise on the line right after a quote is the answer's, though
+// CommonMark would carry the quote on to it.
 func quotedRanges(text string) [][2]int {
 	var out [][2]int
 	var comment htmlComment
-	closeless := -1 // no "-->" at or after this offset (-1: not known)
+	hideTo := -1 // an inline comment hides text up to here
+	plainTo := 0 // no "-->" ends a comment opened before here
+	stop := 0    // where the paragraph of the last comment opened ends
+	// inline reads the part of a line from start to end (next: the next
+	// line's start) for code spans and comments.
+	inline := func(start, end, next int) {
+		var open int
+		out, open = inlineQuoted(out, text[start:end], start)
+		if open < 0 {
+			return
+		}
+		at := start + open
+		if at < plainTo {
+			return
+		}
+		if end >= stop {
+			stop = paragraphEnd(text, end) // once a paragraph: the scan stays linear
+		}
+		k := strings.Index(text[end:stop], "-->")
+		if k < 0 {
+			plainTo = stop
+			return
+		}
+		hideTo = end + k + len("-->")
+		out = append(out, [2]int{at, next})
+	}
 	off := 0
 	for l := range mdtext.Lines(text) {
 		next := len(text)
 		if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
 			next = off + i + 1
 		}
+		end := off + len(l.Text)
 		switch {
+		case hideTo > off:
+			if hideTo >= end {
+				out = append(out, [2]int{off, next})
+				break
+			}
+			out = append(out, [2]int{off, hideTo})
+			inline(hideTo, end, next)
 		case l.Code, comment.step(l.Text), isQuoteLine(l.Text):
 			out = append(out, [2]int{off, next})
 		default:
-			var open int
-			out, open = inlineQuoted(out, l.Text, off)
-			if open >= 0 {
-				// Hidden up to the line holding a later "-->", if there is
-				// one: htmlComment follows it from the next line.
-				after := off + len(l.Text)
-				if closeless < 0 || after < closeless {
-					if strings.Contains(text[after:], "-->") {
-						comment.open = true
-						out = append(out, [2]int{off + open, next})
-					} else {
-						closeless = after
-					}
-				}
-			}
+			inline(off, end, next)
 		}
 		off = next
 	}
 	return out
+}
+
+// paragraphEnd returns where the paragraph that goes on past offset at
+// ends: the start of the first blank line (spaces and tabs only) after
+// the line at is in, or len(text).
+func paragraphEnd(text string, at int) int {
+	for i := at; ; {
+		nl := strings.IndexByte(text[i:], '\n')
+		if nl < 0 {
+			return len(text)
+		}
+		i += nl + 1
+		j := i
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+			j++
+		}
+		if j == len(text) || text[j] == '\n' {
+			return i
+		}
+	}
 }
 
 // isQuoteLine reports whether line is a blockquote line: ">" after at most

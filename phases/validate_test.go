@@ -253,6 +253,14 @@ func TestAQuotedPromiseIsNotGiven(t *testing.T) {
 		"after an unclosed comment":  body + "Prose names <!-- as a marker.\n<promise>OK</promise>\n",
 		"after code spanning a <!--": body + "Write `<!--` to open one.\n<promise>OK</promise>\n",
 		"comment marker in a quote":  body + "> `-->` ends a comment\n<promise>OK</promise>\n",
+		// A comment opened within a line is inline: it ends with its
+		// paragraph, and text after its "-->" is the answer's (review CB5).
+		"<!-- in an earlier paragraph":  body + "Lines starting with <!-- are skipped.\n\n<promise>OK</promise>\n\nFlow: a --> b\n",
+		"after an inline comment's end": body + "Not yet <!-- a note\nmore --> <promise>OK</promise>\n",
+		// A lone backtick is plain text, and one in a comment is comment
+		// (review CB5: mutation survivors).
+		"after a lone backtick in a line": body + "Press the ` key, then <promise>OK</promise>\n",
+		"after a backtick in a comment":   body + "Done <!-- `x --> <promise>OK</promise> and a ` here\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Empty(t, Validate(cfg, Progress{}, msg))

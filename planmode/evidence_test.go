@@ -304,3 +304,46 @@ func TestThePlansFolderIsWhereClaudeCodeKeepsIt(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// A critic run the gate cannot count for how it was launched (a sub-agent
+// type of its own, another model than the gate's) is no evidence, and
+// neither does it stand in the way of the run that follows it as the
+// gate asks: the plan-mode gate has no rounds, so the first critic of
+// the plan would otherwise refuse the plan for good, however often the
+// agent ran /plansmith:gate again as told (review CB3). The type and model
+// are chosen before the output is seen, so passing such a run over picks
+// nothing by its answer.
+func TestACriticLaunchedWronglyIsPassedOverForTheNextOne(t *testing.T) {
+	for name, bad := range map[string]gate.Run{
+		"agent type": {AgentType: "Plan", Requested: "opus"},
+		"model":      {AgentType: "general-purpose", Requested: "sonnet"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, path := planWorld(t)
+			prompts := gate.PromptsOf(evidencePlan)
+			bad.AgentID, bad.Prompt, bad.Done, bad.Output = "c0", prompts.Critic, true, "### NO ISSUES FOUND"
+			RecordRun(c, true, bad, io.Discard)
+			got := signal(t, c, path)
+			assert.Contains(t, got, `"status":"fail"`, "the wrongly launched critic does not count")
+
+			RecordRun(c, true, gate.Run{AgentID: "c1", AgentType: "general-purpose", Requested: "opus", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+			RecordRun(c, true, gate.Run{AgentID: "v1", AgentType: "general-purpose", Requested: "haiku", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+			got = signal(t, c, path)
+			assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+			assert.Equal(t, "", CheckExit(Call{Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit is allowed")
+		})
+	}
+}
+
+// /plansmith:gate runs the critic once more when its answer cannot be
+// read; the plan-mode gate keeps no rounds, so that second run is the
+// evidence, not the unreadable first (review CB4: a mutation survivor).
+func TestACriticRunAgainAfterAnUnreadableAnswerCounts(t *testing.T) {
+	c, path := planWorld(t)
+	prompts := gate.PromptsOf(evidencePlan)
+	RecordRun(c, true, gate.Run{AgentID: "c0", Prompt: prompts.Critic, Done: true, Output: "I looked at the plan and it seems fine."}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+	got := signal(t, c, path)
+	assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+}

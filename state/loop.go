@@ -101,12 +101,16 @@ type StopMark struct {
 }
 
 // Repeats reports whether a Stop of session with answer msg that began at
-// began is the one m marks, run again: the same session and answer, begun
-// before the judgment was written. A Stop that follows the judgment (the
-// agent gave the same answer again) began after it, and is judged.
-func (m *StopMark) Repeats(session, msg string, began time.Time) bool {
+// began, and reads m at now, is the one m marks, run again: the same
+// session and answer, begun before the judgment was written. A Stop that
+// follows the judgment (the agent gave the same answer again) began after
+// it, and is judged. A duplicate reads the judgment after it was written,
+// so a now before m.At is a clock set back since then (or a mark from a
+// clock ahead): the times say nothing, and the Stop is judged rather than
+// a new answer let through unjudged.
+func (m *StopMark) Repeats(session, msg string, began, now time.Time) bool {
 	return m != nil && session != "" && !began.IsZero() && m.Session == session &&
-		m.Hash == answerHash(msg) && began.Before(m.At)
+		m.Hash == answerHash(msg) && began.Before(m.At) && !now.Before(m.At)
 }
 
 // MarkStop records that session's answer msg is judged, as of now.

@@ -58,6 +58,10 @@ type Input struct {
 	// Unreadable names the fields present with a type other than the
 	// expected one; they are left zero.
 	Unreadable []string `json:"-"`
+	// Began is when this hook process began its work (not in the JSON):
+	// a Stop of the same turn run again by another registration of
+	// plansmith's hooks began before the first one's judgment was written.
+	Began time.Time `json:"-"`
 }
 
 // StopAnswer is a Stop hook answer Codex honours.
@@ -140,6 +144,7 @@ func Run(event string, env loop.Env) {
 	if err == nil {
 		in, err = decode(raw)
 	}
+	in.Began = start
 	tool := in.ToolName
 	if event == "pretooluse" && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
@@ -283,6 +288,7 @@ func stop(in Input, env loop.Env) any {
 			return *in.LastMessage, nil
 		},
 		BlockCap: 0, // Codex has none
+		Began:    in.Began,
 	})
 	switch o.Kind {
 	case loop.Block:

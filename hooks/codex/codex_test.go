@@ -216,3 +216,39 @@ func TestAStopInputThatIsNotAStopIsNotJudged(t *testing.T) {
 	Run("stop", env)
 	assert.Contains(t, errb.String(), "no usable session_id (fields of the wrong type: session_id)")
 }
+
+// plansmith registered twice for Codex (in the user's hooks and the
+// project's) runs two Stop hooks for one turn: the turn's answer is judged
+// once, as for Claude Code (review BT1), whether or not the answer is in
+// the input (Codex may send last_assistant_message null). Here the
+// judgment's time is an hour ahead, so the second call began before the
+// first wrote it, as a hook run beside it does (review CB8).
+func TestTheSameTurnsCodexStopTwiceIsJudgedOnce(t *testing.T) {
+	for name, input := range map[string]string{
+		"with the answer":  `{"session_id":"s1","turn_id":"t1","cwd":"","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"too short"}`,
+		"answer null":      `{"session_id":"s1","turn_id":"t1","cwd":"","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":null}`,
+		"no answer at all": `{"session_id":"s1","turn_id":"t1","cwd":"","hook_event_name":"Stop","stop_hook_active":false}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			env, out, _ := testEnv(t, "")
+			p, err := env.Paths(loop.Session{})
+			require.NoError(t, err)
+			_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand", "draft"},
+				MaxRetries: 3, Agent: "codex"})
+			require.NoError(t, err)
+			now := time.Now().Add(time.Hour)
+			env.Now = func() time.Time { return now }
+
+			env.Stdin = strings.NewReader(input)
+			Run("stop", env)
+			assert.Contains(t, out.String(), `"decision":"block"`)
+			out.Reset()
+			env.Stdin = strings.NewReader(input)
+			Run("stop", env)
+			assert.Empty(t, out.String(), "the same turn's second Stop answers nothing")
+			f, err := state.Load(p.State())
+			require.NoError(t, err)
+			assert.Equal(t, 1, f.Loop.Retries, "the answer was judged once")
+		})
+	}
+}
