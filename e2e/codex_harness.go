@@ -60,7 +60,7 @@ func NewCodexEnv(t testing.TB, script ...codexserver.Reply) *CodexEnv {
 		T:       t,
 		Codex:   Codex(t),
 		Project: realTempDir(t),
-		Home:    realTempDir(t),
+		Home:    testHome(t),
 		Model:   codexserver.New(script...),
 	}
 	t.Cleanup(func() {

@@ -320,7 +320,7 @@ func NewEnv(t testing.TB, version string, script ...modelserver.Reply) *Env {
 		Claude:         Claude(t, version),
 		PluginDir:      mustRepoRoot(t),
 		Project:        realTempDir(t),
-		Home:           realTempDir(t),
+		Home:           testHome(t),
 		Model:          modelserver.New(script...),
 		PermissionMode: "bypassPermissions",
 	}
@@ -354,6 +354,24 @@ func versionLess(a, b string) bool {
 		}
 	}
 	return len(as) < len(bs)
+}
+
+// testHome is a temporary folder to serve as HOME, with Go's telemetry
+// off in it. plansmith doctor asks go for its version, and go then starts a
+// telemetry process of its own, outside the run's process group, that goes
+// on writing under $HOME/.config/go after the test: the folder's removal at
+// the test's end failed with "directory not empty".
+func testHome(t testing.TB) string {
+	t.Helper()
+	home := realTempDir(t)
+	dir := filepath.Join(home, ".config", "go", "telemetry")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mode"), []byte("off\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
 }
 
 // realTempDir is t.TempDir with symlinks resolved, so paths compare equal
