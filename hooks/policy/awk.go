@@ -71,8 +71,12 @@ func awkProgram(p string) string {
 	for i := 0; i < len(p); {
 		ch := p[i]
 		wasContinued, wasCondNext := continued, condNext
-		if ch != ' ' && ch != '\t' && ch != '\r' && ch != '#' {
-			// A comment does not end a statement that goes on.
+		escapedNewline := ch == '\\' && i+1 < len(p) && p[i+1] == '\n'
+		if !awkBlank(ch) && ch != '#' && !escapedNewline {
+			// A comment does not end a statement that goes on, nor does
+			// an escaped newline: awk drops it before reading tokens, so
+			// "if \⏎(x)" is still a condition and "print a, \⏎⏎b" one
+			// print.
 			continued, condNext = false, false
 		}
 		switch {
@@ -80,9 +84,9 @@ func awkProgram(p string) string {
 			for i < len(p) && p[i] != '\n' {
 				i++
 			}
-		case ch == '\\' && i+1 < len(p) && p[i+1] == '\n':
+		case escapedNewline:
 			i += 2
-		case ch == ' ' || ch == '\t' || ch == '\r':
+		case awkBlank(ch):
 			i++
 		case ch == '"':
 			var s string
@@ -156,7 +160,7 @@ func awkProgram(p string) string {
 			if i < len(p) && p[i] == '>' {
 				i++
 			}
-			for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+			for i < len(p) && awkBlank(p[i]) {
 				i++
 			}
 			if i >= len(p) || p[i] != '"' {
@@ -164,7 +168,7 @@ func awkProgram(p string) string {
 			}
 			var target string
 			target, i = awkString(p, i)
-			for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+			for i < len(p) && awkBlank(p[i]) {
 				i++
 			}
 			// The target must be the whole expression: "/dev/null" "x"
@@ -226,7 +230,7 @@ func awkProgram(p string) string {
 // it could hide code behind "#".
 func awkGetline(p string, i int) string {
 	skip := func() {
-		for i < len(p) && (p[i] == ' ' || p[i] == '\t') {
+		for i < len(p) && awkBlank(p[i]) {
 			i++
 		}
 	}
@@ -388,7 +392,7 @@ var awkClasses = sync.OnceValue(func() map[string]bool {
 func awkSlashNext(p string, i int) bool {
 	for i < len(p) {
 		switch {
-		case p[i] == ' ' || p[i] == '\t':
+		case awkBlank(p[i]):
 			i++
 		case p[i] == '\\' && i+1 < len(p) && p[i+1] == '\n':
 			i += 2
@@ -397,6 +401,13 @@ func awkSlashNext(p string, i int) bool {
 		}
 	}
 	return false
+}
+
+// awkBlank reports whether awk skips b between tokens. mawk counts form
+// feed and vertical tab as blanks: taken for operators, they made a
+// division read as the start of a regular expression.
+func awkBlank(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\r' || b == '\f' || b == '\v'
 }
 
 func isIdentStart(b byte) bool {
