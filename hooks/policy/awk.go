@@ -129,6 +129,11 @@ func awkProgram(p string) string {
 				// mawk and BSD awk read a slash after a bare length as a
 				// regular expression, gawk may read a division.
 				return "a slash after length could be a division or a regular expression"
+			case awkDialectKeywords()[word] && awkSlashNext(p, i):
+				// A keyword to some awks and a variable to others: a
+				// regular expression may follow it in one and a division
+				// in the other ("case /=x+system(...);" divides in mawk).
+				return "a slash after " + word + " could be a division or a regular expression"
 			case word == "getline":
 				// gawk reads /inet/tcp/... from the network: the file must
 				// be one string written out.
@@ -335,6 +340,13 @@ func awkString(p string, i int) (string, int) {
 var awkKeywords = sync.OnceValue(func() map[string]bool {
 	return set("BEGIN", "END", "function", "func", "if", "else", "while", "for", "do", "break",
 		"continue", "next", "nextfile", "exit", "return", "delete", "getline", "in", "case", "default", "switch")
+})
+
+// awkDialectKeywords are the words only some awks reserve: gawk's switch,
+// case and default are variables to mawk, BSD awk and busybox awk, and func
+// is a variable to mawk.
+var awkDialectKeywords = sync.OnceValue(func() map[string]bool {
+	return set("switch", "case", "default", "func")
 })
 
 // awkRegex scans the regular expression starting at p[i] == '/' and returns
