@@ -68,9 +68,14 @@ func awkProgram(p string) string {
 	// expression ("if (x) /re/"), after any other ")" it divides.
 	var conds []bool
 	condNext := false // the last token was if, while or for
+	// variable is true after a token that can end something assignable (a
+	// name, a subscript's "]", the number of a field "$1"), dollar after a
+	// "$": gawk reads "/=" after anything else as a regular expression.
+	variable, dollar := false, false
 	for i := 0; i < len(p); {
 		ch := p[i]
 		wasContinued, wasCondNext := continued, condNext
+		wasVariable, wasDollar := variable, dollar
 		escapedNewline := ch == '\\' && i+1 < len(p) && p[i+1] == '\n'
 		if !awkBlank(ch) && ch != '#' && !escapedNewline {
 			// A comment does not end a statement that goes on, nor does
@@ -78,6 +83,7 @@ func awkProgram(p string) string {
 			// "if \⏎(x)" is still a condition and "print a, \⏎⏎b" one
 			// print.
 			continued, condNext = false, false
+			variable, dollar = false, false
 		}
 		switch {
 		case ch == '#':
@@ -145,11 +151,13 @@ func awkProgram(p string) string {
 				// reading it as a division could hide code behind "#".
 				prev = operator
 			}
+			variable = prev == operand
 		case ch >= '0' && ch <= '9' || ch == '.':
 			for i < len(p) && (p[i] >= '0' && p[i] <= '9' || p[i] == '.' || p[i] == 'e' || p[i] == 'E' || p[i] == 'x') {
 				i++
 			}
 			prev = operand
+			variable = wasDollar
 		case ch == '@':
 			return "gawk @ directives load code"
 		case ch == '|':
@@ -191,6 +199,7 @@ func awkProgram(p string) string {
 			depth--
 			i++
 			prev = operand
+			variable = ch == ']'
 			if n := len(conds); n > 0 {
 				if conds[n-1] {
 					prev = operator
@@ -220,9 +229,16 @@ func awkProgram(p string) string {
 			if awkSlashNext(p, i) {
 				return "a slash after " + p[i-2:i] + " could be a division or a regular expression"
 			}
+		case ch == '/' && i+1 < len(p) && p[i+1] == '=' && !wasVariable:
+			// Only a variable can be divided in place. After a number, a
+			// string or a ")" the other awks still read a division
+			// assignment (or reject it), but gawk starts a regular
+			// expression: "1 /=/; system(...) #/" runs system().
+			return "a /= after a value that is not a variable could be a regular expression"
 		default:
 			i++
 			prev = operator
+			dollar = ch == '$'
 		}
 	}
 	return ""
