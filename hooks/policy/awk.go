@@ -153,8 +153,9 @@ func awkProgram(p string) string {
 			}
 			variable = prev == operand
 		case ch >= '0' && ch <= '9' || ch == '.':
-			for i < len(p) && (p[i] >= '0' && p[i] <= '9' || p[i] == '.' || p[i] == 'e' || p[i] == 'E' || p[i] == 'x') {
-				i++
+			var why string
+			if i, why = awkNumber(p, i); why != "" {
+				return why
 			}
 			prev = operand
 			variable = wasDollar
@@ -242,6 +243,47 @@ func awkProgram(p string) string {
 		}
 	}
 	return ""
+}
+
+// awkNumber scans the number starting at p[i] and returns the index after
+// it. awk reads a number as far as it makes one (strtod): "1ein" is 1 and
+// the name ein, where a scan that took the "e" left the keyword in. The
+// awks part on hexadecimal (gawk and busybox read 0x1f as 31, mawk and BSD
+// awk as 0 and the name x1f), so a number that runs into a name is refused.
+func awkNumber(p string, i int) (int, string) {
+	start := i
+	digits := func() {
+		for i < len(p) && p[i] >= '0' && p[i] <= '9' {
+			i++
+		}
+	}
+	hex := func(b byte) bool {
+		return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
+	}
+	if p[i] == '0' && i+2 < len(p) && (p[i+1] == 'x' || p[i+1] == 'X') && hex(p[i+2]) {
+		for i += 2; i < len(p) && hex(p[i]); i++ {
+		}
+	} else {
+		digits()
+		if i < len(p) && p[i] == '.' {
+			i++
+			digits()
+		}
+		if i < len(p) && (p[i] == 'e' || p[i] == 'E') {
+			j := i + 1
+			if j < len(p) && (p[j] == '+' || p[j] == '-') {
+				j++
+			}
+			if j < len(p) && p[j] >= '0' && p[j] <= '9' {
+				i = j
+				digits()
+			}
+		}
+	}
+	if i < len(p) && isIdentStart(p[i]) {
+		return i, "awk number " + p[start:i+1] + "...: the awks split a number and a name differently"
+	}
+	return i, ""
 }
 
 // awkGetline judges what follows getline (p[i:]): nothing, a plain
