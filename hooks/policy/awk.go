@@ -68,14 +68,23 @@ func awkProgram(p string) string {
 	// expression ("if (x) /re/"), after any other ")" it divides.
 	var conds []bool
 	condNext := false // the last token was if, while or for
-	// variable is true after a token that can end something assignable (a
-	// name, a subscript's "]", the number of a field "$1"), dollar after a
-	// "$": gawk reads "/=" after anything else as a regular expression.
-	variable, dollar := false, false
+	// target follows the left side of an assignment written at the start
+	// of a statement (x, $1, $x, a[k]). gawk reads "/=" as the start of a
+	// regular expression wherever what comes before it cannot be assigned
+	// (a number, a string, a ")", a concatenation such as "1 x"), so "/="
+	// is only taken for a division assignment right after such a target.
+	const (
+		noTarget    = iota
+		stmtStart   // a statement starts here
+		afterDollar // a "$" that starts a statement
+		lone        // a variable that starts a statement
+	)
+	target := stmtStart
+	var subs []bool // for each open parenthesis or bracket: a lone variable's subscript
 	for i := 0; i < len(p); {
 		ch := p[i]
 		wasContinued, wasCondNext := continued, condNext
-		wasVariable, wasDollar := variable, dollar
+		wasTarget := target
 		escapedNewline := ch == '\\' && i+1 < len(p) && p[i+1] == '\n'
 		if !awkBlank(ch) && ch != '#' && !escapedNewline {
 			// A comment does not end a statement that goes on, nor does
@@ -83,7 +92,7 @@ func awkProgram(p string) string {
 			// "if \⏎(x)" is still a condition and "print a, \⏎⏎b" one
 			// print.
 			continued, condNext = false, false
-			variable, dollar = false, false
+			target = noTarget
 		}
 		switch {
 		case ch == '#':
@@ -151,14 +160,21 @@ func awkProgram(p string) string {
 				// reading it as a division could hide code behind "#".
 				prev = operator
 			}
-			variable = prev == operand
+			if prev == operand && (wasTarget == stmtStart || wasTarget == afterDollar) {
+				target = lone
+			}
+			if word == "else" || word == "do" {
+				target = stmtStart
+			}
 		case ch >= '0' && ch <= '9' || ch == '.':
 			var why string
 			if i, why = awkNumber(p, i); why != "" {
 				return why
 			}
 			prev = operand
-			variable = wasDollar
+			if wasTarget == afterDollar {
+				target = lone
+			}
 		case ch == '@':
 			return "gawk @ directives load code"
 		case ch == '|':
@@ -194,18 +210,22 @@ func awkProgram(p string) string {
 		case ch == '(' || ch == '[':
 			depth++
 			conds = append(conds, ch == '(' && wasCondNext)
+			subs = append(subs, ch == '[' && wasTarget == lone)
 			i++
 			prev = operator
 		case ch == ')' || ch == ']':
 			depth--
 			i++
 			prev = operand
-			variable = ch == ']'
 			if n := len(conds); n > 0 {
 				if conds[n-1] {
 					prev = operator
+					target = stmtStart
 				}
-				conds = conds[:n-1]
+				if subs[n-1] {
+					target = lone
+				}
+				conds, subs = conds[:n-1], subs[:n-1]
 			}
 		case ch == '\n' && (wasContinued || printDepth >= 0 && depth > printDepth):
 			// A print statement goes on past this newline.
@@ -215,6 +235,7 @@ func awkProgram(p string) string {
 			printDepth = -1
 			i++
 			prev = operator
+			target = stmtStart
 		case ch == ',' || ch == '?' || ch == ':' || ch == '&' && i+1 < len(p) && p[i+1] == '&':
 			i++
 			if ch == '&' {
@@ -230,16 +251,18 @@ func awkProgram(p string) string {
 			if awkSlashNext(p, i) {
 				return "a slash after " + p[i-2:i] + " could be a division or a regular expression"
 			}
-		case ch == '/' && i+1 < len(p) && p[i+1] == '=' && !wasVariable:
+		case ch == '/' && i+1 < len(p) && p[i+1] == '=' && wasTarget != lone:
 			// Only a variable can be divided in place. After a number, a
-			// string or a ")" the other awks still read a division
+			// string, a ")" or "1 x" the other awks still read a division
 			// assignment (or reject it), but gawk starts a regular
 			// expression: "1 /=/; system(...) #/" runs system().
-			return "a /= after a value that is not a variable could be a regular expression"
+			return "a /= that does not follow a variable starting a statement could be a regular expression"
 		default:
 			i++
 			prev = operator
-			dollar = ch == '$'
+			if ch == '$' && wasTarget == stmtStart {
+				target = afterDollar
+			}
 		}
 	}
 	return ""
