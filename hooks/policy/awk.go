@@ -104,8 +104,11 @@ func awkProgram(p string) string {
 		case awkBlank(ch):
 			i++
 		case ch == '"':
-			var s string
-			s, i = awkString(p, i)
+			s, end, ok := awkString(p, i)
+			if !ok {
+				return "an awk string does not end on its line"
+			}
+			i = end
 			// Escapes could spell it ("/\inet", "/\151net", "/\x69net"):
 			// judge the text as written and as gawk decodes it.
 			if strings.Contains(s, "inet") || strings.Contains(awkUnescape(s), "inet") {
@@ -196,8 +199,11 @@ func awkProgram(p string) string {
 			if i >= len(p) || p[i] != '"' {
 				return "awk print > writes a file"
 			}
-			var target string
-			target, i = awkString(p, i)
+			target, end, ok := awkString(p, i)
+			if !ok {
+				return "an awk string does not end on its line"
+			}
+			i = end
 			for i < len(p) && awkBlank(p[i]) {
 				i++
 			}
@@ -341,7 +347,10 @@ func awkGetline(p string, i int) string {
 	if i >= len(p) || p[i] != '"' {
 		return "getline reads from a file named at run time"
 	}
-	_, i = awkString(p, i)
+	_, i, ok := awkString(p, i)
+	if !ok {
+		return "an awk string does not end on its line"
+	}
 	skip()
 	if i < len(p) && strings.IndexByte(")};\n", p[i]) < 0 {
 		return "getline reads from a file named at run time"
@@ -396,8 +405,12 @@ func awkUnescape(s string) string {
 }
 
 // awkString scans the string literal starting at p[i] == '"' and returns its
-// value (escapes kept) and the index after it.
-func awkString(p string, i int) (string, int) {
+// value (escapes kept), the index after it, and whether it ends on its line.
+// Every awk rejects a string that runs into a newline or the end of the
+// program, so one that does was not a string to the awk that runs it: the
+// scan went wrong earlier (a slash it took for a division, say) and must
+// not let the string hide what follows.
+func awkString(p string, i int) (string, int, bool) {
 	var b strings.Builder
 	for i++; i < len(p); i++ {
 		switch p[i] {
@@ -409,11 +422,13 @@ func awkString(p string, i int) (string, int) {
 			}
 			continue
 		case '"':
-			return b.String(), i + 1
+			return b.String(), i + 1, true
+		case '\n':
+			return b.String(), i, false
 		}
 		b.WriteByte(p[i])
 	}
-	return b.String(), i
+	return b.String(), i, false
 }
 
 // awkKeywords are the words after which a slash starts a regular
@@ -435,7 +450,10 @@ var awkDialectKeywords = sync.OnceValue(func() map[string]bool {
 // nor does one inside a character class ("[[:alpha:]/]"). The awks differ
 // on anything else that opens with "[" inside a bracket (gawk's scanner
 // counts "[:" whatever follows, BSD awk knows no "[." or "[="), so such a
-// regular expression is refused with the reason.
+// regular expression is refused with the reason, and so is one that does
+// not end on its line: every awk rejects that, so the slash that opened it
+// was a division to the awk that runs the program and what followed was
+// code.
 func awkRegex(p string, i int) (int, string) {
 	inBracket := false
 	for i++; i < len(p); i++ {
@@ -469,10 +487,10 @@ func awkRegex(p string, i int) (int, string) {
 				return i + 1, ""
 			}
 		case '\n':
-			return i, ""
+			return i, "an awk regular expression does not end on its line"
 		}
 	}
-	return i, ""
+	return i, "an awk regular expression does not end on its line"
 }
 
 // awkClasses are the character classes every awk knows by name.
