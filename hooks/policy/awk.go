@@ -456,13 +456,23 @@ var awkDialectKeywords = sync.OnceValue(func() map[string]bool {
 // code.
 func awkRegex(p string, i int) (int, string) {
 	inBracket := false
+	// escapedClose is true once the open bracket holds "\]". busybox awk
+	// ends a regular expression at the first slash, brackets or not, and
+	// hands it to regcomp, for which a backslash in a bracket is a plain
+	// character: "[\]x" is complete there, so a slash after it ends the
+	// regular expression for busybox while the scan, like gawk and mawk,
+	// is still inside the bracket.
+	escapedClose := false
 	for i++; i < len(p); i++ {
 		switch p[i] {
 		case '\\':
 			i++
+			if inBracket && i < len(p) && p[i] == ']' {
+				escapedClose = true
+			}
 		case '[':
 			if !inBracket {
-				inBracket = true
+				inBracket, escapedClose = true, false
 				// "[]...]" and "[^]...]" hold a literal "]".
 				if i+1 < len(p) && p[i+1] == '^' {
 					i++
@@ -485,6 +495,9 @@ func awkRegex(p string, i int) (int, string) {
 		case '/':
 			if !inBracket {
 				return i + 1, ""
+			}
+			if escapedClose {
+				return i, `a slash after "\]" in a bracket ends the regular expression in busybox awk`
 			}
 		case '\n':
 			return i, "an awk regular expression does not end on its line"
