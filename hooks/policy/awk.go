@@ -80,11 +80,13 @@ func awkProgram(p string) string {
 		lone        // a variable that starts a statement
 	)
 	target := stmtStart
+	inNext := false // the last token was the keyword in
 	var subs []bool // for each open parenthesis or bracket: a lone variable's subscript
 	for i := 0; i < len(p); {
 		ch := p[i]
 		wasContinued, wasCondNext := continued, condNext
 		wasTarget := target
+		wasIn := inNext
 		escapedNewline := ch == '\\' && i+1 < len(p) && p[i+1] == '\n'
 		if !awkBlank(ch) && ch != '#' && !escapedNewline {
 			// A comment does not end a statement that goes on, nor does
@@ -93,6 +95,7 @@ func awkProgram(p string) string {
 			// print.
 			continued, condNext = false, false
 			target = noTarget
+			inNext = false
 		}
 		switch {
 		case ch == '#':
@@ -121,6 +124,12 @@ func awkProgram(p string) string {
 				return why
 			}
 			prev = operand
+			// mawk divides a regular expression by what follows; BSD awk
+			// ends a pattern there and starts the next rule with another
+			// ("/a/ /#/ system(...)").
+			if awkSlashNext(p, i) {
+				return "a slash after a regular expression could be a division or a new rule's regular expression"
+			}
 		case isIdentStart(ch):
 			j := i
 			for j < len(p) && (isIdentStart(p[j]) || p[j] >= '0' && p[j] <= '9') {
@@ -129,6 +138,14 @@ func awkProgram(p string) string {
 			word := p[i:j]
 			i = j
 			prev = operand
+			// BSD awk reads a pattern that ends in a regular expression
+			// or in "in NAME" as a whole rule, so a slash after it starts
+			// the next rule's regular expression: "1 in a /#/ system(...)"
+			// runs system(), where mawk and the scan see a division.
+			if wasIn && awkSlashNext(p, i) {
+				return "a slash after in " + word + " could be a division or a new rule's regular expression"
+			}
+			inNext = word == "in"
 			switch {
 			case word == "system":
 				return "awk system() runs a command"
