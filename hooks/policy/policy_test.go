@@ -633,6 +633,13 @@ func TestBashRules(t *testing.T) {
 		{"awk print continued past a comment", "awk '{ print $0, # c\n$1 > \"out.txt\" }' f", "awk-program"},
 		{"awk print continued after ?", "awk '{ print $0 ?\n\"a\" : \"b\" > \"out.txt\" }' f", "awk-program"},
 		{"awk print continued inside parentheses", "awk '{ print($0\n) > \"out.txt\" }' f", "awk-program"},
+		// Every awk rejects a string or regular expression that runs into a
+		// newline or the end of the program: one that does was misread.
+		{"awk regex runs into a newline", "awk '{ n = $0 ~ /a system(\"touch pwn\")\n }' f", "awk-program"},
+		{"awk regex runs to the end", `awk '{ n = $1 / 2; m = n ~ /system("touch pwn") }' f`, "awk-program"},
+		{"awk string runs into a newline", "awk '{ x = \"a\n system(\\\"touch pwn\\\") \" }' f", "awk-program"},
+		{"awk string runs to the end", `awk '{ x = "a; system(1) }' f`, "awk-program"},
+		{"awk string continued with a backslash", "awk '{ print \"a \\\nb\" }' f", ""},
 		// The fourth review: where the parser and bash split a line apart.
 		{"carriage return before a comment", "echo x\r# ; touch pwn", "parse"},
 		{"backslash, carriage return, newline", "echo hi \\\r\ntouch pwn", "parse"},
