@@ -6,8 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/plansmith/plansmith/e2e/modelserver"
+	"github.com/plansmith/plansmith/install"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -129,4 +133,54 @@ func TestPluginEnabledInSkippedSettings(t *testing.T) {
 		assert.Error(t, err, doctor)
 		assert.Contains(t, doctor, "enables plugin plansmith@plansmith, but Claude Code skips the whole file")
 	})
+}
+
+// TestSettingsSkippedShapes holds install.ClaudeSkips and ClaudeMaySkip to
+// both CLIs on the shapes where a wrong guess was made before (review CE):
+// a project settings file with the shape and a UserPromptSubmit hook that
+// leaves a mark. More shapes were tried once and are listed in the
+// comments of install/skipped.go.
+func TestSettingsSkippedShapes(t *testing.T) {
+	t.Parallel()
+	const mark = `"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/marker\""}]}]`
+	cases := []struct {
+		name, settings string
+		skippedBy      []string // the CLI versions that skip the file
+	}{
+		// Items that are not strings are dropped, not a reason to skip.
+		{"allow items not strings", `{"permissions": {"allow": ["Bash", 1]}, "hooks": {` + mark + `}}`, nil},
+		{"permissions null", `{"permissions": null, "hooks": {` + mark + `}}`, []string{"2.1.197", "2.1.330"}},
+		// A malformed group outside PreToolUse and PermissionRequest.
+		{"a Stop group no object", `{"hooks": {"Stop": [5], ` + mark + `}}`, []string{"2.1.197"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			sure, some := install.ClaudeSkips([]byte(c.settings)), install.ClaudeMaySkip([]byte(c.settings))
+			EachCLI(t, func(t *testing.T, cli string) {
+				e := NewEnv(t, cli, modelserver.Text("ok"))
+				e.PluginDir = realTempDir(t)
+				require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644))
+				e.WriteProjectFile(".claude/settings.json", c.settings)
+				e.Run("hi")
+				_, err := os.Stat(filepath.Join(e.Project, "marker"))
+				skipped := slices.Contains(c.skippedBy, cli)
+				if !slices.Contains([]string{"2.1.197", "2.1.330"}, cli) {
+					t.Logf("claude %s skipped the file: %v (ClaudeSkips %q, ClaudeMaySkip %q)", cli, err != nil, sure, some)
+					return
+				}
+				assert.Equal(t, skipped, err != nil, "claude %s skips the file", cli)
+			})
+			switch len(c.skippedBy) {
+			case 0:
+				assert.Empty(t, sure+some)
+			case 2:
+				assert.NotEmpty(t, sure)
+			default:
+				assert.Empty(t, sure)
+				assert.NotEmpty(t, some)
+			}
+		})
+	}
 }

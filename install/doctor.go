@@ -135,6 +135,9 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 			}
 			continue
 		}
+		if why := ClaudeMaySkip(data); why != "" && (len(regs) > 0 || enabledPlugin(data) != "") {
+			checks = append(checks, Check{"hooks", Warn, fmt.Sprintf("%s (%s): some Claude Code versions skip the whole file, its hooks and the plugins it enables: %s", s.label, s.path, why), "fix the file (Claude Code's /doctor lists its settings errors)"})
+		}
 		if name := enabledPlugin(data); name != "" && pluginEnabled == "" {
 			pluginEnabled = fmt.Sprintf("plugin %s (enabled in %s)", name, s.path)
 		}

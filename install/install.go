@@ -96,6 +96,9 @@ func Install(o Options) (Result, error) {
 	if err != nil {
 		return r, settingsError(o.Settings(), err)
 	}
+	if why := ClaudeMaySkip(old); why != "" {
+		r.add("settings.json", false, "warning: some Claude Code versions skip this whole file, and plansmith's hooks in it: %s — fix the file", why)
+	}
 	if changed {
 		did := "registered hooks for " + strings.Join(h.Events(), ", ")
 		if err := writeSettings(o, merged, existed, &did); err != nil {
