@@ -118,10 +118,18 @@ var skipDirs = map[string]bool{"build": true, "dist": true, "testdata": true, "n
 // the copy beside it (or there is no copy), we exec the launcher with
 // PLANSMITH_REPLACE=1: it checks and places the tree's binary again and runs
 // that, which then finds the copies equal. PLANSMITH_REPLACE set means this
-// has happened once already: the binary runs, so nothing loops. Two small
+// has happened once already: the binary runs, so nothing loops, and drops
+// the variable so that the processes it starts check again. Two small
 // reads per call; on Windows (no exec) the old binary keeps running until
 // bin/native/ is deleted.
 func relaunchIfSuperseded(getenv func(string) string, argv0 string) {
+	if getenv("PLANSMITH_REPLACE") != "" {
+		// It marks this one exec chain only: a process this binary starts
+		// (a Codex app-server, a plansmith of its own) must not skip the
+		// launcher's fast path and this check for good.
+		_ = os.Unsetenv("PLANSMITH_REPLACE")
+		return
+	}
 	if launcher := supersededLauncher(getenv, argv0); launcher != "" {
 		env := append(os.Environ(), "PLANSMITH_REPLACE=1")
 		_ = execve(launcher, append([]string{launcher}, os.Args[1:]...), env)

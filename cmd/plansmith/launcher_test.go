@@ -845,3 +845,12 @@ func TestInstallFromAPluginTreeRegistersItsLauncher(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, prebuilt, got)
 }
+
+// PLANSMITH_REPLACE marks one relaunch; the binary it reaches does not pass
+// it on to the processes it starts (review CE).
+func TestReplaceIsNotInherited(t *testing.T) {
+	t.Setenv("PLANSMITH_REPLACE", "1")
+	relaunchIfSuperseded(os.Getenv, filepath.Join(t.TempDir(), "bin", "native", "plansmith"))
+	_, set := os.LookupEnv("PLANSMITH_REPLACE")
+	assert.False(t, set)
+}
