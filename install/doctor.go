@@ -112,7 +112,7 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 		sources = append(sources, settingsSource{"user settings", filepath.Join(e.Home, ".claude", "settings.json"), templates.CLI("install --user")})
 	}
 	for _, s := range sources {
-		data, existed, err := readSettings(s.path)
+		data, existed, err := readClaudeSettings(s.path)
 		if err == nil && !existed {
 			continue
 		}

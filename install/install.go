@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -85,7 +86,7 @@ func Install(o Options) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	old, existed, err := readSettings(o.Settings())
+	old, existed, err := readClaudeSettings(o.Settings())
 	if err != nil {
 		return r, err
 	}
@@ -143,7 +144,7 @@ func Install(o Options) (Result, error) {
 // commands and .claude folders when that leaves them empty.
 func Uninstall(o Options) (Result, error) {
 	var r Result
-	old, existed, err := readSettings(o.Settings())
+	old, existed, err := readClaudeSettings(o.Settings())
 	if err != nil {
 		return r, err
 	}
@@ -245,6 +246,15 @@ func readSettings(path string) (data []byte, existed bool, err error) {
 		return nil, false, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return data, true, nil
+}
+
+// readClaudeSettings is readSettings for a Claude Code settings file. Both
+// CLIs (2.1.197 and 2.1.330) read a file that begins with a UTF-8 byte order
+// mark, as an editor on Windows may save it, and run its hooks (review CE),
+// so plansmith reads past the mark too; a file it rewrites loses the mark.
+func readClaudeSettings(path string) (data []byte, existed bool, err error) {
+	data, existed, err = readSettings(path)
+	return bytes.TrimPrefix(data, []byte("\ufeff")), existed, err
 }
 
 func settingsError(path string, err error) error {

@@ -172,3 +172,22 @@ func TestInstallFollowsWhatClaudeCodeSkips(t *testing.T) {
 	assert.True(t, found, FormatChecks(checks))
 	assert.Empty(t, Unenforced(w.env, "claude"))
 }
+
+// Both CLIs read a settings file that begins with a UTF-8 byte order mark
+// and run its hooks (review CE): install adds plansmith's hooks to it, and
+// doctor and plan take them for registered, not for invalid JSON.
+func TestSettingsWithAByteOrderMark(t *testing.T) {
+	w := newWorld(t)
+	dir := filepath.Join(w.env.Project, ".claude")
+	path := filepath.Join(dir, "settings.json")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(path, []byte("\ufeff{\"model\": \"opus\"}"), 0o644))
+	_, err := Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append([]byte("\ufeff"), data...), 0o644))
+	checks := Doctor(w.env)
+	assert.False(t, Failed(checks), FormatChecks(checks))
+	assert.Empty(t, Unenforced(w.env, "claude"))
+}
