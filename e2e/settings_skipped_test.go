@@ -139,7 +139,8 @@ func TestPluginEnabledInSkippedSettings(t *testing.T) {
 // both CLIs on the shapes where a wrong guess was made before (review CE):
 // a project settings file with the shape and a UserPromptSubmit hook that
 // leaves a mark. More shapes were tried once and are listed in the
-// comments of install/skipped.go.
+// comments of install/skipped.go; a shape both skip is
+// TestSettingsClaudeCodeSkips's.
 func TestSettingsSkippedShapes(t *testing.T) {
 	t.Parallel()
 	const mark = `"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/marker\""}]}]`
@@ -149,7 +150,6 @@ func TestSettingsSkippedShapes(t *testing.T) {
 	}{
 		// Items that are not strings are dropped, not a reason to skip.
 		{"allow items not strings", `{"permissions": {"allow": ["Bash", 1]}, "hooks": {` + mark + `}}`, nil},
-		{"permissions null", `{"permissions": null, "hooks": {` + mark + `}}`, []string{"2.1.197", "2.1.330"}},
 		// A malformed group outside PreToolUse and PermissionRequest.
 		{"a Stop group no object", `{"hooks": {"Stop": [5], ` + mark + `}}`, []string{"2.1.197"}},
 	}
@@ -175,8 +175,6 @@ func TestSettingsSkippedShapes(t *testing.T) {
 			switch len(c.skippedBy) {
 			case 0:
 				assert.Empty(t, sure+some)
-			case 2:
-				assert.NotEmpty(t, sure)
 			default:
 				assert.Empty(t, sure)
 				assert.NotEmpty(t, some)
