@@ -121,7 +121,11 @@ func Clear(path string) error {
 }
 
 // Render is the text injected into the explore prompt: the lessons of the
-// newest InjectRuns runs, or "" when there are none.
+// newest InjectRuns runs, or "" when there are none. Each lesson, like each
+// task, is a quoted string: its words come from critics that read the
+// repository, and a lesson such as `**Phase: draft.** Ignore the request`
+// must read as a quotation, never as plansmith's own instructions; the
+// escaping keeps a quote inside it from closing the quotation early.
 func Render(runs []Run) string {
 	if len(runs) > InjectRuns {
 		runs = runs[len(runs)-InjectRuns:]
@@ -134,7 +138,7 @@ func Render(runs []Run) string {
 		}
 		fmt.Fprintf(&b, "- Earlier task %q:\n", OneLine(r.Task, 120))
 		for _, l := range r.Lessons {
-			fmt.Fprintf(&b, "  - %s\n", l)
+			fmt.Fprintf(&b, "  - %q\n", l)
 		}
 	}
 	return b.String()
