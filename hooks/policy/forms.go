@@ -784,16 +784,23 @@ func printfArgs(format arg) (numericAt []bool, all bool, bad string) {
 // checkPrintf refuses printf -v, which assigns a variable, unless the name is
 // a plain harmless one.
 func checkPrintf(c *checker, n syntax.Node, args []arg) bool {
-	if len(args) > 0 && !args[0].inert() {
-		return c.deny(n, "dynamic-arg", "printf's first argument could be -v")
-	}
-	i := 0 // the format's index, after -v NAME and "--"
-	if len(args) > 0 && strings.HasPrefix(args[0].val, "-v") {
-		name := args[0]
+	// bash and zsh read -v as often as it comes, and assign to the last
+	// name: "printf -v x -v PATH y" sets PATH (review CD2). So every -v is
+	// judged, and a word where another -v could stand must not be one.
+	i := 0 // the format's index, after each -v NAME and "--"
+	for {
+		if i < len(args) && !args[i].inert() {
+			return c.deny(n, "dynamic-arg", "printf's argument "+c.text(args[i].word)+" could be -v")
+		}
+		if i >= len(args) || !strings.HasPrefix(args[i].val, "-v") {
+			break
+		}
+		name := args[i]
 		name.val = strings.TrimPrefix(name.val, "-v")
-		i = 1
-		if name.val == "" && name.known && len(args) > 1 {
-			name, i = args[1], 2
+		i++
+		if name.val == "" && name.known && i < len(args) {
+			name = args[i]
+			i++
 		}
 		if !c.assignable(n, name) {
 			return false

@@ -15,7 +15,10 @@ type wrapperSpec struct {
 	valued  string   // short options with a value (glued or next word)
 	long    []string // long options without a value
 	longVal []string // long options with a value (--x=v or --x v)
-	refuse  string   // short options that change what runs or write
+	// longOpt are long options whose value is optional, so that getopt
+	// takes one only when glued with "=": the next word is not theirs.
+	longOpt []string
+	refuse  string // short options that change what runs or write
 	// refuseLong are long options refused for the same reason.
 	refuseLong []string
 	operands   int  // words before the command, e.g. timeout's duration
@@ -46,7 +49,11 @@ var wrappers = sync.OnceValue(func() map[string]wrapperSpec {
 			longVal: []string{"--user", "--group", "--prompt", "--host", "--other-user"},
 			refuse:  "esivKVD", refuseLong: []string{"--edit", "--shell", "--login", "--validate", "--remove-timestamp", "--chdir"}},
 		"xargs": {flags: "0rtxp", valued: "adEILnPs", long: []string{"--null", "--no-run-if-empty", "--verbose", "--exit", "--interactive", "--open-tty"},
-			longVal:    []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars"},
+			longVal: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars"},
+			// GNU xargs takes --eof[=E], --max-lines[=N] and --replace[=R]:
+			// "xargs --eof mark" runs mark, it does not end the input at
+			// "mark" (review CD1).
+			longOpt:    []string{"--eof", "--max-lines", "--replace"},
 			refuseLong: []string{"--process-slot-var"}, noCommand: true},
 	}
 })
@@ -89,8 +96,8 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 				c.fail("wrapper-option", n, name+" "+key)
 				return
 			case contains(w.long, key):
-			case contains(w.longVal, key):
-				if name == "xargs" && (key == "--max-lines" || key == "--max-args") {
+			case contains(w.longOpt, key):
+				if name == "xargs" && key == "--max-lines" {
 					limited = true
 				}
 				if name == "xargs" && key == "--replace" {
@@ -98,7 +105,10 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 					if hasVal {
 						_, replace, _ = strings.Cut(v, "=")
 					}
-					continue
+				}
+			case contains(w.longVal, key):
+				if name == "xargs" && key == "--max-args" {
+					limited = true
 				}
 				val := ""
 				if hasVal {
