@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -137,6 +138,7 @@ func TestAdversarialCorpusProven(t *testing.T) {
 			}
 			var before, after map[string]string
 			var out string
+			var err error
 			// A copy of bin/mark that another test's fork still holds open
 			// for writing cannot be run ("Text file busy", as the Go runtime
 			// forks while other goroutines write files): run the entry again
@@ -149,7 +151,10 @@ func TestAdversarialCorpusProven(t *testing.T) {
 					require.NoError(t, err, "setup of adversarial.txt:%d: %s", tc.line, out)
 				}
 				before = snapshot(t, dir)
-				out, _ = sandboxRun(shell, dir, tc.command) // failing is fine: the effect is what counts
+				// Failing is fine, the effect is what counts; running until
+				// the timeout is not (a proof that loops proves nothing well).
+				out, err = sandboxRun(shell, dir, tc.command)
+				require.False(t, errors.Is(err, context.DeadlineExceeded), "adversarial.txt:%d: %v", tc.line, err)
 				after = snapshot(t, dir)
 				if !strings.Contains(out, "Text file busy") || attempt == 3 {
 					break
@@ -193,9 +198,12 @@ func sandboxTemplate(t *testing.T) string {
 		// leaves behind can write them again after the test removed the
 		// sandbox.
 		"home/.config/go/telemetry/mode": "off\n",
-		"bin/mark":                       "#!/bin/sh\necho \"$*\" >> \"$SANDBOX/MARKED\"\nexec cat\n",
-		"bin/.keep":                      "",
-		"sub/in2.txt":                    "x\n",
+		// mark passes its input on with the system's cat: a proof that
+		// sets PATH to a folder holding a copy of mark named cat would
+		// otherwise have it exec itself until the run's timeout.
+		"bin/mark":    "#!/bin/sh\necho \"$*\" >> \"$SANDBOX/MARKED\"\nPATH=/usr/bin:/bin\nexec cat\n",
+		"bin/.keep":   "",
+		"sub/in2.txt": "x\n",
 	}
 	for name, content := range files {
 		p := filepath.Join(dir, name)
@@ -248,6 +256,9 @@ func sandboxRun(shell, dir, command string) (string, error) {
 	cmd.Stdin = nil
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("not finished within 60 s: %w", ctx.Err())
+	}
 	return string(out), err
 }
 
