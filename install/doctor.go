@@ -122,7 +122,14 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 		}
 		regs, err := Find(data, e.Binary)
 		if err != nil {
-			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s is not valid settings JSON (%v)", s.path, err), "fix the file; Claude Code cannot read it either"})
+			if !json.Valid(data) {
+				checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s is not valid settings JSON (%v)", s.path, err), "fix the file; Claude Code cannot read it either"})
+			} else {
+				// JSON whose hooks plansmith cannot follow ("hooks": 5):
+				// Claude Code reads the rest of the file and drops its
+				// hooks, so none of them runs.
+				checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("%s: %v", s.path, err), "fix the file; Claude Code reads the rest of it but runs none of its hooks"})
+			}
 			continue
 		}
 		if why := ClaudeSkips(data); why != "" {

@@ -338,3 +338,21 @@ func TestUnenforced(t *testing.T) {
 	w.install(t, filepath.Join(w.env.Project, ".claude"))
 	assert.Empty(t, Unenforced(w.env, ""))
 }
+
+// Claude Code reads a settings file whose "hooks" is no object and drops
+// its hooks (review CE): doctor says that, not that the file cannot be read.
+func TestDoctorSettingsWhoseHooksAreNoObject(t *testing.T) {
+	w := newWorld(t)
+	w.write(t, filepath.Join(w.env.Project, ".claude", "settings.json"), `{"hooks": 5}`)
+	var hooks []Check
+	for _, c := range find(Doctor(w.env), "hooks") {
+		if strings.Contains(c.Detail, "settings.json") {
+			hooks = append(hooks, c)
+		}
+	}
+	require.Len(t, hooks, 1)
+	assert.Equal(t, Problem, hooks[0].Level)
+	assert.Contains(t, hooks[0].Detail, `"hooks" must be an object`)
+	assert.NotContains(t, hooks[0].Detail, "not valid settings JSON")
+	assert.Contains(t, hooks[0].Fix, "runs none of its hooks")
+}
