@@ -16,24 +16,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/smalldisk"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
 )
 
 // smallDisk mounts a 256 KiB tmpfs as the project folder and returns a
 // function that fills it to the last byte, and one that frees it again.
-// It needs root (the tests run as root in this project's CI and container);
-// elsewhere the test is skipped, saying so.
+// Where no tmpfs can be mounted the test is skipped (see smalldisk.Mount).
 func smallDisk(t *testing.T, p *state.Paths) (fill, free func()) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a small tmpfs")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	dir := smalldisk.Mount(t, "256k")
 	p.Project = dir
 	filler := filepath.Join(dir, "filler")
 	fill = func() {

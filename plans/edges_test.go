@@ -3,7 +3,6 @@ package plans
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/internal/provenance"
+	"github.com/plansmith/plansmith/internal/smalldisk"
 )
 
 // A plans folder planted as a link to the project's own parent resolves to
@@ -36,14 +36,7 @@ func TestKeepRefusesALinkToTheProjectsParent(t *testing.T) {
 // cut-off plan under a readable name (the caller tells the user the plan is
 // in the output file instead).
 func TestKeepOnAFullDiskKeepsNothingHalfWritten(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a small tmpfs")
-	}
-	project := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", project).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", project).Run() })
+	project := smalldisk.Mount(t, "64k")
 	doc := append(planDoc("Big", time.Now(), true), bytes.Repeat([]byte("step\n"), 40<<10)...) // 200 KiB
 	_, err := Keep(project, Config{Dir: DefaultDir}, doc, "Big", time.Now())
 	require.Error(t, err)
