@@ -154,15 +154,14 @@ func selfBinary(self string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	native := filepath.Dir(bin)
-	if filepath.Base(native) != "native" || filepath.Base(filepath.Dir(native)) != "bin" {
+	root := placedTree(bin)
+	if root == "" {
 		return bin, nil
 	}
-	root := filepath.Dir(filepath.Dir(native))
-	if _, err := os.Stat(filepath.Join(root, "bin", "prebuilt", "SHA256SUMS")); err != nil {
+	if _, err := os.Stat(treeSums(root)); err != nil {
 		return bin, nil // not a plugin tree (a source checkout links build/ instead)
 	}
-	launcher, err := install.ResolveBinary(filepath.Join(root, "bin", "plansmith"))
+	launcher, err := install.ResolveBinary(treeLauncher(root))
 	if err != nil {
 		return bin, nil
 	}

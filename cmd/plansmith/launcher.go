@@ -142,22 +142,39 @@ func supersededLauncher(getenv func(string) string, argv0 string) string {
 	if getenv("PLANSMITH_REPLACE") != "" {
 		return ""
 	}
-	native := filepath.Dir(argv0)
-	if filepath.Base(native) != "native" || filepath.Base(filepath.Dir(native)) != "bin" {
+	root := placedTree(argv0)
+	if root == "" {
 		return ""
 	}
-	root := filepath.Dir(filepath.Dir(native))
-	tree, err := os.ReadFile(filepath.Join(root, "bin", "prebuilt", "SHA256SUMS"))
+	tree, err := os.ReadFile(treeSums(root))
 	if err != nil {
 		return "" // a source checkout, or a tree without prebuilt binaries
 	}
-	placed, err := os.ReadFile(filepath.Join(native, "SHA256SUMS"))
+	placed, err := os.ReadFile(filepath.Join(filepath.Dir(argv0), "SHA256SUMS"))
 	if err == nil && bytes.Equal(placed, tree) {
 		return ""
 	}
-	launcher := filepath.Join(root, "bin", "plansmith")
+	launcher := treeLauncher(root)
 	if info, err := os.Stat(launcher); err != nil || !info.Mode().IsRegular() {
 		return ""
 	}
 	return launcher
 }
+
+// placedTree is the folder <root> when bin is <root>/bin/native/<name>,
+// where a plugin tree's launcher places the binary it checked; else "".
+// Whether <root> is a plugin tree is for the caller to see (treeSums).
+func placedTree(bin string) string {
+	native := filepath.Dir(bin)
+	if filepath.Base(native) != "native" || filepath.Base(filepath.Dir(native)) != "bin" {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(native))
+}
+
+// treeSums is the list of a plugin tree's prebuilt binaries and their
+// checksums, the file that tells a tree made by make dist from a checkout.
+func treeSums(root string) string { return filepath.Join(root, "bin", "prebuilt", "SHA256SUMS") }
+
+// treeLauncher is a plugin tree's launcher, bin/plansmith.
+func treeLauncher(root string) string { return filepath.Join(root, "bin", "plansmith") }
