@@ -610,6 +610,16 @@ func TestLauncherAnswersAsTheHookCommandsDo(t *testing.T) {
 func TestLauncherPlacesTheBinaryUnderARace(t *testing.T) {
 	root := pluginTree(t)
 	path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+	hooksAtOnce(t, root, path)
+	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{filepath.Join(root, "bin", "native", "SHA256SUMS"), filepath.Join(root, "bin", "native", "plansmith")}, left, "no temporary file is left")
+}
+
+// hooksAtOnce starts twelve hooks at once in a plugin tree with no
+// bin/native/ yet, and checks that each ran the binary.
+func hooksAtOnce(t *testing.T, root, path string) {
+	t.Helper()
 	const n = 12
 	outs := make([]launchResult, n)
 	var wg sync.WaitGroup
@@ -625,9 +635,6 @@ func TestLauncherPlacesTheBinaryUnderARace(t *testing.T) {
 		assert.NoError(t, r.err, "hook %d: %s", i, r.out)
 		assert.Equal(t, "plansmith-linux-amd64 plugin hook pretooluse-loop\n", r.out, "hook %d", i)
 	}
-	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
-	require.NoError(t, err)
-	assert.Equal(t, []string{filepath.Join(root, "bin", "native", "SHA256SUMS"), filepath.Join(root, "bin", "native", "plansmith")}, left, "no temporary file is left")
 }
 
 // The same race with BSD mv (macOS), which renames one name of a file onto
@@ -640,21 +647,7 @@ func TestLauncherPlacesTheBinaryUnderARaceWithBSDMv(t *testing.T) {
 	require.NoError(t, err)
 	bsdMv := "#!/bin/sh\n[ \"$1\" = -f ] && shift\nif [ \"$1\" -ef \"$2\" ]; then exit 0; fi\nexec " + realMv + " -f \"$1\" \"$2\"\n"
 	require.NoError(t, os.WriteFile(filepath.Join(path, "mv"), []byte(bsdMv), 0o755))
-	const n = 12
-	outs := make([]launchResult, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			outs[i] = launch(t, root, path, "Linux", "x86_64", "hook", "pretooluse-loop")
-		}()
-	}
-	wg.Wait()
-	for i, r := range outs {
-		assert.NoError(t, r.err, "hook %d: %s", i, r.out)
-		assert.Equal(t, "plansmith-linux-amd64 plugin hook pretooluse-loop\n", r.out, "hook %d", i)
-	}
+	hooksAtOnce(t, root, path)
 	// A hook that found the binary placed ran it; the others placed it.
 	_, err = os.Stat(filepath.Join(root, "bin", "native", "plansmith"))
 	require.NoError(t, err)
