@@ -39,10 +39,7 @@ func TestDistInstallsAndRunsWithoutGo(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 
 		e := NewEnv(t, cli, fullLoop(t)...)
-		// --plugin-dir gets an empty plugin: plansmith comes only from the install.
-		e.PluginDir = realTempDir(t)
-		require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644))
+		e.EmptyPlugin()
 		path := pathWithoutGo(t)
 		e.ExtraEnv = append(e.ExtraEnv, "PATH="+path, "PLANSMITH_BIN=")
 		seedProject(e)

@@ -356,6 +356,29 @@ func versionLess(a, b string) bool {
 	return len(as) < len(bs)
 }
 
+// EmptyPlugin gives the CLI's --plugin-dir a plugin with nothing in it, so
+// that plansmith comes only from what the test installs.
+func (e *Env) EmptyPlugin() {
+	e.T.Helper()
+	e.PluginDir = realTempDir(e.T)
+	if err := os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755); err != nil {
+		e.T.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+// Plansmith runs plansmith's binary bin with args in the project, with the
+// test's HOME, as a user would in a terminal there.
+func (e *Env) Plansmith(bin string, args ...string) (string, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = e.Project
+	cmd.Env = append(os.Environ(), "HOME="+e.Home, "CLAUDE_PROJECT_DIR="+e.Project, "PLANSMITH_BIN=")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 // testHome is a temporary folder to serve as HOME, with Go's telemetry
 // off in it. plansmith doctor asks go for its version, and go then starts a
 // telemetry process of its own, outside the run's process group, that goes

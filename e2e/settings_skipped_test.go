@@ -36,17 +36,8 @@ func TestSettingsClaudeCodeSkips(t *testing.T) {
 					fileTool("Write", "x.go", map[string]string{"content": "package x\n"}),
 					answer(t, "01-understand.md"),
 				)
-				// An empty plugin: plansmith comes only from the settings install.
-				e.PluginDir = realTempDir(t)
-				require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))
-				require.NoError(t, os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644))
-				run := func(args ...string) (string, error) {
-					cmd := exec.Command(bin, args...)
-					cmd.Dir = e.Project
-					cmd.Env = append(os.Environ(), "HOME="+e.Home, "CLAUDE_PROJECT_DIR="+e.Project, "PLANSMITH_BIN=")
-					out, err := cmd.CombinedOutput()
-					return string(out), err
-				}
+				e.EmptyPlugin()
+				run := func(args ...string) (string, error) { return e.Plansmith(bin, args...) }
 				out, err := run("install")
 				require.NoError(t, err, out)
 				settings := filepath.Join(e.Project, ".claude", "settings.json")
@@ -99,9 +90,7 @@ func TestPluginEnabledInSkippedSettings(t *testing.T) {
 			fileTool("Write", "x.go", map[string]string{"content": "package x\n"}),
 			answer(t, "01-understand.md"),
 		)
-		e.PluginDir = realTempDir(t)
-		require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644))
+		e.EmptyPlugin()
 		e.ExtraEnv = append(e.ExtraEnv, "PLANSMITH_BIN=")
 		for _, args := range [][]string{{"plugin", "marketplace", "add", distDir}, {"plugin", "install", "plansmith@plansmith"}} {
 			cmd := exec.CommandContext(context.Background(), e.Claude, args...)
@@ -117,11 +106,7 @@ func TestPluginEnabledInSkippedSettings(t *testing.T) {
 		require.NoError(t, os.WriteFile(settings, []byte(strings.Replace(string(data), "{", `{"permissions": {"allow": "Bash"},`, 1)), 0o644))
 
 		run := func(args ...string) (string, error) {
-			cmd := exec.Command(filepath.Join(distDir, "plansmith", "bin", "plansmith"), args...)
-			cmd.Dir = e.Project
-			cmd.Env = append(os.Environ(), "HOME="+e.Home, "CLAUDE_PROJECT_DIR="+e.Project, "PLANSMITH_BIN=")
-			out, err := cmd.CombinedOutput()
-			return string(out), err
+			return e.Plansmith(filepath.Join(distDir, "plansmith", "bin", "plansmith"), args...)
 		}
 		plan, err := run("plan", "--no-gate", "--max-phases", "1", request)
 		require.NoError(t, err, plan)
@@ -159,9 +144,7 @@ func TestSettingsSkippedShapes(t *testing.T) {
 			sure, some := install.ClaudeSkips([]byte(c.settings)), install.ClaudeMaySkip([]byte(c.settings))
 			EachCLI(t, func(t *testing.T, cli string) {
 				e := NewEnv(t, cli, modelserver.Text("ok"))
-				e.PluginDir = realTempDir(t)
-				require.NoError(t, os.MkdirAll(filepath.Join(e.PluginDir, ".claude-plugin"), 0o755))
-				require.NoError(t, os.WriteFile(filepath.Join(e.PluginDir, ".claude-plugin", "plugin.json"), []byte(`{"name": "empty"}`), 0o644))
+				e.EmptyPlugin()
 				e.WriteProjectFile(".claude/settings.json", c.settings)
 				e.Run("hi")
 				_, err := os.Stat(filepath.Join(e.Project, "marker"))
