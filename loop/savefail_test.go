@@ -502,17 +502,23 @@ func TestCancelOnAReadOnlyProjectSaysTheLoopRunsOn(t *testing.T) {
 	assert.Contains(t, stop.Reason, "understand [1/3]")
 }
 
+// noArchiveName leaves a cancel at testNow no free name in the archive:
+// one try, and that name taken.
+func noArchiveName(t *testing.T, p state.Paths) {
+	t.Helper()
+	old := state.ArchiveTries
+	state.ArchiveTries = 1
+	t.Cleanup(func() { state.ArchiveTries = old })
+	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-cancelled.md"), nil, 0o644))
+}
+
 // A cancel that could mark the loop ended but not archive it has ended
 // the loop: it says so, and where the file stays, rather than failing with
 // Go's chain of errors (review BT3).
 func TestCancelThatCannotArchiveEndsTheLoopInPlace(t *testing.T) {
 	env, p := blockingLoop(t)
-	old := state.ArchiveTries
-	state.ArchiveTries = 1
-	t.Cleanup(func() { state.ArchiveTries = old })
-	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
-	taken := filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-cancelled.md")
-	require.NoError(t, os.WriteFile(taken, nil, 0o644))
+	noArchiveName(t, p)
 
 	c, err := Cancel(env, p)
 	require.NoError(t, err)
@@ -569,11 +575,7 @@ func TestCancellingAForeignLoopThatCannotBeArchived(t *testing.T) {
 	o.BlockTools = true
 	_, err := Start(elsewhere, p, o)
 	require.NoError(t, err)
-	old := state.ArchiveTries
-	state.ArchiveTries = 1
-	t.Cleanup(func() { state.ArchiveTries = old })
-	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-cancelled.md"), nil, 0o644))
+	noArchiveName(t, p)
 
 	out := PromptSubmit(env, PromptEvent{Session: Session{ID: "s2", Cwd: p.Project}, Prompt: "/plansmith:cancel"})
 	assert.Contains(t, out.Message, "did not start on this machine is cancelled")
@@ -625,11 +627,7 @@ func TestCancelWithNoArchiveNameOnAReadOnlyProject(t *testing.T) {
 	env, p := homeEnv(t)
 	_, err := Start(env, p, testOptions())
 	require.NoError(t, err)
-	old := state.ArchiveTries
-	state.ArchiveTries = 1
-	t.Cleanup(func() { state.ArchiveTries = old })
-	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-cancelled.md"), nil, 0o644))
+	noArchiveName(t, p)
 	why, _ := readOnlyProject(t, p)
 
 	_, err = Cancel(env, p)
