@@ -182,7 +182,7 @@ func groupsSkip(event string, groups []json.RawMessage) string {
 		if m, ok := obj.get("matcher"); ok && !isString(m) {
 			return fmt.Sprintf("%q has a matcher that is not a string", where)
 		}
-		list := mustGet(obj, "hooks")
+		list, _ := obj.get("hooks")
 		entries, ok := parseArray(list)
 		if !ok || isNull(list) {
 			return fmt.Sprintf("%q has no list of hooks", where)
@@ -215,11 +215,6 @@ func groupsSkip(event string, groups []json.RawMessage) string {
 		}
 	}
 	return ""
-}
-
-func mustGet(o object, key string) json.RawMessage {
-	v, _ := o.get(key)
-	return v
 }
 
 // isString: a JSON string (null is not one).
