@@ -162,6 +162,9 @@ const understandAnswer = "1. The API has no rate limiting.\n2. Constraint: keep 
 // readOnlyCommand is allowed by both implementations' policies.
 const readOnlyCommand = "grep -rn TODO src"
 
+// gitCommand is the commonest kind of command a planning session runs.
+const gitCommand = "git log --oneline -5 -- src | head -3"
+
 func (fx *fixtures) variants(commands map[string]string) ([]*variant, error) {
 	var vs []*variant
 	add := func(v *variant) { vs = append(vs, v) }
@@ -195,6 +198,12 @@ func (fx *fixtures) variants(commands map[string]string) ([]*variant, error) {
 			stdin: hookInput(fx.loop, map[string]any{"hook_event_name": "Stop", "last_assistant_message": understandAnswer}),
 			reset: resetLoop, check: wants(`"decision":"block"`)})
 	}
+	// A git command: the rule reads git's option grammars, which are built
+	// per command on first use (compare with "plugin pretooluse loop").
+	add(&variant{name: "plugin pretooluse loop git", cmd: commands["PreToolUse"], dir: fx.loop, env: plugin(fx.loop, fx.home10),
+		stdin: hookInput(fx.loop, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_input": map[string]string{"command": gitCommand}}),
+		reset: resetLoop, check: silent})
 	// What the read path costs with a 50 MiB answer in the state (compare
 	// with "plugin pretooluse loop").
 	add(&variant{name: "plugin pretooluse loop 50MiB-state", cmd: commands["PreToolUse"], dir: fx.bigLoop, env: plugin(fx.bigLoop, fx.home10),

@@ -227,7 +227,7 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 		if awkNames()[cmd] {
 			// awk reads no options after its program: the words after it
 			// are files or assignments, whatever a glob makes of them.
-			if end := grammars()["awk"].parse(judged, reading{on: gnuOnly}).end; end < len(judged) {
+			if end := grammarOf("awk").parse(judged, reading{on: gnuOnly}).end; end < len(judged) {
 				judged = judged[:end+1]
 			}
 		}
@@ -257,7 +257,7 @@ var readsOperands = sync.OnceValue(func() map[string]string {
 // options have ended before it in every build (sort -- *, file -- "$f").
 func (c *checker) operandFrom(cmd string, args []arg, i int) bool {
 	key, ok := readsOperands()[cmd]
-	return ok && grammars()[key].optionsOver(args, i)
+	return ok && grammarOf(key).optionsOver(args, i)
 }
 
 // configAllows reports whether a project entry allows cmd with args.

@@ -15,7 +15,7 @@ import (
 // options judges args by the grammar named key and records the refusal;
 // it returns every reading of args, or nil when they are refused.
 func (c *checker) options(n syntax.Node, key string, args []arg) []parsed {
-	r, readings := grammars()[key].judge(key, args)
+	r, readings := grammarOf(key).judge(key, args)
 	if r != nil {
 		c.fail(r.rule, n, r.detail)
 		return nil
@@ -374,7 +374,7 @@ func goFlagOn(u optUse) bool {
 // ./... -m lists a package named -m), and the last -buildvcs wins.
 func goListStamps(args []arg) bool {
 	modules, fields, template, off, test := false, false, false, false, false
-	for _, u := range grammars()["go list"].parse(args, reading{on: gnuOnly}).opts {
+	for _, u := range grammarOf("go list").parse(args, reading{on: gnuOnly}).opts {
 		switch u.o.long {
 		case "m":
 			modules = goFlagOn(u)
@@ -683,7 +683,7 @@ func npmOptions(c *checker, n syntax.Node, sub string, args []arg) bool {
 	for _, a := range args {
 		if strings.HasPrefix(a.val, "--") && len(a.val) > 2 {
 			name, _, _ := strings.Cut(a.val[2:], "=")
-			if len(grammars()["npm"].longCandidates(name, gnuOnly)) != 1 {
+			if len(grammarOf("npm").longCandidates(name, gnuOnly)) != 1 {
 				return c.deny(n, "write-option", "npm "+sub+" "+a.val)
 			}
 		}

@@ -63,7 +63,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 	switch {
 	case gitReads()[sub]:
 		key := "git " + sub
-		if grammars()[key] == nil {
+		if grammarOf(key) == nil {
 			key = "git *"
 		}
 		return c.options(n, key, rest) != nil
@@ -93,11 +93,11 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		// The first operand as git reads it: "git notes --ref list add"
 		// gives --ref the value list and runs add.
 		key := "git " + sub
-		if grammars()[key] == nil {
+		if grammarOf(key) == nil {
 			key = "git *"
 		}
 		first := ""
-		if ops := grammars()[key].parse(rest, reading{on: gnuOnly, permute: true}).operands; len(ops) > 0 {
+		if ops := grammarOf(key).parse(rest, reading{on: gnuOnly, permute: true}).operands; len(ops) > 0 {
 			if first, ok = c.literal(n, ops[0], "a git "+sub+" subcommand"); !ok {
 				return false
 			}

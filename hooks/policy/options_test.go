@@ -45,7 +45,7 @@ func TestGrammarParse(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := grammars()[tc.grammar]
+			g := grammarOf(tc.grammar)
 			require.NotNil(t, g)
 			p := g.parse(words(tc.args), reading{on: tc.on, permute: !g.stopAtOperand && (tc.on == gnuOnly || !g.bsdStop)})
 			var opts, operands []string
@@ -99,13 +99,14 @@ func TestRefusedAsOption(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.grammar+" "+tc.word, func(t *testing.T) {
-			assert.Equal(t, tc.refused, grammars()[tc.grammar].refusedAsOption(tc.word) != nil)
+			assert.Equal(t, tc.refused, grammarOf(tc.grammar).refusedAsOption(tc.word) != nil)
 		})
 	}
 }
 
 func TestGrammarsWellFormed(t *testing.T) {
-	for name, g := range grammars() {
+	for name := range grammarBuilders() {
+		g := grammarOf(name)
 		for _, o := range g.options {
 			assert.True(t, o.short != 0 || o.long != "", "%s: a row without a name", name)
 			if o.rule != "" {
