@@ -168,3 +168,65 @@ func TestSlugCuts(t *testing.T) {
 	got = Slug("ab " + strings.Repeat("x", 70))
 	assert.Equal(t, "ab-"+strings.Repeat("x", maxSlugBytes-3), got, "a hyphen near the start is no place to cut")
 }
+
+// sessionPlan is a kept plan of session s, saved at when, with body.
+func sessionPlan(s string, when time.Time, body string) []byte {
+	return []byte("---\ngenerated_at: " + when.UTC().Format(time.RFC3339) + "\nexit_reason: \"completed\"\nrequest: \"x\"\nsession_id: \"" +
+		s + "\"\n---\n" + body)
+}
+
+// A loop whose archive failed stays active and finishes again: its plan is
+// kept once, whatever the second finish's time (review CF2). Another body,
+// or another session, is a plan of its own; so is a link named like the
+// kept plan, whatever it leads to.
+func TestKeepKeepsOneLoopsPlanOnce(t *testing.T) {
+	project := t.TempDir()
+	cfg := Config{Dir: DefaultDir}
+	day := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	first, err := Keep(project, cfg, sessionPlan("s1", day, "## Goal\nA.\n"), "x", day)
+	require.NoError(t, err)
+	again, err := Keep(project, cfg, sessionPlan("s1", day.Add(time.Minute), "## Goal\nA.\n"), "x", day.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, first, again, "the same loop's plan, finished twice, is kept once")
+	data, err := os.ReadFile(first)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), day.Format(time.RFC3339), "the file kept first is left as it was")
+
+	other, err := Keep(project, cfg, sessionPlan("s1", day, "## Goal\nB.\n"), "x", day)
+	require.NoError(t, err)
+	assert.Equal(t, "2026-11-27-x-2.md", filepath.Base(other), "another plan is kept beside it")
+	elsewhere, err := Keep(project, cfg, sessionPlan("s2", day, "## Goal\nA.\n"), "x", day)
+	require.NoError(t, err)
+	assert.Equal(t, "2026-11-27-x-3.md", filepath.Base(elsewhere), "another session's plan is its own")
+
+	dir := filepath.Join(project, "docs", "plans")
+	require.NoError(t, os.Rename(first, filepath.Join(dir, "held.md")))
+	require.NoError(t, os.Symlink("held.md", first))
+	linked, err := Keep(project, cfg, sessionPlan("s1", day, "## Goal\nA.\n"), "x", day)
+	require.NoError(t, err)
+	assert.Equal(t, "2026-11-27-x-4.md", filepath.Base(linked), "a link is never taken for the kept plan")
+}
+
+// A Keep killed between writing its temporary file and linking it leaves
+// the file behind; a later Keep removes it once it is older than any Keep
+// could still be using (review CF4). A fresh one, or a folder of that
+// name, stays.
+func TestKeepSweepsTemporaryFilesACrashLeft(t *testing.T) {
+	project := t.TempDir()
+	dir := filepath.Join(project, "docs", "plans")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	now := time.Now()
+	stale, fresh, folder := filepath.Join(dir, tempPrefix+"1"), filepath.Join(dir, tempPrefix+"2"), filepath.Join(dir, tempPrefix+"3")
+	for _, f := range []string{stale, fresh} {
+		require.NoError(t, os.WriteFile(f, []byte("half a plan"), 0o600))
+	}
+	require.NoError(t, os.Mkdir(folder, 0o755))
+	old := now.Add(-2 * time.Minute)
+	require.NoError(t, os.Chtimes(stale, old, old))
+
+	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", now, true), "x", now)
+	require.NoError(t, err)
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, fresh)
+	assert.DirExists(t, folder)
+}

@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
+	"github.com/plansmith/plansmith/state"
 )
 
 // maxSlugBytes bounds the request's part of a file name: long enough to
@@ -96,7 +100,8 @@ func Keep(project string, cfg Config, doc []byte, request string, now time.Time)
 	if _, err := folder(project, cfg); err != nil { // re-check: MkdirAll follows links
 		return "", err
 	}
-	tmp, err := os.CreateTemp(dir, ".plansmith-plan.tmp-*")
+	sweepTemps(dir, now)
+	tmp, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {
 		return "", fmt.Errorf("writing into %s: %w", dir, err)
 	}
@@ -125,6 +130,9 @@ func Keep(project string, cfg Config, doc []byte, request string, now time.Time)
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return "", fmt.Errorf("keeping the plan as %s: %w", dst, err)
+		}
+		if keptAs(dst, doc) {
+			return filepath.Join(project, filepath.FromSlash(cfg.Dir), file), nil
 		}
 	}
 	return "", fmt.Errorf("keeping the plan in %s: every name from %s.md to %s-999.md is taken", dir, base, base)
@@ -171,4 +179,71 @@ func folder(project string, cfg Config) (string, error) {
 		return "", fmt.Errorf("cannot keep plans in %s: %s is not a folder", cfg.Dir, existing)
 	}
 	return filepath.Join(resolved, rest), nil
+}
+
+// tempPrefix names Keep's temporary files: hidden, so that List passes them
+// by, and swept when a crash has left one (sweepTemps).
+const tempPrefix = ".plansmith-plan.tmp-"
+
+// sweepTemps removes the temporary files of a Keep that a crash or a kill
+// left in dir: regular files named tempPrefix… older than state.TempGrace,
+// so that a Keep running now is never robbed of its own. Failures are
+// ignored: it is housekeeping, and the next Keep tries again.
+func sweepTemps(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tempPrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= state.TempGrace {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// keptAs reports whether the file at path already keeps the plan doc
+// holds, from the same session: a regular file (not a link) with doc's
+// session_id and doc's body below the frontmatter. A loop whose archive
+// failed stays active and, finishing again, would keep its plan a second
+// time (review CF2). The rest of the metadata is not compared: it records
+// when each finish happened. A doc without a session keeps a file of its
+// own, as two runs nothing tells apart do.
+func keptAs(path string, doc []byte) bool {
+	session, body, ok := planParts(doc)
+	if !ok || session == "" {
+		return false
+	}
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	data, err := plainfile.Read(path, int64(len(doc))+64<<10)
+	if err != nil {
+		return false
+	}
+	s, b, ok := planParts(data)
+	return ok && s == session && bytes.Equal(b, body)
+}
+
+// planParts splits a kept plan into its session_id line's value (as
+// written, quotes and all; "" when there is none) and the body below its
+// frontmatter.
+func planParts(doc []byte) (session string, body []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
+	if !ok {
+		return "", nil, false
+	}
+	front, body, ok := bytes.Cut(rest, []byte("\n---\n"))
+	if !ok {
+		return "", nil, false
+	}
+	for _, line := range strings.Split(string(front), "\n") {
+		if v, found := strings.CutPrefix(line, "session_id: "); found {
+			session = v
+		}
+	}
+	return session, body, true
 }
