@@ -3,12 +3,14 @@ package loop
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
@@ -156,7 +158,13 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 	var trouble []string
 	p := r.t.paths
 	mem := p.Memory()
-	if _, ok := ledger.Written(mem); ledger.Known() && !ok && exists(mem) {
+	// A file larger than plansmith lets its memory grow was not written by
+	// it, record or none: without a home to keep the record, it would
+	// otherwise stay, and every run would fail to add its lessons (review
+	// CF3).
+	_, err := memory.Load(mem)
+	oversized := errors.Is(err, plainfile.ErrTooLarge)
+	if _, ok := ledger.Written(mem); (ledger.Known() && !ok && exists(mem)) || oversized {
 		_, edited := ledger.Recorded(mem) // plansmith wrote it, and it changed since (review AH6)
 		// Moved as every archive is: never through a link out of the
 		// project (review BM: a repository's archive link took it away).
@@ -166,7 +174,10 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 			return append(trouble, "the lessons were not added to memory: "+p.Rel(mem)+" was not written by plansmith on this machine and could not be moved aside ("+plainError(err)+")")
 		}
 		why := " was not written by plansmith on this machine for this folder (a repository may carry one; memory from before plansmith kept a record, or from before the project moved, looks the same)"
-		if edited {
+		switch {
+		case oversized:
+			why = " is larger than plansmith ever lets its memory grow (a repository may carry such a file)"
+		case edited:
 			why = " was changed since plansmith last wrote it (by hand, or by a checkout), and plansmith cannot tell who wrote the change"
 		}
 		trouble = append(trouble, p.Rel(mem)+why+", so its lessons were not shown; it is kept at "+p.Rel(dst)+" and memory starts afresh")

@@ -311,6 +311,36 @@ func TestMemoryMovedAsideStaysInTheProject(t *testing.T) {
 	assert.Equal(t, planted, string(kept))
 }
 
+// A memory file larger than plansmith ever lets its memory grow is moved
+// aside even with no home to keep plansmith's record in: before, it stayed,
+// and every finished run said its lessons were not added (review CF3).
+func TestOversizedMemoryIsMovedAsideWithoutAHome(t *testing.T) {
+	env, p, _ := testEnv(t) // no HOME: the record of what plansmith wrote is unknown
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	planted := append([]byte("# plansmith memory\n\n## 2026-11-20T10:00:00Z — x\n"), bytes.Repeat([]byte("- filler\n"), memory.MaxFile/9+1)...)
+	require.NoError(t, os.WriteFile(p.Memory(), planted, 0o644))
+
+	tx, err := begin(p, false)
+	require.NoError(t, err)
+	r := &stop{env: env, t: tx, f: tx.file}
+	ledger := provenance.Open(env.Getenv("HOME"), p.Project)
+	require.False(t, ledger.Known())
+	trouble := r.keepLessons(ledger, memory.Run{When: testNow, Task: "x", Lessons: []string{"a lesson"}}, testNow)
+	tx.commit()
+	require.Len(t, trouble, 1)
+	assert.Contains(t, trouble[0], "larger than plansmith ever lets its memory grow")
+	runs, err := memory.Load(p.Memory())
+	require.NoError(t, err)
+	require.Len(t, runs, 1, "memory starts afresh with this run")
+	assert.Equal(t, []string{"a lesson"}, runs[0].Lessons)
+	moved, _ := filepath.Glob(filepath.Join(p.Archive(), "*-memory-not-kept-here.md"))
+	require.Len(t, moved, 1)
+	kept, err := os.ReadFile(moved[0])
+	require.NoError(t, err)
+	assert.Equal(t, planted, kept, "nothing is lost")
+}
+
 // A session starting or resumed in the project is told that another
 // session's loop is active there, which may have been left (review BI6: a
 // loop left silently active when its session ended); but only of a loop
