@@ -32,7 +32,7 @@ import (
 
 func main() {
 	rounds := flag.Int("n", 101, "rounds (every variant runs once per round)")
-	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor and the minimal Go program always run)")
+	only := flag.String("only", "", "run only the variants whose name matches this regexp (the floor and the two do-nothing Go programs always run)")
 	root := flag.String("root", ".", "the repository root")
 	plugin := flag.String("plugin", "", "the plugin folder whose hooks/hooks.json is timed (default: the repository root; `make dist` makes dist/plansmith). A plugin tree (no go.mod) is first copied, as Claude Code's plugin install copies it, and its launcher places bin/native/ afresh")
 	var extra extraFlag
@@ -113,13 +113,21 @@ func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 		return err
 	}
 	// The smallest Go program, for scale: what any Go hook pays to start,
-	// started as hooks.json starts plansmith (exec, GOMAXPROCS=1).
+	// started as hooks.json starts plansmith (exec, GOMAXPROCS=1); and one
+	// that links plansmith's libraries and does nothing either.
 	hello, err := buildHello(work)
 	if err != nil {
 		return err
 	}
-	vs = append(vs[:1], append([]*variant{{name: "minimal Go program", cmd: "GOMAXPROCS=1 exec " + shellQuote(hello), dir: fx.noLoop,
-		env: vs[0].env, check: silent}}, vs[1:]...)...)
+	libraries, err := buildLibraries(work, root)
+	if err != nil {
+		return err
+	}
+	scale := []*variant{
+		{name: "minimal Go program", cmd: "GOMAXPROCS=1 exec " + shellQuote(hello), dir: fx.noLoop, env: vs[0].env, check: silent},
+		{name: librariesOnly, cmd: "GOMAXPROCS=1 exec " + shellQuote(libraries), dir: fx.noLoop, env: vs[0].env, check: silent},
+	}
+	vs = append(vs[:1], append(scale, vs[1:]...)...)
 	for _, x := range extra {
 		vs = append(vs, &variant{name: x[0], cmd: x[1], dir: fx.noLoop,
 			env:   append(fx.env(fx.noLoop, fx.home10), "CLAUDE_PLUGIN_ROOT="+plugin),
@@ -131,7 +139,7 @@ func run(root, plugin string, rounds int, only string, extra extraFlag) error {
 			return fmt.Errorf("-only: %w", err)
 		}
 		vs = slices.DeleteFunc(vs, func(v *variant) bool {
-			return v.name != "floor" && v.name != "minimal Go program" && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
+			return v.name != "floor" && v.name != "minimal Go program" && v.name != librariesOnly && !re.MatchString(v.name) && !slices.ContainsFunc(extra, func(x [2]string) bool { return x[0] == v.name })
 		})
 	}
 	for _, v := range vs {
@@ -328,18 +336,30 @@ func buildHello(work string) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
 		return "", err
 	}
-	cmd := exec.Command("go", "build", "-ldflags", "-s -w", "-o", "hello.linked", ".")
+	return buildCopy(dir, ".", filepath.Join(dir, "hello"), "GOFLAGS=")
+}
+
+// buildCopy builds the package pkg from dir and returns out, a copy of
+// the binary: timed as a copy, like plansmith's installed binary, since
+// the linker's own output costs more per start (see installCopy).
+func buildCopy(dir, pkg, out string, env ...string) (string, error) {
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out+".linked", pkg)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the minimal Go program: %w: %s", err, out)
+	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building %s: %w: %s", pkg, err, output)
 	}
-	// Timed as a copy, like plansmith's installed binary (see installCopy):
-	// the linker's own output costs more per start.
-	data, err := os.ReadFile(filepath.Join(dir, "hello.linked"))
+	data, err := os.ReadFile(out + ".linked")
 	if err != nil {
 		return "", err
 	}
-	hello := filepath.Join(dir, "hello")
-	return hello, os.WriteFile(hello, data, 0o755)
+	return out, os.WriteFile(out, data, 0o755)
+}
+
+// librariesOnly names the variant that runs bench/hookbench/libraries.
+const librariesOnly = "Go program linking plansmith's libraries"
+
+// buildLibraries builds bench/hookbench/libraries into work.
+func buildLibraries(work, root string) (string, error) {
+	return buildCopy(root, "./bench/hookbench/libraries", filepath.Join(work, "libraries"))
 }

@@ -29,6 +29,11 @@ var comparisons = []struct{ label, num, den string }{
 	{"10,000 / 10 plan files, ExitPlanMode", "plugin pretooluse ExitPlanMode 10000-plans", "plugin pretooluse ExitPlanMode 10-plans"},
 	{"plugin / minimal Go program, pretooluse with a loop", "plugin pretooluse loop", "minimal Go program"},
 	{"plugin / minimal Go program, stop with a loop", "plugin stop loop", "minimal Go program"},
+	// What plansmith adds to its libraries' start (compare with the rows
+	// above: the rest is the libraries' initialisation).
+	{"plugin / libraries only, pretooluse with a loop", "plugin pretooluse loop", librariesOnly},
+	{"plugin / libraries only, stop with a loop", "plugin stop loop", librariesOnly},
+	{"libraries only / minimal Go program", librariesOnly, "minimal Go program"},
 	{"plugin / binary, pretooluse no loop", "plugin pretooluse no-loop", "binary pretooluse no-loop"},
 	{"plugin / binary, stop with a loop", "plugin stop loop", "binary stop loop"},
 	// The most any hook that starts a Go program can gain on the original:
