@@ -96,14 +96,12 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	// record its lessons twice.
 	kept, keepErr := "", ""
 	if reason == state.ExitCompleted {
-		var err error
-		if kept, err = keepInProject(p, meta, plan, now); err != nil {
+		var err, recordErr error
+		if kept, recordErr, err = keepInProject(p, ledger, f.Loop.ID, meta, plan, now); err != nil {
 			r.env.note("%v", err)
 			keepErr = plainError(err)
-		} else if kept != "" {
-			if err := ledger.Record(filepath.Join(p.Project, kept), now); err != nil && len(trouble) == 0 {
-				unrecorded(err)
-			}
+		} else if recordErr != nil && len(trouble) == 0 {
+			unrecorded(recordErr)
 		}
 	}
 	retireID(r.env, p, &f.Loop) // ended: its ID served (the archive keeps it in plain text)
@@ -195,26 +193,38 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 }
 
 // keepInProject keeps an approved plan in the project's plans folder under
-// a readable name, beside the output file that holds "the latest". It
-// returns the kept file relative to the project, or "" when keeping is
-// turned off.
-func keepInProject(p state.Paths, meta state.PlanMeta, plan string, now time.Time) (string, error) {
+// a readable name, beside the output file that holds "the latest", and
+// records in the ledger that plansmith wrote it, for loop id. A loop whose
+// archive failed stays active and finishes again: the file the ledger says
+// it kept is taken for its plan, not kept twice (review CF2; without a
+// home there is no ledger, and the plan is kept again, losing nothing). It
+// returns the kept file relative to the project ("" when keeping is turned
+// off), and an error recording it, apart from one keeping it.
+func keepInProject(p state.Paths, ledger provenance.Ledger, id string, meta state.PlanMeta, plan string, now time.Time) (kept string, recordErr, err error) {
 	cfg, err := plans.LoadConfig(p.Project)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if cfg.Off {
-		return "", nil
+		return "", nil, nil
 	}
 	doc, err := state.EncodePlan(meta, plan)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	path, err := plans.Keep(p.Project, cfg, doc, meta.Request, now)
+	keptBy := func(path string) string { return id + " " + p.Rel(path) }
+	already := func(path string) bool { return id != "" && ledger.HasID(keptIDKind, keptBy(path)) }
+	path, err := plans.Keep(p.Project, cfg, doc, meta.Request, now, already)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return p.Rel(path), nil
+	recordErr = ledger.Record(path, now)
+	if id != "" {
+		if err := ledger.RecordID(keptIDKind, keptBy(path), now); err != nil && recordErr == nil {
+			recordErr = err
+		}
+	}
+	return p.Rel(path), recordErr, nil
 }
 
 // stillActive reports whether the state file still holds a running loop

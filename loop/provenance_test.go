@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -309,6 +310,29 @@ func TestMemoryMovedAsideStaysInTheProject(t *testing.T) {
 	kept, err := os.ReadFile(moved[0])
 	require.NoError(t, err)
 	assert.Equal(t, planted, string(kept))
+}
+
+// A loop whose archive failed stays active and finishes again: its plan is
+// kept once, where the first finish kept it; another loop's plan of the
+// same request that day is kept beside it (review CF2).
+func TestALoopFinishingAgainKeepsItsPlanOnce(t *testing.T) {
+	env, p := homeEnv(t)
+	ledger := provenance.Open(env.Getenv("HOME"), p.Project)
+	require.True(t, ledger.Known())
+	meta := state.PlanMeta{Request: "Add caching", ExitReason: state.ExitCompleted}
+	first, recordErr, err := keepInProject(p, ledger, "loop-1", meta, "## Goal\nCache.\n", testNow)
+	require.NoError(t, err)
+	require.NoError(t, recordErr)
+	again, _, err := keepInProject(p, ledger, "loop-1", meta, "## Goal\nCache.\n", testNow.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, first, again, "the same loop's plan is kept once")
+	other, _, err := keepInProject(p, ledger, "loop-2", meta, "## Goal\nCache.\n", testNow)
+	require.NoError(t, err)
+	assert.NotEqual(t, first, other, "another loop's plan is its own")
+	kept, _ := filepath.Glob(filepath.Join(p.Project, "docs", "plans", "*.md"))
+	assert.Len(t, kept, 2)
+	_, ok := ledger.Written(filepath.Join(p.Project, first))
+	assert.True(t, ok, "the kept plan is recorded as plansmith's")
 }
 
 // A memory file larger than plansmith ever lets its memory grow is moved

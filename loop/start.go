@@ -59,6 +59,9 @@ const (
 	// one to take on (startedHere does not read it), but plansmith's own,
 	// for what is said of it to other sessions (heldElsewhere).
 	heldIDKind = "loop-held"
+	// keptIDKind records which kept plan a loop's finish wrote
+	// (keepInProject), so that finishing again keeps it once.
+	keptIDKind = "loop-kept"
 )
 
 // ActiveError refuses to start a loop while another one runs.

@@ -24,7 +24,7 @@ func TestKeepRefusesALinkToTheProjectsParent(t *testing.T) {
 	project := filepath.Join(parent, "project")
 	require.NoError(t, os.MkdirAll(filepath.Join(project, "docs"), 0o755))
 	require.NoError(t, os.Symlink(parent, filepath.Join(project, "docs", "plans")))
-	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now())
+	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now(), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "outside the project")
 	des, err := os.ReadDir(parent)
@@ -38,7 +38,7 @@ func TestKeepRefusesALinkToTheProjectsParent(t *testing.T) {
 func TestKeepOnAFullDiskKeepsNothingHalfWritten(t *testing.T) {
 	project := smalldisk.Mount(t, "64k")
 	doc := append(planDoc("Big", time.Now(), true), bytes.Repeat([]byte("step\n"), 40<<10)...) // 200 KiB
-	_, err := Keep(project, Config{Dir: DefaultDir}, doc, "Big", time.Now())
+	_, err := Keep(project, Config{Dir: DefaultDir}, doc, "Big", time.Now(), nil)
 	require.Error(t, err)
 	des, err := os.ReadDir(filepath.Join(project, "docs", "plans"))
 	require.NoError(t, err)
@@ -154,7 +154,7 @@ func TestKeepSaysAFileIsNoFolder(t *testing.T) {
 	project := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(project, "docs"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(project, "docs", "plans"), []byte("x"), 0o644))
-	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now())
+	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now(), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "is not a folder")
 }
@@ -169,42 +169,34 @@ func TestSlugCuts(t *testing.T) {
 	assert.Equal(t, "ab-"+strings.Repeat("x", maxSlugBytes-3), got, "a hyphen near the start is no place to cut")
 }
 
-// sessionPlan is a kept plan of session s, saved at when, with body.
-func sessionPlan(s string, when time.Time, body string) []byte {
-	return []byte("---\ngenerated_at: " + when.UTC().Format(time.RFC3339) + "\nexit_reason: \"completed\"\nrequest: \"x\"\nsession_id: \"" +
-		s + "\"\n---\n" + body)
-}
-
-// A loop whose archive failed stays active and finishes again: its plan is
-// kept once, whatever the second finish's time (review CF2). Another body,
-// or another session, is a plan of its own; so is a link named like the
-// kept plan, whatever it leads to.
-func TestKeepKeepsOneLoopsPlanOnce(t *testing.T) {
+// A plan already kept at a taken name (already says so: the loop finishing
+// again after a failed archive) is kept once, at that name (review CF2). A
+// name already does not claim is a plan of its own; so is a link named like
+// the kept plan, whatever already says of it.
+func TestKeepKeepsAPlanAlreadyKeptOnce(t *testing.T) {
 	project := t.TempDir()
 	cfg := Config{Dir: DefaultDir}
 	day := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	first, err := Keep(project, cfg, sessionPlan("s1", day, "## Goal\nA.\n"), "x", day)
+	first, err := Keep(project, cfg, planDoc("x", day, true), "x", day, nil)
 	require.NoError(t, err)
-	again, err := Keep(project, cfg, sessionPlan("s1", day.Add(time.Minute), "## Goal\nA.\n"), "x", day.Add(time.Minute))
+	ours := func(path string) bool { return path == first }
+	again, err := Keep(project, cfg, planDoc("x", day.Add(time.Minute), true), "x", day.Add(time.Minute), ours)
 	require.NoError(t, err)
-	assert.Equal(t, first, again, "the same loop's plan, finished twice, is kept once")
+	assert.Equal(t, first, again, "the plan already kept is kept once")
 	data, err := os.ReadFile(first)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), day.Format(time.RFC3339), "the file kept first is left as it was")
 
-	other, err := Keep(project, cfg, sessionPlan("s1", day, "## Goal\nB.\n"), "x", day)
+	other, err := Keep(project, cfg, planDoc("x", day, true), "x", day, func(string) bool { return false })
 	require.NoError(t, err)
 	assert.Equal(t, "2026-11-27-x-2.md", filepath.Base(other), "another plan is kept beside it")
-	elsewhere, err := Keep(project, cfg, sessionPlan("s2", day, "## Goal\nA.\n"), "x", day)
-	require.NoError(t, err)
-	assert.Equal(t, "2026-11-27-x-3.md", filepath.Base(elsewhere), "another session's plan is its own")
 
 	dir := filepath.Join(project, "docs", "plans")
 	require.NoError(t, os.Rename(first, filepath.Join(dir, "held.md")))
 	require.NoError(t, os.Symlink("held.md", first))
-	linked, err := Keep(project, cfg, sessionPlan("s1", day, "## Goal\nA.\n"), "x", day)
+	linked, err := Keep(project, cfg, planDoc("x", day, true), "x", day, ours)
 	require.NoError(t, err)
-	assert.Equal(t, "2026-11-27-x-4.md", filepath.Base(linked), "a link is never taken for the kept plan")
+	assert.Equal(t, "2026-11-27-x-3.md", filepath.Base(linked), "a link is never taken for the kept plan")
 }
 
 // A Keep killed between writing its temporary file and linking it leaves
@@ -224,7 +216,7 @@ func TestKeepSweepsTemporaryFilesACrashLeft(t *testing.T) {
 	old := now.Add(-2 * time.Minute)
 	require.NoError(t, os.Chtimes(stale, old, old))
 
-	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", now, true), "x", now)
+	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", now, true), "x", now, nil)
 	require.NoError(t, err)
 	assert.NoFileExists(t, stale)
 	assert.FileExists(t, fresh)

@@ -1,7 +1,6 @@
 package plans
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,7 +12,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -86,7 +84,12 @@ func Slug(request string) string {
 // into place, which fails rather than replace an existing name). The folder
 // is created when missing; one that resolves outside the project (a planted
 // symbolic link) is refused.
-func Keep(project string, cfg Config, doc []byte, request string, now time.Time) (string, error) {
+//
+// already, when not nil, reports whether the file at a taken name (a
+// regular file, never a link) already keeps this very plan: that name is
+// returned and nothing new is kept. A loop whose archive failed stays
+// active and, finishing again, keeps its plan once (review CF2).
+func Keep(project string, cfg Config, doc []byte, request string, now time.Time, already func(path string) bool) (string, error) {
 	if cfg.Off {
 		return "", errors.New("keeping plans is turned off (plans_dir: off)")
 	}
@@ -131,7 +134,7 @@ func Keep(project string, cfg Config, doc []byte, request string, now time.Time)
 		if !errors.Is(err, fs.ErrExist) {
 			return "", fmt.Errorf("keeping the plan as %s: %w", dst, err)
 		}
-		if keptAs(dst, doc) {
+		if info, err := os.Lstat(dst); err == nil && info.Mode().IsRegular() && already != nil && already(dst) {
 			return filepath.Join(project, filepath.FromSlash(cfg.Dir), file), nil
 		}
 	}
@@ -202,48 +205,4 @@ func sweepTemps(dir string, now time.Time) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// keptAs reports whether the file at path already keeps the plan doc
-// holds, from the same session: a regular file (not a link) with doc's
-// session_id and doc's body below the frontmatter. A loop whose archive
-// failed stays active and, finishing again, would keep its plan a second
-// time (review CF2). The rest of the metadata is not compared: it records
-// when each finish happened. A doc without a session keeps a file of its
-// own, as two runs nothing tells apart do.
-func keptAs(path string, doc []byte) bool {
-	session, body, ok := planParts(doc)
-	if !ok || session == "" {
-		return false
-	}
-	info, err := os.Lstat(path)
-	if err != nil || !info.Mode().IsRegular() {
-		return false
-	}
-	data, err := plainfile.Read(path, int64(len(doc))+64<<10)
-	if err != nil {
-		return false
-	}
-	s, b, ok := planParts(data)
-	return ok && s == session && bytes.Equal(b, body)
-}
-
-// planParts splits a kept plan into its session_id line's value (as
-// written, quotes and all; "" when there is none) and the body below its
-// frontmatter.
-func planParts(doc []byte) (session string, body []byte, ok bool) {
-	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
-	if !ok {
-		return "", nil, false
-	}
-	front, body, ok := bytes.Cut(rest, []byte("\n---\n"))
-	if !ok {
-		return "", nil, false
-	}
-	for _, line := range strings.Split(string(front), "\n") {
-		if v, found := strings.CutPrefix(line, "session_id: "); found {
-			session = v
-		}
-	}
-	return session, body, true
 }

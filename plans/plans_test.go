@@ -126,11 +126,11 @@ func TestKeepNeverOverwrites(t *testing.T) {
 	project := t.TempDir()
 	cfg := Config{Dir: DefaultDir}
 	day := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	first, err := Keep(project, cfg, planDoc("Add caching", day, true), "Add caching", day)
+	first, err := Keep(project, cfg, planDoc("Add caching", day, true), "Add caching", day, nil)
 	require.NoError(t, err)
-	second, err := Keep(project, cfg, planDoc("Add caching", day.Add(time.Hour), false), "Add caching", day.Add(time.Hour))
+	second, err := Keep(project, cfg, planDoc("Add caching", day.Add(time.Hour), false), "Add caching", day.Add(time.Hour), nil)
 	require.NoError(t, err)
-	third, err := Keep(project, cfg, planDoc("Add caching", day.Add(2*time.Hour), false), "Add caching", day.Add(2*time.Hour))
+	third, err := Keep(project, cfg, planDoc("Add caching", day.Add(2*time.Hour), false), "Add caching", day.Add(2*time.Hour), nil)
 	require.NoError(t, err)
 
 	assert.Equal(t, filepath.Join(project, "docs", "plans", "2026-11-23-add-caching.md"), first)
@@ -150,7 +150,7 @@ func TestKeepNeverOverwrites(t *testing.T) {
 }
 
 func TestKeepOff(t *testing.T) {
-	_, err := Keep(t.TempDir(), Config{Off: true}, []byte("x"), "r", time.Now())
+	_, err := Keep(t.TempDir(), Config{Off: true}, []byte("x"), "r", time.Now(), nil)
 	require.Error(t, err)
 }
 
@@ -158,7 +158,7 @@ func TestKeepRefusesALinkOutOfTheProject(t *testing.T) {
 	project, outside := t.TempDir(), t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(project, "docs"), 0o755))
 	require.NoError(t, os.Symlink(outside, filepath.Join(project, "docs", "plans")))
-	_, err := Keep(project, Config{Dir: DefaultDir}, []byte("---\n---\n"), "r", time.Now())
+	_, err := Keep(project, Config{Dir: DefaultDir}, []byte("---\n---\n"), "r", time.Now(), nil)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "outside the project")
 	des, _ := os.ReadDir(outside)
@@ -170,7 +170,7 @@ func TestKeepFollowsALinkThatStaysInside(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(project, "notes", "plans"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(project, "docs"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(project, "notes", "plans"), filepath.Join(project, "docs", "plans")))
-	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now())
+	_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now(), nil)
 	require.NoError(t, err)
 	des, _ := os.ReadDir(filepath.Join(project, "notes", "plans"))
 	assert.Len(t, des, 1)
@@ -184,7 +184,7 @@ func TestKeepDoesNotReplaceAPlantedFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(target, []byte("keep me"), 0o644))
 	day := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 	require.NoError(t, os.Symlink(target, filepath.Join(dir, "2026-01-02-x.md")))
-	got, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", day, true), "x", day)
+	got, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", day, true), "x", day, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "2026-01-02-x-2.md", filepath.Base(got))
 	data, _ := os.ReadFile(target)
@@ -196,9 +196,9 @@ func TestListAndFind(t *testing.T) {
 	cfg := Config{Dir: DefaultDir}
 	d1 := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 	d2 := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	_, err := Keep(project, cfg, planDoc("Migrate the database", d2, false), "Migrate the database", d2)
+	_, err := Keep(project, cfg, planDoc("Migrate the database", d2, false), "Migrate the database", d2, nil)
 	require.NoError(t, err)
-	_, err = Keep(project, cfg, planDoc("Add caching", d1, true), "Add caching", d1)
+	_, err = Keep(project, cfg, planDoc("Add caching", d1, true), "Add caching", d1, nil)
 	require.NoError(t, err)
 	dir := filepath.Join(project, "docs", "plans")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("# Plans\n"), 0o644))
@@ -234,7 +234,7 @@ func TestListAndFind(t *testing.T) {
 		require.NoError(t, err, words)
 		assert.Contains(t, e.Name, strings.ToLower(strings.Fields(words)[len(strings.Fields(words))-1]), words)
 	}
-	_, err = Keep(project, cfg, planDoc("Add caching layer", d1, true), "Add caching layer", d1)
+	_, err = Keep(project, cfg, planDoc("Add caching layer", d1, true), "Add caching layer", d1, nil)
 	require.NoError(t, err)
 	entries, err = List(project, cfg)
 	require.NoError(t, err)
@@ -246,7 +246,7 @@ func TestListAndFind(t *testing.T) {
 	assert.Contains(t, err.Error(), "matches 3 plans")
 	// The same request again that day is kept as add-caching-2: the slug
 	// names both (review AH5: it picked the older one, silently).
-	_, err = Keep(project, cfg, planDoc("Add caching", d1, true), "Add caching", d1)
+	_, err = Keep(project, cfg, planDoc("Add caching", d1, true), "Add caching", d1, nil)
 	require.NoError(t, err)
 	entries, err = List(project, cfg)
 	require.NoError(t, err)
@@ -270,7 +270,7 @@ func TestListLeavesPlansmithsOwnFilesOut(t *testing.T) {
 	project := t.TempDir()
 	cfg := Config{Dir: ".claude"}
 	d := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	_, err := Keep(project, cfg, planDoc("Add caching", d, false), "Add caching", d)
+	_, err := Keep(project, cfg, planDoc("Add caching", d, false), "Add caching", d, nil)
 	require.NoError(t, err)
 	for _, name := range []string{"plansmith-memory.local.md", "plansmith-output.local.md", "plansmith.local.md"} {
 		require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", name), planDoc("Planted", d.Add(time.Hour), true), 0o644))
