@@ -103,7 +103,7 @@ func Keep(project string, cfg Config, doc []byte, request string, now time.Time,
 	if _, err := folder(project, cfg); err != nil { // re-check: MkdirAll follows links
 		return "", err
 	}
-	sweepTemps(dir, now)
+	state.SweepTemps(dir, tempPrefix, now)
 	tmp, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {
 		return "", fmt.Errorf("writing into %s: %w", dir, err)
@@ -185,24 +185,5 @@ func folder(project string, cfg Config) (string, error) {
 }
 
 // tempPrefix names Keep's temporary files: hidden, so that List passes them
-// by, and swept when a crash has left one (sweepTemps).
+// by, and swept by a later Keep when a crash has left one (review CF4).
 const tempPrefix = ".plansmith-plan.tmp-"
-
-// sweepTemps removes the temporary files of a Keep that a crash or a kill
-// left in dir: regular files named tempPrefix… older than state.TempGrace,
-// so that a Keep running now is never robbed of its own. Failures are
-// ignored: it is housekeeping, and the next Keep tries again.
-func sweepTemps(dir string, now time.Time) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), tempPrefix) || !e.Type().IsRegular() {
-			continue
-		}
-		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= state.TempGrace {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}

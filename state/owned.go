@@ -251,13 +251,18 @@ func isUserClaude(root string) bool {
 const TempGrace = time.Minute
 
 // sweepTemps removes the temporary files WriteFile creates for path
-// (".NAME.tmp-*") that are regular files older than TempGrace. A process
-// killed between creating and renaming its temporary file leaves one
-// behind; nothing else ever removes them. Failures are ignored: the sweep
-// is housekeeping, and the next write tries again.
+// (".NAME.tmp-*") that a process killed between creating and renaming one
+// left behind (SweepTemps).
 func sweepTemps(path string, now time.Time) {
-	dir := filepath.Dir(path)
-	prefix := "." + filepath.Base(path) + ".tmp-"
+	SweepTemps(filepath.Dir(path), "."+filepath.Base(path)+".tmp-", now)
+}
+
+// SweepTemps removes the regular files in dir whose names start with
+// prefix and that are older than TempGrace: temporary files a crash or a
+// kill left, which nothing else ever removes, while one a writer is still
+// using now is left alone. Failures are ignored: the sweep is
+// housekeeping, and the next write tries again.
+func SweepTemps(dir, prefix string, now time.Time) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
