@@ -10,7 +10,7 @@ import (
 
 type gitConfigKey struct {
 	name  string // "section.key", lower case, the subsection left out
-	value string // only for core.hookspath: the value, unquoted
+	value string // only for core.hookspath and core.worktree: the value, unquoted
 }
 
 // gitConfigKeys lists the keys a git config file sets. It reads the form
@@ -48,7 +48,7 @@ func gitConfigKeys(data []byte) ([]gitConfigKey, bool) {
 			return nil, false // continued, or a quote that may span lines
 		}
 		k := gitConfigKey{name: section + "." + strings.ToLower(key)}
-		if k.name == "core.hookspath" {
+		if k.name == "core.hookspath" || k.name == "core.worktree" {
 			// Only a plain path: git reads quotes, escapes and comments
 			// in a value its own way ("ev"il and evil;x are evil).
 			k.value = value
@@ -157,6 +157,8 @@ func inertGitKey(name string) bool {
 			// module's config (review BR3: every checkout with a submodule
 			// was refused). A working tree names no program: the filter
 			// and diff drivers its attributes ask for are the config's.
+			// But git looks for submodules and a relative hooksPath in
+			// it, wherever it is: configTrouble follows it (review CG1).
 			return true
 		}
 	case "remote":
