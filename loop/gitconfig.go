@@ -175,8 +175,11 @@ func inertGitKey(name string) bool {
 	case "branch", "user", "alias", "advice", "color", "commit", "tag", "rebase", "gui":
 		// Read by git only for what branches track, names, messages and
 		// signing (commit and tag: not by a reading command); an alias
-		// never replaces a command git has.
-		return true
+		// never replaces a command git has. Not branch.sort or tag.sort:
+		// the listing's sort key may be the signature (ref-filter's atom,
+		// newer than git 2.39), and git branch or git tag then runs gpg
+		// on every tip (review CG2).
+		return key != "sort"
 	case "lfs":
 		// git-lfs, which a user's own filter configuration runs on git
 		// status, reads programs from lfs.extension.* and

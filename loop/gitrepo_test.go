@@ -178,10 +178,13 @@ func TestRepositoryTrouble(t *testing.T) {
 		"signatures checked by a tool": "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = ./x.sh\n",
 		"a local remote's upload-pack": "[remote \"o\"]\n\turl = ../other\n\tuploadpack = ./x.sh\n",
 		"a remote helper":              "[remote \"o\"]\n\tvcs = evil\n",
-		"a URL rewritten":              "[url \"ext::sh -c x\"]\n\tinsteadOf = https://\n",
-		"an ssh command":               "[core]\n\tsshCommand = ./x.sh\n",
-		"a credential helper":          "[credential]\n\thelper = ./x.sh\n",
-		"a git-lfs extension":          "[lfs \"extension.x\"]\n\tclean = ./x.sh %f\n",
+		// A newer git sorts a listing by signature, which runs gpg (review CG2).
+		"a branch listing's sort key": "[branch]\n\tsort = signature\n",
+		"a tag listing's sort key":    "[tag]\n\tsort = signature:grade\n",
+		"a URL rewritten":             "[url \"ext::sh -c x\"]\n\tinsteadOf = https://\n",
+		"an ssh command":              "[core]\n\tsshCommand = ./x.sh\n",
+		"a credential helper":         "[credential]\n\thelper = ./x.sh\n",
+		"a git-lfs extension":         "[lfs \"extension.x\"]\n\tclean = ./x.sh %f\n",
 		// A partial clone fetches what a reading command finds missing
 		// (review O), in either of the forms git writes.
 		"a promisor remote":      "[remote \"origin\"]\n\turl = ../origin.git\n\tpromisor = true\n",
