@@ -122,7 +122,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 // placeholders of a format (%G?, %GS, %+GK, ...), and ref-filter's
 // signature atom, in a format (%(signature:grade)) or a sort key
 // (--sort=signature, as a value or the word after --sort); a format
-// computed at run time could hold one.
+// computed at run time could hold one, however its option is spelled.
 func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 	if sub == "verify-commit" || sub == "verify-tag" {
 		return c.deny(n, "signature", "git "+sub)
@@ -140,7 +140,7 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 			// Computed, it may name the signature too (review AP2).
 			return c.deny(n, "signature", "a sort key computed at run time: "+c.text(a.word))
 		}
-		if !a.known && (strings.HasPrefix(a.val, "--format") || strings.HasPrefix(a.val, "--pretty")) {
+		if !a.known && formatOption(a.val) {
 			return c.deny(n, "signature", "a format computed at run time: "+c.text(a.word))
 		}
 		for _, g := range strings.Split(a.val, "%")[1:] {
@@ -153,6 +153,21 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 		}
 	}
 	return true
+}
+
+// formatOption reports whether word, an option with its value after "=",
+// gives a format: --format or --pretty, or as parse-options reads an
+// abbreviation (for-each-ref, branch and tag: --form=, --fo=), or
+// shortlog's --group, whose format: value is one (review CG3).
+func formatOption(word string) bool {
+	if strings.HasPrefix(word, "--format") || strings.HasPrefix(word, "--pretty") {
+		return true
+	}
+	name, _, hasValue := strings.Cut(strings.TrimPrefix(word, "--"), "=")
+	if !hasValue || name == "" || !strings.HasPrefix(word, "--") {
+		return false
+	}
+	return strings.HasPrefix("format", name) || strings.HasPrefix("pretty", name) || strings.HasPrefix("group", name)
 }
 
 // gitFolder refuses git where it may take a folder the project carries as
