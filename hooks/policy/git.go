@@ -25,7 +25,7 @@ var gitSubReads = sync.OnceValue(func() map[string]map[string]bool {
 		"stash":     set("list", "show"),
 		"worktree":  set("list"),
 		"notes":     set("", "list", "show"),
-		"submodule": set("status"),
+		"submodule": set("", "status"), // none: status
 		"reflog":    set("", "show", "exists"),
 	}
 })
