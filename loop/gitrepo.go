@@ -226,6 +226,9 @@ func perProcess(p string) bool {
 // count), a relative one read from each of those tops, where git runs its
 // hooks.
 func configTrouble(dirs []string, top string) (tops, hookDirs []string, why string) {
+	if real, ok := kernelPath(top); ok {
+		top = real // as core.worktree's are, so that one naming it is not looked into twice
+	}
 	tops = []string{top}
 	var hooksPaths []string
 	for _, d := range dirs {
