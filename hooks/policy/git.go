@@ -261,6 +261,12 @@ func gitListing(c *checker, n syntax.Node, sub string, rest []arg) bool {
 	return true
 }
 
+// gitRemote allows git remote's listing forms: the remotes, get-url, and
+// show without a remote's name or with -n. With a name, show asks the
+// remote for its branches, with the URL the repository's config gives
+// (review CG4): the user's credential helper then stores the user name
+// and password that URL carries, in ~/.git-credentials or the keychain,
+// and ssh may record the host's key.
 func gitRemote(c *checker, n syntax.Node, rest []arg) bool {
 	var words []string
 	for _, a := range rest {
@@ -272,8 +278,24 @@ func gitRemote(c *checker, n syntax.Node, rest []arg) bool {
 		return true
 	}
 	switch words[0] {
-	case "show", "get-url":
+	case "get-url":
 		return true
+	case "show":
+		names := false
+		for i, w := range words[1:] {
+			if w == "-n" {
+				return true // no query
+			}
+			if w == "--" {
+				names = names || i+2 < len(words)
+				break
+			}
+			names = names || !strings.HasPrefix(w, "-")
+		}
+		if !names {
+			return true
+		}
+		return c.deny(n, "git-branch", "git remote show asks the remote, with the credentials its URL may carry; git remote show -n does not")
 	}
 	return c.deny(n, "git-branch", "git remote "+words[0])
 }
