@@ -105,6 +105,16 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		if sub == "reflog" && first != "" && first != "expire" && first != "delete" && first != "drop" && first != "write" {
 			return true // "git reflog REF" shows REF's reflog
 		}
+		if sub == "submodule" && first == "" {
+			// git-submodule.sh runs status only when nothing but -q,
+			// --quiet and --cached is given; read as options here, other
+			// words may have swallowed a subcommand as their value.
+			for _, a := range rest {
+				if a.val != "-q" && a.val != "--quiet" && a.val != "--cached" {
+					return c.deny(n, "git", "git submodule "+a.val)
+				}
+			}
+		}
 		if gitSubReads()[sub][first] {
 			return true
 		}
