@@ -10,7 +10,7 @@ import (
 
 type gitConfigKey struct {
 	name  string // "section.key", lower case, the subsection left out
-	value string // only for core.hookspath and core.worktree: the value, unquoted
+	value string // only for core.hookspath, core.worktree and the sort keys: the value, unquoted
 }
 
 // gitConfigKeys lists the keys a git config file sets. It reads the form
@@ -48,6 +48,14 @@ func gitConfigKeys(data []byte) ([]gitConfigKey, bool) {
 			return nil, false // continued, or a quote that may span lines
 		}
 		k := gitConfigKey{name: section + "." + strings.ToLower(key)}
+		if k.name == "branch.sort" || k.name == "tag.sort" {
+			// A sort key is a field name, a few signs before it and an
+			// option after a colon: -committerdate, version:refname.
+			k.value = value
+			if !plainSortKey(value) {
+				return nil, false
+			}
+		}
 		if k.name == "core.hookspath" || k.name == "core.worktree" {
 			// Only a plain path: git reads quotes, escapes and comments
 			// in a value its own way ("ev"il and evil;x are evil).
@@ -115,6 +123,20 @@ func plainPath(s string) bool {
 	return true
 }
 
+// plainSortKey is a ref-filter sort key of letters, digits and - * : . _
+// only.
+func plainSortKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(gitNameByte(c) || strings.IndexByte("*:._", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
 func gitNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
 }
@@ -175,10 +197,8 @@ func inertGitKey(name string) bool {
 	case "branch", "user", "alias", "advice", "color", "commit", "tag", "rebase", "gui":
 		// Read by git only for what branches track, names, messages and
 		// signing (commit and tag: not by a reading command); an alias
-		// never replaces a command git has. Not branch.sort or tag.sort:
-		// the listing's sort key may be the signature (ref-filter's atom,
-		// newer than git 2.39), and git branch or git tag then runs gpg
-		// on every tip (review CG2).
+		// never replaces a command git has. branch.sort and tag.sort
+		// only as configTrouble reads their values (review CG2).
 		return key != "sort"
 	case "lfs":
 		// git-lfs, which a user's own filter configuration runs on git

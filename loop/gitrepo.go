@@ -251,6 +251,13 @@ func configTrouble(dirs []string, top string) (tops, hookDirs []string, why stri
 					return nil, nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, which git reads from a home folder plansmith does not look in", path, k.value)
 				case k.name == "core.hookspath":
 					hooksPaths = append(hooksPaths, k.value)
+				case k.name == "branch.sort" || k.name == "tag.sort":
+					// The signature as a sort key (ref-filter's atom, newer
+					// than git 2.39) has git branch or git tag run gpg on
+					// every tip (review CG2); any other key is a field.
+					if strings.Contains(strings.ToLower(k.value), "signature") {
+						return nil, nil, fmt.Sprintf("the repository's config %s sets %s %s, which has git run the signature's verifier", path, k.name, k.value)
+					}
 				case k.name == "core.worktree":
 					// Relative to the repository folder; which of dirs
 					// git reads it from does not matter: all count.

@@ -162,6 +162,8 @@ func TestRepositoryTrouble(t *testing.T) {
 		"[branch.main]\n\tremote = origin\n\tvscode-merge-base = origin/main\n[alias]\n\tst = status\n[lfs \"https://example.com/r.git/info/lfs\"]\n\taccess = basic\n[diff]\n\tcolorMoved = zebra\n"
 	_, dotgit := repo(inert)
 	assert.Empty(t, repositoryTrouble(dotgit))
+	_, dotgit = repo(inert + "[branch]\n\tsort = -committerdate\n[tag]\n\tsort = version:refname\n")
+	assert.Empty(t, repositoryTrouble(dotgit), "sort keys that name a field")
 
 	for name, config := range map[string]string{
 		"a pager":                      "[core]\n\tpager = ./x.sh\n",
@@ -181,6 +183,7 @@ func TestRepositoryTrouble(t *testing.T) {
 		// A newer git sorts a listing by signature, which runs gpg (review CG2).
 		"a branch listing's sort key": "[branch]\n\tsort = signature\n",
 		"a tag listing's sort key":    "[tag]\n\tsort = signature:grade\n",
+		"a sort key git unquotes":     "[branch]\n\tsort = \"sig\"nature\n",
 		"a URL rewritten":             "[url \"ext::sh -c x\"]\n\tinsteadOf = https://\n",
 		"an ssh command":              "[core]\n\tsshCommand = ./x.sh\n",
 		"a credential helper":         "[credential]\n\thelper = ./x.sh\n",
