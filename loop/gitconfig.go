@@ -10,7 +10,7 @@ import (
 
 type gitConfigKey struct {
 	name  string // "section.key", lower case, the subsection left out
-	value string // only for core.hookspath: the value, unquoted
+	value string // only for core.hookspath, core.worktree and the sort keys: the value, unquoted
 }
 
 // gitConfigKeys lists the keys a git config file sets. It reads the form
@@ -48,7 +48,15 @@ func gitConfigKeys(data []byte) ([]gitConfigKey, bool) {
 			return nil, false // continued, or a quote that may span lines
 		}
 		k := gitConfigKey{name: section + "." + strings.ToLower(key)}
-		if k.name == "core.hookspath" {
+		if k.name == "branch.sort" || k.name == "tag.sort" {
+			// A sort key is a field name, a few signs before it and an
+			// option after a colon: -committerdate, version:refname.
+			k.value = value
+			if !plainSortKey(value) {
+				return nil, false
+			}
+		}
+		if k.name == "core.hookspath" || k.name == "core.worktree" {
 			// Only a plain path: git reads quotes, escapes and comments
 			// in a value its own way ("ev"il and evil;x are evil).
 			k.value = value
@@ -115,6 +123,20 @@ func plainPath(s string) bool {
 	return true
 }
 
+// plainSortKey is a ref-filter sort key of letters, digits and - * : . _
+// only.
+func plainSortKey(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(gitNameByte(c) || strings.IndexByte("*:._", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
 func gitNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
 }
@@ -157,6 +179,8 @@ func inertGitKey(name string) bool {
 			// module's config (review BR3: every checkout with a submodule
 			// was refused). A working tree names no program: the filter
 			// and diff drivers its attributes ask for are the config's.
+			// But git looks for submodules and a relative hooksPath in
+			// it, wherever it is: configTrouble follows it (review CG1).
 			return true
 		}
 	case "remote":
@@ -173,8 +197,9 @@ func inertGitKey(name string) bool {
 	case "branch", "user", "alias", "advice", "color", "commit", "tag", "rebase", "gui":
 		// Read by git only for what branches track, names, messages and
 		// signing (commit and tag: not by a reading command); an alias
-		// never replaces a command git has.
-		return true
+		// never replaces a command git has. branch.sort and tag.sort
+		// only as configTrouble reads their values (review CG2).
+		return key != "sort"
 	case "lfs":
 		// git-lfs, which a user's own filter configuration runs on git
 		// status, reads programs from lfs.extension.* and

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/plainfile"
@@ -52,8 +53,7 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 	if why := perProcessFiles(dirs, gitFiles...); why != "" {
 		return why
 	}
-	top := filepath.Dir(dotgit) // the working tree's top
-	hookDirs, why := configTrouble(dirs, top)
+	tops, hookDirs, why := configTrouble(dirs, filepath.Dir(dotgit))
 	if why != "" {
 		return why
 	}
@@ -63,7 +63,7 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 	if why := hookTrouble(hookDirs); why != "" {
 		return why
 	}
-	return submoduleTrouble(dirs, top, depth, budget)
+	return submoduleTrouble(dirs, tops, depth, budget)
 }
 
 // repositoryDirs returns the folders whose config git reads for dotgit:
@@ -217,12 +217,20 @@ func perProcess(p string) bool {
 }
 
 // configTrouble reads every config file of dirs (config, config.worktree)
-// and says why one is not inert. It also returns every folder git may
-// take hooks from: the common folder's, and each hooksPath any file sets
-// (which one wins depends on extensions.worktreeConfig; all count), a
-// relative one read from top.
-func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
-	hookDirs = []string{filepath.Join(dirs[len(dirs)-1], "hooks")}
+// and says why one is not inert. It also returns every folder that may be
+// the working tree's top: the one holding the .git (top), and each one a
+// core.worktree names (git takes it wherever the .git was found, a
+// relative one read from the repository folder: review CG1); and every
+// folder git may take hooks from: the common folder's, and each hooksPath
+// any file sets (which one wins depends on extensions.worktreeConfig; all
+// count), a relative one read from each of those tops, where git runs its
+// hooks.
+func configTrouble(dirs []string, top string) (tops, hookDirs []string, why string) {
+	if real, ok := kernelPath(top); ok {
+		top = real // as core.worktree's are, so that one naming it is not looked into twice
+	}
+	tops = []string{top}
+	var hooksPaths []string
 	for _, d := range dirs {
 		for _, name := range []string{"config", "config.worktree"} {
 			path := filepath.Join(d, name)
@@ -231,29 +239,54 @@ func configTrouble(dirs []string, top string) (hookDirs []string, why string) {
 				continue
 			}
 			if err != nil {
-				return nil, fmt.Sprintf("the repository's config %s cannot be read (%v)", path, Plain(err))
+				return nil, nil, fmt.Sprintf("the repository's config %s cannot be read (%v)", path, Plain(err))
 			}
 			keys, ok := gitConfigKeys(data)
 			if !ok {
-				return nil, fmt.Sprintf("the repository's config %s is not laid out as git writes it", path)
+				return nil, nil, fmt.Sprintf("the repository's config %s is not laid out as git writes it", path)
 			}
 			for _, k := range keys {
 				switch {
 				case k.name == "core.hookspath" && strings.HasPrefix(k.value, "~"):
-					return nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, which git reads from a home folder plansmith does not look in", path, k.value)
+					return nil, nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, which git reads from a home folder plansmith does not look in", path, k.value)
 				case k.name == "core.hookspath":
-					dir, ok := gitPath(top, k.value)
-					if !ok {
-						return nil, fmt.Sprintf("the repository's config %s sets core.hooksPath %s, which plansmith cannot follow as git does (through /proc or /dev/fd, or too many links)", path, k.value)
+					hooksPaths = append(hooksPaths, k.value)
+				case k.name == "branch.sort" || k.name == "tag.sort":
+					// The signature as a sort key (ref-filter's atom, newer
+					// than git 2.39) has git branch or git tag run gpg on
+					// every tip (review CG2); any other key is a field.
+					if strings.Contains(strings.ToLower(k.value), "signature") {
+						return nil, nil, fmt.Sprintf("the repository's config %s sets %s %s, which has git run the signature's verifier", path, k.name, k.value)
 					}
-					hookDirs = append(hookDirs, dir)
+				case k.name == "core.worktree":
+					// Relative to the repository folder; which of dirs
+					// git reads it from does not matter: all count.
+					for _, base := range dirs {
+						wt, ok := gitPath(base, k.value)
+						if !ok {
+							return nil, nil, fmt.Sprintf("the repository's config %s sets core.worktree %s, which plansmith cannot follow as git does (through /proc or /dev/fd, or too many links)", path, k.value)
+						}
+						if !slices.Contains(tops, wt) {
+							tops = append(tops, wt)
+						}
+					}
 				case !inertGitKey(k.name):
-					return nil, fmt.Sprintf("the repository's config %s sets %s, which can name a program git runs; a project's files may have put it there", path, k.name)
+					return nil, nil, fmt.Sprintf("the repository's config %s sets %s, which can name a program git runs; a project's files may have put it there", path, k.name)
 				}
 			}
 		}
 	}
-	return hookDirs, ""
+	hookDirs = []string{filepath.Join(dirs[len(dirs)-1], "hooks")}
+	for _, hp := range hooksPaths {
+		for _, t := range tops {
+			dir, ok := gitPath(t, hp)
+			if !ok {
+				return nil, nil, fmt.Sprintf("the repository's config sets core.hooksPath %s, which plansmith cannot follow as git does (through /proc or /dev/fd, or too many links)", hp)
+			}
+			hookDirs = append(hookDirs, dir)
+		}
+	}
+	return tops, hookDirs, ""
 }
 
 // hookTrouble names an executable hook a reading command may fire: the
@@ -283,7 +316,7 @@ func hookTrouble(hookDirs []string) string {
 // folder holds a .git: git status and git diff look into it) and each one
 // kept in the modules folder, checked out or not (git diff
 // --submodule=diff and git grep --recurse-submodules open them).
-func submoduleTrouble(dirs []string, top string, depth int, budget *int) string {
+func submoduleTrouble(dirs, tops []string, depth int, budget *int) string {
 	check := func(dotgit, label string) string {
 		*budget--
 		if *budget < 0 || depth >= maxSubmoduleDepth {
@@ -300,12 +333,14 @@ func submoduleTrouble(dirs []string, top string, depth int, budget *int) string 
 		return fmt.Sprintf("the repository's index %s cannot be read for submodules (%v)", index, err)
 	}
 	for _, link := range links {
-		sub := filepath.Join(top, filepath.FromSlash(link), ".git")
-		if _, err := os.Lstat(sub); err != nil {
-			continue // not checked out: git does not look into it
-		}
-		if why := check(sub, "its submodule "+link); why != "" {
-			return why
+		for _, top := range tops {
+			sub := filepath.Join(top, filepath.FromSlash(link), ".git")
+			if _, err := os.Lstat(sub); err != nil {
+				continue // not checked out: git does not look into it
+			}
+			if why := check(sub, "its submodule "+link); why != "" {
+				return why
+			}
 		}
 	}
 	var why string

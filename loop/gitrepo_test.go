@@ -162,6 +162,8 @@ func TestRepositoryTrouble(t *testing.T) {
 		"[branch.main]\n\tremote = origin\n\tvscode-merge-base = origin/main\n[alias]\n\tst = status\n[lfs \"https://example.com/r.git/info/lfs\"]\n\taccess = basic\n[diff]\n\tcolorMoved = zebra\n"
 	_, dotgit := repo(inert)
 	assert.Empty(t, repositoryTrouble(dotgit))
+	_, dotgit = repo(inert + "[branch]\n\tsort = -committerdate\n[tag]\n\tsort = version:refname\n")
+	assert.Empty(t, repositoryTrouble(dotgit), "sort keys that name a field")
 
 	for name, config := range map[string]string{
 		"a pager":                      "[core]\n\tpager = ./x.sh\n",
@@ -178,10 +180,14 @@ func TestRepositoryTrouble(t *testing.T) {
 		"signatures checked by a tool": "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = ./x.sh\n",
 		"a local remote's upload-pack": "[remote \"o\"]\n\turl = ../other\n\tuploadpack = ./x.sh\n",
 		"a remote helper":              "[remote \"o\"]\n\tvcs = evil\n",
-		"a URL rewritten":              "[url \"ext::sh -c x\"]\n\tinsteadOf = https://\n",
-		"an ssh command":               "[core]\n\tsshCommand = ./x.sh\n",
-		"a credential helper":          "[credential]\n\thelper = ./x.sh\n",
-		"a git-lfs extension":          "[lfs \"extension.x\"]\n\tclean = ./x.sh %f\n",
+		// A newer git sorts a listing by signature, which runs gpg (review CG2).
+		"a branch listing's sort key": "[branch]\n\tsort = signature\n",
+		"a tag listing's sort key":    "[tag]\n\tsort = signature:grade\n",
+		"a sort key git unquotes":     "[branch]\n\tsort = \"sig\"nature\n",
+		"a URL rewritten":             "[url \"ext::sh -c x\"]\n\tinsteadOf = https://\n",
+		"an ssh command":              "[core]\n\tsshCommand = ./x.sh\n",
+		"a credential helper":         "[credential]\n\thelper = ./x.sh\n",
+		"a git-lfs extension":         "[lfs \"extension.x\"]\n\tclean = ./x.sh %f\n",
 		// A partial clone fetches what a reading command finds missing
 		// (review O), in either of the forms git writes.
 		"a promisor remote":      "[remote \"origin\"]\n\turl = ../origin.git\n\tpromisor = true\n",
@@ -449,4 +455,64 @@ func TestGitInAPartialCloneIsRefused(t *testing.T) {
 	out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: project}, Tool: "Bash", Input: in})
 	assert.True(t, out.Deny)
 	assert.Contains(t, out.Reason, "promisor")
+}
+
+// Review CG1, proven with git 2.39: core.worktree moves the working tree
+// wherever the .git was found (relative, from the repository folder), and
+// git then runs a relative hooksPath's hooks, and looks into submodules,
+// there, not beside the .git. A project unpacked with its .git set
+// core.worktree = ../w, and w held the hook git status fired, or the
+// checked-out submodule whose fsmonitor it ran.
+func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	proj := t.TempDir()
+	run(proj, "init", "-q", ".")
+	w := filepath.Join(proj, "w")
+	require.NoError(t, os.MkdirAll(filepath.Join(w, "h"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(w, "f"), []byte("f\n"), 0o644))
+	dotgit := filepath.Join(proj, ".git")
+	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\tworktree = ../w\n\thooksPath = h\n")
+	run(proj, "add", "f")
+	run(proj, "commit", "-qm", "f")
+	assert.Empty(t, repositoryTrouble(dotgit), "a working tree elsewhere, no hook in it")
+
+	hook := filepath.Join(w, "h", "post-index-change")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755))
+	require.NoError(t, os.Chtimes(filepath.Join(w, "f"), time.Now(), time.Now().Add(time.Hour)))
+	run(proj, "status", "--short")
+	require.FileExists(t, marker, "git status runs the hook in the working tree's hooksPath")
+	assert.Contains(t, repositoryTrouble(dotgit), hook)
+	require.NoError(t, os.Remove(hook))
+	require.NoError(t, os.Remove(marker))
+
+	sub := filepath.Join(w, "sub")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	run(sub, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "s"), []byte("s\n"), 0o644))
+	run(sub, "add", "s")
+	run(sub, "commit", "-qm", "s")
+	run(proj, "update-index", "--add", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+",sub")
+	assert.Empty(t, repositoryTrouble(dotgit), "a submodule in the working tree with git init's config")
+	appendConfig(t, filepath.Join(sub, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+	run(proj, "status", "--short")
+	require.FileExists(t, marker, "git status runs the fsmonitor of a submodule in the working tree")
+	why := repositoryTrouble(dotgit)
+	assert.Contains(t, why, "submodule sub")
+	assert.Contains(t, why, "core.fsmonitor")
+
+	// A core.worktree git reads another way than as written is refused.
+	_, quoted := repoWithConfig(t, "[core]\n\tworktree = \"../w\"\n")
+	assert.NotEmpty(t, repositoryTrouble(quoted))
 }

@@ -61,8 +61,11 @@
 //     locale's (LANGUAGE, LC_*) only with a name, never a path, since
 //     programs load their messages and locale data from it.
 //   - git's signature checks are refused (--show-signature, verify-commit,
-//     verify-tag, tag -v, %G in a format): git runs the verifier the
-//     signature's armour names.
+//     verify-tag, tag -v, %G in a format, a format or sort key computed at
+//     run time however its option is abbreviated): git runs the verifier
+//     the signature's armour names. So is git remote show NAME without -n,
+//     which asks the remote with whatever credentials its URL carries, and
+//     the user's credential helper keeps them.
 //   - Arithmetic, [[ -eq ]], test -v, ${!x} and computed subscripts are
 //     refused unless their operands are literal: bash evaluates array
 //     subscripts inside such values, which runs command substitutions. For

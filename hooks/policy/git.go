@@ -25,7 +25,7 @@ var gitSubReads = sync.OnceValue(func() map[string]map[string]bool {
 		"stash":     set("list", "show"),
 		"worktree":  set("list"),
 		"notes":     set("", "list", "show"),
-		"submodule": set("status"),
+		"submodule": set("", "status"), // none: status
 		"reflog":    set("", "show", "exists"),
 	}
 })
@@ -105,6 +105,16 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		if sub == "reflog" && first != "" && first != "expire" && first != "delete" && first != "drop" && first != "write" {
 			return true // "git reflog REF" shows REF's reflog
 		}
+		if sub == "submodule" && first == "" {
+			// git-submodule.sh runs status only when nothing but -q,
+			// --quiet and --cached is given; read as options here, other
+			// words may have swallowed a subcommand as their value.
+			for _, a := range rest {
+				if a.val != "-q" && a.val != "--quiet" && a.val != "--cached" {
+					return c.deny(n, "git", "git submodule "+a.val)
+				}
+			}
+		}
 		if gitSubReads()[sub][first] {
 			return true
 		}
@@ -122,7 +132,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 // placeholders of a format (%G?, %GS, %+GK, ...), and ref-filter's
 // signature atom, in a format (%(signature:grade)) or a sort key
 // (--sort=signature, as a value or the word after --sort); a format
-// computed at run time could hold one.
+// computed at run time could hold one, however its option is spelled.
 func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 	if sub == "verify-commit" || sub == "verify-tag" {
 		return c.deny(n, "signature", "git "+sub)
@@ -140,7 +150,7 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 			// Computed, it may name the signature too (review AP2).
 			return c.deny(n, "signature", "a sort key computed at run time: "+c.text(a.word))
 		}
-		if !a.known && (strings.HasPrefix(a.val, "--format") || strings.HasPrefix(a.val, "--pretty")) {
+		if !a.known && formatOption(a.val) {
 			return c.deny(n, "signature", "a format computed at run time: "+c.text(a.word))
 		}
 		for _, g := range strings.Split(a.val, "%")[1:] {
@@ -153,6 +163,21 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 		}
 	}
 	return true
+}
+
+// formatOption reports whether word, an option with its value after "=",
+// gives a format: --format or --pretty, or as parse-options reads an
+// abbreviation (for-each-ref, branch and tag: --form=, --fo=), or
+// shortlog's --group, whose format: value is one (review CG3).
+func formatOption(word string) bool {
+	if strings.HasPrefix(word, "--format") || strings.HasPrefix(word, "--pretty") {
+		return true
+	}
+	name, _, hasValue := strings.Cut(strings.TrimPrefix(word, "--"), "=")
+	if !hasValue || name == "" || !strings.HasPrefix(word, "--") {
+		return false
+	}
+	return strings.HasPrefix("format", name) || strings.HasPrefix("pretty", name) || strings.HasPrefix("group", name)
 }
 
 // gitFolder refuses git where it may take a folder the project carries as
@@ -246,6 +271,12 @@ func gitListing(c *checker, n syntax.Node, sub string, rest []arg) bool {
 	return true
 }
 
+// gitRemote allows git remote's listing forms: the remotes, get-url, and
+// show without a remote's name or with -n. With a name, show asks the
+// remote for its branches, with the URL the repository's config gives
+// (review CG4): the user's credential helper then stores the user name
+// and password that URL carries, in ~/.git-credentials or the keychain,
+// and ssh may record the host's key.
 func gitRemote(c *checker, n syntax.Node, rest []arg) bool {
 	var words []string
 	for _, a := range rest {
@@ -257,8 +288,24 @@ func gitRemote(c *checker, n syntax.Node, rest []arg) bool {
 		return true
 	}
 	switch words[0] {
-	case "show", "get-url":
+	case "get-url":
 		return true
+	case "show":
+		names := false
+		for i, w := range words[1:] {
+			if w == "-n" {
+				return true // no query
+			}
+			if w == "--" {
+				names = names || i+2 < len(words)
+				break
+			}
+			names = names || !strings.HasPrefix(w, "-")
+		}
+		if !names {
+			return true
+		}
+		return c.deny(n, "git-branch", "git remote show asks the remote, with the credentials its URL may carry; git remote show -n does not")
 	}
 	return c.deny(n, "git-branch", "git remote "+words[0])
 }
