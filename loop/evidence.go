@@ -115,7 +115,9 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	default:
 		return heldElsewhere(env, ev.Session)
 	}
-	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
+	if p, err := env.Paths(ev.Session); err != nil {
+		return PromptOutcome{}
+	} else if found, err := lookState(p); err == nil && !found {
 		return PromptOutcome{}
 	}
 	t, err := openSessionWith(env, ev.Session, false, state.Load)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -837,4 +838,31 @@ func TestAnAsideTurnsSecondStopJudgesNothing(t *testing.T) {
 	l := loaded(t, p)
 	assert.Zero(t, l.Retries, "the status reply was not judged")
 	assert.Empty(t, l.Blocks)
+}
+
+// A state file that cannot even be looked up (a .claude folder that cannot
+// be searched, or here a link to itself) may hold a running loop, and tool
+// calls are refused on it: so the Stop, a prompt, a resumed session, status
+// and cancel say so, instead of ending turns, and calling the project free
+// of loops, as if none ran (review CI1).
+func TestAStateFileThatCannotBeLookedUpIsTold(t *testing.T) {
+	env, p, _ := testEnv(t)
+	require.NoError(t, os.Symlink(".claude", filepath.Dir(p.State())))
+	_, err := os.Lstat(p.State())
+	require.ErrorIs(t, err, syscall.ELOOP)
+	s := Session{ID: "s", Cwd: p.Project}
+	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "it may hold a loop")
+
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("I could not edit.")})
+	assert.Equal(t, Pause, stop.Kind)
+	assert.Contains(t, stop.Message, ".claude/plansmith.local.md cannot be read")
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "fix the typo"}).Message, "cannot be read")
+	assert.Contains(t, SessionStart(env, SessionEvent{Session: s, Source: "compact"}).Message, "cannot be read")
+	assert.Equal(t, Pause, UnreadableStop(env, s, errors.New("bad input")).Kind)
+	_, err = Status(env, p)
+	assert.Error(t, err, "status does not call the project free of loops")
+	c, err := Cancel(env, p)
+	assert.Error(t, err, "nor does cancel")
+	assert.False(t, c.Found)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/plansmith/plansmith/internal/provenance"
@@ -46,8 +47,16 @@ func begin(p state.Paths, create bool) (*txn, error) {
 // state.LoadHead for a hook that needs only the frontmatter.
 func beginWith(p state.Paths, create bool, load func(string) (*state.File, error)) (*txn, error) {
 	t := &txn{paths: p, unlock: func() {}}
-	if !create && !exists(p.State()) {
-		return t, nil // the common case outside a loop: no lock, no work
+	if !create {
+		switch found, err := lookState(p); {
+		case err != nil:
+			// A loop may run there: PreToolUse refuses on it, so the
+			// hooks that speak say so, and cancel and status do not call
+			// the project free of loops (review CI1).
+			return nil, &unreadState{state: p.Rel(p.State()), why: err}
+		case !found:
+			return t, nil // the common case outside a loop: no lock, no work
+		}
 	}
 	unlock, err := state.Lock(p)
 	if err != nil {
@@ -112,6 +121,20 @@ func activeWithoutLock(p state.Paths) bool {
 		return false
 	}
 	return err != nil || f.Loop.Active && !elsewhere(&f.Loop, p.Project)
+}
+
+// lookState reports whether p's state file is there, and an error when that
+// cannot even be told: a .claude folder that cannot be searched, a loop of
+// links. Either way a loop may run there (stateFile, hasState).
+func lookState(p state.Paths) (bool, error) {
+	_, err := os.Lstat(p.State())
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return false, nil
+	}
+	return false, err
 }
 
 func exists(path string) bool {
