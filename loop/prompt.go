@@ -29,7 +29,11 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 		// read, keeps tool calls read-only and records no permission for
 		// the agent's plansmith cancel: the user's own /plansmith:cancel
 		// ends it here (review AA4, BI2).
-		return cancelForeign(env, ev.Session)
+		why := "the loop was not started by plansmith on this machine"
+		if unread != nil {
+			why = "its state file cannot be read" // review CI1: it was called foreign
+		}
+		return cancelForeign(env, ev.Session, why)
 	}
 	if errors.As(err, &unread) {
 		return PromptOutcome{Message: unread.message()}
@@ -248,8 +252,9 @@ func notCancelled(why string, err error) string {
 }
 
 // cancelForeign archives a loop plansmith did not start on this machine,
-// at the user's own /plansmith:cancel.
-func cancelForeign(env Env, s Session) PromptOutcome {
+// or a state file it cannot read, at the user's own /plansmith:cancel; why
+// says which, for when it cannot.
+func cancelForeign(env Env, s Session, why string) PromptOutcome {
 	p, err := env.Paths(s)
 	if err == nil {
 		var c Cancelled
@@ -259,5 +264,5 @@ func cancelForeign(env Env, s Session) PromptOutcome {
 		}
 	}
 	env.note("%v", err)
-	return PromptOutcome{Message: notCancelled("the loop was not started by plansmith on this machine", err)}
+	return PromptOutcome{Message: notCancelled(why, err)}
 }

@@ -53,7 +53,7 @@ func beginWith(p state.Paths, create bool, load func(string) (*state.File, error
 			// A loop may run there: PreToolUse refuses on it, so the
 			// hooks that speak say so, and cancel and status do not call
 			// the project free of loops (review CI1).
-			return nil, &unreadState{state: p.Rel(p.State()), why: err}
+			return nil, &unreadState{state: p.Rel(p.State()), why: err, unseen: true}
 		case !found:
 			return t, nil // the common case outside a loop: no lock, no work
 		}
@@ -413,13 +413,21 @@ func (m *movedAside) told() PromptOutcome {
 type unreadState struct {
 	state string // the state file, relative to the project
 	why   error
+	// unseen: the file cannot even be looked up (lookState), so no
+	// command of plansmith's can move it aside either.
+	unseen bool
 }
 
-func (u *unreadState) Error() string { return u.why.Error() }
+func (u *unreadState) Error() string {
+	if u.unseen {
+		return fmt.Sprintf("the loop's state file %s cannot be looked up (%s): make the project's .claude folder readable and searchable, then try again", u.state, plainError(u.why))
+	}
+	return u.why.Error()
+}
 
 // message is what the user is told.
 func (u *unreadState) message() string {
-	return strings.TrimSpace(templates.Show("messages/state-stuck.md", map[string]any{"State": u.state, "Why": plainError(u.why)}))
+	return strings.TrimSpace(templates.Show("messages/state-stuck.md", map[string]any{"State": u.state, "Why": plainError(u.why), "Unseen": u.unseen}))
 }
 
 // notStartedHere says that a session did not take on a loop that plansmith

@@ -141,7 +141,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/aside.md":          map[string]any{"Label": label},
 		"messages/prompt-unread.md":  map[string]any{"Why": "another plansmith process has held the project's lock /p/.claude/plansmith/lock for 15s", "Cancel": false},
 		"messages/held-elsewhere.md": map[string]any{"Label": label, "Holder": "af248245-0b7c-4f54-9d3e-5a1f0c2d9e11", "Agent": ""},
-		"messages/state-stuck.md":    map[string]any{"State": ".claude/plansmith.local.md", "Why": "refusing to follow .claude/plansmith.local.md: it is a symbolic link"},
+		"messages/state-stuck.md":    map[string]any{"State": ".claude/plansmith.local.md", "Why": "refusing to follow .claude/plansmith.local.md: it is a symbolic link", "Unseen": false},
 		"messages/resume.md":         map[string]any{"Label": label, "Reason": "understand [1/8]: this answer did not pass"},
 		"messages/retry.md": map[string]any{"Label": label, "Phase": "critique", "Attempt": 1, "Left": 2,
 			"Problems": []string{"numbered items: found 1, need 3"}, "Prompt": "Critique the plan."},
