@@ -129,6 +129,10 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	if errors.As(err, &unread) {
 		return PromptOutcome{Message: unread.message()}
 	}
+	var away *movedAway
+	if errors.As(err, &away) {
+		return PromptOutcome{Message: away.message()}
+	}
 	if t == nil {
 		if ev.Source == "resume" {
 			return heldElsewhere(env, ev.Session)

@@ -870,3 +870,35 @@ func TestAStateFileThatCannotBeLookedUpIsTold(t *testing.T) {
 	assert.Error(t, err, "nor does cancel")
 	assert.False(t, c.Found)
 }
+
+// A project moved or renamed while its loop ran: the state file records a
+// folder that is no longer there. The loop is not run in the new place, but
+// the session holding it is neither let write nor left with turns that end
+// in silence; another session's calls are not its business, and the user's
+// /plansmith:cancel ends it (review CI4).
+func TestALoopWhoseProjectMovedIsToldToItsSession(t *testing.T) {
+	env, p := heldLoop(t)
+	moved := filepath.Join(filepath.Dir(p.Project), filepath.Base(p.Project)+"-renamed")
+	require.NoError(t, os.Rename(p.Project, moved))
+	t.Cleanup(func() { os.RemoveAll(moved) })
+	p = state.Paths{Project: moved}
+	s := Session{ID: "s", Cwd: moved}
+	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "its session stays read-only")
+	ls := ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}
+	assert.False(t, PreToolUse(env, ls).Deny, "and may still read")
+
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("1. problem\n2. constraint\n3. x")})
+	assert.Equal(t, Pause, stop.Kind)
+	assert.Contains(t, stop.Message, "which is no longer there")
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"}).Message, "which is no longer there")
+
+	other := Session{ID: "other", Cwd: moved}
+	assert.False(t, PreToolUse(env, ToolEvent{Session: other, Tool: "Write", Input: write.Input}).Deny, "another session's calls are not held to it")
+	assert.Equal(t, LetStop, Stop(env, StopEvent{Session: other, LastMessage: answer("x")}).Kind)
+
+	cancel := PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, cancel.Message, "the loop started in a folder that is no longer there is cancelled")
+	assert.NoFileExists(t, p.State())
+	assert.False(t, PreToolUse(env, write).Deny)
+}

@@ -50,11 +50,14 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	var moved *movedAside
 	var foreign *notStartedHere
 	var unread *unreadState
+	var away *movedAway
 	switch {
 	case errors.Is(err, errNoSession):
 		return NotChecked(err.Error(), false)
 	case errors.As(err, &unread):
 		return StopOutcome{Kind: Pause, Message: unread.message()}
+	case errors.As(err, &away):
+		return StopOutcome{Kind: Pause, Message: away.message()}
 	case errors.As(err, &foreign):
 		return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/not-started-here.md",
 			map[string]any{"State": p.Rel(p.State())}))}

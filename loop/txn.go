@@ -245,6 +245,9 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	}
 	l := &t.file.Loop
 	switch {
+	case elsewhere(l, p.Project) && movedFrom(l, s):
+		t.commit()
+		return nil, &movedAway{state: p.Rel(p.State()), from: l.Project}
 	case elsewhere(l, p.Project):
 		t.commit()
 		return nil, nil
@@ -334,6 +337,37 @@ func retireID(env Env, p state.Paths, l *state.Loop) {
 	if err := provenance.Open(env.Getenv("HOME"), p.Project).RecordID(retiredIDKind, l.ID, env.Now()); err != nil {
 		env.note("%v", err)
 	}
+}
+
+// movedFrom reports whether l, found in a folder it does not record, is
+// held by s and records a folder that is no longer there: most likely the
+// same project, moved or renamed while the loop ran. A state file a
+// repository carries is held by no session of this machine's (session ids
+// are random), so this never takes one for the session's own.
+func movedFrom(l *state.Loop, s Session) bool {
+	if l.Project == "" || l.SessionID == "" || s.ID == "" || !l.HeldBy(s.ID) {
+		return false
+	}
+	_, err := os.Lstat(l.Project)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// movedAway is openSession's error for a loop movedFrom describes: it is
+// not run where its record names another folder, but its session is told
+// (and its tool calls stay judged), not left with a loop that ended in
+// silence (review CI4).
+type movedAway struct {
+	state string // the state file, relative to the project
+	from  string // the folder the loop records
+}
+
+func (m *movedAway) Error() string {
+	return fmt.Sprintf("the planning loop in %s was started in %s, which is no longer there; it is not run here", m.state, m.from)
+}
+
+// message is what the user is told.
+func (m *movedAway) message() string {
+	return strings.TrimSpace(templates.Show("messages/loop-moved.md", map[string]any{"State": m.state, "From": m.from}))
 }
 
 // elsewhere reports whether l was started in another folder than dir, the
