@@ -188,3 +188,16 @@ func TestAnInputThatNeverEndsIsAnsweredInTime(t *testing.T) {
 	Run("stop", env)
 	assert.Empty(t, out.String())
 }
+
+// A tool call whose hook fails outside its judging, and fails again while
+// it looks for a loop to refuse it on, is refused all the same, and the
+// hook does not crash (review CI3).
+func TestPreToolUseThatFailsTwiceRefuses(t *testing.T) {
+	env, _ := guardedProject(t, func() string { return "/usr/bin" })
+	env.Getenv = func(k string) string { panic("boom") }
+	var out, errb bytes.Buffer
+	env.Stderr = &errb
+	assert.NotPanics(t, func() { run(t, "pretooluse-loop", `{"session_id":"s","tool_name":"Write"`, &out, env) })
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, errb.String(), "internal error in the pretooluse-loop hook: boom")
+}

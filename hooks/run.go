@@ -176,7 +176,14 @@ func unjudged(in Input, why string) any {
 // refusal is the answer for a tool call that could not be judged (err says
 // why): refused wherever a loop may be running or the plan-mode gate
 // applies, as undecodable input is (loop.UndecodableTool); nil elsewhere.
-func refusal(env loop.Env, in Input, raw []byte, err error) any {
+// When looking for a loop fails too, it is refused outright: the hook
+// answers rather than crash (review CI3).
+func refusal(env loop.Env, in Input, raw []byte, err error) (out any) {
+	defer func() {
+		if recover() != nil {
+			out = unjudged(in, err.Error())
+		}
+	}()
 	if o := loop.UndecodableTool(env, session(in), in.ToolName, raw, err); o.Deny {
 		return toolAnswer(o)
 	}

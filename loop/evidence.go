@@ -115,7 +115,9 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	default:
 		return heldElsewhere(env, ev.Session)
 	}
-	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
+	if p, err := env.Paths(ev.Session); err != nil {
+		return PromptOutcome{}
+	} else if found, err := lookState(p); err == nil && !found {
 		return PromptOutcome{}
 	}
 	t, err := openSessionWith(env, ev.Session, false, state.Load)
@@ -126,6 +128,10 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	var unread *unreadState
 	if errors.As(err, &unread) {
 		return PromptOutcome{Message: unread.message()}
+	}
+	var away *movedAway
+	if errors.As(err, &away) {
+		return PromptOutcome{Message: away.message()}
 	}
 	if t == nil {
 		if ev.Source == "resume" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -837,4 +838,67 @@ func TestAnAsideTurnsSecondStopJudgesNothing(t *testing.T) {
 	l := loaded(t, p)
 	assert.Zero(t, l.Retries, "the status reply was not judged")
 	assert.Empty(t, l.Blocks)
+}
+
+// A state file that cannot even be looked up (a .claude folder that cannot
+// be searched, or here a link to itself) may hold a running loop, and tool
+// calls are refused on it: so the Stop, a prompt, a resumed session, status
+// and cancel say so, instead of ending turns, and calling the project free
+// of loops, as if none ran (review CI1).
+func TestAStateFileThatCannotBeLookedUpIsTold(t *testing.T) {
+	env, p, _ := testEnv(t)
+	require.NoError(t, os.Symlink(".claude", filepath.Dir(p.State())))
+	_, err := os.Lstat(p.State())
+	require.ErrorIs(t, err, syscall.ELOOP)
+	s := Session{ID: "s", Cwd: p.Project}
+	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "it may hold a loop")
+
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("I could not edit.")})
+	assert.Equal(t, Pause, stop.Kind)
+	assert.Contains(t, stop.Message, ".claude/plansmith.local.md cannot be looked up")
+	assert.Contains(t, stop.Message, "Make the project's .claude folder readable and searchable")
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "fix the typo"}).Message, "cannot be looked up")
+	assert.Contains(t, SessionStart(env, SessionEvent{Session: s, Source: "compact"}).Message, "cannot be looked up")
+	cancel := PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"}).Message
+	assert.Contains(t, cancel, "could not be recorded (its state file cannot be read)", "a cancel that cannot reach it is told why")
+	assert.Equal(t, Pause, UnreadableStop(env, s, errors.New("bad input")).Kind)
+	_, err = Status(env, p)
+	assert.ErrorContains(t, err, "cannot be looked up", "status does not call the project free of loops")
+	assert.NotContains(t, err.Error(), "to archive it", "nor send the user to a cancel that cannot reach it")
+	c, err := Cancel(env, p)
+	assert.Error(t, err, "nor does cancel")
+	assert.False(t, c.Found)
+}
+
+// A project moved or renamed while its loop ran: the state file records a
+// folder that is no longer there. The loop is not run in the new place, but
+// the session holding it is neither let write nor left with turns that end
+// in silence; another session's calls are not its business, and the user's
+// /plansmith:cancel ends it (review CI4).
+func TestALoopWhoseProjectMovedIsToldToItsSession(t *testing.T) {
+	env, p := heldLoop(t)
+	moved := filepath.Join(filepath.Dir(p.Project), filepath.Base(p.Project)+"-renamed")
+	require.NoError(t, os.Rename(p.Project, moved))
+	t.Cleanup(func() { os.RemoveAll(moved) })
+	p = state.Paths{Project: moved}
+	s := Session{ID: "s", Cwd: moved}
+	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
+	assert.True(t, PreToolUse(env, write).Deny, "its session stays read-only")
+	ls := ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}
+	assert.False(t, PreToolUse(env, ls).Deny, "and may still read")
+
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("1. problem\n2. constraint\n3. x")})
+	assert.Equal(t, Pause, stop.Kind)
+	assert.Contains(t, stop.Message, "which is no longer there")
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"}).Message, "which is no longer there")
+
+	other := Session{ID: "other", Cwd: moved}
+	assert.False(t, PreToolUse(env, ToolEvent{Session: other, Tool: "Write", Input: write.Input}).Deny, "another session's calls are not held to it")
+	assert.Equal(t, LetStop, Stop(env, StopEvent{Session: other, LastMessage: answer("x")}).Kind)
+
+	cancel := PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"})
+	assert.Contains(t, cancel.Message, "the loop started in a folder that is no longer there is cancelled")
+	assert.NoFileExists(t, p.State())
+	assert.False(t, PreToolUse(env, write).Deny)
 }

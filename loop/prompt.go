@@ -24,15 +24,26 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var foreign *notStartedHere
 	var unread *unreadState
-	if (errors.As(err, &foreign) || errors.As(err, &unread)) && isCancelPrompt(ev.Prompt) {
+	var away *movedAway
+	if (errors.As(err, &foreign) || errors.As(err, &unread) || errors.As(err, &away)) && isCancelPrompt(ev.Prompt) {
 		// A loop plansmith did not start here, or a state file it cannot
 		// read, keeps tool calls read-only and records no permission for
 		// the agent's plansmith cancel: the user's own /plansmith:cancel
 		// ends it here (review AA4, BI2).
-		return cancelForeign(env, ev.Session)
+		what, why := "the loop plansmith did not start on this machine", "the loop was not started by plansmith on this machine"
+		switch {
+		case unread != nil: // review CI1: it was called foreign
+			what, why = "the loop whose state file could not be read", "its state file cannot be read"
+		case away != nil:
+			what, why = "the loop started in a folder that is no longer there", "the loop records a folder that is no longer there"
+		}
+		return cancelForeign(env, ev.Session, what, why)
 	}
 	if errors.As(err, &unread) {
 		return PromptOutcome{Message: unread.message()}
+	}
+	if away != nil {
+		return PromptOutcome{Message: away.message()}
 	}
 	var moved *movedAside
 	if errors.As(err, &moved) {
@@ -248,16 +259,18 @@ func notCancelled(why string, err error) string {
 }
 
 // cancelForeign archives a loop plansmith did not start on this machine,
-// at the user's own /plansmith:cancel.
-func cancelForeign(env Env, s Session) PromptOutcome {
+// or a state file it cannot read, or one that records a folder no longer
+// there, at the user's own /plansmith:cancel; what names the loop, and why
+// says why the cancel could not be recorded, for when it cannot be ended.
+func cancelForeign(env Env, s Session, what, why string) PromptOutcome {
 	p, err := env.Paths(s)
 	if err == nil {
 		var c Cancelled
 		if c, err = Cancel(env, p); err == nil {
-			text := templates.Show("messages/cancelled-foreign.md", map[string]any{"Archive": c.Archive, "NotArchived": c.NotArchived})
+			text := templates.Show("messages/cancelled-foreign.md", map[string]any{"What": what, "Archive": c.Archive, "NotArchived": c.NotArchived})
 			return PromptOutcome{Context: text, Message: text}
 		}
 	}
 	env.note("%v", err)
-	return PromptOutcome{Message: notCancelled("the loop was not started by plansmith on this machine", err)}
+	return PromptOutcome{Message: notCancelled(why, err)}
 }

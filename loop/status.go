@@ -64,9 +64,12 @@ func Status(env Env, p state.Paths) (View, error) {
 		t.commit() // a view needs no lock past the load
 	}
 	var link *state.LinkError
+	var unseen *unreadState
 	switch {
 	case errors.As(err, &link) && link.Path != p.State():
 		return View{}, linkedAway(p, link)
+	case errors.As(err, &unseen) && unseen.unseen:
+		return View{}, err // cancel cannot reach it either: its message says what to do
 	case err != nil:
 		return View{}, fmt.Errorf("%v\nRun '%s' to archive it", err, templates.CLI("cancel"))
 	}

@@ -31,7 +31,10 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return whileRunning(env, ev)
 	}
 	p, err := env.Paths(ev.Session)
-	if err != nil || !exists(p.State()) {
+	if err != nil {
+		return StopOutcome{}
+	}
+	if found, err := lookState(p); err == nil && !found {
 		return StopOutcome{} // no loop: neither the lock nor the answer is touched
 	}
 	// Read the answer before taking the lock: a transcript can be large,
@@ -47,11 +50,14 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	var moved *movedAside
 	var foreign *notStartedHere
 	var unread *unreadState
+	var away *movedAway
 	switch {
 	case errors.Is(err, errNoSession):
 		return NotChecked(err.Error(), false)
 	case errors.As(err, &unread):
 		return StopOutcome{Kind: Pause, Message: unread.message()}
+	case errors.As(err, &away):
+		return StopOutcome{Kind: Pause, Message: away.message()}
 	case errors.As(err, &foreign):
 		return StopOutcome{Kind: Pause, Message: strings.TrimSpace(templates.Show("messages/not-started-here.md",
 			map[string]any{"State": p.Rel(p.State())}))}
@@ -204,7 +210,10 @@ func saveFailed(at string, cause error) StopOutcome {
 // (review X, F6: only stderr said so); elsewhere nothing.
 func UnreadableStop(env Env, s Session, err error) StopOutcome {
 	p, perr := env.Paths(s)
-	if perr != nil || !exists(p.State()) {
+	if perr != nil {
+		return StopOutcome{}
+	}
+	if found, lerr := lookState(p); lerr == nil && !found {
 		return StopOutcome{}
 	}
 	return NotChecked("plansmith could not read this Stop's input ("+plainError(err)+")", false)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/plansmith/plansmith/internal/provenance"
@@ -46,8 +47,16 @@ func begin(p state.Paths, create bool) (*txn, error) {
 // state.LoadHead for a hook that needs only the frontmatter.
 func beginWith(p state.Paths, create bool, load func(string) (*state.File, error)) (*txn, error) {
 	t := &txn{paths: p, unlock: func() {}}
-	if !create && !exists(p.State()) {
-		return t, nil // the common case outside a loop: no lock, no work
+	if !create {
+		switch found, err := lookState(p); {
+		case err != nil:
+			// A loop may run there: PreToolUse refuses on it, so the
+			// hooks that speak say so, and cancel and status do not call
+			// the project free of loops (review CI1).
+			return nil, &unreadState{state: p.Rel(p.State()), why: err, unseen: true}
+		case !found:
+			return t, nil // the common case outside a loop: no lock, no work
+		}
 	}
 	unlock, err := state.Lock(p)
 	if err != nil {
@@ -112,6 +121,20 @@ func activeWithoutLock(p state.Paths) bool {
 		return false
 	}
 	return err != nil || f.Loop.Active && !elsewhere(&f.Loop, p.Project)
+}
+
+// lookState reports whether p's state file is there, and an error when that
+// cannot even be told: a .claude folder that cannot be searched, a loop of
+// links. Either way a loop may run there (stateFile, hasState).
+func lookState(p state.Paths) (bool, error) {
+	_, err := os.Lstat(p.State())
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return false, nil
+	}
+	return false, err
 }
 
 func exists(path string) bool {
@@ -222,6 +245,9 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	}
 	l := &t.file.Loop
 	switch {
+	case elsewhere(l, p.Project) && movedFrom(l, s):
+		t.commit()
+		return nil, &movedAway{state: p.Rel(p.State()), from: l.Project}
 	case elsewhere(l, p.Project):
 		t.commit()
 		return nil, nil
@@ -313,6 +339,37 @@ func retireID(env Env, p state.Paths, l *state.Loop) {
 	}
 }
 
+// movedFrom reports whether l, found in a folder it does not record, is
+// held by s and records a folder that is no longer there: most likely the
+// same project, moved or renamed while the loop ran. A state file a
+// repository carries is held by no session of this machine's (session ids
+// are random), so this never takes one for the session's own.
+func movedFrom(l *state.Loop, s Session) bool {
+	if l.Project == "" || l.SessionID == "" || s.ID == "" || !l.HeldBy(s.ID) {
+		return false
+	}
+	_, err := os.Lstat(l.Project)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// movedAway is openSession's error for a loop movedFrom describes: it is
+// not run where its record names another folder, but its session is told
+// (and its tool calls stay judged), not left with a loop that ended in
+// silence (review CI4).
+type movedAway struct {
+	state string // the state file, relative to the project
+	from  string // the folder the loop records
+}
+
+func (m *movedAway) Error() string {
+	return fmt.Sprintf("the planning loop in %s was started in %s, which is no longer there; it is not run here", m.state, m.from)
+}
+
+// message is what the user is told.
+func (m *movedAway) message() string {
+	return strings.TrimSpace(templates.Show("messages/loop-moved.md", map[string]any{"State": m.state, "From": m.from}))
+}
+
 // elsewhere reports whether l was started in another folder than dir, the
 // one its state file was found in: a state file committed to a repository
 // and cloned. Such a loop is never run (a loop that names no folder is
@@ -390,13 +447,21 @@ func (m *movedAside) told() PromptOutcome {
 type unreadState struct {
 	state string // the state file, relative to the project
 	why   error
+	// unseen: the file cannot even be looked up (lookState), so no
+	// command of plansmith's can move it aside either.
+	unseen bool
 }
 
-func (u *unreadState) Error() string { return u.why.Error() }
+func (u *unreadState) Error() string {
+	if u.unseen {
+		return fmt.Sprintf("the loop's state file %s cannot be looked up (%s): make the project's .claude folder readable and searchable, then try again", u.state, plainError(u.why))
+	}
+	return u.why.Error()
+}
 
 // message is what the user is told.
 func (u *unreadState) message() string {
-	return strings.TrimSpace(templates.Show("messages/state-stuck.md", map[string]any{"State": u.state, "Why": plainError(u.why)}))
+	return strings.TrimSpace(templates.Show("messages/state-stuck.md", map[string]any{"State": u.state, "Why": plainError(u.why), "Unseen": u.unseen}))
 }
 
 // notStartedHere says that a session did not take on a loop that plansmith

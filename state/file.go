@@ -29,6 +29,19 @@ func (e *CorruptError) Error() string {
 
 func (e *CorruptError) Unwrap() error { return e.Err }
 
+// FrontmatterTooLargeError refuses to write a state file whose frontmatter
+// is longer than a state file's may be when read back (frontLimit): the
+// next hook would find it corrupt and end the loop (review CI2: a request
+// of 1.2 MB started a loop that the first Stop moved aside).
+type FrontmatterTooLargeError struct {
+	Size  int // the frontmatter's length in bytes
+	Limit int
+}
+
+func (e *FrontmatterTooLargeError) Error() string {
+	return fmt.Sprintf("the state file's frontmatter would be %d KiB, more than the %d KiB plansmith reads back", (e.Size+1023)>>10, e.Limit>>10)
+}
+
 // Load reads the state file at path. A missing file yields an error
 // satisfying errors.Is(err, fs.ErrNotExist); a symbolic link on the way
 // yields a *LinkError (see ReadOwned); a file that cannot be parsed, or a
@@ -88,7 +101,8 @@ func parseLoop(front []byte) (Loop, error) {
 	return l, nil
 }
 
-// Marshal encodes a state file. Strings are written double-quoted on one
+// Marshal encodes a state file; it refuses one whose frontmatter could not
+// be read back (*FrontmatterTooLargeError). Strings are written double-quoted on one
 // line (see writeFrontmatter), so whatever the request contains it round-trips
 // exactly and no frontmatter line can read as the closing "---". A File
 // from LoadHead gets its body from the file it was loaded from. The gate
@@ -109,6 +123,9 @@ func Marshal(f *File) ([]byte, error) {
 	buf.Grow(len(kept) + 4<<10)
 	if err := writeFrontmatter(&buf, loop); err != nil {
 		return nil, fmt.Errorf("encoding state: %w", err)
+	}
+	if buf.Len() > frontLimit {
+		return nil, &FrontmatterTooLargeError{Size: buf.Len(), Limit: frontLimit}
 	}
 	buf.WriteString(kept)
 	return buf.Bytes(), nil

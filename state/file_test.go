@@ -423,3 +423,30 @@ func TestParseRefusesAHugeMapping(t *testing.T) {
 	assert.Len(t, f.Loop.Phases, 5000)
 	assert.Len(t, f.Loop.GateRuns, 200)
 }
+
+// Save never writes a state file whose frontmatter could not be read back
+// (review CI2): a long request (or a ledger of long claims) made one that
+// the next hook found corrupt, ending the loop. The file on disk is left
+// as it was.
+func TestSaveRefusesAFrontmatterItCannotReadBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude", "plansmith.local.md")
+	f := &File{Loop: sampleLoop(), Body: "body\n"}
+	require.NoError(t, Save(path, f))
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	f.Loop.Request = strings.Repeat("a", frontLimit)
+	err = Save(path, f)
+	var tooLarge *FrontmatterTooLargeError
+	require.ErrorAs(t, err, &tooLarge)
+	assert.Contains(t, err.Error(), "more than the 1024 KiB plansmith reads back")
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+
+	f.Loop.Request = strings.Repeat("a", frontLimit-4<<10)
+	require.NoError(t, Save(path, f), "one that fits is written")
+	back, err := LoadHead(path)
+	require.NoError(t, err, "and read back")
+	assert.Equal(t, f.Loop.Request, back.Loop.Request)
+}

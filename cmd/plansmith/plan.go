@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -272,6 +273,11 @@ func planRun(env *Env, o *PlanOptions) error {
 		GateRetries:       o.GateRetries,
 		Agent:             agent,
 	})
+	var tooLarge *state.FrontmatterTooLargeError
+	if errors.As(err, &tooLarge) {
+		// A bad value like any other: said, exit status 2, no state file.
+		return usagef("plan: the request is too long to keep in the loop's state file (%v); put the details in a file in the project and name that file in the request", tooLarge)
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +121,18 @@ func TestRunExitStatuses(t *testing.T) {
 	assert.Equal(t, 0, run([]string{"plan", "x"}, env))
 	assert.Equal(t, 1, run([]string{"plan", "y"}, env), "refused while a loop is active")
 	assert.Equal(t, 0, run([]string{"cancel"}, env))
+}
+
+// A request too long for the state file's frontmatter to be read back is a
+// bad value: refused with exit status 2 and no state file, not a loop that
+// its first Stop finds corrupt and ends (review CI2).
+func TestPlanRefusesARequestTooLongToKeep(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return dir, nil }, Now: time.Now}
+	assert.Equal(t, 2, run([]string{"plan", strings.Repeat("a", 1100<<10)}, env))
+	assert.Contains(t, stderr.String(), "the request is too long to keep in the loop's state file")
+	assert.NoFileExists(t, filepath.Join(dir, ".claude", "plansmith.local.md"))
+	assert.Equal(t, 0, run([]string{"plan", strings.Repeat("a", 900<<10)}, env), "a long request that fits starts")
 }

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/install"
 	"github.com/plansmith/plansmith/internal/deadline"
 	"github.com/plansmith/plansmith/internal/hookjson"
@@ -109,9 +110,16 @@ const fallbackBlock = "Continue plansmith's planning loop: answer the current ph
 // exit: Codex runs the call (or ends the turn) when a hook fails, which is
 // what every other hook failure does too.
 func Run(event string, env loop.Env) {
+	var in Input
+	var raw []byte
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(env.Stderr, "plansmith: internal error in the Codex %s hook: %v\n", event, r)
+			if strings.HasPrefix(event, "pretooluse") {
+				// Codex runs a call whose hook says nothing: one that
+				// failed outside its judging is refused too (review CI3).
+				writeAnswer(env, failed(env, in, raw, r))
+			}
 		}
 	}()
 	if _, known := handlers[event]; !known && strings.HasPrefix(event, "pretooluse") {
@@ -139,8 +147,8 @@ func Run(event string, env loop.Env) {
 	}, func(why string) read {
 		return read{err: errors.New("the hook input " + strings.Replace(why, "did not finish", "did not end", 1))}
 	})
-	raw, err := got.raw, got.err
-	var in Input
+	raw = got.raw
+	err := got.err
 	if err == nil {
 		in, err = decode(raw)
 	}
@@ -219,6 +227,22 @@ func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env
 		return nil
 	}
 	return deadline.Within(start, Deadline, func() any { return h(in, env) }, late)
+}
+
+// failed answers a tool call whose hook failed (r) before it could judge
+// it: refused where a loop may be running, as undecodable input is, and
+// refused outright when even that cannot be told.
+func failed(env loop.Env, in Input, raw []byte, r any) (out any) {
+	why := fmt.Errorf("plansmith failed while judging it (%v)", r)
+	defer func() {
+		if recover() != nil {
+			out = denyAnswer(policy.Unreadable(in.ToolName, why.Error()).Reason)
+		}
+	}()
+	if o := loop.UndecodableTool(env, session(in, env), in.ToolName, raw, why); o.Deny {
+		return denyAnswer(o.Reason)
+	}
+	return nil
 }
 
 func writeAnswer(env loop.Env, out any) {

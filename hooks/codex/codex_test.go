@@ -255,3 +255,25 @@ func TestTheSameTurnsCodexStopTwiceIsJudgedOnce(t *testing.T) {
 		})
 	}
 }
+
+// A PreToolUse that fails outside the judging itself (here, in finding the
+// project for an input it could not decode) is refused as well, as the
+// Claude Code adapter's is: Codex runs a call whose hook says nothing
+// (review CI3: the panic was noted and the call let through).
+func TestPreToolUseThatFailsBeforeJudgingRefuses(t *testing.T) {
+	env, out, errb := testEnv(t, `{"session_id":"s1","tool_name":"Write"`)
+	p, err := env.Paths(loop.Session{})
+	require.NoError(t, err)
+	_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
+		MaxRetries: 3, BlockTools: true, Agent: "codex"})
+	require.NoError(t, err)
+	env.Getwd = func() (string, error) { panic("boom") }
+	Run("pretooluse", env)
+	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+	assert.Contains(t, errb.String(), "internal error in the Codex pretooluse hook: boom")
+
+	env, out, _ = testEnv(t, `{"session_id":"s1","last_assistant_message":"x"`)
+	env.Getwd = func() (string, error) { panic("boom") }
+	Run("stop", env)
+	assert.Empty(t, out.String(), "other hooks still answer nothing")
+}
