@@ -25,7 +25,7 @@ func newHookCmd(env *Env) *cobra.Command {
 		// than it: a usage error's exit status 2 would block every Stop
 		// (review AS). A tool call is judged in full all the same; any
 		// other event does nothing, and says so.
-		if strings.HasPrefix(args[0], "pretooluse") {
+		if strings.HasPrefix(strings.ToLower(args[0]), "pretooluse") {
 			runEventHook("pretooluse", *agent, env)
 			return nil
 		}
@@ -52,7 +52,9 @@ func newHookCmd(env *Env) *cobra.Command {
 // event and the agent ("claude" unless named). Anything else that looks like
 // a flag (--help, --agent with no value) goes the long way, through cobra.
 func hookEvent(args []string) (event, agent string, ok bool) {
-	if len(args) < 2 || args[0] != "hook" || !slices.Contains(hooks.Events, args[1]) {
+	// An event as Claude Code spells it ("PreToolUse", in a registration
+	// written by hand) is that event (review CI).
+	if len(args) < 2 || args[0] != "hook" || !slices.Contains(hooks.Events, strings.ToLower(args[1])) {
 		return "", "", false
 	}
 	rest, agent := args[2:], "claude"
@@ -67,7 +69,7 @@ func hookEvent(args []string) (event, agent string, ok bool) {
 			return "", "", false
 		}
 	}
-	return args[1], agent, true
+	return strings.ToLower(args[1]), agent, true
 }
 
 // runEventHook answers one hook call for agent, as the hook command's Run

@@ -219,6 +219,8 @@ func TestHookEvent(t *testing.T) {
 		{[]string{"hook", "stop", "--agent="}, "", ""},
 		{[]string{"hook", "stop", "--agent", "--help"}, "", ""},
 		{[]string{"hook", "stop", "--verbose", "--agent", "codex"}, "", ""},
+		{[]string{"hook", "PreToolUse"}, "pretooluse", "claude"}, // Claude Code's spelling
+		{[]string{"hook", "Stop", "--agent", "codex"}, "stop", "codex"},
 		{[]string{"hook", "nosuch"}, "", ""},
 		{[]string{"hook"}, "", ""},
 		{[]string{"status", "stop"}, "", ""},
