@@ -305,6 +305,21 @@ func (c Challenge) missing(isNew bool, invalid map[string]bool) []Problem {
 	return ps
 }
 
+// tooLong reports a claim or mitigation longer than the ledger keeps.
+func (c Challenge) tooLong() (Problem, bool) {
+	for _, f := range []struct {
+		label, value string
+		max          int
+	}{{"claim", c.Claim, MaxClaimBytes}, {"mitigation", c.Mitigation, MaxMitigationBytes}} {
+		if len(f.value) > f.max {
+			return Problem{ID: c.ID, Line: c.Line, Text: fmt.Sprintf(
+				"its %s is %d bytes long; the ledger keeps at most %d: say it in a sentence or two, and leave the detail to the plan",
+				f.label, len(f.value), f.max)}, true
+		}
+	}
+	return Problem{}, false
+}
+
 func isNoChallenges(line string) bool {
 	t := strings.ToUpper(strings.Join(strings.Fields(strings.Trim(strings.TrimLeft(line, "#"), " *_`.:")), " "))
 	return t == "NO CHALLENGES" || t == "NO NEW CHALLENGES"

@@ -12,6 +12,12 @@ const (
 	MaxIterations = 3 // critique iterations; there is never a fourth
 	MaxNew        = 5 // new challenges one critique may raise
 	MaxActive     = 8 // OPEN + UNRESOLVED challenges at any time
+	// The ledger keeps each challenge's claim and mitigation in the state
+	// file's frontmatter, which the reader takes up to 1 MiB: a critique
+	// whose claims ran to megabytes passed, and the loop then ended as
+	// corrupt (review CI2). These bounds keep every ledger far under it.
+	MaxClaimBytes      = 1000
+	MaxMitigationBytes = 4000
 )
 
 // Ledger is the record of every challenge across critique iterations. The
@@ -139,6 +145,10 @@ func Apply(l Ledger, critique string) (Ledger, Report) {
 	rep := Report{Iteration: iteration}
 	for _, c := range parsed.Challenges {
 		i := slices.IndexFunc(next.Challenges, func(e Entry) bool { return e.ID == c.ID })
+		if p, long := c.tooLong(); long {
+			problems = append(problems, p)
+			continue
+		}
 		if i < 0 {
 			ps := c.missing(true, parsed.invalid)
 			if c.Status == Resolved || c.Status == Withdrawn {

@@ -237,6 +237,26 @@ func TestApplyDoesNotMutateItsArgument(t *testing.T) {
 	assert.Equal(t, snapshot, l)
 }
 
+// A claim or mitigation longer than the ledger keeps fails the critique
+// with a reason the agent can act on, and the ledger is left as it was:
+// saved, it would have made a state file too large to read back (review
+// CI2).
+func TestApplyRefusesAClaimOrMitigationTooLongToKeep(t *testing.T) {
+	l := mustApply(critique(block("C1", "b", Blocking, Open, "")))
+	long := strings.Repeat("x", MaxClaimBytes+1)
+	got, r := Apply(l, critique(block("C2", long, Minor, Open, "")))
+	assert.False(t, r.Accepted)
+	assert.Equal(t, l, got)
+	assert.Contains(t, strings.Join(r.Problems, "\n"), fmt.Sprintf("C2 (line 3): its claim is %d bytes long; the ledger keeps at most %d", MaxClaimBytes+1, MaxClaimBytes))
+
+	_, r = Apply(l, critique("### C1: b\n- **Status**: UNRESOLVED\n- **Mitigation**: "+strings.Repeat("y", MaxMitigationBytes+1)+"\n"))
+	assert.False(t, r.Accepted)
+	assert.Contains(t, strings.Join(r.Problems, "\n"), "its mitigation is")
+
+	_, r = Apply(l, critique(block("C2", strings.Repeat("x", MaxClaimBytes), Minor, Open, "")))
+	assert.True(t, r.Accepted, "a claim at the bound is kept")
+}
+
 func TestApplyIdsAreGlobalAndSorted(t *testing.T) {
 	l := mustApply(
 		critique(block("C2", "two", Minor, Open, ""), block("C10", "ten", Minor, Open, "")),
