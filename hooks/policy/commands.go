@@ -101,10 +101,10 @@ var denied = sync.OnceValue(func() map[string]string {
 	}
 })
 
-// interpreters may print their version (--version, node's -v, and -V
-// where it only prints, versionV): nothing else of theirs is read-only
-// enough to allow. To ruby -v is also "be verbose" and goes on to run its
-// input.
+// interpreters may print their version (--version, node's and perl's -v,
+// and -V where it only prints, versionV): nothing else of theirs is
+// read-only enough to allow. To ruby -v is also "be verbose" and goes on to
+// run its input.
 var interpreters = sync.OnceValue(func() map[string]bool {
 	return set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
 })
@@ -218,7 +218,7 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	check, ok := checks[cmd]
 	if !ok {
 		if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" ||
-			args[1].val == "-V" && versionV()[cmd] || args[1].val == "-v" && (cmd == "node" || cmd == "nodejs")) {
+			args[1].val == "-V" && versionV()[cmd] || args[1].val == "-v" && (cmd == "node" || cmd == "nodejs" || cmd == "perl")) {
 			return
 		}
 		if r, ok := denied()[cmd]; ok && r != "" {
