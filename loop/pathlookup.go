@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // command starts in names (.tool-versions, .python-version, mise.toml), and
 // mise and asdf take "node path:./dir", the project's own dir/bin/node
 // (review CH2). So a name found first in one is refused, and so is a
-// program that starts one by name (startsByName). Otherwise it returns nil,
+// script whose "#!/usr/bin/env NAME" line finds one (npm runs node so). Otherwise it returns nil,
 // and nothing is asked. The folder Claude Code adds for the plugin itself
 // (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not the project's,
 // even in a checkout of plansmith.
@@ -58,17 +59,57 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 		return nil
 	}
 	return func(name string) string {
-		var names []string
+		program := name
 		if !strings.Contains(name, "/") {
-			names = append(names, name)
+			dir := foundIn(entries, name)
+			if dir == "" {
+				return ""
+			}
+			if shimFolder(dir) {
+				return shimmed(name, dir)
+			}
+			program = filepath.Join(dir, name)
 		}
-		for _, n := range append(names, startsByName[filepath.Base(name)]...) {
+		// A script run through env starts its interpreter by name: npm is
+		// "#!/usr/bin/env node".
+		if n := envInterpreter(program); n != "" {
 			if dir := foundIn(entries, n); dir != "" && shimFolder(dir) {
-				return fmt.Sprintf("%s would run through the version manager's shim in %q, which runs the version a file of the folder it starts in names (.tool-versions, .python-version, mise.toml): a project can name one it carries (node path:./x)", n, dir)
+				return shimmed(n, dir)
 			}
 		}
 		return ""
 	}
+}
+
+func shimmed(name, dir string) string {
+	return fmt.Sprintf("%s would run through the version manager's shim in %q, which runs the version a file of the folder it starts in names (.tool-versions, .python-version, mise.toml): a project can name one it carries (node path:./x)", name, dir)
+}
+
+// envInterpreter returns the program a script's "#!/usr/bin/env NAME" line
+// looks up in PATH, or "".
+func envInterpreter(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(rest)
+	if len(words) < 2 || filepath.Base(words[0]) != "env" {
+		return ""
+	}
+	for _, w := range words[1:] {
+		if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			return filepath.Base(w)
+		}
+	}
+	return ""
 }
 
 // shimFolder reports whether the PATH entry dir holds a version manager's
@@ -77,10 +118,6 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 func shimFolder(dir string) bool {
 	return filepath.Base(filepath.Clean(dir)) == "shims"
 }
-
-// startsByName maps programs to the programs they start by a name looked up
-// in PATH, where a shim may answer for them.
-var startsByName = map[string][]string{"npm": {"node"}, "npx": {"node"}}
 
 // foundIn returns the first of the (absolute) PATH entries that holds an
 // executable file named name, or "".
