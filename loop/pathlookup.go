@@ -2,6 +2,8 @@ package loop
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -18,15 +20,22 @@ import (
 // git its pager), even one found before the entry when a helper is not
 // installed elsewhere; a repository can carry any of them. So every
 // program is refused then (the shell's builtins still run) and the reason
-// says why. Otherwise it returns nil, and nothing is asked. The folder
-// Claude Code adds for the plugin itself (pluginBin, $CLAUDE_PLUGIN_ROOT/bin)
-// is the plugin's, not the project's, even in a checkout of plansmith.
+// says why. A version manager's shims folder (shimFolder) is the project's
+// too for the names in it: a shim runs the version a file of the folder the
+// command starts in names (.tool-versions, .python-version, mise.toml), and
+// mise and asdf take "node path:./dir", the project's own dir/bin/node
+// (review CH2). So a name found first in one is refused, and so is a
+// script whose "#!/usr/bin/env NAME" line finds one (npm runs node so). Otherwise it returns nil,
+// and nothing is asked. The folder Claude Code adds for the plugin itself
+// (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not the project's,
+// even in a checkout of plansmith.
 func pathLookup(path, project, pluginBin string) func(name string) string {
 	entries := filepath.SplitList(path)
 	if path == "" {
 		entries = nil // no PATH at all: the shell's default, all absolute
 	}
 	roots := projectRoots(project)
+	shims := false
 	for _, e := range entries {
 		var what string
 		switch {
@@ -39,13 +48,86 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 		case insideProject(e, roots):
 			what = fmt.Sprintf("%q, a folder of the project", e)
 		default:
+			shims = shims || shimFolder(e)
 			continue
 		}
 		return func(name string) string {
 			return fmt.Sprintf("PATH holds %s: %s, or a program it starts by name (zcat starts gzip, npm node), would be looked for there, where the project can carry one", what, name)
 		}
 	}
-	return nil
+	if !shims {
+		return nil
+	}
+	return func(name string) string {
+		program := name
+		if !strings.Contains(name, "/") {
+			dir := foundIn(entries, name)
+			if dir == "" {
+				return ""
+			}
+			if shimFolder(dir) {
+				return shimmed(name, dir)
+			}
+			program = filepath.Join(dir, name)
+		}
+		// A script run through env starts its interpreter by name: npm is
+		// "#!/usr/bin/env node".
+		if n := envInterpreter(program); n != "" {
+			if dir := foundIn(entries, n); dir != "" && shimFolder(dir) {
+				return shimmed(n, dir)
+			}
+		}
+		return ""
+	}
+}
+
+func shimmed(name, dir string) string {
+	return fmt.Sprintf("%s would run through the version manager's shim in %q, which runs the version a file of the folder it starts in names (.tool-versions, .python-version, mise.toml): a project can name one it carries (node path:./x)", name, dir)
+}
+
+// envInterpreter returns the program a script's "#!/usr/bin/env NAME" line
+// looks up in PATH, or "".
+func envInterpreter(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(rest)
+	if len(words) < 2 || filepath.Base(words[0]) != "env" {
+		return ""
+	}
+	for _, w := range words[1:] {
+		if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			return filepath.Base(w)
+		}
+	}
+	return ""
+}
+
+// shimFolder reports whether the PATH entry dir holds a version manager's
+// shims: mise, asdf, pyenv, rbenv, nodenv, goenv and jenv all name the
+// folder so.
+func shimFolder(dir string) bool {
+	return filepath.Base(filepath.Clean(dir)) == "shims"
+}
+
+// foundIn returns the first of the (absolute) PATH entries that holds an
+// executable file named name, or "".
+func foundIn(entries []string, name string) string {
+	for _, e := range entries {
+		if info, err := os.Stat(filepath.Join(e, name)); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return e
+		}
+	}
+	return ""
 }
 
 // projectRoots is the project folder as named and as its links resolve.

@@ -56,6 +56,43 @@ func TestPathLookup(t *testing.T) {
 	}
 }
 
+// A version manager's shim (mise, asdf, pyenv, rbenv, ... keep them in a
+// folder named shims) runs the version that the folder the command starts
+// in asks for, in a file the project carries: with mise's shims on PATH, a
+// .tool-versions line "node path:./evil" made node --version run the
+// project's evil/bin/node (review CH2, proven with mise 2026.9.15). A name
+// found first in such a folder is refused, and so is a script run through
+// env when its interpreter is (npm is #!/usr/bin/env node); a name found before the shims, or not there,
+// is not.
+func TestPathLookupShims(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX PATH lists")
+	}
+	project := t.TempDir()
+	shims := filepath.Join(t.TempDir(), "mise", "shims")
+	bin := t.TempDir()
+	for dir, names := range map[string][]string{shims: {"node", "python3"}, bin: {"ls", "npm", "python3", "tool"}} {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		for _, name := range names {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755))
+		}
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/usr/bin/env node\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "tool"), []byte("#!/usr/bin/env -S python3 -u\n"), 0o755))
+	l := pathLookup(bin+":"+shims+":/usr/bin", project, "")
+	require.NotNil(t, l, "a shims folder on PATH")
+	assert.Contains(t, l("node"), shims)
+	assert.Contains(t, l("node"), "shim")
+	assert.Contains(t, l("npm"), "node", "npm runs node by name, which the shim would run")
+	assert.Contains(t, l(filepath.Join(bin, "npm")), "node")
+	assert.Empty(t, l("tool"), "python3 is found before the shims")
+	assert.Contains(t, pathLookup(shims+":"+bin, project, "")("tool"), "python3")
+	assert.Empty(t, l("ls"), "ls is not the shims'")
+	assert.Empty(t, l("python3"), "found before the shims")
+	assert.Empty(t, l("not-installed-anywhere"))
+	assert.Nil(t, pathLookup(bin+":/usr/bin", project, ""), "no shims")
+}
+
 // A project carrying bin/ls with "bin" in PATH: the shell would run it for
 // ls. PreToolUse refuses, where it allows ls with an absolute PATH.
 func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {

@@ -101,11 +101,20 @@ var denied = sync.OnceValue(func() map[string]string {
 	}
 })
 
-// interpreters may print their version (--version, -V, and node's -v; to
-// ruby -v is also "be verbose" and goes on to run its input): nothing else
-// of theirs is read-only enough to allow.
+// interpreters may print their version (--version, node's and perl's -v,
+// and -V where it only prints, versionV): nothing else of theirs is
+// read-only enough to allow. To ruby -v is also "be verbose" and goes on to
+// run its input.
 var interpreters = sync.OnceValue(func() map[string]bool {
 	return set("python", "python3", "node", "nodejs", "ruby", "perl", "php", "bash", "sh", "zsh", "deno", "bun", "lua")
+})
+
+// versionV are the interpreters whose -V prints the version (python) or the
+// configuration (perl) and exits. To dash (Debian's sh) and zsh -V is a
+// shell option, and with no script they go on to run their input (review
+// CH1: echo mark | sh -V).
+var versionV = sync.OnceValue(func() map[string]bool {
+	return set("python", "python3", "perl")
 })
 
 // builtins are the allowed commands bash and zsh both run themselves,
@@ -208,8 +217,8 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 	}
 	check, ok := checks[cmd]
 	if !ok {
-		if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" || args[1].val == "-V" ||
-			args[1].val == "-v" && (cmd == "node" || cmd == "nodejs")) {
+		if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "--version" ||
+			args[1].val == "-V" && versionV()[cmd] || args[1].val == "-v" && (cmd == "node" || cmd == "nodejs" || cmd == "perl")) {
 			return
 		}
 		if r, ok := denied()[cmd]; ok && r != "" {

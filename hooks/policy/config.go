@@ -108,9 +108,10 @@ type Config struct {
 	// run a file the project carries: the PATH it is looked up in has a
 	// relative or empty entry (".", "node_modules/.bin") that comes before
 	// the folder the program is found in, or the program is found in no
-	// absolute folder. "" when the name can only find a program outside the
-	// project. Set by the caller, who knows the PATH; nil means none was
-	// looked for, as in the policy's own tests.
+	// absolute folder, or in a version manager's shims, which run the
+	// version a file of the project names. "" when the name can only find
+	// a program outside the project. Set by the caller, who knows the PATH;
+	// nil means none was looked for, as in the policy's own tests.
 	PathLookup func(name string) string `yaml:"-"`
 }
 
