@@ -2,10 +2,11 @@ package loop
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 // pathLookup returns what the policy asks before it allows a program to run
@@ -88,14 +89,13 @@ func shimmed(name, dir string) string {
 // envInterpreter returns the program a script's "#!/usr/bin/env NAME" line
 // looks up in PATH, or "".
 func envInterpreter(file string) string {
-	f, err := os.Open(file)
+	// Never a FIFO or a kernel file, which would hold the hook up: the
+	// name may be one the command gives (./x, /proc/kmsg).
+	head, err := plainfile.Head(file, 256)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	buf := make([]byte, 256)
-	n, _ := io.ReadFull(f, buf)
-	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	line, _, _ := strings.Cut(string(head), "\n")
 	rest, ok := strings.CutPrefix(line, "#!")
 	if !ok {
 		return ""

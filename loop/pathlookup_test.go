@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,6 +93,19 @@ func TestPathLookupShims(t *testing.T) {
 	assert.Empty(t, l("python3"), "found before the shims")
 	assert.Empty(t, l("not-installed-anywhere"))
 	assert.Nil(t, pathLookup(bin+":/usr/bin", project, ""), "no shims")
+
+	// A program named by its path is read for its "#!" line: a FIFO there
+	// must not hold the hook up until its deadline.
+	fifo := filepath.Join(project, "pipe")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o755))
+	done := make(chan string, 1)
+	go func() { done <- l(fifo) }()
+	select {
+	case got := <-done:
+		assert.Empty(t, got)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lookup waits on a FIFO")
+	}
 }
 
 // A project carrying bin/ls with "bin" in PATH: the shell would run it for

@@ -25,6 +25,25 @@ var ErrTooLarge = errors.New("larger than a file of its kind can be")
 // error naming it; a missing file is one satisfying
 // errors.Is(err, fs.ErrNotExist).
 func Read(path string, limit int64) ([]byte, error) {
+	data, err := read(path, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
+	}
+	return data, nil
+}
+
+// Head returns the first n bytes of the regular file at path (fewer when
+// it is shorter), with Read's checks: a script's "#!" line, say, of a
+// program that may be large.
+func Head(path string, n int64) ([]byte, error) {
+	return read(path, n)
+}
+
+// read returns at most n bytes of the regular file at path.
+func read(path string, n int64) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -51,14 +70,7 @@ func Read(path string, limit int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (%v)", path, info.Mode().Type())
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
-	}
-	return data, nil
+	return io.ReadAll(io.LimitReader(f, n))
 }
 
 // systemFile reports whether p, links resolved, lies in /proc, /sys or
