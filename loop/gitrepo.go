@@ -317,8 +317,9 @@ func hookTrouble(hookDirs []string) string {
 // submoduleTrouble checks, as the repository itself, every submodule git
 // may run git in: each one checked out (a gitlink in the index whose
 // folder holds a .git: git status and git diff look into it) and each one
-// kept in the modules folder, checked out or not (git diff
-// --submodule=diff and git grep --recurse-submodules open them).
+// kept in a modules folder (the repository's and the common one), checked
+// out or not (git diff --submodule=diff and git grep --recurse-submodules,
+// or git grep --cached under submodule.recurse, open them).
 func submoduleTrouble(dirs, tops, userHooks []string, depth int, budget *int) string {
 	check := func(dotgit, label string) string {
 		*budget--
@@ -346,12 +347,24 @@ func submoduleTrouble(dirs, tops, userHooks []string, depth int, budget *int) st
 			}
 		}
 	}
+	// A linked worktree keeps its own submodules' repositories in its own
+	// folder (.git/worktrees/NAME/modules), the others in the common one:
+	// git grep --cached opens one that is not checked out when
+	// submodule.recurse is set (review CJ2).
 	var why string
-	walkModules(filepath.Join(dirs[len(dirs)-1], "modules"), 0, func(repo string) bool {
-		why = check(repo, "its submodule repository "+repo)
-		return why == ""
-	})
-	return why
+	for i, d := range dirs {
+		if i > 0 && d == dirs[0] {
+			continue
+		}
+		walkModules(filepath.Join(d, "modules"), 0, func(repo string) bool {
+			why = check(repo, "its submodule repository "+repo)
+			return why == ""
+		})
+		if why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // walkModules calls visit for each repository (a folder with a HEAD) in a

@@ -516,3 +516,64 @@ func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
 	_, quoted := repoWithConfig(t, "[core]\n\tworktree = \"../w\"\n")
 	assert.NotEmpty(t, repositoryTrouble(quoted))
 }
+
+// A linked worktree keeps the repositories of its submodules in its own
+// folder, .git/worktrees/NAME/modules, which was not looked into (review
+// CJ2). With submodule.recurse (inert) in the config, git grep --cached in
+// that worktree opens a submodule that is not checked out there; a partial
+// clone's lazy fetch then runs its remote's uploadpack.
+func TestAWorktreesOwnSubmoduleRepositoriesAreLookedInto(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	top := t.TempDir()
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a", "-c", "protocol.file.allow=always"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+top)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	src, proj, wt := filepath.Join(top, "src"), filepath.Join(top, "proj"), filepath.Join(top, "wt")
+	for _, d := range []string{src, proj} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		run(d, "init", "-q", ".")
+		require.NoError(t, os.WriteFile(filepath.Join(d, "s"), []byte("s\n"), 0o644))
+		run(d, "add", "s")
+		run(d, "commit", "-qm", "s")
+	}
+	run(proj, "submodule", "-q", "add", src, "sub")
+	run(proj, "commit", "-qm", "sub")
+	run(proj, "worktree", "add", "-q", wt)
+	run(wt, "submodule", "-q", "update", "--init")
+	run(wt, "submodule", "-q", "deinit", "sub")
+	run(proj, "config", "submodule.recurse", "true")
+	run(proj, "config", "submodule.sub.active", "true")
+	module := filepath.Join(proj, ".git", "worktrees", "wt", "modules", "sub")
+	require.FileExists(t, filepath.Join(module, "HEAD"))
+	dotgit := filepath.Join(wt, ".git")
+	assert.Empty(t, repositoryTrouble(dotgit), "the worktree's own submodule repository, as git made it")
+
+	marker := filepath.Join(t.TempDir(), "ran")
+	mark := filepath.Join(top, "mark")
+	require.NoError(t, os.WriteFile(mark, []byte("#!/bin/sh\ntouch '"+marker+"'\nexit 1\n"), 0o755))
+	run(module, "config", "core.repositoryformatversion", "1")
+	run(module, "config", "extensions.partialClone", "origin")
+	run(module, "config", "remote.origin.promisor", "true")
+	run(module, "config", "remote.origin.uploadpack", mark)
+	objects := filepath.Join(module, "objects")
+	require.NoError(t, os.RemoveAll(objects))
+	for _, d := range []string{"pack", "info"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(objects, d), 0o755))
+	}
+	cmd := exec.Command(git, "grep", "--cached", "s")
+	cmd.Dir, cmd.Env = wt, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+top)
+	cmd.Run()
+	require.FileExists(t, marker, "git grep --cached in the worktree runs the submodule repository's uploadpack")
+	why := repositoryTrouble(dotgit)
+	assert.Contains(t, why, module)
+	assert.Contains(t, why, "which can name a program git runs")
+}
