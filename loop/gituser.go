@@ -42,27 +42,24 @@ func userGitConfig(env Env) (hooksPaths []string, why string) {
 	if p := env.Getenv("GIT_CONFIG_PARAMETERS"); p != "" {
 		return nil, "GIT_CONFIG_PARAMETERS is set, configuration git reads that plansmith does not"
 	}
+	// The default files are read even where GIT_CONFIG_GLOBAL,
+	// GIT_CONFIG_SYSTEM or GIT_CONFIG_NOSYSTEM set others aside: the Bash
+	// tool's shell may not have them (a user's shell start-up files set
+	// what the hook, started without them, does not see), and reading more
+	// than git does only refuses more.
 	home := env.Getenv("HOME")
-	var files []string
-	if v := env.Getenv("GIT_CONFIG_NOSYSTEM"); !gitTrue(v) {
-		if sys := env.Getenv("GIT_CONFIG_SYSTEM"); sys != "" {
-			files = append(files, sys)
-		} else {
-			files = append(files, "/etc/gitconfig")
-		}
+	files := []string{"/etc/gitconfig"}
+	if sys := env.Getenv("GIT_CONFIG_SYSTEM"); sys != "" {
+		files = append(files, sys)
 	}
 	if global := env.Getenv("GIT_CONFIG_GLOBAL"); global != "" {
 		files = append(files, expandHome(global, home))
-	} else {
-		xdg := env.Getenv("XDG_CONFIG_HOME")
-		if xdg != "" {
-			files = append(files, filepath.Join(xdg, "git", "config"))
-		} else if home != "" {
-			files = append(files, filepath.Join(home, ".config", "git", "config"))
-		}
-		if home != "" {
-			files = append(files, filepath.Join(home, ".gitconfig"))
-		}
+	}
+	if xdg := env.Getenv("XDG_CONFIG_HOME"); xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig"))
 	}
 	u := userConfigReader{home: home}
 	for _, f := range files {

@@ -27,7 +27,7 @@ func TestTheUsersGitConfigWithRelativePathsIsRead(t *testing.T) {
 	}
 	env, p := blockingLoop(t)
 	home, xdg := t.TempDir(), t.TempDir()
-	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg, "GIT_CONFIG_NOSYSTEM": "1"}
+	vars := map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_SYSTEM": "/dev/null"}
 	env.Getenv = func(k string) string { return vars[k] }
 	gitEnv := func() []string {
 		e := append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b")
@@ -120,6 +120,13 @@ func TestTheUsersGitConfigWithRelativePathsIsRead(t *testing.T) {
 	assert.Contains(t, out.Reason, "./conv")
 	delete(vars, "GIT_CONFIG_GLOBAL")
 	assert.False(t, judge("git diff").Deny)
+
+	// A relative XDG_CONFIG_HOME is read from the folder git runs in.
+	vars["XDG_CONFIG_HOME"] = "cfg"
+	out = judge("git status")
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "relative path")
+	vars["XDG_CONFIG_HOME"] = xdg
 
 	// The same through GIT_CONFIG_COUNT.
 	vars["GIT_CONFIG_COUNT"], vars["GIT_CONFIG_KEY_0"], vars["GIT_CONFIG_VALUE_0"] = "1", "diff.x.textconv", "sh conv/../conv"
