@@ -36,11 +36,24 @@ import (
 // hook's environment names it, and returns the relative hooksPaths it sets,
 // or why git would run a program the project carries.
 func userGitConfig(env Env) (hooksPaths []string, why string) {
+	u, why := readUserGitConfig(env)
+	return u.hooksPaths, why
+}
+
+// userShowsSignatures reports whether the user's configuration turns on
+// log.showSignature in any file it reads (which file wins depends on the
+// environment of the Bash tool's shell), or cannot be read.
+func userShowsSignatures(env Env) bool {
+	u, why := readUserGitConfig(env)
+	return why != "" || u.showSignature
+}
+
+func readUserGitConfig(env Env) (u userConfigReader, why string) {
 	if env.Getenv == nil {
 		env.Getenv = func(string) string { return "" }
 	}
 	if p := env.Getenv("GIT_CONFIG_PARAMETERS"); p != "" {
-		return nil, "GIT_CONFIG_PARAMETERS is set, configuration git reads that plansmith does not"
+		return u, "GIT_CONFIG_PARAMETERS is set, configuration git reads that plansmith does not"
 	}
 	// The default files are read even where GIT_CONFIG_GLOBAL,
 	// GIT_CONFIG_SYSTEM or GIT_CONFIG_NOSYSTEM set others aside: the Bash
@@ -61,50 +74,51 @@ func userGitConfig(env Env) (hooksPaths []string, why string) {
 	if home != "" {
 		files = append(files, filepath.Join(home, ".config", "git", "config"), filepath.Join(home, ".gitconfig"))
 	}
-	u := userConfigReader{home: home}
+	u.home = home
 	for _, f := range files {
 		if f == "/dev/null" || !filepath.IsAbs(f) {
 			continue // a relative GIT_CONFIG_GLOBAL: git reads it from where it runs; refused below
 		}
 		if why := u.file(f, 0); why != "" {
-			return nil, why
+			return u, why
 		}
 	}
 	for _, f := range files {
 		if f != "/dev/null" && !filepath.IsAbs(f) {
-			return nil, fmt.Sprintf("the user's git configuration file %s is a relative path, read from the folder git runs in, which the project's files fill", f)
+			return u, fmt.Sprintf("the user's git configuration file %s is a relative path, read from the folder git runs in, which the project's files fill", f)
 		}
 	}
 	if count := env.Getenv("GIT_CONFIG_COUNT"); count != "" {
 		n, err := strconv.Atoi(count)
 		if err != nil || n < 0 || n > 1000 {
-			return nil, "GIT_CONFIG_COUNT is set to " + count + ", which plansmith does not read"
+			return u, "GIT_CONFIG_COUNT is set to " + count + ", which plansmith does not read"
 		}
 		for i := 0; i < n; i++ {
 			name := env.Getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
 			e := gitEntry{value: env.Getenv("GIT_CONFIG_VALUE_" + strconv.Itoa(i)), hasValue: true}
 			first, last := strings.IndexByte(name, '.'), strings.LastIndexByte(name, '.')
 			if first < 0 {
-				return nil, "GIT_CONFIG_KEY_" + strconv.Itoa(i) + " is no key git reads"
+				return u, "GIT_CONFIG_KEY_" + strconv.Itoa(i) + " is no key git reads"
 			}
 			e.section, e.key = strings.ToLower(name[:first]), strings.ToLower(name[last+1:])
 			if last > first {
 				e.sub = name[first+1 : last]
 			}
 			if why := u.entry(e, "GIT_CONFIG_KEY_"+strconv.Itoa(i), "", 0); why != "" {
-				return nil, why
+				return u, why
 			}
 		}
 	}
-	return u.hooksPaths, ""
+	return u, ""
 }
 
 // userIncludeDepth is how deep git follows includes.
 const userIncludeDepth = 10
 
 type userConfigReader struct {
-	home       string
-	hooksPaths []string
+	home          string
+	hooksPaths    []string
+	showSignature bool
 }
 
 func (u *userConfigReader) file(path string, depth int) string {
@@ -150,6 +164,10 @@ func (u *userConfigReader) entry(e gitEntry, where, dir string, depth int) strin
 		if e.value != "" && !strings.HasPrefix(e.value, "~") && !filepath.IsAbs(e.value) {
 			u.hooksPaths = append(u.hooksPaths, e.value)
 		}
+		return ""
+	}
+	if e.section == "log" && e.key == "showsignature" && e.sub == "" {
+		u.showSignature = u.showSignature || !e.hasValue || !gitFalse(e.value)
 		return ""
 	}
 	if !e.hasValue || !programKey(e.section, e.sub, e.key) {

@@ -171,3 +171,63 @@ func TestParseGitConfigReadsAsGit(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// With log.showSignature in the user's own config, git log and git show
+// run the verifier each signed commit's armour names (review CJ4): an
+// X.509 armour runs gpg.x509.program. PreToolUse then asks for
+// --no-show-signature, and allows git log and git show with it.
+func TestTheUsersShowSignatureNeedsItTurnedOff(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	env, p := blockingLoop(t)
+	home := t.TempDir()
+	vars := map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_SYSTEM": "/dev/null", "XDG_CONFIG_HOME": home}
+	env.Getenv = func(k string) string { return vars[k] }
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Dir = p.Project
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b")
+		for k, v := range vars {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stdin = strings.NewReader(stdin)
+		out, _ := cmd.CombinedOutput()
+		return strings.TrimSpace(string(out))
+	}
+	judge := func(command string) ToolOutcome {
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	run("", "init", "-q", ".")
+	tree := run("", "write-tree")
+	signed := run("tree "+tree+"\nauthor a <a@b> 1 +0000\ncommitter a <a@b> 1 +0000\ngpgsig -----BEGIN SIGNED MESSAGE-----\n MIIB\n -----END SIGNED MESSAGE-----\n\nsigned\n",
+		"hash-object", "-t", "commit", "-w", "--stdin")
+	run("", "update-ref", "HEAD", signed)
+	marker := filepath.Join(t.TempDir(), "ran")
+	mark := filepath.Join(home, "mark")
+	require.NoError(t, os.WriteFile(mark, []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[gpg \"x509\"]\n\tprogram = "+mark+"\n"), 0o644))
+	run("", "log", "-1")
+	require.NoFileExists(t, marker, "no verifier without log.showSignature")
+	assert.False(t, judge("git log -1").Deny)
+
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[gpg \"x509\"]\n\tprogram = "+mark+"\n[log]\n\tshowSignature = true\n"), 0o644))
+	run("", "log", "--oneline", "-1")
+	require.FileExists(t, marker, "git log runs the x509 verifier under log.showSignature")
+	require.NoError(t, os.Remove(marker))
+	run("", "log", "--oneline", "--no-show-signature", "-1")
+	require.NoFileExists(t, marker, "--no-show-signature turns it off")
+	for _, command := range []string{"git log --oneline -1", "git show --stat", "git range-diff a..b c..d", "git log --grep --no-show-signature",
+		"git log --oneline --no-show-signature"} {
+		out := judge(command)
+		assert.True(t, out.Deny, command)
+		assert.Contains(t, out.Reason, "log.showSignature", command)
+	}
+	for _, command := range []string{"git log --no-show-signature --oneline -1", "git show --no-show-signature --stat", "git status", "git blame f"} {
+		assert.False(t, judge(command).Deny, command)
+	}
+}
