@@ -170,6 +170,13 @@ func (u *userConfigReader) entry(e gitEntry, where, dir string, depth int) strin
 		u.showSignature = u.showSignature || !e.hasValue || !gitFalse(e.value)
 		return ""
 	}
+	if e.section == "diff" && e.sub != "" && e.key == "cachetextconv" && (!e.hasValue || !gitFalse(e.value)) {
+		// git log -p, git show and git diff then store each converted
+		// text as a note: objects and a ref, refs/notes/textconv/NAME, in
+		// the project's repository, for a driver the project's
+		// .gitattributes picks (review CJ5).
+		return fmt.Sprintf("the user's git configuration (%s) sets diff.%s.cachetextconv, which has git log -p, git show and git diff write the converted text into the repository (refs/notes/textconv/%s) for files the project's .gitattributes give that driver", where, e.sub, e.sub)
+	}
 	if !e.hasValue || !programKey(e.section, e.sub, e.key) {
 		return ""
 	}
@@ -223,21 +230,35 @@ func programKey(section, sub, key string) bool {
 	return false
 }
 
-// relativeWord returns the first word of a command that is a relative path
-// (holding a slash, not starting at the root, the home folder or a
-// variable, and no URL), or "".
+// relativeWord returns a word of a command that names a file by a
+// relative path, or "": the program itself when it holds a slash (not
+// from the root, the home folder or a variable), any word starting with
+// ./ or ../, and the script an interpreter is given (sh tools/conv.sh).
+// Other words with a slash are left alone: sed s/a/b/ names no file.
 func relativeWord(cmd string) string {
 	words := strings.FieldsFunc(cmd, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`;|&()<>'"!=`+"`", r)
 	})
-	for _, w := range words {
-		if !strings.Contains(w, "/") || strings.Contains(w, "://") {
-			continue
+	relative := func(w string) bool {
+		return strings.Contains(w, "/") && !strings.Contains(w, "://") &&
+			!strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "~") && !strings.HasPrefix(w, "$")
+	}
+	script := false // the word before named an interpreter
+	for i, w := range words {
+		switch {
+		case strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") || w == "." || w == "..":
+			return w
+		case (i == 0 || script) && relative(w):
+			return w
+		case script && strings.HasPrefix(w, "-"):
+			continue // an interpreter's option: the script comes later
 		}
-		if strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") || strings.HasPrefix(w, "$") {
-			continue
+		switch filepath.Base(w) {
+		case "sh", "bash", "dash", "zsh", "ksh", "env", "python", "python3", "perl", "ruby", "node":
+			script = true
+		default:
+			script = false
 		}
-		return w
 	}
 	return ""
 }

@@ -121,6 +121,21 @@ func TestTheUsersGitConfigWithRelativePathsIsRead(t *testing.T) {
 	delete(vars, "GIT_CONFIG_GLOBAL")
 	assert.False(t, judge("git diff").Deny)
 
+	// A textconv cache writes notes into the repository (review CJ5).
+	run("commit", "-qam", "g")
+	write(global, "[diff \"x\"]\n\ttextconv = sed s/g/G/\n\tcachetextconv = true\n", 0o644)
+	vars["GIT_CONFIG_GLOBAL"] = global
+	run("log", "-p")
+	notes := exec.Command(git, "for-each-ref", "refs/notes/textconv/")
+	notes.Dir = p.Project
+	listed, err := notes.Output()
+	require.NoError(t, err)
+	require.Contains(t, string(listed), "refs/notes/textconv/x", "git log -p wrote the textconv cache")
+	out = judge("git log -p")
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "cachetextconv")
+	delete(vars, "GIT_CONFIG_GLOBAL")
+
 	// A relative XDG_CONFIG_HOME is read from the folder git runs in.
 	vars["XDG_CONFIG_HOME"] = "cfg"
 	out = judge("git status")
@@ -229,5 +244,25 @@ func TestTheUsersShowSignatureNeedsItTurnedOff(t *testing.T) {
 	}
 	for _, command := range []string{"git log --no-show-signature --oneline -1", "git show --no-show-signature --stat", "git status", "git blame f"} {
 		assert.False(t, judge(command).Deny, command)
+	}
+}
+
+func TestRelativeWord(t *testing.T) {
+	for cmd, want := range map[string]string{
+		".git/hooks/fsmonitor-watchman": ".git/hooks/fsmonitor-watchman",
+		"./conv":                        "./conv",
+		"sh tools/conv.sh":              "tools/conv.sh",
+		"python3 -u tools/c.py --x":     "tools/c.py",
+		"exiftool -b ../x":              "../x",
+		"sed s/a/b/":                    "",
+		"tr a-z A-Z":                    "",
+		"/usr/bin/exiftool":             "",
+		"~/bin/conv":                    "",
+		"$HOME/bin/conv":                "",
+		"diff-so-fancy | less --tabs=4": "",
+		"git-lfs filter-process":        "",
+		"curl https://example.com/x":    "",
+	} {
+		assert.Equal(t, want, relativeWord(cmd), cmd)
 	}
 }
