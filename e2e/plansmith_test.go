@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -1109,6 +1110,49 @@ func TestPlanHoldsAfterCdIntoASubfolder(t *testing.T) {
 		// phase limit and saved the plan in the project.
 		assert.Nil(t, loop(t, e))
 		assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "exit_reason: \"max_phases_reached\"")
+	})
+}
+
+// TestGitAfterCdIntoANestedRepositoryIsJudgedThere: after a `cd` into a
+// nested checkout made in an earlier Bash call, `git status` runs there,
+// with that checkout's config, and the hook, given that folder as the
+// payload's cwd, judges the repository git will use: a nested .git whose
+// config names core.fsmonitor is refused, and the program never runs
+// (review CJ, question 3). The project itself is no repository.
+func TestGitAfterCdIntoANestedRepositoryIsJudgedThere(t *testing.T) {
+	t.Parallel()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("needs git")
+	}
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("cd vendor/lib"),
+			bash("git status --short"),
+			answer(t, "01-understand.md"),
+		)
+		seedProject(e)
+		nested := filepath.Join(e.Project, "vendor", "lib")
+		e.WriteProjectFile("vendor/lib/x.go", "package lib\n")
+		out, err := exec.Command(git, "init", "-q", nested).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		marker := filepath.Join(t.TempDir(), "ran")
+		f, err := os.OpenFile(filepath.Join(nested, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0o644)
+		require.NoError(t, err)
+		_, err = f.WriteString("[core]\n\tfsmonitor = \"touch '" + marker + "' #\"\n")
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
+		assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 4)
+		require.Len(t, reqs[2].ToolResults, 1)
+		assert.False(t, reqs[2].ToolResults[0].IsError, "cd is allowed while planning: %s", reqs[2].ToolResults[0].Content)
+		assertRefused(t, e, res, reqs, []refusal{{"Bash", "git status --short", 3}})
+		assert.Contains(t, reqs[3].ToolResults[0].Content, "core.fsmonitor")
+		assert.NoFileExists(t, marker, "the nested checkout's fsmonitor never ran")
 	})
 }
 

@@ -24,7 +24,8 @@ import (
 // one, git reads as this does, and whose submodules (gitlinks read from
 // the index, gitindex.go, and those kept in its modules folder) are all
 // such repositories. The user's own configuration (~/.gitconfig, git's
-// system file) is theirs and not looked at.
+// system file) is theirs, but a relative path in it is read from the
+// project's folders: gituser.go.
 
 // gitConfigLimit bounds the config files read; git's are a few hundred
 // bytes.
@@ -33,9 +34,11 @@ const gitConfigLimit = 1 << 20
 // repositoryTrouble says why git would run what the repository of the
 // checkout whose .git is dotgit (a folder, or a file naming one) may name,
 // or "" when its configuration, hooks and submodules are inert.
-func repositoryTrouble(dotgit string) string {
+// userHooks are the relative hooksPaths the user's own configuration sets
+// (userGitConfig), read from each working tree's top as the repository's.
+func repositoryTrouble(dotgit string, userHooks ...string) string {
 	budget := maxSubmodules
-	return repositoryTroubleIn(dotgit, 0, &budget)
+	return repositoryTroubleIn(dotgit, userHooks, 0, &budget)
 }
 
 // maxSubmodules and maxSubmoduleDepth bound the submodules looked into; a
@@ -45,7 +48,7 @@ const (
 	maxSubmoduleDepth = 4
 )
 
-func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
+func repositoryTroubleIn(dotgit string, userHooks []string, depth int, budget *int) string {
 	dirs, why := repositoryDirs(dotgit)
 	if why != "" {
 		return why
@@ -53,7 +56,7 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 	if why := perProcessFiles(dirs, gitFiles...); why != "" {
 		return why
 	}
-	tops, hookDirs, why := configTrouble(dirs, filepath.Dir(dotgit))
+	tops, hookDirs, why := configTrouble(dirs, filepath.Dir(dotgit), userHooks)
 	if why != "" {
 		return why
 	}
@@ -63,7 +66,7 @@ func repositoryTroubleIn(dotgit string, depth int, budget *int) string {
 	if why := hookTrouble(hookDirs); why != "" {
 		return why
 	}
-	return submoduleTrouble(dirs, tops, depth, budget)
+	return submoduleTrouble(dirs, tops, userHooks, depth, budget)
 }
 
 // repositoryDirs returns the folders whose config git reads for dotgit:
@@ -225,12 +228,12 @@ func perProcess(p string) bool {
 // any file sets (which one wins depends on extensions.worktreeConfig; all
 // count), a relative one read from each of those tops, where git runs its
 // hooks.
-func configTrouble(dirs []string, top string) (tops, hookDirs []string, why string) {
+func configTrouble(dirs []string, top string, userHooks []string) (tops, hookDirs []string, why string) {
 	if real, ok := kernelPath(top); ok {
 		top = real // as core.worktree's are, so that one naming it is not looked into twice
 	}
 	tops = []string{top}
-	var hooksPaths []string
+	hooksPaths := slices.Clone(userHooks) // the user's relative ones (review CJ1)
 	for _, d := range dirs {
 		for _, name := range []string{"config", "config.worktree"} {
 			path := filepath.Join(d, name)
@@ -314,15 +317,16 @@ func hookTrouble(hookDirs []string) string {
 // submoduleTrouble checks, as the repository itself, every submodule git
 // may run git in: each one checked out (a gitlink in the index whose
 // folder holds a .git: git status and git diff look into it) and each one
-// kept in the modules folder, checked out or not (git diff
-// --submodule=diff and git grep --recurse-submodules open them).
-func submoduleTrouble(dirs, tops []string, depth int, budget *int) string {
+// kept in a modules folder (the repository's and the common one), checked
+// out or not (git diff --submodule=diff and git grep --recurse-submodules,
+// or git grep --cached under submodule.recurse, open them).
+func submoduleTrouble(dirs, tops, userHooks []string, depth int, budget *int) string {
 	check := func(dotgit, label string) string {
 		*budget--
 		if *budget < 0 || depth >= maxSubmoduleDepth {
 			return fmt.Sprintf("the repository has more submodules than plansmith looks into (%d, %d deep)", maxSubmodules, maxSubmoduleDepth)
 		}
-		if why := repositoryTroubleIn(dotgit, depth+1, budget); why != "" {
+		if why := repositoryTroubleIn(dotgit, userHooks, depth+1, budget); why != "" {
 			return label + ": " + why
 		}
 		return ""
@@ -343,12 +347,24 @@ func submoduleTrouble(dirs, tops []string, depth int, budget *int) string {
 			}
 		}
 	}
+	// A linked worktree keeps its own submodules' repositories in its own
+	// folder (.git/worktrees/NAME/modules), the others in the common one:
+	// git grep --cached opens one that is not checked out when
+	// submodule.recurse is set (review CJ2).
 	var why string
-	walkModules(filepath.Join(dirs[len(dirs)-1], "modules"), 0, func(repo string) bool {
-		why = check(repo, "its submodule repository "+repo)
-		return why == ""
-	})
-	return why
+	for i, d := range dirs {
+		if i > 0 && d == dirs[0] {
+			continue
+		}
+		walkModules(filepath.Join(d, "modules"), 0, func(repo string) bool {
+			why = check(repo, "its submodule repository "+repo)
+			return why == ""
+		})
+		if why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // walkModules calls visit for each repository (a folder with a HEAD) in a

@@ -516,3 +516,161 @@ func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
 	_, quoted := repoWithConfig(t, "[core]\n\tworktree = \"../w\"\n")
 	assert.NotEmpty(t, repositoryTrouble(quoted))
 }
+
+// A linked worktree keeps the repositories of its submodules in its own
+// folder, .git/worktrees/NAME/modules, which was not looked into (review
+// CJ2). With submodule.recurse (inert) in the config, git grep --cached in
+// that worktree opens a submodule that is not checked out there; a partial
+// clone's lazy fetch then runs its remote's uploadpack.
+func TestAWorktreesOwnSubmoduleRepositoriesAreLookedInto(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	top := t.TempDir()
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a", "-c", "protocol.file.allow=always"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+top)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	src, proj, wt := filepath.Join(top, "src"), filepath.Join(top, "proj"), filepath.Join(top, "wt")
+	for _, d := range []string{src, proj} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		run(d, "init", "-q", ".")
+		require.NoError(t, os.WriteFile(filepath.Join(d, "s"), []byte("s\n"), 0o644))
+		run(d, "add", "s")
+		run(d, "commit", "-qm", "s")
+	}
+	run(proj, "submodule", "-q", "add", src, "sub")
+	run(proj, "commit", "-qm", "sub")
+	run(proj, "worktree", "add", "-q", wt)
+	run(wt, "submodule", "-q", "update", "--init")
+	run(wt, "submodule", "-q", "deinit", "sub")
+	run(proj, "config", "submodule.recurse", "true")
+	run(proj, "config", "submodule.sub.active", "true")
+	module := filepath.Join(proj, ".git", "worktrees", "wt", "modules", "sub")
+	require.FileExists(t, filepath.Join(module, "HEAD"))
+	dotgit := filepath.Join(wt, ".git")
+	assert.Empty(t, repositoryTrouble(dotgit), "the worktree's own submodule repository, as git made it")
+
+	marker := filepath.Join(t.TempDir(), "ran")
+	mark := filepath.Join(top, "mark")
+	require.NoError(t, os.WriteFile(mark, []byte("#!/bin/sh\ntouch '"+marker+"'\nexit 1\n"), 0o755))
+	run(module, "config", "core.repositoryformatversion", "1")
+	run(module, "config", "extensions.partialClone", "origin")
+	run(module, "config", "remote.origin.promisor", "true")
+	run(module, "config", "remote.origin.uploadpack", mark)
+	objects := filepath.Join(module, "objects")
+	require.NoError(t, os.RemoveAll(objects))
+	for _, d := range []string{"pack", "info"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(objects, d), 0o755))
+	}
+	cmd := exec.Command(git, "grep", "--cached", "s")
+	cmd.Dir, cmd.Env = wt, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+top)
+	cmd.Run()
+	require.FileExists(t, marker, "git grep --cached in the worktree runs the submodule repository's uploadpack")
+	why := repositoryTrouble(dotgit)
+	assert.Contains(t, why, module)
+	assert.Contains(t, why, "which can name a program git runs")
+}
+
+// core.splitIndex (inert) has git status write the index in two files,
+// .git/index and .git/sharedindex.<hash>; the submodules were then not
+// read and every git command in the repository was refused (review CJ3).
+// Both files are read: a submodule in either is looked into.
+func TestASplitIndexIsRead(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.TrimSpace(string(out))
+	}
+	dir := t.TempDir()
+	run(dir, "init", "-q", ".")
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	run(sub, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "s"), []byte("s\n"), 0o644))
+	run(sub, "add", "s")
+	run(sub, "commit", "-qm", "s")
+	files := strings.Split("a b c d e f g h i j", " ") // enough that one more entry does not rewrite the shared file
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644))
+	}
+	run(dir, append([]string{"add"}, files...)...)
+	run(dir, "update-index", "--add", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+",sub")
+	run(dir, "commit", "-qm", "top")
+	appendConfig(t, filepath.Join(dir, ".git", "config"), "[core]\n\tsplitIndex = true\n")
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "a"), time.Now(), time.Now().Add(time.Hour)))
+	run(dir, "status", "--short")
+	shared, err := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, shared, "git status split the index")
+	dotgit := filepath.Join(dir, ".git")
+	assert.Empty(t, repositoryTrouble(dotgit), "a split index, a submodule with git init's config")
+	links, err := gitlinks(filepath.Join(dotgit, "index"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"sub"}, links, "the gitlink kept in the shared file")
+
+	// A gitlink added after the split lands in the split part.
+	sub2 := filepath.Join(dir, "sub2")
+	require.NoError(t, os.MkdirAll(sub2, 0o755))
+	run(sub2, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(sub2, "s"), []byte("s\n"), 0o644))
+	run(sub2, "add", "s")
+	run(sub2, "commit", "-qm", "s")
+	run(dir, "update-index", "--add", "--cacheinfo", "160000,"+run(sub2, "rev-parse", "HEAD")+",sub2")
+	split, base, _, err := indexGitlinks(filepath.Join(dotgit, "index"), false)
+	require.NoError(t, err)
+	require.NotNil(t, base, "still split")
+	assert.Equal(t, []string{"sub2"}, split, "the new gitlink is in the split part")
+	links, err = gitlinks(filepath.Join(dotgit, "index"))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"sub", "sub2"}, links)
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, s := range []string{sub, sub2} {
+		appendConfig(t, filepath.Join(s, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+		run(dir, "status", "--short")
+		require.FileExists(t, marker, "git status runs the submodule's fsmonitor")
+		require.NoError(t, os.Remove(marker))
+		assert.Contains(t, repositoryTrouble(dotgit), "core.fsmonitor", s)
+		require.NoError(t, os.WriteFile(filepath.Join(s, ".git", "config"), []byte("[core]\n\trepositoryformatversion = 0\n"), 0o644))
+	}
+	// A submodule's recorded commit changed: the split part replaces the
+	// shared entry and keeps no path for it, so every shared path counts.
+	run(dir, "update-index", "--split-index")
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "t"), []byte("t\n"), 0o644))
+	run(sub, "add", "t")
+	run(sub, "commit", "-qm", "t")
+	run(dir, "update-index", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+",sub")
+	_, _, replaced, err := indexGitlinks(filepath.Join(dotgit, "index"), false)
+	require.NoError(t, err)
+	require.True(t, replaced, "the split part replaces the shared gitlink")
+	links, err = gitlinks(filepath.Join(dotgit, "index"))
+	require.NoError(t, err)
+	assert.Contains(t, links, "sub")
+	assert.Contains(t, links, "sub2")
+	assert.Empty(t, repositoryTrouble(dotgit), "every shared path is looked into; only the submodules hold a .git")
+
+	run(dir, "update-index", "--index-version", "4")
+	links, err = gitlinks(filepath.Join(dotgit, "index"))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"sub", "sub2"}, links, "a version 4 split index")
+
+	// git writes the whole index again, its link naming no shared file,
+	// when an entry changes more than its data (a file made a gitlink).
+	run(dir, "update-index", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+",a")
+	links, err = gitlinks(filepath.Join(dotgit, "index"))
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"a", "sub", "sub2"}, links)
+}

@@ -64,6 +64,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.PathLookup = pathLookup(env.Getenv("PATH"), project, pluginBin(env))
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
+	cfg.GitShowsSignatures = func() bool { return userShowsSignatures(env) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd) }
 	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" }

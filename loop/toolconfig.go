@@ -93,6 +93,10 @@ func gitRepository(env Env, cwd, dir string) string {
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return "" // git cannot start there
 	}
+	userHooks, why := userGitConfig(env)
+	if why != "" {
+		return why
+	}
 	if err != nil {
 		return fmt.Sprintf("the folder git would start in, %s, cannot be looked at (%v)", start, Plain(err))
 	}
@@ -109,7 +113,7 @@ func gitRepository(env Env, cwd, dir string) string {
 		case checkout(dotgit):
 			// A checkout's (a .git file names its repository): git runs
 			// there, with what its config names (gitrepo.go).
-			return repositoryTrouble(dotgit)
+			return repositoryTrouble(dotgit, userHooks...)
 		case present(filepath.Join(dotgit, "HEAD")):
 			// git's own reading of a .git is looser than checkout's (a
 			// HEAD without the space after ref:, a linked HEAD, objects

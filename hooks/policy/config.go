@@ -63,6 +63,12 @@ type Config struct {
 	// caller, who looks only for a git command; nil means none was looked
 	// for, as in the policy's own tests.
 	GitRepository func(dir string) string `yaml:"-"`
+	// GitShowsSignatures reports whether the user's own git configuration
+	// turns signature display on (log.showSignature): git log and git show
+	// then run the verifier each signature's armour names, as with
+	// --show-signature. Set by the caller, who looks only for a git
+	// command; nil means none was looked for.
+	GitShowsSignatures func() bool `yaml:"-"`
 	// GoToolchain says why go, run where the call starts, would download
 	// and run a toolchain other than the one installed (a go.mod's or
 	// go.work's go or toolchain line newer than it, with GOTOOLCHAIN=auto,

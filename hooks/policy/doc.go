@@ -63,7 +63,10 @@
 //   - git's signature checks are refused (--show-signature, verify-commit,
 //     verify-tag, tag -v, %G in a format, a format or sort key computed at
 //     run time however its option is abbreviated): git runs the verifier
-//     the signature's armour names. So is git remote show NAME without -n,
+//     the signature's armour names; where the user's own config sets
+//     log.showSignature (Config.GitShowsSignatures), git log and git show
+//     need --no-show-signature as their first word and git range-diff is
+//     refused. So is git remote show NAME without -n,
 //     which asks the remote with whatever credentials its URL carries, and
 //     the user's credential helper keeps them.
 //   - Arithmetic, [[ -eq ]], test -v, ${!x} and computed subscripts are

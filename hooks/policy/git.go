@@ -66,7 +66,7 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 		if grammarOf(key) == nil {
 			key = "git *"
 		}
-		return c.options(n, key, rest) != nil
+		return c.options(n, key, rest) != nil && gitShownSignatures(c, n, sub, rest)
 	case sub == "branch" || sub == "tag":
 		return gitListing(c, n, sub, rest)
 	case sub == "config":
@@ -161,6 +161,28 @@ func gitSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
 				return c.deny(n, "signature", "the format "+a.val)
 			}
 		}
+	}
+	return true
+}
+
+// gitShownSignatures: where the user's own config sets log.showSignature,
+// git log and git show run the verifier each signed commit's armour names
+// (gpg, gpgsm, ssh-keygen: the project's commits choose), which makes its
+// key store and may ask the network (review CJ4), as --show-signature
+// does. Then they need --no-show-signature as their first word, where no
+// option before it can take it for its value (git log --grep
+// --no-show-signature searches for those words), and git range-diff,
+// whose inner git log shows them and which takes no such option, is
+// refused.
+func gitShownSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool {
+	if sub != "log" && sub != "show" && sub != "range-diff" || c.gitShowsSignatures == nil || !c.gitShowsSignatures() {
+		return true
+	}
+	if sub == "range-diff" {
+		return c.deny(n, "signature", "git range-diff where your git config sets log.showSignature")
+	}
+	if len(rest) == 0 || !rest[0].known || rest[0].val != "--no-show-signature" {
+		return c.deny(n, "signature", "git "+sub+" without --no-show-signature as its first word, where your git config sets log.showSignature")
 	}
 	return true
 }

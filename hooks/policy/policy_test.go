@@ -1298,3 +1298,22 @@ func TestAProgramPathThroughDotDot(t *testing.T) {
 	_ = run.Run()
 	assert.FileExists(t, marker, "the kernel followed the link before the ..")
 }
+
+// Where the user's own config sets log.showSignature (review CJ4), git log
+// and git show need --no-show-signature first, and git range-diff is
+// refused; without that config, or for other subcommands, nothing changes.
+func TestGitShowsSignaturesFromTheUsersConfig(t *testing.T) {
+	on := Config{GitShowsSignatures: func() bool { return true }}
+	off := Config{GitShowsSignatures: func() bool { return false }}
+	for _, cmd := range []string{"git log -1", "git show HEAD", "git log --grep --no-show-signature",
+		"git log -1 --no-show-signature", "git range-diff a..b c..d", "git -C sub log"} {
+		d := Bash(cmd, on)
+		assert.False(t, d.Allow, cmd)
+		assert.Equal(t, "signature", d.Rule, cmd)
+		assert.True(t, Bash(cmd, off).Allow, cmd)
+	}
+	for _, cmd := range []string{"git log --no-show-signature -1", "git show --no-show-signature --stat HEAD",
+		"git --no-pager log --no-show-signature", "git status", "git blame f", "git diff"} {
+		assert.True(t, Bash(cmd, on).Allow, cmd)
+	}
+}

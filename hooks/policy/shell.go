@@ -18,6 +18,8 @@ type checker struct {
 	npmrc func() string     // Config.NpmConfig
 	// gitRepo is Config.GitRepository.
 	gitRepo func(dir string) string
+	// gitShowsSignatures is Config.GitShowsSignatures.
+	gitShowsSignatures func() bool
 	// elsewhere is set while judging a command find -execdir runs, in the
 	// folder of each file found.
 	elsewhere bool
