@@ -217,24 +217,55 @@ func checkTee(c *checker, n syntax.Node, args []arg) bool {
 	return readings != nil
 }
 
-// checkTar allows tar only to list an archive, in one form: a bundle of
-// t, v, z, j and J ending in f (-tzf, or tvf in the old style), the
+// checkTar allows tar only to list an archive: a bundle of t, v, z, j and
+// J ending in f (-tzf, or tvf in the old style), or the same as separate
+// words (-t -f FILE, --list --file=FILE, --gzip, --verbose), then the
 // archive, then member names. Every other option of GNU tar or bsdtar is
 // refused: some run programs even while listing (--checkpoint-action=exec,
-// -I, --use-compress-program, --rsh-command, -F), some write
+// -I, --use-compress-program, --rsh-command, -F, --to-command), some write
 // (--index-file, --volno-file), and a later word may be one, since GNU tar
-// reads options after the old-style bundle too. An archive named HOST:FILE
-// is on another machine, reached through rsh or ssh.
+// reads options after the old-style bundle too. Long options are taken
+// only as spelled out in full: GNU tar's abbreviations are not followed. An
+// archive named HOST:FILE is on another machine, reached through rsh or
+// ssh.
 func checkTar(c *checker, n syntax.Node, args []arg) bool {
-	usage := "tar only lists an archive here: tar -tf FILE, with v, z, j or J before the f"
-	if len(args) < 2 || !args[0].known || !tarList(args[0].val) {
+	usage := "tar only lists an archive here: tar -tf FILE (or tar --list --file=FILE), with v, z, j or J before the f"
+	lists, i := 0, 0
+	var archive *arg
+	for ; archive == nil && i < len(args); i++ {
+		a := args[i]
+		if !a.known {
+			return c.deny(n, "tar", usage)
+		}
+		switch w := a.val; {
+		case tarLong[w] != "":
+			if tarLong[w] == "t" {
+				lists++
+			}
+		case strings.HasPrefix(w, "--file="):
+			v := args[i]
+			v.val = strings.TrimPrefix(w, "--file=")
+			archive = &v
+		case w == "--file" || (i == 0 || strings.HasPrefix(w, "-")) && !strings.HasPrefix(w, "--") && tarBundle(w):
+			lists += strings.Count(w, "t")
+			if w == "--file" || strings.HasSuffix(w, "f") {
+				if i+1 >= len(args) {
+					return c.deny(n, "tar", usage)
+				}
+				i++
+				archive = &args[i]
+			}
+		default:
+			return c.deny(n, "tar", usage)
+		}
+	}
+	if archive == nil || lists != 1 {
 		return c.deny(n, "tar", usage)
 	}
-	archive := args[1]
 	if !archive.known || archive.val == "" || archive.val[0] == '-' || strings.Contains(archive.val, ":") {
 		return c.deny(n, "tar", usage+" (a file name without a colon, which names a remote archive)")
 	}
-	for _, a := range args[2:] {
+	for _, a := range args[i:] {
 		if a.val == "" || a.val[0] == '-' {
 			return c.deny(n, "tar", usage+" (member names do not start with a dash: tar reads them as options)")
 		}
@@ -242,11 +273,14 @@ func checkTar(c *checker, n syntax.Node, args []arg) bool {
 	return true
 }
 
-// tarList reports whether w is a bundle that lists an archive: one t and
-// one f, the f last (it takes the next word), and only v, z, j, J besides.
-func tarList(w string) bool {
+// tarLong maps the long options checkTar takes, in full, to their letters.
+var tarLong = map[string]string{"--list": "t", "--verbose": "v", "--gzip": "z", "--gunzip": "z", "--bzip2": "j", "--xz": "J"}
+
+// tarBundle reports whether w is a bundle of t, v, z, j and J, with at
+// most one f, last (it takes the next word).
+func tarBundle(w string) bool {
 	w = strings.TrimPrefix(w, "-")
-	if strings.Count(w, "t") != 1 || strings.Count(w, "f") != 1 || !strings.HasSuffix(w, "f") {
+	if w == "" || strings.Count(w, "f") > 1 || strings.Contains(w, "f") && !strings.HasSuffix(w, "f") {
 		return false
 	}
 	return strings.Trim(w, "tvzjJf") == ""

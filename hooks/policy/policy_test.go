@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -121,6 +122,30 @@ func TestEveryRuleHasText(t *testing.T) {
 		assert.True(t, r.alt != "" || (r.altFor != nil && r.altFor() != ""), name)
 		assert.False(t, strings.HasSuffix(r.why, "."), "%s: the template adds the full stop", name)
 	}
+}
+
+// TestEveryRuleNamedHasText reads the package's source for the rules its
+// refusals name: a name missing from the table was shown to the agent as
+// the internal failure ("the policy failed while judging the command"),
+// which it cannot act on (review CK: tar).
+func TestEveryRuleNamedHasText(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	named := regexp.MustCompile(`\b(?:deny\([a-zA-Z.]+, |fail\()"([a-z-]+)"`)
+	seen := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range named.FindAllStringSubmatch(string(src), -1) {
+			seen++
+			_, ok := rules()[m[1]]
+			assert.True(t, ok, "%s: rule %q has no text", f, m[1])
+		}
+	}
+	assert.Greater(t, seen, 100, "the pattern still finds the refusals")
 }
 
 // TestBashRules holds cases beyond the corpus: tricky spellings and the

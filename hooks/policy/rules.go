@@ -147,6 +147,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "this awk option loads code from a file, edits in place or writes a file",
 			alt: "give the program inline with only -F and -v options",
 		},
+		"tar": {
+			why: "tar runs programs or writes files through many of its options, even while listing (--to-command, --use-compress-program, --checkpoint-action), so only its listing form is allowed",
+			alt: "list the archive with tar -tf FILE (tar -tzf FILE for a .tar.gz, tar -tvf FILE for sizes and dates), or tar --list --file=FILE",
+		},
 		"tree-output": {
 			why: "tree -o writes its listing to a file (and -R writes one in every directory)",
 			alt: "run tree without -o or -R",
