@@ -116,6 +116,23 @@ func TestDenialText(t *testing.T) {
 	}
 }
 
+// TestAdviceIsAllowed holds refusals whose advice names a command: that
+// command must itself pass (review CK).
+func TestAdviceIsAllowed(t *testing.T) {
+	for refused, advised := range map[string]string{
+		`git remote show origin`:              `git remote show -n origin`,
+		`x='%H'; git log --format="$x"`:       `git log --format='%H %an %s'`,
+		`git verify-commit HEAD`:              `git cat-file commit HEAD`,
+		`tar --list -f x.tar --to-command=sh`: `tar --list --file=x.tar`,
+		`tar -xf x.tar`:                       `tar -tzf x.tgz`,
+	} {
+		d := Bash(refused, Config{})
+		require.False(t, d.Allow, refused)
+		assert.Contains(t, d.Reason, advised[:strings.IndexAny(advised, " ")+4], refused)
+		assert.True(t, Bash(advised, Config{}).Allow, advised)
+	}
+}
+
 func TestEveryRuleHasText(t *testing.T) {
 	for name, r := range rules() {
 		assert.NotEmpty(t, r.why, name)

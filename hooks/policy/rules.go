@@ -101,7 +101,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
-			alt: "show commits without checking signatures (git log --format='%H %an %s')",
+			alt: "write the format out, without %G placeholders or %(signature) (git log --format='%H %an %s'); git cat-file commit REV prints a commit's signature without checking it",
 		},
 		"git-repository": {
 			why: "git reads the configuration of the repository it finds, and a folder the project carries can pass for a bare repository whose configuration names programs git runs (core.fsmonitor on git status)",
@@ -178,6 +178,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"git-branch": {
 			why: "git branch, tag and remote change refs or configuration unless used in a listing form",
 			alt: "list with git branch -a, git branch --list PATTERN, git tag -l or git remote -v",
+		},
+		"git-remote-query": {
+			why: "git remote show NAME asks the remote at the URL the repository's configuration gives, which a project can choose: git sends the credentials the URL carries (and may store them) and starts the remote helper its scheme names",
+			alt: "git remote show -n NAME prints the same from the configuration without asking the remote; git remote -v lists the URLs, git branch -r the remote branches as last fetched",
 		},
 		"git-config": {
 			why: "git config changes configuration unless it only reads it",
