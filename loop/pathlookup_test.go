@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -91,6 +92,22 @@ func TestPathLookupShims(t *testing.T) {
 	assert.Empty(t, l("python3"), "found before the shims")
 	assert.Empty(t, l("not-installed-anywhere"))
 	assert.Nil(t, pathLookup(bin+":/usr/bin", project, ""), "no shims")
+
+	// Through the policy: the shim's own rule, whose advice passes
+	// (review CK5: the PATH rule told the user to change a PATH that was
+	// already outside the project).
+	cfg := policy.Config{PathLookup: l}
+	d := policy.Bash("node --version", cfg)
+	require.False(t, d.Allow)
+	assert.Equal(t, "version-shim", d.Rule)
+	assert.Contains(t, d.Reason, "node would run through the shim in")
+	assert.NotContains(t, d.Reason, "\x1f")
+	assert.Contains(t, d.Reason, "cat .tool-versions .python-version .nvmrc mise.toml")
+	assert.Equal(t, "version-shim", policy.Bash("npm ls", cfg).Rule)
+	for _, advised := range []string{"cat .tool-versions .python-version .nvmrc mise.toml", "ls .venv/lib/python*/site-packages",
+		"cat package.json package-lock.json", "/usr/bin/python3 --version"} {
+		assert.True(t, policy.Bash(advised, cfg).Allow, advised)
+	}
 }
 
 // A project carrying bin/ls with "bin" in PATH: the shell would run it for

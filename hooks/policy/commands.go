@@ -166,6 +166,9 @@ func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
 		return true
 	}
 	if why := c.pathLookup(name.val); why != "" {
+		if shim, ok := strings.CutPrefix(why, shimMark); ok {
+			return c.deny(n, "version-shim", shim)
+		}
 		return c.deny(n, "path-lookup", why)
 	}
 	return true
