@@ -225,7 +225,13 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 			return
 		}
 		if r, ok := denied()[cmd]; ok && r != "" {
-			c.fail(r, n, cmd)
+			detail := cmd
+			if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "-V" || args[1].val == "-v") {
+				// What looks like a version option is not one to this
+				// interpreter (review CH1): say so, or the agent retries.
+				detail = cmd + " " + args[1].val + " is not a version option to " + cmd + ": it sets an option, then runs its standard input as code"
+			}
+			c.fail(r, n, detail)
 			return
 		}
 		c.fail("unknown-command", n, cmd+" is not on the read-only list")

@@ -229,7 +229,7 @@ func checkTee(c *checker, n syntax.Node, args []arg) bool {
 // archive named HOST:FILE is on another machine, reached through rsh or
 // ssh.
 func checkTar(c *checker, n syntax.Node, args []arg) bool {
-	usage := "tar only lists an archive here: tar -tf FILE (or tar --list --file=FILE), with v, z, j or J before the f"
+	usage := "tar may only list an archive, with t, v, z, j, J and f"
 	lists, i := 0, 0
 	var archive *arg
 	for ; archive == nil && i < len(args); i++ {

@@ -119,18 +119,21 @@ func TestDenialText(t *testing.T) {
 // TestAdviceIsAllowed holds refusals whose advice names a command: that
 // command must itself pass (review CK).
 func TestAdviceIsAllowed(t *testing.T) {
-	for refused, advised := range map[string]string{
-		`git remote show origin`:              `git remote show -n origin`,
-		`x='%H'; git log --format="$x"`:       `git log --format='%H %an %s'`,
-		`git verify-commit HEAD`:              `git cat-file commit HEAD`,
-		`tar --list -f x.tar --to-command=sh`: `tar --list --file=x.tar`,
-		`tar -xf x.tar`:                       `tar -tzf x.tgz`,
+	for _, tc := range []struct{ refused, says, runs string }{
+		{`git remote show origin`, `git remote show -n NAME`, `git remote show -n origin`},
+		{`x='%H'; git log --format="$x"`, `git log --format='%H %an %s'`, `git log --format='%H %an %s'`},
+		{`git verify-commit HEAD`, `git cat-file commit REV`, `git cat-file commit HEAD`},
+		{`tar --list -f x.tar --to-command=sh`, `tar --list --file=FILE`, `tar --list --file=x.tar`},
+		{`tar -xf x.tar`, `tar -tzf FILE`, `tar -tzf x.tgz`},
+		{`sh -V`, `bash --version`, `bash --version`},
+		{`ruby -v`, `python3 -V`, `python3 -V`},
 	} {
-		d := Bash(refused, Config{})
-		require.False(t, d.Allow, refused)
-		assert.Contains(t, d.Reason, advised[:strings.IndexAny(advised, " ")+4], refused)
-		assert.True(t, Bash(advised, Config{}).Allow, advised)
+		d := Bash(tc.refused, Config{})
+		require.False(t, d.Allow, tc.refused)
+		assert.Contains(t, d.Reason, tc.says, tc.refused)
+		assert.True(t, Bash(tc.runs, Config{}).Allow, tc.runs)
 	}
+	assert.Contains(t, Bash(`sh -V`, Config{}).Reason, "sh -V is not a version option to sh")
 }
 
 func TestEveryRuleHasText(t *testing.T) {

@@ -65,7 +65,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"interpreter": {
 			why: "an interpreter running inline code or a script can do anything",
-			alt: "read the code instead, or use a read-only command directly",
+			alt: "read the code instead, or use a read-only command directly; an interpreter's version prints with its version option alone (bash --version, python3 -V, node -v, perl -v)",
 		},
 		"eval": {
 			why: "it runs text as shell code or changes how later commands run, which the policy cannot inspect",
@@ -101,7 +101,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
-			alt: "write the format out, without %G placeholders or %(signature) (git log --format='%H %an %s'); git cat-file commit REV prints a commit's signature without checking it",
+			alt: "show commits with a format written out in full that has no %G placeholder and no %(signature) (git log --format='%H %an %s'); git cat-file commit REV prints a commit's signature as text without checking it",
 		},
 		"git-repository": {
 			why: "git reads the configuration of the repository it finds, and a folder the project carries can pass for a bare repository whose configuration names programs git runs (core.fsmonitor on git status)",
