@@ -89,7 +89,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"go-toolchain": {
 			why: "go runs the Go a go.mod or go.work asks for, and with GOTOOLCHAIN=auto (Go's default) downloads it into the module cache first when the go here is older; a repository chooses those lines",
-			alt: "read go.mod and the sources with cat, grep or rg; to keep go to the toolchain you installed, set GOTOOLCHAIN=local yourself (go env -w GOTOOLCHAIN=local)",
+			alt: "read go.mod, the sources and their doc comments with cat, grep or rg; go runs here again once the Go installed is as new as go.mod asks for, which is the user's to install (GOTOOLCHAIN=local only makes go stop with an error instead of fetching that Go)",
 		},
 		"blind": {
 			why: "the hook is not told the folder this runs in nor whether it gets a terminal (Codex's exec_command workdir and tty): git and npm take settings from that folder, which a repository can carry, and a pager (git's, man's) runs commands typed into it",
