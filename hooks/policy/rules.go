@@ -25,7 +25,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"unknown-tool": {
 			why: "only tools known to leave the project as it is may run while planning; this one could write files or run commands unjudged",
-			alt: "use Read, Grep, Glob or a read-only Bash command; a project can allow a read-only tool, such as an MCP server's, under tools: in .claude/plansmith-policy.yaml",
+			alt: "use Read, Grep, Glob or a read-only Bash command; if this tool only reads (an MCP server's search, say), the user can allow it under tools: in .claude/plansmith-policy.yaml",
 		},
 		"bad-input": {
 			why: "the Bash call carries no command the policy can read",
@@ -81,7 +81,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"npm-config": {
 			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
-			alt: "read package.json, package-lock.json and node_modules/*/package.json instead, or allow npm in .claude/plansmith-policy.yaml if the .npmrc is yours",
+			alt: "read package.json, package-lock.json and node_modules/*/package.json instead; if the .npmrc is the user's own, they can allow npm in .claude/plansmith-policy.yaml",
 		},
 		"npm-package": {
 			why: "npm view fetches what a package argument names, and for a git repository or a tarball it may install and build it first, running the package's own scripts; with no package it looks up the name package.json gives",
@@ -211,7 +211,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"path-lookup": {
 			why: "the PATH programs are looked up in searches a folder the project decides the contents of (a relative entry, or a folder inside the project), so a file the project carries could run in place of this program or of one it starts",
-			alt: "use the Read, Grep and Glob tools, which need no PATH; to run programs while planning, start Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
+			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
 		},
 		"version-shim": {
 			why: "a version manager's shim (mise, asdf, pyenv, nodenv, rbenv) runs the version a file of the folder it starts in names, and a project can name a program it carries there (node path:./x in .tool-versions), so no program found first in a shims folder runs while planning, nor one that starts such a program by name (npm starts node)",
