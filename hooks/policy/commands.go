@@ -39,6 +39,7 @@ func init() {
 		"jobs":     optionsOnly("jobs"),
 		"man":      checkMan,
 		"tar":      checkTar,
+		"xxd":      checkXxd,
 		"uniq":     checkUniq,
 		"sed":      checkSed,
 		"awk":      checkAwk,

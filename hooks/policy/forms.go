@@ -286,6 +286,62 @@ func tarBundle(w string) bool {
 	return strings.Trim(w, "tvzjJf") == ""
 }
 
+// checkXxd allows xxd to dump one file (or its input) to its output, in
+// a small form: the flag words and numeric values listed below, spelled
+// exactly, then at most one file. xxd writes its second operand (and with
+// -r turns a dump back into bytes there), and its own parser takes any word
+// that starts like an option as that option (-cols, -c8, -capitalize), so
+// nothing outside that form is read.
+func checkXxd(c *checker, n syntax.Node, args []arg) bool {
+	usage := "xxd may only dump one file to its output"
+	operands := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !a.known && !(a.single && !a.glob && (a.val != "" && a.val[0] != '-' || a.absolute)):
+			// A computed word that is one file, not an option ("./$f"),
+			// is the file; anything else could be two, or an option.
+			return c.deny(n, "xxd", usage)
+		case !a.known:
+			operands++
+			if operands > 1 || i+1 < len(args) {
+				return c.deny(n, "xxd", usage+" (nothing may follow the file)")
+			}
+		case xxdFlags[a.val]:
+		case xxdValued[a.val]:
+			if i+1 >= len(args) || !args[i+1].known || !xxdNumber(args[i+1].val) {
+				return c.deny(n, "xxd", usage+" ("+a.val+" takes a number)")
+			}
+			i++
+		case a.val == "" || a.val[0] == '-':
+			return c.deny(n, "xxd", usage+" (xxd "+a.val+" is not an option the policy knows)")
+		default:
+			operands++
+			if operands > 1 {
+				return c.deny(n, "xxd", usage+" (xxd writes its second file, "+a.val+")")
+			}
+			if i+1 < len(args) {
+				return c.deny(n, "xxd", usage+" (nothing may follow the file)")
+			}
+		}
+	}
+	return true
+}
+
+// xxdFlags and xxdValued are the options checkXxd takes, as written.
+var (
+	xxdFlags  = map[string]bool{"-a": true, "-b": true, "-C": true, "-e": true, "-i": true, "-p": true, "-ps": true, "-u": true}
+	xxdValued = map[string]bool{"-c": true, "-g": true, "-l": true, "-s": true, "-o": true}
+)
+
+// xxdNumber reports whether w is a count or offset xxd reads with strtol:
+// decimal, octal or hex, with a sign (for -s, + or -).
+func xxdNumber(w string) bool {
+	w = strings.TrimLeft(w, "+-")
+	w = strings.TrimPrefix(strings.TrimPrefix(w, "0x"), "0X")
+	return w != "" && strings.Trim(w, "0123456789abcdefABCDEF") == ""
+}
+
 // checkMan allows man with page names only: no options, and no path, which
 // would format a local file.
 func checkMan(c *checker, n syntax.Node, args []arg) bool {

@@ -151,6 +151,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "tar runs programs or writes files through many of its options, even while listing (--to-command, --use-compress-program, --checkpoint-action), so only its listing form is allowed",
 			alt: "list the archive with tar -tf FILE (tar -tzf FILE for a .tar.gz, tar -tvf FILE for sizes and dates), or tar --list --file=FILE",
 		},
+		"xxd": {
+			why: "xxd writes the second file it is given (and -r turns a dump back into bytes there), and it reads any word that starts like one of its options as that option",
+			alt: "dump one file to your output: xxd FILE, with -l, -s, -c or -g and a number, or -p, -u, -a, -b, -e, -i, -C (xxd -l 64 FILE); hexdump -C FILE and od -A x -t x1z FILE work too",
+		},
 		"tree-output": {
 			why: "tree -o writes its listing to a file (and -R writes one in every directory)",
 			alt: "run tree without -o or -R",
