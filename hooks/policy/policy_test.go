@@ -126,6 +126,8 @@ func TestAdviceIsAllowed(t *testing.T) {
 		{`tar --list -f x.tar --to-command=sh`, `tar --list --file=FILE`, `tar --list --file=x.tar`},
 		{`tar -xf x.tar`, `tar -tzf FILE`, `tar -tzf x.tgz`},
 		{`sh -V`, `bash --version`, `bash --version`},
+		{`for f in pkg/*.go; do wc -l < "$f"; done`, `wc -l "$f"`, `for f in pkg/*.go; do wc -l "$f"; done`},
+		{`while read -r l; do echo "$l"; done < "$f"`, `cat "$f" | while read -r l`, `cat "$f" | while read -r l; do echo "$l"; done`},
 		{`ruby -v`, `python3 -V`, `python3 -V`},
 	} {
 		d := Bash(tc.refused, Config{})

@@ -45,7 +45,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"network": {
 			why: "bash opens a network connection for a redirect to /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, and a path computed at run time could be one",
-			alt: "read local files only, starting a computed path with something that rules a socket out, as in < \"./$f\"; use the WebFetch tool to read from the web",
+			alt: "only the shell's redirect opens a socket, so give a computed path to the command itself (wc -l \"$f\", cat \"$f\" | while read -r l; ...), or start it with something that rules a socket out (< \"./$f\"); use the WebFetch tool to read from the web",
 		},
 		"heredoc": {
 			why: "bash could end this here-document at a different line than the policy's parser does, and then run the lines after it as commands",

@@ -303,7 +303,11 @@ func (c *checker) redirect(r *syntax.Redirect) {
 		a := analyse(r.Word)
 		switch {
 		case mayBeNetwork(a):
-			c.fail("network", r, "")
+			detail := "a path computed at run time could be /dev/tcp/HOST/PORT"
+			if a.known {
+				detail = "a connection, not a file"
+			}
+			c.fail("network", r, detail)
 		case outputFD(r):
 			c.fail("redirect", r, reopened)
 		case numericRange(c.src, r):
