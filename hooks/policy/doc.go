@@ -68,7 +68,9 @@
 //     the user's credential helper keeps them.
 //   - Arithmetic, [[ -eq ]], test -v, ${!x} and computed subscripts are
 //     refused unless their operands are literal: bash evaluates array
-//     subscripts inside such values, which runs command substitutions. For
+//     subscripts inside such values, which runs command substitutions. The
+//     one exception is a count, $(wc -l < FILE) or $(... | wc -l), whose
+//     output holds no subscript. For
 //     the same reason a variable name given to read, printf -v or unset, and
 //     a subcommand or name a rule dispatches on (git, npm, go, git config),
 //     must be written out in full.
