@@ -126,6 +126,8 @@ func TestAdviceIsAllowed(t *testing.T) {
 		{`tar --list -f x.tar --to-command=sh`, `tar --list --file=FILE`, `tar --list --file=x.tar`},
 		{`tar -xf x.tar`, `tar -tzf FILE`, `tar -tzf x.tgz`},
 		{`sh -V`, `bash --version`, `bash --version`},
+		{`x=1; echo $((x+1))`, `expr "$n" + 1`, `n=3; expr "$n" + 1`},
+		{`echo $(( $(cat f) + 1 ))`, `$(( $(wc -l < FILE) + 1 ))`, `echo $(( $(wc -l < f) + 1 ))`},
 		{`for f in pkg/*.go; do wc -l < "$f"; done`, `wc -l "$f"`, `for f in pkg/*.go; do wc -l "$f"; done`},
 		{`while read -r l; do echo "$l"; done < "$f"`, `cat "$f" | while read -r l`, `cat "$f" | while read -r l; do echo "$l"; done`},
 		{`ruby -v`, `python3 -V`, `python3 -V`},

@@ -117,7 +117,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"arithmetic": {
 			why: "bash evaluates array subscripts inside these values, which can run commands",
-			alt: "use literal numbers, or compute with awk or expr",
+			alt: "use literal numbers or a count, as in $(( $(wc -l < FILE) + 1 )), or compute with awk or expr (expr \"$n\" + 1)",
 		},
 		"find-action": {
 			why: "find actions like -delete, -ok, -fprint and -fls change files or run commands, and -exec may only run a read-only command",
