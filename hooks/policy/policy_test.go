@@ -131,6 +131,7 @@ func TestAdviceIsAllowed(t *testing.T) {
 		{`for f in pkg/*.go; do wc -l < "$f"; done`, `wc -l "$f"`, `for f in pkg/*.go; do wc -l "$f"; done`},
 		{`while read -r l; do echo "$l"; done < "$f"`, `cat "$f" | while read -r l`, `cat "$f" | while read -r l; do echo "$l"; done`},
 		{`ruby -v`, `python3 -V`, `python3 -V`},
+		{`git whatchanged -3`, `git log --raw`, `git log --raw -3`},
 	} {
 		d := Bash(tc.refused, Config{})
 		require.False(t, d.Allow, tc.refused)
