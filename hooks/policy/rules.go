@@ -21,7 +21,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 	return map[string]rule{
 		"edit-tool": {
 			why: "file-editing tools change the project, and this planning session is read-only",
-			alt: "describe the change in the plan instead of making it",
+			alt: "describe the change in the plan; it can be made once the loop has ended",
 		},
 		"unknown-tool": {
 			why: "only tools known to leave the project as it is may run while planning; this one could write files or run commands unjudged",
@@ -41,7 +41,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"redirect": {
 			why: "a redirect to a file creates or overwrites it; only /dev/null, /dev/stdout, /dev/stderr and descriptor copies like 2>&1 are allowed",
-			alt: "let the output come back to you instead of writing it to a file",
+			alt: "drop the redirect and let the output come back to you (2>/dev/null and 2>&1 are fine)",
 		},
 		"network": {
 			why: "bash opens a network connection for a redirect to /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, and a path computed at run time could be one",
@@ -65,7 +65,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"interpreter": {
 			why: "an interpreter running inline code or a script can do anything",
-			alt: "read the code instead, or use a read-only command directly; an interpreter's version prints with its version option alone (bash --version, python3 -V, node -v, perl -v)",
+			alt: "read the code, or use a read-only command directly; an interpreter's version prints with its version option alone (bash --version, python3 -V, node -v, perl -v)",
 		},
 		"eval": {
 			why: "it runs text as shell code or changes how later commands run, which the policy cannot inspect",
@@ -81,7 +81,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"npm-config": {
 			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
-			alt: "read package.json, package-lock.json and node_modules/*/package.json instead; if the .npmrc is the user's own, they can allow npm in .claude/plansmith-policy.yaml",
+			alt: "read package.json, package-lock.json and node_modules/*/package.json; if the .npmrc is the user's own, they can allow npm in .claude/plansmith-policy.yaml",
 		},
 		"npm-package": {
 			why: "npm view fetches what a package argument names, and for a git repository or a tarball it may install and build it first, running the package's own scripts; with no package it looks up the name package.json gives",
