@@ -884,7 +884,16 @@ func TestALoopWhoseProjectMovedIsToldToItsSession(t *testing.T) {
 	p = state.Paths{Project: moved}
 	s := Session{ID: "s", Cwd: moved}
 	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
-	assert.True(t, PreToolUse(env, write).Deny, "its session stays read-only")
+	refused := PreToolUse(env, write)
+	assert.True(t, refused.Deny, "its session stays read-only")
+	// The refusal says the loop does not run here and what ends it, not
+	// "plansmith is planning" (review CK).
+	assert.Contains(t, refused.Reason, "the planning loop does not run here")
+	assert.Contains(t, refused.Reason, "/plansmith:cancel ends it")
+	assert.NotContains(t, refused.Reason, "plansmith is planning")
+	v, err := Status(env, p)
+	require.NoError(t, err)
+	assert.True(t, v.Moved, "status tells a moved project from a loop started elsewhere")
 	ls := ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}
 	assert.False(t, PreToolUse(env, ls).Deny, "and may still read")
 
