@@ -234,6 +234,12 @@ var rules = sync.OnceValue(func() map[string]rule {
 					" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
 			},
 		},
+		"unjudged": {
+			why: "plansmith could not finish judging this call (it ran out of time or failed), and while a planning loop may be running a call that was not judged does not run",
+			altFor: func() string {
+				return "try the call again; if it was a long command, split it into shorter ones; if every call is refused so, ask the user to run " + templates.CLI("status") + " (or " + templates.Slash("cancel") + " to end the loop)"
+			},
+		},
 		"internal": {
 			why: "the policy failed while judging the command, so it refuses to be safe",
 			alt: "write the command more simply",
