@@ -858,6 +858,10 @@ func TestAStateFileThatCannotBeLookedUpIsTold(t *testing.T) {
 	assert.Equal(t, Pause, stop.Kind)
 	assert.Contains(t, stop.Message, ".claude/plansmith.local.md cannot be looked up")
 	assert.Contains(t, stop.Message, "Make the project's .claude folder readable and searchable")
+	// Every shell command is refused then, ls included: the message says so
+	// and names the tools that still work (review CK).
+	assert.Contains(t, stop.Message, "edits and every shell command stay refused")
+	assert.Contains(t, stop.Message, "a link there must lead to a folder")
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "fix the typo"}).Message, "cannot be looked up")
 	assert.Contains(t, SessionStart(env, SessionEvent{Session: s, Source: "compact"}).Message, "cannot be looked up")
 	cancel := PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"}).Message

@@ -454,7 +454,7 @@ type unreadState struct {
 
 func (u *unreadState) Error() string {
 	if u.unseen {
-		return fmt.Sprintf("the loop's state file %s cannot be looked up (%s): make the project's .claude folder readable and searchable, then try again", u.state, plainError(u.why))
+		return fmt.Sprintf("the loop's state file %s cannot be looked up (%s): make the project's .claude folder readable and searchable (a link there must lead to a folder), then try again", u.state, plainError(u.why))
 	}
 	return u.why.Error()
 }

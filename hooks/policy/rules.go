@@ -230,7 +230,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unreadable": {
 			why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
 			altFor: func() string {
-				return "use Read and read-only searches meanwhile, and ask the user to run " + templates.CLI("status") +
+				return "use the Read, Grep and Glob tools meanwhile (every shell command is refused until then), and ask the user to run " + templates.CLI("status") +
 					" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
 			},
 		},
