@@ -71,11 +71,14 @@ func Status(env Env, p state.Paths) (View, error) {
 	}
 	var link *state.LinkError
 	var unseen *unreadState
+	var lock *lockError
 	switch {
 	case errors.As(err, &link) && link.Path != p.State():
 		return View{}, linkedAway(p, link)
 	case errors.As(err, &unseen) && unseen.unseen:
 		return View{}, err // cancel cannot reach it either: its message says what to do
+	case errors.As(err, &lock):
+		return View{}, lock.advised(p)
 	case err != nil:
 		return View{}, fmt.Errorf("%v\nRun '%s' to archive it", err, templates.CLI("cancel"))
 	}
