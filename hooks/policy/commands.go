@@ -252,7 +252,7 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 		}
 		for i, a := range judged {
 			if !a.inert() && !(cmd == "git" && longValue(a)) && !c.operandFrom(cmd, judged, i) {
-				c.fail("dynamic-arg", n, "")
+				c.fail("dynamic-arg", n, c.computed(a))
 				return
 			}
 		}
@@ -373,6 +373,18 @@ func set(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
+}
+
+// computed names the argument a dynamic-arg refusal is about, so that the
+// agent knows which word to write out.
+func (c *checker) computed(a arg) string {
+	if a.word == nil {
+		return ""
+	}
+	if a.glob {
+		return c.text(a.word) + " expands to file names, and one the project carries could read as an option"
+	}
+	return c.text(a.word) + " is computed at run time"
 }
 
 func (c *checker) deny(n syntax.Node, rule, detail string) bool {

@@ -139,6 +139,10 @@ func TestAdviceIsAllowed(t *testing.T) {
 		assert.True(t, Bash(tc.runs, Config{}).Allow, tc.runs)
 	}
 	assert.Contains(t, Bash(`sh -V`, Config{}).Reason, "sh -V is not a version option to sh")
+	// A computed argument's refusal names the word (review CK).
+	assert.Contains(t, Bash(`git log "$opt"`, Config{}).Reason, `("$opt" is computed at run time)`)
+	assert.Contains(t, Bash(`sort *.txt`, Config{}).Reason, `(*.txt expands to file names`)
+	assert.True(t, Bash(`sort ./*.txt`, Config{}).Allow)
 }
 
 func TestEveryRuleHasText(t *testing.T) {
