@@ -112,7 +112,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "write the arguments literally (quote a ^ or # you mean as text: '^main'), or start a computed one with literal text that is not a dash, as in \"./$f\" for a file (after -- as well)",
 		},
 		"wrapper-option": {
-			why: "the wrapper's options are not understood well enough to know what it runs",
+			why: "this wrapper, or its option, writes a file (nohup.out, time -o), runs something other than the command it is given, or is not understood well enough to tell what it runs",
 			alt: "run the inner command directly",
 		},
 		"arithmetic": {
