@@ -406,10 +406,14 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 				return false
 			} else if what == "graph" || what == "why" {
 				return c.options(n, "go mod "+what, args[2:]) != nil
+			} else {
+				sub += " " + what
 			}
 		}
 	}
-	return c.deny(n, "unknown-command", "go "+sub)
+	// Name what is allowed: the agent reaches for go test or go build,
+	// which compile and run the project's code (review CK).
+	return c.deny(n, "unknown-command", "go "+sub+" builds, runs or edits; go list, go doc, go env, go version, go mod graph and go mod why only read")
 }
 
 // goList judges go list by its grammar and refuses the listings that build
@@ -588,7 +592,7 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) > 0 {
 		sub = args[0].val
 	}
-	return c.deny(n, "unknown-command", "npm "+sub)
+	return c.deny(n, "unknown-command", strings.TrimSpace("npm "+sub)+" installs, runs scripts or writes; npm ls, npm view, npm outdated and npm explain only read")
 }
 
 // changesFolderBefore reports whether the command line may have changed the

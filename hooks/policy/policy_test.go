@@ -132,6 +132,9 @@ func TestAdviceIsAllowed(t *testing.T) {
 		{`while read -r l; do echo "$l"; done < "$f"`, `cat "$f" | while read -r l`, `cat "$f" | while read -r l; do echo "$l"; done`},
 		{`ruby -v`, `python3 -V`, `python3 -V`},
 		{`git whatchanged -3`, `git log --raw`, `git log --raw -3`},
+		{`go test ./...`, `go list, go doc`, `go list ./...`},
+		{`go mod tidy`, `go mod tidy builds, runs or edits`, `go mod graph`},
+		{`npm install`, `npm ls, npm view`, `npm ls`},
 	} {
 		d := Bash(tc.refused, Config{})
 		require.False(t, d.Allow, tc.refused)
