@@ -40,6 +40,7 @@ func init() {
 		"man":      checkMan,
 		"tar":      checkTar,
 		"xxd":      checkXxd,
+		"gofmt":    optionsOnly("gofmt"),
 		"uniq":     checkUniq,
 		"sed":      checkSed,
 		"awk":      checkAwk,
