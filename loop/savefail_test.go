@@ -421,6 +421,7 @@ func TestPromptsAndForksWithTheLockHeldAreTold(t *testing.T) {
 		"another session's prompt is not this loop's")
 	fork := SessionStart(env, SessionEvent{Session: Session{ID: "fork", Cwd: p.Project}, Source: "fork"})
 	assert.Contains(t, fork.Message, "this session was not joined to it and its tools are not held read-only")
+	assert.Contains(t, fork.Message, "/plansmith:cancel ends the loop and /plansmith:plan starts it again here", "what to do, not a vague \"end it and resume that one\" (review CK)")
 }
 
 // A Stop that names no session, while a session holds the loop, may be
