@@ -69,6 +69,10 @@ func TestPreToolUseRefusesWhatItCannotJudgeInTime(t *testing.T) {
 	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 	assert.Contains(t, out.String(), "plansmith's judging failed (boom)")
+	// Not "could not read the hook input or the loop's state": it was read
+	// (review CK).
+	assert.Contains(t, out.String(), "Rule: unjudged")
+	assert.Contains(t, out.String(), "try the call again")
 
 	// Judged in time (a deadline no loaded machine misses): allowed.
 	JudgeDeadline = old

@@ -170,7 +170,7 @@ func inTime(event string, limit time.Duration, start time.Time, h handler, in In
 // same files, that just failed (a state file planted to be slow to read,
 // an agent definition slow to walk).
 func unjudged(in Input, why string) any {
-	return toolAnswer(loop.ToolOutcome{Deny: true, Reason: policy.Unreadable(in.ToolName, why).Reason})
+	return toolAnswer(loop.ToolOutcome{Deny: true, Reason: policy.Unjudged(in.ToolName, why).Reason})
 }
 
 // refusal is the answer for a tool call that could not be judged (err says

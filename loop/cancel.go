@@ -59,6 +59,7 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 	t, err := begin(p, false)
 	var corrupt *state.CorruptError
 	var link *state.LinkError
+	var lock *lockError
 	// Only an unreadable state file itself is moved aside (corrupt, a
 	// link, a file that cannot be read): begin returns no txn when the
 	// lock could not be had (a link there too, review P).
@@ -81,6 +82,8 @@ func Cancel(env Env, p state.Paths) (Cancelled, error) {
 		return c, nil
 	case errors.As(err, &link):
 		return Cancelled{}, linkedAway(p, link)
+	case errors.As(err, &lock):
+		return Cancelled{}, lock.advised(p)
 	case err != nil:
 		return Cancelled{}, err
 	}

@@ -858,6 +858,10 @@ func TestAStateFileThatCannotBeLookedUpIsTold(t *testing.T) {
 	assert.Equal(t, Pause, stop.Kind)
 	assert.Contains(t, stop.Message, ".claude/plansmith.local.md cannot be looked up")
 	assert.Contains(t, stop.Message, "Make the project's .claude folder readable and searchable")
+	// Every shell command is refused then, ls included: the message says so
+	// and names the tools that still work (review CK).
+	assert.Contains(t, stop.Message, "edits and every shell command stay refused")
+	assert.Contains(t, stop.Message, "a link there must lead to a folder")
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "fix the typo"}).Message, "cannot be looked up")
 	assert.Contains(t, SessionStart(env, SessionEvent{Session: s, Source: "compact"}).Message, "cannot be looked up")
 	cancel := PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel"}).Message
@@ -884,7 +888,16 @@ func TestALoopWhoseProjectMovedIsToldToItsSession(t *testing.T) {
 	p = state.Paths{Project: moved}
 	s := Session{ID: "s", Cwd: moved}
 	write := ToolEvent{Session: s, Tool: "Write", Input: []byte(`{"file_path":"x","content":"y"}`)}
-	assert.True(t, PreToolUse(env, write).Deny, "its session stays read-only")
+	refused := PreToolUse(env, write)
+	assert.True(t, refused.Deny, "its session stays read-only")
+	// The refusal says the loop does not run here and what ends it, not
+	// "plansmith is planning" (review CK).
+	assert.Contains(t, refused.Reason, "the planning loop does not run here")
+	assert.Contains(t, refused.Reason, "/plansmith:cancel ends it")
+	assert.NotContains(t, refused.Reason, "plansmith is planning")
+	v, err := Status(env, p)
+	require.NoError(t, err)
+	assert.True(t, v.Moved, "status tells a moved project from a loop started elsewhere")
 	ls := ToolEvent{Session: s, Tool: "Bash", Input: []byte(`{"command":"ls"}`)}
 	assert.False(t, PreToolUse(env, ls).Deny, "and may still read")
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
@@ -83,7 +84,7 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 }
 
 func shimmed(name, dir string) string {
-	return fmt.Sprintf("%s would run through the version manager's shim in %q, which runs the version a file of the folder it starts in names (.tool-versions, .python-version, mise.toml): a project can name one it carries (node path:./x)", name, dir)
+	return policy.VersionShim(fmt.Sprintf("%s would run through the shim in %q", name, dir))
 }
 
 // envInterpreter returns the program a script's "#!/usr/bin/env NAME" line

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -105,6 +106,22 @@ func TestPathLookupShims(t *testing.T) {
 		assert.Empty(t, got)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the lookup waits on a FIFO")
+	}
+
+	// Through the policy: the shim's own rule, whose advice passes
+	// (review CK5: the PATH rule told the user to change a PATH that was
+	// already outside the project).
+	cfg := policy.Config{PathLookup: l}
+	d := policy.Bash("node --version", cfg)
+	require.False(t, d.Allow)
+	assert.Equal(t, "version-shim", d.Rule)
+	assert.Contains(t, d.Reason, "node would run through the shim in")
+	assert.NotContains(t, d.Reason, "\x1f")
+	assert.Contains(t, d.Reason, "cat .tool-versions .python-version .nvmrc mise.toml")
+	assert.Equal(t, "version-shim", policy.Bash("npm ls", cfg).Rule)
+	for _, advised := range []string{"cat .tool-versions .python-version .nvmrc mise.toml", "ls .venv/lib/python*/site-packages",
+		"cat package.json package-lock.json", "/usr/bin/python3 --version"} {
+		assert.True(t, policy.Bash(advised, cfg).Allow, advised)
 	}
 }
 

@@ -211,6 +211,15 @@ func TestStopWithTheLockHeldTellsTheUser(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after))
 
+	// status and cancel say what to do about a lock they cannot take, not
+	// "run cancel", which fails the same way (review CI, CK).
+	for _, err := range []error{second(Status(env, p)), second(Cancel(env, p))} {
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "held the project's lock")
+		assert.Contains(t, err.Error(), "Let the plansmith command still running in this project finish")
+		assert.NotContains(t, err.Error(), "cancel' to archive it")
+	}
+
 	unlock()
 	state.LockWait = old
 	out = Stop(env, ev)
@@ -412,6 +421,7 @@ func TestPromptsAndForksWithTheLockHeldAreTold(t *testing.T) {
 		"another session's prompt is not this loop's")
 	fork := SessionStart(env, SessionEvent{Session: Session{ID: "fork", Cwd: p.Project}, Source: "fork"})
 	assert.Contains(t, fork.Message, "this session was not joined to it and its tools are not held read-only")
+	assert.Contains(t, fork.Message, "/plansmith:cancel ends the loop and /plansmith:plan starts it again here", "what to do, not a vague \"end it and resume that one\" (review CK)")
 }
 
 // A Stop that names no session, while a session holds the loop, may be
@@ -636,3 +646,6 @@ func TestCancelWithNoArchiveNameOnAReadOnlyProject(t *testing.T) {
 	assert.Contains(t, err.Error(), "could not be ended ("+why+")")
 	assert.True(t, loaded(t, p).Active)
 }
+
+// second is the error of a call that returns a value and an error.
+func second[T any](_ T, err error) error { return err }

@@ -3,6 +3,8 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/plansmith/plansmith/phases"
@@ -47,6 +49,10 @@ type View struct {
 	// one): no session takes it on, and while it is there tool calls stay
 	// read-only (when BlockTools).
 	NotStartedHere bool `json:"not_started_here,omitempty"`
+	// Moved marks an Elsewhere folder that is no longer there: the project
+	// was moved or renamed, and the session that started the loop is still
+	// held read-only by it (movedFrom), not left alone.
+	Moved bool `json:"moved,omitempty"`
 }
 
 // PlanModeGateView is the plan-mode gate's switch in a project.
@@ -65,11 +71,14 @@ func Status(env Env, p state.Paths) (View, error) {
 	}
 	var link *state.LinkError
 	var unseen *unreadState
+	var lock *lockError
 	switch {
 	case errors.As(err, &link) && link.Path != p.State():
 		return View{}, linkedAway(p, link)
 	case errors.As(err, &unseen) && unseen.unseen:
 		return View{}, err // cancel cannot reach it either: its message says what to do
+	case errors.As(err, &lock):
+		return View{}, lock.advised(p)
 	case err != nil:
 		return View{}, fmt.Errorf("%v\nRun '%s' to archive it", err, templates.CLI("cancel"))
 	}
@@ -77,6 +86,9 @@ func Status(env Env, p state.Paths) (View, error) {
 	switch {
 	case t.active() && elsewhere(&t.file.Loop, t.paths.Project):
 		v.Elsewhere = t.file.Loop.Project // review V8: it was shown as this project's loop
+		if _, err := os.Lstat(v.Elsewhere); errors.Is(err, fs.ErrNotExist) {
+			v.Moved = true
+		}
 	case t.active() && plantedHere(env, t.paths, &t.file.Loop):
 		// Nothing the file says is shown, in text or JSON: a repository
 		// may have written it for the agent to read (review AF7).

@@ -78,10 +78,18 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 		// Say why its entries did not count, where the user will see it.
 		d.Reason += "\n- Note: " + cfgErr.Error() + "."
 	}
-	if plantedHere(env, paths, &l) {
+	head := ""
+	switch {
+	case elsewhere(&l, project) && movedFrom(&l, ev.Session):
+		// Not "plansmith is planning": the loop is not run here, and the
+		// agent would go on trying (review CK).
+		head = strings.TrimSpace(templates.Show("messages/loop-moved-refusal.md", map[string]any{"From": l.Project}))
+	case plantedHere(env, paths, &l):
 		// Only a refusal reads the record, off the hot path. The headline
 		// "plansmith is planning" gives way to what the loop is.
-		head := strings.TrimSpace(templates.Show("messages/planted-loop-refusal.md", nil))
+		head = strings.TrimSpace(templates.Show("messages/planted-loop-refusal.md", nil))
+	}
+	if head != "" {
 		if _, rest, ok := strings.Cut(d.Reason, "\n\n"); ok {
 			d.Reason = head + "\n\n" + rest
 		} else {

@@ -92,6 +92,16 @@ type lockError struct{ err error }
 func (e *lockError) Error() string { return e.err.Error() }
 func (e *lockError) Unwrap() error { return e.err }
 
+// advised is the error for status and cancel, which the user runs: it says
+// what to do, and not "run cancel", which needs the same lock.
+func (e *lockError) advised(p state.Paths) error {
+	var held *state.LockTimeoutError
+	if errors.As(e.err, &held) {
+		return fmt.Errorf("%w\nLet the plansmith command still running in this project finish (or stop it), then try again; to end the loop by hand, delete %s", e, p.Rel(p.State()))
+	}
+	return fmt.Errorf("%w\nMake the project's .claude/plansmith folder writable, then try again; to end the loop by hand, delete %s", e, p.Rel(p.State()))
+}
+
 // heldWithoutLock reads the state file without the lock, for a hook that
 // could not take it, and reports whether the file is a running loop s must
 // heed: one s holds, or one bound to no session yet, started in this
@@ -454,7 +464,7 @@ type unreadState struct {
 
 func (u *unreadState) Error() string {
 	if u.unseen {
-		return fmt.Sprintf("the loop's state file %s cannot be looked up (%s): make the project's .claude folder readable and searchable, then try again", u.state, plainError(u.why))
+		return fmt.Sprintf("the loop's state file %s cannot be looked up (%s): make the project's .claude folder readable and searchable (a link there must lead to a folder), then try again", u.state, plainError(u.why))
 	}
 	return u.why.Error()
 }

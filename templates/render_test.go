@@ -151,6 +151,7 @@ func renderData(t *testing.T) map[string]any {
 		"messages/state-moved-aside.md":     map[string]any{"Why": "line 3: phase_index 12 is past the last phase", "Archive": ".claude/plansmith/archive/20260102-030405-corrupt.md"},
 		"messages/not-started-here.md":      map[string]any{"State": ".claude/plansmith.local.md"},
 		"messages/loop-moved.md":            map[string]any{"State": ".claude/plansmith.local.md", "From": "/home/u/old-name"},
+		"messages/loop-moved-refusal.md":    map[string]any{"From": "/home/u/old-name"},
 		"messages/cancelled-foreign.md":     map[string]any{"What": "the loop plansmith did not start on this machine", "Archive": ".claude/plansmith/archive/20260102-030405-cancelled.md", "NotArchived": ""},
 		"messages/planted-loop-refusal.md":  nil,
 		"messages/gate-files-retry.md":      nil,

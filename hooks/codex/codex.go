@@ -222,7 +222,9 @@ func judged(event string, h func(Input, loop.Env) any, in Input, raw []byte, env
 			return nil
 		}
 		if o := loop.UndecodableTool(env, session(in, env), in.ToolName, raw, errors.New("plansmith's judging "+why)); o.Deny {
-			return denyAnswer(o.Reason)
+			// The input and the loop were read: the call itself could not
+			// be judged, which the agent is told (review CK).
+			return denyAnswer(policy.Unjudged(in.ToolName, "plansmith's judging "+why).Reason)
 		}
 		return nil
 	}

@@ -158,6 +158,7 @@ func TestPreToolUseThatCannotJudgeRefuses(t *testing.T) {
 	Run("pretooluse", env)
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 	assert.Contains(t, out.String(), "plansmith's judging failed (boom)")
+	assert.Contains(t, out.String(), "Rule: unjudged")
 
 	// The judging is held for good, so the deadline is what ends it; a
 	// second leaves the input's reading room on a loaded machine (at 20 ms

@@ -39,6 +39,8 @@ func init() {
 		"jobs":     optionsOnly("jobs"),
 		"man":      checkMan,
 		"tar":      checkTar,
+		"xxd":      checkXxd,
+		"gofmt":    optionsOnly("gofmt"),
 		"uniq":     checkUniq,
 		"sed":      checkSed,
 		"awk":      checkAwk,
@@ -166,6 +168,9 @@ func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
 		return true
 	}
 	if why := c.pathLookup(name.val); why != "" {
+		if shim, ok := strings.CutPrefix(why, shimMark); ok {
+			return c.deny(n, "version-shim", shim)
+		}
 		return c.deny(n, "path-lookup", why)
 	}
 	return true
@@ -222,7 +227,13 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 			return
 		}
 		if r, ok := denied()[cmd]; ok && r != "" {
-			c.fail(r, n, cmd)
+			detail := cmd
+			if interpreters()[cmd] && len(args) == 2 && args[1].known && (args[1].val == "-V" || args[1].val == "-v") {
+				// What looks like a version option is not one to this
+				// interpreter (review CH1): say so, or the agent retries.
+				detail = cmd + " " + args[1].val + " is not a version option to " + cmd + ": it sets an option, then runs its standard input as code"
+			}
+			c.fail(r, n, detail)
 			return
 		}
 		c.fail("unknown-command", n, cmd+" is not on the read-only list")
@@ -242,7 +253,7 @@ func (c *checker) argv(n syntax.Node, args []arg, tail bool) {
 		}
 		for i, a := range judged {
 			if !a.inert() && !(cmd == "git" && longValue(a)) && !c.operandFrom(cmd, judged, i) {
-				c.fail("dynamic-arg", n, "")
+				c.fail("dynamic-arg", n, c.computed(a))
 				return
 			}
 		}
@@ -363,6 +374,18 @@ func set(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
+}
+
+// computed names the argument a dynamic-arg refusal is about, so that the
+// agent knows which word to write out.
+func (c *checker) computed(a arg) string {
+	if a.word == nil {
+		return ""
+	}
+	if a.glob {
+		return c.text(a.word) + " expands to file names, and one the project carries could read as an option"
+	}
+	return c.text(a.word) + " is computed at run time"
 }
 
 func (c *checker) deny(n syntax.Node, rule, detail string) bool {

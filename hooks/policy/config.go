@@ -121,6 +121,13 @@ type Config struct {
 	PathLookup func(name string) string `yaml:"-"`
 }
 
+// VersionShim marks a PathLookup answer that blames a version manager's
+// shim, not the PATH: it is refused under its own rule (version-shim), whose
+// advice fits (the PATH needs no change; the version files can be read).
+func VersionShim(why string) string { return shimMark + why }
+
+const shimMark = "\x1fversion-shim\x1f"
+
 func parseConfig(path string, data []byte) (Config, error) {
 	var raw struct {
 		Allow []yaml.Node `yaml:"allow"`

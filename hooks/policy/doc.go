@@ -34,7 +34,9 @@
 //     go.mod asks for a newer Go, which go would fetch and run,
 //     Config.GoToolchain), npm (ls, view, outdated, ...; refused where
 //     the project carries an .npmrc, Config.NpmConfig, or after a cd),
-//     printf, read, unset, set, shopt, test. Their arguments must be
+//     printf, read, unset, set, shopt, test, tar (listing only: -tf or
+//     --list --file), xxd (one file to its output), gofmt (without -w).
+//     Their arguments must be
 //     literal or unable to become an option, since a value computed at run
 //     time could be -delete.
 //   - Their options are data: grammars.go gives each command's options (which
@@ -71,7 +73,9 @@
 //     the user's credential helper keeps them.
 //   - Arithmetic, [[ -eq ]], test -v, ${!x} and computed subscripts are
 //     refused unless their operands are literal: bash evaluates array
-//     subscripts inside such values, which runs command substitutions. For
+//     subscripts inside such values, which runs command substitutions. The
+//     one exception is a count, $(wc -l < FILE) or $(... | wc -l), whose
+//     output holds no subscript. For
 //     the same reason a variable name given to read, printf -v or unset, and
 //     a subcommand or name a rule dispatches on (git, npm, go, git config),
 //     must be written out in full.

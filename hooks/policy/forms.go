@@ -217,24 +217,55 @@ func checkTee(c *checker, n syntax.Node, args []arg) bool {
 	return readings != nil
 }
 
-// checkTar allows tar only to list an archive, in one form: a bundle of
-// t, v, z, j and J ending in f (-tzf, or tvf in the old style), the
+// checkTar allows tar only to list an archive: a bundle of t, v, z, j and
+// J ending in f (-tzf, or tvf in the old style), or the same as separate
+// words (-t -f FILE, --list --file=FILE, --gzip, --verbose), then the
 // archive, then member names. Every other option of GNU tar or bsdtar is
 // refused: some run programs even while listing (--checkpoint-action=exec,
-// -I, --use-compress-program, --rsh-command, -F), some write
+// -I, --use-compress-program, --rsh-command, -F, --to-command), some write
 // (--index-file, --volno-file), and a later word may be one, since GNU tar
-// reads options after the old-style bundle too. An archive named HOST:FILE
-// is on another machine, reached through rsh or ssh.
+// reads options after the old-style bundle too. Long options are taken
+// only as spelled out in full: GNU tar's abbreviations are not followed. An
+// archive named HOST:FILE is on another machine, reached through rsh or
+// ssh.
 func checkTar(c *checker, n syntax.Node, args []arg) bool {
-	usage := "tar only lists an archive here: tar -tf FILE, with v, z, j or J before the f"
-	if len(args) < 2 || !args[0].known || !tarList(args[0].val) {
+	usage := "tar may only list an archive, with t, v, z, j, J and f"
+	lists, i := 0, 0
+	var archive *arg
+	for ; archive == nil && i < len(args); i++ {
+		a := args[i]
+		if !a.known {
+			return c.deny(n, "tar", usage)
+		}
+		switch w := a.val; {
+		case tarLong[w] != "":
+			if tarLong[w] == "t" {
+				lists++
+			}
+		case strings.HasPrefix(w, "--file="):
+			v := args[i]
+			v.val = strings.TrimPrefix(w, "--file=")
+			archive = &v
+		case w == "--file" || (i == 0 || strings.HasPrefix(w, "-")) && !strings.HasPrefix(w, "--") && tarBundle(w):
+			lists += strings.Count(w, "t")
+			if w == "--file" || strings.HasSuffix(w, "f") {
+				if i+1 >= len(args) {
+					return c.deny(n, "tar", usage)
+				}
+				i++
+				archive = &args[i]
+			}
+		default:
+			return c.deny(n, "tar", usage)
+		}
+	}
+	if archive == nil || lists != 1 {
 		return c.deny(n, "tar", usage)
 	}
-	archive := args[1]
 	if !archive.known || archive.val == "" || archive.val[0] == '-' || strings.Contains(archive.val, ":") {
 		return c.deny(n, "tar", usage+" (a file name without a colon, which names a remote archive)")
 	}
-	for _, a := range args[2:] {
+	for _, a := range args[i:] {
 		if a.val == "" || a.val[0] == '-' {
 			return c.deny(n, "tar", usage+" (member names do not start with a dash: tar reads them as options)")
 		}
@@ -242,14 +273,73 @@ func checkTar(c *checker, n syntax.Node, args []arg) bool {
 	return true
 }
 
-// tarList reports whether w is a bundle that lists an archive: one t and
-// one f, the f last (it takes the next word), and only v, z, j, J besides.
-func tarList(w string) bool {
+// tarLong maps the long options checkTar takes, in full, to their letters.
+var tarLong = map[string]string{"--list": "t", "--verbose": "v", "--gzip": "z", "--gunzip": "z", "--bzip2": "j", "--xz": "J"}
+
+// tarBundle reports whether w is a bundle of t, v, z, j and J, with at
+// most one f, last (it takes the next word).
+func tarBundle(w string) bool {
 	w = strings.TrimPrefix(w, "-")
-	if strings.Count(w, "t") != 1 || strings.Count(w, "f") != 1 || !strings.HasSuffix(w, "f") {
+	if w == "" || strings.Count(w, "f") > 1 || strings.Contains(w, "f") && !strings.HasSuffix(w, "f") {
 		return false
 	}
 	return strings.Trim(w, "tvzjJf") == ""
+}
+
+// checkXxd allows xxd to dump one file (or its input) to its output, in
+// a small form: the flag words and numeric values listed below, spelled
+// exactly, then at most one file. xxd writes its second operand (and with
+// -r turns a dump back into bytes there), and its own parser takes any word
+// that starts like an option as that option (-cols, -c8, -capitalize), so
+// nothing outside that form is read.
+func checkXxd(c *checker, n syntax.Node, args []arg) bool {
+	usage := "xxd may only dump one file to its output"
+	operands := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case !a.known && !(a.single && !a.glob && (a.val != "" && a.val[0] != '-' || a.absolute)):
+			// A computed word that is one file, not an option ("./$f"),
+			// is the file; anything else could be two, or an option.
+			return c.deny(n, "xxd", usage)
+		case !a.known:
+			operands++
+			if operands > 1 || i+1 < len(args) {
+				return c.deny(n, "xxd", usage+" (nothing may follow the file)")
+			}
+		case xxdFlags[a.val]:
+		case xxdValued[a.val]:
+			if i+1 >= len(args) || !args[i+1].known || !xxdNumber(args[i+1].val) {
+				return c.deny(n, "xxd", usage+" ("+a.val+" takes a number)")
+			}
+			i++
+		case a.val == "" || a.val[0] == '-':
+			return c.deny(n, "xxd", usage+" (xxd "+a.val+" is not an option the policy knows)")
+		default:
+			operands++
+			if operands > 1 {
+				return c.deny(n, "xxd", usage+" (xxd writes its second file, "+a.val+")")
+			}
+			if i+1 < len(args) {
+				return c.deny(n, "xxd", usage+" (nothing may follow the file)")
+			}
+		}
+	}
+	return true
+}
+
+// xxdFlags and xxdValued are the options checkXxd takes, as written.
+var (
+	xxdFlags  = map[string]bool{"-a": true, "-b": true, "-C": true, "-e": true, "-i": true, "-p": true, "-ps": true, "-u": true}
+	xxdValued = map[string]bool{"-c": true, "-g": true, "-l": true, "-s": true, "-o": true}
+)
+
+// xxdNumber reports whether w is a count or offset xxd reads with strtol:
+// decimal, octal or hex, with a sign (for -s, + or -).
+func xxdNumber(w string) bool {
+	w = strings.TrimLeft(w, "+-")
+	w = strings.TrimPrefix(strings.TrimPrefix(w, "0x"), "0X")
+	return w != "" && strings.Trim(w, "0123456789abcdefABCDEF") == ""
 }
 
 // checkMan allows man with page names only: no options, and no path, which
@@ -316,10 +406,14 @@ func checkGo(c *checker, n syntax.Node, args []arg) bool {
 				return false
 			} else if what == "graph" || what == "why" {
 				return c.options(n, "go mod "+what, args[2:]) != nil
+			} else {
+				sub += " " + what
 			}
 		}
 	}
-	return c.deny(n, "unknown-command", "go "+sub)
+	// Name what is allowed: the agent reaches for go test or go build,
+	// which compile and run the project's code (review CK).
+	return c.deny(n, "unknown-command", "go "+sub+" builds, runs or edits; go list, go doc, go env, go version, go mod graph and go mod why only read")
 }
 
 // goList judges go list by its grammar and refuses the listings that build
@@ -498,7 +592,7 @@ func checkNpm(c *checker, n syntax.Node, args []arg) bool {
 	if len(args) > 0 {
 		sub = args[0].val
 	}
-	return c.deny(n, "unknown-command", "npm "+sub)
+	return c.deny(n, "unknown-command", strings.TrimSpace("npm "+sub)+" installs, runs scripts or writes; npm ls, npm view, npm outdated and npm explain only read")
 }
 
 // changesFolderBefore reports whether the command line may have changed the

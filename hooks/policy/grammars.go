@@ -248,6 +248,20 @@ var grammarBuilders = sync.OnceValue(func() map[string]func() *grammar {
 		// browser on it.
 		"go doc": func() *grammar { return &grammar{goFlags: true, options: []option{opt("--http", flag, "exec-option")}} },
 
+		// gofmt prints: the files it would change (-l), the change as a diff
+		// (-d), or the formatted source. -w rewrites the files and
+		// -cpuprofile writes a profile; strict, for any flag a later Go
+		// adds. A word after the first file is still read as a flag here,
+		// though gofmt takes it as a file: refusing -w there costs nothing.
+		"gofmt": func() *grammar {
+			return &grammar{goFlags: true, strict: true, rule: "write-option", options: rows(
+				flags("", "--l", "--d", "--s", "--e"),
+				valued("--r"),
+				flags("write-option", "--w"),
+				[]option{opt("--cpuprofile", required, "write-option")},
+			)}
+		},
+
 		// go mod graph and go mod why: their flags only, no build flags.
 		"go mod graph": func() *grammar {
 			return &grammar{goFlags: true, strict: true, rule: "write-option", options: rows(

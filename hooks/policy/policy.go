@@ -158,6 +158,17 @@ func Unreadable(tool, why string) Decision {
 	return deny(finding{rule: "unreadable", what: what, detail: why})
 }
 
+// Unjudged is the refusal of a call whose judging ran out of time or
+// failed (a panic): unlike Unreadable, the input and the loop were read,
+// and the advice is about the call itself (review CK).
+func Unjudged(tool, why string) Decision {
+	what := tool
+	if what == "" {
+		what = "a tool call"
+	}
+	return deny(finding{rule: "unjudged", what: what, detail: why})
+}
+
 // Bash judges a bash command line. It is allowed only when every simple
 // command in it, at any depth, is on the read-only list (or the project's
 // Config allows it) in a read-only form, and no redirect writes a file.

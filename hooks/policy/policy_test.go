@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -115,12 +116,68 @@ func TestDenialText(t *testing.T) {
 	}
 }
 
+// TestAdviceIsAllowed holds refusals whose advice names a command: that
+// command must itself pass (review CK).
+func TestAdviceIsAllowed(t *testing.T) {
+	for _, tc := range []struct{ refused, says, runs string }{
+		{`git remote show origin`, `git remote show -n NAME`, `git remote show -n origin`},
+		{`x='%H'; git log --format="$x"`, `git log --format='%H %an %s'`, `git log --format='%H %an %s'`},
+		{`git verify-commit HEAD`, `git cat-file commit REV`, `git cat-file commit HEAD`},
+		{`tar --list -f x.tar --to-command=sh`, `tar --list --file=FILE`, `tar --list --file=x.tar`},
+		{`tar -xf x.tar`, `tar -tzf FILE`, `tar -tzf x.tgz`},
+		{`sh -V`, `bash --version`, `bash --version`},
+		{`x=1; echo $((x+1))`, `expr "$n" + 1`, `n=3; expr "$n" + 1`},
+		{`echo $(( $(cat f) + 1 ))`, `$(( $(wc -l < FILE) + 1 ))`, `echo $(( $(wc -l < f) + 1 ))`},
+		{`for f in pkg/*.go; do wc -l < "$f"; done`, `wc -l "$f"`, `for f in pkg/*.go; do wc -l "$f"; done`},
+		{`while read -r l; do echo "$l"; done < "$f"`, `cat "$f" | while read -r l`, `cat "$f" | while read -r l; do echo "$l"; done`},
+		{`ruby -v`, `python3 -V`, `python3 -V`},
+		{`git whatchanged -3`, `git log --raw`, `git log --raw -3`},
+		{`go test ./...`, `go list, go doc`, `go list ./...`},
+		{`go mod tidy`, `go mod tidy builds, runs or edits`, `go mod graph`},
+		{`npm install`, `npm ls, npm view`, `npm ls`},
+	} {
+		d := Bash(tc.refused, Config{})
+		require.False(t, d.Allow, tc.refused)
+		assert.Contains(t, d.Reason, tc.says, tc.refused)
+		assert.True(t, Bash(tc.runs, Config{}).Allow, tc.runs)
+	}
+	assert.Contains(t, Bash(`sh -V`, Config{}).Reason, "sh -V is not a version option to sh")
+	// A computed argument's refusal names the word (review CK).
+	assert.Contains(t, Bash(`git log "$opt"`, Config{}).Reason, `("$opt" is computed at run time)`)
+	assert.Contains(t, Bash(`sort *.txt`, Config{}).Reason, `(*.txt expands to file names`)
+	assert.True(t, Bash(`sort ./*.txt`, Config{}).Allow)
+}
+
 func TestEveryRuleHasText(t *testing.T) {
 	for name, r := range rules() {
 		assert.NotEmpty(t, r.why, name)
 		assert.True(t, r.alt != "" || (r.altFor != nil && r.altFor() != ""), name)
 		assert.False(t, strings.HasSuffix(r.why, "."), "%s: the template adds the full stop", name)
 	}
+}
+
+// TestEveryRuleNamedHasText reads the package's source for the rules its
+// refusals name: a name missing from the table was shown to the agent as
+// the internal failure ("the policy failed while judging the command"),
+// which it cannot act on (review CK: tar).
+func TestEveryRuleNamedHasText(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	named := regexp.MustCompile(`\b(?:deny\([a-zA-Z.]+, |fail\()"([a-z-]+)"`)
+	seen := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range named.FindAllStringSubmatch(string(src), -1) {
+			seen++
+			_, ok := rules()[m[1]]
+			assert.True(t, ok, "%s: rule %q has no text", f, m[1])
+		}
+	}
+	assert.Greater(t, seen, 100, "the pattern still finds the refusals")
 }
 
 // TestBashRules holds cases beyond the corpus: tricky spellings and the

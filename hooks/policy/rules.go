@@ -21,11 +21,11 @@ var rules = sync.OnceValue(func() map[string]rule {
 	return map[string]rule{
 		"edit-tool": {
 			why: "file-editing tools change the project, and this planning session is read-only",
-			alt: "describe the change in the plan instead of making it",
+			alt: "describe the change in the plan; it can be made once the loop has ended",
 		},
 		"unknown-tool": {
 			why: "only tools known to leave the project as it is may run while planning; this one could write files or run commands unjudged",
-			alt: "use Read, Grep, Glob or a read-only Bash command; a project can allow a read-only tool, such as an MCP server's, under tools: in .claude/plansmith-policy.yaml",
+			alt: "use Read, Grep, Glob or a read-only Bash command; if this tool only reads (an MCP server's search, say), the user can allow it under tools: in .claude/plansmith-policy.yaml",
 		},
 		"bad-input": {
 			why: "the Bash call carries no command the policy can read",
@@ -41,11 +41,11 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"redirect": {
 			why: "a redirect to a file creates or overwrites it; only /dev/null, /dev/stdout, /dev/stderr and descriptor copies like 2>&1 are allowed",
-			alt: "let the output come back to you instead of writing it to a file",
+			alt: "drop the redirect and let the output come back to you (2>/dev/null and 2>&1 are fine)",
 		},
 		"network": {
 			why: "bash opens a network connection for a redirect to /dev/tcp/HOST/PORT or /dev/udp/HOST/PORT, and a path computed at run time could be one",
-			alt: "read local files only, starting a computed path with something that rules a socket out, as in < \"./$f\"; use the WebFetch tool to read from the web",
+			alt: "only the shell's redirect opens a socket, so give a computed path to the command itself (wc -l \"$f\", cat \"$f\" | while read -r l; ...), or start it with something that rules a socket out (< \"./$f\"); use the WebFetch tool to read from the web",
 		},
 		"heredoc": {
 			why: "bash could end this here-document at a different line than the policy's parser does, and then run the lines after it as commands",
@@ -65,7 +65,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"interpreter": {
 			why: "an interpreter running inline code or a script can do anything",
-			alt: "read the code instead, or use a read-only command directly",
+			alt: "read the code, or use a read-only command directly; an interpreter's version prints with its version option alone (bash --version, python3 -V, node -v, perl -v)",
 		},
 		"eval": {
 			why: "it runs text as shell code or changes how later commands run, which the policy cannot inspect",
@@ -81,7 +81,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"npm-config": {
 			why: "npm takes settings from the project's .npmrc that the command line does not show: it can send npm's cache and logs into the project, or name a program npm runs",
-			alt: "read package.json, package-lock.json and node_modules/*/package.json instead, or allow npm in .claude/plansmith-policy.yaml if the .npmrc is yours",
+			alt: "read package.json, package-lock.json and node_modules/*/package.json; if the .npmrc is the user's own, they can allow npm in .claude/plansmith-policy.yaml",
 		},
 		"npm-package": {
 			why: "npm view fetches what a package argument names, and for a git repository or a tarball it may install and build it first, running the package's own scripts; with no package it looks up the name package.json gives",
@@ -89,7 +89,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"go-toolchain": {
 			why: "go runs the Go a go.mod or go.work asks for, and with GOTOOLCHAIN=auto (Go's default) downloads it into the module cache first when the go here is older; a repository chooses those lines",
-			alt: "read go.mod and the sources with cat, grep or rg; to keep go to the toolchain you installed, set GOTOOLCHAIN=local yourself (go env -w GOTOOLCHAIN=local)",
+			alt: "read go.mod, the sources and their doc comments with cat, grep or rg; go runs here again once the Go installed is as new as go.mod asks for, which is the user's to install (GOTOOLCHAIN=local only makes go stop with an error instead of fetching that Go)",
 		},
 		"blind": {
 			why: "the hook is not told the folder this runs in nor whether it gets a terminal (Codex's exec_command workdir and tty): git and npm take settings from that folder, which a repository can carry, and a pager (git's, man's) runs commands typed into it",
@@ -101,7 +101,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
-			alt: "show commits without checking signatures (git log --format='%H %an %s')",
+			alt: "show commits with a format written out in full that has no %G placeholder and no %(signature) (git log --format='%H %an %s'); git cat-file commit REV prints a commit's signature as text without checking it",
 		},
 		"git-repository": {
 			why: "git reads the configuration of the repository it finds, and a folder the project carries can pass for a bare repository whose configuration names programs git runs (core.fsmonitor on git status)",
@@ -112,12 +112,12 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "write the arguments literally (quote a ^ or # you mean as text: '^main'), or start a computed one with literal text that is not a dash, as in \"./$f\" for a file (after -- as well)",
 		},
 		"wrapper-option": {
-			why: "the wrapper's options are not understood well enough to know what it runs",
+			why: "this wrapper, or its option, writes a file (nohup.out, time -o), runs something other than the command it is given, or is not understood well enough to tell what it runs",
 			alt: "run the inner command directly",
 		},
 		"arithmetic": {
 			why: "bash evaluates array subscripts inside these values, which can run commands",
-			alt: "use literal numbers, or compute with awk or expr",
+			alt: "use literal numbers or a count, as in $(( $(wc -l < FILE) + 1 )), or compute with awk or expr (expr \"$n\" + 1)",
 		},
 		"find-action": {
 			why: "find actions like -delete, -ok, -fprint and -fls change files or run commands, and -exec may only run a read-only command",
@@ -147,6 +147,14 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "this awk option loads code from a file, edits in place or writes a file",
 			alt: "give the program inline with only -F and -v options",
 		},
+		"tar": {
+			why: "tar runs programs or writes files through many of its options, even while listing (--to-command, --use-compress-program, --checkpoint-action), so only its listing form is allowed",
+			alt: "list the archive with tar -tf FILE (tar -tzf FILE for a .tar.gz, tar -tvf FILE for sizes and dates), or tar --list --file=FILE",
+		},
+		"xxd": {
+			why: "xxd writes the second file it is given (and -r turns a dump back into bytes there), and it reads any word that starts like one of its options as that option",
+			alt: "dump one file to your output: xxd FILE, with -l, -s, -c or -g and a number, or -p, -u, -a, -b, -e, -i, -C (xxd -l 64 FILE); hexdump -C FILE and od -A x -t x1z FILE work too",
+		},
 		"tree-output": {
 			why: "tree -o writes its listing to a file (and -R writes one in every directory)",
 			alt: "run tree without -o or -R",
@@ -174,6 +182,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"git-branch": {
 			why: "git branch, tag and remote change refs or configuration unless used in a listing form",
 			alt: "list with git branch -a, git branch --list PATTERN, git tag -l or git remote -v",
+		},
+		"git-remote-query": {
+			why: "git remote show NAME asks the remote at the URL the repository's configuration gives, which a project can choose: git sends the credentials the URL carries (and may store them) and starts the remote helper its scheme names",
+			alt: "git remote show -n NAME prints the same from the configuration without asking the remote; git remote -v lists the URLs, git branch -r the remote branches as last fetched",
 		},
 		"git-config": {
 			why: "git config changes configuration unless it only reads it",
@@ -203,7 +215,11 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"path-lookup": {
 			why: "the PATH programs are looked up in searches a folder the project decides the contents of (a relative entry, or a folder inside the project), so a file the project carries could run in place of this program or of one it starts",
-			alt: "use the Read, Grep and Glob tools, which need no PATH; to run programs while planning, start Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
+			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
+		},
+		"version-shim": {
+			why: "a version manager's shim (mise, asdf, pyenv, nodenv, rbenv) runs the version a file of the folder it starts in names, and a project can name a program it carries there (node path:./x in .tool-versions), so no program found first in a shims folder runs while planning, nor one that starts such a program by name (npm starts node)",
+			alt: "read which version the project asks for (cat .tool-versions .python-version .nvmrc mise.toml) and which packages it uses from its files (package.json, package-lock.json and node_modules/*/package.json; requirements*.txt, pyproject.toml, poetry.lock or uv.lock, and ls .venv/lib/python*/site-packages); the system's own copy, where there is one, runs by its full path (/usr/bin/python3 --version)",
 		},
 		"plansmith-cancel": {
 			why: "only the user ends a planning loop: plansmith cancel runs when their own last message was the cancel command, never on the strength of something read along the way",
@@ -214,8 +230,14 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unreadable": {
 			why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
 			altFor: func() string {
-				return "use Read and read-only searches meanwhile, and ask the user to run " + templates.CLI("status") +
+				return "use the Read, Grep and Glob tools meanwhile (every shell command is refused until then), and ask the user to run " + templates.CLI("status") +
 					" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
+			},
+		},
+		"unjudged": {
+			why: "plansmith could not finish judging this call (it ran out of time or failed), and while a planning loop may be running a call that was not judged does not run",
+			altFor: func() string {
+				return "try the call again; if it was a long command, split it into shorter ones; if every call is refused so, ask the user to run " + templates.CLI("status") + " (or " + templates.Slash("cancel") + " to end the loop)"
 			},
 		},
 		"internal": {

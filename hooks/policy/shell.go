@@ -305,7 +305,11 @@ func (c *checker) redirect(r *syntax.Redirect) {
 		a := analyse(r.Word)
 		switch {
 		case mayBeNetwork(a):
-			c.fail("network", r, "")
+			detail := "a path computed at run time could be /dev/tcp/HOST/PORT"
+			if a.known {
+				detail = "a connection, not a file"
+			}
+			c.fail("network", r, detail)
 		case outputFD(r):
 			c.fail("redirect", r, reopened)
 		case numericRange(c.src, r):
@@ -617,7 +621,7 @@ func (c *checker) arith(n syntax.Node, x syntax.ArithmExpr) {
 	syntax.Walk(x, func(m syntax.Node) bool {
 		switch w := m.(type) {
 		case *syntax.Word:
-			if !isNumber(w.Lit()) {
+			if !isNumber(w.Lit()) && !countOutput(w) {
 				ok = false
 			}
 			return false
@@ -625,8 +629,54 @@ func (c *checker) arith(n syntax.Node, x syntax.ArithmExpr) {
 		return ok
 	})
 	if !ok {
-		c.fail("arithmetic", n, "")
+		c.fail("arithmetic", n, "only numbers written out, or $(wc -l < FILE), are read as arithmetic here")
 	}
+}
+
+// countOutput reports whether the word is a command substitution whose
+// output can only be a count: wc with one of -l, -c, -m, -w and no file
+// operand (with one, wc prints the file's name too, which the project
+// chooses) and no redirect but its input, alone or last in a pipeline. Arithmetic evaluates that output,
+// and a count holds no subscript to run. The commands themselves are judged
+// as any other (review CK: echo $(( $(wc -l < go.mod) + 1 ))).
+func countOutput(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	cs, ok := w.Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 || cs.Stmts[0].Background || cs.Stmts[0].Coprocess || cs.Stmts[0].Negated {
+		return false
+	}
+	for _, r := range cs.Stmts[0].Redirs {
+		// Only the input: 2>&1 would add the shell's own error, which
+		// quotes the file name, to the count.
+		if r.Op != syntax.RdrIn || r.N != nil {
+			return false
+		}
+	}
+	cmd := cs.Stmts[0].Cmd
+	for {
+		b, ok := cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
+		}
+		if b.Op != syntax.Pipe || b.Y.Background || b.Y.Coprocess || b.Y.Negated {
+			return false
+		}
+		if len(b.Y.Redirs) > 0 {
+			return false
+		}
+		cmd = b.Y.Cmd
+	}
+	call, ok := cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) != 2 || call.Args[0].Lit() != "wc" {
+		return false
+	}
+	switch call.Args[1].Lit() {
+	case "-l", "-c", "-m", "-w":
+		return true
+	}
+	return false
 }
 
 func isNumber(s string) bool {

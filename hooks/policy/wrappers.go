@@ -75,7 +75,7 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 	for ; i < len(args); i++ {
 		a := args[i]
 		if !a.inert() {
-			c.fail("dynamic-arg", n, "")
+			c.fail("dynamic-arg", n, c.computed(a))
 			return
 		}
 		v := a.val
