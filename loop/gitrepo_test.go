@@ -307,26 +307,8 @@ func TestRepositoryTroubleReadsAsGitReads(t *testing.T) {
 // git status and git diff run git in every submodule checked out, with its
 // own config: a submodule's config counts as the repository's.
 func TestSubmodulesAreLookedInto(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil || runtime.GOOS == "windows" {
-		t.Skip("needs git")
-	}
-	run := func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return strings.TrimSpace(string(out))
-	}
-	dir := t.TempDir()
-	run(dir, "init", "-q", ".")
-	sub := filepath.Join(dir, "sub")
-	require.NoError(t, os.MkdirAll(sub, 0o755))
-	run(sub, "init", "-q", ".")
-	require.NoError(t, os.WriteFile(filepath.Join(sub, "s"), []byte("s\n"), 0o644))
-	run(sub, "add", "s")
-	run(sub, "commit", "-qm", "s")
+	run := gitIn(t, nil)
+	dir, sub := repositoryWithNested(t, run)
 	for _, f := range []string{"a-file-with-a-long-name-before", "z-after", "later"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644))
 	}
@@ -406,21 +388,8 @@ func TestGitRepositoryReadsHeadsAndModulesAsGitDoes(t *testing.T) {
 // the remote too, is one an archive can carry. PreToolUse refuses git
 // there.
 func TestGitInAPartialCloneIsRefused(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil || runtime.GOOS == "windows" {
-		t.Skip("needs git")
-	}
 	top := t.TempDir()
-	run := func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(git, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+top, "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b",
-			"GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-		return string(out)
-	}
+	run := gitIn(t, []string{"GIT_CONFIG_NOSYSTEM=1", "HOME=" + top})
 	origin := filepath.Join(top, "origin.git")
 	run(top, "init", "-q", "--bare", origin)
 	run(origin, "config", "uploadpack.allowfilter", "true")
@@ -464,18 +433,7 @@ func TestGitInAPartialCloneIsRefused(t *testing.T) {
 // core.worktree = ../w, and w held the hook git status fired, or the
 // checked-out submodule whose fsmonitor it ran.
 func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil || runtime.GOOS == "windows" {
-		t.Skip("needs git")
-	}
-	run := func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return strings.TrimSpace(string(out))
-	}
+	run := gitIn(t, nil)
 	marker := filepath.Join(t.TempDir(), "ran")
 	proj := t.TempDir()
 	run(proj, "init", "-q", ".")
@@ -523,20 +481,9 @@ func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
 // that worktree opens a submodule that is not checked out there; a partial
 // clone's lazy fetch then runs its remote's uploadpack.
 func TestAWorktreesOwnSubmoduleRepositoriesAreLookedInto(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil || runtime.GOOS == "windows" {
-		t.Skip("needs git")
-	}
 	top := t.TempDir()
-	run := func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a", "-c", "protocol.file.allow=always"}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+top)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return strings.TrimSpace(string(out))
-	}
+	run := gitIn(t, []string{"GIT_CONFIG_NOSYSTEM=1", "HOME=" + top}, "protocol.file.allow=always")
+	git, _ := exec.LookPath("git") // gitIn has skipped the test without it
 	src, proj, wt := filepath.Join(top, "src"), filepath.Join(top, "proj"), filepath.Join(top, "wt")
 	for _, d := range []string{src, proj} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
@@ -583,26 +530,8 @@ func TestAWorktreesOwnSubmoduleRepositoriesAreLookedInto(t *testing.T) {
 // read and every git command in the repository was refused (review CJ3).
 // Both files are read: a submodule in either is looked into.
 func TestASplitIndexIsRead(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil || runtime.GOOS == "windows" {
-		t.Skip("needs git")
-	}
-	run := func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(git, append([]string{"-c", "user.email=a@b", "-c", "user.name=a"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return strings.TrimSpace(string(out))
-	}
-	dir := t.TempDir()
-	run(dir, "init", "-q", ".")
-	sub := filepath.Join(dir, "sub")
-	require.NoError(t, os.MkdirAll(sub, 0o755))
-	run(sub, "init", "-q", ".")
-	require.NoError(t, os.WriteFile(filepath.Join(sub, "s"), []byte("s\n"), 0o644))
-	run(sub, "add", "s")
-	run(sub, "commit", "-qm", "s")
+	run := gitIn(t, nil)
+	dir, sub := repositoryWithNested(t, run)
 	files := strings.Split("a b c d e f g h i j", " ") // enough that one more entry does not rewrite the shared file
 	for _, f := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644))
@@ -673,4 +602,44 @@ func TestASplitIndexIsRead(t *testing.T) {
 	links, err = gitlinks(filepath.Join(dotgit, "index"))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"a", "sub", "sub2"}, links)
+}
+
+// gitIn returns a runner of real git in a folder, as a user named a, with
+// env added to the environment and each of config given as -c; it returns
+// git's output trimmed and fails the test when git does. A test that needs
+// git is skipped where there is none.
+func gitIn(t *testing.T, env []string, config ...string) func(dir string, args ...string) string {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil || runtime.GOOS == "windows" {
+		t.Skip("needs git")
+	}
+	pre := []string{"-c", "user.email=a@b", "-c", "user.name=a"}
+	for _, c := range config {
+		pre = append(pre, "-c", c)
+	}
+	return func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(git, append(append([]string(nil), pre...), args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, out)
+		return strings.TrimSpace(string(out))
+	}
+}
+
+// repositoryWithNested makes a repository with another inside it, at sub/,
+// which has one commit: what a submodule is made from.
+func repositoryWithNested(t *testing.T, run func(dir string, args ...string) string) (dir, sub string) {
+	t.Helper()
+	dir = t.TempDir()
+	run(dir, "init", "-q", ".")
+	sub = filepath.Join(dir, "sub")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	run(sub, "init", "-q", ".")
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "s"), []byte("s\n"), 0o644))
+	run(sub, "add", "s")
+	run(sub, "commit", "-qm", "s")
+	return dir, sub
 }
