@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/templates"
 )
 
 func codexOpts(t *testing.T) CodexOptions {
@@ -333,4 +335,14 @@ func writeTemp(t *testing.T, text string) string {
 	p := filepath.Join(t.TempDir(), "config.toml")
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	return p
+}
+
+// The texts a Codex hook shows name the skill install writes: a loop
+// starts with $plansmith-plan, Codex having no slash commands.
+func TestCodexTextsNameTheSkillInstallWrites(t *testing.T) {
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
+	assert.Equal(t, "$"+CodexSkill, templates.Slash("plan"))
 }

@@ -16,6 +16,11 @@ import (
 const (
 	KindPlugin   = "plugin"
 	KindSettings = "settings"
+	// KindCodex is a Codex CLI hook's process: Codex has no slash
+	// commands. A loop starts with the plansmith-plan skill (install's
+	// CodexSkill), and everything else is the binary's own command, which
+	// the agent may run there or the user in a terminal.
+	KindCodex = "codex"
 )
 
 // Names is how texts name plansmith's commands in one install.
@@ -50,10 +55,17 @@ func currentNames() Names {
 }
 
 // Slash is the slash command that runs plansmith's command name (plan,
-// cancel, gate, implement, status, memory, help) in this install.
+// cancel, gate, implement, status, memory, help) in this install; in
+// Codex, the skill or the command line that does.
 func Slash(name string) string {
-	if currentNames().Kind == KindSettings {
+	switch currentNames().Kind {
+	case KindSettings:
 		return "/plansmith-" + name
+	case KindCodex:
+		if name == "plan" {
+			return "$plansmith-plan"
+		}
+		return "`" + CLI(name) + "`"
 	}
 	return "/plansmith:" + name
 }

@@ -21,4 +21,11 @@ func TestNamesFollowTheInstall(t *testing.T) {
 	SetNames(func() Names { return Names{Kind: KindPlugin, CLI: "plansmith"} })
 	assert.Equal(t, "/plansmith:gate", Slash("gate"))
 	assert.Equal(t, "plansmith status --json", CLI("status --json"))
+
+	// Codex has no slash commands: its skill starts a loop, and the
+	// command line does the rest.
+	SetNames(func() Names { return Names{Kind: KindCodex, CLI: "plansmith"} })
+	assert.Equal(t, "$plansmith-plan", Slash("plan"))
+	assert.Equal(t, "`plansmith cancel`", Slash("cancel"))
+	assert.NotContains(t, Show("messages/reminder.md", map[string]any{"Label": "explore [2/8]"}), "/plansmith")
 }

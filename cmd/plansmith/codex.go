@@ -11,6 +11,7 @@ import (
 	"github.com/plansmith/plansmith/hooks/codex"
 	"github.com/plansmith/plansmith/install"
 	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // runAgentHook runs a hook for an agent named otherwise than plain
@@ -22,6 +23,7 @@ import (
 func runAgentHook(agent, event string, env *Env) {
 	switch strings.ToLower(agent) {
 	case "codex":
+		codexNames(env)
 		codex.Run(event, *env)
 	case "claude":
 		runHook(event, env)
@@ -31,11 +33,23 @@ func runAgentHook(agent, event string, env *Env) {
 			// hook is told neither the folder nor the shell), whose
 			// refusal both clients honour (review BO9).
 			fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); this tool call is judged as Codex's, the stricter\n", agent)
+			codexNames(env)
 			codex.Run("pretooluse", *env)
 			return
 		}
 		fmt.Fprintf(env.Stderr, "plansmith: hook --agent %q: unknown agent (claude or codex); ignoring this call\n", agent)
 	}
+}
+
+// codexNames has the texts of a Codex hook name plansmith's commands as
+// Codex users reach them: the plansmith-plan skill and the command line,
+// never a slash command Codex does not have (review CK).
+func codexNames(env *Env) {
+	templates.SetNames(func() templates.Names {
+		n := installNames(env.Getenv, env.Getwd)
+		n.Kind = templates.KindCodex
+		return n
+	})
 }
 
 // runAgentInstall is `plansmith install|uninstall --agent AGENT`.
