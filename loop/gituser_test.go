@@ -245,6 +245,25 @@ func TestTheUsersShowSignatureNeedsItTurnedOff(t *testing.T) {
 	for _, command := range []string{"git log --no-show-signature --oneline -1", "git show --no-show-signature --stat", "git status", "git blame f"} {
 		assert.False(t, judge(command).Deny, command)
 	}
+
+	// git stash list runs git log -g with a format of its own, and git
+	// reflog with a format option leaves the oneline form, in which git
+	// prints no signature: both run the verifier of a stash or reflog
+	// entry the project carries (review CM).
+	run("", "update-ref", "--create-reflog", "-m", "WIP on main: x", "refs/stash", signed)
+	for _, args := range [][]string{{"stash", "list"}, {"reflog", "--format=%s"}, {"reflog", "show", "--pretty=medium"}} {
+		run("", args...)
+		require.FileExists(t, marker, "git %s runs the verifier under log.showSignature", strings.Join(args, " "))
+		require.NoError(t, os.Remove(marker))
+		out := judge("git " + strings.Join(args, " "))
+		assert.True(t, out.Deny, args)
+		assert.Contains(t, out.Reason, "log.showSignature", args)
+	}
+	for _, args := range [][]string{{"stash", "list", "--no-show-signature"}, {"reflog", "show", "--no-show-signature", "--pretty=medium"}, {"reflog"}, {"reflog", "-p"}} {
+		run("", args...)
+		require.NoFileExists(t, marker, "git %s runs no verifier", strings.Join(args, " "))
+		assert.False(t, judge("git "+strings.Join(args, " ")).Deny, args)
+	}
 }
 
 func TestRelativeWord(t *testing.T) {

@@ -67,7 +67,8 @@
 //     run time however its option is abbreviated): git runs the verifier
 //     the signature's armour names; where the user's own config sets
 //     log.showSignature (Config.GitShowsSignatures), git log and git show
-//     need --no-show-signature as their first word and git range-diff is
+//     need --no-show-signature as their first word, so do git stash list
+//     (after list) and a git reflog given a format, and git range-diff is
 //     refused. So is git remote show NAME without -n,
 //     which asks the remote with whatever credentials its URL carries, and
 //     the user's credential helper keeps them.

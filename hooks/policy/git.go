@@ -85,6 +85,9 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 				return false
 			}
 		}
+		if first == "list" && !gitStashListSignatures(c, n, rest[1:]) {
+			return false
+		}
 		if gitSubReads()[sub][first] && first != "" {
 			return true
 		}
@@ -101,6 +104,9 @@ func checkGit(c *checker, n syntax.Node, args []arg) bool {
 			if first, ok = c.literal(n, ops[0], "a git "+sub+" subcommand"); !ok {
 				return false
 			}
+		}
+		if sub == "reflog" && !gitReflogSignatures(c, n, rest) {
+			return false
 		}
 		if sub == "reflog" && first != "" && first != "expire" && first != "delete" && first != "drop" && first != "write" {
 			return true // "git reflog REF" shows REF's reflog
@@ -189,6 +195,48 @@ func gitShownSignatures(c *checker, n syntax.Node, sub string, rest []arg) bool 
 		return c.deny(n, "signature", "git "+sub+" without --no-show-signature as its first word, where your git config sets log.showSignature")
 	}
 	return true
+}
+
+// gitStashListSignatures: git stash list runs git log -g with its own
+// format and the words given after list, so where the user's config sets
+// log.showSignature it runs the verifier a stash commit's armour names, and
+// a project carries its stash (refs/stash and its reflog) in its .git
+// (review CM). Then it needs --no-show-signature as its first word after
+// list, which it passes on to git log.
+func gitStashListSignatures(c *checker, n syntax.Node, words []arg) bool {
+	if c.gitShowsSignatures == nil || !c.gitShowsSignatures() {
+		return true
+	}
+	if len(words) > 0 && words[0].known && words[0].val == "--no-show-signature" {
+		return true
+	}
+	return c.deny(n, "signature", "git stash list without --no-show-signature as its first word after list, where your git config sets log.showSignature")
+}
+
+// gitReflogSignatures: git reflog (and git reflog show, or REF) is git log
+// -g in the oneline format, in which git prints no signature; a format
+// option (--pretty, --format=) makes it show and verify them where the
+// user's config sets log.showSignature (review CM). Then it needs
+// --no-show-signature as its first word (after show, if given).
+func gitReflogSignatures(c *checker, n syntax.Node, rest []arg) bool {
+	if c.gitShowsSignatures == nil || !c.gitShowsSignatures() {
+		return true
+	}
+	formats := false
+	for _, a := range rest {
+		formats = formats || !a.known || formatOption(a.val) || strings.HasPrefix(a.val, "--pretty") || strings.HasPrefix(a.val, "--format")
+	}
+	if !formats {
+		return true
+	}
+	words := rest
+	if len(words) > 0 && words[0].known && words[0].val == "show" {
+		words = words[1:]
+	}
+	if len(words) > 0 && words[0].known && words[0].val == "--no-show-signature" {
+		return true
+	}
+	return c.deny(n, "signature", "git reflog with a format but without --no-show-signature as its first word, where your git config sets log.showSignature")
 }
 
 // formatOption reports whether word, an option with its value after "=",

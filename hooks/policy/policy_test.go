@@ -1363,14 +1363,18 @@ func TestGitShowsSignaturesFromTheUsersConfig(t *testing.T) {
 	on := Config{GitShowsSignatures: func() bool { return true }}
 	off := Config{GitShowsSignatures: func() bool { return false }}
 	for _, cmd := range []string{"git log -1", "git show HEAD", "git log --grep --no-show-signature",
-		"git log -1 --no-show-signature", "git range-diff a..b c..d", "git -C sub log"} {
+		"git log -1 --no-show-signature", "git range-diff a..b c..d", "git -C sub log",
+		"git stash list", "git stash list -p --no-show-signature", "git reflog --format=%s", "git reflog show --pretty=medium",
+		"git reflog HEAD --format=%H", "git reflog --pretty", "git reflog show HEAD --no-show-signature --pretty=medium"} {
 		d := Bash(cmd, on)
 		assert.False(t, d.Allow, cmd)
 		assert.Equal(t, "signature", d.Rule, cmd)
 		assert.True(t, Bash(cmd, off).Allow, cmd)
 	}
 	for _, cmd := range []string{"git log --no-show-signature -1", "git show --no-show-signature --stat HEAD",
-		"git --no-pager log --no-show-signature", "git status", "git blame f", "git diff"} {
+		"git --no-pager log --no-show-signature", "git status", "git blame f", "git diff",
+		"git stash list --no-show-signature", "git reflog", "git reflog show -5", "git reflog -p",
+		"git reflog show --no-show-signature --pretty=medium", "git reflog --no-show-signature --format=%s"} {
 		assert.True(t, Bash(cmd, on).Allow, cmd)
 	}
 }
