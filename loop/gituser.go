@@ -243,19 +243,30 @@ func relativeWord(cmd string) string {
 		return strings.Contains(w, "/") && !strings.Contains(w, "://") &&
 			!strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "~") && !strings.HasPrefix(w, "$")
 	}
-	script := false // the word before named an interpreter
+	script := false      // the word before named an interpreter or env
+	interpreter := false // ... an interpreter, which reads a script from the folder
 	for i, w := range words {
 		switch {
 		case strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../") || w == "." || w == "..":
 			return w
 		case (i == 0 || script) && relative(w):
 			return w
+		case script && (w == "-c" || w == "-e" || w == "-E"):
+			script, interpreter = false, false // inline code follows, not a script
+			continue
 		case script && strings.HasPrefix(w, "-"):
 			continue // an interpreter's option: the script comes later
+		case interpreter && !strings.HasPrefix(w, "/") && !strings.HasPrefix(w, "~") && !strings.HasPrefix(w, "$"):
+			// sh conv.sh: an interpreter reads a script named without a
+			// slash from the folder it runs in, the project (review CM).
+			return w
 		}
+		interpreter = false
 		switch filepath.Base(w) {
-		case "sh", "bash", "dash", "zsh", "ksh", "env", "python", "python3", "perl", "ruby", "node":
-			script = true
+		case "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "perl", "ruby", "node":
+			script, interpreter = true, true
+		case "env":
+			script = true // env NAME finds NAME on PATH, not in the folder
 		default:
 			script = false
 		}
