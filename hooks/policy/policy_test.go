@@ -1365,7 +1365,8 @@ func TestGitShowsSignaturesFromTheUsersConfig(t *testing.T) {
 	for _, cmd := range []string{"git log -1", "git show HEAD", "git log --grep --no-show-signature",
 		"git log -1 --no-show-signature", "git range-diff a..b c..d", "git -C sub log",
 		"git stash list", "git stash list -p --no-show-signature", "git reflog --format=%s", "git reflog show --pretty=medium",
-		"git reflog HEAD --format=%H", "git reflog --pretty", "git reflog show HEAD --no-show-signature --pretty=medium"} {
+		"git reflog HEAD --format=%H", "git reflog --pretty", "git reflog show HEAD --no-show-signature --pretty=medium",
+		"git range-diff --no-show-signature a..b c..d"} {
 		d := Bash(cmd, on)
 		assert.False(t, d.Allow, cmd)
 		assert.Equal(t, "signature", d.Rule, cmd)
