@@ -279,17 +279,43 @@ func decode(data []byte) (Input, error) {
 // to a folder is malformed input and must not lead the hook away from the
 // loop (review AS2: a relative one found none, and an edit went through),
 // so the hook's own working folder stands in for it.
+//
+// A tool call's cwd is the workdir the model asked for, not the thread's
+// folder, while Codex still runs the hook in the thread's folder (0.169.0,
+// seen in e2e): a workdir outside the project, or in a checkout nested in
+// it, named no loop, and the call was let through (review CL1). So when
+// cwd holds no loop's state entry, the hook's own folder is looked from too.
 func session(in Input, env loop.Env) loop.Session {
 	cwd := in.Cwd
-	if !isFolder(cwd) && env.Getwd != nil {
-		if wd, err := env.Getwd(); err == nil {
+	wd := ""
+	if env.Getwd != nil {
+		if d, err := env.Getwd(); err == nil && isFolder(d) {
+			wd = filepath.Clean(d)
+		}
+	}
+	switch {
+	case !isFolder(cwd):
+		if wd != "" {
 			cwd = wd
 		}
+	case wd != "" && wd != filepath.Clean(cwd) && !stateAt(env, in.SessionID, cwd) && stateAt(env, in.SessionID, wd):
+		cwd = wd
 	}
 	return loop.Session{ID: in.SessionID, Cwd: cwd,
 		// A forked thread's hooks name no parent; its record does (review
 		// BK10). Read only when another thread holds the loop.
 		ForkedFrom: func() (string, time.Time) { return loop.CodexForkedFrom(in.TranscriptPath, in.SessionID) }}
+}
+
+// stateAt reports whether a hook looking from dir finds a loop's state
+// entry, any entry.
+func stateAt(env loop.Env, id, dir string) bool {
+	p, err := env.Paths(loop.Session{ID: id, Cwd: dir})
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(p.State())
+	return err == nil
 }
 
 // isFolder reports whether dir is an absolute path to a folder.

@@ -278,3 +278,40 @@ func TestPreToolUseThatFailsBeforeJudgingRefuses(t *testing.T) {
 	Run("stop", env)
 	assert.Empty(t, out.String(), "other hooks still answer nothing")
 }
+
+// TestPreToolUseWithAWorkdirElsewhereFindsTheLoop: Codex sends a tool call's
+// workdir as the hook's cwd and runs the hook in the thread's own folder
+// (0.169.0, seen in e2e). A workdir outside the project, or in a checkout
+// nested in it, named no loop, and `touch <project>/x` with workdir /tmp
+// ran while planning (review CL1); the hook's own folder is looked from too.
+func TestPreToolUseWithAWorkdirElsewhereFindsTheLoop(t *testing.T) {
+	outside := t.TempDir()
+	for _, c := range []struct{ name, cwd, cmd string }{
+		{"outside the project", outside, "touch PROJECT/escaped"},
+		{"the root folder", "/", "touch PROJECT/escaped"},
+		{"a checkout nested in the project", "", "touch ../escaped"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, out, _ := testEnv(t, "")
+			wd, err := env.Getwd()
+			require.NoError(t, err)
+			require.NoError(t, os.Mkdir(filepath.Join(wd, ".git"), 0o755))
+			cwd := c.cwd
+			if c.name == "a checkout nested in the project" {
+				cwd = filepath.Join(wd, "vendor", "lib")
+				require.NoError(t, os.MkdirAll(filepath.Join(cwd, ".git"), 0o755))
+			}
+			_, err = loop.Start(env, state.Paths{Project: wd}, loop.Options{SessionID: "s1", Request: "plan it",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			cmd := strings.ReplaceAll(c.cmd, "PROJECT", wd)
+			env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + cwd + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`)
+			Run("pretooluse", env)
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+			out.Reset()
+			env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + cwd + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+			Run("pretooluse", env)
+			assert.Empty(t, out.String(), "a read-only command still runs")
+		})
+	}
+}
