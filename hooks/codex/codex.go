@@ -283,8 +283,10 @@ func decode(data []byte) (Input, error) {
 // A tool call's cwd is the workdir the model asked for, not the thread's
 // folder, while Codex still runs the hook in the thread's folder (0.169.0,
 // seen in e2e): a workdir outside the project, or in a checkout nested in
-// it, named no loop, and the call was let through (review CL1). So when
-// cwd holds no loop's state entry, the hook's own folder is looked from too.
+// it, named no loop, and the call was let through (review CL1); one at
+// another folder's state file (another session's loop) was judged by that
+// loop. The thread's loop is kept where its hooks run (loop.CodexProject),
+// so when the hook's own folder finds a state entry, it is looked from.
 func session(in Input, env loop.Env) loop.Session {
 	cwd := in.Cwd
 	wd := ""
@@ -298,7 +300,7 @@ func session(in Input, env loop.Env) loop.Session {
 		if wd != "" {
 			cwd = wd
 		}
-	case wd != "" && wd != filepath.Clean(cwd) && !stateAt(env, in.SessionID, cwd) && stateAt(env, in.SessionID, wd):
+	case wd != "" && wd != filepath.Clean(cwd) && stateAt(env, in.SessionID, wd):
 		cwd = wd
 	}
 	return loop.Session{ID: in.SessionID, Cwd: cwd,

@@ -315,3 +315,27 @@ func TestPreToolUseWithAWorkdirElsewhereFindsTheLoop(t *testing.T) {
 		})
 	}
 }
+
+// TestPreToolUseWithAWorkdirAtAnotherLoopFindsItsOwn: a workdir pointed at
+// another folder holding a loop's state file (another session's, or a
+// finished one) must not stand in for the thread's own folder, where its
+// loop is kept (review CL1).
+func TestPreToolUseWithAWorkdirAtAnotherLoopFindsItsOwn(t *testing.T) {
+	for _, other := range []string{"s2", ""} {
+		t.Run("held by "+other, func(t *testing.T) {
+			env, out, _ := testEnv(t, "")
+			wd, err := env.Getwd()
+			require.NoError(t, err)
+			decoy := t.TempDir()
+			_, err = loop.Start(env, state.Paths{Project: decoy}, loop.Options{SessionID: other, Request: "other",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			_, err = loop.Start(env, state.Paths{Project: wd}, loop.Options{SessionID: "s1", Request: "plan it",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + decoy + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch ` + wd + `/escaped"}}`)
+			Run("pretooluse", env)
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+		})
+	}
+}
