@@ -192,6 +192,14 @@ func Bash(command string, cfg Config) (d Decision) {
 		if f := judgeAs(syntax.LangPOSIX, command, cfg); f != nil {
 			return deny(finding{rule: "blind-shell", what: f.what, detail: "read by sh (dash): " + f.detail})
 		}
+		// Nor PowerShell, which Codex runs for shell "pwsh" (pwsh.go).
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(command), "")
+		if err != nil {
+			return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
+		}
+		if f := pwshDiverges(command, file); f != nil {
+			return deny(*f)
+		}
 	}
 	return Decision{Allow: true}
 }
