@@ -375,8 +375,19 @@ func preToolUse(in Input, env loop.Env) any {
 	}
 	// Codex tells the hook the command alone: the workdir and tty the model
 	// asked for, where and how it runs, are not passed.
-	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in, env), Tool: in.ToolName, Input: in.ToolInput,
-		PermissionMode: in.PermissionMode, Blind: true})
+	ev := loop.ToolEvent{Session: session(in, env), Tool: in.ToolName, Input: in.ToolInput,
+		PermissionMode: in.PermissionMode, Blind: true}
+	if in.ToolName == "Bash" {
+		// The variables the command starts with may come from the
+		// repository (shellenv.go): looked for from the call's cwd and
+		// the folder Codex runs the hook in, the thread's.
+		wd := ""
+		if env.Getwd != nil {
+			wd, _ = env.Getwd()
+		}
+		ev.ShellEnv = projectShellEnv(ev.Cwd, in.Cwd, wd)
+	}
+	o := loop.PreToolUse(env, ev)
 	if !o.Deny {
 		return nil // Codex supports no allow: saying nothing lets the call run
 	}

@@ -100,6 +100,11 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	if strings.TrimSpace(command) == "" {
 		return deny(finding{rule: "bad-input", what: name, detail: "the command is missing or empty"})
 	}
+	if cfg.ShellEnv != "" {
+		// Even plansmith's own commands: the shell that starts them reads
+		// BASH_ENV first.
+		return deny(finding{rule: "shell-env", what: clip(command), detail: cfg.ShellEnv})
+	}
 	return Bash(command, cfg)
 }
 
