@@ -443,3 +443,28 @@ func TestCodexPlanSaysWhenStopIsNotTrusted(t *testing.T) {
 	require.Len(t, reqs[1].Outputs, 1)
 	assert.Contains(t, reqs[1].Outputs[0].Output, "NOT CHECKED: plansmith's PreToolUse hook ran, but Codex has no trust recorded for plansmith's Stop hook")
 }
+
+// TestCodexWorkdirElsewhereIsStillPlanning: Codex sends a call's workdir as
+// the hook's cwd. With a workdir outside the project, the hook found no loop
+// and `touch <project>/x` ran while planning (review CL1); now it is refused.
+func TestCodexWorkdirElsewhereIsStillPlanning(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	outside := t.TempDir()
+	var e *CodexEnv
+	e = codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
+		cs.Func(func(cs.Request) cs.Reply {
+			return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{
+				"cmd": "touch " + filepath.Join(e.Project, "escaped.txt"), "workdir": outside}}}
+		}),
+		cs.Exec(quoteBin(bin)+" cancel"),
+		cs.Text("done"),
+	)
+	res := runCodex(e, "plan")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.GreaterOrEqual(t, len(reqs), 3)
+	assert.Contains(t, reqs[2].Outputs[0].Output, "Command blocked by PreToolUse hook:")
+	assert.NoFileExists(t, filepath.Join(e.Project, "escaped.txt"))
+}

@@ -135,6 +135,9 @@ type ToolEvent struct {
 	// terminal that the input does not show (Codex's exec_command: its
 	// workdir and tty reach no hook); see policy.Config.Blind.
 	Blind bool
+	// ShellEnv says why a shell command's environment may not be the
+	// hook's (see policy.Config.ShellEnv), or "".
+	ShellEnv string
 	// AgentID is set for a sub-agent's call: its steps are not the
 	// session's own, and do not end its run of Stop blocks.
 	AgentID string

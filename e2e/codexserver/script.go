@@ -24,6 +24,10 @@ type Call struct {
 	Name   string
 	Input  any
 	Custom bool
+	// Item, when set, is sent as the output item itself (its "type" and
+	// fields as given, with an id and call_id added when missing): a kind
+	// of call Codex did not offer, such as local_shell_call.
+	Item map[string]any
 }
 
 // Text is a reply that only says s and ends the turn.

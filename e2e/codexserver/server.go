@@ -215,7 +215,18 @@ func (s *Server) stream(w http.ResponseWriter, model, respID string, reply Reply
 	}
 	if c := reply.Call; c != nil {
 		callID := s.NewToolID("call", c.Name)
-		if c.Custom {
+		if c.Item != nil {
+			it := item{}
+			for k, v := range c.Item {
+				it[k] = v
+			}
+			for k, v := range map[string]any{"id": s.NewID("it"), "call_id": callID, "status": "completed"} {
+				if _, ok := it[k]; !ok {
+					it[k] = v
+				}
+			}
+			items = append(items, it)
+		} else if c.Custom {
 			input, _ := c.Input.(string)
 			items = append(items, item{"type": "custom_tool_call", "id": s.NewID("ctc"), "status": "completed",
 				"call_id": callID, "name": c.Name, "input": input})

@@ -279,17 +279,45 @@ func decode(data []byte) (Input, error) {
 // to a folder is malformed input and must not lead the hook away from the
 // loop (review AS2: a relative one found none, and an edit went through),
 // so the hook's own working folder stands in for it.
+//
+// A tool call's cwd is the workdir the model asked for, not the thread's
+// folder, while Codex still runs the hook in the thread's folder (0.169.0,
+// seen in e2e): a workdir outside the project, or in a checkout nested in
+// it, named no loop, and the call was let through (review CL1); one at
+// another folder's state file (another session's loop) was judged by that
+// loop. The thread's loop is kept where its hooks run (loop.CodexProject),
+// so when the hook's own folder finds a state entry, it is looked from.
 func session(in Input, env loop.Env) loop.Session {
 	cwd := in.Cwd
-	if !isFolder(cwd) && env.Getwd != nil {
-		if wd, err := env.Getwd(); err == nil {
+	wd := ""
+	if env.Getwd != nil {
+		if d, err := env.Getwd(); err == nil && isFolder(d) {
+			wd = filepath.Clean(d)
+		}
+	}
+	switch {
+	case !isFolder(cwd):
+		if wd != "" {
 			cwd = wd
 		}
+	case wd != "" && wd != filepath.Clean(cwd) && stateAt(env, in.SessionID, wd):
+		cwd = wd
 	}
 	return loop.Session{ID: in.SessionID, Cwd: cwd,
 		// A forked thread's hooks name no parent; its record does (review
 		// BK10). Read only when another thread holds the loop.
 		ForkedFrom: func() (string, time.Time) { return loop.CodexForkedFrom(in.TranscriptPath, in.SessionID) }}
+}
+
+// stateAt reports whether a hook looking from dir finds a loop's state
+// entry, any entry.
+func stateAt(env loop.Env, id, dir string) bool {
+	p, err := env.Paths(loop.Session{ID: id, Cwd: dir})
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(p.State())
+	return err == nil
 }
 
 // isFolder reports whether dir is an absolute path to a folder.
@@ -347,8 +375,19 @@ func preToolUse(in Input, env loop.Env) any {
 	}
 	// Codex tells the hook the command alone: the workdir and tty the model
 	// asked for, where and how it runs, are not passed.
-	o := loop.PreToolUse(env, loop.ToolEvent{Session: session(in, env), Tool: in.ToolName, Input: in.ToolInput,
-		PermissionMode: in.PermissionMode, Blind: true})
+	ev := loop.ToolEvent{Session: session(in, env), Tool: in.ToolName, Input: in.ToolInput,
+		PermissionMode: in.PermissionMode, Blind: true}
+	if in.ToolName == "Bash" {
+		// The variables the command starts with may come from the
+		// repository (shellenv.go): looked for from the call's cwd and
+		// the folder Codex runs the hook in, the thread's.
+		wd := ""
+		if env.Getwd != nil {
+			wd, _ = env.Getwd()
+		}
+		ev.ShellEnv = projectShellEnv(ev.Cwd, in.Cwd, wd)
+	}
+	o := loop.PreToolUse(env, ev)
 	if !o.Deny {
 		return nil // Codex supports no allow: saying nothing lets the call run
 	}

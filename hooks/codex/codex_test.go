@@ -278,3 +278,127 @@ func TestPreToolUseThatFailsBeforeJudgingRefuses(t *testing.T) {
 	Run("stop", env)
 	assert.Empty(t, out.String(), "other hooks still answer nothing")
 }
+
+// TestPreToolUseWithAWorkdirElsewhereFindsTheLoop: Codex sends a tool call's
+// workdir as the hook's cwd and runs the hook in the thread's own folder
+// (0.169.0, seen in e2e). A workdir outside the project, or in a checkout
+// nested in it, named no loop, and `touch <project>/x` with workdir /tmp
+// ran while planning (review CL1); the hook's own folder is looked from too.
+func TestPreToolUseWithAWorkdirElsewhereFindsTheLoop(t *testing.T) {
+	outside := t.TempDir()
+	for _, c := range []struct{ name, cwd, cmd string }{
+		{"outside the project", outside, "touch PROJECT/escaped"},
+		{"the root folder", "/", "touch PROJECT/escaped"},
+		{"a checkout nested in the project", "", "touch ../escaped"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, out, _ := testEnv(t, "")
+			wd, err := env.Getwd()
+			require.NoError(t, err)
+			fakeCheckout(t, wd)
+			cwd := c.cwd
+			if c.name == "a checkout nested in the project" {
+				cwd = filepath.Join(wd, "vendor", "lib")
+				fakeCheckout(t, cwd)
+			}
+			_, err = loop.Start(env, state.Paths{Project: wd}, loop.Options{SessionID: "s1", Request: "plan it",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			cmd := strings.ReplaceAll(c.cmd, "PROJECT", wd)
+			env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + cwd + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + cmd + `"}}`)
+			Run("pretooluse", env)
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+			out.Reset()
+			env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + cwd + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`)
+			Run("pretooluse", env)
+			assert.Empty(t, out.String(), "a read-only command still runs")
+		})
+	}
+}
+
+// TestPreToolUseWithAWorkdirAtAnotherLoopFindsItsOwn: a workdir pointed at
+// another folder holding a loop's state file (another session's, or a
+// finished one) must not stand in for the thread's own folder, where its
+// loop is kept (review CL1).
+func TestPreToolUseWithAWorkdirAtAnotherLoopFindsItsOwn(t *testing.T) {
+	for _, other := range []string{"s2", ""} {
+		t.Run("held by "+other, func(t *testing.T) {
+			env, out, _ := testEnv(t, "")
+			wd, err := env.Getwd()
+			require.NoError(t, err)
+			decoy := t.TempDir()
+			_, err = loop.Start(env, state.Paths{Project: decoy}, loop.Options{SessionID: other, Request: "other",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			_, err = loop.Start(env, state.Paths{Project: wd}, loop.Options{SessionID: "s1", Request: "plan it",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + decoy + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"touch ` + wd + `/escaped"}}`)
+			Run("pretooluse", env)
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+		})
+	}
+}
+
+// TestPreToolUseWithProjectShellVariablesRefusesTheShell: Codex starts every
+// command with the variables a trusted repository's .codex/config.toml sets
+// (shell_environment_policy), which the hook does not see: a BASH_ENV there
+// ran a project script with every `ls` while planning (review CL3). While
+// such a layer is there, from the checkout's root down, shell commands are
+// refused; without a loop nothing is said.
+func TestPreToolUseWithProjectShellVariablesRefusesTheShell(t *testing.T) {
+	for _, c := range []struct {
+		name, where, config string
+		deny                bool
+	}{
+		{"none", "", "", false},
+		{"unrelated settings", ".", "model = \"gpt-5.5\"\n", false},
+		{"set at the root", ".", "[shell_environment_policy]\nset = { BASH_ENV = \"./tools/x\" }\n", true},
+		{"dotted key", ".", "shell_environment_policy.set.PATH = \"./bin\"\n", true},
+		{"escaped quoted key", ".", "[\"shell_environment\\u005fpolicy\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		{"in a subfolder Codex runs in", "sub", "[shell_environment_policy]\nset = { LD_PRELOAD = \"./x.so\" }\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, out, errb := testEnv(t, "")
+			root, err := env.Getwd()
+			require.NoError(t, err)
+			fakeCheckout(t, root)
+			wd := root
+			if c.where == "sub" {
+				wd = filepath.Join(root, "sub")
+				require.NoError(t, os.Mkdir(wd, 0o755))
+				env.Getwd = func() (string, error) { return wd, nil }
+			}
+			if c.config != "" {
+				dir := filepath.Join(root, c.where, ".codex")
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(c.config), 0o644))
+			}
+			in := `{"session_id":"s1","cwd":"` + wd + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
+			env.Stdin = strings.NewReader(in)
+			Run("pretooluse", env)
+			assert.Empty(t, out.String(), "no loop, nothing said")
+			_, err = loop.Start(env, state.Paths{Project: root}, loop.Options{SessionID: "s1", Request: "plan it",
+				Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+			require.NoError(t, err)
+			env.Stdin = strings.NewReader(in)
+			Run("pretooluse", env)
+			if !c.deny {
+				assert.Empty(t, out.String())
+				return
+			}
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+			assert.Contains(t, out.String(), "Rule: shell-env", errb.String())
+		})
+	}
+}
+
+// fakeCheckout makes dir a checkout's root, as loop tells one: a .git
+// folder with objects, refs and HEAD.
+func fakeCheckout(t *testing.T, dir string) {
+	t.Helper()
+	for _, d := range []string{"objects", "refs"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git", d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+}

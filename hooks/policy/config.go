@@ -119,6 +119,13 @@ type Config struct {
 	// a program outside the project. Set by the caller, who knows the PATH;
 	// nil means none was looked for, as in the policy's own tests.
 	PathLookup func(name string) string `yaml:"-"`
+	// ShellEnv says why the environment a shell command runs in may not be
+	// the hook's own, or "": Codex sets variables for every command from
+	// a config file the repository can carry (shell_environment_policy in
+	// .codex/config.toml, review CL3), so BASH_ENV, PATH or LD_PRELOAD may
+	// name a project file that any command, however read-only, starts.
+	// While it is set, every shell command is refused.
+	ShellEnv string `yaml:"-"`
 }
 
 // VersionShim marks a PathLookup answer that blames a version manager's

@@ -100,6 +100,11 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 	if strings.TrimSpace(command) == "" {
 		return deny(finding{rule: "bad-input", what: name, detail: "the command is missing or empty"})
 	}
+	if cfg.ShellEnv != "" {
+		// Even plansmith's own commands: the shell that starts them reads
+		// BASH_ENV first.
+		return deny(finding{rule: "shell-env", what: clip(command), detail: cfg.ShellEnv})
+	}
 	return Bash(command, cfg)
 }
 
@@ -191,6 +196,14 @@ func Bash(command string, cfg Config) (d Decision) {
 		// own rules, as for Claude Code.
 		if f := judgeAs(syntax.LangPOSIX, command, cfg); f != nil {
 			return deny(finding{rule: "blind-shell", what: f.what, detail: "read by sh (dash): " + f.detail})
+		}
+		// Nor PowerShell, which Codex runs for shell "pwsh" (pwsh.go).
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(command), "")
+		if err != nil {
+			return deny(finding{rule: "parse", what: clip(command), detail: err.Error()})
+		}
+		if f := pwshDiverges(command, file); f != nil {
+			return deny(*f)
 		}
 	}
 	return Decision{Allow: true}

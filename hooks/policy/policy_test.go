@@ -1379,3 +1379,29 @@ func TestGitShowsSignaturesFromTheUsersConfig(t *testing.T) {
 		assert.True(t, Bash(cmd, on).Allow, cmd)
 	}
 }
+
+// Codex runs a command with PowerShell when the model names pwsh as its
+// shell (and pwsh is on PATH), and does not tell the hook: under Blind a
+// line whose quoting PowerShell reads otherwise than bash is refused, since
+// there it may run code where bash reads words (review CL2).
+func TestBlindPowerShell(t *testing.T) {
+	for _, cmd := range []string{
+		`echo "\$(New-Item x)"`,               // \ escapes $ for bash, nothing for PowerShell
+		`echo \' '(New-Item x)' \'`,           // \' is a quote's start to PowerShell
+		"echo \"`echo`\" '\" (ni x) \"' # \"", // `" keeps PowerShell in the string
+		"echo '\u2019 (New-Item x) \u2018'",   // ’ ends a PowerShell string
+		"echo \"a\u201d (ni x) \u201c\"",      // ” ends a PowerShell string
+		`grep -rn foo\|bar src`,
+		`find . -name \*.go`,
+	} {
+		d := Bash(cmd, Config{Blind: true})
+		assert.Equal(t, "blind-pwsh", d.Rule, cmd)
+		assert.Contains(t, d.Reason, "PowerShell", cmd)
+	}
+	for _, cmd := range []string{`echo "\$(New-Item x)"`, `echo \' '(New-Item x)' \'`, "echo '\u2019 (New-Item x) \u2018'"} {
+		assert.True(t, Bash(cmd, Config{}).Allow, "%s: bash reads it as read-only", cmd)
+	}
+	for _, cmd := range []string{`grep -rn 'foo\.bar\|baz' src | head`, `find . -name '*.go'`, `echo "$(ls) $HOME"`, "sed -n '1,5p' a.go", `rg 'a\\b' .`} {
+		assert.True(t, Bash(cmd, Config{Blind: true}).Allow, cmd)
+	}
+}

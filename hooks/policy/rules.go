@@ -99,6 +99,14 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "Codex runs a command with the shell the model names (exec_command's shell argument), and /bin/sh for a shell it does not know, and its hook is not told which: this line means something else to sh (dash), where it may write a file",
 			alt: "write it in plain POSIX sh: [ ] instead of [[ ]], no <<<, &>, |& or $'…'",
 		},
+		"shell-env": {
+			why: "the shell runs with variables set by a configuration file the repository carries (Codex's shell_environment_policy), which the hook cannot see: BASH_ENV, PATH or LD_PRELOAD there can start a program of the project with any command",
+			alt: "answer from what you have read so far; the user can look at the project's .codex/config.toml, or end the loop with plansmith cancel in a terminal",
+		},
+		"blind-pwsh": {
+			why: "Codex runs a command with PowerShell when the model names pwsh as its shell, and its hook is not told so: PowerShell escapes with a backtick, not a backslash, and takes typographic quotes for quotes, so this line may run code where bash reads plain words",
+			alt: "put text that needs escaping in single quotes ('…'), with no backslash or backtick outside them and no typographic quotes",
+		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
 			alt: "show commits with a format written out in full that has no %G placeholder and no %(signature) (git log --format='%H %an %s'); git cat-file commit REV prints a commit's signature as text without checking it",

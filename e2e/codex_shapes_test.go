@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	cs "github.com/plansmith/plansmith/e2e/codexserver"
+)
+
+// TestCodexCallsItDidNotOfferRunNothing: while planning, the tool calls and
+// shapes Codex 0.169.0 did not offer gpt-5.5 run nothing (review CL): a
+// local_shell_call item (with an env naming a project script as BASH_ENV),
+// a "shell" function with an argv, apply_patch in its JSON form, an argv
+// as exec_command's cmd, exec_command's env, and a shell path to a file the
+// project carries. None wrote a file in the project or ran its script.
+func TestCodexCallsItDidNotOfferRunNothing(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	local := func(argv []string, env map[string]string) cs.Reply {
+		action := map[string]any{"type": "exec", "command": argv}
+		if env != nil {
+			action["env"] = env
+		}
+		return cs.Reply{Call: &cs.Call{Name: "local_shell", Item: map[string]any{"type": "local_shell_call", "action": action}}}
+	}
+	e := codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
+		local([]string{"touch", "local.txt"}, nil),
+		local([]string{"bash", "-c", "ls"}, map[string]string{"BASH_ENV": "./tools/mark"}),
+		cs.Reply{Call: &cs.Call{Name: "shell", Input: map[string]any{"command": []string{"touch", "shell.txt"}}}},
+		cs.Reply{Call: &cs.Call{Name: "apply_patch", Input: map[string]any{"input": "*** Begin Patch\n*** Add File: json.txt\n+x\n*** End Patch\n"}}},
+		cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": []string{"touch", "argv.txt"}}}},
+		cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": "ls", "env": map[string]string{"BASH_ENV": "./tools/mark"}}}},
+		cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": "ls", "shell": "./tools/bash"}}},
+		cs.Exec("apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: heredoc.txt\n+x\n*** End Patch\nEOF\n"),
+		cs.Exec(quoteBin(bin)+" cancel"),
+		cs.Text("done"),
+	)
+	for _, f := range []string{"tools/mark", "tools/bash"} {
+		e.WriteProjectFile(f, "#!/bin/sh\ntouch \"$(dirname \"$0\")/../ran-"+filepath.Base(f)+"\"\n")
+		require.NoError(t, os.Chmod(filepath.Join(e.Project, f), 0o755))
+	}
+	res := runCodex(e, "plan")
+	require.Equal(t, 0, res.ExitCode)
+	for _, f := range []string{"local.txt", "shell.txt", "json.txt", "argv.txt", "heredoc.txt", "ran-mark", "ran-bash"} {
+		assert.NoFileExists(t, filepath.Join(e.Project, f))
+	}
+	reqs := e.Model.Requests()
+	require.GreaterOrEqual(t, len(reqs), 10)
+	assert.Contains(t, reqs[9].Outputs[0].Output, "Command blocked by PreToolUse hook:", "apply_patch through the shell")
+}
+
+// TestCodexRunsPowerShellTheHookCannotSee: Codex runs exec_command's text
+// with pwsh from PATH when the model names pwsh as its shell, and tells the
+// hook the text alone (review CL2). A pwsh on PATH here records what it is
+// given; a line PowerShell reads otherwise than bash is refused and never
+// reaches it, while a plain one does.
+func TestCodexRunsPowerShellTheHookCannotSee(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	fake := t.TempDir()
+	logFile := filepath.Join(t.TempDir(), "pwsh.log")
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "pwsh"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '"+logFile+"'\n"), 0o755))
+	pwsh := func(cmd string) cs.Reply {
+		return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": cmd, "shell": "pwsh"}}}
+	}
+	e := codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
+		pwsh(`echo "\$(New-Item escaped.txt)"`),
+		pwsh("echo plain"),
+		cs.Exec(quoteBin(bin)+" cancel"),
+		cs.Text("done"),
+	)
+	e.ExtraEnv = append(e.ExtraEnv, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	res := runCodex(e, "plan")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.GreaterOrEqual(t, len(reqs), 3)
+	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: blind-pwsh")
+	b, err := os.ReadFile(logFile)
+	require.NoError(t, err, "Codex ran the pwsh on PATH")
+	assert.Contains(t, string(b), "-Command")
+	assert.Contains(t, string(b), "echo plain")
+	assert.NotContains(t, string(b), "New-Item", strings.TrimSpace(string(b)))
+}
+
+// TestCodexProjectShellVariablesRefuseTheShell: a trusted repository's
+// .codex/config.toml sets the variables every command starts with; its
+// BASH_ENV ran a project script with every `ls` the policy let through while
+// planning (review CL3). Now shell commands are refused while it does.
+func TestCodexProjectShellVariablesRefuseTheShell(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	ran := filepath.Join(t.TempDir(), "ran.log")
+	e := codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
+		cs.Exec("ls # CL3-PROBE"),
+		cs.Text("done"),
+	)
+	// The script notes only the command the model ran while planning: Codex
+	// also starts a shell with these variables as the session begins (its
+	// shell snapshot), which no hook sees.
+	e.WriteProjectFile("tools/mark", "case \"$BASH_EXECUTION_STRING\" in *CL3-PROBE*) echo ran >> '"+ran+"';; esac\n")
+	e.WriteProjectFile(".codex/config.toml", "[shell_environment_policy]\nset = { BASH_ENV = \""+filepath.Join(e.Project, "tools", "mark")+"\" }\n")
+	res := e.Run("plan", "-s", "workspace-write", "--trust")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.GreaterOrEqual(t, len(reqs), 3)
+	require.Contains(t, reqs[1].Outputs[0].Output, "planning loop started")
+	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: shell-env")
+	assert.NoFileExists(t, ran, "the project's script ran with a command while planning")
+}
