@@ -779,14 +779,8 @@ func TestARewrittenPlanUnderAssessmentRecognisesNothing(t *testing.T) {
 // does not pass the plan (review BU2 in plan mode; CB4: a mutation
 // survivor).
 func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
-	env, p, _ := testEnv(t)
-	home := t.TempDir()
-	env.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
+	env, p := homeEnv(t)
+	home := env.Getenv("HOME")
 	plans := filepath.Join(home, planmode.PlansDir)
 	require.NoError(t, os.MkdirAll(plans, 0o755))
 	path := filepath.Join(plans, "brave-otter.md")
