@@ -1,16 +1,13 @@
 package loop
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -164,21 +161,14 @@ func loopRank(dir string, s Session) int {
 // hasState reports whether dir holds a loop's state entry, or one that
 // cannot even be looked for (a loop may be running there).
 func hasState(dir string) bool {
-	return present(state.Paths{Project: dir}.State())
-}
-
-// present reports whether something stands at path, or whether that cannot
-// even be checked: either way the caller must reckon with it.
-func present(path string) bool {
-	_, err := os.Lstat(path)
-	return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
+	return plainfile.Present(state.Paths{Project: dir}.State())
 }
 
 // note writes one line for the user on stderr, prefixed "plansmith: ".
 func (e Env) note(format string, a ...any) {
 	for i, v := range a {
 		if err, ok := v.(error); ok {
-			a[i] = Plain(err)
+			a[i] = plainfile.Message(err)
 		}
 	}
 	fmt.Fprintf(e.Stderr, "plansmith: "+format+"\n", a...)

@@ -3,7 +3,6 @@ package loop
 import (
 	"errors"
 	"os"
-	"strings"
 	"syscall"
 
 	"github.com/plansmith/plansmith/state"
@@ -28,17 +27,4 @@ func plainError(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// Plain is err's message for people: Go's operation prefix of a failed
-// system call ("open /x: …", "lstat /x: …", "mkdir /x: …") becomes the
-// path and the reason ("/x: no such file or directory"), wherever it
-// stands in the message; the rest is kept.
-func Plain(err error) string {
-	msg := err.Error()
-	var pe *os.PathError
-	if errors.As(err, &pe) && pe.Err != nil {
-		msg = strings.Replace(msg, pe.Error(), pe.Path+": "+pe.Err.Error(), 1)
-	}
-	return msg
 }

@@ -47,7 +47,7 @@ func goToolchain(env Env, cwd string, local func() (version, goroot string, err 
 	if err != nil {
 		// The hook's PATH may not be the Bash tool's: not finding go here
 		// does not mean the shell has none.
-		return fmt.Sprintf("which Go the shell would run, and its version, cannot be told (%v), and %s may ask for a newer one, which go would download and run", Plain(err), files[0])
+		return fmt.Sprintf("which Go the shell would run, and its version, cannot be told (%v), and %s may ask for a newer one, which go would download and run", plainfile.Message(err), files[0])
 	}
 	if !switches(goSetting(env, "GOTOOLCHAIN", goroot)) {
 		return ""
@@ -55,7 +55,7 @@ func goToolchain(env Env, cwd string, local func() (version, goroot string, err 
 	for _, f := range files {
 		want, err := goWants(f)
 		if err != nil {
-			return fmt.Sprintf("%s cannot be read (%v): it may ask for a Go that go would download and run", f, Plain(err))
+			return fmt.Sprintf("%s cannot be read (%v): it may ask for a Go that go would download and run", f, plainfile.Message(err))
 		}
 		if want != "" && goCompare(want, have) > 0 {
 			return fmt.Sprintf("%s asks for go%s, newer than the go%s here: go would download it and run it", f, want, have)
@@ -153,7 +153,7 @@ func envFileValue(file, name string) (string, bool) {
 // nearest is the file name in dir or the nearest folder above it, or "".
 func nearest(dir, name string) string {
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if f := filepath.Join(d, name); present(f) {
+		if f := filepath.Join(d, name); plainfile.Present(f) {
 			return f
 		}
 		if d == filepath.Dir(d) {

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/plansmith/plansmith/gitcheck"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -206,7 +207,7 @@ func checkoutRoot(dir string) string {
 		return ""
 	}
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if checkout(filepath.Join(d, ".git")) {
+		if gitcheck.IsCheckout(filepath.Join(d, ".git")) {
 			return d
 		}
 		if filepath.Dir(d) == d {

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
+	"github.com/plansmith/plansmith/gitcheck"
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
@@ -64,10 +66,13 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
 	cfg.PathLookup = pathLookup(env.Getenv("PATH"), project, pluginBin(env))
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
-	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
-	cfg.GitShowsSignatures = func() bool { return userShowsSignatures(env) }
+	// The user's git configuration is read once a call, when a git (or go
+	// list) command needs it.
+	gitUser := sync.OnceValue(func() gitcheck.User { return gitcheck.ReadUser(env.Getenv) })
+	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir, gitUser()) }
+	cfg.GitShowsSignatures = func() bool { return gitUser().ShowsSignatures() }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
-	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd) }
+	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd, gitUser()) }
 	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" }
 	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)

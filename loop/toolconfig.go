@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/plansmith/plansmith/gitcheck"
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/internal/plainfile"
@@ -22,7 +22,8 @@ import (
 // This file holds what PreToolUse tells the policy about the project that
 // the policy, judging text alone, cannot see: an .npmrc npm would read
 // (Config.NpmConfig), a folder git would take for its repository
-// (Config.GitRepository) and the sub-agent definitions
+// (Config.GitRepository, Config.GoVCS: the checks are package gitcheck's)
+// and the sub-agent definitions
 // (Config.AgentDefinition); gotoolchain.go holds the Go toolchain a go.mod
 // would have go fetch (Config.GoToolchain), and pathlookup.go the PATH
 // entries a name could be found in relative to where it runs
@@ -55,119 +56,14 @@ func npmrc(env Env, cwd string) string {
 	cwd = filepath.Clean(cwd)
 	home := filepath.Clean(env.Getenv("HOME"))
 	for dir := cwd; ; dir = filepath.Dir(dir) {
-		prefix := dir == cwd || present(filepath.Join(dir, "package.json")) || present(filepath.Join(dir, "node_modules"))
-		if rc := filepath.Join(dir, ".npmrc"); prefix && dir != home && present(rc) {
+		prefix := dir == cwd || plainfile.Present(filepath.Join(dir, "package.json")) || plainfile.Present(filepath.Join(dir, "node_modules"))
+		if rc := filepath.Join(dir, ".npmrc"); prefix && dir != home && plainfile.Present(rc) {
 			return rc
 		}
 		if dir == filepath.Dir(dir) {
 			return ""
 		}
 	}
-}
-
-// gitRepository says why git, started in dir (where its -C options lead,
-// "" for none; relative to cwd, the session's folder), would take a folder
-// that is not a checkout's .git for its repository, or "". git looks from
-// the folder it runs in (physical: chdir resolves each link before a "..")
-// upwards: in each folder, first at .git, then at the folder itself, which
-// it takes for a bare repository when it holds HEAD and objects (or a
-// commondir naming them elsewhere). A clone can carry such a folder as
-// plain files with a config of its own, naming programs git runs; a .git
-// it cannot carry, but a project unpacked from an archive can, so a
-// checkout's repository is allowed only when its config and hooks name no
-// program (repositoryTrouble). A folder that cannot be looked at counts as
-// such a repository; one that does not exist is none (git stops there).
-func gitRepository(env Env, cwd, dir string) string {
-	base, err := workingFolder(env, cwd)
-	if err != nil {
-		return "git's folder cannot be found (" + err.Error() + ")"
-	}
-	start := dir
-	if !filepath.IsAbs(dir) {
-		start = base + string(filepath.Separator) + dir
-	}
-	if _, ok := kernelPath(start); !ok {
-		return fmt.Sprintf("the folder git would start in, %s, leads through /proc or /dev/fd, which names another folder to git than to plansmith", start)
-	}
-	d, err := filepath.EvalSymlinks(start)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return "" // git cannot start there
-	}
-	userHooks, why := userGitConfig(env)
-	if why != "" {
-		return why
-	}
-	if err != nil {
-		return fmt.Sprintf("the folder git would start in, %s, cannot be looked at (%v)", start, Plain(err))
-	}
-	gitDir := func(d string) bool {
-		return present(filepath.Join(d, "HEAD")) && (present(filepath.Join(d, "objects")) || present(filepath.Join(d, "commondir")))
-	}
-	for {
-		dotgit := filepath.Join(d, ".git")
-		switch {
-		case checkout(dotgit) && gitDir(d):
-			// Should git pass over the .git after all, it would take the
-			// folder holding it for a bare repository.
-			return fmt.Sprintf("%s holds a .git and also HEAD and objects, which git may take for a bare repository", d)
-		case checkout(dotgit):
-			// A checkout's (a .git file names its repository): git runs
-			// there, with what its config names (gitrepo.go).
-			return repositoryTrouble(dotgit, userHooks...)
-		case present(filepath.Join(dotgit, "HEAD")):
-			// git's own reading of a .git is looser than checkout's (a
-			// HEAD without the space after ref:, a linked HEAD, objects
-			// and refs in a commondir): one with a HEAD this cannot read
-			// as git does is refused, not walked past. (Without a HEAD
-			// git passes over it, as over an empty .git.)
-			return fmt.Sprintf("%s is not a .git plansmith can read as git does; git may still use it and run what its config names", dotgit)
-		case gitDir(d):
-			return fmt.Sprintf("git would take %s, which holds HEAD and objects, for a bare repository and run what its config names", d)
-		}
-		if d == filepath.Dir(d) {
-			return ""
-		}
-		d = filepath.Dir(d)
-	}
-}
-
-// checkout reports whether git takes dotgit as the .git of a checkout and
-// looks no further: a regular file (a worktree's or submodule's, naming
-// its repository; git stops on one it cannot read), or a folder git
-// accepts as a repository: HEAD naming a branch or a commit, objects and
-// refs. git passes over anything else there (an empty folder, a junk HEAD,
-// a pipe) and goes on to take the folder itself for a bare repository, so
-// this reads strictly where the refusal reads loosely.
-func checkout(dotgit string) bool {
-	info, err := os.Stat(dotgit)
-	switch {
-	case err != nil:
-		return false
-	case info.Mode().IsRegular():
-		return true
-	case !info.IsDir():
-		return false
-	}
-	for _, d := range []string{"objects", "refs"} {
-		if info, err := os.Stat(filepath.Join(dotgit, d)); err != nil || !info.IsDir() {
-			return false
-		}
-	}
-	// A pipe would never end, a huge file would take long: git's HEAD is
-	// one short line.
-	path := filepath.Join(dotgit, "HEAD")
-	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() || info.Size() > 256 {
-		return false
-	}
-	head, err := plainfile.Read(path, 256)
-	if err != nil {
-		return false
-	}
-	h := strings.TrimSpace(string(head))
-	if strings.HasPrefix(h, "ref: refs/") {
-		return true
-	}
-	return (len(h) == 40 || len(h) == 64) && strings.Trim(h, "0123456789abcdef") == ""
 }
 
 // agentDirs are the folders Claude Code reads sub-agent definitions from:
@@ -409,4 +305,25 @@ func agentFrontmatter(path string) (agentDefinition, error) {
 		def.Name = v.Value
 	}
 	return def, nil
+}
+
+// gitRepository is gitcheck.Repository for git started in dir from the
+// session's folder cwd (Config.GitRepository), user the user's git
+// configuration.
+func gitRepository(env Env, cwd, dir string, user gitcheck.User) string {
+	base, err := workingFolder(env, cwd)
+	if err != nil {
+		return "git's folder cannot be found (" + err.Error() + ")"
+	}
+	return gitcheck.Repository(user, base, dir)
+}
+
+// goVCS is gitcheck.GoVCS for go list started in the session's folder cwd
+// (Config.GoVCS).
+func goVCS(env Env, cwd string, user gitcheck.User) string {
+	base, err := workingFolder(env, cwd)
+	if err != nil {
+		return "a version control program in a folder that cannot be found (" + err.Error() + ")"
+	}
+	return gitcheck.GoVCS(user, base)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/plansmith/plansmith/gitcheck"
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/state"
 )
@@ -255,36 +256,36 @@ func TestGitRepositoryLookup(t *testing.T) {
 	for _, d := range []string{"HEAD", "objects"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(project, d), 0o755))
 	}
-	assert.Contains(t, gitRepository(env, project, ""), "holds a .git and also HEAD and objects")
+	assert.Contains(t, gitRepository(env, project, "", gitcheck.User{}), "holds a .git and also HEAD and objects")
 	for _, d := range []string{"HEAD", "objects"} {
 		require.NoError(t, os.RemoveAll(filepath.Join(project, d)))
 	}
-	assert.Empty(t, gitRepository(env, project, ""), "the checkout's .git")
+	assert.Empty(t, gitRepository(env, project, "", gitcheck.User{}), "the checkout's .git")
 	// A .git git passes over does not stop the walk (the review of the fix:
 	// git went on to take evil for a bare repository).
 	dotgit := filepath.Join(evil, ".git")
 	require.NoError(t, os.Mkdir(dotgit, 0o755))
-	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil, "an empty .git")
+	assert.Contains(t, gitRepository(env, project, "vendor/evil", gitcheck.User{}), evil, "an empty .git")
 	checkoutGit(dotgit, "not a ref\n")
-	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil, "a .git whose HEAD names nothing")
+	assert.Contains(t, gitRepository(env, project, "vendor/evil", gitcheck.User{}), evil, "a .git whose HEAD names nothing")
 	require.NoError(t, os.Remove(filepath.Join(dotgit, "HEAD")))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dotgit, "HEAD"), 0o644))
-	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil, "a pipe for HEAD, not waited on")
+	assert.Contains(t, gitRepository(env, project, "vendor/evil", gitcheck.User{}), evil, "a pipe for HEAD, not waited on")
 	require.NoError(t, os.RemoveAll(dotgit))
 
-	assert.Empty(t, gitRepository(env, project, ""), "the checkout's own .git")
-	assert.Empty(t, gitRepository(env, project, "src"))
-	assert.Empty(t, gitRepository(env, project, "missing"), "git cannot start there")
-	assert.Contains(t, gitRepository(env, project, "vendor/evil"), evil)
-	assert.Contains(t, gitRepository(env, project, "vendor/evil/refs"), evil, "found from below")
-	assert.Contains(t, gitRepository(env, evil, ""), evil, "a session already in it")
-	assert.Contains(t, gitRepository(env, project, evil+"/objects"), evil, "an absolute -C")
-	assert.Empty(t, gitRepository(env, project, "vendor/evil/.."))
+	assert.Empty(t, gitRepository(env, project, "", gitcheck.User{}), "the checkout's own .git")
+	assert.Empty(t, gitRepository(env, project, "src", gitcheck.User{}))
+	assert.Empty(t, gitRepository(env, project, "missing", gitcheck.User{}), "git cannot start there")
+	assert.Contains(t, gitRepository(env, project, "vendor/evil", gitcheck.User{}), evil)
+	assert.Contains(t, gitRepository(env, project, "vendor/evil/refs", gitcheck.User{}), evil, "found from below")
+	assert.Contains(t, gitRepository(env, evil, "", gitcheck.User{}), evil, "a session already in it")
+	assert.Contains(t, gitRepository(env, project, evil+"/objects", gitcheck.User{}), evil, "an absolute -C")
+	assert.Empty(t, gitRepository(env, project, "vendor/evil/..", gitcheck.User{}))
 
 	// chdir resolves a link before "..": link/.. is the folder above its target.
 	require.NoError(t, os.Symlink(filepath.Join(evil, "refs"), filepath.Join(project, "src", "link")))
-	assert.Contains(t, gitRepository(env, project, "src/link/.."), evil)
-	assert.Empty(t, gitRepository(env, project, "src/link/../../.."))
+	assert.Contains(t, gitRepository(env, project, "src/link/..", gitcheck.User{}), evil)
+	assert.Empty(t, gitRepository(env, project, "src/link/../../..", gitcheck.User{}))
 
 	// A commondir stands for objects; a .git (a nested clone's, or a
 	// worktree's file) is what git takes first.
@@ -292,18 +293,18 @@ func TestGitRepositoryLookup(t *testing.T) {
 	require.NoError(t, os.MkdirAll(common, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(common, "HEAD"), []byte("x"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(common, "commondir"), []byte("../vendor/evil\n"), 0o644))
-	assert.Contains(t, gitRepository(env, project, "common"), common)
+	assert.Contains(t, gitRepository(env, project, "common", gitcheck.User{}), common)
 	require.NoError(t, os.WriteFile(filepath.Join(evil, ".git"), []byte("gitdir: ../../.git\n"), 0o644))
-	assert.Contains(t, gitRepository(env, project, "vendor/evil"), "holds a .git and also HEAD and objects", "evil is a bare repository's layout too")
+	assert.Contains(t, gitRepository(env, project, "vendor/evil", gitcheck.User{}), "holds a .git and also HEAD and objects", "evil is a bare repository's layout too")
 	for _, d := range []string{"HEAD", "objects", "refs", "config"} {
 		require.NoError(t, os.RemoveAll(filepath.Join(evil, d)))
 	}
-	assert.Empty(t, gitRepository(env, project, "vendor/evil"), "a .git file names the repository")
+	assert.Empty(t, gitRepository(env, project, "vendor/evil", gitcheck.User{}), "a .git file names the repository")
 
 	env.Getwd = func() (string, error) { return common, nil }
-	assert.Contains(t, gitRepository(env, "", ""), common, "no cwd in the input: the process's folder")
+	assert.Contains(t, gitRepository(env, "", "", gitcheck.User{}), common, "no cwd in the input: the process's folder")
 	env.Getwd = nil
-	assert.NotEmpty(t, gitRepository(env, "", ""), "no folder at all")
+	assert.NotEmpty(t, gitRepository(env, "", "", gitcheck.User{}), "no folder at all")
 }
 
 // Through the hook: with a loop running, git is refused where it would take

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -403,7 +404,7 @@ func namesDir(project, dir string) bool {
 		paths = append(paths, real)
 	}
 	for _, p := range paths {
-		if perProcess(p) {
+		if plainfile.PerProcess(p) {
 			return false
 		}
 	}

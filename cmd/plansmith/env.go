@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
 )
@@ -40,10 +41,10 @@ func run(args []string, env *Env) int {
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "plansmith: %s\n", loop.Plain(err))
+		fmt.Fprintf(env.Stderr, "plansmith: %s\n", plainfile.Message(err))
 		return 2
 	default:
-		fmt.Fprintf(env.Stderr, "plansmith: %s\n", loop.Plain(err))
+		fmt.Fprintf(env.Stderr, "plansmith: %s\n", plainfile.Message(err))
 		return 1
 	}
 }

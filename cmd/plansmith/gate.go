@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plansmith/plansmith/gate"
-	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -49,7 +49,7 @@ func newGateCmd(env *Env) *cobra.Command {
 func checkFailed(env *Env, format string, a ...any) error {
 	for i, v := range a {
 		if err, ok := v.(error); ok {
-			a[i] = loop.Plain(err)
+			a[i] = plainfile.Message(err)
 		}
 	}
 	msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // ErrTooLarge reports a file longer than the caller's limit.
@@ -90,3 +91,34 @@ func systemFile(p string) bool {
 
 // IsNotExist reports whether err says the file is not there.
 func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// Present reports whether something stands at path, or whether that cannot
+// even be checked: either way the caller must reckon with it.
+func Present(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
+}
+
+// Message is err's message for people: Go's operation prefix of a failed
+// system call ("open /x: …", "lstat /x: …", "mkdir /x: …") becomes the
+// path and the reason ("/x: no such file or directory"), wherever it
+// stands in the message; the rest is kept.
+func Message(err error) string {
+	msg := err.Error()
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Err != nil {
+		msg = strings.Replace(msg, pe.Error(), pe.Path+": "+pe.Err.Error(), 1)
+	}
+	return msg
+}
+
+// PerProcess reports whether p lies in /proc or /dev/fd.
+func PerProcess(p string) bool {
+	p = filepath.ToSlash(filepath.Clean(p))
+	for _, magic := range []string{"/proc", "/dev/fd"} {
+		if p == magic || strings.HasPrefix(p, magic+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,4 +1,4 @@
-package loop
+package gitcheck
 
 import (
 	"bytes"
@@ -46,7 +46,7 @@ func gitlinks(path string) ([]string, error) {
 		if _, ok := kernelPath(candidate); !ok {
 			return nil, fmt.Errorf("the shared index %s leads through /proc or /dev/fd", candidate)
 		}
-		if present(candidate) {
+		if plainfile.Present(candidate) {
 			names = append(names, candidate)
 		}
 	}

@@ -1,4 +1,4 @@
-package loop
+package gitcheck
 
 import (
 	"errors"
@@ -8,24 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
-
-// A checkout's .git is the repository git runs in, and its config can name
-// programs git runs on a read (core.fsmonitor on git status, diff.external
-// on git diff, a pager, a filter, an include of any file), as can a hook
-// the index refresh of git status fires (post-index-change). A clone never
-// carries a .git, but a project unpacked from a tarball or a zip, a copied
-// folder or a vendored package can: every file of it is the project's
-// choice. So git runs only in a repository whose own config sets nothing
-// but settings known to name no program (inertGitKey, gitconfig.go), whose
-// hooks include none a reading command fires, whose .git file, if it is
-// one, git reads as this does, and whose submodules (gitlinks read from
-// the index, gitindex.go, and those kept in its modules folder) are all
-// such repositories. The user's own configuration (~/.gitconfig, git's
-// system file) is theirs, but a relative path in it is read from the
-// project's folders: gituser.go.
 
 // gitConfigLimit bounds the config files read; git's are a few hundred
 // bytes.
@@ -35,7 +21,7 @@ const gitConfigLimit = 1 << 20
 // checkout whose .git is dotgit (a folder, or a file naming one) may name,
 // or "" when its configuration, hooks and submodules are inert.
 // userHooks are the relative hooksPaths the user's own configuration sets
-// (userGitConfig), read from each working tree's top as the repository's.
+// (User), read from each working tree's top as the repository's.
 func repositoryTrouble(dotgit string, userHooks ...string) string {
 	budget := maxSubmodules
 	return repositoryTroubleIn(dotgit, userHooks, 0, &budget)
@@ -81,7 +67,7 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 	if info, err := os.Stat(dotgit); err == nil && info.Mode().IsRegular() {
 		data, err := plainfile.Read(dotgit, 4096)
 		if err != nil {
-			return nil, fmt.Sprintf("the .git file %s cannot be read (%v)", dotgit, Plain(err))
+			return nil, fmt.Sprintf("the .git file %s cannot be read (%v)", dotgit, plainfile.Message(err))
 		}
 		target, ok := gitFileTarget(data)
 		if !ok {
@@ -93,7 +79,7 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 		}
 		gitDir = resolved
 	}
-	if !present(filepath.Join(gitDir, "HEAD")) {
+	if !plainfile.Present(filepath.Join(gitDir, "HEAD")) {
 		return nil, fmt.Sprintf("%s, the repository %s names, has no HEAD: git would not take it as it is", gitDir, dotgit)
 	}
 	dirs = []string{gitDir}
@@ -112,7 +98,7 @@ func repositoryDirs(dotgit string) (dirs []string, why string) {
 		}
 		dirs = append(dirs, c)
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Sprintf("%s cannot be read (%v)", filepath.Join(gitDir, "commondir"), Plain(err))
+		return nil, fmt.Sprintf("%s cannot be read (%v)", filepath.Join(gitDir, "commondir"), plainfile.Message(err))
 	}
 	return dirs, ""
 }
@@ -154,7 +140,7 @@ func kernelPath(p string) (string, bool) {
 			continue
 		}
 		next := filepath.Join(cur, c)
-		if perProcess(next) {
+		if plainfile.PerProcess(next) {
 			return "", false
 		}
 		info, err := os.Lstat(next)
@@ -174,7 +160,7 @@ func kernelPath(p string) (string, bool) {
 		}
 		rest = append(strings.Split(filepath.ToSlash(target), "/"), rest...)
 	}
-	return cur, !perProcess(cur)
+	return cur, !plainfile.PerProcess(cur)
 }
 
 // gitFiles are the files of a repository folder plansmith reads or looks
@@ -208,17 +194,6 @@ func joinAll(dir string, names []string) []string {
 	return out
 }
 
-// perProcess reports whether p lies in /proc or /dev/fd.
-func perProcess(p string) bool {
-	p = filepath.ToSlash(filepath.Clean(p))
-	for _, magic := range []string{"/proc", "/dev/fd"} {
-		if p == magic || strings.HasPrefix(p, magic+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // configTrouble reads every config file of dirs (config, config.worktree)
 // and says why one is not inert. It also returns every folder that may be
 // the working tree's top: the one holding the .git (top), and each one a
@@ -242,7 +217,7 @@ func configTrouble(dirs []string, top string, userHooks []string) (tops, hookDir
 				continue
 			}
 			if err != nil {
-				return nil, nil, fmt.Sprintf("the repository's config %s cannot be read (%v)", path, Plain(err))
+				return nil, nil, fmt.Sprintf("the repository's config %s cannot be read (%v)", path, plainfile.Message(err))
 			}
 			keys, ok := gitConfigKeys(data)
 			if !ok {
@@ -381,7 +356,7 @@ func walkModules(dir string, level int, visit func(repo string) bool) bool {
 		if !e.IsDir() {
 			continue
 		}
-		if present(filepath.Join(path, "HEAD")) || level >= maxSubmoduleDepth {
+		if plainfile.Present(filepath.Join(path, "HEAD")) || level >= maxSubmoduleDepth {
 			if !visit(path) {
 				return false
 			}
@@ -409,7 +384,110 @@ func gitFileTarget(data []byte) (string, bool) {
 // vcs table: Mercurial, Subversion, Bazaar, Fossil).
 var otherVCS = []string{".hg", ".svn", ".bzr", ".fossil", "_FOSSIL_"}
 
-// goVCS says why go list, started in cwd (the session's folder), stamping
+// Repository says why git, started in dir (where its -C options lead,
+// "" for none; relative to base, the folder it runs in), would take a folder
+// that is not a checkout's .git for its repository, or "". git looks from
+// the folder it runs in (physical: chdir resolves each link before a "..")
+// upwards: in each folder, first at .git, then at the folder itself, which
+// it takes for a bare repository when it holds HEAD and objects (or a
+// commondir naming them elsewhere). A clone can carry such a folder as
+// plain files with a config of its own, naming programs git runs; a .git
+// it cannot carry, but a project unpacked from an archive can, so a
+// checkout's repository is allowed only when its config and hooks name no
+// program (repositoryTrouble). A folder that cannot be looked at counts as
+// such a repository; one that does not exist is none (git stops there).
+// user is the user's own configuration (ReadUser), whose relative
+// hooksPaths are looked into as the repository's.
+func Repository(user User, base, dir string) string {
+	start := dir
+	if !filepath.IsAbs(dir) {
+		start = base + string(filepath.Separator) + dir
+	}
+	if _, ok := kernelPath(start); !ok {
+		return fmt.Sprintf("the folder git would start in, %s, leads through /proc or /dev/fd, which names another folder to git than to plansmith", start)
+	}
+	d, err := filepath.EvalSymlinks(start)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "" // git cannot start there
+	}
+	if user.why != "" {
+		return user.why
+	}
+	userHooks := user.hooksPaths
+	if err != nil {
+		return fmt.Sprintf("the folder git would start in, %s, cannot be looked at (%v)", start, plainfile.Message(err))
+	}
+	gitDir := func(d string) bool {
+		return plainfile.Present(filepath.Join(d, "HEAD")) && (plainfile.Present(filepath.Join(d, "objects")) || plainfile.Present(filepath.Join(d, "commondir")))
+	}
+	for {
+		dotgit := filepath.Join(d, ".git")
+		switch {
+		case IsCheckout(dotgit) && gitDir(d):
+			// Should git pass over the .git after all, it would take the
+			// folder holding it for a bare repository.
+			return fmt.Sprintf("%s holds a .git and also HEAD and objects, which git may take for a bare repository", d)
+		case IsCheckout(dotgit):
+			// A checkout's (a .git file names its repository): git runs
+			// there, with what its config names (repositoryTrouble).
+			return repositoryTrouble(dotgit, userHooks...)
+		case plainfile.Present(filepath.Join(dotgit, "HEAD")):
+			// git's own reading of a .git is looser than checkout's (a
+			// HEAD without the space after ref:, a linked HEAD, objects
+			// and refs in a commondir): one with a HEAD this cannot read
+			// as git does is refused, not walked past. (Without a HEAD
+			// git passes over it, as over an empty .git.)
+			return fmt.Sprintf("%s is not a .git plansmith can read as git does; git may still use it and run what its config names", dotgit)
+		case gitDir(d):
+			return fmt.Sprintf("git would take %s, which holds HEAD and objects, for a bare repository and run what its config names", d)
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+		d = filepath.Dir(d)
+	}
+}
+
+// IsCheckout reports whether git takes dotgit as the .git of a checkout and
+// looks no further: a regular file (a worktree's or submodule's, naming
+// its repository; git stops on one it cannot read), or a folder git
+// accepts as a repository: HEAD naming a branch or a commit, objects and
+// refs. git passes over anything else there (an empty folder, a junk HEAD,
+// a pipe) and goes on to take the folder itself for a bare repository, so
+// this reads strictly where the refusal reads loosely.
+func IsCheckout(dotgit string) bool {
+	info, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return false
+	case info.Mode().IsRegular():
+		return true
+	case !info.IsDir():
+		return false
+	}
+	for _, d := range []string{"objects", "refs"} {
+		if info, err := os.Stat(filepath.Join(dotgit, d)); err != nil || !info.IsDir() {
+			return false
+		}
+	}
+	// A pipe would never end, a huge file would take long: git's HEAD is
+	// one short line.
+	path := filepath.Join(dotgit, "HEAD")
+	if info, err := os.Lstat(path); err != nil || !info.Mode().IsRegular() || info.Size() > 256 {
+		return false
+	}
+	head, err := plainfile.Read(path, 256)
+	if err != nil {
+		return false
+	}
+	h := strings.TrimSpace(string(head))
+	if strings.HasPrefix(h, "ref: refs/") {
+		return true
+	}
+	return (len(h) == 40 || len(h) == 64) && strings.Trim(h, "0123456789abcdef") == ""
+}
+
+// GoVCS says why go list, started in base (the session's folder), stamping
 // version control information into a main package's build info, would run
 // a program the project's files may choose (Config.GoVCS), or "". go runs
 // git status and git log in the repository it finds from where it starts,
@@ -417,11 +495,7 @@ var otherVCS = []string{".hg", ".svn", ".bzr", ".fossil", "_FOSSIL_"}
 // for git itself; or hg, svn, bzr or fossil, whose checkouts carry their
 // own configuration (an .hg/hgrc hook runs on hg status), which plansmith
 // does not read: any such folder from there up counts against.
-func goVCS(env Env, cwd string) string {
-	base, err := workingFolder(env, cwd)
-	if err != nil {
-		return "a version control program in a folder that cannot be found (" + err.Error() + ")"
-	}
+func GoVCS(user User, base string) string {
 	if real, err := filepath.EvalSymlinks(base); err == nil {
 		base = real
 	}
@@ -435,7 +509,7 @@ func goVCS(env Env, cwd string) string {
 			break
 		}
 	}
-	if why := gitRepository(env, cwd, ""); why != "" {
+	if why := Repository(user, base, ""); why != "" {
 		return "git status and git log where " + why
 	}
 	return ""

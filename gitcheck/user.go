@@ -1,4 +1,4 @@
-package loop
+package gitcheck
 
 import (
 	"errors"
@@ -32,27 +32,36 @@ import (
 // attributes and excludes files, which only choose among the user's
 // drivers and ignore files) are left alone.
 
-// userGitConfig reads the user's and the system's git configuration as the
-// hook's environment names it, and returns the relative hooksPaths it sets,
-// or why git would run a program the project carries.
-func userGitConfig(env Env) (hooksPaths []string, why string) {
-	u, why := readUserGitConfig(env)
-	return u.hooksPaths, why
+// User is what the user's and the system's git configuration, as the
+// hook's environment names it, tell the checks: the relative hooksPaths it
+// sets, whether it turns on log.showSignature, and why git would run a
+// program the project carries ("" when it would not). One reading serves
+// every check of a hook call.
+type User struct {
+	hooksPaths    []string
+	showSignature bool
+	why           string
 }
 
-// userShowsSignatures reports whether the user's configuration turns on
+// ReadUser reads the user's and the system's git configuration as getenv
+// (the hook's environment; nil for none) names it.
+func ReadUser(getenv func(string) string) User {
+	u, why := readUserGitConfig(getenv)
+	return User{hooksPaths: u.hooksPaths, showSignature: u.showSignature, why: why}
+}
+
+// ShowsSignatures reports whether the user's configuration turns on
 // log.showSignature in any file it reads (which file wins depends on the
 // environment of the Bash tool's shell), or cannot be read.
-func userShowsSignatures(env Env) bool {
-	u, why := readUserGitConfig(env)
-	return why != "" || u.showSignature
+func (u User) ShowsSignatures() bool {
+	return u.why != "" || u.showSignature
 }
 
-func readUserGitConfig(env Env) (u userConfigReader, why string) {
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
+func readUserGitConfig(getenv func(string) string) (u userConfigReader, why string) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
-	if p := env.Getenv("GIT_CONFIG_PARAMETERS"); p != "" {
+	if p := getenv("GIT_CONFIG_PARAMETERS"); p != "" {
 		return u, "GIT_CONFIG_PARAMETERS is set, configuration git reads that plansmith does not"
 	}
 	// The default files are read even where GIT_CONFIG_GLOBAL,
@@ -60,15 +69,15 @@ func readUserGitConfig(env Env) (u userConfigReader, why string) {
 	// tool's shell may not have them (a user's shell start-up files set
 	// what the hook, started without them, does not see), and reading more
 	// than git does only refuses more.
-	home := env.Getenv("HOME")
+	home := getenv("HOME")
 	files := []string{"/etc/gitconfig"}
-	if sys := env.Getenv("GIT_CONFIG_SYSTEM"); sys != "" {
+	if sys := getenv("GIT_CONFIG_SYSTEM"); sys != "" {
 		files = append(files, sys)
 	}
-	if global := env.Getenv("GIT_CONFIG_GLOBAL"); global != "" {
+	if global := getenv("GIT_CONFIG_GLOBAL"); global != "" {
 		files = append(files, expandHome(global, home))
 	}
-	if xdg := env.Getenv("XDG_CONFIG_HOME"); xdg != "" {
+	if xdg := getenv("XDG_CONFIG_HOME"); xdg != "" {
 		files = append(files, filepath.Join(xdg, "git", "config"))
 	}
 	if home != "" {
@@ -88,14 +97,14 @@ func readUserGitConfig(env Env) (u userConfigReader, why string) {
 			return u, fmt.Sprintf("the user's git configuration file %s is a relative path, read from the folder git runs in, which the project's files fill", f)
 		}
 	}
-	if count := env.Getenv("GIT_CONFIG_COUNT"); count != "" {
+	if count := getenv("GIT_CONFIG_COUNT"); count != "" {
 		n, err := strconv.Atoi(count)
 		if err != nil || n < 0 || n > 1000 {
 			return u, "GIT_CONFIG_COUNT is set to " + count + ", which plansmith does not read"
 		}
 		for i := 0; i < n; i++ {
-			name := env.Getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
-			e := gitEntry{value: env.Getenv("GIT_CONFIG_VALUE_" + strconv.Itoa(i)), hasValue: true}
+			name := getenv("GIT_CONFIG_KEY_" + strconv.Itoa(i))
+			e := gitEntry{value: getenv("GIT_CONFIG_VALUE_" + strconv.Itoa(i)), hasValue: true}
 			first, last := strings.IndexByte(name, '.'), strings.LastIndexByte(name, '.')
 			if first < 0 {
 				return u, "GIT_CONFIG_KEY_" + strconv.Itoa(i) + " is no key git reads"
@@ -130,7 +139,7 @@ func (u *userConfigReader) file(path string, depth int) string {
 		return "" // git skips a file it cannot open
 	}
 	if err != nil {
-		return fmt.Sprintf("the user's git configuration %s cannot be read (%v)", path, Plain(err))
+		return fmt.Sprintf("the user's git configuration %s cannot be read (%v)", path, plainfile.Message(err))
 	}
 	entries, err := parseGitConfig(data)
 	if err != nil {

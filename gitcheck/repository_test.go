@@ -1,7 +1,6 @@
-package loop
+package gitcheck
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,154 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/gittest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// initRepo makes dir a checkout with git init when git is installed, else
-// lays the files out by hand; either way with git init's config.
-func initRepo(t *testing.T, dir string) {
-	t.Helper()
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	if git, err := exec.LookPath("git"); err == nil {
-		out, err := exec.Command(git, "init", "-q", dir).CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		return
-	}
-	dotgit := filepath.Join(dir, ".git")
-	for _, d := range []string{"objects", "refs", "hooks"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(dotgit, d), 0o755))
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"),
-		[]byte("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n"), 0o644))
-}
-
-// repoWithConfig makes a checkout whose .git/config is config, and
-// returns its folder and its .git.
-func repoWithConfig(t *testing.T, config string) (dir, dotgit string) {
-	t.Helper()
-	dir = t.TempDir()
-	initRepo(t, dir)
-	dotgit = filepath.Join(dir, ".git")
-	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "config"), []byte(config), 0o644))
-	return dir, dotgit
-}
-
-func appendConfig(t *testing.T, path, text string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
-	require.NoError(t, err)
-	_, err = f.WriteString(text)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-}
-
-// A project unpacked from an archive carries its .git: git status there
-// runs what its config names. PreToolUse refuses git in such a checkout,
-// and allows it in one whose config is git init's (or a clone's, with the
-// settings people keep per repository).
-func TestGitInACheckoutWhoseConfigNamesAProgramIsRefused(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("shell hooks")
-	}
-	env, p := blockingLoop(t)
-	initRepo(t, p.Project)
-	config := filepath.Join(p.Project, ".git", "config")
-	judge := func(command string) ToolOutcome {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
-	}
-	assert.False(t, judge("git status --short").Deny, "git init's config is inert")
-	appendConfig(t, config, "[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"+
-		"[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n[user]\n\temail = me@example.com\n[pull]\n\trebase = true\n")
-	assert.False(t, judge("git status --short").Deny, "a clone's config and a user's settings are inert")
-
-	marker := filepath.Join(t.TempDir(), "ran")
-	appendConfig(t, config, "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
-	if git, err := exec.LookPath("git"); err == nil {
-		cmd := exec.Command(git, "status", "--short")
-		cmd.Dir = p.Project
-		cmd.Run()
-		require.FileExists(t, marker, "git status runs the program core.fsmonitor names")
-	}
-	for _, command := range []string{"git status --short", "git diff", "git -C . log -1", "git log --oneline -3"} {
-		out := judge(command)
-		assert.True(t, out.Deny, command)
-		assert.Contains(t, out.Reason, "sets core.fsmonitor", command)
-	}
-}
-
-// go list stamps a main package's build info by running git status and git
-// log in the repository it finds (review AQ1): in a clone whose hooksPath
-// names a folder with a hook git status fires (Husky's .husky), or in a
-// Mercurial checkout, go list is refused as git is, and allowed with
-// -buildvcs=false; in an inert checkout it is allowed.
-func TestGoListWhereItsVersionControlRunsAProgramIsRefused(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("shell hooks")
-	}
-	env, p := blockingLoop(t)
-	initRepo(t, p.Project)
-	judge := func(command string) ToolOutcome {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "go.mod"), []byte("module example.com/x\n\ngo 1.21\n"), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
-	assert.False(t, judge("go list ./...").Deny, "git init's repository is inert")
-
-	marker := filepath.Join(t.TempDir(), "ran")
-	husky := filepath.Join(p.Project, ".husky")
-	require.NoError(t, os.MkdirAll(husky, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(husky, "post-index-change"), []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755))
-	appendConfig(t, filepath.Join(p.Project, ".git", "config"), "[core]\n\thooksPath = .husky\n")
-	goBin, goErr := exec.LookPath("go")
-	if git, gitErr := exec.LookPath("git"); goErr == nil && gitErr == nil {
-		// A clone: the files committed, then one touched, so that git
-		// status refreshes the index and fires the hook.
-		out, err := exec.Command(git, "-C", p.Project, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "core.hooksPath=/nowhere",
-			"commit", "-qm", "x", "--allow-empty").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		out, err = exec.Command(git, "-C", p.Project, "-c", "core.hooksPath=/nowhere", "add", "go.mod", "main.go").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		out, err = exec.Command(git, "-C", p.Project, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "core.hooksPath=/nowhere",
-			"commit", "-qm", "y").CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		later := time.Now().Add(time.Hour)
-		require.NoError(t, os.Chtimes(filepath.Join(p.Project, "main.go"), later, later))
-		cmd := exec.Command(goBin, "list", "./...")
-		cmd.Dir = p.Project
-		cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=auto", "GOTOOLCHAIN=local", "GOWORK=off")
-		out, err = cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		require.FileExists(t, marker, "go list ran git status, which ran the hook")
-	}
-	for _, command := range []string{"go list ./...", "go list -f '{{.Dir}}' ./...", "go list -deps .", "go list ./... -buildvcs=false"} {
-		out := judge(command)
-		assert.True(t, out.Deny, command)
-		assert.Contains(t, out.Reason, "post-index-change", command)
-		assert.Contains(t, out.Reason, "-buildvcs=false", command)
-	}
-	for _, command := range []string{"go list -buildvcs=false ./...", "go list -m all", "go list -json=Dir,ImportPath ./..."} {
-		assert.False(t, judge(command).Deny, command)
-	}
-
-	require.NoError(t, os.RemoveAll(husky))
-	assert.False(t, judge("go list ./...").Deny)
-	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, ".hg"), 0o755))
-	out := judge("go list ./...")
-	assert.True(t, out.Deny, "a Mercurial checkout's hgrc can name hooks hg status runs")
-	assert.Contains(t, out.Reason, ".hg")
-}
 
 func TestRepositoryTrouble(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("exec bits")
 	}
-	repo := func(config string) (string, string) { return repoWithConfig(t, config) }
+	repo := func(config string) (string, string) { return gittest.WithConfig(t, config) }
 	inert := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n; a comment\n# another\n[remote \"origin\"]\n\turl = git@example.com:o/r.git # where\n\tgh-resolved = base\n" +
 		"[branch.main]\n\tremote = origin\n\tvscode-merge-base = origin/main\n[alias]\n\tst = status\n[lfs \"https://example.com/r.git/info/lfs\"]\n\taccess = basic\n[diff]\n\tcolorMoved = zebra\n"
 	_, dotgit := repo(inert)
@@ -216,7 +77,7 @@ func TestRepositoryTrouble(t *testing.T) {
 	for _, name := range []string{"pre-auto-gc", "pre-commit", "post-checkout", "h"} {
 		require.NoError(t, os.WriteFile(filepath.Join(husky9, name), []byte("#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n"), 0o755))
 	}
-	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\thooksPath = .husky/_\n")
+	gittest.Append(t, filepath.Join(dotgit, "config"), "[core]\n\thooksPath = .husky/_\n")
 	assert.Empty(t, repositoryTrouble(dotgit), "Husky 9's hooks")
 	require.NoError(t, os.WriteFile(filepath.Join(husky9, "post-index-change"), []byte("#!/bin/sh\n"), 0o755))
 	assert.Contains(t, repositoryTrouble(dotgit), "post-index-change", "a hook in the hooksPath a reading command fires")
@@ -225,7 +86,7 @@ func TestRepositoryTrouble(t *testing.T) {
 	require.NoError(t, os.WriteFile(commit, []byte("#!/bin/sh\n"), 0o755))
 	assert.Empty(t, repositoryTrouble(dotgit), "a hook of a command the policy never allows is left alone")
 	require.NoError(t, os.Remove(commit))
-	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\thooksPath = .husky/_\n")
+	gittest.Append(t, filepath.Join(dotgit, "config"), "[core]\n\thooksPath = .husky/_\n")
 	husky := filepath.Join(dir, ".husky", "_")
 	require.NoError(t, os.MkdirAll(husky, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(husky, "pre-commit"), []byte("#!/bin/sh\n"), 0o755))
@@ -243,7 +104,7 @@ func TestRepositoryTrouble(t *testing.T) {
 	linked := filepath.Join(t.TempDir(), ".git")
 	require.NoError(t, os.WriteFile(linked, []byte("gitdir: "+wt+"\n"), 0o644))
 	assert.Empty(t, repositoryTrouble(linked))
-	appendConfig(t, filepath.Join(mainGit, "config"), "[core]\n\tfsmonitor = ./x.sh\n")
+	gittest.Append(t, filepath.Join(mainGit, "config"), "[core]\n\tfsmonitor = ./x.sh\n")
 	assert.Contains(t, repositoryTrouble(linked), "core.fsmonitor", "the common folder's config")
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "config.worktree"), []byte("[core]\n\tpager = x\n"), 0o644))
 	assert.NotEmpty(t, repositoryTrouble(linked))
@@ -267,7 +128,7 @@ func TestRepositoryTroubleReadsAsGitReads(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("exec bits")
 	}
-	repo := func(config string) (string, string) { return repoWithConfig(t, config) }
+	repo := func(config string) (string, string) { return gittest.WithConfig(t, config) }
 	for name, config := range map[string]string{
 		"a header, then another and a key":   "[alias \"x\"][core]fsmonitor=/x.sh;]\n",
 		"a header, then a key":               "[alias]st=status\n",
@@ -307,8 +168,8 @@ func TestRepositoryTroubleReadsAsGitReads(t *testing.T) {
 // git status and git diff run git in every submodule checked out, with its
 // own config: a submodule's config counts as the repository's.
 func TestSubmodulesAreLookedInto(t *testing.T) {
-	run := gitIn(t, nil)
-	dir, sub := repositoryWithNested(t, run)
+	run := gittest.In(t, nil)
+	dir, sub := gittest.WithNested(t, run)
 	for _, f := range []string{"a-file-with-a-long-name-before", "z-after", "later"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644))
 	}
@@ -319,7 +180,7 @@ func TestSubmodulesAreLookedInto(t *testing.T) {
 	assert.Empty(t, repositoryTrouble(dotgit), "a submodule with git init's config")
 
 	marker := filepath.Join(t.TempDir(), "ran")
-	appendConfig(t, filepath.Join(sub, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+	gittest.Append(t, filepath.Join(sub, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
 	run(dir, "status", "--short")
 	require.FileExists(t, marker, "git status in the top repository runs the submodule's fsmonitor")
 	why := repositoryTrouble(dotgit)
@@ -345,12 +206,12 @@ func TestGitRepositoryReadsHeadsAndModulesAsGitDoes(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX layouts")
 	}
-	dir, dotgit := repoWithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
+	dir, dotgit := gittest.WithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
 	head, err := os.ReadFile(filepath.Join(dotgit, "HEAD"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "HEAD"), []byte(strings.Replace(string(head), "ref: ", "ref:", 1)), 0o644))
 	marker := filepath.Join(t.TempDir(), "ran")
-	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+	gittest.Append(t, filepath.Join(dotgit, "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
 	if git, err := exec.LookPath("git"); err == nil {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "f"), []byte("f"), 0o644))
 		cmd := exec.Command(git, "status", "--short")
@@ -358,16 +219,16 @@ func TestGitRepositoryReadsHeadsAndModulesAsGitDoes(t *testing.T) {
 		cmd.Run()
 		require.FileExists(t, marker, "git takes a HEAD without the space after ref:")
 	}
-	assert.Contains(t, gitRepository(Env{}, dir, ""), "is not a .git plansmith can read as git does")
+	assert.Contains(t, Repository(User{}, dir, ""), "is not a .git plansmith can read as git does")
 	require.NoError(t, os.Remove(filepath.Join(dotgit, "HEAD")))
 	require.NoError(t, os.Symlink("refs/heads/main", filepath.Join(dotgit, "HEAD")))
-	assert.Contains(t, gitRepository(Env{}, dir, ""), "is not a .git plansmith can read as git does", "a linked HEAD")
+	assert.Contains(t, Repository(User{}, dir, ""), "is not a .git plansmith can read as git does", "a linked HEAD")
 
-	_, dotgit = repoWithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
+	_, dotgit = gittest.WithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
 	require.NoError(t, os.WriteFile(filepath.Join(dotgit, "commondir"), []byte("/nowhere\n"), 0o644))
 	assert.Contains(t, repositoryTrouble(dotgit), "has no objects")
 
-	_, dotgit = repoWithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
+	_, dotgit = gittest.WithConfig(t, "[core]\n\trepositoryformatversion = 0\n")
 	module := filepath.Join(dotgit, "modules", "libs", "sub")
 	for _, d := range []string{"objects", "refs"} {
 		require.NoError(t, os.MkdirAll(filepath.Join(module, d), 0o755))
@@ -375,55 +236,11 @@ func TestGitRepositoryReadsHeadsAndModulesAsGitDoes(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(module, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(module, "config"), []byte("[core]\n\tbare = false\n"), 0o644))
 	assert.Empty(t, repositoryTrouble(dotgit), "a kept submodule with an inert config")
-	appendConfig(t, filepath.Join(module, "config"), "[diff]\n\texternal = ./x.sh\n")
+	gittest.Append(t, filepath.Join(module, "config"), "[diff]\n\texternal = ./x.sh\n")
 	assert.Contains(t, repositoryTrouble(dotgit), "diff.external", "a submodule kept under .git/modules, as a path with a slash")
 
-	_, dotgit = repoWithConfig(t, "[diff]\n\tsubmodule = diff\n")
+	_, dotgit = gittest.WithConfig(t, "[diff]\n\tsubmodule = diff\n")
 	assert.Contains(t, repositoryTrouble(dotgit), "diff.submodule")
-}
-
-// A partial clone fetches an object a reading command finds missing: git
-// show writes a pack into .git and talks to the remote (and its git
-// maintenance may run the pre-auto-gc hook; review O). Every file of it,
-// the remote too, is one an archive can carry. PreToolUse refuses git
-// there.
-func TestGitInAPartialCloneIsRefused(t *testing.T) {
-	top := t.TempDir()
-	run := gitIn(t, []string{"GIT_CONFIG_NOSYSTEM=1", "HOME=" + top})
-	origin := filepath.Join(top, "origin.git")
-	run(top, "init", "-q", "--bare", origin)
-	run(origin, "config", "uploadpack.allowfilter", "true")
-	work := filepath.Join(top, "w")
-	run(top, "init", "-q", work)
-	require.NoError(t, os.WriteFile(filepath.Join(work, "f"), []byte("one\n"), 0o644))
-	run(work, "add", "f")
-	run(work, "commit", "-qm", "one")
-	run(work, "push", "-q", origin, "HEAD:refs/heads/main")
-
-	env, p := blockingLoop(t)
-	project := p.Project
-	clone := filepath.Join(top, "clone")
-	run(top, "clone", "-q", "--no-local", "--filter=blob:none", "--no-checkout", "file://"+origin, clone)
-	require.NoError(t, os.Rename(filepath.Join(clone, ".git"), filepath.Join(project, ".git")))
-	require.NoError(t, os.WriteFile(filepath.Join(work, "h"), []byte("third\n"), 0o644))
-	run(work, "add", "h")
-	run(work, "commit", "-qm", "three")
-	run(work, "push", "-q", origin, "HEAD:refs/heads/main")
-	run(project, "fetch", "-q", "origin")
-	packs := func() int {
-		entries, err := os.ReadDir(filepath.Join(project, ".git", "objects", "pack"))
-		require.NoError(t, err)
-		return len(entries)
-	}
-	before := packs()
-	run(project, "show", "origin/main:h")
-	assert.Greater(t, packs(), before, "git show fetched the missing blob into a new pack")
-
-	in, err := json.Marshal(map[string]string{"command": "git show origin/main:h"})
-	require.NoError(t, err)
-	out := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: project}, Tool: "Bash", Input: in})
-	assert.True(t, out.Deny)
-	assert.Contains(t, out.Reason, "promisor")
 }
 
 // Review CG1, proven with git 2.39: core.worktree moves the working tree
@@ -433,7 +250,7 @@ func TestGitInAPartialCloneIsRefused(t *testing.T) {
 // core.worktree = ../w, and w held the hook git status fired, or the
 // checked-out submodule whose fsmonitor it ran.
 func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
-	run := gitIn(t, nil)
+	run := gittest.In(t, nil)
 	marker := filepath.Join(t.TempDir(), "ran")
 	proj := t.TempDir()
 	run(proj, "init", "-q", ".")
@@ -441,7 +258,7 @@ func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(w, "h"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(w, "f"), []byte("f\n"), 0o644))
 	dotgit := filepath.Join(proj, ".git")
-	appendConfig(t, filepath.Join(dotgit, "config"), "[core]\n\tworktree = ../w\n\thooksPath = h\n")
+	gittest.Append(t, filepath.Join(dotgit, "config"), "[core]\n\tworktree = ../w\n\thooksPath = h\n")
 	run(proj, "add", "f")
 	run(proj, "commit", "-qm", "f")
 	assert.Empty(t, repositoryTrouble(dotgit), "a working tree elsewhere, no hook in it")
@@ -463,7 +280,7 @@ func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
 	run(sub, "commit", "-qm", "s")
 	run(proj, "update-index", "--add", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+",sub")
 	assert.Empty(t, repositoryTrouble(dotgit), "a submodule in the working tree with git init's config")
-	appendConfig(t, filepath.Join(sub, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+	gittest.Append(t, filepath.Join(sub, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
 	run(proj, "status", "--short")
 	require.FileExists(t, marker, "git status runs the fsmonitor of a submodule in the working tree")
 	why := repositoryTrouble(dotgit)
@@ -471,7 +288,7 @@ func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
 	assert.Contains(t, why, "core.fsmonitor")
 
 	// A core.worktree git reads another way than as written is refused.
-	_, quoted := repoWithConfig(t, "[core]\n\tworktree = \"../w\"\n")
+	_, quoted := gittest.WithConfig(t, "[core]\n\tworktree = \"../w\"\n")
 	assert.NotEmpty(t, repositoryTrouble(quoted))
 }
 
@@ -482,7 +299,7 @@ func TestAWorkingTreeElsewhereIsLookedInto(t *testing.T) {
 // clone's lazy fetch then runs its remote's uploadpack.
 func TestAWorktreesOwnSubmoduleRepositoriesAreLookedInto(t *testing.T) {
 	top := t.TempDir()
-	run := gitIn(t, []string{"GIT_CONFIG_NOSYSTEM=1", "HOME=" + top}, "protocol.file.allow=always")
+	run := gittest.In(t, []string{"GIT_CONFIG_NOSYSTEM=1", "HOME=" + top}, "protocol.file.allow=always")
 	git, _ := exec.LookPath("git") // gitIn has skipped the test without it
 	src, proj, wt := filepath.Join(top, "src"), filepath.Join(top, "proj"), filepath.Join(top, "wt")
 	for _, d := range []string{src, proj} {
@@ -530,8 +347,8 @@ func TestAWorktreesOwnSubmoduleRepositoriesAreLookedInto(t *testing.T) {
 // read and every git command in the repository was refused (review CJ3).
 // Both files are read: a submodule in either is looked into.
 func TestASplitIndexIsRead(t *testing.T) {
-	run := gitIn(t, nil)
-	dir, sub := repositoryWithNested(t, run)
+	run := gittest.In(t, nil)
+	dir, sub := gittest.WithNested(t, run)
 	files := strings.Split("a b c d e f g h i j", " ") // enough that one more entry does not rewrite the shared file
 	for _, f := range files {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644))
@@ -539,7 +356,7 @@ func TestASplitIndexIsRead(t *testing.T) {
 	run(dir, append([]string{"add"}, files...)...)
 	run(dir, "update-index", "--add", "--cacheinfo", "160000,"+run(sub, "rev-parse", "HEAD")+",sub")
 	run(dir, "commit", "-qm", "top")
-	appendConfig(t, filepath.Join(dir, ".git", "config"), "[core]\n\tsplitIndex = true\n")
+	gittest.Append(t, filepath.Join(dir, ".git", "config"), "[core]\n\tsplitIndex = true\n")
 	require.NoError(t, os.Chtimes(filepath.Join(dir, "a"), time.Now(), time.Now().Add(time.Hour)))
 	run(dir, "status", "--short")
 	shared, err := filepath.Glob(filepath.Join(dir, ".git", "sharedindex.*"))
@@ -568,7 +385,7 @@ func TestASplitIndexIsRead(t *testing.T) {
 	assert.ElementsMatch(t, []string{"sub", "sub2"}, links)
 	marker := filepath.Join(t.TempDir(), "ran")
 	for _, s := range []string{sub, sub2} {
-		appendConfig(t, filepath.Join(s, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
+		gittest.Append(t, filepath.Join(s, ".git", "config"), "[core]\n\tfsmonitor = \"touch '"+marker+"' #\"\n")
 		run(dir, "status", "--short")
 		require.FileExists(t, marker, "git status runs the submodule's fsmonitor")
 		require.NoError(t, os.Remove(marker))
@@ -604,42 +421,21 @@ func TestASplitIndexIsRead(t *testing.T) {
 	assert.ElementsMatch(t, []string{"a", "sub", "sub2"}, links)
 }
 
-// gitIn returns a runner of real git in a folder, as a user named a, with
-// env added to the environment and each of config given as -c; it returns
-// git's output trimmed and fails the test when git does. A test that needs
-// git is skipped where there is none.
-func gitIn(t *testing.T, env []string, config ...string) func(dir string, args ...string) string {
-	t.Helper()
-	git, err := exec.LookPath("git")
-	if err != nil || runtime.GOOS == "windows" {
-		t.Skip("needs git")
-	}
-	pre := []string{"-c", "user.email=a@b", "-c", "user.name=a"}
-	for _, c := range config {
-		pre = append(pre, "-c", c)
-	}
-	return func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(git, append(append([]string(nil), pre...), args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, out)
-		return strings.TrimSpace(string(out))
-	}
-}
-
-// repositoryWithNested makes a repository with another inside it, at sub/,
-// which has one commit: what a submodule is made from.
-func repositoryWithNested(t *testing.T, run func(dir string, args ...string) string) (dir, sub string) {
-	t.Helper()
-	dir = t.TempDir()
-	run(dir, "init", "-q", ".")
-	sub = filepath.Join(dir, "sub")
-	require.NoError(t, os.MkdirAll(sub, 0o755))
-	run(sub, "init", "-q", ".")
-	require.NoError(t, os.WriteFile(filepath.Join(sub, "s"), []byte("s\n"), 0o644))
-	run(sub, "add", "s")
-	run(sub, "commit", "-qm", "s")
-	return dir, sub
+// kernelPath resolves a path as the kernel opens it, and gives up on one
+// through /proc, whose entries are each process's own (review BP1).
+func TestKernelPath(t *testing.T) {
+	_, ok := kernelPath("/proc/self/cwd/x")
+	assert.False(t, ok)
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "a", "b"), filepath.Join(dir, "l")))
+	got, ok := kernelPath(dir + "/sub/../g")
+	assert.True(t, ok)
+	assert.Equal(t, filepath.Join(dir, "g"), got, "a part that does not exist is taken as written")
+	got, ok = kernelPath(dir + "/l/../g") // not filepath.Join, which cleans the .. away as text
+	assert.True(t, ok)
+	assert.Equal(t, filepath.Join(dir, "a", "g"), got, "the link is followed before its .. climbs")
+	require.NoError(t, os.Symlink("/proc/self/cwd", filepath.Join(dir, "p")))
+	_, ok = kernelPath(filepath.Join(dir, "p", "x"))
+	assert.False(t, ok, "a link into /proc")
 }

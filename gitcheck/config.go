@@ -1,10 +1,10 @@
-package loop
+package gitcheck
 
 import (
 	"strings"
 )
 
-// A git config file read for its keys (gitrepo.go decides what they
+// A git config file read for its keys (repository.go decides what they
 // mean for a repository): the layouts git writes, and which keys name no
 // program.
 
