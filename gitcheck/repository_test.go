@@ -439,3 +439,38 @@ func TestKernelPath(t *testing.T) {
 	_, ok = kernelPath(filepath.Join(dir, "p", "x"))
 	assert.False(t, ok, "a link into /proc")
 }
+
+// A linked worktree's repository is its folder under worktrees/ and the
+// common one: the submodule repositories kept in the common folder's
+// modules are git's to open from the worktree too (git grep --cached under
+// submodule.recurse), so they are looked into as the worktree's own are
+// (review CM, mutant L9: the common folder's modules went unread).
+func TestAWorktreeLooksIntoTheCommonModules(t *testing.T) {
+	top := t.TempDir()
+	common := filepath.Join(top, "proj", ".git")
+	repo := func(dir, config string) {
+		t.Helper()
+		for _, d := range []string{"objects", "refs"} {
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "config"), []byte(config), 0o644))
+	}
+	inert := "[core]\n\trepositoryformatversion = 0\n\tbare = false\n"
+	repo(common, inert)
+	own := filepath.Join(common, "worktrees", "wt")
+	require.NoError(t, os.MkdirAll(own, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(own, "HEAD"), []byte("ref: refs/heads/wt\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(own, "commondir"), []byte("../..\n"), 0o644))
+	wt := filepath.Join(top, "wt")
+	require.NoError(t, os.MkdirAll(wt, 0o755))
+	dotgit := filepath.Join(wt, ".git")
+	require.NoError(t, os.WriteFile(dotgit, []byte("gitdir: "+own+"\n"), 0o644))
+	module := filepath.Join(common, "modules", "lib")
+	repo(module, inert)
+	assert.Empty(t, repositoryTrouble(dotgit), "an inert submodule repository in the common folder")
+
+	repo(module, inert+"\tfsmonitor = ./watch\n")
+	assert.Contains(t, repositoryTrouble(dotgit), module, "judged from the linked worktree")
+	assert.Contains(t, repositoryTrouble(filepath.Join(top, "proj", ".git")), module, "and from the main one")
+}

@@ -70,7 +70,7 @@ func readUserGitConfig(getenv func(string) string) (u userConfigReader, why stri
 	// what the hook, started without them, does not see), and reading more
 	// than git does only refuses more.
 	home := getenv("HOME")
-	files := []string{"/etc/gitconfig"}
+	files := []string{systemGitConfig}
 	if sys := getenv("GIT_CONFIG_SYSTEM"); sys != "" {
 		files = append(files, sys)
 	}
@@ -120,6 +120,10 @@ func readUserGitConfig(getenv func(string) string) (u userConfigReader, why stri
 	}
 	return u, ""
 }
+
+// systemGitConfig is git's system-wide configuration file (a variable so
+// that a test can stand another in for it).
+var systemGitConfig = "/etc/gitconfig"
 
 // userIncludeDepth is how deep git follows includes.
 const userIncludeDepth = 10

@@ -130,3 +130,23 @@ func TestEveryProgramSettingOfTheUserIsJudged(t *testing.T) {
 		assert.Equal(t, on, u.showSignature, value)
 	}
 }
+
+// The system's configuration is the user's too, and read as such: a
+// relative program there runs the project's file (review CM, mutant L21b:
+// /etc/gitconfig left unread went unnoticed).
+func TestTheSystemsGitConfigIsRead(t *testing.T) {
+	sys := filepath.Join(t.TempDir(), "gitconfig")
+	saved := systemGitConfig
+	t.Cleanup(func() { systemGitConfig = saved })
+	systemGitConfig = sys
+	home := map[string]string{"HOME": t.TempDir()}
+	getenv := func(k string) string { return home[k] }
+
+	assert.Empty(t, ReadUser(getenv).why, "no system file")
+	require.NoError(t, os.WriteFile(sys, []byte("[core]\n\tfsmonitor = /usr/local/bin/watch\n"), 0o644))
+	assert.Empty(t, ReadUser(getenv).why, "the system's own program")
+	require.NoError(t, os.WriteFile(sys, []byte("[core]\n\tfsmonitor = .git/hooks/fsmonitor-watchman\n"), 0o644))
+	assert.Contains(t, ReadUser(getenv).why, "fsmonitor-watchman")
+	require.NoError(t, os.WriteFile(sys, []byte("[log]\n\tshowSignature = true\n"), 0o644))
+	assert.True(t, ReadUser(getenv).ShowsSignatures())
+}
