@@ -16,7 +16,7 @@ import (
 
 // guardedProject starts a loop that keeps dir read-only; getPath answers
 // the hook's reads of $PATH, which PreToolUse makes while it judges a
-// command (the policy's PATH lookup).
+// command that runs a program by name (the policy's PATH lookup).
 func guardedProject(t *testing.T, getPath func() string) (loop.Env, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -64,7 +64,16 @@ func TestPreToolUseRefusesWhatItCannotJudgeInTime(t *testing.T) {
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
 	assert.Contains(t, out.String(), "plansmith's judging did not finish within 500ms")
 
-	env, dir = guardedProject(t, func() string { panic("boom") })
+	// A crash outside the policy (which refuses on its own crashes):
+	// PreToolUse reads $HOME for the user's policy file before it judges.
+	env, dir = guardedProject(t, func() string { return "/usr/bin" })
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			panic("boom")
+		}
+		return getenv(k)
+	}
 	out.Reset()
 	run(t, "pretooluse-loop", bashCall(dir, "ls"), &out, env)
 	assert.Contains(t, out.String(), `"permissionDecision":"deny"`)

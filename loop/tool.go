@@ -64,7 +64,15 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
-	cfg.PathLookup = pathLookup(env.Getenv("PATH"), project, pluginBin(env))
+	// PATH is looked into only when a command runs a program by name: most
+	// calls while planning are reads (Read, Grep, Glob), which never ask.
+	lookup := sync.OnceValue(func() func(string) string { return pathLookup(env.Getenv("PATH"), project, pluginBin(env)) })
+	cfg.PathLookup = func(name string) string {
+		if f := lookup(); f != nil {
+			return f(name)
+		}
+		return ""
+	}
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	// The user's git configuration is read once a call, when a git (or go
 	// list) command needs it.
