@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -451,20 +452,26 @@ func TestCodexWorkdirElsewhereIsStillPlanning(t *testing.T) {
 	t.Parallel()
 	bin := BuildPlansmith(t)
 	outside := t.TempDir()
-	var e *CodexEnv
-	e = codexPlansmithEnv(t, bin,
+	// The project is known once the environment is made, after the script
+	// is: the model server's goroutine reads it through an atomic (a plain
+	// variable raced with it under the race detector, which cannot see
+	// that Codex only asks after the assignment).
+	var escaped atomic.Pointer[string]
+	e := codexPlansmithEnv(t, bin,
 		startPlan(bin, "--no-memory"),
 		cs.Func(func(cs.Request) cs.Reply {
 			return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{
-				"cmd": "touch " + filepath.Join(e.Project, "escaped.txt"), "workdir": outside}}}
+				"cmd": "touch " + *escaped.Load(), "workdir": outside}}}
 		}),
 		cs.Exec(quoteBin(bin)+" cancel"),
 		cs.Text("done"),
 	)
+	target := filepath.Join(e.Project, "escaped.txt")
+	escaped.Store(&target)
 	res := runCodex(e, "plan")
 	require.Equal(t, 0, res.ExitCode)
 	reqs := e.Model.Requests()
 	require.GreaterOrEqual(t, len(reqs), 3)
 	assert.Contains(t, reqs[2].Outputs[0].Output, "Command blocked by PreToolUse hook:")
-	assert.NoFileExists(t, filepath.Join(e.Project, "escaped.txt"))
+	assert.NoFileExists(t, target)
 }
