@@ -426,10 +426,23 @@ func (m sectionMatcher) sectionsMissing(headings []string) []string {
 // normHeading prepares a heading for section matching: lower case, without
 // leading numbering ("1.", "2)", "3.1"), emoji or punctuation, and without
 // a trailing colon, question mark or emphasis ("## 1. 🎯 Goal:" → "goal").
+// The hyphens that models type in place of "-" (the non-breaking hyphen
+// U+2011 above all: "Non‑Goals", "Out‑of‑Scope") are read as "-", since
+// they look the same in the refusal that names the section (review CP1).
 func normHeading(h string) string {
+	if strings.ContainsAny(h, unicodeHyphens) {
+		h = hyphenFold.Replace(h)
+	}
 	h = strings.TrimFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ')' })
 	h = mdtext.StripNumber(h)
 	h = strings.TrimLeftFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	h = strings.TrimRight(h, " \t:*_#?")
 	return strings.ToLower(h)
 }
+
+// unicodeHyphens are the characters that are a hyphen in print: hyphen,
+// non-breaking hyphen, figure dash, minus sign, small and fullwidth
+// hyphen-minus. The en and em dashes are not: they separate ("Goal — why").
+const unicodeHyphens = "\u2010\u2011\u2012\u2212\ufe63\uff0d"
+
+var hyphenFold = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2212", "-", "\ufe63", "-", "\uff0d", "-")

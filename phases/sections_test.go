@@ -41,6 +41,14 @@ func TestSectionsByMeaning(t *testing.T) {
 		{"what we're not doing", []string{"Non-Scope"}, []string{"What We're NOT Doing"}, nil},
 		{"won't do and a single non-goal", []string{"Non-Scope", "Goal"}, []string{"Won't Do", "Non-goal"}, []string{"Goal"}},
 		{"비목표 is non-scope, not goal", []string{"Goal", "Non-Scope"}, []string{"비목표"}, []string{"Goal"}},
+		// Review CP1: models write hyphens as U+2011 ("Non‑Goals"); they
+		// look like "-" in the refusal, so they must count as one.
+		{"non-breaking hyphens", []string{"Non-Scope", "Risks"}, []string{"Non\u2011Goals (for now)", "Trade\u2011offs"}, nil},
+		{"non-breaking hyphens in out-of-scope", []string{"Non-Scope"}, []string{"Out\u2011of\u2011Scope (phase\u20112)"}, nil},
+		{"a hyphen", []string{"Non-Scope"}, []string{"Non\u2010scope"}, nil},
+		{"a minus sign", []string{"Non-Scope"}, []string{"Non\u2212goals"}, nil},
+		{"a fullwidth hyphen", []string{"Non-Scope"}, []string{"Non\uff0dscope"}, nil},
+		{"a folded hyphen still glues", []string{"Scope"}, []string{"Non\u2011Scope"}, []string{"Scope"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +126,7 @@ func TestPlanShapeBeforeTheDraft(t *testing.T) {
 		{"one signal is ordinary analysis", 0, understandEN + "\n- [ ] confirm the format\n- [ ] confirm the flag\n- [ ] confirm the exit code\n", ""},
 		{"analysis headings are not a plan", 0, "## Context\n## Requirements\n## Constraints\n## Success criteria\n" + understandEN, ""},
 		{"a README is not an understanding", 0, "# tool\n\n## Installation\n\n```sh\nnpm install tool\n```\n\n## Usage\n" + understandEN, "README-shaped text"},
+		{"a plan section with a non-breaking hyphen", 0, understandEN + "\n## Out\u2011of\u2011scope\n- billing\n", "plan section headings"}, // review CP1
 		{"korean README", 0, "# 도구\n## 설치\n## 사용법\n" + understandKO, "README-shaped text"},
 	}
 	for _, tt := range tests {
