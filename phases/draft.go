@@ -2,6 +2,7 @@ package phases
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
@@ -25,6 +26,11 @@ func sections(cfg Config, a *answer) []Problem {
 	if n := unclosedFence(a.text); n > 0 {
 		// The headings may be there, swallowed by the block (review AU3).
 		hint = fmt.Sprintf("the code block opened on line %d is never closed, so everything after it is code and no heading there counts: close it, or do not wrap the plan in one; then ", n) + hint
+	} else if n, names := fencedSections(a.text, m, missing); n > 0 {
+		// A plan wrapped in a closed ```markdown block shows its headings,
+		// but as code: the model must be told that, or it sends the same
+		// answer again (review CP2).
+		hint = fmt.Sprintf("the headings for %s are inside the code block opened on line %d, where they are code, not headings: write the plan as plain markdown, outside any code block", strings.Join(names, ", "), n)
 	}
 	return []Problem{{
 		Check:  "required section headings",
@@ -51,6 +57,43 @@ func unclosedFence(text string) int {
 		return open
 	}
 	return 0
+}
+
+// fencedSections returns the line on which the first code block that holds
+// a heading for a missing section opens, and the missing sections that
+// code-block headings name; 0 when none does.
+func fencedSections(text string, m sectionMatcher, missing []string) (int, []string) {
+	held := map[string]bool{}
+	first, open := 0, 0
+	for l := range mdtext.Lines(text) {
+		if !l.Code {
+			open = 0
+			continue
+		}
+		if open == 0 {
+			open = l.N
+		}
+		_, h, ok := mdtext.Heading(l.Text)
+		if !ok {
+			continue
+		}
+		known, _ := headingSections(h)
+		for _, i := range m.sections(h, known) {
+			if slices.Contains(missing, m.names[i]) {
+				held[m.names[i]] = true
+				if first == 0 {
+					first = open
+				}
+			}
+		}
+	}
+	var names []string
+	for _, name := range missing {
+		if held[name] {
+			names = append(names, name)
+		}
+	}
+	return first, names
 }
 
 // sectionHeadings are the headings that may name a section: all but the

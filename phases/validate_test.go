@@ -173,6 +173,11 @@ func TestValidate(t *testing.T) {
 		// Review AU3: headings swallowed by a block left open are named as such.
 		{"a plan wrapped in an open code block", finalRevise, nil, "Here it is:\n```markdown\n" + plan(DefaultSections, "") + "<promise>PLAN_OK</promise>\n",
 			[]string{"found 0, need 7", "the code block opened on line 2 is never closed"}},
+		// Review CP2: a plan wrapped whole in a closed block is told so.
+		{"a plan wrapped in a closed code block", finalRevise, nil, "Here it is:\n\n```markdown\n" + plan(DefaultSections, "") + "```\n\n<promise>PLAN_OK</promise>\n",
+			[]string{"found 0, need 7", "the headings for Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions are inside the code block opened on line 3"}},
+		{"one section shown only in a code sample", at(Draft), nil, plan(DefaultSections[:6], "") + "Example:\n~~~md\n## Open Questions\n~~~\n",
+			[]string{"(missing: Open Questions)", "the headings for Open Questions are inside the code block opened on line"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
