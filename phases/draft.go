@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
 )
@@ -15,11 +16,24 @@ func validateDraft(cfg Config, a *answer) []Problem {
 	return sections(cfg, a)
 }
 
-// sections is the positive check that every required section has a heading.
+// sections is the positive check that every required section has a heading,
+// and content under it (see emptySections).
 func sections(cfg Config, a *answer) []Problem {
 	m := newSectionMatcher(cfg.RequiredSections)
-	missing := m.sectionsMissing(sectionHeadings(a.shape()))
+	sh := a.shape()
+	named := m.named(sectionHeadings(sh))
+	missing := m.missing(named)
 	if len(missing) == 0 {
+		if empty := emptySections(m, sh, named); len(empty) > 0 {
+			return []Problem{{
+				Check:  "required sections with content",
+				Found:  len(m.names) - len(empty),
+				Need:   len(m.names),
+				Detail: "only a heading, or a placeholder under it: " + strings.Join(empty, ", "),
+				Hint: "write each section's content under its heading; TBD, TODO, N/A, \"...\" or a <placeholder> is not content. " +
+					"Where a section truly has nothing, say so and why in a sentence (e.g. \"None: the change touches one file\")",
+			}}
+		}
 		return nil
 	}
 	hint := "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"; names that count — " + acceptedFor(m, missing)
@@ -58,6 +72,109 @@ func unclosedFence(text string) int {
 	}
 	return 0
 }
+
+// emptySections returns the required sections every heading of which is
+// hollow, names being the required sections each of sectionHeadings(sh)
+// names (review CP3): a plan of seven bare headings, or of headings over
+// "TBD", passed the draft and the final revise. An ATX heading's section
+// runs to the next ATX heading at its level or above, its subsections
+// included whatever they are called ("## Future work" over "### 1. Backward
+// paging 구현"); a bold label's, to the next bold label or the next heading
+// that names a required section. The section has content when a line in it
+// does (hasContent), when its heading says more than a section's name
+// ("## Goal: add retries"), or when a subheading says anything ("### Step
+// 1: the retry type").
+func emptySections(m sectionMatcher, sh shape, names [][]int) []string {
+	hs := sectionHeadings(sh)
+	off := len(sh.headings) - len(hs)
+	filled := make([]bool, len(m.names))
+	for i := 0; i < len(hs); i++ {
+		if len(names[i]) == 0 {
+			continue
+		}
+		level := sh.levels[off+i]
+		full := sh.filled[off+i] || saysMore(hs[i])
+		for j := i + 1; j < len(hs) && !full; j++ {
+			lj := sh.levels[off+j]
+			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && (lj == 0 || len(names[j]) > 0)) {
+				break
+			}
+			full = sh.filled[off+j] || hasContent(hs[j])
+		}
+		if full {
+			for _, r := range names[i] {
+				filled[r] = true
+			}
+		}
+	}
+	var out []string
+	for r, ok := range filled {
+		if !ok {
+			out = append(out, m.names[r])
+		}
+	}
+	return out
+}
+
+// saysMore reports whether a section's heading carries content after a
+// colon or a dash ("Goal: add retries to the sender").
+func saysMore(h string) bool {
+	for _, sep := range []string{":", "：", " — ", " – ", " - "} {
+		if _, after, ok := strings.Cut(h, sep); ok && hasContent(after) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholders are what a template or a hurried answer puts where content
+// belongs; a line that says only one of them is not content.
+var placeholders = map[string]bool{
+	"tbd": true, "tbc": true, "tba": true, "todo": true, "to do": true, "n/a": true, "na": true, "n.a": true,
+	"to be determined": true, "to be decided": true, "to be defined": true, "to be done": true, "to be added": true,
+	"to be written": true, "to be filled in": true, "fill in": true, "fill in later": true, "placeholder": true,
+	"coming soon": true, "lorem ipsum": true, "xxx": true, "...": true, "…": true, "etc": true,
+	"미정": true, "추후 작성": true, "작성 예정": true, "해당 없음": true, "추후 결정": true,
+}
+
+// hasContent reports whether a line outside code says something: a letter
+// or digit once list markers, checkboxes, numbering, emphasis, promise tags
+// and end punctuation are gone, and not only a placeholder ("TBD", "N/A",
+// "<one-sentence goal>", "[describe the risk]").
+func hasContent(line string) bool {
+	t := strings.TrimSpace(line)
+	if strings.IndexByte(t, '<') >= 0 && strings.Contains(asciiLower(t), "<promise") {
+		t = stripPromises(t)
+	}
+	if _, text, ok := mdtext.Checkbox(t); ok {
+		t = text
+	}
+	t = strings.TrimLeft(t, "-+*> \t")
+	t = mdtext.StripNumber(t)
+	t = strings.Trim(t, "*_` \t")
+	t = strings.TrimRight(t, ".:;,!?")
+	if !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return false
+	}
+	if n := len(t); n >= 2 && (t[0] == '<' && t[n-1] == '>' || t[0] == '{' && t[n-1] == '}' ||
+		t[0] == '[' && t[n-1] == ']' && !strings.Contains(t, "](")) {
+		return false // a template's slot
+	}
+	if len(t) > longestPlaceholder {
+		return true
+	}
+	return !placeholders[strings.ToLower(strings.Join(strings.Fields(t), " "))]
+}
+
+// longestPlaceholder is the length of the longest placeholder in bytes:
+// a longer line is content without a look-up.
+var longestPlaceholder = func() int {
+	n := 0
+	for p := range placeholders {
+		n = max(n, len(p))
+	}
+	return n
+}()
 
 // fencedSections returns the line on which the first code block that holds
 // a heading for a missing section opens, and the missing sections that

@@ -400,27 +400,37 @@ func (m sectionMatcher) sections(heading string, known []int) []int {
 	return out
 }
 
-// present returns, per required section, whether some heading names it.
-func (m sectionMatcher) present(headings []string) []bool {
-	got := make([]bool, len(m.names))
-	for _, h := range headings {
+// named returns, per heading, the required sections it names.
+func (m sectionMatcher) named(headings []string) [][]int {
+	out := make([][]int, len(headings))
+	for i, h := range headings {
 		known, _ := headingSections(h)
-		for _, i := range m.sections(h, known) {
-			got[i] = true
-		}
+		out[i] = m.sections(h, known)
 	}
-	return got
+	return out
 }
 
-// sectionsMissing returns the required sections no heading names.
-func (m sectionMatcher) sectionsMissing(headings []string) []string {
+// missing returns the required sections no heading names, given what each
+// names (named).
+func (m sectionMatcher) missing(named [][]int) []string {
+	got := make([]bool, len(m.names))
+	for _, rs := range named {
+		for _, r := range rs {
+			got[r] = true
+		}
+	}
 	var out []string
-	for i, ok := range m.present(headings) {
+	for i, ok := range got {
 		if !ok {
 			out = append(out, m.names[i])
 		}
 	}
 	return out
+}
+
+// sectionsMissing returns the required sections no heading names.
+func (m sectionMatcher) sectionsMissing(headings []string) []string {
+	return m.missing(m.named(headings))
 }
 
 // normHeading prepares a heading for section matching: lower case, without

@@ -71,7 +71,7 @@ func TestATitleIsNotASection(t *testing.T) {
 			assert.Contains(t, probs[0].String(), "missing: Steps", title)
 		}
 	}
-	assert.Empty(t, final("# Steps\n\n"+body), "a title that is only a section's name")
+	assert.Empty(t, final("# Steps\n1. Add it.\n\n"+body), "a title that is only a section's name")
 	assert.Empty(t, final("# Goal\nFast.\n# Steps\n1. Add it.\n# Risks\nNone.\n"), "level-1 sections, not a title")
 	assert.Empty(t, final("# Plan: add rate limiting\n\n"+body+"\n## Steps\n1. Add it.\n"))
 	probs := final("## Plan: add rate limiting\n\n### Goal\nFast.\n### Risks\nNone.\n")

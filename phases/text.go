@@ -29,6 +29,7 @@ import (
 type shape struct {
 	headings     []string            // heading texts, raw (markers removed, not normalised)
 	levels       []int               // per heading: its ATX level, 0 for a bold label
+	filled       []bool              // per heading: content follows it before the next heading (see hasContent)
 	numbered     int                 // numbered items
 	options      map[string]struct{} // distinct option labels ("option a", "방안 2")
 	checkboxes   int                 // task-list items ("- [ ] …")
@@ -47,6 +48,9 @@ func scan(text string) shape {
 		if l.Code {
 			if isInstallCommand(t) {
 				sh.installs++
+			}
+			if n := len(sh.filled); n > 0 && t != "" && !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+				sh.filled[n-1] = true // a command or a sample is content
 			}
 			continue
 		}
@@ -72,11 +76,13 @@ func scan(text string) shape {
 		}
 		body := t
 		if level, h, ok := mdtext.Heading(t); ok {
-			sh.headings, sh.levels = append(sh.headings, h), append(sh.levels, level)
+			sh.headings, sh.levels, sh.filled = append(sh.headings, h), append(sh.levels, level), append(sh.filled, false)
 			body = h
 		} else if h, ok := mdtext.BoldLabel(t); ok {
-			sh.headings, sh.levels = append(sh.headings, h), append(sh.levels, 0)
+			sh.headings, sh.levels, sh.filled = append(sh.headings, h), append(sh.levels, 0), append(sh.filled, false)
 			body = h
+		} else if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) {
+			sh.filled[n-1] = true
 		}
 		if isNumbered(body) {
 			sh.numbered++

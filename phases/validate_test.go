@@ -58,6 +58,11 @@ func plan(sections []string, promise string) string {
 	return b.String()
 }
 
+// withText puts a line of content under each heading line of headings.
+func withText(headings string) string {
+	return strings.ReplaceAll(headings, "\n", "\nSome text.\n") + "\nSome text.\n"
+}
+
 var sectionsKO = []string{"목표", "범위", "비범위", "단계별 계획", "검증", "리스크", "오픈 질문"}
 
 func TestValidate(t *testing.T) {
@@ -130,15 +135,15 @@ func TestValidate(t *testing.T) {
 			[]string{"(missing: Scope)"}},
 		{"draft 비범위 does not satisfy 범위", at(Draft), nil, plan([]string{"목표", "비범위", "단계별 계획", "검증", "리스크", "오픈 질문"}, ""),
 			[]string{"(missing: Scope)"}},
-		{"draft accepts decorated headings", at(Draft), nil, "# 1. 🎯 Goal\n## 2) Scope:\n## Out of scope\n### Steps (least to most)\n#### Verification ##\n##### Risks and mitigations\n###### Open Questions?", nil},
-		{"draft accepts bold-line headings", at(Draft), nil, "**Goal**\n**Scope:**\n__Non-Scope__\n**Steps**:\n**Verification**\n**Risks**\n**Open Questions**", nil},
+		{"draft accepts decorated headings", at(Draft), nil, withText("# 1. 🎯 Goal\n## 2) Scope:\n## Out of scope\n### Steps (least to most)\n#### Verification ##\n##### Risks and mitigations\n###### Open Questions?"), nil},
+		{"draft accepts bold-line headings", at(Draft), nil, withText("**Goal**\n**Scope:**\n__Non-Scope__\n**Steps**:\n**Verification**\n**Risks**\n**Open Questions**"), nil},
 		{"draft plain lines are not headings", at(Draft), nil, "Goal: x\nScope: y\nNon-Scope:\nSteps:\nVerification:\nRisks:\nOpen Questions:", []string{"found 0, need 7"}},
 		{"draft fenced headings do not count", at(Draft), nil, "```\n" + plan(DefaultSections, "") + "```\n", []string{"found 0, need 7"}},
-		{"draft custom sections", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollback plan", nil},
+		{"draft custom sections", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, withText("## Context\n## Rollback plan"), nil},
 		{"draft custom sections missing", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollbacks", []string{"found 1, need 2 (missing: Rollback)"}},
 		{"understand custom section without letters matches no other heading", at(Understand), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Success criteria\n" + understandEN, nil},
 		{"draft custom section without letters still needs its heading", at(Draft), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Goal\n## Steps", []string{"(missing: 🎯)"}},
-		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, "## Goal\n## Verification", nil},
+		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, withText("## Goal\n## Verification"), nil},
 
 		{"critique passes", at(Critique), nil, critiquePrinciples, nil},
 		{"critique too little evidence", at(Critique), nil, "1. P1: PASS\n2. P2: FAIL\n3. P3: PASS", []string{"principles with a PASS/FAIL verdict: found 3, need 6"}},
