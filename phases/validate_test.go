@@ -146,6 +146,10 @@ func TestValidate(t *testing.T) {
 		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, withText("## Goal\n## Verification"), nil},
 
 		{"critique passes", at(Critique), nil, critiquePrinciples, nil},
+		// Review CP4: a checklist that opens each line with its verdict.
+		{"critique passes with the verdict first", at(Critique), nil,
+			"1. ✅ **P1 (Step ordering)**: builds up\n2. ❌ **P2 (File references)**: no paths\n3. ✅ P3 Interface contracts: given\n" +
+				"4. ❌ P4 Error paths: none\n5. ✅ P5 Edge cases: named\n6. ❌ P6 Runnable verification: no commands\n", nil},
 		{"critique too little evidence", at(Critique), nil, "1. P1: PASS\n2. P2: FAIL\n3. P3: PASS", []string{"principles with a PASS/FAIL verdict: found 3, need 6"}},
 		{"critique too few items", at(Critique), nil, "P1: PASS\nP2: PASS\nP3: PASS\nP4: FAIL\nP5: FAIL\nP6: PASS", []string{"numbered items: found 0, need 3"}},
 		{"critique refuses promise", at(Critique), nil, critiquePrinciples + "\n<promise>PLAN_OK</promise>", []string{"<promise> tags: found 1, must be 0"}},
