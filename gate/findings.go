@@ -80,7 +80,7 @@ func (f Findings) ByID(n int) (Finding, bool) {
 var ErrUnparseable = errors.New("output has none of the required markers")
 
 var (
-	findingHeadingRe = lazyre.New(`^###\s+(?i:finding)-(\d+)\s*:\s*(.*)$`)
+	findingHeadingRe = lazyre.New(`^###\s+(?i:finding)` + hyphen + `(\d+)\s*:\s*(.*)$`)
 	noIssuesRe       = lazyre.New(`^###\s+(?i:no issues found)\s*\.?$`)
 )
 

@@ -37,6 +37,13 @@ func TestParseFindings(t *testing.T) {
 			counts: Counts{High: 1, Medium: 1, Low: 1},
 		},
 		{
+			// Review CP6: a critic that types every hyphen as U+2011.
+			name:   "ids with a non-breaking hyphen",
+			text:   "### FINDING\u20111: No rollback\n- **Severity**: high\n- **Description**: Migration has no way back.\n",
+			items:  []Finding{{1, "No rollback", High, "Migration has no way back.", 1}},
+			counts: Counts{High: 1},
+		},
+		{
 			name:   "findings win over a stray no-issues line",
 			text:   "### FINDING-1: A\n- **Severity**: high\n- **Description**: d\n### NO ISSUES FOUND\n",
 			items:  []Finding{{1, "A", High, "d", 1}},

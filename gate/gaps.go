@@ -80,8 +80,15 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("malformed %s: %s", e.Subject, strings.Join(parts, "; "))
 }
 
+// hyphen matches the "-" of an id ("GAP-1", "FINDING-2") as models type it:
+// the ASCII hyphen-minus, or a hyphen, non-breaking hyphen (U+2011, which
+// some models write for every hyphen), figure dash, minus sign, small or
+// fullwidth hyphen-minus. They look the same in the refusal that shows the
+// form, so one typed for the other must not make an item vanish (review CP6).
+const hyphen = `[-\x{2010}-\x{2012}\x{2212}\x{FE63}\x{FF0D}]`
+
 var (
-	gapHeadingRe = lazyre.New(`^###\s+(?i:gap)-(\d+)\s*:\s*(.*)$`)
+	gapHeadingRe = lazyre.New(`^###\s+(?i:gap)` + hyphen + `(\d+)\s*:\s*(.*)$`)
 	anyHeadingRe = lazyre.New(`^#{1,6}\s`)
 	// fieldRe accepts "- **Severity**: x", "- **Severity:** x" and
 	// "- Severity: x": models vary the bold, never the meaning.
@@ -93,9 +100,9 @@ var (
 	// #, emphasis, or nothing; the id followed as a heading's is (":", ".",
 	// a parenthesis, a dash, a pipe, emphasis or the end), so that prose
 	// opening with one ("GAP-1, but …") stays prose (review BB5).
-	misshapenGap = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)[- ]?\d+\s*(?:[:.()|*_\-–—]|$)`)
+	misshapenGap = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)(?: |` + hyphen + `)?\d+\s*(?:[:.()|*_\-–—]|$)`)
 	// gapLikeRe names a gap's id or a severity anywhere in a line.
-	gapLikeRe = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
+	gapLikeRe = lazyre.New(`(?i)\bgap(?: |` + hyphen + `)?\d|\bseverity\b|\((?:high|medium|low)\)`)
 )
 
 // ParseGaps finds and parses the gaps block of plan. A plan without a block

@@ -21,7 +21,7 @@ type Verdict struct {
 var (
 	verdictRe = lazyre.New(`^###\s+(?i:verdict)\s*:\s*\*{0,2}\s*([A-Za-z]+)\s*\*{0,2}\s*\.?$`)
 	reasonRe  = lazyre.New(`^\*\*(?i:reason)\*\*\s*:\s*(.*)$|^\*\*(?i:reason):\*\*\s*(.*)$`)
-	refRe     = lazyre.New(`(?i)\bFINDING-(\d+)\b`)
+	refRe     = lazyre.New(`(?i)\bFINDING` + hyphen + `(\d+)\b`)
 )
 
 // ParseVerdict parses a validator's output: one "### VERDICT: PASS" or
