@@ -114,6 +114,11 @@ func TestValidate(t *testing.T) {
 		{"explore backticked package path", at(Explore), nil, "Packages `pkg/state` and `pkg/hooks` hold the loader and the hooks.", nil},
 		{"explore refuses a file cited without a finding", at(Explore), nil, exploreEN + "\nAlso relevant:\n- `cmd/app/flags.go`\n- `internal/state/save.go`", []string{"files cited without a finding: found 2, must be 0 (cmd/app/flags.go, internal/state/save.go)"}},
 		{"explore ties a finding under a heading to its file", at(Explore), nil, "### `cmd/app/status.go`\n\nPrints the table with fmt.Fprintf.\n\n### `internal/state/load.go`\n- reads the YAML frontmatter first", nil},
+		// Review CP7: short lines under a file that together say something,
+		// and a terse Korean finding beside its path.
+		{"explore ties short bullets under a file label together", at(Explore), nil, "**`internal/hooks/send.go`**\n- single attempt\n- no backoff\n\n**`internal/hooks/queue.go`**\n- drops failed events", nil},
+		{"explore ties a terse korean finding", at(Explore), nil, "- `internal/hooks/send.go`: 재시도 없음\n- `internal/hooks/queue.go`: 실패 시 버림", nil},
+		{"explore still refuses a bare list after a short label", at(Explore), nil, "**Key files:**\n- `internal/hooks/send.go`\n- `internal/hooks/queue.go`\n- 없음", []string{"files cited without a finding: found 2"}},
 		{"explore ignores paths in code blocks", at(Explore), nil, exploreEN + "\n```\ncmd/\n  app/main.go\n```", nil},
 		{"explore refuses plan heading", at(Explore), nil, exploreEN + "\n## Verification\n", []string{"plan section headings: found 1, must be 0 (Verification)"}},
 
