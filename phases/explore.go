@@ -136,6 +136,9 @@ func proseOf(line string, refs []string) prose {
 		if strings.ContainsFunc(f, unicode.IsLetter) {
 			p.words++
 		}
+		if isASCII(f) {
+			continue
+		}
 		for _, r := range f {
 			if unicode.In(r, unicode.Hangul, unicode.Han, unicode.Hiragana, unicode.Katakana) {
 				p.dense++
