@@ -84,25 +84,25 @@ func unclosedFence(text string) int {
 // does (hasContent), when its heading says more than a section's name
 // ("## Goal: add retries"), or when a subheading says anything ("### Step
 // 1: the retry type").
-func emptySections(m sectionMatcher, sh shape, names [][]int) []string {
+func emptySections(m sectionMatcher, sh shape, names namedSections) []string {
 	hs := sectionHeadings(sh)
 	off := len(sh.headings) - len(hs)
 	filled := make([]bool, len(m.names))
 	for i := 0; i < len(hs); i++ {
-		if len(names[i]) == 0 {
+		if len(names.of(i)) == 0 {
 			continue
 		}
 		level := sh.levels[off+i]
 		full := sh.filled[off+i] || saysMore(hs[i])
 		for j := i + 1; j < len(hs) && !full; j++ {
 			lj := sh.levels[off+j]
-			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && (lj == 0 || len(names[j]) > 0)) {
+			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && (lj == 0 || len(names.of(j)) > 0)) {
 				break
 			}
 			full = sh.filled[off+j] || hasContent(hs[j])
 		}
 		if full {
-			for _, r := range names[i] {
+			for _, r := range names.of(i) {
 				filled[r] = true
 			}
 		}
@@ -160,10 +160,30 @@ func hasContent(line string) bool {
 		t[0] == '[' && t[n-1] == ']' && !strings.Contains(t, "](")) {
 		return false // a template's slot
 	}
-	if len(t) > longestPlaceholder {
+	if len(t) > 2*longestPlaceholder {
 		return true
 	}
-	return !placeholders[strings.ToLower(strings.Join(strings.Fields(t), " "))]
+	// Lower-cased, runs of spaces made one, in a buffer on the stack: this
+	// runs for the first line under every heading (review CP3).
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if len(b) > 0 && b[len(b)-1] != ' ' {
+				b = append(b, ' ')
+			}
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	if len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return !placeholders[string(b)]
 }
 
 // longestPlaceholder is the length of the longest placeholder in bytes:

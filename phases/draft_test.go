@@ -32,7 +32,7 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"TBD everywhere", filled(map[string]string{"Goal": "TBD", "Scope": "TBD.", "Non-Scope": "tbd", "Steps": "- TBD", "Verification": "**TBD**",
 			"Risks": "TBD", "Open Questions": "TBD"}), "Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions"},
 		{"one section with TBD", filled(map[string]string{"Steps": "TBD"}), "Steps"},
-		{"placeholder words in lists", filled(map[string]string{"Steps": "1. TODO\n2. ...", "Risks": "- N/A", "Scope": "- **To be determined.**"}), "Scope, Steps, Risks"},
+		{"placeholder words in lists", filled(map[string]string{"Steps": "1. TODO\n2. ...", "Risks": "- N/A", "Scope": "- **To  be\tdetermined .**"}), "Scope, Steps, Risks"},
 		{"a template's slots", filled(map[string]string{"Goal": "<one-sentence goal>", "Steps": "1. [describe the step]\n2. {step_two}", "Verification": "- [ ] <command>"}), "Goal, Steps, Verification"},
 		{"korean placeholders", filled(map[string]string{"Risks": "- 미정", "Open Questions": "해당 없음"}), "Risks, Open Questions"},
 		{"a rule or an emoji is not content", filled(map[string]string{"Risks": "---\n✅"}), "Risks"},

@@ -374,7 +374,11 @@ func workUnitAt(h string) int {
 // sections returns the required sections a heading names (indices into
 // names), known being the known sections it names (headingSections).
 func (m sectionMatcher) sections(heading string, known []int) []int {
-	var out []int
+	return m.appendSections(nil, heading, known)
+}
+
+// appendSections is sections appending to out.
+func (m sectionMatcher) appendSections(out []int, heading string, known []int) []int {
 	h := normHeading(heading)
 	for i, g := range m.groups {
 		if g >= 0 {
@@ -400,24 +404,40 @@ func (m sectionMatcher) sections(heading string, known []int) []int {
 	return out
 }
 
+// namedSections holds, per heading, the required sections it names, in one
+// backing slice: a heading-dense answer has a heading per line, and a slice
+// per heading kept them all alive at once (review CP3's peak memory).
+type namedSections struct {
+	flat []int
+	end  []int32 // per heading, where its sections end in flat
+}
+
+// of returns the required sections heading i names.
+func (n namedSections) of(i int) []int {
+	start := int32(0)
+	if i > 0 {
+		start = n.end[i-1]
+	}
+	return n.flat[start:n.end[i]]
+}
+
 // named returns, per heading, the required sections it names.
-func (m sectionMatcher) named(headings []string) [][]int {
-	out := make([][]int, len(headings))
+func (m sectionMatcher) named(headings []string) namedSections {
+	n := namedSections{end: make([]int32, len(headings))}
 	for i, h := range headings {
 		known, _ := headingSections(h)
-		out[i] = m.sections(h, known)
+		n.flat = m.appendSections(n.flat, h, known)
+		n.end[i] = int32(len(n.flat))
 	}
-	return out
+	return n
 }
 
 // missing returns the required sections no heading names, given what each
 // names (named).
-func (m sectionMatcher) missing(named [][]int) []string {
+func (m sectionMatcher) missing(named namedSections) []string {
 	got := make([]bool, len(m.names))
-	for _, rs := range named {
-		for _, r := range rs {
-			got[r] = true
-		}
+	for _, r := range named.flat {
+		got[r] = true
 	}
 	var out []string
 	for i, ok := range got {
