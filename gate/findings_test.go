@@ -44,6 +44,17 @@ func TestParseFindings(t *testing.T) {
 			counts: Counts{High: 1},
 		},
 		{
+			name:   "a bold heading (review CP6)",
+			text:   "### **FINDING-1: No rollback**\n- **Severity**: high\n- **Description**: d\n### **FINDING-2**: Slow\n- **Severity**: low\n- **Description**: e\n",
+			items:  []Finding{{1, "No rollback", High, "d", 1}, {2, "Slow", Low, "e", 4}},
+			counts: Counts{High: 1, Low: 1},
+		},
+		{
+			name:     "a bold no-issues heading (review CP6)",
+			text:     "### **NO ISSUES FOUND**\n",
+			noIssues: true,
+		},
+		{
 			name:   "findings win over a stray no-issues line",
 			text:   "### FINDING-1: A\n- **Severity**: high\n- **Description**: d\n### NO ISSUES FOUND\n",
 			items:  []Finding{{1, "A", High, "d", 1}},
