@@ -460,9 +460,7 @@ func (m sectionMatcher) sectionsMissing(headings []string) []string {
 // U+2011 above all: "Non‑Goals", "Out‑of‑Scope") are read as "-", since
 // they look the same in the refusal that names the section (review CP1).
 func normHeading(h string) string {
-	if strings.ContainsAny(h, unicodeHyphens) {
-		h = hyphenFold.Replace(h)
-	}
+	h = foldHyphens(h)
 	h = strings.TrimFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ')' })
 	h = mdtext.StripNumber(h)
 	h = strings.TrimLeftFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -476,3 +474,11 @@ func normHeading(h string) string {
 const unicodeHyphens = "\u2010\u2011\u2012\u2212\ufe63\uff0d"
 
 var hyphenFold = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2212", "-", "\ufe63", "-", "\uff0d", "-")
+
+// foldHyphens writes the hyphens of unicodeHyphens as "-".
+func foldHyphens(s string) string {
+	if !strings.ContainsAny(s, unicodeHyphens) {
+		return s
+	}
+	return hyphenFold.Replace(s)
+}

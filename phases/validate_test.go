@@ -170,6 +170,7 @@ func TestValidate(t *testing.T) {
 		{"final revise wrong promise", finalRevise, nil, plan(DefaultSections, "DONE"), []string{"found <promise>DONE</promise>, which is not the completion promise"}},
 		{"final revise unclosed promise", finalRevise, nil, plan(DefaultSections, "") + "<promise>PLAN_OK", []string{"never closed"}},
 		{"final revise missing section", finalRevise, nil, plan(DefaultSections[:6], "PLAN_OK"), []string{"(missing: Open Questions)"}},
+		{"final revise promise with a non-breaking hyphen (review CP1)", finalRevise, func(c *Config) { c.CompletionPromise = "PLAN-DONE" }, plan(DefaultSections, "PLAN\u2011DONE"), nil},
 		{"final revise promise with quotes", finalRevise, func(c *Config) { c.CompletionPromise = `say "done"` }, plan(DefaultSections, `say "done"`), nil},
 		{"iterate validates as final", iterate, nil, plan(DefaultSections, ""), []string{"completion promise: found 0, need 1"}},
 		{"iterate passes", iterate, nil, plan(DefaultSections, "PLAN_OK"), nil},
