@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Draft: the complete plan, with every required section as a heading and
@@ -21,7 +22,8 @@ func validateDraft(cfg Config, a *answer) []Problem {
 func sections(cfg Config, a *answer) []Problem {
 	m := newSectionMatcher(cfg.RequiredSections)
 	sh := a.shape()
-	named := m.named(sectionHeadings(sh))
+	hs := sectionHeadings(sh)
+	named, crowded := dropCrowded(m.named(hs), hs)
 	missing := m.missing(named)
 	if len(missing) == 0 {
 		if empty := emptySections(m, sh, named); len(empty) > 0 {
@@ -37,6 +39,9 @@ func sections(cfg Config, a *answer) []Problem {
 		return nil
 	}
 	hint := "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"; names that count — " + acceptedFor(m, missing)
+	if crowded != "" {
+		hint = fmt.Sprintf("the heading %q names %d or more sections at once, so it counts for none of them: ", crowded, crowdedSections) + hint
+	}
 	if n := unclosedFence(a.text); n > 0 {
 		// The headings may be there, swallowed by the block (review AU3).
 		hint = fmt.Sprintf("the code block opened on line %d is never closed, so everything after it is code and no heading there counts: close it, or do not wrap the plan in one; then ", n) + hint
@@ -71,6 +76,35 @@ func unclosedFence(text string) int {
 		return open
 	}
 	return 0
+}
+
+// crowdedSections is how many required sections one heading may name
+// before it names none: "Goals and Scope" is a plan's, "Goal, Scope,
+// Non-Scope, Steps, Verification, Risks, Open Questions" over one line is a
+// way round the check (review CP3).
+const crowdedSections = 4
+
+// dropCrowded removes what headings naming crowdedSections or more
+// required sections name, and returns the first such heading ("" if none).
+func dropCrowded(named namedSections, headings []string) (namedSections, string) {
+	first := -1
+	for i := range named.end {
+		if len(named.of(i)) >= crowdedSections {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return named, ""
+	}
+	out := namedSections{end: make([]int32, len(named.end))}
+	for i := range named.end {
+		if rs := named.of(i); len(rs) < crowdedSections {
+			out.flat = append(out.flat, rs...)
+		}
+		out.end[i] = int32(len(out.flat))
+	}
+	return out, templates.OneLine(headings[first], 80)
 }
 
 // emptySections returns the required sections every heading of which is

@@ -49,6 +49,15 @@ func TestSectionsNeedContent(t *testing.T) {
 			}
 		})
 	}
+	// One heading naming every section over one line is no plan.
+	crowded := "## Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions\nSee the text below.\n"
+	got := problemLines(Validate(cfg, draft, crowded))
+	if assert.Len(t, got, 1, "a heading naming every section") {
+		assert.Contains(t, got[0], "found 0, need 7")
+		assert.Contains(t, got[0], `the heading "Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions" names 4 or more sections at once, so it counts for none of them`)
+	}
+	assert.Empty(t, problemLines(Validate(Config{Phases: Known, RequiredSections: []string{"Goal", "Steps", "Risks"}}, draft,
+		"## Goal, Steps and Risks\nOne change in one file: add the retry; risk is duplicates.\n")), "three in one heading still count")
 	accepted := []struct{ name, text string }{
 		{"plain content", filled(nil)},
 		{"a code block is content", filled(map[string]string{"Verification": "```sh\ngo test ./internal/hooks/\n```"})},

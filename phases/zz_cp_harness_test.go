@@ -83,3 +83,20 @@ func TestZZCPCorpusContent2(t *testing.T) {
 	}
 	fmt.Println("docs checked", n)
 }
+
+func TestZZCPMultiName(t *testing.T) {
+	if os.Getenv("CPCORPUS") == "" {
+		t.Skip()
+	}
+	m := newSectionMatcher(DefaultSections)
+	for _, kind := range []string{"plans", "nonplans", "answers"} {
+		for _, d := range loadCorpus(t, kind) {
+			for _, h := range scan(d.Text).headings {
+				known, _ := headingSections(h)
+				if rs := m.sections(h, known); len(rs) >= 2 {
+					fmt.Printf("%d %s/%s: %q\n", len(rs), d.Kind, d.Name, h)
+				}
+			}
+		}
+	}
+}
