@@ -55,7 +55,7 @@ var sectionGroups = []sectionGroup{
 			"implementation order", "implementation strategy", "development phases", "execution plan", "work plan", "task list",
 			"task breakdown", "rollout plan", "migration plan", "roadmap", "작업 계획", "작업 목록", "구현 순서",
 			"마일스톤", "로드맵", "개발 단계", "실행 계획"},
-		synonyms: []string{"단계", "implementation", "plan", "task", "stages", "작업", "구현", "순서", "계획"},
+		synonyms: []string{"단계", "implementation", "plan", "task", "stages", "작업", "구현", "순서", "계획", "step-by-step", "step by step"},
 	},
 	{ // Verification
 		canonical: []string{"verification", "test plan", "검증"},

@@ -41,6 +41,8 @@ func TestSectionsByMeaning(t *testing.T) {
 		{"what we're not doing", []string{"Non-Scope"}, []string{"What We're NOT Doing"}, nil},
 		{"won't do and a single non-goal", []string{"Non-Scope", "Goal"}, []string{"Won't Do", "Non-goal"}, []string{"Goal"}},
 		{"비목표 is non-scope, not goal", []string{"Goal", "Non-Scope"}, []string{"비목표"}, []string{"Goal"}},
+		{"a step-by-step plan is the steps (review CP8)", []string{"Steps"}, []string{"Step-by-step plan"}, nil},
+		{"step by step, spelled with spaces", []string{"Steps"}, []string{"Step by Step"}, nil},
 		// Review CP1: models write hyphens as U+2011 ("Non‑Goals"); they
 		// look like "-" in the refusal, so they must count as one.
 		{"non-breaking hyphens", []string{"Non-Scope", "Risks"}, []string{"Non\u2011Goals (for now)", "Trade\u2011offs"}, nil},
