@@ -50,6 +50,12 @@ func TestParseFindings(t *testing.T) {
 			counts: Counts{High: 1, Low: 1},
 		},
 		{
+			name:   "bold fields without bullets (review CP9)",
+			text:   "### FINDING-1: No rollback\n**Severity:** High\n**Description:** Migration has no way back.\n",
+			items:  []Finding{{1, "No rollback", High, "Migration has no way back.", 1}},
+			counts: Counts{High: 1},
+		},
+		{
 			name:     "a bold no-issues heading (review CP6)",
 			text:     "### **NO ISSUES FOUND**\n",
 			noIssues: true,

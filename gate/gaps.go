@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/mdtext"
@@ -91,8 +92,11 @@ var (
 	gapHeadingRe = lazyre.New(`^###\s+(?i:gap)` + hyphen + `(\d+)\s*:\s*(.*)$`)
 	anyHeadingRe = lazyre.New(`^#{1,6}\s`)
 	// fieldRe accepts "- **Severity**: x", "- **Severity:** x" and
-	// "- Severity: x": models vary the bold, never the meaning.
-	fieldRe = lazyre.New(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
+	// "- Severity: x": models vary the bold, never the meaning; and the bold
+	// name without its bullet ("**Severity:** x"), which they write as often
+	// and which the refusal's "- **Severity**:" did not show them the
+	// difference from (review CP9).
+	fieldRe = lazyre.New(`^(?:[-*+]\s+\*{0,2}|\*\*)(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
 	// listMarkerRe opens a list item, a table row or a quote.
 	listMarkerRe = lazyre.New(`^(?:[-*+•–—·]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\||>\s*)`)
 	// misshapenGap opens a line with a gap's id in a shape other than its
@@ -364,9 +368,13 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 }
 
 // parseSeverity reads the first word of a severity value, forgiving case,
-// bold and trailing words ("**High** – blocks rollout").
+// bold, a marker before it ("🔴 high", review CP9) and trailing words
+// ("**High** – blocks rollout").
 func parseSeverity(v string) (string, bool) {
 	f := strings.Fields(strings.ToLower(v))
+	for len(f) > 1 && !strings.ContainsFunc(f[0], unicode.IsLetter) {
+		f = f[1:]
+	}
 	if len(f) == 0 {
 		return "", false
 	}

@@ -35,6 +35,14 @@ func TestParseGaps(t *testing.T) {
 			start: 6, end: 14,
 		},
 		{
+			// Review CP9: bold names without their bullet, a marker before
+			// the severity.
+			name:  "bold fields without bullets and a marked severity",
+			plan:  block("### GAP-1: Rollback\n**Severity:** 🔴 High\n**Description**: No rollback.\n"),
+			want:  []Gap{{1, "Rollback", High, "No rollback.", 7}},
+			start: 6, end: 10,
+		},
+		{
 			name:  "empty block claims no gaps",
 			plan:  block(""),
 			start: 6, end: 7,
