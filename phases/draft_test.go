@@ -37,6 +37,8 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"korean placeholders", filled(map[string]string{"Risks": "- 미정", "Open Questions": "해당 없음"}), "Risks, Open Questions"},
 		{"a rule or an emoji is not content", filled(map[string]string{"Risks": "---\n✅"}), "Risks"},
 		{"the promise is not the last section's content", filled(map[string]string{"Open Questions": "<promise>PLAN_OK</promise>"}), "Open Questions"},
+		{"an empty gaps block is not a section's content", filled(map[string]string{"Risks": "<!-- rodin:gaps:start -->\n<!-- rodin:gaps:end -->"}), "Risks"},
+		{"a comment is not content", filled(map[string]string{"Risks": "<!--\nrisks go here\n-->"}), "Risks"},
 		{"bold labels over nothing", "**Goal**\n**Scope**\nIn: the sender.\n**Non-Scope**\nThe queue.\n**Steps**\n1. Add it.\n**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n", "Goal"},
 	}
 	for _, tt := range refused {
@@ -69,6 +71,7 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"a todo with words is content", filled(map[string]string{"Steps": "1. TODO: wire the retry into `Send`"})},
 		{"a link in brackets is content", filled(map[string]string{"Goal": "[Issue 42](https://example.com/42): stop dropping events"})},
 		{"crlf line ends", strings.ReplaceAll(filled(nil), "\n", "\r\n")},
+		{"the gaps block under a section", filled(map[string]string{"Open Questions": "<!-- rodin:gaps:start -->\n### GAP-1: Retry cap\n- **Severity**: low\n- **Description**: the cap is a guess.\n<!-- rodin:gaps:end -->"})},
 	}
 	for _, tt := range accepted {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,7 +67,14 @@ func scan(text string) shape {
 		case t == gate.GapsEnd:
 			inGaps = false
 			continue
-		case inGaps || inComment:
+		case inGaps:
+			// The gaps are the gate's, but they are said under a heading:
+			// a "## Risks" that holds only the gaps block has content.
+			if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) {
+				sh.filled[n-1] = true
+			}
+			continue
+		case inComment:
 			continue
 		}
 		sh.tableOptions = max(sh.tableOptions, table.step(t))
