@@ -86,6 +86,8 @@ func TestValidate(t *testing.T) {
 		{"empty answer", at(Understand), nil, " \n\t", []string{"answer text: found 0, need 1"}},
 
 		{"understand passes", at(Understand), nil, understandEN, nil},
+		{"understand passes numbered with keycaps (review CP10)", at(Understand), nil,
+			"1\ufe0f\u20e3 Problem: one attempt only.\n2\ufe0f\u20e3 Constraint: the queue format stays.\n3\ufe0f\u20e3 Success criteria: delivered after two 503s.\n", nil},
 		{"understand passes in korean", at(Understand), nil, understandKO, nil},
 		{"understand too few items", at(Understand), nil, "1. Problem: x\n2. Constraint: y", []string{"numbered items: found 2, need 3"}},
 		{"understand too few keywords", at(Understand), nil, "1. a\n2. b\n3. the problem", []string{"problem-analysis keywords: found 1, need 2 (found: problem)"}},
