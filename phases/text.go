@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +35,7 @@ type shape struct {
 	options      map[string]struct{} // distinct option labels ("option a", "방안 2")
 	checkboxes   int                 // task-list items ("- [ ] …")
 	tableOptions int                 // options laid out in a comparison table (see tableShape)
+	compared     bool                // a table sets options against criteria (see tableShape.compares)
 	badges       int                 // README badges ("[![build](…)](…)")
 	installs     int                 // install commands in code ("npm install x", "cargo install")
 }
@@ -78,6 +80,7 @@ func scan(text string) shape {
 			continue
 		}
 		sh.tableOptions = max(sh.tableOptions, table.step(t))
+		sh.compared = sh.compared || table.compares()
 		if t == "" {
 			continue
 		}
@@ -201,6 +204,31 @@ func (t *tableShape) step(line string) int {
 	}
 	return t.rows
 }
+
+// compares reports whether the table read so far sets two or more options
+// against at least one criterion: options as columns over a criterion row,
+// or options as rows with two or more attributes. Such a table is the
+// options' trade-offs, whatever its words (review CP11).
+func (t *tableShape) compares() bool {
+	if !t.inBody || len(t.header) < 3 {
+		return false
+	}
+	if !t.byColumn {
+		return t.rows >= 2
+	}
+	// Options as columns: the first header cell names the criteria, or is
+	// empty ("| | Redis | In-memory |"); a milestone or file table is not
+	// a comparison.
+	first := strings.ToLower(strings.Trim(t.header[0], "*_ "))
+	if first != "" && !slices.ContainsFunc(criteriaWords, func(w string) bool { return strings.HasPrefix(first, w) }) {
+		return false
+	}
+	return t.rows >= 1
+}
+
+// criteriaWords head the first column of a table that compares options.
+var criteriaWords = []string{"criteri", "aspect", "dimension", "factor", "concern", "property", "trait", "metric",
+	"consideration", "attribute", "feature", "기준", "항목", "비교", "측면", "요소"}
 
 // headingText returns the text of a heading line (trimmed), and whether the
 // line is a heading at all: an ATX heading or a bold label.

@@ -125,6 +125,18 @@ func TestValidate(t *testing.T) {
 		{"explore refuses plan heading", at(Explore), nil, exploreEN + "\n## Verification\n", []string{"plan section headings: found 1, must be 0 (Verification)"}},
 
 		{"alternatives passes numbered", at(Alternatives), nil, altEN, nil},
+		// Review CP11: pros and cons as ✅/❌ bullets, a comparison table
+		// with no trade-off word, "Suggested approach" and "Decision".
+		{"alternatives passes with marked pros and cons", at(Alternatives), nil,
+			"### Option A: retry in Send\n- ✅ smallest change\n- ❌ blocks the worker\n\n### Option B: re-enqueue\n- ✅ worker stays free\n- ❌ changes the queue format\n\n**Recommendation:** Option A.\n", nil},
+		{"alternatives passes with a comparison table", at(Alternatives), nil,
+			"| | Retry in Send | Re-enqueue |\n|---|---|---|\n| Change size | small | medium |\n| Worker blocked | yes | no |\n\nI'd go with retry in Send.\n", nil},
+		{"alternatives passes with a suggested approach", at(Alternatives), nil,
+			"1. Retry in Send: simple, but the worker waits.\n2. Re-enqueue: the worker stays free, but the format changes.\n\nSuggested approach: 1. Downside: a slow receiver holds the worker.\n", nil},
+		{"alternatives passes with a decision", at(Alternatives), nil,
+			"**Approach 1: retry in Send.** Small.\n**Approach 2: re-enqueue.** Frees the worker.\n\n**Decision:** Approach 1. Trade-off: slower drain under load.\n", nil},
+		{"a milestone table is no trade-off", at(Alternatives), nil,
+			"| Milestone | Pass rate | Change |\n|---|---|---|\n| start | 54% | - |\n| fix 1 | 61% | +7% |\n\nWe recommend the second.\n", []string{"trade-offs: found 0, need 1"}},
 		{"alternatives passes with option labels", at(Alternatives), nil, altOptions, nil},
 		{"alternatives passes in korean", at(Alternatives), nil, altKO, nil},
 		{"alternatives one option", at(Alternatives), nil, "1. Only way. Pros: easy. We recommend it.", []string{"options: found 1, need 2"}},
