@@ -129,6 +129,11 @@ func TestPlanShapeBeforeTheDraft(t *testing.T) {
 		{"analysis headings are not a plan", 0, "## Context\n## Requirements\n## Constraints\n## Success criteria\n" + understandEN, ""},
 		{"a README is not an understanding", 0, "# tool\n\n## Installation\n\n```sh\nnpm install tool\n```\n\n## Usage\n" + understandEN, "README-shaped text"},
 		{"a plan section with a non-breaking hyphen", 0, understandEN + "\n## Out\u2011of\u2011scope\n- billing\n", "plan section headings"}, // review CP1
+		// Review CP12: a request about a build or an installer is analysed
+		// under headings that begin with a README's section names.
+		{"an analysis of a build is not a README", 0, "## Build today\n" + understandEN + "\n## Configuration involved\nThe cache lives under `.cache/`.\n", ""},
+		{"an analysis of an installer is not a README", 0, "## Installation flow as it is\n" + understandEN + "\n## Usage after the change\nA second install keeps edits.\n", ""},
+		{"README headings with their qualifiers", 0, "## Build and release\n" + understandEN + "\n## Install on macOS\n", "README-shaped text"},
 		{"korean README", 0, "# 도구\n## 설치\n## 사용법\n" + understandKO, "README-shaped text"},
 	}
 	for _, tt := range tests {
