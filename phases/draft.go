@@ -194,6 +194,8 @@ func hasContent(line string) bool {
 		t[0] == '[' && t[n-1] == ']' && !strings.Contains(t, "](")) {
 		return false // a template's slot
 	}
+	// A marker around a placeholder changes nothing: "(TBD)", "⏳ TBD".
+	t = strings.TrimFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '…' })
 	if len(t) > 2*longestPlaceholder {
 		return true
 	}

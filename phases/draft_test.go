@@ -35,6 +35,7 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"placeholder words in lists", filled(map[string]string{"Steps": "1. TODO\n2. ...", "Risks": "- N/A", "Scope": "- **To  be\tdetermined .**"}), "Scope, Steps, Risks"},
 		{"a template's slots", filled(map[string]string{"Goal": "<one-sentence goal>", "Steps": "1. [describe the step]\n2. {step_two}", "Verification": "- [ ] <command>"}), "Goal, Steps, Verification"},
 		{"korean placeholders", filled(map[string]string{"Risks": "- 미정", "Open Questions": "해당 없음"}), "Risks, Open Questions"},
+		{"a marked placeholder", filled(map[string]string{"Risks": "- ⏳ TBD", "Open Questions": "(TBD)"}), "Risks, Open Questions"},
 		{"a rule or an emoji is not content", filled(map[string]string{"Risks": "---\n✅"}), "Risks"},
 		{"the promise is not the last section's content", filled(map[string]string{"Open Questions": "<promise>PLAN_OK</promise>"}), "Open Questions"},
 		{"an empty gaps block is not a section's content", filled(map[string]string{"Risks": "<!-- rodin:gaps:start -->\n<!-- rodin:gaps:end -->"}), "Risks"},
