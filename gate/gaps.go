@@ -88,6 +88,12 @@ func (e *FormatError) Error() string {
 // form, so one typed for the other must not make an item vanish (review CP6).
 const hyphen = `[-\x{2010}-\x{2012}\x{2212}\x{FE63}\x{FF0D}]`
 
+// unicodeHyphens are the same hyphens as a string, and hyphenFold writes
+// them as "-", for text that is compared rather than matched.
+const unicodeHyphens = "\u2010\u2011\u2012\u2212\ufe63\uff0d"
+
+var hyphenFold = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2212", "-", "\ufe63", "-", "\uff0d", "-")
+
 var (
 	gapHeadingRe = lazyre.New(`^###\s+(?i:gap)` + hyphen + `(\d+)\s*:\s*(.*)$`)
 	anyHeadingRe = lazyre.New(`^#{1,6}\s`)
