@@ -113,8 +113,9 @@ func dropCrowded(named namedSections, headings []string) (namedSections, string)
 // "TBD", passed the draft and the final revise. An ATX heading's section
 // runs to the next ATX heading at its level or above, its subsections
 // included whatever they are called ("## Future work" over "### 1. Backward
-// paging 구현"); a bold label's, to the next bold label or the next heading
-// that names a required section. The section has content when a line in it
+// paging 구현"); a bold label's, to the next heading or label that names a
+// required section ("**Steps**" over "**1. Add the retry type**" is one
+// section). The section has content when a line in it
 // does (hasContent), when its heading says more than a section's name
 // ("## Goal: add retries"), or when a subheading says anything ("### Step
 // 1: the retry type").
@@ -130,7 +131,7 @@ func emptySections(m sectionMatcher, sh shape, names namedSections) []string {
 		full := sh.filled[off+i] || saysMore(hs[i])
 		for j := i + 1; j < len(hs) && !full; j++ {
 			lj := sh.levels[off+j]
-			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && (lj == 0 || len(names.of(j)) > 0)) {
+			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && len(names.of(j)) > 0) {
 				break
 			}
 			full = sh.filled[off+j] || hasContent(hs[j])

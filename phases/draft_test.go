@@ -71,6 +71,8 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"a table", filled(map[string]string{"Risks": "| Risk | Mitigation |\n|---|---|\n| duplicates | idempotency key |"})},
 		{"a todo with words is content", filled(map[string]string{"Steps": "1. TODO: wire the retry into `Send`"})},
 		{"a link in brackets is content", filled(map[string]string{"Goal": "[Issue 42](https://example.com/42): stop dropping events"})},
+		{"bold sub-labels under a bold label", "**Goal**\nRetries.\n**Scope**\nThe sender.\n**Non-Scope**\nThe queue.\n**Steps**\n**1. Add the retry type**\n- in `retry.go`\n" +
+			"**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n"},
 		{"crlf line ends", strings.ReplaceAll(filled(nil), "\n", "\r\n")},
 		{"the gaps block under a section", filled(map[string]string{"Open Questions": "<!-- rodin:gaps:start -->\n### GAP-1: Retry cap\n- **Severity**: low\n- **Description**: the cap is a guess.\n<!-- rodin:gaps:end -->"})},
 	}
