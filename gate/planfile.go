@@ -307,22 +307,58 @@ func refuse(c ExitCase, extra map[string]any) Exit {
 	return Exit{Case: c, Message: render("gate/exit/"+string(c)+".md", d)}
 }
 
-// HasGoals reports whether plan has a Goals section (a markdown heading
-// "Goal", "Goals" or "목표" at any level), which the plan-mode assessment
-// requires before it runs the critic.
+// HasGoals reports whether plan has a Goals section, which the plan-mode
+// assessment requires before it runs the critic: a markdown heading, at any
+// level, that names the goals — "Goal", "Goals" or "목표" as a word of it,
+// not negated ("## Goals / Non-Goals", "## 1. 🎯 Goals", "## Goals and
+// success criteria" count; "## Non-Goals" and "## 비목표" do not; review
+// CP13: the seed's own "## Goals / Non-Goals" was refused).
 func HasGoals(plan string) bool {
 	for _, l := range scan(plan) {
 		if l.Kind != kindText {
 			continue
 		}
-		t := strings.TrimSpace(l.Text)
-		if !strings.HasPrefix(t, "#") {
+		if _, h, ok := mdtext.Heading(l.Text); ok && namesGoals(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesGoals reports whether a heading's text names the goals.
+func namesGoals(heading string) bool {
+	h := strings.ToLower(heading)
+	if strings.ContainsAny(h, unicodeHyphens) {
+		h = hyphenFold.Replace(h)
+	}
+	for from := 0; from < len(h); {
+		k := strings.Index(h[from:], "goal")
+		if k < 0 {
+			break
+		}
+		at := from + k
+		end := at + len("goal")
+		if end < len(h) && h[end] == 's' {
+			end++
+		}
+		from = end
+		if at > 0 && isWordByteASCII(h[at-1]) || end < len(h) && isWordByteASCII(h[end]) {
+			continue // "subgoals", "goalkeeper"
+		}
+		before := strings.TrimRight(h[:at], " ")
+		if strings.HasSuffix(before, "non-") || strings.HasSuffix(before, "non") {
 			continue
 		}
-		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "#")))
-		h = strings.TrimSpace(strings.TrimRight(h, ":"))
-		switch h {
-		case "goal", "goals", "목표":
+		return true
+	}
+	for from := 0; from < len(h); {
+		k := strings.Index(h[from:], "목표")
+		if k < 0 {
+			break
+		}
+		at := from + k
+		from = at + len("목표")
+		if !strings.HasSuffix(h[:at], "비") {
 			return true
 		}
 	}
