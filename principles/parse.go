@@ -76,7 +76,7 @@ func Parse(critique string) []Verdict {
 			continue
 		}
 		if r, ok := leadingResult(line[:start]); ok {
-			add(id, r, cleanNote(line[end:]))
+			add(id, r, cleanNote(skipName(id, line[end:])))
 			pending = 0
 			continue
 		}
@@ -139,6 +139,33 @@ func cutToken(s string) (Result, string, bool) {
 		return t.r, rest, true
 	}
 	return "", "", false
+}
+
+// skipName drops the principle's name written after its reference, in
+// parentheses or bare ("(Step ordering)**: …", " Step ordering: …"), so
+// that the note of a line that opened with its verdict is the reason alone.
+func skipName(id int, s string) string {
+	if id < 1 || id > len(All) {
+		return s
+	}
+	name := All[id-1].Name
+	t := strings.TrimLeft(s, " \t*_")
+	inParens := strings.HasPrefix(t, "(")
+	if inParens {
+		t = t[1:]
+	}
+	if len(t) < len(name) || !strings.EqualFold(t[:len(name)], name) {
+		return s
+	}
+	t = t[len(name):]
+	if inParens {
+		rest, ok := strings.CutPrefix(t, ")")
+		if !ok {
+			return s
+		}
+		t = rest
+	}
+	return t
 }
 
 // markup is what may surround a verdict that opens a line: spaces,
