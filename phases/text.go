@@ -81,6 +81,11 @@ func scan(text string) shape {
 		}
 		sh.tableOptions = max(sh.tableOptions, table.step(t))
 		sh.compared = sh.compared || table.compares()
+		if table.inBody && table.rows > 0 && numberedRow(t) {
+			// "| 3 | P3 Interface contracts | PASS | … |": a table that
+			// numbers its rows lists numbered items (review CP14).
+			sh.numbered++
+		}
 		if t == "" {
 			continue
 		}
@@ -203,6 +208,22 @@ func (t *tableShape) step(line string) int {
 		return len(t.header) - 1
 	}
 	return t.rows
+}
+
+// numberedRow reports whether a table row's first cell is a number alone
+// ("| 1 |", "| 2. |").
+func numberedRow(row string) bool {
+	cell, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|")
+	cell = strings.TrimRight(strings.Trim(strings.TrimSpace(cell), "*_"), ".)")
+	if cell == "" || len(cell) > 3 {
+		return false
+	}
+	for i := 0; i < len(cell); i++ {
+		if cell[i] < '0' || cell[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // compares reports whether the table read so far sets two or more options

@@ -169,6 +169,12 @@ func TestValidate(t *testing.T) {
 		{"critique passes with the verdict first", at(Critique), nil,
 			"1. ✅ **P1 (Step ordering)**: builds up\n2. ❌ **P2 (File references)**: no paths\n3. ✅ P3 Interface contracts: given\n" +
 				"4. ❌ P4 Error paths: none\n5. ✅ P5 Edge cases: named\n6. ❌ P6 Runnable verification: no commands\n", nil},
+		// Review CP14: a table that numbers its rows.
+		{"critique passes as a numbered table", at(Critique), nil,
+			"| # | Principle | Verdict | Evidence |\n|---|---|---|---|\n| 1 | P1 Step ordering | PASS | builds up |\n| 2 | P2 File references | FAIL | no paths |\n" +
+				"| 3 | P3 Interface contracts | PASS | given |\n| 4 | P4 Error paths | FAIL | none |\n| 5 | P5 Edge cases | PASS | named |\n| 6 | P6 Runnable verification | FAIL | no commands |\n", nil},
+		{"a table's header and numbers in other cells are no items", at(Critique), nil,
+			"| 1 | 2 | 3 |\n|---|---|---|\n| a | 4 | 5 |\n" + "P1: PASS\nP2: PASS\nP3: PASS\nP4: FAIL\nP5: FAIL\nP6: PASS\n", []string{"numbered items: found 0, need 3"}},
 		{"critique too little evidence", at(Critique), nil, "1. P1: PASS\n2. P2: FAIL\n3. P3: PASS", []string{"principles with a PASS/FAIL verdict: found 3, need 6"}},
 		{"critique too few items", at(Critique), nil, "P1: PASS\nP2: PASS\nP3: PASS\nP4: FAIL\nP5: FAIL\nP6: PASS", []string{"numbered items: found 0, need 3"}},
 		{"critique refuses promise", at(Critique), nil, critiquePrinciples + "\n<promise>PLAN_OK</promise>", []string{"<promise> tags: found 1, must be 0"}},

@@ -100,3 +100,25 @@ func TestZZCPMultiName(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkZZCP(b *testing.B) {
+	seq := []string{Understand, Explore, Alternatives, Draft, Critique, Revise, Critique, Revise}
+	cfg := Config{Phases: seq, CompletionPromise: "PLAN_OK", MaxRetries: 3, Request: "r"}
+	for name, c := range map[string]struct {
+		i int
+		m string
+	}{
+		"crit-leading":  {4, mib("- ✅ **P1 (Step ordering)**: builds up nicely\n")},
+		"crit-headings": {4, mib("### P4 Error paths\nsome analysis text here\n")},
+		"crit-longpre":  {4, mib(strings.Repeat("✅ ", 50000) + "P1\n")},
+		"alt-markers":   {2, mib("- ✅ small change ❌ blocks | a | b | c |\n")},
+		"explore-ko":    {1, mib("- `internal/hooks/send.go`: 재시도 없음\n")},
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.m)))
+			for b.Loop() {
+				Step(cfg, Progress{Index: c.i}, c.m)
+			}
+		})
+	}
+}
