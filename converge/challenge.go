@@ -111,7 +111,7 @@ var (
 	// are the shapes models give it (review CP5): bold ("### **C1: claim**",
 	// "### **C1**: claim"), brackets ("### [C1] claim"), a hyphen ("C-1")
 	// and a "Challenge" before it.
-	headingRe = lazyre.New(`^#{1,6}\s*[*_\[]*\s*(?i:challenge\s+)?[Cc]-?(\d+)\b[*_\]]*\s*[:.)\-–—]?\s*(.*)$`)
+	headingRe = lazyre.New(`^#{1,6}\s*[*_\[]*\s*(?i:challenge\s+)?[Cc][-\x{2010}\x{2011}]?(\d+)\b[*_\]]*\s*[:.)\-–—]?\s*(.*)$`)
 	// A field line: a bullet or a list number and an optionally bold name,
 	// or a bold name alone ("**Severity:** BLOCKING", review CP5); a colon
 	// inside or outside the bold, then the value.

@@ -40,9 +40,10 @@ func TestParseChallenges(t *testing.T) {
 		{
 			name: "bold id, brackets, a hyphen and a Challenge word",
 			in: "### **C1**: one\n- **Status**: OPEN\n### [C2] two\n- **Status**: OPEN\n### C-3 — three\n- **Status**: OPEN\n" +
-				"### Challenge C4: four\n- **Status**: OPEN\n",
+				"### Challenge C4: four\n- **Status**: OPEN\n### C\u20115: five\n- **Status**: OPEN\n",
 			want: []Challenge{{ID: "C1", Claim: "one", Status: Open, Line: 1}, {ID: "C2", Claim: "two", Status: Open, Line: 3},
-				{ID: "C3", Claim: "three", Status: Open, Line: 5}, {ID: "C4", Claim: "four", Status: Open, Line: 7}},
+				{ID: "C3", Claim: "three", Status: Open, Line: 5}, {ID: "C4", Claim: "four", Status: Open, Line: 7},
+				{ID: "C5", Claim: "five", Status: Open, Line: 9}},
 		},
 		{
 			name: "numbered fields; numbered text in a field stays its text",
