@@ -49,7 +49,11 @@ func sections(cfg Config, a *answer) []Problem {
 		// A plan wrapped in a closed ```markdown block shows its headings,
 		// but as code: the model must be told that, or it sends the same
 		// answer again (review CP2).
-		hint = fmt.Sprintf("the headings for %s are inside the code block opened on line %d, where they are code, not headings: write the plan as plain markdown, outside any code block", strings.Join(names, ", "), n)
+		fenced := fmt.Sprintf("the headings for %s are inside the code block opened on line %d, where they are code, not headings: write the plan as plain markdown, outside any code block", strings.Join(names, ", "), n)
+		if len(names) < len(missing) {
+			fenced += "; then " + hint // the others are missing anyway
+		}
+		hint = fenced
 	}
 	return []Problem{{
 		Check:  "required section headings",

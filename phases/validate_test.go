@@ -213,6 +213,8 @@ func TestValidate(t *testing.T) {
 			[]string{"found 0, need 7", "the headings for Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions are inside the code block opened on line 3"}},
 		{"one section shown only in a code sample", at(Draft), nil, plan(DefaultSections[:6], "") + "Example:\n~~~md\n## Open Questions\n~~~\n",
 			[]string{"(missing: Open Questions)", "the headings for Open Questions are inside the code block opened on line"}},
+		{"a section in a code sample and one missing", at(Draft), nil, plan(DefaultSections[:5], "") + "Example:\n~~~md\n## Open Questions\n~~~\n",
+			[]string{"(missing: Risks, Open Questions)", "the headings for Open Questions are inside the code block opened on line", "; then give each section its own markdown heading", "Risks: risks"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
