@@ -9,8 +9,10 @@ const alternativesOptions = 2
 
 var recommendKeywords = []string{
 	"recommend", "prefer", "choose|chose|chosen", "go with", "pick", "select", "best option|best approach", "verdict",
-	"suggest", "decision|decide", "opt for", "lean toward", // review CP11: "Suggested approach: 1", "**Decision:** B"
-	"추천", "권장", "선택", "채택", "제안", "결정", "권고",
+	// Review CP11: "Suggested approach: 1", "**Decision:** B". A decision
+	// counts only as a label: "we need to decide" recommends nothing.
+	"suggest", "decision:|decision**:|decision —|decision -", "opt for", "lean toward",
+	"추천", "권장", "선택", "채택", "제안", "권고", "결정:|결정**:",
 }
 
 var tradeoffKeywords = []string{
