@@ -10,8 +10,9 @@ const alternativesOptions = 2
 var recommendKeywords = []string{
 	"recommend", "prefer", "choose|chose|chosen", "go with", "pick", "select", "best option|best approach", "verdict",
 	// Review CP11: "Suggested approach: 1", "**Decision:** B". A decision
-	// counts only as a label: "we need to decide" recommends nothing.
-	"suggest", "decision:|decision**:|decision —|decision -", "opt for", "lean toward",
+	// or a suggestion counts only as one made: "we need to decide" and "the
+	// logs suggest" recommend nothing.
+	"suggested approach|suggested option|suggestion:|i suggest|we suggest", "decision:|decision**:|decision —|decision -", "opt for", "lean toward",
 	"추천", "권장", "선택", "채택", "제안", "권고", "결정:|결정**:",
 }
 

@@ -136,7 +136,7 @@ func TestValidate(t *testing.T) {
 		{"alternatives passes with a decision", at(Alternatives), nil,
 			"**Approach 1: retry in Send.** Small.\n**Approach 2: re-enqueue.** Frees the worker.\n\n**Decision:** Approach 1. Trade-off: slower drain under load.\n", nil},
 		{"deciding later is no recommendation", at(Alternatives), nil,
-			"1. Retry in Send: simple, but the worker waits.\n2. Re-enqueue: the worker stays free, but the format changes.\n\nWe need to decide between them; the decision depends on load. Downside of both: cost.\n",
+			"1. Retry in Send: simple, but the worker waits.\n2. Re-enqueue: the worker stays free, but the format changes.\n\nWe need to decide between them; the decision depends on load, as the logs suggest. Downside of both: cost.\n",
 			[]string{"recommendation: found 0, need 1"}},
 		{"a decision label in bold", at(Alternatives), nil,
 			"1. Retry in Send: simple, but the worker waits.\n2. Re-enqueue: frees the worker.\n\n**Decision**: 1. Downside: a slow drain.\n", nil},
