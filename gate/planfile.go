@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/templates"
@@ -309,58 +310,35 @@ func refuse(c ExitCase, extra map[string]any) Exit {
 
 // HasGoals reports whether plan has a Goals section, which the plan-mode
 // assessment requires before it runs the critic: a markdown heading, at any
-// level, that names the goals — "Goal", "Goals" or "목표" as a word of it,
-// not negated ("## Goals / Non-Goals", "## 1. 🎯 Goals", "## Goals and
-// success criteria" count; "## Non-Goals" and "## 비목표" do not; review
-// CP13: the seed's own "## Goals / Non-Goals" was refused).
+// level, that opens with "Goal", "Goals" or "목표" once numbering, emoji and
+// emphasis are set aside ("## Goals / Non-Goals", "## 1. 🎯 Goals", "## Goals
+// and success criteria" count; "## Non-Goals", "## 비목표" and "## Out-of-scope
+// goals" do not; review CP13: the seed's own "## Goals / Non-Goals" was
+// refused).
 func HasGoals(plan string) bool {
 	for _, l := range scan(plan) {
 		if l.Kind != kindText {
 			continue
 		}
-		if _, h, ok := mdtext.Heading(l.Text); ok && namesGoals(h) {
+		if _, h, ok := mdtext.Heading(l.Text); ok && opensWithGoals(h) {
 			return true
 		}
 	}
 	return false
 }
 
-// namesGoals reports whether a heading's text names the goals.
-func namesGoals(heading string) bool {
-	h := strings.ToLower(heading)
-	if strings.ContainsAny(h, unicodeHyphens) {
-		h = hyphenFold.Replace(h)
+// opensWithGoals reports whether a heading's text opens with the goals.
+func opensWithGoals(heading string) bool {
+	h := strings.TrimLeftFunc(heading, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	h = strings.TrimLeftFunc(mdtext.StripNumber(h), func(r rune) bool { return !unicode.IsLetter(r) })
+	h = strings.ToLower(h)
+	if rest, ok := strings.CutPrefix(h, "목표"); ok {
+		return rest == "" || !strings.HasPrefix(rest, "치") // "목표치" is a target value
 	}
-	for from := 0; from < len(h); {
-		k := strings.Index(h[from:], "goal")
-		if k < 0 {
-			break
-		}
-		at := from + k
-		end := at + len("goal")
-		if end < len(h) && h[end] == 's' {
-			end++
-		}
-		from = end
-		if at > 0 && isWordByteASCII(h[at-1]) || end < len(h) && isWordByteASCII(h[end]) {
-			continue // "subgoals", "goalkeeper"
-		}
-		before := strings.TrimRight(h[:at], " ")
-		if strings.HasSuffix(before, "non-") || strings.HasSuffix(before, "non") {
-			continue
-		}
-		return true
+	rest, ok := strings.CutPrefix(h, "goal")
+	if !ok {
+		return false
 	}
-	for from := 0; from < len(h); {
-		k := strings.Index(h[from:], "목표")
-		if k < 0 {
-			break
-		}
-		at := from + k
-		from = at + len("목표")
-		if !strings.HasSuffix(h[:at], "비") {
-			return true
-		}
-	}
-	return false
+	rest = strings.TrimPrefix(rest, "s")
+	return rest == "" || !isWordByteASCII(rest[0]) && rest[0] != '-' // "Goalkeeper", "Goal-setting"
 }

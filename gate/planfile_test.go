@@ -257,6 +257,7 @@ func TestHasGoals(t *testing.T) {
 		{"korean non-goals", "## 비목표\n", false},
 		{"korean goals and non-goals", "## 목표와 비목표\n", true},
 		{"a word containing goal", "## Subgoals\n## Goalkeeper\n", false},
+		{"goals that are not the plan's", "## Out-of-scope goals\n## Project Non goals\n", false},
 		{"goal in prose only", "Goals: ship it.\n", false},
 	}
 	for _, tt := range tests {
