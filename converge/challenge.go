@@ -107,11 +107,15 @@ type Parsed struct {
 
 var (
 	// A challenge heading: any heading level, "C" and a number, then the
-	// claim after an optional separator. Case of the C is forgiven.
-	headingRe = lazyre.New(`^#{1,6}\s*[Cc](\d+)\b\s*[:.)\-–—]?\s*(.*)$`)
-	// A field line: a bullet, an optionally bold name, a colon inside or
-	// outside the bold, then the value.
-	fieldRe = lazyre.New(`^[-*+]\s+\**\s*([A-Za-z][A-Za-z /-]*?)\s*(?::\s*\**|\**\s*:)\s*`)
+	// claim after an optional separator. Case of the C is forgiven, and so
+	// are the shapes models give it (review CP5): bold ("### **C1: claim**",
+	// "### **C1**: claim"), brackets ("### [C1] claim"), a hyphen ("C-1")
+	// and a "Challenge" before it.
+	headingRe = lazyre.New(`^#{1,6}\s*[*_\[]*\s*(?i:challenge\s+)?[Cc][-\x{2010}\x{2011}]?(\d+)\b[*_\]]*\s*[:.)\-–—]?\s*(.*)$`)
+	// A field line: a bullet or a list number and an optionally bold name,
+	// or a bold name alone ("**Severity:** BLOCKING", review CP5); a colon
+	// inside or outside the bold, then the value.
+	fieldRe = lazyre.New(`^(?:(?:[-*+]|\d{1,3}[.)])\s+\**|\*\*)\s*([A-Za-z][A-Za-z /-]*?)\s*(?::\s*\**|\**\s*:)\s*`)
 )
 
 // fieldHead bounds how much of a line matchField hands to the regexp: a
@@ -122,7 +126,7 @@ const fieldHead = 96
 // matchField splits a field line into its name and value, in the shape
 // fieldRe describes, or returns nil.
 func matchField(line string) []string {
-	if line == "" || (line[0] != '-' && line[0] != '*' && line[0] != '+') {
+	if line == "" || (line[0] != '-' && line[0] != '*' && line[0] != '+' && (line[0] < '0' || line[0] > '9')) {
 		return nil
 	}
 	head := line
@@ -133,7 +137,18 @@ func matchField(line string) []string {
 	if m == nil {
 		return nil
 	}
-	return []string{line, head[m[2]:m[3]], line[m[1]:]}
+	name := head[m[2]:m[3]]
+	if bulleted := (line[0] == '-' || line[0] == '*' || line[0] == '+') && len(line) > 1 && (line[1] == ' ' || line[1] == '\t'); !bulleted {
+		// A numbered line or a bold name alone is a field only by a name
+		// this package reads: "1. User A: saves" in a numbered failure
+		// scenario goes on being its text.
+		switch normName(name) {
+		case fSeverity, fStatus, fConcern, fScenario, fMitigate:
+		default:
+			return nil
+		}
+	}
+	return []string{line, name, line[m[1]:]}
 }
 
 // field names as normalized by normName.
@@ -362,8 +377,12 @@ func cleanValue(s string) string {
 }
 
 // keyword is the leading word of a value, upper-cased, so that
-// "Resolved — see step 3" reads as RESOLVED.
+// "Resolved — see step 3" reads as RESOLVED; a marker before it ("🔴
+// BLOCKING", "⚠️ SIGNIFICANT") is passed over (review CP5).
 func keyword(value string) string {
+	value = strings.TrimLeftFunc(value, func(r rune) bool {
+		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '_') && r != '\n'
+	})
 	end := strings.IndexFunc(value, func(r rune) bool {
 		return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r == '_')
 	})

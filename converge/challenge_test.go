@@ -29,6 +29,28 @@ func TestParseChallenges(t *testing.T) {
 			want: []Challenge{{ID: "C3", Claim: "Slow start", Severity: Significant, Status: Unresolved,
 				Concern: "startup reads every file", FailureScenario: "users wait", Line: 1}},
 		},
+		// Review CP5: shapes models give a block that were read as no
+		// challenge at all, or as a block with every field missing.
+		{
+			name: "bold heading, bold fields without bullets, a marker before the severity",
+			in:   "### **C1: the cache is never invalidated**\n**Severity:** 🔴 BLOCKING  \n**Status**: OPEN\n**Concern:** stale reads\n**Failure scenario:** a user sees old prices\n",
+			want: []Challenge{{ID: "C1", Claim: "the cache is never invalidated", Severity: Blocking, Status: Open,
+				Concern: "stale reads", FailureScenario: "a user sees old prices", Line: 1}},
+		},
+		{
+			name: "bold id, brackets, a hyphen and a Challenge word",
+			in: "### **C1**: one\n- **Status**: OPEN\n### [C2] two\n- **Status**: OPEN\n### C-3 — three\n- **Status**: OPEN\n" +
+				"### Challenge C4: four\n- **Status**: OPEN\n### C\u20115: five\n- **Status**: OPEN\n",
+			want: []Challenge{{ID: "C1", Claim: "one", Status: Open, Line: 1}, {ID: "C2", Claim: "two", Status: Open, Line: 3},
+				{ID: "C3", Claim: "three", Status: Open, Line: 5}, {ID: "C4", Claim: "four", Status: Open, Line: 7},
+				{ID: "C5", Claim: "five", Status: Open, Line: 9}},
+		},
+		{
+			name: "numbered fields; numbered text in a field stays its text",
+			in:   "### C5: claim\n1. **Severity**: MINOR\n2. **Status**: OPEN\n3. **Concern**: races\n4. **Failure scenario**:\n   1. User A: saves\n   2. User B: overwrites\n",
+			want: []Challenge{{ID: "C5", Claim: "claim", Severity: Minor, Status: Open, Concern: "races",
+				FailureScenario: "1. User A: saves 2. User B: overwrites", Line: 1}},
+		},
 		{
 			name: "continuation lines extend a field until a blank line",
 			in:   "### C2: claim\n- **Severity**: MINOR\n- **Status**: OPEN\n- **Concern**: first line\n  second line\n\nnot part of it\n- **Failure scenario**: x\n",

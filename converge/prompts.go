@@ -102,8 +102,17 @@ func Unaddressed(l Ledger, revise string) []string {
 }
 
 // hasID finds id in text with no letter or digit glued to either side, so
-// that C1 is not found in C12.
+// that C1 is not found in C12; "C-1" and "C‑1" (U+2011) name C1 too, as
+// the headings that raise them may (review CP5).
 func hasID(text, id string) bool {
+	if findID(text, id) {
+		return true
+	}
+	num := strings.TrimPrefix(id, "C")
+	return findID(text, "C-"+num) || findID(text, "C\u2011"+num)
+}
+
+func findID(text, id string) bool {
 	for from := 0; ; {
 		i := strings.Index(text[from:], id)
 		if i < 0 {

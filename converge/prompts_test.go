@@ -96,6 +96,7 @@ func TestUnaddressed(t *testing.T) {
 		{"none named", "A better plan.", []string{"C2", "C3", "C4"}},
 		{"C1 and C12 are not C2", "C12 and C1 and (C3) and C4.", []string{"C2"}},
 		{"resolved ones need not be named", "C2 C3 C4", nil},
+		{"ids written with a hyphen (review CP5)", "C-2: backoff. C\u20113: fixed. C-44 is another.", []string{"C4"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -55,7 +55,10 @@ func Weighted(s Scores) float64 {
 }
 
 var (
-	scoresHeadingRe = lazyre.New(`(?i)^#{1,6}\s*(?:final\s+|quality\s+)?(?:scores?|scoring)\b`)
+	// The scores heading; numbering, emphasis and an emoji before the name
+	// are passed over ("### **Scores**", "## 📊 Final Scores", "### 4. Scores";
+	// review CP5).
+	scoresHeadingRe = lazyre.New(`(?i)^#{1,6}[^\p{L}\p{N}]*(?:\d{1,2}[.)][^\p{L}\p{N}]*)?(?:final\s+|quality\s+)?(?:scores?|scoring)(?:$|[^\p{L}\p{N}])`)
 	// "7/10", "7 / 10", "7", "**7**/10", "7.5/10" (the last is refused with a reason).
 	markRe = lazyre.New(`^\**\s*(-?\d+(?:[.,]\d+)?)\s*\**\s*(?:/\s*10\b.*|out of 10.*|\(.*|)$`)
 )

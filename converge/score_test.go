@@ -31,6 +31,8 @@ func TestParseScores(t *testing.T) {
 		{"markdown table with a weight column",
 			"### Final scores\n| Dimension | Weight | Score |\n|---|---|---|\n| Approach soundness | 25% | 7/10 |\n| Risk coverage | 20% | 6 |\n| Assumption validity | 15% | 5 |\n| Integration feasibility | 15% | 8 |\n| Unknowns coverage | 15% | 4 |\n| Constraint alignment | 10% | 9 |\n",
 			want, ""},
+		{"a bold, numbered or decorated heading", "### **Scores**\n- Approach soundness: 1/10\n\n## 📊 4. Final Scores\n" + scoresList[len("### Scores\n"):], want, ""},
+		{"a bold heading alone", "## __Scoring__\n" + scoresList[len("### Scores\n"):], want, ""},
 		{"the last scores section wins", "### Scores\n- Approach soundness: 1/10\n\n" + scoresList, want, ""},
 		{"lines after the next heading are not scores", scoresList + "### Notes\n- Approach soundness: 2/10\n", want, ""},
 		{"no section", "- Approach soundness: 7/10", Scores{}, "no `### Scores` section"},

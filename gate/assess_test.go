@@ -347,14 +347,19 @@ func TestAFailOverLostSeriousFindingsIsNotOverridden(t *testing.T) {
 	plan, s := begun(t, planWith(oneGap), Session{})
 	lost := onlyLow + "\n### Issue 2 — No rollback\n**Severity**: high\n**Description**: The migration cannot be undone.\n"
 	fail := "### VERDICT: FAIL\n**Reason**: Issue 2 (no rollback) is not covered."
-	rerunThenFailClosed(t, plan, reply(lost, fail), s, "holds no high or medium finding in the form plansmith reads")
+	rerunThenFailClosed(t, plan, reply(lost, fail), s, "severity line outside any item") // a bold field is read (review CP9)
+	lostBullets := onlyLow + "\n### Issue 2 — No rollback\n- **Severity**: high\n- **Description**: The migration cannot be undone.\n"
+	rerunThenFailClosed(t, plan, reply(lostBullets, fail), s, "severity line outside any item")
+	rerunThenFailClosed(t, plan, reply(onlyLow, fail), s, "holds no high or medium finding in the form plansmith reads")
 	// A PASS over an empty gaps block while the output gives a high
 	// severity as a field outside every finding read (review BD2).
 	empty, es := begun(t, planWith(""), Session{})
 	bold := onlyLow + "\n### Issue 2 — No rollback\n**Severity:** **High**\n**Description**: The migration cannot be undone.\n"
 	st := Assess(empty, reply(bold, pass), es, cfg)
 	require.Equal(t, ActionRerun, st.Action, st.Reason)
-	assert.Contains(t, st.Reason, "gives a high or medium severity outside every finding")
+	// A bold field without its bullet is a field (review CP9), so the
+	// parse itself finds the severity outside every finding.
+	assert.Contains(t, st.Reason, "line 6: severity line outside any item")
 	// Only low findings and nothing serious anywhere: a PASS.
 	st = Assess(empty, reply(onlyLow, pass), es, cfg)
 	assert.Equal(t, ActionPass, st.Action, st.Reason)

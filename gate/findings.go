@@ -80,8 +80,12 @@ func (f Findings) ByID(n int) (Finding, bool) {
 var ErrUnparseable = errors.New("output has none of the required markers")
 
 var (
-	findingHeadingRe = lazyre.New(`^###\s+(?i:finding)-(\d+)\s*:\s*(.*)$`)
-	noIssuesRe       = lazyre.New(`^###\s+(?i:no issues found)\s*\.?$`)
+	// A critic's headings, as the prompt gives them or bold as a whole
+	// ("### **FINDING-1: title**", "### **NO ISSUES FOUND**"): an output read
+	// as unparseable is run again and then fails the gate closed (review
+	// CP6). The level stays exact.
+	findingHeadingRe = lazyre.New(`^###\s+[*_]*(?i:finding)` + hyphen + `(\d+)[*_]*\s*:\s*(.*?)[*_\s]*$`)
+	noIssuesRe       = lazyre.New(`^###\s+[*_]*(?i:no issues found)[*_]*\s*\.?[*_]*$`)
 )
 
 // ParseFindings parses a critic's output: "### FINDING-<n>: <title>" blocks,

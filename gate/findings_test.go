@@ -37,6 +37,30 @@ func TestParseFindings(t *testing.T) {
 			counts: Counts{High: 1, Medium: 1, Low: 1},
 		},
 		{
+			// Review CP6: a critic that types every hyphen as U+2011.
+			name:   "ids with a non-breaking hyphen",
+			text:   "### FINDING\u20111: No rollback\n- **Severity**: high\n- **Description**: Migration has no way back.\n",
+			items:  []Finding{{1, "No rollback", High, "Migration has no way back.", 1}},
+			counts: Counts{High: 1},
+		},
+		{
+			name:   "a bold heading (review CP6)",
+			text:   "### **FINDING-1: No rollback**\n- **Severity**: high\n- **Description**: d\n### **FINDING-2**: Slow\n- **Severity**: low\n- **Description**: e\n",
+			items:  []Finding{{1, "No rollback", High, "d", 1}, {2, "Slow", Low, "e", 4}},
+			counts: Counts{High: 1, Low: 1},
+		},
+		{
+			name:   "bold fields without bullets (review CP9)",
+			text:   "### FINDING-1: No rollback\n**Severity:** High\n**Description:** Migration has no way back.\n",
+			items:  []Finding{{1, "No rollback", High, "Migration has no way back.", 1}},
+			counts: Counts{High: 1},
+		},
+		{
+			name:     "a bold no-issues heading (review CP6)",
+			text:     "### **NO ISSUES FOUND**\n",
+			noIssues: true,
+		},
+		{
 			name:   "findings win over a stray no-issues line",
 			text:   "### FINDING-1: A\n- **Severity**: high\n- **Description**: d\n### NO ISSUES FOUND\n",
 			items:  []Finding{{1, "A", High, "d", 1}},

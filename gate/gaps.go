@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/mdtext"
@@ -80,12 +81,28 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("malformed %s: %s", e.Subject, strings.Join(parts, "; "))
 }
 
+// hyphen matches the "-" of an id ("GAP-1", "FINDING-2") as models type it:
+// the ASCII hyphen-minus, or a hyphen, non-breaking hyphen (U+2011, which
+// some models write for every hyphen), figure dash, minus sign, small or
+// fullwidth hyphen-minus. They look the same in the refusal that shows the
+// form, so one typed for the other must not make an item vanish (review CP6).
+const hyphen = `[-\x{2010}-\x{2012}\x{2212}\x{FE63}\x{FF0D}]`
+
+// unicodeHyphens are the same hyphens as a string, and hyphenFold writes
+// them as "-", for text that is compared rather than matched.
+const unicodeHyphens = "\u2010\u2011\u2012\u2212\ufe63\uff0d"
+
+var hyphenFold = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2212", "-", "\ufe63", "-", "\uff0d", "-")
+
 var (
-	gapHeadingRe = lazyre.New(`^###\s+(?i:gap)-(\d+)\s*:\s*(.*)$`)
+	gapHeadingRe = lazyre.New(`^###\s+(?i:gap)` + hyphen + `(\d+)\s*:\s*(.*)$`)
 	anyHeadingRe = lazyre.New(`^#{1,6}\s`)
 	// fieldRe accepts "- **Severity**: x", "- **Severity:** x" and
-	// "- Severity: x": models vary the bold, never the meaning.
-	fieldRe = lazyre.New(`^[-*+]\s+\*{0,2}(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
+	// "- Severity: x": models vary the bold, never the meaning; and the bold
+	// name without its bullet ("**Severity:** x"), which they write as often
+	// and which the refusal's "- **Severity**:" did not show them the
+	// difference from (review CP9).
+	fieldRe = lazyre.New(`^(?:[-*+]\s+\*{0,2}|\*\*)(?i:(severity|description))\*{0,2}\s*:\s*\*{0,2}\s*(.*)$`)
 	// listMarkerRe opens a list item, a table row or a quote.
 	listMarkerRe = lazyre.New(`^(?:[-*+•–—·]\s+|\(?\d{1,3}[.)]\s+|\(?[a-z][.)]\s+|\||>\s*)`)
 	// misshapenGap opens a line with a gap's id in a shape other than its
@@ -93,9 +110,9 @@ var (
 	// #, emphasis, or nothing; the id followed as a heading's is (":", ".",
 	// a parenthesis, a dash, a pipe, emphasis or the end), so that prose
 	// opening with one ("GAP-1, but …") stays prose (review BB5).
-	misshapenGap = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)[- ]?\d+\s*(?:[:.()|*_\-–—]|$)`)
+	misshapenGap = lazyre.New(`^(?:[-*+•–—·]\s+|\d{1,3}[.)]\s+|\|\s*|>\s*|#{1,6}\s*)?[*_]*\s*(?i:gap)(?: |` + hyphen + `)?\d+\s*(?:[:.()|*_\-–—]|$)`)
 	// gapLikeRe names a gap's id or a severity anywhere in a line.
-	gapLikeRe = lazyre.New(`(?i)\bgap[- ]?\d|\bseverity\b|\((?:high|medium|low)\)`)
+	gapLikeRe = lazyre.New(`(?i)\bgap(?: |` + hyphen + `)?\d|\bseverity\b|\((?:high|medium|low)\)`)
 )
 
 // ParseGaps finds and parses the gaps block of plan. A plan without a block
@@ -357,9 +374,13 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 }
 
 // parseSeverity reads the first word of a severity value, forgiving case,
-// bold and trailing words ("**High** – blocks rollout").
+// bold, a marker before it ("🔴 high", review CP9) and trailing words
+// ("**High** – blocks rollout").
 func parseSeverity(v string) (string, bool) {
 	f := strings.Fields(strings.ToLower(v))
+	for len(f) > 1 && !strings.ContainsFunc(f[0], unicode.IsLetter) {
+		f = f[1:]
+	}
 	if len(f) == 0 {
 		return "", false
 	}

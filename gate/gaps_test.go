@@ -28,6 +28,21 @@ func TestParseGaps(t *testing.T) {
 			start: 6, end: 14,
 		},
 		{
+			// Review CP6: a model that types every hyphen as U+2011.
+			name:  "ids with a non-breaking hyphen or a minus sign",
+			plan:  block("### GAP\u20111: Rollback\n- **Severity**: high\n- **Description**: No rollback.\n\n### gap\u22122: Auth timeout\n- **Severity**: Medium\n- **Description**: Token expiry mid\u2011call.\n"),
+			want:  []Gap{{1, "Rollback", High, "No rollback.", 7}, {2, "Auth timeout", Medium, "Token expiry mid\u2011call.", 11}},
+			start: 6, end: 14,
+		},
+		{
+			// Review CP9: bold names without their bullet, a marker before
+			// the severity.
+			name:  "bold fields without bullets and a marked severity",
+			plan:  block("### GAP-1: Rollback\n**Severity:** 🔴 High\n**Description**: No rollback.\n"),
+			want:  []Gap{{1, "Rollback", High, "No rollback.", 7}},
+			start: 6, end: 10,
+		},
+		{
 			name:  "empty block claims no gaps",
 			plan:  block(""),
 			start: 6, end: 7,

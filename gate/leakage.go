@@ -189,6 +189,9 @@ func documented(lines []line) []bool {
 
 func namesUncertainty(heading string) bool {
 	h := strings.ToLower(heading)
+	if strings.ContainsAny(h, unicodeHyphens) {
+		h = hyphenFold.Replace(h) // "Non‑Goals", "Trade‑offs" (review CP6)
+	}
 	for _, w := range uncertaintyHeadings {
 		for from := 0; ; {
 			k := strings.Index(h[from:], w)

@@ -48,6 +48,7 @@ func TestLeakage(t *testing.T) {
 		{"headings are titles", "## Unclear ownership, to be decided\n**Probably not**\n", nil},
 		{"documented uncertainty is not leakage", "## Risks\n- the migration might fail on old rows\n\n| Risk | Likelihood |\n|---|---|\n| probably slow | low |\n### Mitigation\n- hopefully none\n## Steps\n1. hopefully fast\n",
 			[]Hit{{"hopefully", 10, "1. hopefully fast"}}},
+		{"a documenting heading with U+2011 (review CP6)", "## Non\u2011Goals\n- multi-tenant support, hopefully later\n## Trade\u2011offs\n- probably slower\n", nil},
 		{"korean documented sections", "## 오픈 질문\n- 보관 기간 미정\n## 단계\n- 형식은 추후 결정\n", []Hit{{"추후", 4, "- 형식은 추후 결정"}}},
 		{"hedges the list missed", "We may need a cache; the numbers are not yet validated.\n", []Hit{{"may need", 1, "We may need a cache; the numbers are not yet validated."}, {"not yet validated", 1, "We may need a cache; the numbers are not yet validated."}}},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/templates"
@@ -307,24 +308,37 @@ func refuse(c ExitCase, extra map[string]any) Exit {
 	return Exit{Case: c, Message: render("gate/exit/"+string(c)+".md", d)}
 }
 
-// HasGoals reports whether plan has a Goals section (a markdown heading
-// "Goal", "Goals" or "목표" at any level), which the plan-mode assessment
-// requires before it runs the critic.
+// HasGoals reports whether plan has a Goals section, which the plan-mode
+// assessment requires before it runs the critic: a markdown heading, at any
+// level, that opens with "Goal", "Goals" or "목표" once numbering, emoji and
+// emphasis are set aside ("## Goals / Non-Goals", "## 1. 🎯 Goals", "## Goals
+// and success criteria" count; "## Non-Goals", "## 비목표" and "## Out-of-scope
+// goals" do not; review CP13: the seed's own "## Goals / Non-Goals" was
+// refused).
 func HasGoals(plan string) bool {
 	for _, l := range scan(plan) {
 		if l.Kind != kindText {
 			continue
 		}
-		t := strings.TrimSpace(l.Text)
-		if !strings.HasPrefix(t, "#") {
-			continue
-		}
-		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "#")))
-		h = strings.TrimSpace(strings.TrimRight(h, ":"))
-		switch h {
-		case "goal", "goals", "목표":
+		if _, h, ok := mdtext.Heading(l.Text); ok && opensWithGoals(h) {
 			return true
 		}
 	}
 	return false
+}
+
+// opensWithGoals reports whether a heading's text opens with the goals.
+func opensWithGoals(heading string) bool {
+	h := strings.TrimLeftFunc(heading, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	h = strings.TrimLeftFunc(mdtext.StripNumber(h), func(r rune) bool { return !unicode.IsLetter(r) })
+	h = strings.ToLower(h)
+	if rest, ok := strings.CutPrefix(h, "목표"); ok {
+		return rest == "" || !strings.HasPrefix(rest, "치") // "목표치" is a target value
+	}
+	rest, ok := strings.CutPrefix(h, "goal")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimPrefix(rest, "s")
+	return rest == "" || !isWordByteASCII(rest[0]) && rest[0] != '-' // "Goalkeeper", "Goal-setting"
 }

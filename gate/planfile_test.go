@@ -248,6 +248,17 @@ func TestHasGoals(t *testing.T) {
 		{"heading with colon", "### Goals:\n", true},
 		{"word in prose", "Our goals are simple.\n", false},
 		{"inside a code block", "```\n## Goals\n```\n", false},
+		// Review CP13: headings that name the goals among other things.
+		{"goals and non-goals", "## Goals / Non-Goals\n", true},
+		{"numbered, with an emoji", "## 1. 🎯 Goals\n", true},
+		{"bold, with more words", "## **Goals and success criteria**\n", true},
+		{"a goal with its text", "## Goal: ship the retry\n", true},
+		{"non-goals alone", "## Non-Goals\n## Non\u2011goal\n## Non goals\n", false},
+		{"korean non-goals", "## 비목표\n", false},
+		{"korean goals and non-goals", "## 목표와 비목표\n", true},
+		{"a word containing goal", "## Subgoals\n## Goalkeeper\n", false},
+		{"goals that are not the plan's", "## Out-of-scope goals\n## Project Non goals\n", false},
+		{"goal in prose only", "Goals: ship it.\n", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

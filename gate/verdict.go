@@ -19,9 +19,11 @@ type Verdict struct {
 }
 
 var (
-	verdictRe = lazyre.New(`^###\s+(?i:verdict)\s*:\s*\*{0,2}\s*([A-Za-z]+)\s*\*{0,2}\s*\.?$`)
+	// The verdict heading, also bold as a whole ("### **VERDICT: FAIL**";
+	// review CP6).
+	verdictRe = lazyre.New(`^###\s+[*_]*(?i:verdict)[*_]*\s*:\s*[*_]*\s*([A-Za-z]+)\s*[*_]*\s*\.?[*_]*$`)
 	reasonRe  = lazyre.New(`^\*\*(?i:reason)\*\*\s*:\s*(.*)$|^\*\*(?i:reason):\*\*\s*(.*)$`)
-	refRe     = lazyre.New(`(?i)\bFINDING-(\d+)\b`)
+	refRe     = lazyre.New(`(?i)\bFINDING` + hyphen + `(\d+)\b`)
 )
 
 // ParseVerdict parses a validator's output: one "### VERDICT: PASS" or

@@ -20,6 +20,9 @@ func TestParseVerdict(t *testing.T) {
 		{"bold verdict word and bold colon", "### Verdict: **pass**\n**Reason:** fine", Verdict{Pass: true, Reason: "fine"}},
 		{"reason before verdict", "**Reason**: FINDING-1 uncovered\n### VERDICT: FAIL", Verdict{Reason: "FINDING-1 uncovered", Refs: []int{1}}},
 		{"repeated agreeing verdict", "### VERDICT: PASS\n**Reason**: ok\n### VERDICT: PASS", Verdict{Pass: true, Reason: "ok"}},
+		{"ids with a non-breaking hyphen (review CP6)", "### VERDICT: FAIL\n**Reason**: FINDING\u20112 and FINDING\u20113 are uncovered", Verdict{Reason: "FINDING\u20112 and FINDING\u20113 are uncovered", Refs: []int{2, 3}}},
+		{"a bold heading (review CP6)", "### **VERDICT: FAIL**\n**Reason**: FINDING-1", Verdict{Reason: "FINDING-1", Refs: []int{1}}},
+		{"a bold word and heading name", "### **Verdict**: __PASS__\n**Reason**: ok", Verdict{Pass: true, Reason: "ok"}},
 		{"FINDING-12 is not FINDING-1", "### VERDICT: FAIL\n**Reason**: FINDING-12", Verdict{Reason: "FINDING-12", Refs: []int{12}}},
 	}
 	for _, tt := range tests {

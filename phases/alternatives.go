@@ -1,5 +1,7 @@
 package phases
 
+import "strings"
+
 // Alternatives: compare at least two approaches with their trade-offs and
 // recommend one — without writing the plan.
 
@@ -7,7 +9,11 @@ const alternativesOptions = 2
 
 var recommendKeywords = []string{
 	"recommend", "prefer", "choose|chose|chosen", "go with", "pick", "select", "best option|best approach", "verdict",
-	"추천", "권장", "선택", "채택", "제안",
+	// Review CP11: "Suggested approach: 1", "**Decision:** B". A decision
+	// or a suggestion counts only as one made: "we need to decide" and "the
+	// logs suggest" recommend nothing.
+	"suggested approach|suggested option|suggestion:|i suggest|we suggest", "decision:|decision**:|decision —|decision -", "opt for", "lean toward",
+	"추천", "권장", "선택", "채택", "제안", "권고", "결정:|결정**:",
 }
 
 var tradeoffKeywords = []string{
@@ -28,10 +34,30 @@ func validateAlternatives(cfg Config, a *answer) []Problem {
 		probs = append(probs, Problem{Check: "recommendation", Need: 1,
 			Hint: "say which option you recommend and why (e.g. \"Recommendation: Option B\" / \"추천: 방안 2\")"})
 	}
-	if len(keywordsIn(lower, tradeoffKeywords)) == 0 {
+	if len(keywordsIn(lower, tradeoffKeywords)) == 0 && !markedProsCons(a.text) && !sh.compared {
 		probs = append(probs, Problem{Check: "trade-offs", Need: 1,
 			Hint: "give each option's pros and cons (trade-offs / 장단점)"})
 	}
 	probs = append(probs, promiseTag(a, "this phase only compares approaches; the promise belongs to the final revise")...)
 	return append(probs, planHeadings(cfg, a)...)
+}
+
+// Markers models put before a pro or a con ("- ✅ smallest change", "- ❌
+// blocks the worker"): an answer with both weighs its options, though it
+// never writes "pro" or "con" (review CP11).
+var (
+	proMarkers = []string{"✅", "✔", "👍", "➕"}
+	conMarkers = []string{"❌", "✘", "✗", "👎", "➖", "⚠"}
+)
+
+func markedProsCons(text string) bool {
+	has := func(ms []string) bool {
+		for _, m := range ms {
+			if strings.Contains(text, m) {
+				return true
+			}
+		}
+		return false
+	}
+	return has(proMarkers) && has(conMarkers)
 }

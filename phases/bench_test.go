@@ -34,6 +34,10 @@ func BenchmarkStep1MiB(b *testing.B) {
 		// (review AU7: 0.4 s per MiB).
 		{"understand-headings", 0, mib("## Goals and Non-Goals and Scope and Risks 1\n")},
 		{"explore-headings", 1, mib("## Section 12\n")},
+		// Every section present and hollow, so the content check walks
+		// every section (review CP3); bold labels over deeper headings.
+		{"final-revise-hollow", 7, mib("## Goal\n## Scope\n## Non-Scope\n## Steps\n## Verification\n## Risks\n## Open Questions\nTBD\n")},
+		{"final-revise-hollow-labels", 7, "## Open Questions\n" + mib("**Goal**\n###### -\n**Steps**\n###### …\n")},
 		// One heading naming a section over and over (review AV5: 25 s).
 		{"one-long-heading", 1, "## " + mib("goal ")},
 	}

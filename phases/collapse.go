@@ -137,6 +137,33 @@ var readmeHeadings = []string{"install", "installation", "getting started", "qui
 	"설치", "시작하기", "사용법", "사용 방법", "기능", "주요 기능", "핵심 기능", "라이선스", "기여", "빌드", "기술 스택",
 	"프로젝트 구조", "문서", "빠른 시작", "저장소 구조", "개발 환경"}
 
+// readmeQualifiers follow a README section's name in its heading ("Build
+// and release", "Install on macOS", "Installation instructions"). Other
+// words make it an analysis of the request: "Build today", "Installation
+// flow as it is", "Usage after the change" (review CP12: an understand
+// answer about a build or an installer was refused as a README).
+var readmeQualifiers = []string{" and ", " & ", " from ", " on ", " with ", " for ", " instructions", " guide", " steps",
+	" options", " notes", " reference", " locally", " (", " via ", " using "}
+
+// readmeQualified reports whether n (a normalised heading) is the README
+// section name r followed by a README's qualifier, or by anything when r
+// is a phrase of several words.
+func readmeQualified(n, r string) bool {
+	rest, ok := strings.CutPrefix(n, r)
+	if !ok || !strings.HasPrefix(rest, " ") {
+		return false
+	}
+	if strings.Contains(r, " ") {
+		return true // "how to …", "getting started with …": a README's phrase whatever follows
+	}
+	for _, q := range readmeQualifiers {
+		if strings.HasPrefix(rest, q) {
+			return true
+		}
+	}
+	return false
+}
+
 // Thresholds of README shape for the understand phase.
 const (
 	readmeSections = 2 // distinct README section headings on their own
@@ -153,7 +180,7 @@ func readmeShape(a *answer) []Problem {
 	for _, h := range sh.headings {
 		n := normHeading(h)
 		for _, r := range readmeHeadings {
-			hit := n == r || strings.HasPrefix(n, r+" ") || (r[0] >= 0x80 && strings.Contains(n, r)) ||
+			hit := n == r || readmeQualified(n, r) || (r[0] >= 0x80 && strings.Contains(n, r)) ||
 				(r == "structure" && strings.HasSuffix(n, " "+r))
 			if hit && !seen[r] {
 				seen[r] = true

@@ -2,9 +2,12 @@ package phases
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // Draft: the complete plan, with every required section as a heading and
@@ -14,17 +17,43 @@ func validateDraft(cfg Config, a *answer) []Problem {
 	return sections(cfg, a)
 }
 
-// sections is the positive check that every required section has a heading.
+// sections is the positive check that every required section has a heading,
+// and content under it (see emptySections).
 func sections(cfg Config, a *answer) []Problem {
 	m := newSectionMatcher(cfg.RequiredSections)
-	missing := m.sectionsMissing(sectionHeadings(a.shape()))
+	sh := a.shape()
+	hs := sectionHeadings(sh)
+	named, crowded := dropCrowded(m.named(hs), hs)
+	missing := m.missing(named)
 	if len(missing) == 0 {
+		if empty := emptySections(m, sh, named); len(empty) > 0 {
+			return []Problem{{
+				Check:  "required sections with content",
+				Found:  len(m.names) - len(empty),
+				Need:   len(m.names),
+				Detail: "only a heading, or a placeholder under it: " + strings.Join(empty, ", "),
+				Hint: "write each section's content under its heading; TBD, TODO, N/A, \"...\" or a <placeholder> is not content. " +
+					"Where a section truly has nothing, say so and why in a sentence (e.g. \"None: the change touches one file\")",
+			}}
+		}
 		return nil
 	}
 	hint := "give each section its own markdown heading, e.g. \"## " + missing[0] + "\"; names that count — " + acceptedFor(m, missing)
+	if crowded != "" {
+		hint = fmt.Sprintf("the heading %q names %d or more sections at once, so it counts for none of them: ", crowded, crowdedSections) + hint
+	}
 	if n := unclosedFence(a.text); n > 0 {
 		// The headings may be there, swallowed by the block (review AU3).
 		hint = fmt.Sprintf("the code block opened on line %d is never closed, so everything after it is code and no heading there counts: close it, or do not wrap the plan in one; then ", n) + hint
+	} else if n, names := fencedSections(a.text, m, missing); n > 0 {
+		// A plan wrapped in a closed ```markdown block shows its headings,
+		// but as code: the model must be told that, or it sends the same
+		// answer again (review CP2).
+		fenced := fmt.Sprintf("the headings for %s are inside the code block opened on line %d, where they are code, not headings: write the plan as plain markdown, outside any code block", strings.Join(names, ", "), n)
+		if len(names) < len(missing) {
+			fenced += "; then " + hint // the others are missing anyway
+		}
+		hint = fenced
 	}
 	return []Problem{{
 		Check:  "required section headings",
@@ -51,6 +80,198 @@ func unclosedFence(text string) int {
 		return open
 	}
 	return 0
+}
+
+// crowdedSections is how many required sections one heading may name
+// before it names none: "Goals and Scope" is a plan's, "Goal, Scope,
+// Non-Scope, Steps, Verification, Risks, Open Questions" over one line is a
+// way round the check (review CP3).
+const crowdedSections = 4
+
+// dropCrowded removes what headings naming crowdedSections or more
+// required sections name, and returns the first such heading ("" if none).
+func dropCrowded(named namedSections, headings []string) (namedSections, string) {
+	first := -1
+	for i := range named.end {
+		if len(named.of(i)) >= crowdedSections {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return named, ""
+	}
+	out := namedSections{end: make([]int32, len(named.end))}
+	for i := range named.end {
+		if rs := named.of(i); len(rs) < crowdedSections {
+			out.flat = append(out.flat, rs...)
+		}
+		out.end[i] = int32(len(out.flat))
+	}
+	return out, templates.OneLine(headings[first], 80)
+}
+
+// emptySections returns the required sections every heading of which is
+// hollow, names being the required sections each of sectionHeadings(sh)
+// names (review CP3): a plan of seven bare headings, or of headings over
+// "TBD", passed the draft and the final revise. An ATX heading's section
+// runs to the next ATX heading at its level or above, its subsections
+// included whatever they are called ("## Future work" over "### 1. Backward
+// paging 구현"); a bold label's, to the next heading or label that names a
+// required section ("**Steps**" over "**1. Add the retry type**" is one
+// section). The section has content when a line in it
+// does (hasContent), when its heading says more than a section's name
+// ("## Goal: add retries"), or when a subheading says anything ("### Step
+// 1: the retry type").
+func emptySections(m sectionMatcher, sh shape, names namedSections) []string {
+	hs := sectionHeadings(sh)
+	off := len(sh.headings) - len(hs)
+	filled := make([]bool, len(m.names))
+	for i := 0; i < len(hs); i++ {
+		if len(names.of(i)) == 0 {
+			continue
+		}
+		level := sh.levels[off+i]
+		full := sh.filled[off+i] || saysMore(hs[i])
+		for j := i + 1; j < len(hs) && !full; j++ {
+			lj := sh.levels[off+j]
+			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && len(names.of(j)) > 0) {
+				break
+			}
+			full = sh.filled[off+j] || hasContent(hs[j])
+		}
+		if full {
+			for _, r := range names.of(i) {
+				filled[r] = true
+			}
+		}
+	}
+	var out []string
+	for r, ok := range filled {
+		if !ok {
+			out = append(out, m.names[r])
+		}
+	}
+	return out
+}
+
+// saysMore reports whether a section's heading carries content after a
+// colon or a dash ("Goal: add retries to the sender").
+func saysMore(h string) bool {
+	for _, sep := range []string{":", "：", " — ", " – ", " - "} {
+		if _, after, ok := strings.Cut(h, sep); ok && hasContent(after) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholders are what a template or a hurried answer puts where content
+// belongs; a line that says only one of them is not content.
+var placeholders = map[string]bool{
+	"tbd": true, "tbc": true, "tba": true, "todo": true, "to do": true, "n/a": true, "na": true, "n.a": true,
+	"to be determined": true, "to be decided": true, "to be defined": true, "to be done": true, "to be added": true,
+	"to be written": true, "to be filled in": true, "fill in": true, "fill in later": true, "placeholder": true,
+	"coming soon": true, "lorem ipsum": true, "xxx": true, "...": true, "…": true, "etc": true,
+	"미정": true, "추후 작성": true, "작성 예정": true, "해당 없음": true, "추후 결정": true,
+}
+
+// hasContent reports whether a line outside code says something: a letter
+// or digit once list markers, checkboxes, numbering, emphasis, promise tags
+// and end punctuation are gone, and not only a placeholder ("TBD", "N/A",
+// "<one-sentence goal>", "[describe the risk]").
+func hasContent(line string) bool {
+	t := strings.TrimSpace(line)
+	if strings.IndexByte(t, '<') >= 0 && strings.Contains(asciiLower(t), "<promise") {
+		t = stripPromises(t)
+	}
+	if _, text, ok := mdtext.Checkbox(t); ok {
+		t = text
+	}
+	t = strings.TrimLeft(t, "-+*> \t")
+	t = mdtext.StripNumber(t)
+	t = strings.Trim(t, "*_` \t")
+	t = strings.TrimRight(t, ".:;,!?")
+	if !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return false
+	}
+	if n := len(t); n >= 2 && (t[0] == '<' && t[n-1] == '>' || t[0] == '{' && t[n-1] == '}' ||
+		t[0] == '[' && t[n-1] == ']' && !strings.Contains(t, "](")) {
+		return false // a template's slot
+	}
+	// A marker around a placeholder changes nothing: "(TBD)", "⏳ TBD".
+	t = strings.TrimFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '…' })
+	if len(t) > 2*longestPlaceholder {
+		return true
+	}
+	// Lower-cased, runs of spaces made one, in a buffer on the stack: this
+	// runs for the first line under every heading (review CP3).
+	var buf [64]byte
+	b := buf[:0]
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if len(b) > 0 && b[len(b)-1] != ' ' {
+				b = append(b, ' ')
+			}
+		case c >= 'A' && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	if len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return !placeholders[string(b)]
+}
+
+// longestPlaceholder is the length of the longest placeholder in bytes:
+// a longer line is content without a look-up.
+var longestPlaceholder = func() int {
+	n := 0
+	for p := range placeholders {
+		n = max(n, len(p))
+	}
+	return n
+}()
+
+// fencedSections returns the line on which the first code block that holds
+// a heading for a missing section opens, and the missing sections that
+// code-block headings name; 0 when none does.
+func fencedSections(text string, m sectionMatcher, missing []string) (int, []string) {
+	held := map[string]bool{}
+	first, open := 0, 0
+	for l := range mdtext.Lines(text) {
+		if !l.Code {
+			open = 0
+			continue
+		}
+		if open == 0 {
+			open = l.N
+		}
+		_, h, ok := mdtext.Heading(l.Text)
+		if !ok {
+			continue
+		}
+		known, _ := headingSections(h)
+		for _, i := range m.sections(h, known) {
+			if slices.Contains(missing, m.names[i]) {
+				held[m.names[i]] = true
+				if first == 0 {
+					first = open
+				}
+			}
+		}
+	}
+	var names []string
+	for _, name := range missing {
+		if held[name] {
+			names = append(names, name)
+		}
+	}
+	return first, names
 }
 
 // sectionHeadings are the headings that may name a section: all but the

@@ -46,16 +46,19 @@ func countFileRefs(text string, limit int) int {
 // untiedFiles returns the files an explore answer cites without a finding,
 // in order of first citation. A citation outside code blocks is tied to a
 // finding when its line says something beside the paths (findingWords
-// words of prose), or, for a path standing alone — a heading, a list item,
-// a label — when the lines after it do before the next citation or heading:
-// "### `gate/lines.go`" followed by a paragraph, "- `a.go`" followed by
-// nested bullets. A file cited several times needs one finding. Paths in
-// code blocks (a tree listing, a command) are not citations.
+// words of prose), or, for a path standing alone or with too few words —
+// a heading, a list item, a label — when its line and the lines after it,
+// together, do before the next citation or heading: "### `gate/lines.go`"
+// followed by a paragraph, "**`a.go`**" followed by short bullets ("- one
+// attempt", "- no backoff"; review CP7). A file cited several times needs
+// one finding. Paths in code blocks (a tree listing, a command) are not
+// citations.
 func untiedFiles(text string) []string {
 	var order []string
 	tied := map[string]bool{}
 	var pending []string
-	settle := func() { pending = nil }
+	var said prose // what the pending citations' lines have said so far
+	settle := func() { pending, said = nil, prose{} }
 	for l := range mdtext.Lines(text) {
 		if l.Code {
 			continue
@@ -65,15 +68,18 @@ func untiedFiles(text string) []string {
 			continue
 		}
 		refs := mdtext.FileRefs(t, 0)
-		words := proseWords(t, refs)
+		words := proseOf(t, refs)
 		_, _, heading := mdtext.Heading(t)
 		if len(refs) == 0 {
-			if words >= findingWords && !heading {
+			if heading {
+				settle()
+				continue
+			}
+			said.add(words)
+			if said.enough() {
 				for _, r := range pending {
 					tied[r] = true
 				}
-				settle()
-			} else if heading {
 				settle()
 			}
 			continue
@@ -84,11 +90,14 @@ func untiedFiles(text string) []string {
 				tied[r] = false
 				order = append(order, r)
 			}
-			if words >= findingWords && !heading {
+			if words.enough() && !heading {
 				tied[r] = true
 			} else {
 				pending = append(pending, r)
 			}
+		}
+		if len(pending) > 0 && !heading {
+			said = words
 		}
 	}
 	var out []string
@@ -100,17 +109,41 @@ func untiedFiles(text string) []string {
 	return out
 }
 
-// proseWords counts the words of line that are not the file references in
+// prose is how much a line says beside the paths it cites.
+type prose struct {
+	words int // tokens with at least one letter
+	dense int // letters of scripts that write a word in one to three of them (Hangul, Han, kana)
+}
+
+func (p *prose) add(q prose) { p.words += q.words; p.dense += q.dense }
+
+// enough reports whether p is a finding: findingWords words, or as many
+// letters of a dense script as a short Korean finding holds ("재시도 없음",
+// "no retry" — review CP7).
+func (p prose) enough() bool { return p.words >= findingWords || p.dense >= denseLetters }
+
+// denseLetters is how many Hangul, Han or kana letters make a finding.
+const denseLetters = 4
+
+// proseOf measures the words of line that are not the file references in
 // refs and not markdown: tokens with at least one letter.
-func proseWords(line string, refs []string) int {
+func proseOf(line string, refs []string) prose {
 	for _, r := range refs {
 		line = strings.ReplaceAll(line, r, " ")
 	}
-	n := 0
+	var p prose
 	for _, f := range strings.Fields(line) {
 		if strings.ContainsFunc(f, unicode.IsLetter) {
-			n++
+			p.words++
+		}
+		if isASCII(f) {
+			continue
+		}
+		for _, r := range f {
+			if unicode.In(r, unicode.Hangul, unicode.Han, unicode.Hiragana, unicode.Katakana) {
+				p.dense++
+			}
 		}
 	}
-	return n
+	return p
 }

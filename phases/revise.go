@@ -26,7 +26,9 @@ func promiseMatches(cfg Config, a *answer) []Problem {
 	hint := fmt.Sprintf("end your answer with <promise>%s</promise> on its own line", want)
 	spans := a.promises()
 	for _, sp := range spans {
-		if want == "" || strings.TrimSpace(a.text[sp.innerStart:sp.innerEnd]) == want {
+		// A hyphen typed as U+2011 ("PLAN‑DONE") is the same promise: the
+		// refusal would show the two as equal (review CP1).
+		if got := strings.TrimSpace(a.text[sp.innerStart:sp.innerEnd]); want == "" || got == want || foldHyphens(got) == foldHyphens(want) {
 			return nil
 		}
 	}

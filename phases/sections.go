@@ -55,7 +55,7 @@ var sectionGroups = []sectionGroup{
 			"implementation order", "implementation strategy", "development phases", "execution plan", "work plan", "task list",
 			"task breakdown", "rollout plan", "migration plan", "roadmap", "작업 계획", "작업 목록", "구현 순서",
 			"마일스톤", "로드맵", "개발 단계", "실행 계획"},
-		synonyms: []string{"단계", "implementation", "plan", "task", "stages", "작업", "구현", "순서", "계획"},
+		synonyms: []string{"단계", "implementation", "plan", "task", "stages", "작업", "구현", "순서", "계획", "step-by-step", "step by step"},
 	},
 	{ // Verification
 		canonical: []string{"verification", "test plan", "검증"},
@@ -374,7 +374,11 @@ func workUnitAt(h string) int {
 // sections returns the required sections a heading names (indices into
 // names), known being the known sections it names (headingSections).
 func (m sectionMatcher) sections(heading string, known []int) []int {
-	var out []int
+	return m.appendSections(nil, heading, known)
+}
+
+// appendSections is sections appending to out.
+func (m sectionMatcher) appendSections(out []int, heading string, known []int) []int {
 	h := normHeading(heading)
 	for i, g := range m.groups {
 		if g >= 0 {
@@ -400,22 +404,43 @@ func (m sectionMatcher) sections(heading string, known []int) []int {
 	return out
 }
 
-// present returns, per required section, whether some heading names it.
-func (m sectionMatcher) present(headings []string) []bool {
-	got := make([]bool, len(m.names))
-	for _, h := range headings {
-		known, _ := headingSections(h)
-		for _, i := range m.sections(h, known) {
-			got[i] = true
-		}
-	}
-	return got
+// namedSections holds, per heading, the required sections it names, in one
+// backing slice: a heading-dense answer has a heading per line, and a slice
+// per heading kept them all alive at once (review CP3's peak memory).
+type namedSections struct {
+	flat []int
+	end  []int32 // per heading, where its sections end in flat
 }
 
-// sectionsMissing returns the required sections no heading names.
-func (m sectionMatcher) sectionsMissing(headings []string) []string {
+// of returns the required sections heading i names.
+func (n namedSections) of(i int) []int {
+	start := int32(0)
+	if i > 0 {
+		start = n.end[i-1]
+	}
+	return n.flat[start:n.end[i]]
+}
+
+// named returns, per heading, the required sections it names.
+func (m sectionMatcher) named(headings []string) namedSections {
+	n := namedSections{end: make([]int32, len(headings))}
+	for i, h := range headings {
+		known, _ := headingSections(h)
+		n.flat = m.appendSections(n.flat, h, known)
+		n.end[i] = int32(len(n.flat))
+	}
+	return n
+}
+
+// missing returns the required sections no heading names, given what each
+// names (named).
+func (m sectionMatcher) missing(named namedSections) []string {
+	got := make([]bool, len(m.names))
+	for _, r := range named.flat {
+		got[r] = true
+	}
 	var out []string
-	for i, ok := range m.present(headings) {
+	for i, ok := range got {
 		if !ok {
 			out = append(out, m.names[i])
 		}
@@ -423,13 +448,37 @@ func (m sectionMatcher) sectionsMissing(headings []string) []string {
 	return out
 }
 
+// sectionsMissing returns the required sections no heading names.
+func (m sectionMatcher) sectionsMissing(headings []string) []string {
+	return m.missing(m.named(headings))
+}
+
 // normHeading prepares a heading for section matching: lower case, without
 // leading numbering ("1.", "2)", "3.1"), emoji or punctuation, and without
 // a trailing colon, question mark or emphasis ("## 1. 🎯 Goal:" → "goal").
+// The hyphens that models type in place of "-" (the non-breaking hyphen
+// U+2011 above all: "Non‑Goals", "Out‑of‑Scope") are read as "-", since
+// they look the same in the refusal that names the section (review CP1).
 func normHeading(h string) string {
+	h = foldHyphens(h)
 	h = strings.TrimFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ')' })
 	h = mdtext.StripNumber(h)
 	h = strings.TrimLeftFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	h = strings.TrimRight(h, " \t:*_#?")
 	return strings.ToLower(h)
+}
+
+// unicodeHyphens are the characters that are a hyphen in print: hyphen,
+// non-breaking hyphen, figure dash, minus sign, small and fullwidth
+// hyphen-minus. The en and em dashes are not: they separate ("Goal — why").
+const unicodeHyphens = "\u2010\u2011\u2012\u2212\ufe63\uff0d"
+
+var hyphenFold = strings.NewReplacer("\u2010", "-", "\u2011", "-", "\u2012", "-", "\u2212", "-", "\ufe63", "-", "\uff0d", "-")
+
+// foldHyphens writes the hyphens of unicodeHyphens as "-".
+func foldHyphens(s string) string {
+	if !strings.ContainsAny(s, unicodeHyphens) {
+		return s
+	}
+	return hyphenFold.Replace(s)
 }

@@ -41,6 +41,16 @@ func TestSectionsByMeaning(t *testing.T) {
 		{"what we're not doing", []string{"Non-Scope"}, []string{"What We're NOT Doing"}, nil},
 		{"won't do and a single non-goal", []string{"Non-Scope", "Goal"}, []string{"Won't Do", "Non-goal"}, []string{"Goal"}},
 		{"비목표 is non-scope, not goal", []string{"Goal", "Non-Scope"}, []string{"비목표"}, []string{"Goal"}},
+		{"a step-by-step plan is the steps (review CP8)", []string{"Steps"}, []string{"Step-by-step plan"}, nil},
+		{"step by step, spelled with spaces", []string{"Steps"}, []string{"Step by Step"}, nil},
+		// Review CP1: models write hyphens as U+2011 ("Non‑Goals"); they
+		// look like "-" in the refusal, so they must count as one.
+		{"non-breaking hyphens", []string{"Non-Scope", "Risks"}, []string{"Non\u2011Goals (for now)", "Trade\u2011offs"}, nil},
+		{"non-breaking hyphens in out-of-scope", []string{"Non-Scope"}, []string{"Out\u2011of\u2011Scope (phase\u20112)"}, nil},
+		{"a hyphen", []string{"Non-Scope"}, []string{"Non\u2010scope"}, nil},
+		{"a minus sign", []string{"Non-Scope"}, []string{"Non\u2212goals"}, nil},
+		{"a fullwidth hyphen", []string{"Non-Scope"}, []string{"Non\uff0dscope"}, nil},
+		{"a folded hyphen still glues", []string{"Scope"}, []string{"Non\u2011Scope"}, []string{"Scope"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +73,7 @@ func TestATitleIsNotASection(t *testing.T) {
 			assert.Contains(t, probs[0].String(), "missing: Steps", title)
 		}
 	}
-	assert.Empty(t, final("# Steps\n\n"+body), "a title that is only a section's name")
+	assert.Empty(t, final("# Steps\n1. Add it.\n\n"+body), "a title that is only a section's name")
 	assert.Empty(t, final("# Goal\nFast.\n# Steps\n1. Add it.\n# Risks\nNone.\n"), "level-1 sections, not a title")
 	assert.Empty(t, final("# Plan: add rate limiting\n\n"+body+"\n## Steps\n1. Add it.\n"))
 	probs := final("## Plan: add rate limiting\n\n### Goal\nFast.\n### Risks\nNone.\n")
@@ -118,6 +128,12 @@ func TestPlanShapeBeforeTheDraft(t *testing.T) {
 		{"one signal is ordinary analysis", 0, understandEN + "\n- [ ] confirm the format\n- [ ] confirm the flag\n- [ ] confirm the exit code\n", ""},
 		{"analysis headings are not a plan", 0, "## Context\n## Requirements\n## Constraints\n## Success criteria\n" + understandEN, ""},
 		{"a README is not an understanding", 0, "# tool\n\n## Installation\n\n```sh\nnpm install tool\n```\n\n## Usage\n" + understandEN, "README-shaped text"},
+		{"a plan section with a non-breaking hyphen", 0, understandEN + "\n## Out\u2011of\u2011scope\n- billing\n", "plan section headings"}, // review CP1
+		// Review CP12: a request about a build or an installer is analysed
+		// under headings that begin with a README's section names.
+		{"an analysis of a build is not a README", 0, "## Build today\n" + understandEN + "\n## Configuration involved\nThe cache lives under `.cache/`.\n", ""},
+		{"an analysis of an installer is not a README", 0, "## Installation flow as it is\n" + understandEN + "\n## Usage after the change\nA second install keeps edits.\n", ""},
+		{"README headings with their qualifiers", 0, "## Build and release\n" + understandEN + "\n## Install on macOS\n", "README-shaped text"},
 		{"korean README", 0, "# 도구\n## 설치\n## 사용법\n" + understandKO, "README-shaped text"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package phases
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -29,10 +30,12 @@ import (
 type shape struct {
 	headings     []string            // heading texts, raw (markers removed, not normalised)
 	levels       []int               // per heading: its ATX level, 0 for a bold label
+	filled       []bool              // per heading: content follows it before the next heading (see hasContent)
 	numbered     int                 // numbered items
 	options      map[string]struct{} // distinct option labels ("option a", "방안 2")
 	checkboxes   int                 // task-list items ("- [ ] …")
 	tableOptions int                 // options laid out in a comparison table (see tableShape)
+	compared     bool                // a table sets options against criteria (see tableShape.compares)
 	badges       int                 // README badges ("[![build](…)](…)")
 	installs     int                 // install commands in code ("npm install x", "cargo install")
 }
@@ -47,6 +50,9 @@ func scan(text string) shape {
 		if l.Code {
 			if isInstallCommand(t) {
 				sh.installs++
+			}
+			if n := len(sh.filled); n > 0 && t != "" && !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
+				sh.filled[n-1] = true // a command or a sample is content
 			}
 			continue
 		}
@@ -63,20 +69,35 @@ func scan(text string) shape {
 		case t == gate.GapsEnd:
 			inGaps = false
 			continue
-		case inGaps || inComment:
+		case inGaps:
+			// The gaps are the gate's, but they are said under a heading:
+			// a "## Risks" that holds only the gaps block has content.
+			if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) {
+				sh.filled[n-1] = true
+			}
+			continue
+		case inComment:
 			continue
 		}
 		sh.tableOptions = max(sh.tableOptions, table.step(t))
+		sh.compared = sh.compared || table.compares()
+		if table.inBody && table.rows > 0 && numberedRow(t) {
+			// "| 3 | P3 Interface contracts | PASS | … |": a table that
+			// numbers its rows lists numbered items (review CP14).
+			sh.numbered++
+		}
 		if t == "" {
 			continue
 		}
 		body := t
 		if level, h, ok := mdtext.Heading(t); ok {
-			sh.headings, sh.levels = append(sh.headings, h), append(sh.levels, level)
+			sh.headings, sh.levels, sh.filled = append(sh.headings, h), append(sh.levels, level), append(sh.filled, false)
 			body = h
 		} else if h, ok := mdtext.BoldLabel(t); ok {
-			sh.headings, sh.levels = append(sh.headings, h), append(sh.levels, 0)
+			sh.headings, sh.levels, sh.filled = append(sh.headings, h), append(sh.levels, 0), append(sh.filled, false)
 			body = h
+		} else if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) {
+			sh.filled[n-1] = true
 		}
 		if isNumbered(body) {
 			sh.numbered++
@@ -188,6 +209,47 @@ func (t *tableShape) step(line string) int {
 	}
 	return t.rows
 }
+
+// numberedRow reports whether a table row's first cell is a number alone
+// ("| 1 |", "| 2. |").
+func numberedRow(row string) bool {
+	cell, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|")
+	cell = strings.TrimRight(strings.Trim(strings.TrimSpace(cell), "*_"), ".)")
+	if cell == "" || len(cell) > 3 {
+		return false
+	}
+	for i := 0; i < len(cell); i++ {
+		if cell[i] < '0' || cell[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// compares reports whether the table read so far sets two or more options
+// against at least one criterion: options as columns over a criterion row,
+// or options as rows with two or more attributes. Such a table is the
+// options' trade-offs, whatever its words (review CP11).
+func (t *tableShape) compares() bool {
+	if !t.inBody || len(t.header) < 3 {
+		return false
+	}
+	if !t.byColumn {
+		return t.rows >= 2
+	}
+	// Options as columns: the first header cell names the criteria, or is
+	// empty ("| | Redis | In-memory |"); a milestone or file table is not
+	// a comparison.
+	first := strings.ToLower(strings.Trim(t.header[0], "*_ "))
+	if first != "" && !slices.ContainsFunc(criteriaWords, func(w string) bool { return strings.HasPrefix(first, w) }) {
+		return false
+	}
+	return t.rows >= 1
+}
+
+// criteriaWords head the first column of a table that compares options.
+var criteriaWords = []string{"criteri", "aspect", "dimension", "factor", "concern", "property", "trait", "metric",
+	"consideration", "attribute", "feature", "기준", "항목", "비교", "측면", "요소"}
 
 // headingText returns the text of a heading line (trimmed), and whether the
 // line is a heading at all: an ATX heading or a bold label.

@@ -58,6 +58,11 @@ func plan(sections []string, promise string) string {
 	return b.String()
 }
 
+// withText puts a line of content under each heading line of headings.
+func withText(headings string) string {
+	return strings.ReplaceAll(headings, "\n", "\nSome text.\n") + "\nSome text.\n"
+}
+
 var sectionsKO = []string{"목표", "범위", "비범위", "단계별 계획", "검증", "리스크", "오픈 질문"}
 
 func TestValidate(t *testing.T) {
@@ -81,6 +86,8 @@ func TestValidate(t *testing.T) {
 		{"empty answer", at(Understand), nil, " \n\t", []string{"answer text: found 0, need 1"}},
 
 		{"understand passes", at(Understand), nil, understandEN, nil},
+		{"understand passes numbered with keycaps (review CP10)", at(Understand), nil,
+			"1\ufe0f\u20e3 Problem: one attempt only.\n2\ufe0f\u20e3 Constraint: the queue format stays.\n3\ufe0f\u20e3 Success criteria: delivered after two 503s.\n", nil},
 		{"understand passes in korean", at(Understand), nil, understandKO, nil},
 		{"understand too few items", at(Understand), nil, "1. Problem: x\n2. Constraint: y", []string{"numbered items: found 2, need 3"}},
 		{"understand too few keywords", at(Understand), nil, "1. a\n2. b\n3. the problem", []string{"problem-analysis keywords: found 1, need 2 (found: problem)"}},
@@ -109,10 +116,32 @@ func TestValidate(t *testing.T) {
 		{"explore backticked package path", at(Explore), nil, "Packages `pkg/state` and `pkg/hooks` hold the loader and the hooks.", nil},
 		{"explore refuses a file cited without a finding", at(Explore), nil, exploreEN + "\nAlso relevant:\n- `cmd/app/flags.go`\n- `internal/state/save.go`", []string{"files cited without a finding: found 2, must be 0 (cmd/app/flags.go, internal/state/save.go)"}},
 		{"explore ties a finding under a heading to its file", at(Explore), nil, "### `cmd/app/status.go`\n\nPrints the table with fmt.Fprintf.\n\n### `internal/state/load.go`\n- reads the YAML frontmatter first", nil},
+		// Review CP7: short lines under a file that together say something,
+		// and a terse Korean finding beside its path.
+		{"explore ties short bullets under a file label together", at(Explore), nil, "**`internal/hooks/send.go`**\n- single attempt\n- no backoff\n\n**`internal/hooks/queue.go`**\n- drops failed events", nil},
+		{"explore ties a terse korean finding", at(Explore), nil, "- `internal/hooks/send.go`: 재시도 없음\n- `internal/hooks/queue.go`: 실패 시 버림", nil},
+		{"explore still refuses a bare list after a short label", at(Explore), nil, "**Key files:**\n- `internal/hooks/send.go`\n- `internal/hooks/queue.go`\n- 없음", []string{"files cited without a finding: found 2"}},
 		{"explore ignores paths in code blocks", at(Explore), nil, exploreEN + "\n```\ncmd/\n  app/main.go\n```", nil},
 		{"explore refuses plan heading", at(Explore), nil, exploreEN + "\n## Verification\n", []string{"plan section headings: found 1, must be 0 (Verification)"}},
 
 		{"alternatives passes numbered", at(Alternatives), nil, altEN, nil},
+		// Review CP11: pros and cons as ✅/❌ bullets, a comparison table
+		// with no trade-off word, "Suggested approach" and "Decision".
+		{"alternatives passes with marked pros and cons", at(Alternatives), nil,
+			"### Option A: retry in Send\n- ✅ smallest change\n- ❌ blocks the worker\n\n### Option B: re-enqueue\n- ✅ worker stays free\n- ❌ changes the queue format\n\n**Recommendation:** Option A.\n", nil},
+		{"alternatives passes with a comparison table", at(Alternatives), nil,
+			"| | Retry in Send | Re-enqueue |\n|---|---|---|\n| Change size | small | medium |\n| Worker blocked | yes | no |\n\nI'd go with retry in Send.\n", nil},
+		{"alternatives passes with a suggested approach", at(Alternatives), nil,
+			"1. Retry in Send: simple, but the worker waits.\n2. Re-enqueue: the worker stays free, but the format changes.\n\nSuggested approach: 1. Downside: a slow receiver holds the worker.\n", nil},
+		{"alternatives passes with a decision", at(Alternatives), nil,
+			"**Approach 1: retry in Send.** Small.\n**Approach 2: re-enqueue.** Frees the worker.\n\n**Decision:** Approach 1. Trade-off: slower drain under load.\n", nil},
+		{"deciding later is no recommendation", at(Alternatives), nil,
+			"1. Retry in Send: simple, but the worker waits.\n2. Re-enqueue: the worker stays free, but the format changes.\n\nWe need to decide between them; the decision depends on load, as the logs suggest. Downside of both: cost.\n",
+			[]string{"recommendation: found 0, need 1"}},
+		{"a decision label in bold", at(Alternatives), nil,
+			"1. Retry in Send: simple, but the worker waits.\n2. Re-enqueue: frees the worker.\n\n**Decision**: 1. Downside: a slow drain.\n", nil},
+		{"a milestone table is no trade-off", at(Alternatives), nil,
+			"| Milestone | Pass rate | Change |\n|---|---|---|\n| start | 54% | - |\n| fix 1 | 61% | +7% |\n\nWe recommend the second.\n", []string{"trade-offs: found 0, need 1"}},
 		{"alternatives passes with option labels", at(Alternatives), nil, altOptions, nil},
 		{"alternatives passes in korean", at(Alternatives), nil, altKO, nil},
 		{"alternatives one option", at(Alternatives), nil, "1. Only way. Pros: easy. We recommend it.", []string{"options: found 1, need 2"}},
@@ -130,17 +159,27 @@ func TestValidate(t *testing.T) {
 			[]string{"(missing: Scope)"}},
 		{"draft 비범위 does not satisfy 범위", at(Draft), nil, plan([]string{"목표", "비범위", "단계별 계획", "검증", "리스크", "오픈 질문"}, ""),
 			[]string{"(missing: Scope)"}},
-		{"draft accepts decorated headings", at(Draft), nil, "# 1. 🎯 Goal\n## 2) Scope:\n## Out of scope\n### Steps (least to most)\n#### Verification ##\n##### Risks and mitigations\n###### Open Questions?", nil},
-		{"draft accepts bold-line headings", at(Draft), nil, "**Goal**\n**Scope:**\n__Non-Scope__\n**Steps**:\n**Verification**\n**Risks**\n**Open Questions**", nil},
+		{"draft accepts decorated headings", at(Draft), nil, withText("# 1. 🎯 Goal\n## 2) Scope:\n## Out of scope\n### Steps (least to most)\n#### Verification ##\n##### Risks and mitigations\n###### Open Questions?"), nil},
+		{"draft accepts bold-line headings", at(Draft), nil, withText("**Goal**\n**Scope:**\n__Non-Scope__\n**Steps**:\n**Verification**\n**Risks**\n**Open Questions**"), nil},
 		{"draft plain lines are not headings", at(Draft), nil, "Goal: x\nScope: y\nNon-Scope:\nSteps:\nVerification:\nRisks:\nOpen Questions:", []string{"found 0, need 7"}},
 		{"draft fenced headings do not count", at(Draft), nil, "```\n" + plan(DefaultSections, "") + "```\n", []string{"found 0, need 7"}},
-		{"draft custom sections", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollback plan", nil},
+		{"draft custom sections", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, withText("## Context\n## Rollback plan"), nil},
 		{"draft custom sections missing", at(Draft), func(c *Config) { c.RequiredSections = []string{"Context", "Rollback"} }, "## Context\n## Rollbacks", []string{"found 1, need 2 (missing: Rollback)"}},
 		{"understand custom section without letters matches no other heading", at(Understand), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Success criteria\n" + understandEN, nil},
 		{"draft custom section without letters still needs its heading", at(Draft), func(c *Config) { c.RequiredSections = []string{"Goal", "🎯"} }, "## Goal\n## Steps", []string{"(missing: 🎯)"}},
-		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, "## Goal\n## Verification", nil},
+		{"draft korean required names accept english headings", at(Draft), func(c *Config) { c.RequiredSections = []string{"목표", "검증"} }, withText("## Goal\n## Verification"), nil},
 
 		{"critique passes", at(Critique), nil, critiquePrinciples, nil},
+		// Review CP4: a checklist that opens each line with its verdict.
+		{"critique passes with the verdict first", at(Critique), nil,
+			"1. ✅ **P1 (Step ordering)**: builds up\n2. ❌ **P2 (File references)**: no paths\n3. ✅ P3 Interface contracts: given\n" +
+				"4. ❌ P4 Error paths: none\n5. ✅ P5 Edge cases: named\n6. ❌ P6 Runnable verification: no commands\n", nil},
+		// Review CP14: a table that numbers its rows.
+		{"critique passes as a numbered table", at(Critique), nil,
+			"| # | Principle | Verdict | Evidence |\n|---|---|---|---|\n| 1 | P1 Step ordering | PASS | builds up |\n| 2 | P2 File references | FAIL | no paths |\n" +
+				"| 3 | P3 Interface contracts | PASS | given |\n| 4 | P4 Error paths | FAIL | none |\n| 5 | P5 Edge cases | PASS | named |\n| 6 | P6 Runnable verification | FAIL | no commands |\n", nil},
+		{"a table's header and numbers in other cells are no items", at(Critique), nil,
+			"| 1 | 2 | 3 |\n|---|---|---|\n| a | 4 | 5 |\n" + "P1: PASS\nP2: PASS\nP3: PASS\nP4: FAIL\nP5: FAIL\nP6: PASS\n", []string{"numbered items: found 0, need 3"}},
 		{"critique too little evidence", at(Critique), nil, "1. P1: PASS\n2. P2: FAIL\n3. P3: PASS", []string{"principles with a PASS/FAIL verdict: found 3, need 6"}},
 		{"critique too few items", at(Critique), nil, "P1: PASS\nP2: PASS\nP3: PASS\nP4: FAIL\nP5: FAIL\nP6: PASS", []string{"numbered items: found 0, need 3"}},
 		{"critique refuses promise", at(Critique), nil, critiquePrinciples + "\n<promise>PLAN_OK</promise>", []string{"<promise> tags: found 1, must be 0"}},
@@ -156,6 +195,7 @@ func TestValidate(t *testing.T) {
 		{"final revise wrong promise", finalRevise, nil, plan(DefaultSections, "DONE"), []string{"found <promise>DONE</promise>, which is not the completion promise"}},
 		{"final revise unclosed promise", finalRevise, nil, plan(DefaultSections, "") + "<promise>PLAN_OK", []string{"never closed"}},
 		{"final revise missing section", finalRevise, nil, plan(DefaultSections[:6], "PLAN_OK"), []string{"(missing: Open Questions)"}},
+		{"final revise promise with a non-breaking hyphen (review CP1)", finalRevise, func(c *Config) { c.CompletionPromise = "PLAN-DONE" }, plan(DefaultSections, "PLAN\u2011DONE"), nil},
 		{"final revise promise with quotes", finalRevise, func(c *Config) { c.CompletionPromise = `say "done"` }, plan(DefaultSections, `say "done"`), nil},
 		{"iterate validates as final", iterate, nil, plan(DefaultSections, ""), []string{"completion promise: found 0, need 1"}},
 		{"iterate passes", iterate, nil, plan(DefaultSections, "PLAN_OK"), nil},
@@ -173,6 +213,13 @@ func TestValidate(t *testing.T) {
 		// Review AU3: headings swallowed by a block left open are named as such.
 		{"a plan wrapped in an open code block", finalRevise, nil, "Here it is:\n```markdown\n" + plan(DefaultSections, "") + "<promise>PLAN_OK</promise>\n",
 			[]string{"found 0, need 7", "the code block opened on line 2 is never closed"}},
+		// Review CP2: a plan wrapped whole in a closed block is told so.
+		{"a plan wrapped in a closed code block", finalRevise, nil, "Here it is:\n\n```markdown\n" + plan(DefaultSections, "") + "```\n\n<promise>PLAN_OK</promise>\n",
+			[]string{"found 0, need 7", "the headings for Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions are inside the code block opened on line 3"}},
+		{"one section shown only in a code sample", at(Draft), nil, plan(DefaultSections[:6], "") + "Example:\n~~~md\n## Open Questions\n~~~\n",
+			[]string{"(missing: Open Questions)", "the headings for Open Questions are inside the code block opened on line"}},
+		{"a section in a code sample and one missing", at(Draft), nil, plan(DefaultSections[:5], "") + "Example:\n~~~md\n## Open Questions\n~~~\n",
+			[]string{"(missing: Risks, Open Questions)", "the headings for Open Questions are inside the code block opened on line", "; then give each section its own markdown heading", "Risks: risks"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

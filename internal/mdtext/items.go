@@ -4,7 +4,8 @@ import "strings"
 
 // Numbered recognises a numbered item: after leading spaces and emphasis
 // markers, one to three digits and "." or ")", then a space or tab and some
-// text ("1. read", "12) parse", "**3.** write"). It returns the item's text,
+// text ("1. read", "12) parse", "**3.** write"); a keycap digit numbers an
+// item too ("1️⃣ read", as models write them). It returns the item's text,
 // trimmed. "1.5 GB" is a number, "2024. " too long to be an item number.
 func Numbered(s string) (string, bool) {
 	s = strings.TrimLeft(s, " \t")
@@ -15,10 +16,21 @@ func Numbered(s string) (string, bool) {
 			return "", false
 		}
 	}
-	if n == 0 || n >= len(s) || (s[n] != '.' && s[n] != ')') {
+	if n == 0 || n >= len(s) {
 		return "", false
 	}
-	rest := strings.TrimLeft(s[n+1:], "*_")
+	var rest string
+	switch {
+	case s[n] == '.' || s[n] == ')':
+		rest = s[n+1:]
+	case n == 1 && strings.HasPrefix(s[n:], keycap):
+		rest = s[n+len(keycap):]
+	case n == 1 && strings.HasPrefix(s[n:], keycap[len("\ufe0f"):]):
+		rest = s[n+len(keycap)-len("\ufe0f"):]
+	default:
+		return "", false
+	}
+	rest = strings.TrimLeft(rest, "*_")
 	if rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
 		return "", false
 	}
@@ -59,3 +71,7 @@ func Checkbox(s string) (checked bool, text string, ok bool) {
 	}
 	return s[1] != ' ', strings.TrimSpace(rest), true
 }
+
+// keycap follows a digit to make the emoji "1️⃣": the variation selector
+// (sometimes left out) and the combining keycap.
+const keycap = "\ufe0f\u20e3"

@@ -153,6 +153,10 @@ func TestNumbered(t *testing.T) {
 		{"1. ", "", false},
 		{"- 1. bullet first", "", false},
 		{"one. word", "", false},
+		{"1\ufe0f\u20e3 keycap", "keycap", true},
+		{"2\u20e3 bare keycap", "bare keycap", true},
+		{"12\ufe0f\u20e3 no such keycap", "", false},
+		{"3\ufe0f\u20e3", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {

@@ -1,0 +1,85 @@
+package phases
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Review CP3: a plan of bare headings, or of headings over placeholders,
+// passed the draft and the final revise. A section needs something said
+// under its heading; what counts is wide, so a real plan is never sent back.
+func TestSectionsNeedContent(t *testing.T) {
+	cfg := Config{Phases: Known, CompletionPromise: "PLAN_OK"}
+	draft := Progress{Index: 3}
+	filled := func(over map[string]string) string {
+		var b strings.Builder
+		for _, s := range DefaultSections {
+			body, ok := over[s]
+			if !ok {
+				body = "Something said about " + s + "."
+			}
+			b.WriteString("## " + s + "\n" + body + "\n\n")
+		}
+		return b.String()
+	}
+	refused := []struct {
+		name, text, empty string
+	}{
+		{"headings only", "## Goal\n## Scope\n## Non-Scope\n## Steps\n## Verification\n## Risks\n## Open Questions\n",
+			"Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions"},
+		{"TBD everywhere", filled(map[string]string{"Goal": "TBD", "Scope": "TBD.", "Non-Scope": "tbd", "Steps": "- TBD", "Verification": "**TBD**",
+			"Risks": "TBD", "Open Questions": "TBD"}), "Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions"},
+		{"one section with TBD", filled(map[string]string{"Steps": "TBD"}), "Steps"},
+		{"placeholder words in lists", filled(map[string]string{"Steps": "1. TODO\n2. ...", "Risks": "- N/A", "Scope": "- **To  be\tdetermined .**"}), "Scope, Steps, Risks"},
+		{"a template's slots", filled(map[string]string{"Goal": "<one-sentence goal>", "Steps": "1. [describe the step]\n2. {step_two}", "Verification": "- [ ] <command>"}), "Goal, Steps, Verification"},
+		{"korean placeholders", filled(map[string]string{"Risks": "- 미정", "Open Questions": "해당 없음"}), "Risks, Open Questions"},
+		{"a marked placeholder", filled(map[string]string{"Risks": "- ⏳ TBD", "Open Questions": "(TBD)"}), "Risks, Open Questions"},
+		{"a rule or an emoji is not content", filled(map[string]string{"Risks": "---\n✅"}), "Risks"},
+		{"the promise is not the last section's content", filled(map[string]string{"Open Questions": "<promise>PLAN_OK</promise>"}), "Open Questions"},
+		{"an empty gaps block is not a section's content", filled(map[string]string{"Risks": "<!-- rodin:gaps:start -->\n<!-- rodin:gaps:end -->"}), "Risks"},
+		{"a comment is not content", filled(map[string]string{"Risks": "<!--\nrisks go here\n-->"}), "Risks"},
+		{"bold labels over nothing", "**Goal**\n**Scope**\nIn: the sender.\n**Non-Scope**\nThe queue.\n**Steps**\n1. Add it.\n**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n", "Goal"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			got := problemLines(Validate(cfg, draft, tt.text))
+			if assert.Len(t, got, 1) {
+				assert.Contains(t, got[0], "required sections with content")
+				assert.Contains(t, got[0], "placeholder under it: "+tt.empty+")")
+				assert.Contains(t, got[0], "say so and why in a sentence")
+			}
+		})
+	}
+	// One heading naming every section over one line is no plan.
+	crowded := "## Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions\nSee the text below.\n"
+	got := problemLines(Validate(cfg, draft, crowded))
+	if assert.Len(t, got, 1, "a heading naming every section") {
+		assert.Contains(t, got[0], "found 0, need 7")
+		assert.Contains(t, got[0], `the heading "Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions" names 4 or more sections at once, so it counts for none of them`)
+	}
+	assert.Empty(t, problemLines(Validate(Config{Phases: Known, RequiredSections: []string{"Goal", "Steps", "Risks"}}, draft,
+		"## Goal, Steps and Risks\nOne change in one file: add the retry; risk is duplicates.\n")), "three in one heading still count")
+	accepted := []struct{ name, text string }{
+		{"plain content", filled(nil)},
+		{"a code block is content", filled(map[string]string{"Verification": "```sh\ngo test ./internal/hooks/\n```"})},
+		{"none is a statement", filled(map[string]string{"Open Questions": "None.", "Non-Scope": "- Nothing: the change is one file."})},
+		{"the heading says it", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: retries for the webhook sender", 1)},
+		{"subheadings carry the steps", filled(map[string]string{"Steps": "### Step 1: add the retry type\n### Step 2: call it from Send"})},
+		{"a subsection named like another section belongs to its parent", filled(map[string]string{"Non-Scope": "### 1. Backward paging 구현\nLater, once the API settles."})},
+		{"a table", filled(map[string]string{"Risks": "| Risk | Mitigation |\n|---|---|\n| duplicates | idempotency key |"})},
+		{"a todo with words is content", filled(map[string]string{"Steps": "1. TODO: wire the retry into `Send`"})},
+		{"a link in brackets is content", filled(map[string]string{"Goal": "[Issue 42](https://example.com/42): stop dropping events"})},
+		{"bold sub-labels under a bold label", "**Goal**\nRetries.\n**Scope**\nThe sender.\n**Non-Scope**\nThe queue.\n**Steps**\n**1. Add the retry type**\n- in `retry.go`\n" +
+			"**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n"},
+		{"crlf line ends", strings.ReplaceAll(filled(nil), "\n", "\r\n")},
+		{"the gaps block under a section", filled(map[string]string{"Open Questions": "<!-- rodin:gaps:start -->\n### GAP-1: Retry cap\n- **Severity**: low\n- **Description**: the cap is a guess.\n<!-- rodin:gaps:end -->"})},
+	}
+	for _, tt := range accepted {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Empty(t, problemLines(Validate(cfg, draft, tt.text)))
+			assert.Empty(t, problemLines(Validate(cfg, Progress{Index: len(Known)}, tt.text+"\n<promise>PLAN_OK</promise>\n")), "final revise")
+		})
+	}
+}
