@@ -847,3 +847,78 @@ func TestReplaceIsNotInherited(t *testing.T) {
 	_, set := os.LookupEnv("PLANSMITH_REPLACE")
 	assert.False(t, set)
 }
+
+// An empty file at bin/native/plansmith (a copy lost in a crash before it
+// reached the disk, or the prebuilt binary it is a hard link of truncated
+// in place by an update that ran out of space) is no binary: execve fails
+// with ENOEXEC, and dash and bash then run the file as a shell script, which
+// does nothing and exits 0. Every hook answered nothing, so a loop's tool
+// calls went through, and every command "succeeded" with no output (review
+// CQ). The hooks and the launcher pass it by: the launcher places the
+// checked binary again, or refuses when the prebuilt is damaged too.
+func TestAnEmptyPlacedBinaryIsPlacedAgain(t *testing.T) {
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	hook := func(root, shell, ev string) (string, string, int) {
+		cmd := exec.Command(shell, "-c", commands[ev])
+		cmd.Dir = project
+		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return o.String(), e.String(), code
+	}
+	emptied := func(t *testing.T) string {
+		root := pluginTree(t)
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.NoError(t, r.err, r.out)
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.Remove(native))
+		require.NoError(t, os.WriteFile(native, nil, 0o755))
+		return root
+	}
+	for _, shell := range []string{"dash", "bash"} {
+		if _, err := exec.LookPath(shell); err != nil {
+			continue
+		}
+		t.Run(shell, func(t *testing.T) {
+			for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop", "posttooluse"} {
+				root := emptied(t)
+				out, errs, code := hook(root, shell, ev)
+				assert.Zero(t, code, "%s: %s", ev, errs)
+				assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, ev)
+				info, err := os.Stat(filepath.Join(root, "bin", "native", "plansmith"))
+				require.NoError(t, err)
+				assert.NotZero(t, info.Size(), "%s: the checked binary is placed again", ev)
+			}
+		})
+	}
+	t.Run("the launcher", func(t *testing.T) {
+		root := emptied(t)
+		r := launch(t, root, path, "Linux", "x86_64", "plan", "x")
+		require.NoError(t, r.err, r.out)
+		assert.Equal(t, "plansmith-linux-amd64 plugin plan x\n", r.out)
+	})
+	t.Run("the prebuilt truncated with it: refused", func(t *testing.T) {
+		root := pluginTree(t)
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.NoError(t, r.err, r.out)
+		// The placed binary is a hard link of the prebuilt one: truncating
+		// either in place empties both.
+		require.NoError(t, os.Truncate(filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64"), 0))
+		out, errs, code := hook(root, "sh", "pretooluse-loop")
+		assert.Equal(t, 2, code, "%s%s", out, errs)
+		assert.Contains(t, errs, "does not match SHA256SUMS")
+		assert.Contains(t, errs, "so this tool call is refused")
+	})
+}
