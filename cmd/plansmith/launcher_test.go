@@ -922,3 +922,108 @@ func TestAnEmptyPlacedBinaryIsPlacedAgain(t *testing.T) {
 		assert.Contains(t, errs, "so this tool call is refused")
 	})
 }
+
+// When the binary the launcher execs cannot start, dash prints only its own
+// error and exits; the launcher then said nothing of its own outside a hook:
+// `plansmith version` or /plansmith:plan with a binary for another machine
+// in bin/native/, or a plugin on a noexec mount, failed with "Exec format
+// error" or "Permission denied" and no word of plansmith's (review CQ). It
+// names the file and says what to do. (bash, with execfail, goes on after a
+// failed exec of bin/native/ and places the checked binary again.)
+func TestLauncherSaysWhichBinaryWouldNotStart(t *testing.T) {
+	for _, shell := range []string{"dash", "bash"} {
+		sh, err := exec.LookPath(shell)
+		if err != nil {
+			continue
+		}
+		t.Run(shell, func(t *testing.T) {
+			path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+			run := func(root string) (string, error) {
+				cmd := exec.Command(sh, filepath.Join(root, "bin", "plansmith"), "version")
+				cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"), "HOME=" + t.TempDir()}
+				out, err := cmd.CombinedOutput()
+				return string(out), err
+			}
+			placed := "/bin/../bin/native/plansmith"
+
+			// A binary for another machine in bin/native/.
+			root := pluginTree(t)
+			native := filepath.Join(root, "bin", "native", "plansmith")
+			require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+			require.NoError(t, os.WriteFile(native, []byte("\x7fELF\x02\x01\x01\x00"), 0o755))
+			out, err := run(root)
+			if shell == "bash" {
+				require.NoError(t, err, out)
+				assert.Contains(t, out, "plansmith-linux-amd64 plugin version\n")
+			} else {
+				require.Error(t, err, out)
+				assert.Contains(t, out, "plansmith: could not start "+root+placed)
+				assert.Contains(t, out, "To fix it, reinstall plansmith (or, for the plugin, delete its bin/native/ folder")
+				assert.NotContains(t, out, "may not be run here")
+			}
+
+			// A file that may not be run (as on a noexec mount): a prebuilt
+			// without its execute bit, and a chmod that does nothing.
+			root = pluginTree(t)
+			require.NoError(t, os.Chmod(filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64"), 0o644))
+			chmod := filepath.Join(path, "chmod")
+			require.NoError(t, os.Remove(chmod)) // a link to the real one
+			require.NoError(t, os.WriteFile(chmod, []byte("#!/bin/sh\n"), 0o755))
+			out, err = run(root)
+			require.Error(t, err, out)
+			assert.Contains(t, out, "plansmith: could not start "+root+placed)
+			assert.Contains(t, out, "mounted noexec")
+			assert.Contains(t, out, "To fix it")
+		})
+	}
+}
+
+// foreignELF is the start of a 64-bit ELF executable for a CPU that no
+// plansmith is built for (s390, e_machine 22): execve fails with ENOEXEC, as
+// for a binary built for another machine.
+func foreignELF() []byte {
+	h := make([]byte, 64)
+	copy(h, "\x7fELF\x02\x01\x01")
+	h[16] = 2  // ET_EXEC
+	h[18] = 22 // EM_S390
+	h[20] = 1  // EV_CURRENT
+	return h
+}
+
+// Where /bin/sh is bash (Fedora, Arch, RHEL, and the macOS shell), the
+// launcher runs under bash. bash 5.2 with errexit exits at once with status
+// 1, running no EXIT trap, when exec finds a binary it cannot run (ENOEXEC),
+// even under "|| true": with a bin/native/plansmith built for another machine
+// (a plugin folder shared by two machines), every hook answered nothing with
+// status 1, so a loop's tool calls and ExitPlanMode went through (review CQ).
+// The launcher goes on, places the checked binary and runs it.
+func TestLauncherUnderBashAsShReplacesAForeignBinary(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not on PATH")
+	}
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop"} {
+		root := pluginTree(t)
+		launcher := filepath.Join(root, "bin", "plansmith")
+		src, err := os.ReadFile(launcher)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(launcher, []byte(strings.Replace(string(src), "#!/bin/sh\n", "#!"+bash+"\n", 1)), 0o755))
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+
+		cmd := exec.Command(bash, "-c", commands[ev])
+		cmd.Dir = project
+		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		require.NoError(t, cmd.Run(), "%s: %s", ev, e.String())
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", o.String(), ev)
+	}
+}
