@@ -66,7 +66,7 @@ func Doctor(e DoctorEnv) []Check {
 	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Home, e.Now))
 	checks = append(checks, GateCheck(e.Project))
 	checks = append(checks, BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")))
-	checks = append(checks, goCheck(e.LookGo))
+	checks = append(checks, goCheck(e.LookGo, e.Binary))
 	return checks
 }
 
@@ -458,15 +458,38 @@ func BlockCapCheck(v string) Check {
 	}
 }
 
-func goCheck(look func() (string, error)) Check {
+// goCheck looks for the Go toolchain, which only a source checkout's
+// launcher uses (it builds build/plansmith there). A plugin tree made by
+// `make dist` runs its prebuilt binary and never builds, and a settings
+// install runs a built binary: for them a missing Go is no fault (review CQ:
+// doctor told every user of a prebuilt plugin, who has no Go, to install it).
+func goCheck(look func() (string, error), binary string) Check {
 	if look == nil {
 		return Check{"go toolchain", Warn, "not checked", ""}
 	}
 	v, err := look()
+	if err != nil && !inSourceCheckout(binary) {
+		return Check{"go toolchain", OK, fmt.Sprintf("not found (%v), and not needed: only a source checkout's launcher builds plansmith, and %s runs as built", err, binary), ""}
+	}
 	if err != nil {
 		return Check{"go toolchain", Warn,
 			fmt.Sprintf("not found (%v): the plugin's bin/plansmith launcher cannot build or rebuild the binary", err),
 			"install Go 1.26 or newer from https://go.dev/dl/ (a settings install that points at a built binary does not need it)"}
 	}
 	return Check{"go toolchain", OK, v, ""}
+}
+
+// inSourceCheckout reports whether binary belongs to a plugin folder that
+// holds plansmith's sources (go.mod and cmd/plansmith/), where the launcher
+// builds it; a plugin tree made by `make dist` has neither.
+func inSourceCheckout(binary string) bool {
+	root, ok := PluginRoot(binary)
+	if !ok {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(root, "cmd", "plansmith"))
+	return err == nil && info.IsDir()
 }
