@@ -1027,3 +1027,25 @@ func TestLauncherUnderBashAsShReplacesAForeignBinary(t *testing.T) {
 		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", o.String(), ev)
 	}
 }
+
+// In a plugin folder shared by a group, the prebuilt binary may be writable
+// by the user (so the kernel lets them hard-link it) but owned by another
+// user, who alone may change its mode. The launcher's chmod of the link
+// failed, and set -e stopped it there: every call failed with only
+// chmod's "Operation not permitted" and left a temporary name behind
+// (review CQ). An executable file is placed as it is.
+func TestLauncherPlacesABinaryItMayNotChmod(t *testing.T) {
+	root := pluginTree(t)
+	path := toolsDir(t, "mkdir", "cp", "mv", "rm", "sha256sum", "ln")
+	chmod := "#!/bin/sh\necho \"chmod: changing permissions of '$2': Operation not permitted\" >&2\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(path, "chmod"), []byte(chmod), 0o755))
+	for range 2 {
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.NoError(t, r.err, r.out)
+		assert.Equal(t, "plansmith-linux-amd64 plugin version\n", r.out)
+		assert.Equal(t, "plansmith", r.native)
+	}
+	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*.tmp.*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary name is left")
+}
