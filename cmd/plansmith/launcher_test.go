@@ -293,6 +293,23 @@ func TestLauncherChecksums(t *testing.T) {
 		assert.Contains(t, r.out, "cp '")
 		assert.Empty(t, r.native)
 	})
+	t.Run("a checksum tool that fails is not a missing one", func(t *testing.T) {
+		// shasum is a perl script: without its Digest::SHA it prints an
+		// error and nothing else. The same befalls a prebuilt binary the
+		// user may not read (a tree unpacked with umask 077). Review CQ:
+		// both said "neither sha256sum nor shasum is installed".
+		root := pluginTree(t)
+		path := toolsDir(t, baseTools...)
+		shasum := "#!/bin/sh\necho \"Can't locate Digest/SHA.pm in @INC\" >&2\nexit 2\n"
+		require.NoError(t, os.WriteFile(filepath.Join(path, "shasum"), []byte(shasum), 0o755))
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.Error(t, r.err)
+		assert.Contains(t, r.out, "its SHA-256 could not be computed")
+		assert.NotContains(t, r.out, "is installed")
+		assert.Empty(t, r.native)
+		left, _ := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
+		assert.Empty(t, left, "no temporary copy is left behind")
+	})
 	t.Run("a missing platform binary says what to do", func(t *testing.T) {
 		root := pluginTree(t)
 		require.NoError(t, os.Remove(filepath.Join(root, "bin", "prebuilt", "plansmith-darwin-amd64")))
