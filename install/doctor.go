@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
@@ -117,7 +118,12 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 			continue
 		}
 		if err != nil {
-			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("cannot read %s: %v", s.path, errors.Unwrap(err)), "check the file's permissions, or replace it with a regular file"})
+			fix := "check the file's permissions, or replace it with a regular file"
+			if errors.Is(err, plainfile.ErrTooLarge) {
+				// Permissions are not the matter (review CQ).
+				fix = fmt.Sprintf("make the file smaller: plansmith reads settings files of up to %d MiB", settingsLimit>>20)
+			}
+			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("cannot read %s: %v", s.path, errors.Unwrap(err)), fix})
 			continue
 		}
 		regs, err := Find(data, e.Binary)
