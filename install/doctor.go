@@ -220,7 +220,30 @@ func registrationChecks(e DoctorEnv) []Check {
 		checks = append(checks, Check{"hooks", Problem, "plansmith's hooks are not registered anywhere, so no planning loop can run",
 			"run '" + templates.CLI("install") + "' in the project (or '" + templates.CLI("install --user") + "'), or load the plugin with 'claude --plugin-dir'"})
 	}
+	if loadable {
+		if c, ok := pluginPathCheck(root); ok {
+			checks = append(checks, c)
+		}
+	}
 	return checks
+}
+
+// pluginPathCheck warns about a plugin folder whose path the slash commands
+// cannot hold. Claude Code writes the folder into each command's text in
+// place of ${CLAUDE_PLUGIN_ROOT}, inside the double quotes of the shell line
+// the agent runs ("${CLAUDE_PLUGIN_ROOT}/bin/plansmith" plan ...): a ", $, `
+// or newline in it, or a \ before one of them, is read by the shell, not
+// kept, and the line runs something else or nothing (review CQ, seen with
+// 2.1.197 and 2.1.330; the hooks, which read the variable, are not
+// affected). A Windows path's other backslashes stay as they are.
+func pluginPathCheck(root string) (Check, bool) {
+	i := unquotable(root)
+	if i < 0 {
+		return Check{}, false
+	}
+	return Check{"plugin folder", Warn,
+		fmt.Sprintf("the plugin's path %q holds %q: Claude Code writes that path into the slash commands' shell lines, inside double quotes, where the shell reads it as code, so /plansmith:plan and the other commands run something else or fail (its hooks still run)", root, root[i:i+1]),
+		"keep the plugin in a folder whose path has no \", $, ` or \\ (for a marketplace added from a folder, move that folder and add it again)"}, true
 }
 
 // sourceCheck judges one settings file's plansmith entries: every event
@@ -498,4 +521,20 @@ func inSourceCheckout(binary string) bool {
 	}
 	info, err := os.Stat(filepath.Join(root, "cmd", "plansmith"))
 	return err == nil && info.IsDir()
+}
+
+// unquotable is the index of the first byte of path that a shell does not
+// keep as it is inside double quotes, or -1.
+func unquotable(path string) int {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '"', '$', '`', '\n':
+			return i
+		case '\\':
+			if i+1 < len(path) && strings.IndexByte("\"$`\\\n", path[i+1]) >= 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -375,3 +375,37 @@ func TestDoctorSettingsWhoseHooksAreNoObject(t *testing.T) {
 	assert.NotContains(t, hooks[0].Detail, "not valid settings JSON")
 	assert.Contains(t, hooks[0].Fix, "runs none of its hooks")
 }
+
+// Claude Code writes the plugin's folder into the slash commands' shell
+// lines, inside double quotes (review CQ: with a folder named we"ird $HOME
+// both CLIs gave the agent `"…/we"ird $HOME 'x/bin/plansmith" plan …`):
+// doctor warns when the path holds what the shell would read there.
+func TestDoctorWarnsOfAPluginPathTheCommandsCannotHold(t *testing.T) {
+	for name, warn := range map[string]bool{
+		"plain":       false,
+		"with spaces": false,
+		"o'brien":     false,
+		`back\slash`:  false, // as in a Windows path: kept inside double quotes
+		`we"ird`:      true,
+		"cost$HOME":   true,
+		"a`id`b":      true,
+		`trailing\$x`: true,
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			root := filepath.Join(t.TempDir(), name)
+			w.pluginAt(t, root, "bin/prebuilt/SHA256SUMS")
+			w.env.Binary = filepath.Join(root, "bin", "plansmith")
+			w.write(t, w.env.Binary, "#!/bin/sh\n")
+			got := find(Doctor(w.env), "plugin folder")
+			if !warn {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, Warn, got[0].Level)
+			assert.Contains(t, got[0].Detail, "slash commands")
+			assert.NotEmpty(t, got[0].Fix)
+		})
+	}
+}
