@@ -164,6 +164,16 @@ func UninstallCodex(o CodexOptions) (Result, error) {
 	default:
 		r.add(rel, false, "kept: it was edited since install, or plansmith did not write it")
 	}
+	if r.Changed() {
+		// The folders install made, when nothing else is left in them, as
+		// Uninstall does for .claude (review CQ: a project was left with an
+		// empty .codex/ and .agents/skills/).
+		_ = os.Remove(o.Skills)
+		if filepath.Base(filepath.Dir(o.Skills)) == ".agents" {
+			_ = os.Remove(filepath.Dir(o.Skills))
+		}
+		_ = os.Remove(o.Dir)
+	}
 	return r, nil
 }
 

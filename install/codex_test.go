@@ -140,10 +140,24 @@ func TestUninstallCodexRemovesAFileThatHeldOnlyPlansmith(t *testing.T) {
 	assert.Contains(t, res.Lines(), "removed (it held only plansmith's hooks)")
 	_, err = os.Stat(o.HooksFile())
 	assert.ErrorIs(t, err, os.ErrNotExist)
+	for _, dir := range []string{o.Dir, o.Skills, filepath.Dir(o.Skills)} {
+		_, err = os.Stat(dir)
+		assert.ErrorIs(t, err, os.ErrNotExist, "the folders install made are gone: %s", dir)
+	}
 
 	res, err = UninstallCodex(o)
 	require.NoError(t, err)
 	assert.False(t, res.Changed(), "a second uninstall has nothing to do")
+
+	// A folder that holds something else stays.
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(o.Dir, "config.toml"), nil, 0o644))
+	_, err = InstallCodex(o)
+	require.NoError(t, err)
+	_, err = UninstallCodex(o)
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(o.Dir, "config.toml"))
+	assert.NoError(t, err)
 }
 
 func TestCodexSkillIsKeptWhenEdited(t *testing.T) {
