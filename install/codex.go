@@ -217,10 +217,10 @@ func CodexChecks(e DoctorEnv) []Check {
 	home := codexHome(e)
 	switch len(found) {
 	case 0:
-		return []Check{{Name: "codex", Level: OK, Detail: "not installed for Codex CLI", Fix: "to plan in Codex too: plansmith install --agent codex [--user]"}}
+		return []Check{{Name: "codex", Level: OK, Detail: "not installed for Codex CLI", Fix: "to plan in Codex too: " + templates.CLI("install --agent codex [--user]")}}
 	case 2:
 		return []Check{{Name: "codex", Level: Warn, Detail: "plansmith's hooks are in both " + found[0].file + " and " + found[1].file + ": Codex would run every hook twice",
-			Fix: "keep one: plansmith uninstall --agent codex (project) or --agent codex --user"}}
+			Fix: "keep one: " + templates.CLI("uninstall --agent codex") + " (project) or " + templates.CLI("uninstall --agent codex --user")}}
 	}
 	s := found[0]
 	want, _ := CodexHooks(e.Binary)
@@ -246,13 +246,13 @@ func CodexChecks(e DoctorEnv) []Check {
 	switch {
 	case len(missing) > 0:
 		checks = append(checks, Check{Name: "codex", Level: Problem, Detail: fmt.Sprintf("%s is missing plansmith's %s hooks", s.file, strings.Join(missing, ", ")),
-			Fix: "plansmith install --agent codex" + flag})
+			Fix: templates.CLI("install --agent codex" + flag)})
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
 	if why := codexRunsHooks(e, s); why != "" {
 		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
-			Fix: "trust them in codex's /hooks review, or run plansmith install --agent codex" + flag + " --trust"})
+			Fix: "trust them in codex's /hooks review, or run " + templates.CLI("install --agent codex"+flag+" --trust")})
 	} else if len(missing) == 0 {
 		detail := "Codex's config.toml records trust for plansmith's hooks (whether a hook changed since is Codex's to tell; codex was not found to ask)"
 		if e.Codex != "" {
@@ -263,7 +263,7 @@ func CodexChecks(e DoctorEnv) []Check {
 	for _, b := range bins {
 		if _, err := ResolveBinary(b); err != nil {
 			checks = append(checks, Check{Name: "codex binary", Level: Problem, Detail: fmt.Sprintf("%s runs %s: %v", s.file, b, err),
-				Fix: "plansmith install --agent codex" + flag})
+				Fix: templates.CLI("install --agent codex" + flag)})
 			break
 		}
 	}

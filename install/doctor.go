@@ -448,7 +448,7 @@ func GateCheck(project string) Check {
 	s, err := planmode.LoadSetting(project)
 	var untrusted *planmode.UntrustedOffError
 	if errors.As(err, &untrusted) {
-		return Check{name, Warn, "on: " + err.Error(), "read " + untrusted.Path + ", then run 'plansmith policy trust' in the project to turn the gate off"}
+		return Check{name, Warn, "on: " + err.Error(), "read " + untrusted.Path + ", then run '" + templates.CLI("policy trust") + "' in the project to turn the gate off"}
 	}
 	if err != nil {
 		return Check{name, Problem, err.Error() + "; the gate stays on",
