@@ -10,7 +10,9 @@ COMMIT  ?= $(shell c=$$(git rev-parse --short=7 HEAD 2>/dev/null) && { git diff 
 LDFLAGS := -s -w -X github.com/plansmith/plansmith.version=$(VERSION) -X github.com/plansmith/plansmith.commit=$(COMMIT)
 # The platforms `make dist` builds for (GOOS/GOARCH).
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
-# DISTDIR is where `make dist` writes (the e2e test points it at a temp folder).
+# DISTDIR is where `make dist` writes (the e2e test points it at a temp folder):
+# it replaces DISTDIR/plansmith and DISTDIR/.claude-plugin/marketplace.json and
+# leaves anything else there as it is (review CQ: it removed the whole folder).
 DISTDIR ?= dist
 DIST    := $(DISTDIR)/plansmith
 
@@ -26,25 +28,25 @@ build:
 # SHA256SUMS, no sources. dist/.claude-plugin/marketplace.json makes dist/ a
 # marketplace: claude plugin marketplace add ./dist && claude plugin install plansmith@plansmith
 dist:
-	rm -rf $(DISTDIR)
-	mkdir -p $(DIST)/.claude-plugin $(DIST)/commands $(DIST)/hooks $(DIST)/bin/prebuilt
+	rm -rf "$(DIST)" "$(DISTDIR)/.claude-plugin/marketplace.json"
+	mkdir -p "$(DIST)/.claude-plugin" "$(DIST)/commands" "$(DIST)/hooks" "$(DIST)/bin/prebuilt"
 	set -e; for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 		echo "build $$os/$$arch"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" \
-			-o $(DIST)/bin/prebuilt/plansmith-$$os-$$arch$$ext ./cmd/plansmith; \
+			-o "$(DIST)/bin/prebuilt/plansmith-$$os-$$arch$$ext" ./cmd/plansmith; \
 	done
-	cd $(DIST)/bin/prebuilt && { sha256sum plansmith-* 2>/dev/null || shasum -a 256 plansmith-*; } > SHA256SUMS
-	cp .claude-plugin/plugin.json $(DIST)/.claude-plugin/
-	cp commands/*.md $(DIST)/commands/
-	cp hooks/hooks.json $(DIST)/hooks/
-	cp bin/plansmith $(DIST)/bin/
-	cp .gitattributes $(DIST)/
-	for f in LICENSE README.md; do [ ! -f $$f ] || cp $$f $(DIST)/; done
-	mkdir -p $(DISTDIR)/.claude-plugin
-	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > $(DISTDIR)/.claude-plugin/marketplace.json
-	grep -q '"source": "./plansmith"' $(DISTDIR)/.claude-plugin/marketplace.json
-	@du -sh $(DIST) | sed 's#\t.*# in $(DIST) (all platforms)#'
+	cd "$(DIST)/bin/prebuilt" && { sha256sum plansmith-* 2>/dev/null || shasum -a 256 plansmith-*; } > SHA256SUMS
+	cp .claude-plugin/plugin.json "$(DIST)/.claude-plugin/"
+	cp commands/*.md "$(DIST)/commands/"
+	cp hooks/hooks.json "$(DIST)/hooks/"
+	cp bin/plansmith "$(DIST)/bin/"
+	cp .gitattributes "$(DIST)/"
+	for f in LICENSE README.md; do [ ! -f $$f ] || cp $$f "$(DIST)/"; done
+	mkdir -p "$(DISTDIR)/.claude-plugin"
+	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > "$(DISTDIR)/.claude-plugin/marketplace.json"
+	grep -q '"source": "./plansmith"' "$(DISTDIR)/.claude-plugin/marketplace.json"
+	@echo "$$(du -sh "$(DIST)" | cut -f1) in $(DIST) (all platforms)"
 
 vet:
 	$(GO) vet ./...

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,4 +64,59 @@ func TestReleaseConfig(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &wf))
 	require.Contains(t, wf, "jobs")
+}
+
+// `make dist` removed its whole DISTDIR first, unquoted: a DISTDIR that held
+// anything else lost it (`make dist DISTDIR=~/plugins` would empty that
+// folder), and one with a space in its name had rm delete two other paths
+// (review CQ). It replaces only what it writes, and takes any folder name.
+// The Makefile runs in a copy of the files dist reads, with a stand-in go
+// that writes each binary's name, so nothing is built and no real folder is
+// at risk.
+func TestDistReplacesOnlyWhatItWrites(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not on PATH")
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	work := t.TempDir()
+	for _, f := range []string{"Makefile", ".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks/hooks.json", "bin/plansmith", ".gitattributes", "README.md", "commands/plan.md"} {
+		data, err := os.ReadFile(filepath.Join(repo, f))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(work, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(work, f), data, 0o755))
+	}
+	fakeGo := filepath.Join(t.TempDir(), "go")
+	require.NoError(t, os.WriteFile(fakeGo, []byte("#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && { echo \"$2\" >\"$2\"; exit; }; shift; done\nexit 1\n"), 0o755))
+
+	parent := t.TempDir()
+	keep := filepath.Join(parent, "my", "keep.txt") // what `rm -rf <parent>/my dist` took
+	require.NoError(t, os.MkdirAll(filepath.Dir(keep), 0o755))
+	require.NoError(t, os.WriteFile(keep, nil, 0o644))
+	distDir := filepath.Join(parent, "my dist")
+	mine := filepath.Join(distDir, "mine.txt")
+	require.NoError(t, os.MkdirAll(distDir, 0o755))
+	require.NoError(t, os.WriteFile(mine, nil, 0o644))
+	stale := filepath.Join(distDir, "plansmith", "bin", "native", "plansmith")
+	require.NoError(t, os.MkdirAll(filepath.Dir(stale), 0o755))
+	require.NoError(t, os.WriteFile(stale, nil, 0o755))
+
+	cmd := exec.Command("make", "-s", "dist", "DISTDIR="+distDir, "GO="+fakeGo, "PLATFORMS=linux/amd64 windows/amd64", "COMMIT=abc1234")
+	cmd.Dir = work
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, f := range []string{keep, mine} {
+		_, err := os.Stat(f)
+		require.NoError(t, err, "left as it was: %s", f)
+	}
+	_, err = os.Stat(stale)
+	require.ErrorIs(t, err, fs.ErrNotExist, "the tree is made anew: no placed binary of an older one")
+	sums, err := os.ReadFile(filepath.Join(distDir, "plansmith", "bin", "prebuilt", "SHA256SUMS"))
+	require.NoError(t, err)
+	require.Contains(t, string(sums), "  plansmith-linux-amd64\n")
+	require.Contains(t, string(sums), "  plansmith-windows-amd64.exe\n")
+	market, err := os.ReadFile(filepath.Join(distDir, ".claude-plugin", "marketplace.json"))
+	require.NoError(t, err)
+	require.Contains(t, string(market), `"source": "./plansmith"`)
+	require.Contains(t, string(out), "in "+filepath.Join(distDir, "plansmith"))
 }
