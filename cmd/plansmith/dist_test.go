@@ -69,7 +69,8 @@ func TestReleaseConfig(t *testing.T) {
 // `make dist` removed its whole DISTDIR first, unquoted: a DISTDIR that held
 // anything else lost it (`make dist DISTDIR=~/plugins` would empty that
 // folder), and one with a space in its name had rm delete two other paths
-// (review CQ). It replaces only what it writes, and takes any folder name.
+// (review CQ). It replaces only what it writes, takes any folder name, and
+// leaves the older tree whole until the new one is.
 // The Makefile runs in a copy of the files dist reads, with a stand-in go
 // that writes each binary's name, so nothing is built and no real folder is
 // at risk.
@@ -86,8 +87,13 @@ func TestDistReplacesOnlyWhatItWrites(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(work, f)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(work, f), data, 0o755))
 	}
+	// The stand-in go also fails unless the older tree is whole while the
+	// binaries build: Claude Code runs a folder marketplace's plugin from
+	// that folder, and its hooks went on running it (review CQ: they found
+	// no launcher for as long as the build took).
 	fakeGo := filepath.Join(t.TempDir(), "go")
-	require.NoError(t, os.WriteFile(fakeGo, []byte("#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && { echo \"$2\" >\"$2\"; exit; }; shift; done\nexit 1\n"), 0o755))
+	require.NoError(t, os.WriteFile(fakeGo, []byte("#!/bin/sh\n[ -f \"$OLD_TREE/hooks/hooks.json\" ] && [ -f \"$OLD_TREE/bin/plansmith\" ] || { echo \"the older tree is gone while building\" >&2; exit 1; }\n"+
+		"while [ $# -gt 1 ]; do [ \"$1\" = -o ] && { echo \"$2\" >\"$2\"; exit; }; shift; done\nexit 1\n"), 0o755))
 
 	parent := t.TempDir()
 	keep := filepath.Join(parent, "my", "keep.txt") // what `rm -rf <parent>/my dist` took
@@ -97,12 +103,16 @@ func TestDistReplacesOnlyWhatItWrites(t *testing.T) {
 	mine := filepath.Join(distDir, "mine.txt")
 	require.NoError(t, os.MkdirAll(distDir, 0o755))
 	require.NoError(t, os.WriteFile(mine, nil, 0o644))
-	stale := filepath.Join(distDir, "plansmith", "bin", "native", "plansmith")
-	require.NoError(t, os.MkdirAll(filepath.Dir(stale), 0o755))
-	require.NoError(t, os.WriteFile(stale, nil, 0o755))
+	old := filepath.Join(distDir, "plansmith")
+	for _, f := range []string{"bin/native/plansmith", "bin/plansmith", "hooks/hooks.json"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(old, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(old, f), nil, 0o755))
+	}
+	stale := filepath.Join(old, "bin", "native", "plansmith")
 
 	cmd := exec.Command("make", "-s", "dist", "DISTDIR="+distDir, "GO="+fakeGo, "PLATFORMS=linux/amd64 windows/amd64", "COMMIT=abc1234")
 	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "OLD_TREE="+old)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	for _, f := range []string{keep, mine} {
@@ -119,4 +129,6 @@ func TestDistReplacesOnlyWhatItWrites(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(market), `"source": "./plansmith"`)
 	require.Contains(t, string(out), "in "+filepath.Join(distDir, "plansmith"))
+	_, err = os.Stat(filepath.Join(distDir, ".plansmith.new"))
+	require.ErrorIs(t, err, fs.ErrNotExist, "the tree is in place, nothing else left")
 }
