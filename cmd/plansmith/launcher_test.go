@@ -736,7 +736,7 @@ func TestGitKeepsTheLauncherLF(t *testing.T) {
 	require.NoError(t, err)
 	makefile, err := os.ReadFile(filepath.Join(repo, "Makefile"))
 	require.NoError(t, err)
-	assert.Contains(t, string(makefile), "cp .gitattributes $(DIST)/", "make dist ships .gitattributes")
+	assert.Contains(t, string(makefile), `cp .gitattributes "$(DISTNEW)/"`, "make dist ships .gitattributes")
 
 	// A plugin tree committed with autocrlf on, then checked out afresh.
 	dir := t.TempDir()
