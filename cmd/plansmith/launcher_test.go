@@ -421,11 +421,11 @@ func TestHooksJSONCommands(t *testing.T) {
 	// Every command is one of two shapes: the run (its answer should
 	// plansmith not start, then the native binary, else the launcher), or
 	// the same run behind the look for a loop's state file.
-	guard, run, ok := strings.Cut(stop, install.FailClosed("stop", ":"))
+	guard, run, ok := strings.Cut(stop, install.PluginFailClosed("stop"))
 	require.True(t, ok, stop)
 	var guarded []string
 	for ev, cmd := range commands {
-		want := install.FailClosed(ev, ":") + strings.ReplaceAll(run, "hook stop", "hook "+ev)
+		want := install.PluginFailClosed(ev) + strings.ReplaceAll(run, "hook stop", "hook "+ev)
 		if cmd != want {
 			assert.Equal(t, guard+want, cmd, ev)
 			guarded = append(guarded, ev)
@@ -679,7 +679,7 @@ func TestLauncherPlacesTheBinaryUnderARaceWithBSDMv(t *testing.T) {
 func TestHooksJSONFailsClosed(t *testing.T) {
 	commands := hooksJSON(t)
 	for ev, cmd := range commands {
-		assert.Contains(t, cmd, install.FailClosed(ev, ":"), ev)
+		assert.Contains(t, cmd, install.PluginFailClosed(ev), ev)
 		assert.True(t, strings.HasSuffix(cmd, "; x"), ev)
 	}
 	root := t.TempDir()
@@ -1065,4 +1065,41 @@ func TestLauncherPlacesABinaryItMayNotChmod(t *testing.T) {
 	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*.tmp.*"))
 	require.NoError(t, err)
 	assert.Empty(t, left, "no temporary name is left")
+}
+
+// A plugin folder shared by two machines (a devcontainer that mounts
+// ~/.claude, a home on NFS) holds in bin/native/ the binary of whichever
+// machine placed it first. dash ends at the failed exec, and the hooks
+// answered "could not be started" on the other machine: every tool call of
+// a loop refused, and ExitPlanMode in every project (review CQ). They now
+// run the launcher once, which places this machine's binary and runs it.
+func TestHooksJSONReplaceABinaryForAnotherMachine(t *testing.T) {
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	for _, shell := range []string{"dash", "bash"} {
+		sh, err := exec.LookPath(shell)
+		if err != nil {
+			continue
+		}
+		for ev, command := range commands {
+			root := pluginTree(t)
+			native := filepath.Join(root, "bin", "native", "plansmith")
+			require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+			require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+			cmd := exec.Command(sh, "-c", command)
+			cmd.Dir = project
+			cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+				"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+			var o, e strings.Builder
+			cmd.Stdout, cmd.Stderr = &o, &e
+			require.NoError(t, cmd.Run(), "%s %s: %s", shell, ev, e.String())
+			assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", o.String(), "%s %s: %s", shell, ev, e.String())
+			placed, err := os.ReadFile(native)
+			require.NoError(t, err)
+			assert.Contains(t, string(placed), "plansmith-linux-amd64", "%s %s: this machine's binary is placed", shell, ev)
+		}
+	}
 }
