@@ -287,7 +287,7 @@ func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
 	var others []string
 	for b := range binaries {
 		if _, err := ResolveBinary(b); err != nil {
-			return Check{"hooks", Problem, fmt.Sprintf("%s: hooks run %s, which is not an executable file", where, b), fix}
+			return Check{"hooks", Problem, fmt.Sprintf("%s: hooks run %s, which is not an executable file (%v)", where, b, err), fix}
 		}
 		if b != e.Binary {
 			others = append(others, b)

@@ -68,6 +68,13 @@ func ResolveBinary(path string) (string, error) {
 	if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
 		return "", fmt.Errorf("binary %s is not an executable file", real)
 	}
+	if info.Size() == 0 {
+		// No program: execve fails with ENOEXEC, and the shell of a hook
+		// command then runs it as an empty script, which answers nothing
+		// and exits 0, so every tool call of a loop went through (review
+		// CQ: a binary lost in a crash, or a copy cut short).
+		return "", fmt.Errorf("binary %s is an empty file, not a program", real)
+	}
 	return real, nil
 }
 

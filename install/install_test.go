@@ -184,6 +184,8 @@ func TestResolveBinary(t *testing.T) {
 	require.NoError(t, os.Symlink(exe, link))
 	plain := filepath.Join(dir, "plain")
 	require.NoError(t, os.WriteFile(plain, nil, 0o644))
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.WriteFile(empty, nil, 0o755))
 	tests := []struct {
 		name, in, want, err string
 	}{
@@ -192,6 +194,7 @@ func TestResolveBinary(t *testing.T) {
 		{"missing", filepath.Join(dir, "nope"), "", "no such file"},
 		{"not executable", plain, "", "not an executable file"},
 		{"a folder", dir, "", "not an executable file"},
+		{"an empty file", empty, "", "an empty file, not a program"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,4 +209,18 @@ func TestResolveBinary(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+// A settings install whose binary became an empty file (lost in a crash, a
+// copy cut short) answers nothing: the hook's shell runs the file as an
+// empty script and exits 0, and a loop's tool calls go through (review CQ).
+// doctor calls it a problem, and plan says the loop is not checked.
+func TestAnEmptyRegisteredBinaryIsNoRegistration(t *testing.T) {
+	w := newWorld(t)
+	w.install(t, filepath.Join(w.env.Project, ".claude"))
+	require.NoError(t, os.Truncate(w.env.Binary, 0))
+	checks := Doctor(w.env)
+	assert.True(t, Failed(checks), FormatChecks(checks))
+	assert.Contains(t, FormatChecks(checks), "is not an executable file (binary "+w.env.Binary+" is an empty file, not a program)")
+	assert.Contains(t, Unenforced(w.env, ""), "not all registered")
 }
