@@ -61,6 +61,10 @@ func CodexSkillText(binary string) ([]byte, error) {
 // is already in place, and backs up a hooks.json it changes. A skill file
 // that differs from what it would write is kept.
 func InstallCodex(o CodexOptions) (Result, error) {
+	return retryChanged(func() (Result, error) { return installCodex(o) })
+}
+
+func installCodex(o CodexOptions) (Result, error) {
 	var r Result
 	h, err := CodexHooks(o.Binary)
 	if err != nil {
@@ -80,7 +84,7 @@ func InstallCodex(o CodexOptions) (Result, error) {
 	}
 	if changed {
 		did := "registered hooks for " + strings.Join(h.Events(), ", ")
-		if err := writeBackedUp(o.HooksFile(), merged, existed, o.Now, &did); err != nil {
+		if err := writeBackedUp(o.HooksFile(), merged, old, existed, o.Now, &did); err != nil {
 			return r, err
 		}
 		r.add("hooks.json", true, "%s", did)
@@ -115,6 +119,10 @@ func InstallCodex(o CodexOptions) (Result, error) {
 // hooks.json (other hooks stay; a file left empty is removed) and the skill,
 // unless it was edited.
 func UninstallCodex(o CodexOptions) (Result, error) {
+	return retryChanged(func() (Result, error) { return uninstallCodex(o) })
+}
+
+func uninstallCodex(o CodexOptions) (Result, error) {
 	var r Result
 	old, existed, err := readSettings(o.HooksFile())
 	if err != nil {
@@ -127,6 +135,9 @@ func UninstallCodex(o CodexOptions) (Result, error) {
 		}
 		switch {
 		case changed && sameJSON(out, []byte("{}")) && isPlainFile(o.HooksFile()):
+			if err := unchangedSince(o.HooksFile(), old); err != nil {
+				return r, err
+			}
 			if err := os.Remove(o.HooksFile()); err != nil {
 				return r, fmt.Errorf("removing %s: %w", o.HooksFile(), err)
 			}
@@ -140,7 +151,7 @@ func UninstallCodex(o CodexOptions) (Result, error) {
 				did += fmt.Sprintf("; %d hook(s) of yours moved up to fill their place (%s), and Codex keys a hook's trust by its place: "+
 					"it will not run them until you trust them again in /hooks", len(moved), strings.Join(moved, "; "))
 			}
-			if err := writeBackedUp(o.HooksFile(), out, true, o.Now, &did); err != nil {
+			if err := writeBackedUp(o.HooksFile(), out, old, true, o.Now, &did); err != nil {
 				return r, err
 			}
 			r.add("hooks.json", true, "%s", did)
