@@ -49,6 +49,7 @@ func TestReleaseConfig(t *testing.T) {
 	data, err := os.ReadFile("../../.goreleaser.yaml")
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &gr))
+	gr0 := data
 	require.Equal(t, 2, gr.Version)
 	require.NotEqual(t, "dist", gr.Dist, "dist/ is make dist's")
 	require.Len(t, gr.Builds, 1)
@@ -59,11 +60,47 @@ func TestReleaseConfig(t *testing.T) {
 	require.Contains(t, strings.Join(b.Ldflags, " "), "-X github.com/plansmith/plansmith.version=")
 	require.Contains(t, strings.Join(b.Ldflags, " "), "-X github.com/plansmith/plansmith.commit=")
 
-	var wf map[string]any
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct{ Name, Run string }
+		}
+	}
 	data, err = os.ReadFile("../../.github/workflows/release.yml")
 	require.NoError(t, err)
 	require.NoError(t, yaml.Unmarshal(data, &wf))
-	require.Contains(t, wf, "jobs")
+	require.Contains(t, wf.Jobs, "release")
+
+	// The plugin tree's archive, written before GoReleaser runs, is a file
+	// git ignores, and the one GoReleaser attaches: GoReleaser refuses to
+	// release from a checkout holding a file git does not know of ("git is
+	// in a dirty state … ?? plansmith-plugin_0.1.0.tar.gz"; review CQ: the
+	// archive was written at the top of the checkout).
+	var archive string
+	for _, s := range wf.Jobs["release"].Steps {
+		if _, rest, ok := strings.Cut(s.Run, "-czf "); ok {
+			archive = strings.Trim(strings.Fields(rest)[0], `"`)
+		}
+	}
+	require.NotEmpty(t, archive, "the workflow packs the plugin tree")
+	archive = strings.ReplaceAll(archive, "${GITHUB_REF_NAME#v}", "0.1.0")
+	if _, err := exec.LookPath("git"); err == nil {
+		cmd := exec.Command("git", "check-ignore", "-q", "--no-index", archive)
+		cmd.Dir = "../.."
+		require.NoError(t, cmd.Run(), "git does not ignore %s, so GoReleaser would find the checkout dirty", archive)
+	}
+	var rel struct {
+		Release struct {
+			ExtraFiles []struct{ Glob string } `yaml:"extra_files"`
+		}
+	}
+	require.NoError(t, yaml.Unmarshal(gr0, &rel))
+	matched := false
+	for _, f := range rel.Release.ExtraFiles {
+		if ok, _ := filepath.Match(strings.TrimPrefix(f.Glob, "./"), archive); ok {
+			matched = true
+		}
+	}
+	require.True(t, matched, "GoReleaser attaches %s", archive)
 }
 
 // `make dist` removed its whole DISTDIR first, unquoted: a DISTDIR that held
