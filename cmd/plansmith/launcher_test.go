@@ -1112,3 +1112,41 @@ func TestHooksJSONReplaceABinaryForAnotherMachine(t *testing.T) {
 		}
 	}
 }
+
+// A source checkout shared by two machines (a devcontainer that mounts the
+// host's checkout) holds in build/ the binary of whichever machine built
+// it. Its hooks, run through bin/native/ (a link to build/plansmith), found
+// a binary that would not start and refused every tool call of a loop, and
+// ExitPlanMode everywhere (review CQ). The launcher builds it again here.
+// A stand-in go writes a script as the build, so nothing is compiled.
+func TestLauncherRebuildsACheckoutsBinaryForAnotherMachine(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	root := t.TempDir()
+	for _, dir := range []string{"bin", "cmd/plansmith", "build", "bin/native"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o755))
+	}
+	launcher, err := os.ReadFile(filepath.Join(repo, "bin", "plansmith"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "plansmith"), launcher, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "build", "plansmith"), foreignELF(), 0o755))
+	require.NoError(t, os.Symlink("../../build/plansmith", filepath.Join(root, "bin", "native", "plansmith")))
+	path := toolsDir(t, append(baseTools, "sh")...)
+	fakeGo := "#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && { printf '#!/bin/sh\\necho \"built here $*\"\\n' >\"$2\"; chmod 755 \"$2\"; exit; }; shift; done\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(path, "go"), []byte(fakeGo), 0o755))
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+
+	cmd := exec.Command("dash", "-c", hooksJSON(t)["pretooluse-loop"])
+	if _, err := exec.LookPath("dash"); err != nil {
+		cmd = exec.Command("sh", "-c", hooksJSON(t)["pretooluse-loop"])
+	}
+	cmd.Dir = project
+	cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	require.NoError(t, cmd.Run(), e.String())
+	assert.Equal(t, "built here hook pretooluse-loop\n", o.String(), e.String())
+}
