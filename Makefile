@@ -10,7 +10,10 @@ COMMIT  ?= $(shell c=$$(git rev-parse --short=7 HEAD 2>/dev/null) && { git diff 
 LDFLAGS := -s -w -X github.com/plansmith/plansmith.version=$(VERSION) -X github.com/plansmith/plansmith.commit=$(COMMIT)
 # The platforms `make dist` builds for (GOOS/GOARCH).
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64
-# DISTDIR is where `make dist` writes (the e2e test points it at a temp folder).
+# DISTDIR is where `make dist` writes (the e2e test points it at a temp folder):
+# it replaces DISTDIR/plansmith and DISTDIR/.claude-plugin/marketplace.json
+# (building in DISTDIR/.plansmith.new) and leaves anything else there as it is
+# (review CQ: it removed the whole folder).
 DISTDIR ?= dist
 DIST    := $(DISTDIR)/plansmith
 
@@ -25,26 +28,32 @@ build:
 # files and stripped static binaries for every platform with their
 # SHA256SUMS, no sources. dist/.claude-plugin/marketplace.json makes dist/ a
 # marketplace: claude plugin marketplace add ./dist && claude plugin install plansmith@plansmith
+# The tree is made in $(DISTNEW) and put in place when whole: Claude Code runs
+# a folder marketplace's plugin from that folder, so a session's hooks go on
+# running the old tree while the binaries build, not a half-made one.
+DISTNEW := $(DISTDIR)/.plansmith.new
 dist:
-	rm -rf $(DISTDIR)
-	mkdir -p $(DIST)/.claude-plugin $(DIST)/commands $(DIST)/hooks $(DIST)/bin/prebuilt
+	rm -rf "$(DISTNEW)"
+	mkdir -p "$(DISTNEW)/.claude-plugin" "$(DISTNEW)/commands" "$(DISTNEW)/hooks" "$(DISTNEW)/bin/prebuilt"
 	set -e; for p in $(PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
 		echo "build $$os/$$arch"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" \
-			-o $(DIST)/bin/prebuilt/plansmith-$$os-$$arch$$ext ./cmd/plansmith; \
+			-o "$(DISTNEW)/bin/prebuilt/plansmith-$$os-$$arch$$ext" ./cmd/plansmith; \
 	done
-	cd $(DIST)/bin/prebuilt && { sha256sum plansmith-* 2>/dev/null || shasum -a 256 plansmith-*; } > SHA256SUMS
-	cp .claude-plugin/plugin.json $(DIST)/.claude-plugin/
-	cp commands/*.md $(DIST)/commands/
-	cp hooks/hooks.json $(DIST)/hooks/
-	cp bin/plansmith $(DIST)/bin/
-	cp .gitattributes $(DIST)/
-	for f in LICENSE README.md; do [ ! -f $$f ] || cp $$f $(DIST)/; done
-	mkdir -p $(DISTDIR)/.claude-plugin
-	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > $(DISTDIR)/.claude-plugin/marketplace.json
-	grep -q '"source": "./plansmith"' $(DISTDIR)/.claude-plugin/marketplace.json
-	@du -sh $(DIST) | sed 's#\t.*# in $(DIST) (all platforms)#'
+	cd "$(DISTNEW)/bin/prebuilt" && { sha256sum plansmith-* 2>/dev/null || shasum -a 256 plansmith-*; } > SHA256SUMS
+	cp .claude-plugin/plugin.json "$(DISTNEW)/.claude-plugin/"
+	cp commands/*.md "$(DISTNEW)/commands/"
+	cp hooks/hooks.json "$(DISTNEW)/hooks/"
+	cp bin/plansmith "$(DISTNEW)/bin/"
+	cp .gitattributes "$(DISTNEW)/"
+	for f in LICENSE README.md; do [ ! -f $$f ] || cp $$f "$(DISTNEW)/"; done
+	rm -rf "$(DIST)"
+	mv "$(DISTNEW)" "$(DIST)"
+	mkdir -p "$(DISTDIR)/.claude-plugin"
+	sed 's#"source": "./"#"source": "./plansmith"#' .claude-plugin/marketplace.json > "$(DISTDIR)/.claude-plugin/marketplace.json"
+	grep -q '"source": "./plansmith"' "$(DISTDIR)/.claude-plugin/marketplace.json"
+	@echo "$$(du -sh "$(DIST)" | cut -f1) in $(DIST) (all platforms)"
 
 vet:
 	$(GO) vet ./...

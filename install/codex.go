@@ -61,6 +61,10 @@ func CodexSkillText(binary string) ([]byte, error) {
 // is already in place, and backs up a hooks.json it changes. A skill file
 // that differs from what it would write is kept.
 func InstallCodex(o CodexOptions) (Result, error) {
+	return retryChanged(func() (Result, error) { return installCodex(o) })
+}
+
+func installCodex(o CodexOptions) (Result, error) {
 	var r Result
 	h, err := CodexHooks(o.Binary)
 	if err != nil {
@@ -80,7 +84,7 @@ func InstallCodex(o CodexOptions) (Result, error) {
 	}
 	if changed {
 		did := "registered hooks for " + strings.Join(h.Events(), ", ")
-		if err := writeBackedUp(o.HooksFile(), merged, existed, o.Now, &did); err != nil {
+		if err := writeBackedUp(o.HooksFile(), merged, old, existed, o.Now, &did); err != nil {
 			return r, err
 		}
 		r.add("hooks.json", true, "%s", did)
@@ -115,6 +119,10 @@ func InstallCodex(o CodexOptions) (Result, error) {
 // hooks.json (other hooks stay; a file left empty is removed) and the skill,
 // unless it was edited.
 func UninstallCodex(o CodexOptions) (Result, error) {
+	return retryChanged(func() (Result, error) { return uninstallCodex(o) })
+}
+
+func uninstallCodex(o CodexOptions) (Result, error) {
 	var r Result
 	old, existed, err := readSettings(o.HooksFile())
 	if err != nil {
@@ -127,6 +135,9 @@ func UninstallCodex(o CodexOptions) (Result, error) {
 		}
 		switch {
 		case changed && sameJSON(out, []byte("{}")) && isPlainFile(o.HooksFile()):
+			if err := unchangedSince(o.HooksFile(), old); err != nil {
+				return r, err
+			}
 			if err := os.Remove(o.HooksFile()); err != nil {
 				return r, fmt.Errorf("removing %s: %w", o.HooksFile(), err)
 			}
@@ -140,7 +151,7 @@ func UninstallCodex(o CodexOptions) (Result, error) {
 				did += fmt.Sprintf("; %d hook(s) of yours moved up to fill their place (%s), and Codex keys a hook's trust by its place: "+
 					"it will not run them until you trust them again in /hooks", len(moved), strings.Join(moved, "; "))
 			}
-			if err := writeBackedUp(o.HooksFile(), out, true, o.Now, &did); err != nil {
+			if err := writeBackedUp(o.HooksFile(), out, old, true, o.Now, &did); err != nil {
 				return r, err
 			}
 			r.add("hooks.json", true, "%s", did)
@@ -163,6 +174,16 @@ func UninstallCodex(o CodexOptions) (Result, error) {
 		r.add(rel, true, "removed")
 	default:
 		r.add(rel, false, "kept: it was edited since install, or plansmith did not write it")
+	}
+	if r.Changed() {
+		// The folders install made, when nothing else is left in them, as
+		// Uninstall does for .claude (review CQ: a project was left with an
+		// empty .codex/ and .agents/skills/).
+		_ = os.Remove(o.Skills)
+		if filepath.Base(filepath.Dir(o.Skills)) == ".agents" {
+			_ = os.Remove(filepath.Dir(o.Skills))
+		}
+		_ = os.Remove(o.Dir)
 	}
 	return r, nil
 }
@@ -207,10 +228,10 @@ func CodexChecks(e DoctorEnv) []Check {
 	home := codexHome(e)
 	switch len(found) {
 	case 0:
-		return []Check{{Name: "codex", Level: OK, Detail: "not installed for Codex CLI", Fix: "to plan in Codex too: plansmith install --agent codex [--user]"}}
+		return []Check{{Name: "codex", Level: OK, Detail: "not installed for Codex CLI", Fix: "to plan in Codex too: " + templates.CLI("install --agent codex [--user]")}}
 	case 2:
 		return []Check{{Name: "codex", Level: Warn, Detail: "plansmith's hooks are in both " + found[0].file + " and " + found[1].file + ": Codex would run every hook twice",
-			Fix: "keep one: plansmith uninstall --agent codex (project) or --agent codex --user"}}
+			Fix: "keep one: " + templates.CLI("uninstall --agent codex") + " (project) or " + templates.CLI("uninstall --agent codex --user")}}
 	}
 	s := found[0]
 	want, _ := CodexHooks(e.Binary)
@@ -236,13 +257,13 @@ func CodexChecks(e DoctorEnv) []Check {
 	switch {
 	case len(missing) > 0:
 		checks = append(checks, Check{Name: "codex", Level: Problem, Detail: fmt.Sprintf("%s is missing plansmith's %s hooks", s.file, strings.Join(missing, ", ")),
-			Fix: "plansmith install --agent codex" + flag})
+			Fix: templates.CLI("install --agent codex" + flag)})
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
 	if why := codexRunsHooks(e, s); why != "" {
 		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
-			Fix: "trust them in codex's /hooks review, or run plansmith install --agent codex" + flag + " --trust"})
+			Fix: "trust them in codex's /hooks review, or run " + templates.CLI("install --agent codex"+flag+" --trust")})
 	} else if len(missing) == 0 {
 		detail := "Codex's config.toml records trust for plansmith's hooks (whether a hook changed since is Codex's to tell; codex was not found to ask)"
 		if e.Codex != "" {
@@ -253,7 +274,7 @@ func CodexChecks(e DoctorEnv) []Check {
 	for _, b := range bins {
 		if _, err := ResolveBinary(b); err != nil {
 			checks = append(checks, Check{Name: "codex binary", Level: Problem, Detail: fmt.Sprintf("%s runs %s: %v", s.file, b, err),
-				Fix: "plansmith install --agent codex" + flag})
+				Fix: templates.CLI("install --agent codex" + flag)})
 			break
 		}
 	}

@@ -140,10 +140,24 @@ func TestUninstallCodexRemovesAFileThatHeldOnlyPlansmith(t *testing.T) {
 	assert.Contains(t, res.Lines(), "removed (it held only plansmith's hooks)")
 	_, err = os.Stat(o.HooksFile())
 	assert.ErrorIs(t, err, os.ErrNotExist)
+	for _, dir := range []string{o.Dir, o.Skills, filepath.Dir(o.Skills)} {
+		_, err = os.Stat(dir)
+		assert.ErrorIs(t, err, os.ErrNotExist, "the folders install made are gone: %s", dir)
+	}
 
 	res, err = UninstallCodex(o)
 	require.NoError(t, err)
 	assert.False(t, res.Changed(), "a second uninstall has nothing to do")
+
+	// A folder that holds something else stays.
+	require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(o.Dir, "config.toml"), nil, 0o644))
+	_, err = InstallCodex(o)
+	require.NoError(t, err)
+	_, err = UninstallCodex(o)
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(o.Dir, "config.toml"))
+	assert.NoError(t, err)
 }
 
 func TestCodexSkillIsKeptWhenEdited(t *testing.T) {
@@ -345,4 +359,45 @@ func TestCodexTextsNameTheSkillInstallWrites(t *testing.T) {
 	})
 	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
 	assert.Equal(t, "$"+CodexSkill, templates.Slash("plan"))
+}
+
+// Doctor's fixes spell plansmith as the user can run it: a prebuilt plugin
+// tree puts no `plansmith` on PATH, so its fixes name the tree's launcher
+// (review CQ: the Codex checks and the gate's trust said `plansmith …`).
+func TestDoctorFixesNameTheBinaryAsItRuns(t *testing.T) {
+	const cli = `"/opt/plugin tree/bin/plansmith"`
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: cli} })
+	w := newWorld(t)
+	w.env.Getenv = func(k string) string {
+		if k == "CODEX_HOME" {
+			return filepath.Join(w.env.Home, ".codex")
+		}
+		return ""
+	}
+	fixes := func() string {
+		var b strings.Builder
+		for _, c := range Doctor(w.env) {
+			if strings.Contains(c.Fix, "plansmith ") {
+				assert.Contains(t, c.Fix, cli, "%s: %s", c.Name, c.Fix)
+			}
+			b.WriteString(c.Fix + "\n")
+		}
+		return b.String()
+	}
+	assert.Contains(t, fixes(), cli+" install --agent codex [--user]", "not installed for Codex")
+
+	o := CodexOptions{Dir: filepath.Join(w.env.Project, ".codex"), Skills: filepath.Join(w.env.Project, ".agents", "skills"), Binary: w.env.Binary, Now: time.Now()}
+	_, err := InstallCodex(o)
+	require.NoError(t, err)
+	assert.Contains(t, fixes(), cli+" install --agent codex --trust", "hooks not trusted")
+	o.Dir = filepath.Join(w.env.Home, ".codex")
+	_, err = InstallCodex(o)
+	require.NoError(t, err)
+	assert.Contains(t, fixes(), cli+" uninstall --agent codex --user", "installed twice")
+
+	w.write(t, filepath.Join(w.env.Project, ".claude", "plansmith.yaml"), "plan_mode_gate: off\n")
+	assert.Contains(t, fixes(), cli+" policy trust")
 }

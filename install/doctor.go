@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
@@ -66,7 +67,7 @@ func Doctor(e DoctorEnv) []Check {
 	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Home, e.Now))
 	checks = append(checks, GateCheck(e.Project))
 	checks = append(checks, BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")))
-	checks = append(checks, goCheck(e.LookGo))
+	checks = append(checks, goCheck(e.LookGo, e.Binary))
 	return checks
 }
 
@@ -117,7 +118,12 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 			continue
 		}
 		if err != nil {
-			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("cannot read %s: %v", s.path, errors.Unwrap(err)), "check the file's permissions, or replace it with a regular file"})
+			fix := "check the file's permissions, or replace it with a regular file"
+			if errors.Is(err, plainfile.ErrTooLarge) {
+				// Permissions are not the matter (review CQ).
+				fix = fmt.Sprintf("make the file smaller: plansmith reads settings files of up to %d MiB", settingsLimit>>20)
+			}
+			checks = append(checks, Check{"hooks", Problem, fmt.Sprintf("cannot read %s: %v", s.path, errors.Unwrap(err)), fix})
 			continue
 		}
 		regs, err := Find(data, e.Binary)
@@ -214,7 +220,30 @@ func registrationChecks(e DoctorEnv) []Check {
 		checks = append(checks, Check{"hooks", Problem, "plansmith's hooks are not registered anywhere, so no planning loop can run",
 			"run '" + templates.CLI("install") + "' in the project (or '" + templates.CLI("install --user") + "'), or load the plugin with 'claude --plugin-dir'"})
 	}
+	if loadable {
+		if c, ok := pluginPathCheck(root); ok {
+			checks = append(checks, c)
+		}
+	}
 	return checks
+}
+
+// pluginPathCheck warns about a plugin folder whose path the slash commands
+// cannot hold. Claude Code writes the folder into each command's text in
+// place of ${CLAUDE_PLUGIN_ROOT}, inside the double quotes of the shell line
+// the agent runs ("${CLAUDE_PLUGIN_ROOT}/bin/plansmith" plan ...): a ", $, `
+// or newline in it, or a \ before one of them, is read by the shell, not
+// kept, and the line runs something else or nothing (review CQ, seen with
+// 2.1.197 and 2.1.330; the hooks, which read the variable, are not
+// affected). A Windows path's other backslashes stay as they are.
+func pluginPathCheck(root string) (Check, bool) {
+	i := unquotable(root)
+	if i < 0 {
+		return Check{}, false
+	}
+	return Check{"plugin folder", Warn,
+		fmt.Sprintf("the plugin's path %q holds %q: Claude Code writes that path into the slash commands' shell lines, inside double quotes, where the shell reads it as code, so /plansmith:plan and the other commands run something else or fail (its hooks still run)", root, root[i:i+1]),
+		"keep the plugin in a folder whose path has no \", $, ` or \\ (for a marketplace added from a folder, move that folder and add it again)"}, true
 }
 
 // sourceCheck judges one settings file's plansmith entries: every event
@@ -258,7 +287,7 @@ func sourceCheck(e DoctorEnv, s settingsSource, regs []Registration) Check {
 	var others []string
 	for b := range binaries {
 		if _, err := ResolveBinary(b); err != nil {
-			return Check{"hooks", Problem, fmt.Sprintf("%s: hooks run %s, which is not an executable file", where, b), fix}
+			return Check{"hooks", Problem, fmt.Sprintf("%s: hooks run %s, which is not an executable file (%v)", where, b, err), fix}
 		}
 		if b != e.Binary {
 			others = append(others, b)
@@ -419,7 +448,7 @@ func GateCheck(project string) Check {
 	s, err := planmode.LoadSetting(project)
 	var untrusted *planmode.UntrustedOffError
 	if errors.As(err, &untrusted) {
-		return Check{name, Warn, "on: " + err.Error(), "read " + untrusted.Path + ", then run 'plansmith policy trust' in the project to turn the gate off"}
+		return Check{name, Warn, "on: " + err.Error(), "read " + untrusted.Path + ", then run '" + templates.CLI("policy trust") + "' in the project to turn the gate off"}
 	}
 	if err != nil {
 		return Check{name, Problem, err.Error() + "; the gate stays on",
@@ -458,15 +487,54 @@ func BlockCapCheck(v string) Check {
 	}
 }
 
-func goCheck(look func() (string, error)) Check {
+// goCheck looks for the Go toolchain, which only a source checkout's
+// launcher uses (it builds build/plansmith there). A plugin tree made by
+// `make dist` runs its prebuilt binary and never builds, and a settings
+// install runs a built binary: for them a missing Go is no fault (review CQ:
+// doctor told every user of a prebuilt plugin, who has no Go, to install it).
+func goCheck(look func() (string, error), binary string) Check {
 	if look == nil {
 		return Check{"go toolchain", Warn, "not checked", ""}
 	}
 	v, err := look()
+	if err != nil && !inSourceCheckout(binary) {
+		return Check{"go toolchain", OK, fmt.Sprintf("not found (%v), and not needed: only a source checkout's launcher builds plansmith, and %s runs as built", err, binary), ""}
+	}
 	if err != nil {
 		return Check{"go toolchain", Warn,
 			fmt.Sprintf("not found (%v): the plugin's bin/plansmith launcher cannot build or rebuild the binary", err),
 			"install Go 1.26 or newer from https://go.dev/dl/ (a settings install that points at a built binary does not need it)"}
 	}
 	return Check{"go toolchain", OK, v, ""}
+}
+
+// inSourceCheckout reports whether binary belongs to a plugin folder that
+// holds plansmith's sources (go.mod and cmd/plansmith/), where the launcher
+// builds it; a plugin tree made by `make dist` has neither.
+func inSourceCheckout(binary string) bool {
+	root, ok := PluginRoot(binary)
+	if !ok {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(root, "cmd", "plansmith"))
+	return err == nil && info.IsDir()
+}
+
+// unquotable is the index of the first byte of path that a shell does not
+// keep as it is inside double quotes, or -1.
+func unquotable(path string) int {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '"', '$', '`', '\n':
+			return i
+		case '\\':
+			if i+1 < len(path) && strings.IndexByte("\"$`\\\n", path[i+1]) >= 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -139,6 +139,14 @@ func (w *doctorWorld) install(t *testing.T, dir string) {
 	require.NoError(t, err)
 }
 
+// pluginAt makes root a plugin folder (a manifest and hooks) holding files.
+func (w *doctorWorld) pluginAt(t *testing.T, root string, files ...string) {
+	t.Helper()
+	for _, f := range append([]string{".claude-plugin/plugin.json", "hooks/hooks.json"}, files...) {
+		w.write(t, filepath.Join(root, f), "{}")
+	}
+}
+
 func (w *doctorWorld) write(t *testing.T, path, text string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
@@ -279,10 +287,21 @@ func TestDoctor(t *testing.T) {
 				return ""
 			}
 		}, "stop-hook block cap", Warn, "disables the cap", false},
-		{"no go", func(t *testing.T, w *doctorWorld) {
+		{"no go in a source checkout", func(t *testing.T, w *doctorWorld) {
 			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.pluginAt(t, filepath.Dir(filepath.Dir(w.env.Binary)), "go.mod", "cmd/plansmith/main.go")
 			w.env.LookGo = func() (string, error) { return "", errors.New("no go on $PATH") }
 		}, "go toolchain", Warn, "not found", false},
+		{"no go for a plugin tree made by make dist", func(t *testing.T, w *doctorWorld) {
+			// Its launcher never builds: no Go is no fault (review CQ).
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.pluginAt(t, filepath.Dir(filepath.Dir(w.env.Binary)), "bin/prebuilt/SHA256SUMS")
+			w.env.LookGo = func() (string, error) { return "", errors.New("no go on $PATH") }
+		}, "go toolchain", OK, "not needed", false},
+		{"no go for an installed binary", func(t *testing.T, w *doctorWorld) {
+			w.install(t, filepath.Join(w.env.Project, ".claude"))
+			w.env.LookGo = func() (string, error) { return "", errors.New("no go on $PATH") }
+		}, "go toolchain", OK, "not needed", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,4 +374,38 @@ func TestDoctorSettingsWhoseHooksAreNoObject(t *testing.T) {
 	assert.Contains(t, hooks[0].Detail, `"hooks" must be an object`)
 	assert.NotContains(t, hooks[0].Detail, "not valid settings JSON")
 	assert.Contains(t, hooks[0].Fix, "runs none of its hooks")
+}
+
+// Claude Code writes the plugin's folder into the slash commands' shell
+// lines, inside double quotes (review CQ: with a folder named we"ird $HOME
+// both CLIs gave the agent `"…/we"ird $HOME 'x/bin/plansmith" plan …`):
+// doctor warns when the path holds what the shell would read there.
+func TestDoctorWarnsOfAPluginPathTheCommandsCannotHold(t *testing.T) {
+	for name, warn := range map[string]bool{
+		"plain":       false,
+		"with spaces": false,
+		"o'brien":     false,
+		`back\slash`:  false, // as in a Windows path: kept inside double quotes
+		`we"ird`:      true,
+		"cost$HOME":   true,
+		"a`id`b":      true,
+		`trailing\$x`: true,
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			root := filepath.Join(t.TempDir(), name)
+			w.pluginAt(t, root, "bin/prebuilt/SHA256SUMS")
+			w.env.Binary = filepath.Join(root, "bin", "plansmith")
+			w.write(t, w.env.Binary, "#!/bin/sh\n")
+			got := find(Doctor(w.env), "plugin folder")
+			if !warn {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, Warn, got[0].Level)
+			assert.Contains(t, got[0].Detail, "slash commands")
+			assert.NotEmpty(t, got[0].Fix)
+		})
+	}
 }

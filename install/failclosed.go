@@ -25,6 +25,25 @@ func FailClosed(event, loopTest string) string {
 	return "x() { trap - EXIT; " + BrokenAnswer(event, loopTest) + "; }; trap x EXIT; " + execFailOn
 }
 
+// PluginFailClosed is FailClosed for the plugin's hooks/hooks.json commands,
+// whose loop already looked for a loop's state file where one matters (or
+// needs none), and which exec bin/native/plansmith first, setting q=1 just
+// before (and call x at once, in bash, when that exec failed and the
+// command went on). When that exec fails, the answer first runs the
+// launcher once
+// with PLANSMITH_REPLACE=1, which checks this machine's prebuilt binary,
+// places it over the one that failed and runs it: a plugin folder shared by
+// two machines (a devcontainer that mounts ~/.claude, a home on NFS) holds
+// the binary of whichever placed it first, and dash, which ends at a failed
+// exec, refused every tool call of a loop, and ExitPlanMode everywhere, on
+// the other (review CQ; bash, with execfail, went on to the launcher). The
+// launcher runs as a child, not by exec, so that should it not start the
+// command still answers.
+func PluginFailClosed(event string) string {
+	return "x() { trap - EXIT; if [ -n \"${q:-}\" ]; then q=; PLANSMITH_REPLACE=1 GOMAXPROCS=1 \"" + PluginPlaceholder + "\" hook " + event +
+		"; e=$?; [ \"$e\" -ge 126 ] || exit \"$e\"; fi; " + BrokenAnswer(event, ":") + "; }; trap x EXIT; " + execFailOn
+}
+
 // StateTest is the shell test for a loop's state file in the project folder
 // or in the working folder or any folder above it (Codex sets no project
 // folder, and its session may stand in a subfolder of the loop's: review

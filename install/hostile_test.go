@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -68,4 +69,20 @@ func within(t *testing.T, d time.Duration, f func()) {
 	case <-time.After(d):
 		t.Fatalf("still running after %v", d)
 	}
+}
+
+// A settings file over plansmith's limit is refused for its size, and
+// doctor's fix says so, not to check the file's permissions (review CQ).
+func TestSettingsTooLargeToRead(t *testing.T) {
+	w := newWorld(t)
+	path := filepath.Join(w.env.Project, ".claude", "settings.json")
+	w.write(t, path, `{"x": "`+strings.Repeat("a", settingsLimit)+`"}`)
+	_, err := Install(Options{Dir: filepath.Dir(path), Binary: w.env.Binary, Now: time.Now()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "larger than")
+	got := find(Doctor(w.env), "hooks")
+	require.NotEmpty(t, got)
+	assert.Contains(t, got[0].Detail, "larger than")
+	assert.Contains(t, got[0].Fix, "make the file smaller")
+	assert.NotContains(t, got[0].Fix, "permissions")
 }

@@ -68,6 +68,13 @@ func ResolveBinary(path string) (string, error) {
 	if !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
 		return "", fmt.Errorf("binary %s is not an executable file", real)
 	}
+	if info.Size() == 0 {
+		// No program: execve fails with ENOEXEC, and the shell of a hook
+		// command then runs it as an empty script, which answers nothing
+		// and exits 0, so every tool call of a loop went through (review
+		// CQ: a binary lost in a crash, or a copy cut short).
+		return "", fmt.Errorf("binary %s is an empty file, not a program", real)
+	}
 	return real, nil
 }
 
@@ -77,6 +84,10 @@ func ResolveBinary(path string) (string, error) {
 // first copied to a backup beside it. Command files the user edited, or that
 // install did not write, are kept.
 func Install(o Options) (Result, error) {
+	return retryChanged(func() (Result, error) { return install(o) })
+}
+
+func install(o Options) (Result, error) {
 	var r Result
 	h, err := PluginHooks(o.Binary)
 	if err != nil {
@@ -102,7 +113,7 @@ func Install(o Options) (Result, error) {
 	}
 	if changed {
 		did := "registered hooks for " + strings.Join(h.Events(), ", ")
-		if err := writeSettings(o, merged, existed, &did); err != nil {
+		if err := writeSettings(o, merged, old, existed, &did); err != nil {
 			return r, err
 		}
 		r.add("settings.json", true, "%s", did)
@@ -143,6 +154,10 @@ func Install(o Options) (Result, error) {
 // A settings file left with nothing in it is removed, and so are the
 // commands and .claude folders when that leaves them empty.
 func Uninstall(o Options) (Result, error) {
+	return retryChanged(func() (Result, error) { return uninstall(o) })
+}
+
+func uninstall(o Options) (Result, error) {
 	var r Result
 	old, existed, err := readClaudeSettings(o.Settings())
 	if err != nil {
@@ -158,13 +173,16 @@ func Uninstall(o Options) (Result, error) {
 			// Nothing but plansmith's hooks was in it, so install wrote the
 			// file and 'plansmith install' can write it again: no backup. (A
 			// linked settings file is emptied below instead, link kept.)
+			if err := unchangedSince(o.Settings(), old); err != nil {
+				return r, err
+			}
 			if err := os.Remove(o.Settings()); err != nil {
 				return r, fmt.Errorf("removing %s: %w", o.Settings(), err)
 			}
 			r.add("settings.json", true, "removed (it held only plansmith's hooks)")
 		case changed:
 			did := "removed plansmith's hooks"
-			if err := writeSettings(o, out, true, &did); err != nil {
+			if err := writeSettings(o, out, old, true, &did); err != nil {
 				return r, err
 			}
 			r.add("settings.json", true, "%s", did)
@@ -238,6 +256,7 @@ const settingsLimit = 16 << 20
 // (review BV; doctor reads it, and so does `plan` to say whether hooks
 // check the loop).
 func readSettings(path string) (data []byte, existed bool, err error) {
+	defer afterRead(path)
 	data, err = plainfile.Read(path, settingsLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
@@ -263,12 +282,53 @@ func settingsError(path string, err error) error {
 
 // writeSettings backs up the current file (when there is one), then replaces
 // it atomically, keeping its permissions. did gains the backup's name.
-func writeSettings(o Options, data []byte, existed bool, did *string) error {
-	return writeBackedUp(o.Settings(), data, existed, o.Now, did)
+func writeSettings(o Options, data, from []byte, existed bool, did *string) error {
+	return writeBackedUp(o.Settings(), data, from, existed, o.Now, did)
 }
 
-// writeBackedUp is writeSettings for any JSON file install edits.
-func writeBackedUp(path string, data []byte, existed bool, now time.Time, did *string) error {
+// afterRead is called once a settings file has been read: a test writes
+// the file there, as another program may at that moment.
+var afterRead = func(path string) {}
+
+// errChangedMeanwhile: a file changed between plansmith's read of it and
+// its write.
+var errChangedMeanwhile = errors.New("changed while plansmith was editing it")
+
+// retryChanged runs f again when a file it edits changed under it: another
+// program (Claude Code, an editor, a second plansmith) wrote it in the
+// moment between plansmith's read and its write, and plansmith's write,
+// made from what it had read, would have undone that change (review CQ: a
+// program that wrote the file 3000 times lost 41 of its writes to 120
+// installs and uninstalls run meanwhile; 1 with this check, made once more
+// just before the rename, as no lock is shared with other programs). The
+// edit is made again to what the file holds now; after a few tries the file
+// is left as it is.
+func retryChanged(f func() (Result, error)) (Result, error) {
+	for try := 1; ; try++ {
+		r, err := f()
+		if !errors.Is(err, errChangedMeanwhile) || try == 5 {
+			return r, err
+		}
+	}
+}
+
+// unchangedSince fails with errChangedMeanwhile when path no longer holds
+// from (what was read of it, past a byte order mark).
+func unchangedSince(path string, from []byte) error {
+	now, err := plainfile.Read(path, settingsLimit)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("reading %s: %w", path, err)
+	}
+	if err != nil || !bytes.Equal(bytes.TrimPrefix(now, []byte("\ufeff")), bytes.TrimPrefix(from, []byte("\ufeff"))) {
+		return fmt.Errorf("%s %w; nothing was changed — run the command again", path, errChangedMeanwhile)
+	}
+	return nil
+}
+
+// writeBackedUp is writeSettings for any JSON file install edits. from is
+// what was read of the file (nil when there was none): when it holds
+// something else by now, nothing is written (errChangedMeanwhile).
+func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, did *string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real // a settings file linked from a dotfiles folder stays a link
 	} else if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
@@ -288,13 +348,29 @@ func writeBackedUp(path string, data []byte, existed bool, now time.Time, did *s
 		if err != nil {
 			return err
 		}
-		*did += " (backup: " + filepath.Base(backup) + ")"
-	} else {
-		*did += " (new file)"
+		if err := unchangedSince(backup, from); err != nil {
+			os.Remove(backup)
+			return fmt.Errorf("%s %w; nothing was changed — run the command again", path, errChangedMeanwhile)
+		}
+		// And again just before the rename (the mode is set before it, so
+		// a private settings file is never readable by others, not even for
+		// a moment); the backup is kept only when the file is replaced.
+		return state.WriteFileChecked(path, data, mode, func() error {
+			if err := unchangedSince(path, from); err != nil {
+				os.Remove(backup)
+				return err
+			}
+			*did += " (backup: " + filepath.Base(backup) + ")"
+			return nil
+		})
 	}
-	// The mode is set before the rename, so a private settings file is never
-	// readable by others, not even for a moment.
-	return state.WriteFileMode(path, data, mode)
+	return state.WriteFileChecked(path, data, mode, func() error {
+		if plainfile.Present(path) {
+			return fmt.Errorf("%s %w; nothing was changed — run the command again", path, errChangedMeanwhile)
+		}
+		*did += " (new file)"
+		return nil
+	})
 }
 
 // backupFile copies path to path.plansmith-backup-<UTC time>, never

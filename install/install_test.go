@@ -1,6 +1,8 @@
 package install
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,6 +186,8 @@ func TestResolveBinary(t *testing.T) {
 	require.NoError(t, os.Symlink(exe, link))
 	plain := filepath.Join(dir, "plain")
 	require.NoError(t, os.WriteFile(plain, nil, 0o644))
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.WriteFile(empty, nil, 0o755))
 	tests := []struct {
 		name, in, want, err string
 	}{
@@ -192,6 +196,7 @@ func TestResolveBinary(t *testing.T) {
 		{"missing", filepath.Join(dir, "nope"), "", "no such file"},
 		{"not executable", plain, "", "not an executable file"},
 		{"a folder", dir, "", "not an executable file"},
+		{"an empty file", empty, "", "an empty file, not a program"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,4 +211,102 @@ func TestResolveBinary(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+// A settings install whose binary became an empty file (lost in a crash, a
+// copy cut short) answers nothing: the hook's shell runs the file as an
+// empty script and exits 0, and a loop's tool calls go through (review CQ).
+// doctor calls it a problem, and plan says the loop is not checked.
+func TestAnEmptyRegisteredBinaryIsNoRegistration(t *testing.T) {
+	w := newWorld(t)
+	w.install(t, filepath.Join(w.env.Project, ".claude"))
+	require.NoError(t, os.Truncate(w.env.Binary, 0))
+	checks := Doctor(w.env)
+	assert.True(t, Failed(checks), FormatChecks(checks))
+	assert.Contains(t, FormatChecks(checks), "is not an executable file (binary "+w.env.Binary+" is an empty file, not a program)")
+	assert.Contains(t, Unenforced(w.env, ""), "not all registered")
+}
+
+// Another program that writes the settings file (Claude Code, an editor, a
+// second plansmith) in the moment between plansmith's read and its write
+// lost its change: plansmith wrote what it had merged into the older text
+// (review CQ: 41 of 3000 writes of such a program were lost to 120 installs
+// and uninstalls). The edit is now made again to what the file holds.
+func TestSettingsWrittenMeanwhileKeepTheOtherChange(t *testing.T) {
+	edit := func(t *testing.T, path string, times int) {
+		n := 0
+		afterRead = func(p string) {
+			if p != path || n >= times {
+				return
+			}
+			n++
+			data, err := os.ReadFile(path)
+			if err != nil {
+				data = []byte("{}")
+			}
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(data, &doc))
+			doc[fmt.Sprintf("other%d", n)] = true
+			out, err := json.Marshal(doc)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path+".other", out, 0o644))
+			require.NoError(t, os.Rename(path+".other", path))
+		}
+		t.Cleanup(func() { afterRead = func(string) {} })
+	}
+	keeps := func(t *testing.T, path string, keys ...string) {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		for _, k := range keys {
+			assert.Contains(t, string(data), `"`+k+`"`)
+		}
+		backups, _ := filepath.Glob(path + ".plansmith-backup-*")
+		for _, b := range backups {
+			data, err := os.ReadFile(b)
+			require.NoError(t, err)
+			assert.True(t, json.Valid(data), b)
+		}
+	}
+	t.Run("install", func(t *testing.T) {
+		w := newWorld(t)
+		dir := filepath.Join(w.env.Project, ".claude")
+		w.write(t, filepath.Join(dir, "settings.json"), `{"model": "x"}`)
+		edit(t, filepath.Join(dir, "settings.json"), 2)
+		res, err := Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+		require.NoError(t, err)
+		assert.True(t, res.Changed())
+		keeps(t, filepath.Join(dir, "settings.json"), "model", "other1", "other2", "PreToolUse")
+	})
+	t.Run("uninstall", func(t *testing.T) {
+		w := newWorld(t)
+		dir := filepath.Join(w.env.Project, ".claude")
+		w.install(t, dir)
+		edit(t, filepath.Join(dir, "settings.json"), 1)
+		_, err := Uninstall(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+		require.NoError(t, err)
+		keeps(t, filepath.Join(dir, "settings.json"), "other1")
+		data, _ := os.ReadFile(filepath.Join(dir, "settings.json"))
+		assert.NotContains(t, string(data), "PreToolUse")
+	})
+	t.Run("codex", func(t *testing.T) {
+		o := codexOpts(t) // no hooks.json yet: the other program makes it
+		require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+		edit(t, o.HooksFile(), 1)
+		_, err := InstallCodex(o)
+		require.NoError(t, err)
+		keeps(t, o.HooksFile(), "other1", "PreToolUse")
+	})
+	t.Run("a file that keeps changing is left as it is", func(t *testing.T) {
+		w := newWorld(t)
+		dir := filepath.Join(w.env.Project, ".claude")
+		w.write(t, filepath.Join(dir, "settings.json"), `{"model": "x"}`)
+		edit(t, filepath.Join(dir, "settings.json"), 100)
+		_, err := Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "changed while plansmith was editing it; nothing was changed")
+		data, _ := os.ReadFile(filepath.Join(dir, "settings.json"))
+		assert.NotContains(t, string(data), "PreToolUse")
+		_, err = os.Stat(filepath.Join(dir, "commands"))
+		assert.ErrorIs(t, err, os.ErrNotExist, "no commands without the hooks")
+	})
 }

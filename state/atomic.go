@@ -19,6 +19,14 @@ func WriteFile(path string, data []byte) error {
 // are set before the rename, so a file kept private (say 0600) is never
 // readable by others, not even for a moment.
 func WriteFileMode(path string, data []byte, perm os.FileMode) error {
+	return WriteFileChecked(path, data, perm, nil)
+}
+
+// WriteFileChecked is WriteFileMode that calls check, when it is not nil,
+// just before the rename, and writes nothing when it fails: a file another
+// program may write too is replaced only while it still holds what the new
+// contents were made from (the moment left between the two is a read's).
+func WriteFileChecked(path string, data []byte, perm os.FileMode, check func() error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -41,6 +49,12 @@ func WriteFileMode(path string, data []byte, perm os.FileMode) error {
 	}
 	if err := os.Chmod(name, perm); err != nil {
 		return fail(err)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			os.Remove(name)
+			return err
+		}
 	}
 	if err := os.Rename(name, path); err != nil {
 		return fail(err)

@@ -108,7 +108,11 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 		}
 		keys, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, opts.HooksFile(), bin, os.Environ())
 		if err != nil {
-			return fmt.Errorf("--trust: %w", err)
+			// The hooks are in place; only the trust is missing, which the
+			// user can still give (review CQ: "--trust: starting codex
+			// app-server: exec: "codex": executable file not found" said
+			// neither).
+			return fmt.Errorf("--trust: %w. The hooks are installed, but Codex runs them only once they are trusted: open /hooks in codex and trust plansmith's, or run this again with --codex naming the Codex CLI", err)
 		}
 		fmt.Fprintf(env.Stdout, "  trusted in Codex: %s\n", strings.Join(keys, ", "))
 	} else {

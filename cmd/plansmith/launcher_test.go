@@ -293,6 +293,23 @@ func TestLauncherChecksums(t *testing.T) {
 		assert.Contains(t, r.out, "cp '")
 		assert.Empty(t, r.native)
 	})
+	t.Run("a checksum tool that fails is not a missing one", func(t *testing.T) {
+		// shasum is a perl script: without its Digest::SHA it prints an
+		// error and nothing else. The same befalls a prebuilt binary the
+		// user may not read (a tree unpacked with umask 077). Review CQ:
+		// both said "neither sha256sum nor shasum is installed".
+		root := pluginTree(t)
+		path := toolsDir(t, baseTools...)
+		shasum := "#!/bin/sh\necho \"Can't locate Digest/SHA.pm in @INC\" >&2\nexit 2\n"
+		require.NoError(t, os.WriteFile(filepath.Join(path, "shasum"), []byte(shasum), 0o755))
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.Error(t, r.err)
+		assert.Contains(t, r.out, "its SHA-256 could not be computed")
+		assert.NotContains(t, r.out, "is installed")
+		assert.Empty(t, r.native)
+		left, _ := filepath.Glob(filepath.Join(root, "bin", "native", "*"))
+		assert.Empty(t, left, "no temporary copy is left behind")
+	})
 	t.Run("a missing platform binary says what to do", func(t *testing.T) {
 		root := pluginTree(t)
 		require.NoError(t, os.Remove(filepath.Join(root, "bin", "prebuilt", "plansmith-darwin-amd64")))
@@ -404,11 +421,11 @@ func TestHooksJSONCommands(t *testing.T) {
 	// Every command is one of two shapes: the run (its answer should
 	// plansmith not start, then the native binary, else the launcher), or
 	// the same run behind the look for a loop's state file.
-	guard, run, ok := strings.Cut(stop, install.FailClosed("stop", ":"))
+	guard, run, ok := strings.Cut(stop, install.PluginFailClosed("stop"))
 	require.True(t, ok, stop)
 	var guarded []string
 	for ev, cmd := range commands {
-		want := install.FailClosed(ev, ":") + strings.ReplaceAll(run, "hook stop", "hook "+ev)
+		want := install.PluginFailClosed(ev) + strings.ReplaceAll(run, "hook stop", "hook "+ev)
 		if cmd != want {
 			assert.Equal(t, guard+want, cmd, ev)
 			guarded = append(guarded, ev)
@@ -662,7 +679,7 @@ func TestLauncherPlacesTheBinaryUnderARaceWithBSDMv(t *testing.T) {
 func TestHooksJSONFailsClosed(t *testing.T) {
 	commands := hooksJSON(t)
 	for ev, cmd := range commands {
-		assert.Contains(t, cmd, install.FailClosed(ev, ":"), ev)
+		assert.Contains(t, cmd, install.PluginFailClosed(ev), ev)
 		assert.True(t, strings.HasSuffix(cmd, "; x"), ev)
 	}
 	root := t.TempDir()
@@ -719,7 +736,7 @@ func TestGitKeepsTheLauncherLF(t *testing.T) {
 	require.NoError(t, err)
 	makefile, err := os.ReadFile(filepath.Join(repo, "Makefile"))
 	require.NoError(t, err)
-	assert.Contains(t, string(makefile), "cp .gitattributes $(DIST)/", "make dist ships .gitattributes")
+	assert.Contains(t, string(makefile), `cp .gitattributes "$(DISTNEW)/"`, "make dist ships .gitattributes")
 
 	// A plugin tree committed with autocrlf on, then checked out afresh.
 	dir := t.TempDir()
@@ -846,4 +863,290 @@ func TestReplaceIsNotInherited(t *testing.T) {
 	relaunchIfSuperseded(os.Getenv, filepath.Join(t.TempDir(), "bin", "native", "plansmith"))
 	_, set := os.LookupEnv("PLANSMITH_REPLACE")
 	assert.False(t, set)
+}
+
+// An empty file at bin/native/plansmith (a copy lost in a crash before it
+// reached the disk, or the prebuilt binary it is a hard link of truncated
+// in place by an update that ran out of space) is no binary: execve fails
+// with ENOEXEC, and dash and bash then run the file as a shell script, which
+// does nothing and exits 0. Every hook answered nothing, so a loop's tool
+// calls went through, and every command "succeeded" with no output (review
+// CQ). The hooks and the launcher pass it by: the launcher places the
+// checked binary again, or refuses when the prebuilt is damaged too.
+func TestAnEmptyPlacedBinaryIsPlacedAgain(t *testing.T) {
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	hook := func(root, shell, ev string) (string, string, int) {
+		cmd := exec.Command(shell, "-c", commands[ev])
+		cmd.Dir = project
+		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return o.String(), e.String(), code
+	}
+	emptied := func(t *testing.T) string {
+		root := pluginTree(t)
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.NoError(t, r.err, r.out)
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.Remove(native))
+		require.NoError(t, os.WriteFile(native, nil, 0o755))
+		return root
+	}
+	for _, shell := range []string{"dash", "bash"} {
+		if _, err := exec.LookPath(shell); err != nil {
+			continue
+		}
+		t.Run(shell, func(t *testing.T) {
+			for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop", "posttooluse"} {
+				root := emptied(t)
+				out, errs, code := hook(root, shell, ev)
+				assert.Zero(t, code, "%s: %s", ev, errs)
+				assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, ev)
+				info, err := os.Stat(filepath.Join(root, "bin", "native", "plansmith"))
+				require.NoError(t, err)
+				assert.NotZero(t, info.Size(), "%s: the checked binary is placed again", ev)
+			}
+		})
+	}
+	t.Run("the launcher", func(t *testing.T) {
+		root := emptied(t)
+		r := launch(t, root, path, "Linux", "x86_64", "plan", "x")
+		require.NoError(t, r.err, r.out)
+		assert.Equal(t, "plansmith-linux-amd64 plugin plan x\n", r.out)
+	})
+	t.Run("the prebuilt truncated with it: refused", func(t *testing.T) {
+		root := pluginTree(t)
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.NoError(t, r.err, r.out)
+		// The placed binary is a hard link of the prebuilt one: truncating
+		// either in place empties both.
+		require.NoError(t, os.Truncate(filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64"), 0))
+		out, errs, code := hook(root, "sh", "pretooluse-loop")
+		assert.Equal(t, 2, code, "%s%s", out, errs)
+		assert.Contains(t, errs, "does not match SHA256SUMS")
+		assert.Contains(t, errs, "so this tool call is refused")
+	})
+}
+
+// When the binary the launcher execs cannot start, dash prints only its own
+// error and exits; the launcher then said nothing of its own outside a hook:
+// `plansmith version` or /plansmith:plan with a binary for another machine
+// in bin/native/, or a plugin on a noexec mount, failed with "Exec format
+// error" or "Permission denied" and no word of plansmith's (review CQ). A
+// binary in bin/native/ that will not start is replaced by this machine's
+// (dash: the launcher runs again; bash, with execfail, goes on); any other
+// file that will not start is named, with what to do.
+func TestLauncherSaysWhichBinaryWouldNotStart(t *testing.T) {
+	for _, shell := range []string{"dash", "bash"} {
+		sh, err := exec.LookPath(shell)
+		if err != nil {
+			continue
+		}
+		t.Run(shell, func(t *testing.T) {
+			path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+			run := func(root string) (string, error) {
+				cmd := exec.Command(sh, filepath.Join(root, "bin", "plansmith"), "version")
+				cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"), "HOME=" + t.TempDir()}
+				out, err := cmd.CombinedOutput()
+				return string(out), err
+			}
+			placed := "/bin/../bin/native/plansmith"
+
+			// A binary for another machine in bin/native/ (a plugin folder
+			// shared by two machines): this machine's is placed and run.
+			root := pluginTree(t)
+			native := filepath.Join(root, "bin", "native", "plansmith")
+			require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+			require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+			out, err := run(root)
+			require.NoError(t, err, out)
+			assert.Contains(t, out, "plansmith-linux-amd64 plugin version\n")
+			placedNow, err := os.ReadFile(native)
+			require.NoError(t, err)
+			assert.Contains(t, string(placedNow), "plansmith-linux-amd64")
+
+			// The same binary in a tree whose own prebuilt is damaged: no
+			// binary to place, so the launcher says which would not start.
+			root = pluginTree(t)
+			native = filepath.Join(root, "bin", "native", "plansmith")
+			require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+			require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64"), []byte("#!/bin/sh\necho tampered\n"), 0o755))
+			out, err = run(root)
+			require.Error(t, err, out)
+			assert.Contains(t, out, "does not match SHA256SUMS")
+			assert.NotContains(t, out, "tampered")
+
+			// A file that may not be run (as on a noexec mount): a prebuilt
+			// without its execute bit, and a chmod that does nothing.
+			root = pluginTree(t)
+			require.NoError(t, os.Chmod(filepath.Join(root, "bin", "prebuilt", "plansmith-linux-amd64"), 0o644))
+			chmod := filepath.Join(path, "chmod")
+			require.NoError(t, os.Remove(chmod)) // a link to the real one
+			require.NoError(t, os.WriteFile(chmod, []byte("#!/bin/sh\n"), 0o755))
+			out, err = run(root)
+			require.Error(t, err, out)
+			assert.Contains(t, out, "plansmith: could not start "+root+placed)
+			assert.Contains(t, out, "mounted noexec")
+		})
+	}
+}
+
+// foreignELF is the start of a 64-bit ELF executable for a CPU that no
+// plansmith is built for (s390, e_machine 22): execve fails with ENOEXEC, as
+// for a binary built for another machine.
+func foreignELF() []byte {
+	h := make([]byte, 64)
+	copy(h, "\x7fELF\x02\x01\x01")
+	h[16] = 2  // ET_EXEC
+	h[18] = 22 // EM_S390
+	h[20] = 1  // EV_CURRENT
+	return h
+}
+
+// Where /bin/sh is bash (Fedora, Arch, RHEL, and the macOS shell), the
+// launcher runs under bash. bash 5.2 with errexit exits at once with status
+// 1, running no EXIT trap, when exec finds a binary it cannot run (ENOEXEC),
+// even under "|| true": with a bin/native/plansmith built for another machine
+// (a plugin folder shared by two machines), every hook answered nothing with
+// status 1, so a loop's tool calls and ExitPlanMode went through (review CQ).
+// The launcher goes on, places the checked binary and runs it.
+func TestLauncherUnderBashAsShReplacesAForeignBinary(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not on PATH")
+	}
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop"} {
+		root := pluginTree(t)
+		launcher := filepath.Join(root, "bin", "plansmith")
+		src, err := os.ReadFile(launcher)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(launcher, []byte(strings.Replace(string(src), "#!/bin/sh\n", "#!"+bash+"\n", 1)), 0o755))
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+
+		cmd := exec.Command(bash, "-c", commands[ev])
+		cmd.Dir = project
+		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		require.NoError(t, cmd.Run(), "%s: %s", ev, e.String())
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", o.String(), ev)
+	}
+}
+
+// In a plugin folder shared by a group, the prebuilt binary may be writable
+// by the user (so the kernel lets them hard-link it) but owned by another
+// user, who alone may change its mode. The launcher's chmod of the link
+// failed, and set -e stopped it there: every call failed with only
+// chmod's "Operation not permitted" and left a temporary name behind
+// (review CQ). An executable file is placed as it is.
+func TestLauncherPlacesABinaryItMayNotChmod(t *testing.T) {
+	root := pluginTree(t)
+	path := toolsDir(t, "mkdir", "cp", "mv", "rm", "sha256sum", "ln")
+	chmod := "#!/bin/sh\necho \"chmod: changing permissions of '$2': Operation not permitted\" >&2\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(path, "chmod"), []byte(chmod), 0o755))
+	for range 2 {
+		r := launch(t, root, path, "Linux", "x86_64", "version")
+		require.NoError(t, r.err, r.out)
+		assert.Equal(t, "plansmith-linux-amd64 plugin version\n", r.out)
+		assert.Equal(t, "plansmith", r.native)
+	}
+	left, err := filepath.Glob(filepath.Join(root, "bin", "native", "*.tmp.*"))
+	require.NoError(t, err)
+	assert.Empty(t, left, "no temporary name is left")
+}
+
+// A plugin folder shared by two machines (a devcontainer that mounts
+// ~/.claude, a home on NFS) holds in bin/native/ the binary of whichever
+// machine placed it first. dash ends at the failed exec, and the hooks
+// answered "could not be started" on the other machine: every tool call of
+// a loop refused, and ExitPlanMode in every project (review CQ). They now
+// run the launcher once, which places this machine's binary and runs it.
+func TestHooksJSONReplaceABinaryForAnotherMachine(t *testing.T) {
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	for _, shell := range []string{"dash", "bash"} {
+		sh, err := exec.LookPath(shell)
+		if err != nil {
+			continue
+		}
+		for ev, command := range commands {
+			root := pluginTree(t)
+			native := filepath.Join(root, "bin", "native", "plansmith")
+			require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+			require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+			cmd := exec.Command(sh, "-c", command)
+			cmd.Dir = project
+			cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+				"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+			var o, e strings.Builder
+			cmd.Stdout, cmd.Stderr = &o, &e
+			require.NoError(t, cmd.Run(), "%s %s: %s", shell, ev, e.String())
+			assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", o.String(), "%s %s: %s", shell, ev, e.String())
+			placed, err := os.ReadFile(native)
+			require.NoError(t, err)
+			assert.Contains(t, string(placed), "plansmith-linux-amd64", "%s %s: this machine's binary is placed", shell, ev)
+		}
+	}
+}
+
+// A source checkout shared by two machines (a devcontainer that mounts the
+// host's checkout) holds in build/ the binary of whichever machine built
+// it. Its hooks, run through bin/native/ (a link to build/plansmith), found
+// a binary that would not start and refused every tool call of a loop, and
+// ExitPlanMode everywhere (review CQ). The launcher builds it again here.
+// A stand-in go writes a script as the build, so nothing is compiled.
+func TestLauncherRebuildsACheckoutsBinaryForAnotherMachine(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	root := t.TempDir()
+	for _, dir := range []string{"bin", "cmd/plansmith", "build", "bin/native"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, dir), 0o755))
+	}
+	launcher, err := os.ReadFile(filepath.Join(repo, "bin", "plansmith"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "bin", "plansmith"), launcher, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "build", "plansmith"), foreignELF(), 0o755))
+	require.NoError(t, os.Symlink("../../build/plansmith", filepath.Join(root, "bin", "native", "plansmith")))
+	path := toolsDir(t, append(baseTools, "sh")...)
+	fakeGo := "#!/bin/sh\nwhile [ $# -gt 1 ]; do [ \"$1\" = -o ] && { printf '#!/bin/sh\\necho \"built here $*\"\\n' >\"$2\"; chmod 755 \"$2\"; exit; }; shift; done\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(path, "go"), []byte(fakeGo), 0o755))
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+
+	cmd := exec.Command("dash", "-c", hooksJSON(t)["pretooluse-loop"])
+	if _, err := exec.LookPath("dash"); err != nil {
+		cmd = exec.Command("sh", "-c", hooksJSON(t)["pretooluse-loop"])
+	}
+	cmd.Dir = project
+	cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	require.NoError(t, cmd.Run(), e.String())
+	assert.Equal(t, "built here hook pretooluse-loop\n", o.String(), e.String())
 }
