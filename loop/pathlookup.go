@@ -26,7 +26,11 @@ import (
 // too for the names in it: a shim runs the version a file of the folder the
 // command starts in names (.tool-versions, .python-version, mise.toml), and
 // mise and asdf take "node path:./dir", the project's own dir/bin/node
-// (review CH2). So a name found first in one is refused, and so is a
+// (review CH2). Volta's shims are links to its volta-shim program wherever
+// they stand (~/.volta/bin): each reads the project's package.json and the
+// .volta/hooks.json of the project and its workspace roots, whose "bin"
+// hooks name programs Volta runs, after every run for events.publish
+// (review CN1). So a name found first as a shim is refused, and so is a
 // script whose "#!/usr/bin/env NAME" line finds one (npm runs node so). Otherwise it returns nil,
 // and nothing is asked. The folder Claude Code adds for the plugin itself
 // (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not the project's,
@@ -50,7 +54,7 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 		case insideProject(e, roots):
 			what = fmt.Sprintf("%q, a folder of the project", e)
 		default:
-			shims = shims || shimFolder(e)
+			shims = shims || shimFolder(e) || voltaShim(filepath.Join(e, "node"))
 			continue
 		}
 		return func(name string) string {
@@ -67,15 +71,15 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 			if dir == "" {
 				return ""
 			}
-			if shimFolder(dir) {
+			program = filepath.Join(dir, name)
+			if shimFolder(dir) || voltaShim(program) {
 				return shimmed(name, dir)
 			}
-			program = filepath.Join(dir, name)
 		}
 		// A script run through env starts its interpreter by name: npm is
 		// "#!/usr/bin/env node".
 		if n := envInterpreter(program); n != "" {
-			if dir := foundIn(entries, n); dir != "" && shimFolder(dir) {
+			if dir := foundIn(entries, n); dir != "" && (shimFolder(dir) || voltaShim(filepath.Join(dir, n))) {
 				return shimmed(n, dir)
 			}
 		}
@@ -118,6 +122,19 @@ func envInterpreter(file string) string {
 // folder so.
 func shimFolder(dir string) bool {
 	return filepath.Base(filepath.Clean(dir)) == "shims"
+}
+
+// voltaShim reports whether program is one of Volta's shims: a link that
+// leads to Volta's volta-shim program (Volta makes them so on Linux and
+// macOS), which runs the Node, npm or package the project pins, with the
+// project's hooks. volta-shim named as itself is not: it only says so.
+func voltaShim(program string) bool {
+	info, err := os.Lstat(program)
+	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(program)
+	return err == nil && strings.TrimSuffix(filepath.Base(real), ".exe") == "volta-shim"
 }
 
 // foundIn returns the first of the (absolute) PATH entries that holds an

@@ -125,6 +125,59 @@ func TestPathLookupShims(t *testing.T) {
 	}
 }
 
+// Volta keeps its shims in ~/.volta/bin, links to its volta-shim program,
+// not in a folder named shims. A shim reads the project's package.json and
+// every .volta/hooks.json from the project up: a "bin" hook there names a
+// program the shim runs, to find a download or, for events.publish, after
+// every run, node --version and npm ls included (review CN1, read in Volta's
+// session.rs, event.rs and monitor.rs; Volta could not be installed here).
+// A name found first as such a link is refused, and so is a script whose
+// env line finds one (npm is #!/usr/bin/env node); names found before it,
+// or that are plain programs in the same folder, are not.
+func TestPathLookupVoltaShims(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX PATH lists and links")
+	}
+	project := t.TempDir()
+	install := filepath.Join(t.TempDir(), "Cellar", "volta", "2.0.2", "bin")
+	volta := filepath.Join(t.TempDir(), ".volta", "bin")
+	bin := t.TempDir()
+	for _, dir := range []string{install, volta} {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+	}
+	for dir, names := range map[string][]string{install: {"volta", "volta-shim"}, bin: {"ls", "python3"}, volta: {"plain"}} {
+		for _, name := range names {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755))
+		}
+	}
+	for _, name := range []string{"node", "npm", "npx", "tsc"} {
+		require.NoError(t, os.Symlink(filepath.Join(install, "volta-shim"), filepath.Join(volta, name)))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm"), []byte("#!/usr/bin/env node\n"), 0o755))
+	l := pathLookup(volta+":"+bin+":"+install, project, "")
+	require.NotNil(t, l, "Volta's shims on PATH")
+	for _, name := range []string{"node", "npx", "tsc"} {
+		assert.Contains(t, l(name), volta, name)
+	}
+	assert.Contains(t, l(filepath.Join(bin, "npm")), "node", "npm by its path runs node by name")
+	assert.Empty(t, l("ls"), "not Volta's")
+	assert.Empty(t, l("plain"), "a plain program in Volta's folder is no shim")
+	assert.Empty(t, l("volta-shim"), "found in the folder it is installed in, under its own name")
+	lb := pathLookup(bin+":"+volta, project, "")
+	require.NotNil(t, lb)
+	assert.Contains(t, lb("npm"), "node", "npm found before Volta's npm still runs Volta's node")
+	assert.Empty(t, lb("python3"))
+	assert.Nil(t, pathLookup(bin+":"+install, project, ""), "Volta installed, its shims not on PATH")
+
+	cfg := policy.Config{PathLookup: l}
+	for _, command := range []string{"node --version", "npm ls", "env node -v", "find . -exec npx {} +"} {
+		d := policy.Bash(command, cfg)
+		assert.Equal(t, "version-shim", d.Rule, command)
+		assert.Contains(t, d.Reason, ".volta/hooks.json", command)
+	}
+	assert.True(t, policy.Bash("cat package.json .volta/hooks.json", cfg).Allow)
+}
+
 // A project carrying bin/ls with "bin" in PATH: the shell would run it for
 // ls. PreToolUse refuses, where it allows ls with an absolute PATH.
 func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {
