@@ -30,7 +30,10 @@ import (
 // they stand (~/.volta/bin): each reads the project's package.json and the
 // .volta/hooks.json of the project and its workspace roots, whose "bin"
 // hooks name programs Volta runs, after every run for events.publish
-// (review CN1). So a name found first as a shim is refused, and so is a
+// (review CN1). Corepack's (corepack enable npm) are links into its dist
+// folder: they download and run the package manager the project's
+// package.json names, from the registry or URL its .corepack.env allows
+// (review CN2). So a name found first as a shim is refused, and so is a
 // script whose "#!/usr/bin/env NAME" line finds one (npm runs node so). Otherwise it returns nil,
 // and nothing is asked. The folder Claude Code adds for the plugin itself
 // (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not the project's,
@@ -54,7 +57,7 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 		case insideProject(e, roots):
 			what = fmt.Sprintf("%q, a folder of the project", e)
 		default:
-			shims = shims || shimFolder(e) || voltaShim(filepath.Join(e, "node"))
+			shims = shims || shimFolder(e) || launcher(filepath.Join(e, "node")) || launcher(filepath.Join(e, "npm"))
 			continue
 		}
 		return func(name string) string {
@@ -72,14 +75,14 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 				return ""
 			}
 			program = filepath.Join(dir, name)
-			if shimFolder(dir) || voltaShim(program) {
+			if shimFolder(dir) || launcher(program) {
 				return shimmed(name, dir)
 			}
 		}
 		// A script run through env starts its interpreter by name: npm is
 		// "#!/usr/bin/env node".
 		if n := envInterpreter(program); n != "" {
-			if dir := foundIn(entries, n); dir != "" && (shimFolder(dir) || voltaShim(filepath.Join(dir, n))) {
+			if dir := foundIn(entries, n); dir != "" && (shimFolder(dir) || launcher(filepath.Join(dir, n))) {
 				return shimmed(n, dir)
 			}
 		}
@@ -124,17 +127,25 @@ func shimFolder(dir string) bool {
 	return filepath.Base(filepath.Clean(dir)) == "shims"
 }
 
-// voltaShim reports whether program is one of Volta's shims: a link that
-// leads to Volta's volta-shim program (Volta makes them so on Linux and
-// macOS), which runs the Node, npm or package the project pins, with the
-// project's hooks. volta-shim named as itself is not: it only says so.
-func voltaShim(program string) bool {
+// launcher reports whether program is a link to a version manager's
+// launcher that picks what to run from the project's files: Volta's
+// volta-shim (Volta links its shims so on Linux and macOS), which runs the
+// Node, npm or package the project pins with the project's hooks, or a
+// script in Corepack's dist folder (corepack enable links npm, npx, yarn
+// and pnpm there), which runs the package manager package.json names.
+// The launcher named as itself is not one: it is no link.
+func launcher(program string) bool {
 	info, err := os.Lstat(program)
 	if err != nil || info.Mode()&os.ModeSymlink == 0 {
 		return false
 	}
 	real, err := filepath.EvalSymlinks(program)
-	return err == nil && strings.TrimSuffix(filepath.Base(real), ".exe") == "volta-shim"
+	if err != nil {
+		return false
+	}
+	dir := filepath.Dir(real)
+	return strings.TrimSuffix(filepath.Base(real), ".exe") == "volta-shim" ||
+		filepath.Base(dir) == "dist" && filepath.Base(filepath.Dir(dir)) == "corepack"
 }
 
 // foundIn returns the first of the (absolute) PATH entries that holds an

@@ -178,6 +178,42 @@ func TestPathLookupVoltaShims(t *testing.T) {
 	assert.True(t, policy.Bash("cat package.json .volta/hooks.json", cfg).Allow)
 }
 
+// Corepack's shims (corepack enable npm links npm to corepack/dist/npm.js)
+// run the package manager the project's package.json names in
+// packageManager, downloaded from the registry its .corepack.env names:
+// npm ls ran a project's tarball so (review CN2, proven with corepack
+// 0.34.6 and a registry on 127.0.0.1). A name found first as such a link is
+// refused; the npm that ships with Node is not.
+func TestPathLookupCorepackShims(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX PATH lists and links")
+	}
+	project := t.TempDir()
+	prefix := t.TempDir()
+	dist := filepath.Join(prefix, "lib", "node_modules", "corepack", "dist")
+	npmDir := filepath.Join(prefix, "lib", "node_modules", "npm", "bin")
+	shims, plain := filepath.Join(prefix, "shims-bin"), filepath.Join(prefix, "bin")
+	for _, dir := range []string{dist, npmDir, shims, plain} {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+	}
+	for _, f := range []string{filepath.Join(dist, "npm.js"), filepath.Join(dist, "npx.js"), filepath.Join(npmDir, "npm-cli.js"), filepath.Join(plain, "node")} {
+		require.NoError(t, os.WriteFile(f, []byte("#!/usr/bin/env node\n"), 0o755))
+	}
+	require.NoError(t, os.Symlink("../lib/node_modules/corepack/dist/npm.js", filepath.Join(shims, "npm")))
+	require.NoError(t, os.Symlink("../lib/node_modules/corepack/dist/npx.js", filepath.Join(shims, "npx")))
+	require.NoError(t, os.Symlink("../lib/node_modules/npm/bin/npm-cli.js", filepath.Join(plain, "npm")))
+
+	l := pathLookup(shims+":"+plain, project, "")
+	require.NotNil(t, l, "Corepack's npm on PATH")
+	assert.Contains(t, l("npm"), shims)
+	assert.Contains(t, l("npx"), shims)
+	assert.Empty(t, l("node"))
+	assert.Empty(t, pathLookup(plain+":"+shims, project, "")("npm"), "Node's own npm comes first")
+	d := policy.Bash("npm ls", policy.Config{PathLookup: l})
+	assert.Equal(t, "version-shim", d.Rule)
+	assert.Contains(t, d.Reason, ".corepack.env")
+}
+
 // A project carrying bin/ls with "bin" in PATH: the shell would run it for
 // ls. PreToolUse refuses, where it allows ls with an absolute PATH.
 func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {

@@ -226,7 +226,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
 		},
 		"version-shim": {
-			why: "a version manager's shim (mise, asdf, pyenv, nodenv, rbenv, Volta) runs the version a file of the folder it starts in names, and a project can name a program it carries there (node path:./x in .tool-versions; Volta runs the bin hooks of the project's .volta/hooks.json), so no program found first as such a shim runs while planning, nor one that starts such a program by name (npm starts node)",
+			why: "a version manager's shim (mise, asdf, pyenv, nodenv, rbenv, Volta, Corepack) runs the version a file of the folder it starts in names, and a project can name a program it carries there (node path:./x in .tool-versions; Volta runs the bin hooks of the project's .volta/hooks.json; Corepack takes the registry from its .corepack.env), so no program found first as such a shim runs while planning, nor one that starts such a program by name (npm starts node)",
 			alt: "read which version the project asks for (cat .tool-versions .python-version .nvmrc mise.toml) and which packages it uses from its files (package.json, package-lock.json and node_modules/*/package.json; requirements*.txt, pyproject.toml, poetry.lock or uv.lock, and ls .venv/lib/python*/site-packages); the system's own copy, where there is one, runs by its full path (/usr/bin/python3 --version)",
 		},
 		"plansmith-cancel": {
