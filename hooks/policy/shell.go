@@ -1020,6 +1020,11 @@ func forbiddenVar(name string, exported bool) bool {
 		// the line otherwise: a ' in a double-quoted ${...} is then text,
 		// and aliases are expanded (review AI3).
 		return true
+	case "CC", "CXX", "CPP", "GCCGO", "PKG_CONFIG":
+		// The compilers and helpers go and its friends run: go env runs
+		// $CC for GOGCCFLAGS, and with CC exported by the user's shell,
+		// CC=$PWD/x; go env ran the project's x (review CN3).
+		return true
 	case "RANDOM", "SRANDOM", "OPTIND", "HISTCMD":
 		// bash evaluates a value assigned to these as arithmetic, and a
 		// subscript there runs its $(...): RANDOM='a[$(cmd)]', or RANDOM=x
@@ -1027,10 +1032,11 @@ func forbiddenVar(name string, exported bool) bool {
 		return true
 	}
 	// Version managers' shims run the program their variables name
-	// (PYENV_VERSION, RBENV_VERSION, VOLTA_HOME, ASDF_DATA_DIR, ...),
+	// (PYENV_VERSION, RBENV_VERSION, VOLTA_HOME, ASDF_DATA_DIR,
+	// COREPACK_NPM_REGISTRY, ...),
 	// exported or not: a user's shell often exports them already.
 	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE",
-		"PYENV", "RBENV", "NODENV", "VOLTA", "ASDF", "MISE", "RTX_", "NVM_", "JENV", "SDKMAN", "PLENV", "PHPENV", "CONDA", "VIRTUAL_ENV", "UV_", "RUSTUP", "CARGO"} {
+		"PYENV", "RBENV", "NODENV", "VOLTA", "ASDF", "MISE", "RTX_", "NVM_", "JENV", "SDKMAN", "PLENV", "PHPENV", "CONDA", "VIRTUAL_ENV", "UV_", "RUSTUP", "CARGO", "COREPACK", "CGO_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
