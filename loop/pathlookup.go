@@ -34,14 +34,26 @@ import (
 // folder: they download and run the package manager the project's
 // package.json names, from the registry or URL its .corepack.env allows
 // (review CN2). So a name found first as a shim is refused, and so is a
-// script whose "#!/usr/bin/env NAME" line finds one (npm runs node so). Otherwise it returns nil,
-// and nothing is asked. The folder Claude Code adds for the plugin itself
-// (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not the project's,
-// even in a checkout of plansmith.
+// script whose "#!/usr/bin/env NAME" line finds one (npm runs node so).
+// A name found in no folder of PATH is refused too (notInstalled): the
+// shell would run the command-not-found handler the user's shell startup
+// defines, which Claude Code's shell snapshot keeps, and mise's installs
+// and runs the tool the project's .tool-versions names (review CN4). With
+// no PATH at all (the shell's default, which the hook cannot see) it
+// returns nil, and nothing is asked. The folder Claude Code adds for the
+// plugin itself (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not
+// the project's, even in a checkout of plansmith.
 func pathLookup(path, project, pluginBin string) func(name string) string {
+	return pathLookupIn(path, project, pluginBin, "")
+}
+
+// pathLookupIn is pathLookup for the user's shell (its path, $SHELL, or
+// ""): to bash, shopt and help are builtins, found without PATH; to zsh
+// they are names it looks up like any other.
+func pathLookupIn(path, project, pluginBin, shell string) func(name string) string {
 	entries := filepath.SplitList(path)
 	if path == "" {
-		entries = nil // no PATH at all: the shell's default, all absolute
+		return nil // no PATH at all: the shell's default, all absolute
 	}
 	roots := projectRoots(project)
 	shims := false
@@ -64,20 +76,24 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 			return fmt.Sprintf("PATH holds %s: %s, or a program it starts by name (zcat starts gzip, npm node), would be looked for there, where the project can carry one", what, name)
 		}
 	}
-	if !shims {
-		return nil
-	}
+	zsh := filepath.Base(shell) == "zsh"
 	return func(name string) string {
 		program := name
 		if !strings.Contains(name, "/") {
 			dir := foundIn(entries, name)
 			if dir == "" {
-				return ""
+				if bashOnlyBuiltin[name] && !zsh {
+					return ""
+				}
+				return notInstalled(name)
 			}
 			program = filepath.Join(dir, name)
-			if shimFolder(dir) || launcher(program) {
+			if shims && (shimFolder(dir) || launcher(program)) {
 				return shimmed(name, dir)
 			}
+		}
+		if !shims {
+			return ""
 		}
 		// A script run through env starts its interpreter by name: npm is
 		// "#!/usr/bin/env node".
@@ -88,6 +104,14 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 		}
 		return ""
 	}
+}
+
+// bashOnlyBuiltin are the names on the read-only list that bash runs
+// itself and zsh looks up in PATH.
+var bashOnlyBuiltin = map[string]bool{"shopt": true, "help": true}
+
+func notInstalled(name string) string {
+	return policy.NotInstalled(fmt.Sprintf("%s is found in no folder of PATH", name))
 }
 
 func shimmed(name, dir string) string {

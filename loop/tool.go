@@ -62,7 +62,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
-	cfg.PathLookup = pathLookup(env.Getenv("PATH"), project, pluginBin(env))
+	cfg.PathLookup = pathLookupIn(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	cfg.GitRepository = func(dir string) string { return gitRepository(env, ev.Cwd, dir) }
 	cfg.GitShowsSignatures = func() bool { return userShowsSignatures(env) }

@@ -171,6 +171,9 @@ func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
 		if shim, ok := strings.CutPrefix(why, shimMark); ok {
 			return c.deny(n, "version-shim", shim)
 		}
+		if missing, ok := strings.CutPrefix(why, missingMark); ok {
+			return c.deny(n, "not-installed", missing)
+		}
 		return c.deny(n, "path-lookup", why)
 	}
 	return true

@@ -115,7 +115,9 @@ type Config struct {
 	// relative or empty entry (".", "node_modules/.bin") that comes before
 	// the folder the program is found in, or the program is found in no
 	// absolute folder, or in a version manager's shims, which run the
-	// version a file of the project names. "" when the name can only find
+	// version a file of the project names (VersionShim), or in no folder
+	// at all, when the shell would run the user's command-not-found
+	// handler (NotInstalled). "" when the name can only find
 	// a program outside the project. Set by the caller, who knows the PATH;
 	// nil means none was looked for, as in the policy's own tests.
 	PathLookup func(name string) string `yaml:"-"`
@@ -134,6 +136,13 @@ type Config struct {
 func VersionShim(why string) string { return shimMark + why }
 
 const shimMark = "\x1fversion-shim\x1f"
+
+// NotInstalled marks a PathLookup answer for a program found in no folder
+// of PATH: the shell would run its command-not-found handler instead, whose
+// advice is not the PATH's (rule not-installed).
+func NotInstalled(why string) string { return missingMark + why }
+
+const missingMark = "\x1fnot-installed\x1f"
 
 func parseConfig(path string, data []byte) (Config, error) {
 	var raw struct {

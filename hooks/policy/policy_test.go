@@ -146,6 +146,22 @@ func TestAdviceIsAllowed(t *testing.T) {
 	assert.Contains(t, Bash(`git log "$opt"`, Config{}).Reason, `("$opt" is computed at run time)`)
 	assert.Contains(t, Bash(`sort *.txt`, Config{}).Reason, `(*.txt expands to file names`)
 	assert.True(t, Bash(`sort ./*.txt`, Config{}).Allow)
+	// A program that is not installed (review CN4): the advice works
+	// without it.
+	missing := Config{PathLookup: func(name string) string {
+		if name == "fd" {
+			return NotInstalled("fd is found in no folder of PATH")
+		}
+		return ""
+	}}
+	d := Bash(`fd -e go`, missing)
+	require.Equal(t, "not-installed", d.Rule)
+	for _, advised := range []string{"ls -R", "find . -name PATTERN", "grep -rn PATTERN .", "command -v NAME"} {
+		assert.Contains(t, d.Reason, advised)
+	}
+	for _, runs := range []string{"ls -R", "find . -name '*.go'", "grep -rn TODO .", "command -v fd"} {
+		assert.True(t, Bash(runs, missing).Allow, runs)
+	}
 }
 
 func TestEveryRuleHasText(t *testing.T) {

@@ -225,6 +225,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "the PATH programs are looked up in searches a folder the project decides the contents of (a relative entry, or a folder inside the project), so a file the project carries could run in place of this program or of one it starts",
 			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
 		},
+		"not-installed": {
+			why: "the program is not installed (found in no folder of PATH), and the shell would then run the command-not-found handler the user's shell startup defines, which can install and run a tool the project names (mise installs what .tool-versions asks for)",
+			alt: "do without it: the Read, Grep and Glob tools, and the commands that are installed (ls -R or find . -name PATTERN for a tree, grep -rn PATTERN . for a search); command -v NAME tells whether a program is there",
+		},
 		"version-shim": {
 			why: "a version manager's shim (mise, asdf, pyenv, nodenv, rbenv, Volta, Corepack) runs the version a file of the folder it starts in names, and a project can name a program it carries there (node path:./x in .tool-versions; Volta runs the bin hooks of the project's .volta/hooks.json; Corepack takes the registry from its .corepack.env), so no program found first as such a shim runs while planning, nor one that starts such a program by name (npm starts node)",
 			alt: "read which version the project asks for (cat .tool-versions .python-version .nvmrc mise.toml) and which packages it uses from its files (package.json, package-lock.json and node_modules/*/package.json; requirements*.txt, pyproject.toml, poetry.lock or uv.lock, and ls .venv/lib/python*/site-packages); the system's own copy, where there is one, runs by its full path (/usr/bin/python3 --version)",
