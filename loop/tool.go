@@ -69,6 +69,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd) }
 	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" }
+	cfg.ShellDefines = shellDefines(env)
 	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {

@@ -150,9 +150,31 @@ func (c *checker) call(ce *syntax.CallExpr) {
 		return
 	}
 	args := analyseAll(ce.Args)
-	if c.foundOutside(ce, args[0], true) {
+	if c.userDefined(ce, args[0], true) && c.foundOutside(ce, args[0], true) {
 		c.argv(ce, args, false)
 	}
+}
+
+// userDefined reports whether name runs as itself, not as an alias or a
+// function of the user's shell startup (Config.ShellDefines), failing
+// otherwise. direct is false for a name run through command or builtin,
+// which skip aliases and functions; zsh's chpwd still runs at every change
+// of folder, whichever way cd, pushd or popd is run.
+func (c *checker) userDefined(n syntax.Node, name arg, direct bool) bool {
+	if c.shellDefines == nil || !name.known {
+		return true
+	}
+	if direct {
+		if why := c.shellDefines(name.val); why != "" {
+			return c.deny(n, "shell-function", why)
+		}
+	}
+	if name.val == "cd" || name.val == "pushd" || name.val == "popd" {
+		if why := c.shellDefines("chpwd"); why != "" {
+			return c.deny(n, "shell-function", why+", which zsh runs at every change of folder")
+		}
+	}
+	return true
 }
 
 // foundOutside reports whether the program a command runs, and those it

@@ -121,6 +121,15 @@ type Config struct {
 	// a program outside the project. Set by the caller, who knows the PATH;
 	// nil means none was looked for, as in the policy's own tests.
 	PathLookup func(name string) string `yaml:"-"`
+	// ShellDefines says why name, run as a command by the shell, would run
+	// something the user's shell startup defines rather than the command
+	// judged: an alias that runs another program (cd=cdnvm, cat=bat) or a
+	// function by that name, as Claude Code's shell snapshot restores them
+	// before every command (review CN5). Asked with "chpwd" too: zsh runs a
+	// function of that name at every change of folder, so cd, pushd and
+	// popd are refused while one is defined. "" when nothing is. Set by the
+	// caller, who reads the snapshots; nil means none were read.
+	ShellDefines func(name string) string `yaml:"-"`
 	// ShellEnv says why the environment a shell command runs in may not be
 	// the hook's own, or "": Codex sets variables for every command from
 	// a config file the repository can carry (shell_environment_policy in

@@ -1421,3 +1421,27 @@ func TestBlindPowerShell(t *testing.T) {
 		assert.True(t, Bash(cmd, Config{Blind: true}).Allow, cmd)
 	}
 }
+
+// Claude Code restores the user's aliases and functions before every
+// command (its shell snapshot): a name the shell startup defines runs
+// that instead of the command judged, and zsh runs a chpwd function at
+// every change of folder, non-interactive shells included (review CN5).
+func TestShellDefines(t *testing.T) {
+	defined := map[string]string{"cat": "cat is an alias of your shell, for bat", "chpwd": "chpwd is a function of your shell"}
+	cfg := Config{ShellDefines: func(name string) string { return defined[name] }}
+	for _, command := range []string{"cat go.mod", "ls && cat x", "cd sub && ls", "pushd sub", "popd", "command cd sub", "builtin cd sub",
+		"echo $(cat f)", "ls | cat"} {
+		d := Bash(command, cfg)
+		assert.Equal(t, "shell-function", d.Rule, command)
+		assert.Contains(t, d.Reason, "is ", command)
+	}
+	assert.Contains(t, Bash("cd sub", cfg).Reason, "which zsh runs at every change of folder")
+	for _, command := range []string{"command cat go.mod", "ls sub", "grep -rn x sub", "env cat f", "find . -exec cat {} +", "git -C sub log"} {
+		assert.True(t, Bash(command, cfg).Allow, command)
+	}
+	delete(defined, "chpwd")
+	assert.True(t, Bash("cd sub && ls", cfg).Allow)
+	defined["cd"] = "cd is an alias of your shell, for cdnvm"
+	assert.Equal(t, "shell-function", Bash("cd sub && ls", cfg).Rule)
+	assert.True(t, Bash("command cd sub && ls", cfg).Allow, "command skips the alias; no chpwd")
+}

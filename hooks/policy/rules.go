@@ -75,6 +75,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "a function definition can shadow any command with other code",
 			alt: "write the commands out directly",
 		},
+		"shell-function": {
+			why: "the user's shell startup defines this name as an alias or a function (Claude Code restores them before every command), so something other than the command judged would run: an alias to another program, a function, or zsh's chpwd at a change of folder (nvm's and similar hooks read the project's .nvmrc and install what it names)",
+			alt: "run the program itself with command NAME ... (command skips aliases and functions; the read-only rules still apply), or use the Read, Grep and Glob tools; instead of cd, give the folder to the command (ls sub, git -C sub log, grep -rn x sub)",
+		},
 		"env-var": {
 			why: "this variable changes which programs run or how they behave",
 			alt: "run the command without setting it",

@@ -30,6 +30,8 @@ type checker struct {
 	cancelAsked bool
 	// pathLookup is Config.PathLookup.
 	pathLookup func(name string) string
+	// shellDefines is Config.ShellDefines.
+	shellDefines func(name string) string
 	// goToolchain is Config.GoToolchain.
 	goToolchain func() string
 	// goVCS is Config.GoVCS.
