@@ -123,8 +123,10 @@ func snapshotNames(text string) map[string]string {
 		if words := strings.Fields(value); len(words) > 0 {
 			first = strings.TrimPrefix(words[0], "\\")
 		}
-		if first == name {
-			continue // ls='ls --color=tty' runs ls itself
+		if first == name && !strings.HasSuffix(value, " ") && !strings.HasSuffix(value, "\t") {
+			// ls='ls --color=tty' runs ls itself; sudo='sudo ' would
+			// expand the next word as an alias too.
+			continue
 		}
 		names[name] = fmt.Sprintf("%s is an alias of your shell, for %q", name, value)
 	}

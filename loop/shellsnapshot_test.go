@@ -33,6 +33,7 @@ alias cat='bat --paging=never'
 alias grep='grep --color=auto'
 alias ll='ls -lh'
 alias q='\ls'
+alias nice='nice '
 `
 	var texts []string
 	if zsh, err := exec.LookPath("zsh"); err == nil {
@@ -53,7 +54,7 @@ alias -p | sed 's/^alias /alias -- /'`).Output()
 	}
 	for _, text := range texts {
 		names := snapshotNames(text + "\nfunction find {\n  command find \"$@\"\n}\n  alias rg='/opt/claude --rg'\n")
-		for _, name := range []string{"chpwd", "cdnvm", "ls", "__helper", "cd", "cat"} {
+		for _, name := range []string{"chpwd", "cdnvm", "ls", "__helper", "cd", "cat", "nice"} {
 			assert.Contains(t, names, name, text)
 		}
 		assert.Contains(t, names["cd"], "cdnvm")
