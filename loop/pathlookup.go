@@ -77,10 +77,16 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 		}
 	}
 	zsh := filepath.Base(shell) == "zsh"
+	// Claude Code appends the plugin's bin folder to the Bash tool's PATH,
+	// not to the hooks': plansmith is found there.
+	search := entries
+	if pluginBin != "" {
+		search = append(append([]string(nil), entries...), pluginBin)
+	}
 	return func(name string) string {
 		program := name
 		if !strings.Contains(name, "/") {
-			dir := foundIn(entries, name)
+			dir := foundIn(search, name)
 			if dir == "" {
 				if bashOnlyBuiltin[name] && !zsh {
 					return ""

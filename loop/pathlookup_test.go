@@ -238,6 +238,13 @@ func TestPathLookupRefusesAProgramNotInstalled(t *testing.T) {
 	assert.Empty(t, l(filepath.Join(bin, "ls")), "a path is no lookup")
 	assert.Empty(t, l("/no/such/tree"), "a path that does not exist runs no handler")
 	assert.Nil(t, pathLookup("", project, ""), "no PATH: the shell's default, which the hook cannot see")
+	// Claude Code appends the plugin's bin folder to the Bash tool's PATH
+	// only: plansmith is found there.
+	plugin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(plugin, "plansmith"), []byte("#!/bin/sh\n"), 0o755))
+	assert.Contains(t, l("plansmith"), "found in no folder")
+	assert.Empty(t, pathLookup(bin, project, plugin)("plansmith"))
+	assert.True(t, policy.Bash("plansmith status", policy.Config{PathLookup: pathLookup(bin, project, plugin)}).Allow)
 
 	cfg := policy.Config{PathLookup: l}
 	for _, command := range []string{"fd foo", "tree -L 2", "ls | fd x", "rg -n x ."} {
