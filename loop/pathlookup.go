@@ -88,7 +88,7 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 		if !strings.Contains(name, "/") {
 			dir := foundIn(search, name)
 			if dir == "" {
-				if bashOnlyBuiltin[name] && !zsh {
+				if bashOnlyBuiltin[name] && !zsh || bundled[name] {
 					return ""
 				}
 				return notInstalled(name)
@@ -115,6 +115,12 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 // bashOnlyBuiltin are the names on the read-only list that bash runs
 // itself and zsh looks up in PATH.
 var bashOnlyBuiltin = map[string]bool{"shopt": true, "help": true}
+
+// bundled are the programs the coding client brings when none is
+// installed: Claude Code's shell snapshot defines rg as the ripgrep built
+// into the claude binary, and Codex puts the rg it ships on the commands'
+// PATH; no command-not-found handler runs for them.
+var bundled = map[string]bool{"rg": true}
 
 func notInstalled(name string) string {
 	return policy.NotInstalled(fmt.Sprintf("%s is found in no folder of PATH", name))

@@ -247,7 +247,7 @@ func TestPathLookupRefusesAProgramNotInstalled(t *testing.T) {
 	assert.True(t, policy.Bash("plansmith status", policy.Config{PathLookup: pathLookup(bin, project, plugin)}).Allow)
 
 	cfg := policy.Config{PathLookup: l}
-	for _, command := range []string{"fd foo", "tree -L 2", "ls | fd x", "rg -n x ."} {
+	for _, command := range []string{"fd foo", "tree -L 2", "ls | fd x", "jq . f.json"} {
 		d := policy.Bash(command, cfg)
 		assert.Equal(t, "not-installed", d.Rule, command)
 		assert.Contains(t, d.Reason, "not installed", command)
@@ -258,6 +258,8 @@ func TestPathLookupRefusesAProgramNotInstalled(t *testing.T) {
 	}
 	// The advice names what works without the program.
 	assert.True(t, policy.Bash("ls -R", cfg).Allow)
+	// Claude Code and Codex bring their own rg.
+	assert.True(t, policy.Bash("rg -n x .", cfg).Allow)
 
 	// bash runs shopt and help itself; zsh looks them up.
 	assert.Empty(t, l("shopt"))
