@@ -94,7 +94,16 @@ var (
 	// Both write the user's aliases as alias -- name=value, at the start
 	// of a line (Claude Code's own rg alias is indented).
 	aliasLine = regexp.MustCompile(`(?m)^alias -- ([^=\s]+)=(.*)$`)
+	// The options come as set -o NAME (bash) or setopt NAME (zsh, which
+	// prints allexport for ALL_EXPORT).
+	allExport = regexp.MustCompile(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
 )
+
+// exportsAll is the key under which snapshotNames records that the shell
+// exports every variable it assigns (allexport): a plain X=v; cmd then
+// reaches cmd's programs (review CN7: GROFF_BIN_PATH=$PWD; man jq ran the
+// project's troff). No command name holds a NUL.
+const exportsAll = "\x00allexport"
 
 // snapshotNames reads one snapshot's functions and aliases.
 func snapshotNames(text string) map[string]string {
@@ -116,6 +125,9 @@ func snapshotNames(text string) map[string]string {
 		if f := plainFunction.FindStringSubmatch(string(decoded)); f != nil {
 			function(f[1])
 		}
+	}
+	if allExport.MatchString(text) {
+		names[exportsAll] = "the user's shell exports every variable it assigns (allexport)"
 	}
 	for _, m := range aliasLine.FindAllStringSubmatch(text, -1) {
 		name, value := m[1], unquoteAlias(m[2])

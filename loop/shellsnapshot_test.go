@@ -124,4 +124,15 @@ func TestPreToolUseRefusesACdThatRunsChpwd(t *testing.T) {
 	assert.Contains(t, out.Reason, "shell-function")
 	assert.Contains(t, out.Reason, "chpwd is a function of your shell")
 	assert.False(t, judge("ls sub").Deny)
+
+	// allexport among the shell's options: a plain assignment is an export
+	// (review CN7: GROFF_BIN_PATH=$PWD; man jq ran the project's troff).
+	assert.False(t, judge("PROJ_ROOT=$PWD; ls").Deny)
+	for _, option := range []string{"set -o allexport", "setopt allexport"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot-zsh-1-a.sh"), []byte("# Shell Options\nset -o braceexpand\n"+option+"\n"), 0o644))
+		out := judge("PROJ_ROOT=$PWD; ls")
+		assert.True(t, out.Deny, option)
+		assert.Contains(t, out.Reason, "env-var", option)
+		assert.False(t, judge("proj_root=$PWD; ls").Deny, "a lower-case name is no program's")
+	}
 }

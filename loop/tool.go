@@ -68,8 +68,11 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.GitShowsSignatures = func() bool { return userShowsSignatures(env) }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd) }
-	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" }
-	cfg.ShellDefines = shellDefines(env)
+	defines := shellDefines(env)
+	cfg.ShellDefines = defines
+	// With allexport on in the user's shell (the snapshot keeps its
+	// options), every assignment is an export.
+	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" || defines(exportsAll) != "" }
 	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {

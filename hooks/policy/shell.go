@@ -1038,7 +1038,11 @@ func forbiddenVar(name string, exported bool) bool {
 	// COREPACK_NPM_REGISTRY, ...),
 	// exported or not: a user's shell often exports them already.
 	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE",
-		"PYENV", "RBENV", "NODENV", "VOLTA", "ASDF", "MISE", "RTX_", "NVM_", "JENV", "SDKMAN", "PLENV", "PHPENV", "CONDA", "VIRTUAL_ENV", "UV_", "RUSTUP", "CARGO", "COREPACK", "CGO_"} {
+		"PYENV", "RBENV", "NODENV", "VOLTA", "ASDF", "MISE", "RTX_", "NVM_", "JENV", "SDKMAN", "PLENV", "PHPENV", "CONDA", "VIRTUAL_ENV", "UV_", "RUSTUP", "CARGO", "COREPACK", "CGO_",
+		// man's and groff's: GROFF_BIN_PATH names the folder groff runs
+		// troff and grotty from (review CN7: with it exported, man jq ran
+		// the project's troff), MAN_DISABLE_SECCOMP its sandbox.
+		"GROFF_", "MAN_", "MANROFF"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}
