@@ -92,8 +92,9 @@ var (
 	// Claude Code 2.1.197 writes it in base64: eval "$(echo 'BASE64' | base64 -d)".
 	base64Function = regexp.MustCompile(`eval "\$\(echo '([A-Za-z0-9+/=\s]+)' \| base64 -d\)"`)
 	// Both write the user's aliases as alias -- name=value, at the start
-	// of a line (Claude Code's own rg alias is indented).
-	aliasLine = regexp.MustCompile(`(?m)^alias -- ([^=\s]+)=(.*)$`)
+	// of a line (Claude Code's own rg alias is indented); alias -p prints
+	// them without the "--".
+	aliasLine = regexp.MustCompile(`(?m)^alias (?:-- )?([^-=\s][^=\s]*)=(.*)$`)
 	// The options come as set -o NAME (bash) or setopt NAME (zsh, which
 	// prints allexport for ALL_EXPORT).
 	allExport = regexp.MustCompile(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)

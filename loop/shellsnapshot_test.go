@@ -53,11 +53,12 @@ alias -p | sed 's/^alias /alias -- /'`).Output()
 		t.Skip("neither zsh nor bash is installed")
 	}
 	for _, text := range texts {
-		names := snapshotNames(text + "\nfunction find {\n  command find \"$@\"\n}\n  alias rg='/opt/claude --rg'\n")
+		names := snapshotNames(text + "\nfunction find {\n  command find \"$@\"\n}\n  alias rg='/opt/claude --rg'\nalias tree='eza --tree'\n")
 		for _, name := range []string{"chpwd", "cdnvm", "ls", "__helper", "cd", "cat", "nice"} {
 			assert.Contains(t, names, name, text)
 		}
 		assert.Contains(t, names["cd"], "cdnvm")
+		assert.Contains(t, names["tree"], "eza", "alias -p's own form")
 		assert.Contains(t, names["chpwd"], "function")
 		for _, name := range []string{"_private", "grep", "find", "rg"} {
 			assert.NotContains(t, names, name, "%s in\n%s", name, text)
