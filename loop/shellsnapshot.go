@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
@@ -98,6 +99,8 @@ var (
 	// The options come as set -o NAME (bash) or setopt NAME (zsh, which
 	// prints allexport for ALL_EXPORT).
 	allExport = regexp.MustCompile(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
+	// bash's keyword option (set -k): arguments NAME=VALUE are assignments.
+	keyword = regexp.MustCompile(`(?m)^set -o keyword[ \t]*$`)
 )
 
 // exportsAll is the key under which snapshotNames records that the shell
@@ -129,6 +132,9 @@ func snapshotNames(text string) map[string]string {
 	}
 	if allExport.MatchString(text) {
 		names[exportsAll] = "the user's shell exports every variable it assigns (allexport)"
+	}
+	if keyword.MatchString(text) {
+		names[policy.KeywordOption] = "the user's shell takes NAME=VALUE arguments for assignments (set -k)"
 	}
 	for _, m := range aliasLine.FindAllStringSubmatch(text, -1) {
 		name, value := m[1], unquoteAlias(m[2])

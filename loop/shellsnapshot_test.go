@@ -136,4 +136,12 @@ func TestPreToolUseRefusesACdThatRunsChpwd(t *testing.T) {
 		assert.Contains(t, out.Reason, "env-var", option)
 		assert.False(t, judge("proj_root=$PWD; ls").Deny, "a lower-case name is no program's")
 	}
+
+	// bash's keyword option: NAME=VALUE after the command is an export
+	// (review CN8).
+	assert.False(t, judge("ls NODE_OPTIONS=x").Deny)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot-bash-1-a.sh"), []byte("# Shell Options\nset -o hashall\nset -o keyword\n"), 0o644))
+	out = judge("ls NODE_OPTIONS=x")
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "set -k")
 }

@@ -127,7 +127,9 @@ type Config struct {
 	// function by that name, as Claude Code's shell snapshot restores them
 	// before every command (review CN5). Asked with "chpwd" too: zsh runs a
 	// function of that name at every change of folder, so cd, pushd and
-	// popd are refused while one is defined. "" when nothing is. Set by the
+	// popd are refused while one is defined; and with KeywordOption, to
+	// learn whether bash's set -k makes NAME=VALUE arguments assignments.
+	// "" when nothing is. Set by the
 	// caller, who reads the snapshots; nil means none were read.
 	ShellDefines func(name string) string `yaml:"-"`
 	// ShellEnv says why the environment a shell command runs in may not be

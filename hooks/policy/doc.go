@@ -117,7 +117,9 @@
 //     command (its shell snapshot): a command word the user's shell defines
 //     as a function, or as an alias for another program, is refused, and
 //     so are cd, pushd and popd while a chpwd function is defined, which
-//     zsh runs at every change of folder (Config.ShellDefines).
+//     zsh runs at every change of folder (Config.ShellDefines); with
+//     bash's keyword option on (set -k), an argument NAME=VALUE is judged
+//     as the exported assignment it then is.
 //   - plansmith's own read-only commands are allowed by exact form, and
 //     cancel only when the user's last prompt asked for it
 //     (Config.CancelAsked: words the agent read cannot end the loop); run

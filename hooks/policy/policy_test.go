@@ -1445,3 +1445,25 @@ func TestShellDefines(t *testing.T) {
 	assert.Equal(t, "shell-function", Bash("cd sub && ls", cfg).Rule)
 	assert.True(t, Bash("command cd sub && ls", cfg).Allow, "command skips the alias; no chpwd")
 }
+
+// bash's keyword option (set -k), which Claude Code's snapshot keeps, makes
+// every argument written NAME=VALUE an assignment exported to the command:
+// npm ls NODE_OPTIONS=--require=./x.js ran x.js (review CN8).
+func TestKeywordOption(t *testing.T) {
+	plain := Config{ShellDefines: func(string) string { return "" }}
+	keyword := Config{ShellDefines: func(name string) string {
+		if name == KeywordOption {
+			return "set -k"
+		}
+		return ""
+	}}
+	for _, command := range []string{"npm ls NODE_OPTIONS=--require=./x.js", "ls LD_PRELOAD=./x.so", "cat f GROFF_BIN_PATH=x | head"} {
+		assert.True(t, Bash(command, plain).Allow, command)
+		d := Bash(command, keyword)
+		assert.Equal(t, "env-var", d.Rule, command)
+		assert.Contains(t, d.Reason, "set -k", command)
+	}
+	for _, command := range []string{"npm ls lodash", "grep -rn x=1 .", "echo a=b", "ls --color=auto"} {
+		assert.True(t, Bash(command, keyword).Allow, command)
+	}
+}
