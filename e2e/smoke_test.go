@@ -223,6 +223,30 @@ func TestBashToolEnvironment(t *testing.T) {
 	})
 }
 
+// The Bash tool does not run the system's find: both CLIs restore a
+// function find that runs the bfs built into the claude binary, whose -rm
+// deletes what it finds where GNU find stops at an unknown predicate. The
+// read-only policy refuses -rm for that reason (review CN6); should a CLI
+// stop doing this, the reason goes, not the refusal.
+func TestBashToolFindIsBfs(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := fixtureEnv(t, cli,
+			ms.Tool("Bash", map[string]string{"command": `type find | head -1; touch a.tmp b.txt; find . -name '*.tmp' -rm; ls`, "description": "find"}),
+			ms.Text("done"),
+		)
+		e.WriteProjectFile(".hooklog/stop-blocks", "0")
+		e.Run("find the temporary files")
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 2)
+		require.Len(t, reqs[1].ToolResults, 1)
+		out := reqs[1].ToolResults[0].Content
+		assert.Contains(t, out, "find is a function", out)
+		assert.Contains(t, out, "b.txt", out)
+		assert.NotContains(t, out, "a.tmp", "bfs -rm deleted it: "+out)
+	})
+}
+
 func TestStopHookBlockCap(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {

@@ -26,15 +26,34 @@ import (
 // too for the names in it: a shim runs the version a file of the folder the
 // command starts in names (.tool-versions, .python-version, mise.toml), and
 // mise and asdf take "node path:./dir", the project's own dir/bin/node
-// (review CH2). So a name found first in one is refused, and so is a
-// script whose "#!/usr/bin/env NAME" line finds one (npm runs node so). Otherwise it returns nil,
-// and nothing is asked. The folder Claude Code adds for the plugin itself
-// (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not the project's,
-// even in a checkout of plansmith.
+// (review CH2). Volta's shims are links to its volta-shim program wherever
+// they stand (~/.volta/bin): each reads the project's package.json and the
+// .volta/hooks.json of the project and its workspace roots, whose "bin"
+// hooks name programs Volta runs, after every run for events.publish
+// (review CN1). Corepack's (corepack enable npm) are links into its dist
+// folder: they download and run the package manager the project's
+// package.json names, from the registry or URL its .corepack.env allows
+// (review CN2). So a name found first as a shim is refused, and so is a
+// script whose "#!/usr/bin/env NAME" line finds one (npm runs node so).
+// A name found in no folder of PATH is refused too (notInstalled): the
+// shell would run the command-not-found handler the user's shell startup
+// defines, which Claude Code's shell snapshot keeps, and mise's installs
+// and runs the tool the project's .tool-versions names (review CN4). With
+// no PATH at all (the shell's default, which the hook cannot see) it
+// returns nil, and nothing is asked. The folder Claude Code adds for the
+// plugin itself (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not
+// the project's, even in a checkout of plansmith.
 func pathLookup(path, project, pluginBin string) func(name string) string {
+	return pathLookupIn(path, project, pluginBin, "")
+}
+
+// pathLookupIn is pathLookup for the user's shell (its path, $SHELL, or
+// ""): to bash, shopt and help are builtins, found without PATH; to zsh
+// they are names it looks up like any other.
+func pathLookupIn(path, project, pluginBin, shell string) func(name string) string {
 	entries := filepath.SplitList(path)
 	if path == "" {
-		entries = nil // no PATH at all: the shell's default, all absolute
+		return nil // no PATH at all: the shell's default, all absolute
 	}
 	roots := projectRoots(project)
 	shims := false
@@ -50,37 +69,61 @@ func pathLookup(path, project, pluginBin string) func(name string) string {
 		case insideProject(e, roots):
 			what = fmt.Sprintf("%q, a folder of the project", e)
 		default:
-			shims = shims || shimFolder(e)
+			shims = shims || shimFolder(e) || launcher(filepath.Join(e, "node")) || launcher(filepath.Join(e, "npm"))
 			continue
 		}
 		return func(name string) string {
 			return fmt.Sprintf("PATH holds %s: %s, or a program it starts by name (zcat starts gzip, npm node), would be looked for there, where the project can carry one", what, name)
 		}
 	}
-	if !shims {
-		return nil
+	zsh := filepath.Base(shell) == "zsh"
+	// Claude Code appends the plugin's bin folder to the Bash tool's PATH,
+	// not to the hooks': plansmith is found there.
+	search := entries
+	if pluginBin != "" {
+		search = append(append([]string(nil), entries...), pluginBin)
 	}
 	return func(name string) string {
 		program := name
 		if !strings.Contains(name, "/") {
-			dir := foundIn(entries, name)
+			dir := foundIn(search, name)
 			if dir == "" {
-				return ""
-			}
-			if shimFolder(dir) {
-				return shimmed(name, dir)
+				if bashOnlyBuiltin[name] && !zsh || bundled[name] {
+					return ""
+				}
+				return notInstalled(name)
 			}
 			program = filepath.Join(dir, name)
+			if shims && (shimFolder(dir) || launcher(program)) {
+				return shimmed(name, dir)
+			}
+		}
+		if !shims {
+			return ""
 		}
 		// A script run through env starts its interpreter by name: npm is
 		// "#!/usr/bin/env node".
 		if n := envInterpreter(program); n != "" {
-			if dir := foundIn(entries, n); dir != "" && shimFolder(dir) {
+			if dir := foundIn(entries, n); dir != "" && (shimFolder(dir) || launcher(filepath.Join(dir, n))) {
 				return shimmed(n, dir)
 			}
 		}
 		return ""
 	}
+}
+
+// bashOnlyBuiltin are the names on the read-only list that bash runs
+// itself and zsh looks up in PATH.
+var bashOnlyBuiltin = map[string]bool{"shopt": true, "help": true}
+
+// bundled are the programs the coding client brings when none is
+// installed: Claude Code's shell snapshot defines rg as the ripgrep built
+// into the claude binary, and Codex puts the rg it ships on the commands'
+// PATH; no command-not-found handler runs for them.
+var bundled = map[string]bool{"rg": true}
+
+func notInstalled(name string) string {
+	return policy.NotInstalled(fmt.Sprintf("%s is found in no folder of PATH", name))
 }
 
 func shimmed(name, dir string) string {
@@ -118,6 +161,27 @@ func envInterpreter(file string) string {
 // folder so.
 func shimFolder(dir string) bool {
 	return filepath.Base(filepath.Clean(dir)) == "shims"
+}
+
+// launcher reports whether program is a link to a version manager's
+// launcher that picks what to run from the project's files: Volta's
+// volta-shim (Volta links its shims so on Linux and macOS), which runs the
+// Node, npm or package the project pins with the project's hooks, or a
+// script in Corepack's dist folder (corepack enable links npm, npx, yarn
+// and pnpm there), which runs the package manager package.json names.
+// The launcher named as itself is not one: it is no link.
+func launcher(program string) bool {
+	info, err := os.Lstat(program)
+	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(program)
+	if err != nil {
+		return false
+	}
+	dir := filepath.Dir(real)
+	return strings.TrimSuffix(filepath.Base(real), ".exe") == "volta-shim" ||
+		filepath.Base(dir) == "dist" && filepath.Base(filepath.Dir(dir)) == "corepack"
 }
 
 // foundIn returns the first of the (absolute) PATH entries that holds an

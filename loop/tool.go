@@ -66,7 +66,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
 	// PATH is looked into only when a command runs a program by name: most
 	// calls while planning are reads (Read, Grep, Glob), which never ask.
-	lookup := sync.OnceValue(func() func(string) string { return pathLookup(env.Getenv("PATH"), project, pluginBin(env)) })
+	lookup := sync.OnceValue(func() func(string) string { return pathLookupIn(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL")) })
 	cfg.PathLookup = func(name string) string {
 		if f := lookup(); f != nil {
 			return f(name)
@@ -81,7 +81,11 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.GitShowsSignatures = func() bool { return gitUser().ShowsSignatures() }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd, gitUser()) }
-	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" }
+	defines := shellDefines(env)
+	cfg.ShellDefines = defines
+	// With allexport on in the user's shell (the snapshot keeps its
+	// options), every assignment is an export.
+	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" || defines(exportsAll) != "" }
 	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {

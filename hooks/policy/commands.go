@@ -150,9 +150,69 @@ func (c *checker) call(ce *syntax.CallExpr) {
 		return
 	}
 	args := analyseAll(ce.Args)
-	if c.foundOutside(ce, args[0], true) {
+	if c.keywordOption() {
+		// bash's keyword option (set -k) takes every argument written as
+		// an assignment for one, exported to the command: npm ls
+		// NODE_OPTIONS=--require=./x.js ran x.js (review CN8).
+		for _, w := range ce.Args[1:] {
+			if name, ok := assignmentWord(w); ok && forbiddenValue(name, "", false, true) {
+				c.fail("env-var", ce, name+" (the user's shell has set -k, so an argument NAME=VALUE is an assignment)")
+				return
+			}
+		}
+	}
+	if c.userDefined(ce, args[0], true) && c.foundOutside(ce, args[0], true) {
 		c.argv(ce, args, false)
 	}
+}
+
+// KeywordOption is what the policy asks Config.ShellDefines to learn
+// whether the user's shell has bash's keyword option on (set -k).
+const KeywordOption = "set -o keyword"
+
+// keywordOption reports whether the user's shell takes assignments after
+// the command name (Config.ShellDefines answers KeywordOption).
+func (c *checker) keywordOption() bool {
+	return c.shellDefines != nil && c.shellDefines(KeywordOption) != ""
+}
+
+// assignmentWord reports whether w reads to bash as an assignment, NAME=
+// written out at its start, and the NAME.
+func assignmentWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) == 0 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	name, _, ok := strings.Cut(l.Value, "=")
+	if !ok || !isName(name) {
+		return "", false
+	}
+	return name, true
+}
+
+// userDefined reports whether name runs as itself, not as an alias or a
+// function of the user's shell startup (Config.ShellDefines), failing
+// otherwise. direct is false for a name run through command or builtin,
+// which skip aliases and functions; zsh's chpwd still runs at every change
+// of folder, whichever way cd, pushd or popd is run.
+func (c *checker) userDefined(n syntax.Node, name arg, direct bool) bool {
+	if c.shellDefines == nil || !name.known {
+		return true
+	}
+	if direct {
+		if why := c.shellDefines(name.val); why != "" {
+			return c.deny(n, "shell-function", why)
+		}
+	}
+	if name.val == "cd" || name.val == "pushd" || name.val == "popd" {
+		if why := c.shellDefines("chpwd"); why != "" {
+			return c.deny(n, "shell-function", why+", which zsh runs at every change of folder")
+		}
+	}
+	return true
 }
 
 // foundOutside reports whether the program a command runs, and those it
@@ -170,6 +230,9 @@ func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
 	if why := c.pathLookup(name.val); why != "" {
 		if shim, ok := strings.CutPrefix(why, shimMark); ok {
 			return c.deny(n, "version-shim", shim)
+		}
+		if missing, ok := strings.CutPrefix(why, missingMark); ok {
+			return c.deny(n, "not-installed", missing)
 		}
 		return c.deny(n, "path-lookup", why)
 	}

@@ -115,10 +115,23 @@ type Config struct {
 	// relative or empty entry (".", "node_modules/.bin") that comes before
 	// the folder the program is found in, or the program is found in no
 	// absolute folder, or in a version manager's shims, which run the
-	// version a file of the project names. "" when the name can only find
+	// version a file of the project names (VersionShim), or in no folder
+	// at all, when the shell would run the user's command-not-found
+	// handler (NotInstalled). "" when the name can only find
 	// a program outside the project. Set by the caller, who knows the PATH;
 	// nil means none was looked for, as in the policy's own tests.
 	PathLookup func(name string) string `yaml:"-"`
+	// ShellDefines says why name, run as a command by the shell, would run
+	// something the user's shell startup defines rather than the command
+	// judged: an alias that runs another program (cd=cdnvm, cat=bat) or a
+	// function by that name, as Claude Code's shell snapshot restores them
+	// before every command (review CN5). Asked with "chpwd" too: zsh runs a
+	// function of that name at every change of folder, so cd, pushd and
+	// popd are refused while one is defined; and with KeywordOption, to
+	// learn whether bash's set -k makes NAME=VALUE arguments assignments.
+	// "" when nothing is. Set by the
+	// caller, who reads the snapshots; nil means none were read.
+	ShellDefines func(name string) string `yaml:"-"`
 	// ShellEnv says why the environment a shell command runs in may not be
 	// the hook's own, or "": Codex sets variables for every command from
 	// a config file the repository can carry (shell_environment_policy in
@@ -134,6 +147,13 @@ type Config struct {
 func VersionShim(why string) string { return shimMark + why }
 
 const shimMark = "\x1fversion-shim\x1f"
+
+// NotInstalled marks a PathLookup answer for a program found in no folder
+// of PATH: the shell would run its command-not-found handler instead, whose
+// advice is not the PATH's (rule not-installed).
+func NotInstalled(why string) string { return missingMark + why }
+
+const missingMark = "\x1fnot-installed\x1f"
 
 func parseConfig(path string, data []byte) (Config, error) {
 	var raw struct {

@@ -109,7 +109,17 @@
 //   - A name the shell looks up in PATH (every command but its builtins,
 //     and every command a wrapper or find -exec runs) is refused when a
 //     relative or empty PATH entry comes before the folder it is found in
-//     (Config.PathLookup): a file the project carries would run instead.
+//     (Config.PathLookup): a file the project carries would run instead;
+//     or when it is found in no folder of PATH: the shell would run the
+//     user's command-not-found handler, which may install what the project
+//     names (mise), instead; or when it is a version manager's shim.
+//   - Claude Code restores the user's aliases and functions before every
+//     command (its shell snapshot): a command word the user's shell defines
+//     as a function, or as an alias for another program, is refused, and
+//     so are cd, pushd and popd while a chpwd function is defined, which
+//     zsh runs at every change of folder (Config.ShellDefines); with
+//     bash's keyword option on (set -k), an argument NAME=VALUE is judged
+//     as the exported assignment it then is.
 //   - plansmith's own read-only commands are allowed by exact form, and
 //     cancel only when the user's last prompt asked for it
 //     (Config.CancelAsked: words the agent read cannot end the loop); run

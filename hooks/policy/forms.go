@@ -131,7 +131,7 @@ func checkFind(c *checker, n syntax.Node, args []arg) bool {
 // program, delete or write.
 func findAction(word string) bool {
 	switch word {
-	case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+	case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-rm", "-fprint", "-fprint0", "-fprintf", "-fls":
 		return true
 	}
 	return false

@@ -239,9 +239,11 @@ var grammarBuilders = sync.OnceValue(func() map[string]func() *grammar {
 		// find's primaries are single-dash words, like Go flags. -exec and
 		// -execdir are judged by the command they run (checkFind); -ok and
 		// -okdir ask on the terminal, which a planning session cannot answer.
+		// Claude Code's Bash tool runs find as the bfs built into the CLI,
+		// whose -rm is -delete (review CN6).
 		"find": func() *grammar {
 			return &grammar{goFlags: true, noDashDash: true, options: flags("find-action",
-				"--delete", "--ok", "--okdir", "--fprint", "--fprint0", "--fprintf", "--fls")}
+				"--delete", "--rm", "--ok", "--okdir", "--fprint", "--fprint0", "--fprintf", "--fls")}
 		},
 
 		// go doc -http downloads and runs pkgsite's doc server and opens a

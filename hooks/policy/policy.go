@@ -216,7 +216,7 @@ func judgeAs(lang syntax.LangVariant, command string, cfg Config) *finding {
 	if err != nil {
 		return &finding{rule: "parse", what: clip(command), detail: err.Error()}
 	}
-	c := &checker{src: command, file: file, allow: parseAllow(cfg), ours: cfg.Ours, npmrc: cfg.NpmConfig, gitRepo: cfg.GitRepository, gitShowsSignatures: cfg.GitShowsSignatures, blind: cfg.Blind, goToolchain: cfg.GoToolchain, goVCS: cfg.GoVCS, inherited: cfg.Inherited, cancelAsked: cfg.CancelAsked, pathLookup: cfg.PathLookup}
+	c := &checker{src: command, file: file, allow: parseAllow(cfg), ours: cfg.Ours, npmrc: cfg.NpmConfig, gitRepo: cfg.GitRepository, gitShowsSignatures: cfg.GitShowsSignatures, blind: cfg.Blind, goToolchain: cfg.GoToolchain, goVCS: cfg.GoVCS, inherited: cfg.Inherited, cancelAsked: cfg.CancelAsked, pathLookup: cfg.PathLookup, shellDefines: cfg.ShellDefines}
 	syntax.Walk(file, c.visit)
 	if c.found == nil {
 		c.splitsAlike()

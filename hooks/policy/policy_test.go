@@ -146,6 +146,22 @@ func TestAdviceIsAllowed(t *testing.T) {
 	assert.Contains(t, Bash(`git log "$opt"`, Config{}).Reason, `("$opt" is computed at run time)`)
 	assert.Contains(t, Bash(`sort *.txt`, Config{}).Reason, `(*.txt expands to file names`)
 	assert.True(t, Bash(`sort ./*.txt`, Config{}).Allow)
+	// A program that is not installed (review CN4): the advice works
+	// without it.
+	missing := Config{PathLookup: func(name string) string {
+		if name == "fd" {
+			return NotInstalled("fd is found in no folder of PATH")
+		}
+		return ""
+	}}
+	d := Bash(`fd -e go`, missing)
+	require.Equal(t, "not-installed", d.Rule)
+	for _, advised := range []string{"ls -R", "find . -name PATTERN", "grep -rn PATTERN .", "command -v NAME"} {
+		assert.Contains(t, d.Reason, advised)
+	}
+	for _, runs := range []string{"ls -R", "find . -name '*.go'", "grep -rn TODO .", "command -v fd"} {
+		assert.True(t, Bash(runs, missing).Allow, runs)
+	}
 }
 
 func TestEveryRuleHasText(t *testing.T) {
@@ -1403,5 +1419,51 @@ func TestBlindPowerShell(t *testing.T) {
 	}
 	for _, cmd := range []string{`grep -rn 'foo\.bar\|baz' src | head`, `find . -name '*.go'`, `echo "$(ls) $HOME"`, "sed -n '1,5p' a.go", `rg 'a\\b' .`} {
 		assert.True(t, Bash(cmd, Config{Blind: true}).Allow, cmd)
+	}
+}
+
+// Claude Code restores the user's aliases and functions before every
+// command (its shell snapshot): a name the shell startup defines runs
+// that instead of the command judged, and zsh runs a chpwd function at
+// every change of folder, non-interactive shells included (review CN5).
+func TestShellDefines(t *testing.T) {
+	defined := map[string]string{"cat": "cat is an alias of your shell, for bat", "chpwd": "chpwd is a function of your shell"}
+	cfg := Config{ShellDefines: func(name string) string { return defined[name] }}
+	for _, command := range []string{"cat go.mod", "ls && cat x", "cd sub && ls", "pushd sub", "popd", "command cd sub", "builtin cd sub",
+		"echo $(cat f)", "ls | cat"} {
+		d := Bash(command, cfg)
+		assert.Equal(t, "shell-function", d.Rule, command)
+		assert.Contains(t, d.Reason, "is ", command)
+	}
+	assert.Contains(t, Bash("cd sub", cfg).Reason, "which zsh runs at every change of folder")
+	for _, command := range []string{"command cat go.mod", "ls sub", "grep -rn x sub", "env cat f", "find . -exec cat {} +", "git -C sub log"} {
+		assert.True(t, Bash(command, cfg).Allow, command)
+	}
+	delete(defined, "chpwd")
+	assert.True(t, Bash("cd sub && ls", cfg).Allow)
+	defined["cd"] = "cd is an alias of your shell, for cdnvm"
+	assert.Equal(t, "shell-function", Bash("cd sub && ls", cfg).Rule)
+	assert.True(t, Bash("command cd sub && ls", cfg).Allow, "command skips the alias; no chpwd")
+}
+
+// bash's keyword option (set -k), which Claude Code's snapshot keeps, makes
+// every argument written NAME=VALUE an assignment exported to the command:
+// npm ls NODE_OPTIONS=--require=./x.js ran x.js (review CN8).
+func TestKeywordOption(t *testing.T) {
+	plain := Config{ShellDefines: func(string) string { return "" }}
+	keyword := Config{ShellDefines: func(name string) string {
+		if name == KeywordOption {
+			return "set -k"
+		}
+		return ""
+	}}
+	for _, command := range []string{"npm ls NODE_OPTIONS=--require=./x.js", "ls LD_PRELOAD=./x.so", "cat f GROFF_BIN_PATH=x | head"} {
+		assert.True(t, Bash(command, plain).Allow, command)
+		d := Bash(command, keyword)
+		assert.Equal(t, "env-var", d.Rule, command)
+		assert.Contains(t, d.Reason, "set -k", command)
+	}
+	for _, command := range []string{"npm ls lodash", "grep -rn x=1 .", "echo a=b", "ls --color=auto"} {
+		assert.True(t, Bash(command, keyword).Allow, command)
 	}
 }

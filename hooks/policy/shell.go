@@ -30,6 +30,8 @@ type checker struct {
 	cancelAsked bool
 	// pathLookup is Config.PathLookup.
 	pathLookup func(name string) string
+	// shellDefines is Config.ShellDefines.
+	shellDefines func(name string) string
 	// goToolchain is Config.GoToolchain.
 	goToolchain func() string
 	// goVCS is Config.GoVCS.
@@ -1020,6 +1022,11 @@ func forbiddenVar(name string, exported bool) bool {
 		// the line otherwise: a ' in a double-quoted ${...} is then text,
 		// and aliases are expanded (review AI3).
 		return true
+	case "CC", "CXX", "CPP", "GCCGO", "PKG_CONFIG":
+		// The compilers and helpers go and its friends run: go env runs
+		// $CC for GOGCCFLAGS, and with CC exported by the user's shell,
+		// CC=$PWD/x; go env ran the project's x (review CN3).
+		return true
 	case "RANDOM", "SRANDOM", "OPTIND", "HISTCMD":
 		// bash evaluates a value assigned to these as arithmetic, and a
 		// subscript there runs its $(...): RANDOM='a[$(cmd)]', or RANDOM=x
@@ -1027,10 +1034,15 @@ func forbiddenVar(name string, exported bool) bool {
 		return true
 	}
 	// Version managers' shims run the program their variables name
-	// (PYENV_VERSION, RBENV_VERSION, VOLTA_HOME, ASDF_DATA_DIR, ...),
+	// (PYENV_VERSION, RBENV_VERSION, VOLTA_HOME, ASDF_DATA_DIR,
+	// COREPACK_NPM_REGISTRY, ...),
 	// exported or not: a user's shell often exports them already.
 	for _, p := range []string{"LD_", "DYLD_", "GIT_", "BASH", "LESS", "PYTHON", "NODE_", "PERL", "RUBY", "GO", "XDG_", "CLAUDE",
-		"PYENV", "RBENV", "NODENV", "VOLTA", "ASDF", "MISE", "RTX_", "NVM_", "JENV", "SDKMAN", "PLENV", "PHPENV", "CONDA", "VIRTUAL_ENV", "UV_", "RUSTUP", "CARGO"} {
+		"PYENV", "RBENV", "NODENV", "VOLTA", "ASDF", "MISE", "RTX_", "NVM_", "JENV", "SDKMAN", "PLENV", "PHPENV", "CONDA", "VIRTUAL_ENV", "UV_", "RUSTUP", "CARGO", "COREPACK", "CGO_",
+		// man's and groff's: GROFF_BIN_PATH names the folder groff runs
+		// troff and grotty from (review CN7: with it exported, man jq ran
+		// the project's troff), MAN_DISABLE_SECCOMP its sandbox.
+		"GROFF_", "MAN_", "MANROFF"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

@@ -222,8 +222,10 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 			}
 		}
 	}
-	// command and builtin are the shell's own: what they run may be a builtin.
-	if c.foundOutside(n, inner[0], name == "command" || name == "builtin") {
+	// command and builtin are the shell's own: what they run may be a
+	// builtin, and zsh's chpwd runs for their cd too.
+	if (name != "command" && name != "builtin" || c.userDefined(n, inner[0], false)) &&
+		c.foundOutside(n, inner[0], name == "command" || name == "builtin") {
 		c.argv(n, inner, tail)
 	}
 }

@@ -1,0 +1,166 @@
+package loop
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/internal/plainfile"
+)
+
+// This file holds what the policy asks about the user's shell
+// (Config.ShellDefines). Claude Code runs every Bash command in a shell
+// that first sources a snapshot of the user's interactive shell, taken
+// from its startup files: every function whose name does not start with a
+// single "_", every alias, the options and PATH. So "cat x" may run an
+// alias for bat, "cd sub" a function or alias (RVM's cd, nvm's README has
+// alias cd=cdnvm, which reads the project's .nvmrc and installs what it
+// names), and in zsh any cd a function named chpwd, which zsh runs at
+// every change of folder in a shell that is not interactive too (review
+// CN5). The snapshots are in the Claude configuration folder's
+// shell-snapshots, one per running session, all from the same startup
+// files; every one is read.
+
+// snapshotLimit bounds what is read of one snapshot: the largest seen hold
+// a few hundred functions of a zsh framework.
+const snapshotLimit = 16 << 20
+
+// shellDefines returns Config.ShellDefines for the user's shell, reading
+// the snapshots once, when first asked.
+func shellDefines(env Env) func(name string) string {
+	var once sync.Once
+	var defs map[string]string
+	return func(name string) string {
+		once.Do(func() { defs = snapshotDefinitions(snapshotFolder(env)) })
+		return defs[name]
+	}
+}
+
+// snapshotFolder is where Claude Code keeps its shell snapshots:
+// $CLAUDE_CONFIG_DIR/shell-snapshots, or ~/.claude/shell-snapshots.
+func snapshotFolder(env Env) string {
+	if dir := env.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "shell-snapshots")
+	}
+	if home := env.Getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".claude", "shell-snapshots")
+	}
+	return ""
+}
+
+// snapshotDefinitions reads every snapshot in dir and says, for each name
+// that a snapshot defines as a function, or as an alias for another
+// program, what it is.
+func snapshotDefinitions(dir string) map[string]string {
+	defs := map[string]string{}
+	if dir == "" {
+		return defs
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return defs
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "snapshot-") || !strings.HasSuffix(e.Name(), ".sh") {
+			continue
+		}
+		data, err := plainfile.Head(filepath.Join(dir, e.Name()), snapshotLimit)
+		if err != nil {
+			continue
+		}
+		for name, what := range snapshotNames(string(data)) {
+			if _, seen := defs[name]; !seen {
+				defs[name] = what
+			}
+		}
+	}
+	return defs
+}
+
+var (
+	// zsh's typeset -f, and bash's declare -f, print "name () {" or
+	// "name () " at the start of a line; Claude Code's own functions are
+	// written "function name {".
+	plainFunction = regexp.MustCompile(`(?m)^([^\s()=$'"\\]+) \(\) ?\{?[ \t]*$`)
+	// Claude Code 2.1.330 writes each bash function as eval and printf
+	// %q of its text: eval $'name () \n{ ...' or eval -- name\ \(\)...
+	evalFunction = regexp.MustCompile(`(?m)^eval (?:-- )?(?:\$'|')?([^\s()=$'"\\]+)(?: |\\ |\(|\\\()`)
+	// Claude Code 2.1.197 writes it in base64: eval "$(echo 'BASE64' | base64 -d)".
+	base64Function = regexp.MustCompile(`eval "\$\(echo '([A-Za-z0-9+/=\s]+)' \| base64 -d\)"`)
+	// Both write the user's aliases as alias -- name=value, at the start
+	// of a line (Claude Code's own rg alias is indented); alias -p prints
+	// them without the "--".
+	aliasLine = regexp.MustCompile(`(?m)^alias (?:-- )?([^-=\s][^=\s]*)=(.*)$`)
+	// The options come as set -o NAME (bash) or setopt NAME (zsh, which
+	// prints allexport for ALL_EXPORT).
+	allExport = regexp.MustCompile(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
+	// bash's keyword option (set -k): arguments NAME=VALUE are assignments.
+	keyword = regexp.MustCompile(`(?m)^set -o keyword[ \t]*$`)
+)
+
+// exportsAll is the key under which snapshotNames records that the shell
+// exports every variable it assigns (allexport): a plain X=v; cmd then
+// reaches cmd's programs (review CN7: GROFF_BIN_PATH=$PWD; man jq ran the
+// project's troff). No command name holds a NUL.
+const exportsAll = "\x00allexport"
+
+// snapshotNames reads one snapshot's functions and aliases.
+func snapshotNames(text string) map[string]string {
+	names := map[string]string{}
+	function := func(name string) {
+		names[name] = fmt.Sprintf("%s is a function of your shell (from its startup files)", name)
+	}
+	for _, m := range plainFunction.FindAllStringSubmatch(text, -1) {
+		function(m[1])
+	}
+	for _, m := range evalFunction.FindAllStringSubmatch(text, -1) {
+		function(m[1])
+	}
+	for _, m := range base64Function.FindAllStringSubmatch(text, -1) {
+		decoded, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(m[1]), ""))
+		if err != nil {
+			continue
+		}
+		if f := plainFunction.FindStringSubmatch(string(decoded)); f != nil {
+			function(f[1])
+		}
+	}
+	if allExport.MatchString(text) {
+		names[exportsAll] = "the user's shell exports every variable it assigns (allexport)"
+	}
+	if keyword.MatchString(text) {
+		names[policy.KeywordOption] = "the user's shell takes NAME=VALUE arguments for assignments (set -k)"
+	}
+	for _, m := range aliasLine.FindAllStringSubmatch(text, -1) {
+		name, value := m[1], unquoteAlias(m[2])
+		first := ""
+		if words := strings.Fields(value); len(words) > 0 {
+			first = strings.TrimPrefix(words[0], "\\")
+		}
+		if first == name && !strings.HasSuffix(value, " ") && !strings.HasSuffix(value, "\t") {
+			// ls='ls --color=tty' runs ls itself; sudo='sudo ' would
+			// expand the next word as an alias too.
+			continue
+		}
+		names[name] = fmt.Sprintf("%s is an alias of your shell, for %q", name, value)
+	}
+	return names
+}
+
+// unquoteAlias undoes the quoting alias prints a value with: 'text' with
+// '\” for a quote inside, or the text as it is.
+func unquoteAlias(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) >= 2 && strings.HasPrefix(v, "'") && strings.HasSuffix(v, "'") {
+		return strings.ReplaceAll(v[1:len(v)-1], `'\''`, "'")
+	}
+	if strings.HasPrefix(v, "$'") && strings.HasSuffix(v, "'") {
+		return v[2 : len(v)-1]
+	}
+	return v
+}

@@ -1,0 +1,147 @@
+package loop
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/hooks/policy"
+)
+
+// The user's shell, as Claude Code's snapshot restores it before every
+// command: zsh prints functions as typeset -f does, Claude Code 2.1.330
+// writes bash's as eval and printf %q of declare -f, 2.1.197 in base64,
+// and both the aliases as "alias -- NAME=VALUE" (review CN5). The texts
+// here are made by the real shells where they are installed.
+func TestSnapshotNames(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	const startup = `chpwd() { [ -f .venv/bin/activate ] && . .venv/bin/activate; }
+cdnvm() { command cd "$@" && nvm install "$(cat .nvmrc)"; }
+ls() { command ls -G "$@"; }
+_private() { :; }
+__helper() { :; }
+alias cd=cdnvm
+alias cat='bat --paging=never'
+alias grep='grep --color=auto'
+alias ll='ls -lh'
+alias q='\ls'
+alias nice='nice '
+`
+	var texts []string
+	if zsh, err := exec.LookPath("zsh"); err == nil {
+		out, err := exec.Command(zsh, "-fc", startup+`for f in chpwd cdnvm ls __helper; do typeset -f $f; done
+alias | sed 's/^/alias -- /'`).Output()
+		require.NoError(t, err)
+		texts = append(texts, string(out))
+	}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		out, err := exec.Command(bash, "-c", "shopt -s expand_aliases\n"+startup+`for f in chpwd cdnvm ls __helper; do printf 'eval %q > /dev/null 2>&1\n' "$(declare -f $f)"; done
+for f in chpwd cdnvm ls; do printf 'eval "$(echo %s | base64 -d)" > /dev/null 2>&1\n' "'$(declare -f $f | base64)'"; done
+alias -p | sed 's/^alias /alias -- /'`).Output()
+		require.NoError(t, err)
+		texts = append(texts, string(out))
+	}
+	if len(texts) == 0 {
+		t.Skip("neither zsh nor bash is installed")
+	}
+	for _, text := range texts {
+		names := snapshotNames(text + "\nfunction find {\n  command find \"$@\"\n}\n  alias rg='/opt/claude --rg'\nalias tree='eza --tree'\n")
+		for _, name := range []string{"chpwd", "cdnvm", "ls", "__helper", "cd", "cat", "nice"} {
+			assert.Contains(t, names, name, text)
+		}
+		assert.Contains(t, names["cd"], "cdnvm")
+		assert.Contains(t, names["tree"], "eza", "alias -p's own form")
+		assert.Contains(t, names["chpwd"], "function")
+		for _, name := range []string{"_private", "grep", "find", "rg"} {
+			assert.NotContains(t, names, name, "%s in\n%s", name, text)
+		}
+	}
+}
+
+// The snapshots are read from Claude Code's configuration folder, and what
+// they define reaches the policy through PreToolUse.
+func TestShellDefinesReadsTheSnapshots(t *testing.T) {
+	home := t.TempDir()
+	config := t.TempDir()
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot-zsh-1-a.sh"), []byte("# Functions\nchpwd () {\n\tls\n}\n# Aliases\nalias -- cat=bat\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.sh"), []byte("alias -- ls=eza\n"), 0o644))
+	vars := map[string]string{"HOME": home, "CLAUDE_CONFIG_DIR": config}
+	env := Env{Getenv: func(k string) string { return vars[k] }}
+	defs := shellDefines(env)
+	assert.Contains(t, defs("chpwd"), "function")
+	assert.Contains(t, defs("cat"), "bat")
+	assert.Empty(t, defs("ls"), "only snapshot-*.sh files are Claude Code's")
+	cfg := policy.Config{ShellDefines: defs}
+	assert.Equal(t, "shell-function", policy.Bash("cd sub && ls", cfg).Rule)
+	assert.Equal(t, "shell-function", policy.Bash("cat go.mod", cfg).Rule)
+	assert.True(t, policy.Bash("ls sub", cfg).Allow)
+
+	delete(vars, "CLAUDE_CONFIG_DIR")
+	assert.Empty(t, shellDefines(env)("chpwd"), "~/.claude holds none")
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".claude"), 0o755))
+	require.NoError(t, os.Rename(dir, filepath.Join(home, ".claude", "shell-snapshots")))
+	assert.NotEmpty(t, shellDefines(env)("chpwd"))
+}
+
+// Through PreToolUse: with a snapshot that defines chpwd, a cd is refused
+// while the loop blocks tools; the same command without it passes.
+func TestPreToolUseRefusesACdThatRunsChpwd(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	config := t.TempDir()
+	judge := func(command string) ToolOutcome {
+		t.Helper()
+		env.Getenv = func(k string) string {
+			switch k {
+			case "PATH":
+				return "/usr/bin:/bin"
+			case "CLAUDE_CONFIG_DIR":
+				return config
+			}
+			return ""
+		}
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	assert.False(t, judge("cd sub && ls").Deny)
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot-zsh-1-a.sh"), []byte("chpwd () {\n\t. ./.venv/bin/activate\n}\n"), 0o644))
+	out := judge("cd sub && ls")
+	require.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "shell-function")
+	assert.Contains(t, out.Reason, "chpwd is a function of your shell")
+	assert.False(t, judge("ls sub").Deny)
+
+	// allexport among the shell's options: a plain assignment is an export
+	// (review CN7: GROFF_BIN_PATH=$PWD; man jq ran the project's troff).
+	assert.False(t, judge("PROJ_ROOT=$PWD; ls").Deny)
+	for _, option := range []string{"set -o allexport", "setopt allexport"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot-zsh-1-a.sh"), []byte("# Shell Options\nset -o braceexpand\n"+option+"\n"), 0o644))
+		out := judge("PROJ_ROOT=$PWD; ls")
+		assert.True(t, out.Deny, option)
+		assert.Contains(t, out.Reason, "env-var", option)
+		assert.False(t, judge("proj_root=$PWD; ls").Deny, "a lower-case name is no program's")
+	}
+
+	// bash's keyword option: NAME=VALUE after the command is an export
+	// (review CN8).
+	assert.False(t, judge("ls NODE_OPTIONS=x").Deny)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot-bash-1-a.sh"), []byte("# Shell Options\nset -o hashall\nset -o keyword\n"), 0o644))
+	out = judge("ls NODE_OPTIONS=x")
+	assert.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "set -k")
+}
