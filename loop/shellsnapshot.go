@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
@@ -86,21 +86,21 @@ var (
 	// zsh's typeset -f, and bash's declare -f, print "name () {" or
 	// "name () " at the start of a line; Claude Code's own functions are
 	// written "function name {".
-	plainFunction = regexp.MustCompile(`(?m)^([^\s()=$'"\\]+) \(\) ?\{?[ \t]*$`)
+	plainFunction = lazyre.New(`(?m)^([^\s()=$'"\\]+) \(\) ?\{?[ \t]*$`)
 	// Claude Code 2.1.330 writes each bash function as eval and printf
 	// %q of its text: eval $'name () \n{ ...' or eval -- name\ \(\)...
-	evalFunction = regexp.MustCompile(`(?m)^eval (?:-- )?(?:\$'|')?([^\s()=$'"\\]+)(?: |\\ |\(|\\\()`)
+	evalFunction = lazyre.New(`(?m)^eval (?:-- )?(?:\$'|')?([^\s()=$'"\\]+)(?: |\\ |\(|\\\()`)
 	// Claude Code 2.1.197 writes it in base64: eval "$(echo 'BASE64' | base64 -d)".
-	base64Function = regexp.MustCompile(`eval "\$\(echo '([A-Za-z0-9+/=\s]+)' \| base64 -d\)"`)
+	base64Function = lazyre.New(`eval "\$\(echo '([A-Za-z0-9+/=\s]+)' \| base64 -d\)"`)
 	// Both write the user's aliases as alias -- name=value, at the start
 	// of a line (Claude Code's own rg alias is indented); alias -p prints
 	// them without the "--".
-	aliasLine = regexp.MustCompile(`(?m)^alias (?:-- )?([^-=\s][^=\s]*)=(.*)$`)
+	aliasLine = lazyre.New(`(?m)^alias (?:-- )?([^-=\s][^=\s]*)=(.*)$`)
 	// The options come as set -o NAME (bash) or setopt NAME (zsh, which
 	// prints allexport for ALL_EXPORT).
-	allExport = regexp.MustCompile(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
+	allExport = lazyre.New(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
 	// bash's keyword option (set -k): arguments NAME=VALUE are assignments.
-	keyword = regexp.MustCompile(`(?m)^set -o keyword[ \t]*$`)
+	keyword = lazyre.New(`(?m)^set -o keyword[ \t]*$`)
 )
 
 // exportsAll is the key under which snapshotNames records that the shell
