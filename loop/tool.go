@@ -66,7 +66,9 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
 	// PATH is looked into only when a command runs a program by name: most
 	// calls while planning are reads (Read, Grep, Glob), which never ask.
-	lookup := sync.OnceValue(func() func(string) string { return pathLookupIn(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL")) })
+	lookup := sync.OnceValue(func() func(string) string {
+		return pathLookupIn(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
+	})
 	cfg.PathLookup = func(name string) string {
 		if f := lookup(); f != nil {
 			return f(name)
