@@ -112,6 +112,35 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 	}
 }
 
+// bashPaths are the PATHs a command of the Bash tool may be looked up in:
+// the ones the user's shell snapshots export (shellSnapshot), which the
+// tool's shell runs with, else the hook's own.
+func bashPaths(hook string, snapshots []string) []string {
+	if len(snapshots) == 0 {
+		return []string{hook}
+	}
+	return snapshots
+}
+
+// pathsLookup is pathLookupIn for a command that may run with any of paths:
+// the first reason one of them gives, or "".
+func pathsLookup(paths []string, project, pluginBin, shell string) func(name string) string {
+	var lookups []func(string) string
+	for _, p := range paths {
+		if f := pathLookupIn(p, project, pluginBin, shell); f != nil {
+			lookups = append(lookups, f)
+		}
+	}
+	return func(name string) string {
+		for _, f := range lookups {
+			if why := f(name); why != "" {
+				return why
+			}
+		}
+		return ""
+	}
+}
+
 // bashOnlyBuiltin are the names on the read-only list that bash runs
 // itself and zsh looks up in PATH.
 var bashOnlyBuiltin = map[string]bool{"shopt": true, "help": true}

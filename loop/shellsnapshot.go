@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,15 +31,29 @@ import (
 // a few hundred functions of a zsh framework.
 const snapshotLimit = 16 << 20
 
+// shellSnapshot is what the user's shell snapshots say: the names they
+// define (snapshotNames, merged), and the PATH each exports, which is the
+// one the Bash tool's commands run with (Claude Code ends a snapshot with
+// export PATH=, the PATH of the user's shell, plus the plugins' bin
+// folders it lacks). The hook's own PATH is Claude Code's, which may lack
+// what the user's startup files add (a Claude Code started from an
+// editor or a desktop launcher).
+type shellSnapshot struct {
+	defs  map[string]string
+	paths []string
+}
+
+// readShellSnapshot returns the user's snapshots, read once, when first
+// asked.
+func readShellSnapshot(env Env) func() shellSnapshot {
+	return sync.OnceValue(func() shellSnapshot { return snapshotsIn(snapshotFolder(env)) })
+}
+
 // shellDefines returns Config.ShellDefines for the user's shell, reading
 // the snapshots once, when first asked.
 func shellDefines(env Env) func(name string) string {
-	var once sync.Once
-	var defs map[string]string
-	return func(name string) string {
-		once.Do(func() { defs = snapshotDefinitions(snapshotFolder(env)) })
-		return defs[name]
-	}
+	snap := readShellSnapshot(env)
+	return func(name string) string { return snap().defs[name] }
 }
 
 // snapshotFolder is where Claude Code keeps its shell snapshots:
@@ -53,17 +68,18 @@ func snapshotFolder(env Env) string {
 	return ""
 }
 
-// snapshotDefinitions reads every snapshot in dir and says, for each name
-// that a snapshot defines as a function, or as an alias for another
-// program, what it is.
-func snapshotDefinitions(dir string) map[string]string {
+// snapshotsIn reads every snapshot in dir: for each name that a snapshot
+// defines as a function, or as an alias for another program, what it is;
+// and each PATH a snapshot exports.
+func snapshotsIn(dir string) shellSnapshot {
 	defs := map[string]string{}
+	snap := shellSnapshot{defs: defs}
 	if dir == "" {
-		return defs
+		return snap
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return defs
+		return snap
 	}
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), "snapshot-") || !strings.HasSuffix(e.Name(), ".sh") {
@@ -73,13 +89,16 @@ func snapshotDefinitions(dir string) map[string]string {
 		if err != nil {
 			continue
 		}
+		if path, ok := snapshotPath(string(data)); ok && !slices.Contains(snap.paths, path) {
+			snap.paths = append(snap.paths, path)
+		}
 		for name, what := range snapshotNames(string(data)) {
 			if _, seen := defs[name]; !seen {
 				defs[name] = what
 			}
 		}
 	}
-	return defs
+	return snap
 }
 
 var (
@@ -99,6 +118,8 @@ var (
 	// The options come as set -o NAME (bash) or setopt NAME (zsh, which
 	// prints allexport for ALL_EXPORT).
 	allExport = lazyre.New(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
+	// Claude Code ends a snapshot with the PATH, printed with printf %q.
+	exportPath = lazyre.New(`(?m)^export PATH=(.*)$`)
 	// bash's keyword option (set -k): arguments NAME=VALUE are assignments.
 	keyword = lazyre.New(`(?m)^set -o keyword[ \t]*$`)
 )
@@ -163,4 +184,36 @@ func unquoteAlias(v string) string {
 		return v[2 : len(v)-1]
 	}
 	return v
+}
+
+// snapshotPath returns the PATH the snapshot text exports last, and
+// whether there is one it can read. Claude Code prints it with printf %q:
+// bash escapes with a backslash what the shell would read otherwise, and
+// writes ” for an empty value and $'...' for one with a control
+// character, which is not read here.
+func snapshotPath(text string) (string, bool) {
+	all := exportPath.FindAllStringSubmatch(text, -1)
+	if len(all) == 0 {
+		return "", false
+	}
+	quoted := strings.TrimRight(all[len(all)-1][1], " \t\r")
+	if quoted == "''" {
+		return "", true
+	}
+	var b strings.Builder
+	for i := 0; i < len(quoted); i++ {
+		switch c := quoted[i]; c {
+		case '\\':
+			if i+1 == len(quoted) {
+				return "", false
+			}
+			i++
+			b.WriteByte(quoted[i])
+		case '\'', '"', '$', '`', ' ', '\t', ';', '&', '|', '<', '>', '(', ')':
+			return "", false // quoting or code printf %q does not write
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
 }

@@ -145,3 +145,63 @@ func TestPreToolUseRefusesACdThatRunsChpwd(t *testing.T) {
 	assert.True(t, out.Deny)
 	assert.Contains(t, out.Reason, "set -k")
 }
+
+// Claude Code ends a snapshot with export PATH=, printed with printf %q.
+func TestSnapshotPath(t *testing.T) {
+	for text, want := range map[string]string{
+		"alias -- x=y\nexport PATH=/usr/local/bin:/usr/bin:/bin\n":                  "/usr/local/bin:/usr/bin:/bin",
+		"export PATH=/opt/my\\ tools/bin:/usr/bin\n":                                "/opt/my tools/bin:/usr/bin",
+		"export PATH=/old\nf () {\n    export PATH=/inside\n}\nexport PATH=/last\n": "/last",
+		"export PATH=''\n": "",
+	} {
+		got, ok := snapshotPath(text)
+		assert.True(t, ok, text)
+		assert.Equal(t, want, got, text)
+	}
+	for _, text := range []string{"alias -- x=y\n", "export PATH=$'/a\\n/b'\n", "export PATH=\"/a\"\n", "export PATH=/a\\\n"} {
+		_, ok := snapshotPath(text)
+		assert.False(t, ok, text)
+	}
+}
+
+// The Bash tool's commands run with the PATH the snapshot exports, not the
+// hook's own (Claude Code started from an editor may lack what the user's
+// startup files add): a program the hook's PATH does not hold is not "not
+// installed" when the snapshot's does, and a relative entry in the
+// snapshot's PATH counts though the hook's has none.
+func TestPreToolUseLooksProgramsUpInTheSnapshotsPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	config := t.TempDir()
+	env.Getenv = func(k string) string {
+		switch k {
+		case "PATH":
+			return "/nonexistent/bin"
+		case "CLAUDE_CONFIG_DIR":
+			return config
+		}
+		return ""
+	}
+	judge := func(command string) ToolOutcome {
+		t.Helper()
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	out := judge("ls sub")
+	require.True(t, out.Deny, "ls is in no folder of the hook's PATH")
+	assert.Contains(t, out.Reason, "not-installed")
+
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	snapshot := filepath.Join(dir, "snapshot-bash-1-a.sh")
+	require.NoError(t, os.WriteFile(snapshot, []byte("# Aliases\nexport PATH=/usr/bin:/bin\n"), 0o644))
+	assert.False(t, judge("ls sub").Deny, "the snapshot's PATH has ls")
+
+	require.NoError(t, os.WriteFile(snapshot, []byte("export PATH=.:/usr/bin:/bin\n"), 0o644))
+	out = judge("ls sub")
+	require.True(t, out.Deny, "the snapshot's PATH looks in the folder the command runs in first")
+	assert.Contains(t, out.Reason, "relative to the folder a command runs in")
+}

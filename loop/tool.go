@@ -64,17 +64,13 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
+	snapshot := readShellSnapshot(env)
 	// PATH is looked into only when a command runs a program by name: most
 	// calls while planning are reads (Read, Grep, Glob), which never ask.
 	lookup := sync.OnceValue(func() func(string) string {
-		return pathLookupIn(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
+		return pathsLookup(bashPaths(env.Getenv("PATH"), snapshot().paths), project, pluginBin(env), env.Getenv("SHELL"))
 	})
-	cfg.PathLookup = func(name string) string {
-		if f := lookup(); f != nil {
-			return f(name)
-		}
-		return ""
-	}
+	cfg.PathLookup = func(name string) string { return lookup()(name) }
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
 	// The user's git configuration is read once a call, when a git (or go
 	// list) command needs it.
@@ -83,7 +79,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.GitShowsSignatures = func() bool { return gitUser().ShowsSignatures() }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd, gitUser()) }
-	defines := shellDefines(env)
+	defines := func(name string) string { return snapshot().defs[name] }
 	cfg.ShellDefines = defines
 	// With allexport on in the user's shell (the snapshot keeps its
 	// options), every assignment is an export.
