@@ -90,6 +90,43 @@ func TestStopInFlightOrFromASubAgentIsNoAnswer(t *testing.T) {
 	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind, "the next real answer is judged")
 }
 
+// A phase answer given while a sub-agent runs is not taken, and the agent
+// is told so rather than left to think it was (review CO1: a final plan
+// given while an explorer ran was dropped in silence; the reply made when
+// the explorer reported spent the last retry, and was saved as the plan).
+func TestAnAnswerWhileASubAgentRunsIsNotTakenSilently(t *testing.T) {
+	env, p := loopWithRetries(t, 0, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	running := StopEvent{Session: s, LastMessage: answer(understood), InFlight: 1, ReportsRuns: true, BlockCap: 8}
+	out := Stop(env, running)
+	require.Equal(t, Block, out.Kind, "the answer is not dropped in silence")
+	assert.Contains(t, out.Reason, "This answer was not checked")
+	assert.Contains(t, out.Reason, "give this answer again in full")
+	assert.Contains(t, out.Reason, "understand [1/3]")
+	l := loaded(t, p)
+	assert.Equal(t, "understand", l.Phase, "not taken")
+	assert.Zero(t, l.RetriesTotal, "nothing spent")
+	assert.Equal(t, 1, l.ConsecutiveBlocks, "the block counts in the session's run")
+
+	// A waiting message says nothing, nor does an answer where the block
+	// could reach the client's cap, or another session's.
+	for _, quiet := range []StopEvent{
+		{Session: s, LastMessage: answer("Waiting for the explorer."), InFlight: 1, ReportsRuns: true, BlockCap: 8},
+		{Session: s, LastMessage: answer(understood), InFlight: 1, ReportsRuns: true, BlockCap: 2},
+		{Session: Session{ID: "other", Cwd: p.Project}, LastMessage: answer(understood), InFlight: 1, ReportsRuns: true, BlockCap: 8},
+	} {
+		assert.Equal(t, StopOutcome{}, Stop(env, quiet))
+	}
+
+	// Once the sub-agent has reported, the answer given again is judged.
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer(understood), ReportsRuns: true, BlockCap: 8})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+	assert.Equal(t, "draft", loaded(t, p).Phase)
+}
+
 func TestGateJudgesObservedRunsInTheBackground(t *testing.T) {
 	env, p, _ := testEnv(t)
 	criticPrompt, validatorPrompt := gateLoop(t, env, p)
