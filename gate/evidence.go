@@ -35,7 +35,7 @@ const (
 	EvidenceRelayed = "relayed"
 )
 
-// MaxRuns bounds how many runs a session keeps; the oldest go first.
+// MaxRuns bounds how many runs a session keeps (see capRuns for which go).
 const MaxRuns = 16
 
 // Prompts identifies an assessment's sub-agent runs by the content of its
@@ -253,7 +253,7 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 			return out
 		}
 	}
-	return capRuns(append(append(Runs(nil), rs...), r))
+	return capRuns(append(append(Runs(nil), rs...), r), &s)
 }
 
 // Finished records a sub-agent's final text (SubagentStop). An agent id not
@@ -295,7 +295,7 @@ func (rs Runs) Finished(agentID, output string) Runs {
 	if silent {
 		return out
 	}
-	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output), Order: rs.nextOrder()}))
+	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output), Order: rs.nextOrder()}), nil)
 }
 
 // nextOrder is the Order of the next run to finish.
@@ -444,11 +444,38 @@ func (rs Runs) Steered(to ...string) (Runs, bool) {
 	return out, changed
 }
 
-func capRuns(rs Runs) Runs {
-	if len(rs) > MaxRuns {
-		return append(Runs(nil), rs[len(rs)-MaxRuns:]...)
+// capRuns keeps at most MaxRuns of rs. Runs with no role (sub-agents the
+// gate does not know: an explorer, a compaction) go first, oldest first;
+// then, on a launch for s's assessment, runs of other assessments. A run
+// of the assessment under way is never dropped for a newer one: the
+// newest is not kept instead. The first run of a role to finish is its
+// evidence, and a later one must not take its place because other
+// sub-agents ended between (review CO2: sixteen explorers pushed out the
+// first critic's run, and a second, softer critic passed the gate).
+func capRuns(rs Runs, s *Session) Runs {
+	if len(rs) <= MaxRuns {
+		return rs
 	}
-	return rs
+	drops := len(rs) - MaxRuns
+	gone := make([]bool, len(rs))
+	for _, rule := range []func(Run) bool{
+		func(r Run) bool { return r.Role == "" },
+		func(r Run) bool { return s != nil && !r.bound(*s) },
+	} {
+		for i := 0; i < len(rs) && drops > 0; i++ {
+			if !gone[i] && rule(rs[i]) {
+				gone[i] = true
+				drops--
+			}
+		}
+	}
+	var out Runs
+	for i, r := range rs {
+		if !gone[i] && len(out) < MaxRuns {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // bound reports whether r belongs to the assessment s is on: its plan and

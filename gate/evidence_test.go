@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,34 @@ func TestRunsLaunchedAndFinishedInEitherOrder(t *testing.T) {
 		rs = rs.Finished(string(rune('A'+i)), "x")
 	}
 	assert.Len(t, rs, MaxRuns, "the oldest runs go")
+}
+
+// Which runs go when there are too many (review CO2): runs with no role
+// first, then other assessments' runs; the assessment's own runs stay, the
+// first to finish above all, and a newest one is not kept in their place.
+func TestTooManyRunsDropTheAssessmentsOwnLast(t *testing.T) {
+	_, s := begun(t, planWith(oneGap), Session{})
+	other := Session{Status: StatusAwaiting, PlanHash: "other", GapsHash: s.GapsHash}
+	var rs Runs
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "old", Done: true, Output: twoFindings}, other)
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: twoFindings}, s)
+	for i := range MaxRuns {
+		rs = rs.Finished(fmt.Sprintf("x%d", i), "an explorer's report")
+	}
+	require.Len(t, rs, MaxRuns)
+	assert.Equal(t, []string{"old", "c1"}, []string{rs[0].AgentID, rs[1].AgentID}, "runs with no role go first")
+	got, ok := evidenceOf(rs, RoleCritic, s)
+	require.True(t, ok)
+	assert.Equal(t, "c1", got.AgentID)
+
+	for i := range MaxRuns {
+		rs = rs.Launched(Run{Role: RoleCritic, AgentID: fmt.Sprintf("c%d", i+2), Done: true, Output: "### NO ISSUES FOUND"}, s)
+	}
+	require.Len(t, rs, MaxRuns)
+	assert.Equal(t, "c1", rs[0].AgentID, "the other assessment's run went, then the explorers'; the first critic stays")
+	assert.Equal(t, fmt.Sprintf("c%d", MaxRuns), rs[MaxRuns-1].AgentID, "and the newest launches are not kept")
+	got, _ = evidenceOf(rs, RoleCritic, s)
+	assert.Equal(t, "c1", got.AgentID, "the first to finish is still the evidence")
 }
 
 // observedRuns is an assessment's critic and validator on plan as the

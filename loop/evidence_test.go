@@ -360,6 +360,32 @@ func TestASecondCriticDoesNotReplaceTheFirst(t *testing.T) {
 		"the validator ran on the second critic's output, which is not the one judged")
 }
 
+// Critic shopping by crowding (review CO2): sub-agents the gate does not
+// know, finishing while the assessment awaits its runs, do not push the
+// first critic's run out of the record, so a second, softer critic run
+// does not become the evidence.
+func TestOtherSubAgentsDoNotPushOutTheFirstCritic(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harshCritic})
+	for i := range gate.MaxRuns {
+		// Foreground explorers: SubagentStop, then the Agent call's PostToolUse.
+		id := fmt.Sprintf("x%d", i)
+		RecordSubagent(env, SubagentEvent{Session: s, AgentID: id, Done: true, Output: "a.go"})
+		RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: id, Prompt: "list the files", Done: true, Output: "a.go"})
+	}
+	runs := loaded(t, p).GateRuns
+	require.Len(t, runs, gate.MaxRuns)
+	assert.Equal(t, "c1", runs[0].AgentID, "the critic's run is kept")
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "its prompt was not the validator prompt followed by the critic's output",
+		"the first critic's output is still the one judged")
+}
+
 // Validator shopping across attempts (review BU1): after a FAIL, the same
 // plan sent again is a new attempt, and the runs of the failed one are no
 // evidence for it: a second validator on the same critic output passes
