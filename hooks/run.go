@@ -217,7 +217,24 @@ func stop(in Input, env loop.Env) any {
 	if in.BackgroundTasks != nil {
 		ev.InFlight = subagentsInFlight(*in.BackgroundTasks)
 	}
+	if in.SessionCrons != nil {
+		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true
+	}
 	return stopAnswer(loop.Stop(env, ev))
+}
+
+// cronPrompts gives the prompts of the scheduled tasks a Stop lists.
+func cronPrompts(crons []json.RawMessage) []string {
+	var out []string
+	for _, raw := range crons {
+		var c struct {
+			Prompt string `json:"prompt"`
+		}
+		if json.Unmarshal(raw, &c) == nil && strings.TrimSpace(c.Prompt) != "" {
+			out = append(out, c.Prompt)
+		}
+	}
+	return out
 }
 
 // subagentsInFlight counts the sub-agents among the background work a Stop
@@ -363,7 +380,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 }
 
 func userPromptSubmit(in Input, env loop.Env) any {
-	return promptAnswer(loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt}))
+	return promptAnswer(loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt, Source: in.Source}))
 }
 
 func toolEvent(in Input) loop.ToolEvent {

@@ -68,6 +68,11 @@ type StopEvent struct {
 	// (RecordSubagent): the gate then judges the runs it observed, and
 	// falls back to outputs relayed in the reply only when this is false.
 	ReportsRuns bool
+	// Scheduled lists the prompts the session's scheduled tasks will
+	// submit (crons, wakeups), when the client says (SchedulesKnown): a
+	// prompt among them is the client's own turn, not the user's.
+	Scheduled      []string
+	SchedulesKnown bool
 	// Began is when the hook process began; zero when unknown. A Stop
 	// that began before the same answer was judged for its session is
 	// that turn's Stop run again by another of plansmith's hooks (Loop.LastStop).
@@ -147,6 +152,12 @@ type ToolEvent struct {
 type PromptEvent struct {
 	Session
 	Prompt string
+	// Source says who authored the prompt, when the client says: Claude
+	// Code (2.1.330) names "user" (typed) and "sdk" (-p, the Agent SDK),
+	// and the turns it starts on its own "system" (task notifications,
+	// peer messages, auto-continuation), "loop_wakeup", "schedule_wakeup"
+	// (CronCreate, ScheduleWakeup) and "poll_event". "" when not said.
+	Source string
 }
 
 // StopKind says what the agent must do at the end of its turn.

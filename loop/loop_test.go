@@ -134,6 +134,61 @@ func TestStopPausesAtTheBlockCap(t *testing.T) {
 	assert.Contains(t, running.Context, "understand", "a running loop's agent is reminded of its phase")
 }
 
+// A prompt Claude Code injects on its own (its source says so: a cron or
+// wakeup firing, a peer message) is not the user's, whatever its text: it
+// neither resumes a paused loop nor takes back the user's cancel (review
+// CO3: a cron's "check the build" resumed the loop the user had not). A
+// person's prompt, or one whose source is not known to be the client's,
+// still resumes it.
+func TestAPromptTheClientInjectsIsNotTheUsers(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	require.Equal(t, Pause, Stop(env, ev).Kind)
+	for _, source := range []string{"system", "loop_wakeup", "schedule_wakeup", "poll_event"} {
+		assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build", Source: source}), source)
+		assert.True(t, loaded(t, p).Paused, "a %s prompt leaves the loop paused", source)
+	}
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel", Source: "user"})
+	require.True(t, loaded(t, p).CancelAsked)
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build", Source: "schedule_wakeup"})
+	assert.True(t, loaded(t, p).CancelAsked, "the user's cancel stands")
+	for _, source := range []string{"user", "sdk", "", "a-source-added-later"} {
+		rewriteLoop(t, p, func(l *state.Loop) { l.Paused, l.PausedReason = true, "held back" })
+		assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on", Source: source}).Context, "resumes now", source)
+		assert.False(t, loaded(t, p).Paused, source)
+	}
+}
+
+// Claude Code 2.1.330 names no source for a cron's prompt: the prompts the
+// session's Stop listed as scheduled (session_crons) are recognised by
+// their text (review CO3, seen with the real CLI: a cron created before
+// the loop fired while it was paused and resumed it).
+func TestAScheduledPromptIsNotTheUsers(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1, Scheduled: []string{"check the build", "  "}, SchedulesKnown: true}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	require.Equal(t, Pause, Stop(env, ev).Kind)
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build\n"}))
+	assert.True(t, loaded(t, p).Paused, "the cron's turn leaves the loop paused")
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "other", Cwd: p.Project}, Prompt: "go on"}))
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build, then go on"}).Context, "resumes now",
+		"the user's own words resume it")
+
+	// A paused loop's Stop keeps the list current: once the task is gone,
+	// its text from the user is the user's.
+	rewriteLoop(t, p, func(l *state.Loop) { l.Paused, l.PausedReason = true, "held back" })
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1, SchedulesKnown: true}))
+	assert.Nil(t, loaded(t, p).Scheduled)
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build"}).Context, "resumes now")
+}
+
 // A notification turn is a new turn to the client, whose block count starts
 // over: so does the loop's, or it pauses early, blaming the cap (review AF4).
 func TestANotificationTurnCountsItsBlocksAfresh(t *testing.T) {

@@ -77,6 +77,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if t == nil {
 		return StopOutcome{}
 	}
+	if ev.SchedulesKnown && noteScheduled(&t.file.Loop, ev.Session.ID, ev.Scheduled) {
+		t.dirty = true
+	}
 	if t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began, env.Now()) {
 		// This turn's Stop, run by another of plansmith's hooks beside
 		// this one (a plugin and a settings install), has judged this
