@@ -769,6 +769,26 @@ func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
 	assert.Equal(t, 0, loaded(t, p).ConsecutiveBlocks)
 }
 
+// Claude Code keeps counting a turn's Stop blocks across a continuation
+// that calls only the session-goal tools (2.1.330): so does the loop, and
+// it pauses before the client's cap (review CO4).
+func TestAGoalToolCallDoesNotEndTheRunOfBlocks(t *testing.T) {
+	env, p := loopWithRetries(t, 20, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 3}
+	for _, goal := range []string{"GetGoal", "SetGoal", "ProposeGoal"} {
+		assert.Equal(t, Block, Stop(env, ev).Kind)
+		PreToolUse(env, ToolEvent{Session: s, Tool: goal, Input: []byte(`{}`)})
+	}
+	assert.Equal(t, 3, loaded(t, p).ConsecutiveBlocks)
+	assert.Equal(t, Pause, Stop(env, ev).Kind, "paused before the client's cap")
+
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"})
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	PreToolUse(env, ToolEvent{Session: s, Tool: "Read", Input: []byte(`{"file_path":"README"}`)})
+	assert.Zero(t, loaded(t, p).ConsecutiveBlocks, "any other tool ends the run")
+}
+
 // The aside is that session's turn only: another session's Stop is judged
 // and leaves it, and a new turn (a notification's) ends it even when the
 // aside turn's own Stop came while background work ran (reviews BM2, BM3).
