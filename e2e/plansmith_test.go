@@ -832,6 +832,52 @@ func TestGatePassesWithSubAgents(t *testing.T) {
 	})
 }
 
+// The validator is given the critic's report exactly as the client handed
+// it back to the agent in the Agent tool's result (on 2.1.330, inside its
+// hand-back frame): that is the critic's output, and the gate passes.
+// The frame's wording is the client's and has changed before (review CO5:
+// a longer header was not known, and the faithful validator was refused).
+func TestGateTakesTheCriticAsTheClientHandsItBack(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		critic := between(gate, "<critic-output>", "</critic-output>")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "08-final.md"),
+			agent("critic", criticPrompt, "", false),
+			ms.Func(func(r ms.Request) ms.Reply {
+				handed := lastToolResult([]ms.Request{r}, func(tr ms.ToolResult) bool { return tr.ToolName == "Agent" })
+				b, err := os.ReadFile(filepath.Join(e2eProject(r), validatorPrompt))
+				if err != nil || handed == nil {
+					return ms.Text("no critic result to hand on")
+				}
+				return ms.Tool("Agent", map[string]any{"description": "validator", "prompt": string(b) + "\n\n" + handed.Content,
+					"subagent_type": "general-purpose", "run_in_background": false})
+			}),
+			ms.Text("Both have finished."),
+		)
+		e.Model.Route(criticRole, ms.Text(critic))
+		e.Model.Route(validatorRole, ms.Text(validator))
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		require.Len(t, feedback(e.Model.Requests()), 1, "only the gate's instructions: the validator counts")
+		vreqs := e.Model.RouteRequests(validatorRole)
+		require.NotEmpty(t, vreqs)
+		if !versionLess(cli, "2.1.330") {
+			assert.Contains(t, vreqs[0].LastUserText, "[Subagent hand-back]", "the validator got the client's frame")
+		}
+		stops := stopOutputs(t, res)
+		require.NotEmpty(t, stops)
+		assert.Contains(t, stops[len(stops)-1].SystemMessage, "approved by the gate")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "verified: true")
+		assertObserved(t, out)
+	})
+}
+
 // assertObserved checks that a saved plan's gate verdict rests on two
 // observed runs, with agent ids, resolved models and output hashes.
 func assertObserved(t *testing.T, saved string) {
