@@ -340,6 +340,39 @@ func TestPlanFullLoopToSavedPlan(t *testing.T) {
 	})
 }
 
+// A plan cut at the model's output limit, which the client has the model
+// resume in a second message, is judged whole: the Stop input holds only
+// the resumed part, and the transcript is written a moment after the
+// Stop hook starts (review CO6: the plan was told its first sections were
+// missing, and a long plan, cut again each time, spent every retry).
+func TestPlanCutAtTheOutputLimitIsJudgedWhole(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		final := sessionText(t, "08-final.md")
+		cut := strings.Index(final, "## Verification")
+		require.Positive(t, cut)
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			ms.Reply{Text: final[:cut], StopReason: "max_tokens"},
+			ms.Text(final[cut:]),
+		)
+		res := e.Run("/plansmith:plan --no-gate --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 3)
+		assert.NotContains(t, reqs[2].LastUserText, "Stop hook feedback", "the client had the model resume")
+		assert.Empty(t, feedback(reqs), "no block: the whole plan passed")
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, 1)
+		assert.Contains(t, stops[0].SystemMessage, "plan saved")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "retries: 0")
+		assert.Contains(t, out, "## Goal")
+		assert.Contains(t, out, "## Open Questions")
+	})
+}
+
 func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {

@@ -217,6 +217,10 @@ func stop(in Input, env loop.Env) any {
 	if in.BackgroundTasks != nil {
 		ev.InFlight = subagentsInFlight(*in.BackgroundTasks)
 	}
+	if in.LastAssistantMessage != nil && in.TranscriptPath != "" {
+		last, path := *in.LastAssistantMessage, in.TranscriptPath
+		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp) }
+	}
 	if in.SessionCrons != nil {
 		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true
 	}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -145,4 +146,84 @@ func TestBlockCap(t *testing.T) {
 			assert.Equal(t, v, blockCapSet(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)
 		}
 	}
+}
+
+// An answer cut at the model's output limit and resumed by the client is
+// given whole (review CO6). The transcript is the one Claude Code 2.1.330
+// wrote for such a turn (paths neutralised): the plan's first sections in
+// a message cut at max_tokens, the client's prompt to resume, then the
+// rest, which is all the Stop input's last_assistant_message holds.
+func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
+	// 2.1.330 writes its prompt to resume as a meta user line between the
+	// two messages; 2.1.197 writes none.
+	for _, cli := range []string{"2.1.197", "2.1.330"} {
+		path := "../testdata/hooks/claude-code-" + cli + "/transcript-max-tokens.jsonl"
+		rest := "## Verification\n- `go test ./...` passes; the load test in step 5 shows the cap"
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		tail := lastAssistantText(t, string(data))
+		require.True(t, strings.HasPrefix(tail, rest), "%s: the fixture's last message is the resumed part", cli)
+
+		got, ok := wholeAnswer(path, tail, 0)
+		require.True(t, ok, cli)
+		assert.True(t, strings.HasPrefix(got, "## Goal\n"), "%s: the part before the cut comes first", cli)
+		assert.True(t, strings.HasSuffix(got, tail), "%s: then the resumed part", cli)
+		for _, h := range []string{"## Goal", "## Scope", "## Non-Scope", "## Steps", "## Verification", "## Risks", "## Open Questions"} {
+			assert.Contains(t, got, h, cli)
+		}
+	}
+	const path = "../testdata/hooks/claude-code-2.1.330/transcript-max-tokens.jsonl"
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	tail := lastAssistantText(t, string(data))
+
+	// The Stop's answer is not the transcript's last yet (the client
+	// writes it a little later): waited for, then given up on.
+	start := time.Now()
+	_, ok := wholeAnswer(path, "something else", 100*time.Millisecond)
+	assert.False(t, ok)
+	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "it waited for the transcript to catch up")
+	// A transcript that cannot be read is not waited for.
+	start = time.Now()
+	_, ok = wholeAnswer(filepath.Join(t.TempDir(), "missing.jsonl"), tail, time.Minute)
+	assert.False(t, ok)
+	assert.Less(t, time.Since(start), time.Second)
+
+	// No cut, no join: an answer after a Stop block (also a meta user
+	// line) or after a tool result is the last message alone.
+	dir := t.TempDir()
+	for name, lines := range map[string][]string{
+		"after a block": {
+			`{"type":"assistant","message":{"stop_reason":"end_turn","content":[{"type":"text","text":"## Goal\nold"}]}}`,
+			`{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback:\nmissing sections"}}`,
+			`{"type":"assistant","message":{"stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`},
+		"after another message not cut": {
+			`{"type":"assistant","message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"## Goal\nold"}]}}`,
+			`{"type":"assistant","message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`},
+		"after a tool result": {
+			`{"type":"assistant","message":{"stop_reason":"max_tokens","content":[{"type":"text","text":"## Goal\nold"}]}}`,
+			`{"type":"user","isMeta":true,"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}}`,
+			`{"type":"assistant","message":{"stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
+		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+		start := time.Now()
+		_, ok := wholeAnswer(p, "new", time.Minute)
+		assert.False(t, ok, name)
+		assert.Less(t, time.Since(start), time.Second, "%s: caught up, so not waited for", name)
+	}
+}
+
+// lastAssistantText is the text of the last assistant line of a transcript.
+func lastAssistantText(t *testing.T, jsonl string) string {
+	t.Helper()
+	var text string
+	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		var l transcriptLine
+		require.NoError(t, json.Unmarshal([]byte(line), &l))
+		if l.Type == "assistant" {
+			text = strings.Join(lineTexts(l), "\n")
+		}
+	}
+	return text
 }

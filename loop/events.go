@@ -68,6 +68,12 @@ type StopEvent struct {
 	// (RecordSubagent): the gate then judges the runs it observed, and
 	// falls back to outputs relayed in the reply only when this is false.
 	ReportsRuns bool
+	// WholeMessage, when set, gives the whole answer when the last
+	// message only continues one the client cut at the model's output
+	// limit and had the model resume (ok false otherwise). It may wait
+	// for the transcript to catch up, so it is called only for an answer
+	// that fails its phase's checks, before the lock is taken.
+	WholeMessage func() (whole string, ok bool)
 	// Scheduled lists the prompts the session's scheduled tasks will
 	// submit (crons, wakeups), when the client says (SchedulesKnown): a
 	// prompt among them is the client's own turn, not the user's.

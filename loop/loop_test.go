@@ -189,6 +189,50 @@ func TestAScheduledPromptIsNotTheUsers(t *testing.T) {
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build"}).Context, "resumes now")
 }
 
+// An answer the client cut at the model's output limit and had the model
+// resume is judged whole: the Stop asks for it when the resumed part alone
+// fails, and only then (review CO6: a long plan was judged by its last
+// sections and told Goal, Scope and Steps were missing).
+func TestACutAnswerIsJudgedWhole(t *testing.T) {
+	env, p := loopWithRetries(t, 2, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	asked := 0
+	whole := func(text string) func() (string, bool) {
+		return func() (string, bool) { asked++; return text, true }
+	}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("3. goal: cache them"), BlockCap: 8, WholeMessage: whole(understood)})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+	assert.Equal(t, 1, asked)
+	assert.Zero(t, loaded(t, p).RetriesTotal)
+	assert.Contains(t, outputsOf(t, p), understood, "the whole answer is what is recorded")
+
+	// A passing answer is judged as it comes: nothing is waited for.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("## Goal\nCache the lookups."), BlockCap: 8, WholeMessage: whole("x")})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "draft [2/3] passed")
+	assert.Equal(t, 1, asked, "not asked for a passing answer")
+	// No cut found: the answer is judged as it is.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("short"), BlockCap: 8,
+		WholeMessage: func() (string, bool) { asked++; return "", false }})
+	assert.Equal(t, Block, out.Kind)
+	assert.Equal(t, 2, asked)
+	assert.Equal(t, 1, loaded(t, p).RetriesTotal, "judged, and failed, as it came")
+}
+
+// outputsOf is the phase answers a loop recorded.
+func outputsOf(t *testing.T, p state.Paths) string {
+	t.Helper()
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	var all []string
+	for _, o := range f.Outputs() {
+		all = append(all, o.Text)
+	}
+	return strings.Join(all, "\n")
+}
+
 // A notification turn is a new turn to the client, whose block count starts
 // over: so does the loop's, or it pauses early, blaming the cap (review AF4).
 func TestANotificationTurnCountsItsBlocksAfresh(t *testing.T) {

@@ -45,6 +45,13 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if ev.LastMessage != nil {
 		msg, msgErr = ev.LastMessage()
 	}
+	if msgErr == nil && ev.WholeMessage != nil && failsItsPhase(p, ev.Session, msg) {
+		// Judged by its resumed part alone, a cut answer misses what came
+		// before the cut (review CO6).
+		if whole, ok := ev.WholeMessage(); ok {
+			msg = whole
+		}
+	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
 	var lock *lockError
@@ -135,6 +142,22 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return saveFailed(before, err)
 	}
 	return out
+}
+
+// failsItsPhase reports whether msg, judged now as s's loop would judge
+// it, fails its phase's checks. The state is only read, without the lock;
+// a loop that would not judge msg as a phase answer (none, another
+// session's, paused, an assessment awaiting its runs) says no.
+func failsItsPhase(p state.Paths, s Session, msg string) bool {
+	f, err := state.LoadHead(p.State())
+	if err != nil {
+		return false
+	}
+	l := &f.Loop
+	if !l.Active || l.Paused || l.SessionID != "" && !l.HeldBy(s.ID) || l.Gate && l.GateSession.Status == gate.StatusAwaiting {
+		return false
+	}
+	return len(phases.Validate(config(l, ""), progress(f), msg)) > 0
 }
 
 // whileRunning answers a Stop while background work runs: nothing, unless
