@@ -911,6 +911,42 @@ func TestGateTakesTheCriticAsTheClientHandsItBack(t *testing.T) {
 	})
 }
 
+// A critic whose report is cut at the model's output limit and resumed is
+// reported by the client with only the part after the cut (the Agent
+// result, SubagentStop, the notification alike): a high finding before the
+// cut must not be lost in silence and the plan pass (review CO7). The gate
+// tells the cut from the critic's own transcript and asks for it again.
+func TestGateRefusesACriticReportCutAtTheOutputLimit(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		before := "### FINDING-1: No rollback plan for the limiter\n- **Severity**: high\n- **Description**: Turning it off needs a deploy.\n\n"
+		after := "### FINDING-2: Counters reset on Redis failover\n- **Severity**: medium\n- **Description**: Limits lapse for a minute."
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "08-final.md"),
+			agent("critic", criticPrompt, "", false),
+			agent("validator", validatorPrompt, after, false), // all the agent saw of it
+			ms.Text("Both have finished."),
+		)
+		e.Model.Route(criticRole, ms.Reply{Text: before, StopReason: "max_tokens"}, ms.Text(after))
+		e.Model.Route(validatorRole, ms.Text(validator))
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Remaining())
+		critics := e.Model.RouteRequests(criticRole)
+		require.Len(t, critics, 2, "the client had the critic resume")
+		got := feedback(e.Model.Requests())
+		require.GreaterOrEqual(t, len(got), 2, "the gate's instructions, then the cut critic refused")
+		assert.Contains(t, got[1], "cut off at the model's output limit")
+		assert.Contains(t, got[1], "Run the critic with the Agent tool")
+		stops := stopOutputs(t, res)
+		require.NotEmpty(t, stops)
+		assert.NotContains(t, stops[len(stops)-1].SystemMessage, "approved by the gate")
+		assert.NotContains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "verified: true")
+	})
+}
+
 // assertObserved checks that a saved plan's gate verdict rests on two
 // observed runs, with agent ids, resolved models and output hashes.
 func assertObserved(t *testing.T, saved string) {

@@ -220,6 +220,12 @@ type Run struct {
 	// is nothing to wait for, and it is no evidence (review AD1: such a run
 	// held every later Stop, silent, for good).
 	Ended bool `yaml:"ended,omitempty" json:"ended,omitempty"`
+	// Cut is set when the run's report was cut at the model's output limit
+	// and resumed: the client reports only the part after the cut, so the
+	// output recorded is not the whole report, and is no evidence (review
+	// CO7: a high finding before the cut was never judged, and the plan
+	// passed).
+	Cut bool `yaml:"cut,omitempty" json:"cut,omitempty"`
 	// The assessment the run belongs to: its plan and gaps, and which
 	// attempt at them (Session.Attempts); Round is its role's round in the
 	// attempt when it was launched (Session.round: the re-runs asked).
@@ -268,6 +274,7 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 				// text the launch carries makes it evidence (review AF1).
 				r.Done, r.Ended = true, true
 			}
+			r.Cut = r.Cut || rs[i].Cut // the launch's copy is cut the same way
 			out := append(Runs(nil), rs...)
 			out[i] = r
 			return out
@@ -316,6 +323,17 @@ func (rs Runs) Finished(agentID, output string) Runs {
 		return out
 	}
 	return capRuns(append(out, Run{AgentID: agentID, Done: true, Output: output, OutputHash: OutputHash(output), Order: rs.nextOrder()}), nil)
+}
+
+// Cut marks the run of agentID as cut at the model's output limit (Run.Cut).
+func (rs Runs) Cut(agentID string) Runs {
+	out := append(Runs(nil), rs...)
+	for i := range out {
+		if agentID != "" && out[i].AgentID == agentID {
+			out[i].Cut = true
+		}
+	}
+	return out
 }
 
 // nextOrder is the Order of the next run to finish.
@@ -530,6 +548,9 @@ func (r Run) unusable(role Role, cfg Config) string {
 	if r.Reopened {
 		return "steered"
 	}
+	if r.Cut {
+		return "cut"
+	}
 	return r.launchedWrong(role, cfg)
 }
 
@@ -636,7 +657,7 @@ func (rs Runs) has(role Role, s Session) bool {
 }
 
 // missing says why role has no run to judge: the reason its evidence
-// cannot count (unusable: "steered", "agent-type", "model"), "stopped"
+// cannot count (unusable: "steered", "cut", "agent-type", "model"), "stopped"
 // when the newest run launched on the assessment ended without its output
 // (an interrupt, TaskStop, its session gone: Gone), else "missing"
 // (review AL2: a stopped critic was said never to have been seen).
@@ -726,6 +747,7 @@ func problemOf(role Role, why string) string {
 		"missing":        "no " + string(role) + " run on this plan was observed",
 		"stopped":        "the " + string(role) + " run on this plan was stopped before it gave its output",
 		"steered":        "the " + string(role) + " run on this plan was continued or messaged by the agent, so its output is no evidence",
+		"cut":            "the " + string(role) + " run's report was cut off at the model's output limit, and the client reported only its end",
 		"agent-type":     "the " + string(role) + " ran as a custom sub-agent type, whose own instructions come before the prompt; it must run as the general-purpose agent",
 		"model":          "the " + string(role) + " ran on another model than the one the gate asks for",
 		"without-critic": "the validator run was not given its prompt followed by the critic's output alone",

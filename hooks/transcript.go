@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -60,10 +61,33 @@ type transcriptLine struct {
 // there a second later). It waits at most catchUp; the Stop asks only for
 // an answer that failed its checks, so a passing one never waits.
 func wholeAnswer(path, last string, catchUp time.Duration) (string, bool) {
-	deadline := time.Now().Add(catchUp)
+	return waitForAnswer(path, last, false, catchUp, 0)
+}
+
+// subagentCut reports whether a sub-agent's last message (last, its
+// SubagentStop's last_assistant_message) only resumes a report the client
+// cut at the model's output limit, read from the sub-agent's own
+// transcript (every line of it is a sidechain's). The client then reports
+// only the part after the cut, everywhere: the SubagentStop, the Agent
+// call's result, the notification (review CO7).
+func subagentCut(path, last string, catchUp time.Duration) bool {
+	_, ok := waitForAnswer(path, last, true, catchUp, subagentAppears)
+	return ok
+}
+
+// waitForAnswer is continuedAnswer, waiting at most catchUp for the
+// transcript to reach last, of which at most appear for it to be there at
+// all (a session's transcript is there from its first tool call; a
+// sub-agent's appears a moment after its end is reported).
+func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration) (string, bool) {
+	start := time.Now()
 	for {
-		whole, caughtUp, ok := continuedAnswer(path, last, maxTranscriptTail)
-		if ok || caughtUp || !time.Now().Before(deadline) {
+		whole, caughtUp, ok := continuedAnswer(path, last, sidechain, maxTranscriptTail)
+		waited := time.Since(start)
+		if ok || caughtUp || waited >= catchUp {
+			return whole, ok
+		}
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) && waited >= appear {
 			return whole, ok
 		}
 		time.Sleep(transcriptPoll)
@@ -71,9 +95,14 @@ func wholeAnswer(path, last string, catchUp time.Duration) (string, bool) {
 }
 
 // transcriptCatchUp bounds how long a Stop waits for the transcript to
-// reach the answer it judges; transcriptPoll is how often it looks.
+// reach the answer it judges, and subagentCatchUp how long a gate run's
+// hook waits for the sub-agent's (seen: well under a second, on a busy
+// machine longer), and subagentAppears how long for that file to appear;
+// transcriptPoll is how often they look.
 const (
 	transcriptCatchUp = 2 * time.Second
+	subagentCatchUp   = 5 * time.Second
+	subagentAppears   = time.Second
 	transcriptPoll    = 25 * time.Millisecond
 )
 
@@ -89,10 +118,15 @@ const (
 // is false when there was no such cut, or the transcript cannot tell.
 // caughtUp says whether the transcript's newest message is last (else it
 // may not have caught up yet).
-func continuedAnswer(path, last string, limit int64) (whole string, caughtUp, ok bool) {
+//
+// sidechain reads a sub-agent's own transcript, whose lines are all
+// sidechain lines; a session's transcript passes them over.
+func continuedAnswer(path, last string, sidechain bool, limit int64) (whole string, caughtUp, ok bool) {
 	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", true, false // nothing to wait for
+		// Not there yet (a sub-agent's transcript appears a moment after
+		// its end is reported) is waited for; anything else is not.
+		return "", !errors.Is(err, fs.ErrNotExist), false
 	}
 	defer file.Close()
 	info, err := file.Stat()
@@ -112,7 +146,7 @@ func continuedAnswer(path, last string, limit int64) (whole string, caughtUp, ok
 	}
 	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
 		var l transcriptLine
-		if json.Unmarshal(line, &l) != nil || l.IsSidechain {
+		if json.Unmarshal(line, &l) != nil || l.IsSidechain != sidechain {
 			return true
 		}
 		switch l.Type {

@@ -183,9 +183,10 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 	_, ok := wholeAnswer(path, "something else", 100*time.Millisecond)
 	assert.False(t, ok)
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "it waited for the transcript to catch up")
-	// A transcript that cannot be read is not waited for.
+	// A transcript that cannot be read is not waited for (one not there
+	// yet is, see TestASubagentsCutReportIsToldFromItsTranscript).
 	start = time.Now()
-	_, ok = wholeAnswer(filepath.Join(t.TempDir(), "missing.jsonl"), tail, time.Minute)
+	_, ok = wholeAnswer(t.TempDir(), tail, time.Minute)
 	assert.False(t, ok)
 	assert.Less(t, time.Since(start), time.Second)
 
@@ -226,4 +227,42 @@ func lastAssistantText(t *testing.T, jsonl string) string {
 		}
 	}
 	return text
+}
+
+// A sub-agent's report cut at the output limit and resumed is told from
+// its own transcript, whose lines are all its sidechain (review CO7: the
+// client reports only the part after the cut, and a critic's high finding
+// before it was never judged). The fixture is the transcript Claude Code
+// 2.1.330 wrote for such a run (paths neutralised).
+func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
+	const path = "../testdata/hooks/claude-code-2.1.330/agent-transcript-max-tokens.jsonl"
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var tail string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var l transcriptLine
+		require.NoError(t, json.Unmarshal([]byte(line), &l))
+		require.True(t, l.IsSidechain, "a sub-agent's transcript is all sidechain")
+		if l.Type == "assistant" {
+			tail = strings.Join(lineTexts(l), "\n")
+		}
+	}
+	require.True(t, strings.HasPrefix(tail, "### FINDING-2"), "the fixture's last message is the resumed part")
+	assert.True(t, subagentCut(path, tail, 0))
+	got, ok := waitForAnswer(path, tail, true, 0, 0)
+	require.True(t, ok)
+	assert.True(t, strings.HasPrefix(got, "### FINDING-1"), "the finding before the cut is in the transcript")
+
+	// A report not cut is not; a transcript not there yet is waited for,
+	// then given up on.
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "agent-a1.jsonl")
+	require.NoError(t, os.WriteFile(whole, []byte(`{"type":"user","isSidechain":true,"message":{"content":"review"}}`+"\n"+
+		`{"type":"assistant","isSidechain":true,"message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"### NO ISSUES FOUND"}]}}`+"\n"), 0o644))
+	assert.False(t, subagentCut(whole, "### NO ISSUES FOUND", time.Minute))
+	start := time.Now()
+	assert.False(t, subagentCut(filepath.Join(dir, "agent-later.jsonl"), tail, 100*time.Millisecond))
+	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "a transcript not there yet is waited for")
+	assert.Equal(t, filepath.Join("/h/.claude/projects/k/s1", "subagents", "agent-a1.jsonl"), subagentTranscript("/h/.claude/projects/k/s1.jsonl", "a1"))
+	assert.Empty(t, subagentTranscript("/h/.claude/projects/k/s1.jsonl", "../x"))
 }

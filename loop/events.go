@@ -108,6 +108,12 @@ type SubagentEvent struct {
 	// Done and Output: the run's final text, when it is known.
 	Done   bool
 	Output string
+	// WasCut, when set for a run's output, reports whether Output only
+	// resumes a report the client cut at the model's output limit (it
+	// reports the part after the cut alone). It may wait for the
+	// sub-agent's transcript, so it is called only when a gate run may be
+	// recorded, before the lock is taken.
+	WasCut func() bool
 	// Name is the run's name at its launch (the Agent tool's name).
 	Name string
 	// Steered is a message the agent sent the run (SendMessage); AgentID

@@ -386,6 +386,39 @@ func TestOtherSubAgentsDoNotPushOutTheFirstCritic(t *testing.T) {
 		"the first critic's output is still the one judged")
 }
 
+// A critic's report cut at the model's output limit and resumed is no
+// evidence: the client reports only the part after the cut, and a finding
+// before it would never be judged (review CO7). The run is marked cut
+// whichever of its reports says so (SubagentStop, or the foreground
+// launch's result), and the gate asks for it again, saying why.
+func TestACriticReportCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
+	for _, from := range []string{"subagent stop", "launch"} {
+		t.Run(from, func(t *testing.T) {
+			env, p, _ := testEnv(t)
+			criticPrompt, validatorPrompt := gateLoop(t, env, p)
+			s := Session{ID: sessionID, Cwd: p.Project}
+			asked := 0
+			wasCut := func() bool { asked++; return true }
+			stop := SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic}
+			launch := SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic}
+			if from == "launch" {
+				launch.WasCut = wasCut
+			} else {
+				stop.WasCut = wasCut
+			}
+			RecordSubagent(env, stop) // a foreground run's SubagentStop comes first
+			RecordSubagent(env, launch)
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+			assert.Equal(t, 1, asked)
+			require.True(t, loaded(t, p).GateRuns[0].Cut)
+			out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+			require.Equal(t, Block, out.Kind, out.Message)
+			assert.Contains(t, out.Reason, "cut off at the model's output limit")
+			assert.Contains(t, out.Reason, "Run the critic with the Agent tool")
+		})
+	}
+}
+
 // Validator shopping across attempts (review BU1): after a FAIL, the same
 // plan sent again is a new attempt, and the runs of the failed one are no
 // evidence for it: a second validator on the same critic output passes
