@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -451,16 +452,20 @@ func TestCodexWorkdirElsewhereIsStillPlanning(t *testing.T) {
 	t.Parallel()
 	bin := BuildPlansmith(t)
 	outside := t.TempDir()
-	var e *CodexEnv
-	e = codexPlansmithEnv(t, bin,
+	// The reply reads the project from the server's goroutine: the env is
+	// handed over atomically (the race detector sees no order through the
+	// Codex process between its assignment and that read).
+	var env atomic.Pointer[CodexEnv]
+	e := codexPlansmithEnv(t, bin,
 		startPlan(bin, "--no-memory"),
 		cs.Func(func(cs.Request) cs.Reply {
 			return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{
-				"cmd": "touch " + filepath.Join(e.Project, "escaped.txt"), "workdir": outside}}}
+				"cmd": "touch " + filepath.Join(env.Load().Project, "escaped.txt"), "workdir": outside}}}
 		}),
 		cs.Exec(quoteBin(bin)+" cancel"),
 		cs.Text("done"),
 	)
+	env.Store(e)
 	res := runCodex(e, "plan")
 	require.Equal(t, 0, res.ExitCode)
 	reqs := e.Model.Requests()
