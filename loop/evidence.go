@@ -27,6 +27,7 @@ import (
 // (gate.Prompts.Recognise), or a run's final output. Anything else changes nothing. It never answers.
 func RecordSubagent(env Env, ev SubagentEvent) {
 	call := sessionPlanCall(env, ev.Session)
+	wasCut := once(ev.WasCut)
 	switch {
 	case ev.Steered:
 		// Whatever the permission mode: the run may have been launched in
@@ -34,7 +35,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
 		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
-			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
+			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && wasCut()}, env.Stderr)
 	}
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
@@ -42,7 +43,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	}
 	cut := false
 	if ev.Done && ev.WasCut != nil && gateAwaits(p) {
-		cut = ev.WasCut()
+		cut = wasCut()
 	}
 	// Only the frontmatter changes; a sub-agent never binds the loop, and
 	// never ends it: a state file LoadHead cannot read (its frontmatter has
@@ -83,6 +84,18 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: cut,
 	}, l.GateSession)
 	t.dirty = true
+}
+
+// once is f called at most once, its answer kept; false when f is nil.
+func once(f func() bool) func() bool {
+	called, v := false, false
+	return func() bool {
+		if !called && f != nil {
+			v = f()
+		}
+		called = true
+		return v
+	}
 }
 
 // gateAwaits reports, from the state's frontmatter read without the lock,

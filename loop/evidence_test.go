@@ -875,6 +875,20 @@ func TestARewrittenPlanUnderAssessmentRecognisesNothing(t *testing.T) {
 // does not pass the plan (review BU2 in plan mode; CB4: a mutation
 // survivor).
 func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "Explore"}, "custom sub-agent type")
+}
+
+// In plan mode a critic whose report was cut at the model's output limit
+// (WasCut) is no evidence either (review CO7).
+func TestAPlanModeCriticCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() bool { return true }}, "cut off at the model's output limit")
+}
+
+// planModeCriticIsNoEvidence runs the plan-mode gate with a critic launched
+// as critic describes (its AgentType and WasCut), and checks that the pass
+// signal does not stand, saying why.
+func planModeCriticIsNoEvidence(t *testing.T, critic SubagentEvent, why string) {
+	t.Helper()
 	env, p := homeEnv(t)
 	home := env.Getenv("HOME")
 	plans := filepath.Join(home, planmode.PlansDir)
@@ -890,8 +904,8 @@ func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
 
 	findings := "### FINDING-1: No restore drill\n- **Severity**: medium\n- **Description**: Nobody has restored a backup."
 	prompts := gate.PromptsOf(plan)
-	RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "c1", AgentType: "Explore", Requested: "opus",
-		Prompt: prompts.Critic, Done: true, Output: findings})
+	RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "c1", AgentType: critic.AgentType, Requested: "opus",
+		Prompt: prompts.Critic, Done: true, Output: findings, WasCut: critic.WasCut})
 	RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "v1", AgentType: "general-purpose", Requested: "haiku",
 		Prompt: prompts.Validator + "\n\n" + findings, Done: true, Output: "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."})
 
@@ -902,5 +916,5 @@ func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
 	b, err = os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"status":"fail"`, "the pass signal does not stand")
-	assert.Contains(t, string(b), "custom sub-agent type")
+	assert.Contains(t, string(b), why)
 }
