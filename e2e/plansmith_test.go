@@ -340,6 +340,39 @@ func TestPlanFullLoopToSavedPlan(t *testing.T) {
 	})
 }
 
+// A plan cut at the model's output limit, which the client has the model
+// resume in a second message, is judged whole: the Stop input holds only
+// the resumed part, and the transcript is written a moment after the
+// Stop hook starts (review CO6: the plan was told its first sections were
+// missing, and a long plan, cut again each time, spent every retry).
+func TestPlanCutAtTheOutputLimitIsJudgedWhole(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		final := sessionText(t, "08-final.md")
+		cut := strings.Index(final, "## Verification")
+		require.Positive(t, cut)
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			ms.Reply{Text: final[:cut], StopReason: "max_tokens"},
+			ms.Text(final[cut:]),
+		)
+		res := e.Run("/plansmith:plan --no-gate --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 3)
+		assert.NotContains(t, reqs[2].LastUserText, "Stop hook feedback", "the client had the model resume")
+		assert.Empty(t, feedback(reqs), "no block: the whole plan passed")
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, 1)
+		assert.Contains(t, stops[0].SystemMessage, "plan saved")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "retries: 0")
+		assert.Contains(t, out, "## Goal")
+		assert.Contains(t, out, "## Open Questions")
+	})
+}
+
 func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {
@@ -829,6 +862,88 @@ func TestGatePassesWithSubAgents(t *testing.T) {
 		assert.Contains(t, out, "GAP-1: Redis failover behaviour")
 		assert.NotContains(t, out, "<promise>")
 		assertObserved(t, out)
+	})
+}
+
+// The validator is given the critic's report exactly as the client handed
+// it back to the agent in the Agent tool's result (on 2.1.330, inside its
+// hand-back frame): that is the critic's output, and the gate passes.
+// The frame's wording is the client's and has changed before (review CO5:
+// a longer header was not known, and the faithful validator was refused).
+func TestGateTakesTheCriticAsTheClientHandsItBack(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		critic := between(gate, "<critic-output>", "</critic-output>")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "08-final.md"),
+			agent("critic", criticPrompt, "", false),
+			ms.Func(func(r ms.Request) ms.Reply {
+				handed := lastToolResult([]ms.Request{r}, func(tr ms.ToolResult) bool { return tr.ToolName == "Agent" })
+				b, err := os.ReadFile(filepath.Join(e2eProject(r), validatorPrompt))
+				if err != nil || handed == nil {
+					return ms.Text("no critic result to hand on")
+				}
+				return ms.Tool("Agent", map[string]any{"description": "validator", "prompt": string(b) + "\n\n" + handed.Content,
+					"subagent_type": "general-purpose", "run_in_background": false})
+			}),
+			ms.Text("Both have finished."),
+		)
+		e.Model.Route(criticRole, ms.Text(critic))
+		e.Model.Route(validatorRole, ms.Text(validator))
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		require.Len(t, feedback(e.Model.Requests()), 1, "only the gate's instructions: the validator counts")
+		vreqs := e.Model.RouteRequests(validatorRole)
+		require.NotEmpty(t, vreqs)
+		if !versionLess(cli, "2.1.330") {
+			assert.Contains(t, vreqs[0].LastUserText, "[Subagent hand-back]", "the validator got the client's frame")
+		}
+		stops := stopOutputs(t, res)
+		require.NotEmpty(t, stops)
+		assert.Contains(t, stops[len(stops)-1].SystemMessage, "approved by the gate")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "verified: true")
+		assertObserved(t, out)
+	})
+}
+
+// A critic whose report is cut at the model's output limit and resumed is
+// reported by the client with only the part after the cut (the Agent
+// result, SubagentStop, the notification alike): a high finding before the
+// cut must not be lost in silence and the plan pass (review CO7). The gate
+// tells the cut from the critic's own transcript and asks for it again.
+func TestGateRefusesACriticReportCutAtTheOutputLimit(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		before := "### FINDING-1: No rollback plan for the limiter\n- **Severity**: high\n- **Description**: Turning it off needs a deploy.\n\n"
+		after := "### FINDING-2: Counters reset on Redis failover\n- **Severity**: medium\n- **Description**: Limits lapse for a minute."
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			answer(t, "08-final.md"),
+			agent("critic", criticPrompt, "", false),
+			agent("validator", validatorPrompt, after, false), // all the agent saw of it
+			ms.Text("Both have finished."),
+		)
+		e.Model.Route(criticRole, ms.Reply{Text: before, StopReason: "max_tokens"}, ms.Text(after))
+		e.Model.Route(validatorRole, ms.Text(validator))
+		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Remaining())
+		critics := e.Model.RouteRequests(criticRole)
+		require.Len(t, critics, 2, "the client had the critic resume")
+		got := feedback(e.Model.Requests())
+		require.GreaterOrEqual(t, len(got), 2, "the gate's instructions, then the cut critic refused")
+		assert.Contains(t, got[1], "cut off at the model's output limit")
+		assert.Contains(t, got[1], "Run the critic with the Agent tool")
+		stops := stopOutputs(t, res)
+		require.NotEmpty(t, stops)
+		assert.NotContains(t, stops[len(stops)-1].SystemMessage, "approved by the gate")
+		assert.NotContains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "verified: true")
 	})
 }
 

@@ -35,9 +35,12 @@ func TestSplitReply(t *testing.T) {
 // framed is a report as Claude Code 2.1.330 hands it back to the agent in the
 // Agent tool's result (seen in the real client): a header line, the report
 // indented by two spaces, then the agent id and usage trailer.
-func framed(report string) string {
+func framed(report string) string { return framedWith(handBackHeaders[0], report) }
+
+// framedWith is framed under another of the client's header lines.
+func framedWith(header, report string) string {
 	var b strings.Builder
-	b.WriteString("[Subagent hand-back] The text below is the final report of a subagent this session delegated to. It is model output, NOT a message from the user. The harness indents every line of the report. The report follows:\n")
+	b.WriteString(header + "\n")
 	for _, l := range strings.Split(report, "\n") {
 		b.WriteString("  " + l + "\n")
 	}

@@ -20,14 +20,19 @@ type Input struct {
 	PermissionMode string    `json:"permission_mode"`
 	AgentID        string    `json:"agent_id"`
 
-	// Stop (and SubagentStop: AgentID, LastAssistantMessage)
+	// Stop (and SubagentStop: AgentID, LastAssistantMessage,
+	// AgentTranscriptPath, the sub-agent's own transcript)
 	StopHookActive       bool    `json:"stop_hook_active"`
 	LastAssistantMessage *string `json:"last_assistant_message"`
+	AgentTranscriptPath  string  `json:"agent_transcript_path"`
 	// BackgroundTasks is work still in flight at a Stop. A client that
 	// sends the field at all also reports sub-agent runs to the hooks.
 	BackgroundTasks *[]json.RawMessage `json:"background_tasks"`
+	// SessionCrons is the session's scheduled tasks at a Stop (CronCreate,
+	// ScheduleWakeup, /loop), each with the prompt it will submit.
+	SessionCrons *[]json.RawMessage `json:"session_crons"`
 
-	// SessionStart
+	// SessionStart; UserPromptSubmit (who authored the prompt)
 	Source string `json:"source"`
 	// SessionEnd
 	Reason string `json:"reason"`
@@ -72,9 +77,9 @@ func decodeInput(data []byte) (Input, error) {
 	bad, err := hookjson.Fields(data, map[string]any{
 		"session_id": &in.SessionID, "transcript_path": &in.TranscriptPath, "cwd": &in.Cwd,
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode, "agent_id": &in.AgentID,
-		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastAssistantMessage,
+		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastAssistantMessage, "agent_transcript_path": &in.AgentTranscriptPath,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "tool_response": &in.ToolResponse,
-		"prompt": &in.Prompt, "background_tasks": &in.BackgroundTasks, "source": &in.Source, "reason": &in.Reason,
+		"prompt": &in.Prompt, "background_tasks": &in.BackgroundTasks, "session_crons": &in.SessionCrons, "source": &in.Source, "reason": &in.Reason,
 	})
 	in.Unreadable = bad
 	return in, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -217,7 +218,28 @@ func stop(in Input, env loop.Env) any {
 	if in.BackgroundTasks != nil {
 		ev.InFlight = subagentsInFlight(*in.BackgroundTasks)
 	}
+	if in.LastAssistantMessage != nil && in.TranscriptPath != "" {
+		last, path := *in.LastAssistantMessage, in.TranscriptPath
+		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp) }
+	}
+	if in.SessionCrons != nil {
+		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true
+	}
 	return stopAnswer(loop.Stop(env, ev))
+}
+
+// cronPrompts gives the prompts of the scheduled tasks a Stop lists.
+func cronPrompts(crons []json.RawMessage) []string {
+	var out []string
+	for _, raw := range crons {
+		var c struct {
+			Prompt string `json:"prompt"`
+		}
+		if json.Unmarshal(raw, &c) == nil && strings.TrimSpace(c.Prompt) != "" {
+			out = append(out, c.Prompt)
+		}
+	}
+	return out
 }
 
 // subagentsInFlight counts the sub-agents among the background work a Stop
@@ -248,8 +270,12 @@ func subagentStop(in Input, env loop.Env) any {
 	if in.LastAssistantMessage != nil {
 		output = *in.LastAssistantMessage
 	}
-	loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
-		AgentID: in.AgentID, Done: true, Output: output})
+	ev := loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
+		AgentID: in.AgentID, Done: true, Output: output}
+	if path := in.AgentTranscriptPath; path != "" && output != "" {
+		ev.WasCut = func() bool { return subagentCut(path, output, subagentCatchUp) }
+	}
+	loop.RecordSubagent(env, ev)
 	return nil
 }
 
@@ -358,12 +384,30 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 			}
 		}
 		ev.Done, ev.Output = true, strings.Join(parts, "\n")
+		// The run's own transcript, where the client keeps it (both CLIs:
+		// beside the session's, <session>/subagents/agent-<id>.jsonl): its
+		// SubagentStop, which names it, may be judged after the Stop
+		// (2.1.197 does not wait for it).
+		if path := subagentTranscript(in.TranscriptPath, resp.AgentID); path != "" && ev.Output != "" {
+			output := ev.Output
+			ev.WasCut = func() bool { return subagentCut(path, output, subagentCatchUp) }
+		}
 	}
 	return ev, true
 }
 
+// subagentTranscript is where Claude Code keeps the transcript of the
+// session's sub-agent id, "" when it cannot be told.
+func subagentTranscript(session, id string) string {
+	dir, ok := strings.CutSuffix(session, ".jsonl")
+	if !ok || id == "" || strings.ContainsAny(id, "/\\") || strings.Contains(id, "..") {
+		return ""
+	}
+	return filepath.Join(dir, "subagents", "agent-"+id+".jsonl")
+}
+
 func userPromptSubmit(in Input, env loop.Env) any {
-	return promptAnswer(loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt}))
+	return promptAnswer(loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt, Source: in.Source}))
 }
 
 func toolEvent(in Input) loop.ToolEvent {

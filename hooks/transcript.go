@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/plansmith/plansmith/loop"
 )
@@ -44,9 +47,172 @@ const tailChunk = 64 << 10
 type transcriptLine struct {
 	Type        string `json:"type"`
 	IsSidechain bool   `json:"isSidechain"`
+	IsMeta      bool   `json:"isMeta"`
 	Message     struct {
-		Content json.RawMessage `json:"content"`
+		ID         string          `json:"id"`
+		Content    json.RawMessage `json:"content"`
+		StopReason string          `json:"stop_reason"`
 	} `json:"message"`
+}
+
+// wholeAnswer is continuedAnswer once the transcript has caught up with
+// the Stop: Claude Code (2.1.330) writes it a little after the Stop hook
+// starts (seen: the turn's last messages were missing when the hook began,
+// there a second later). It waits at most catchUp; the Stop asks only for
+// an answer that failed its checks, so a passing one never waits.
+func wholeAnswer(path, last string, catchUp time.Duration) (string, bool) {
+	return waitForAnswer(path, last, false, catchUp, 0)
+}
+
+// subagentCut reports whether a sub-agent's last message (last, its
+// SubagentStop's last_assistant_message) only resumes a report the client
+// cut at the model's output limit, read from the sub-agent's own
+// transcript (every line of it is a sidechain's). The client then reports
+// only the part after the cut, everywhere: the SubagentStop, the Agent
+// call's result, the notification (review CO7).
+func subagentCut(path, last string, catchUp time.Duration) bool {
+	_, ok := waitForAnswer(path, last, true, catchUp, subagentAppears)
+	return ok
+}
+
+// waitForAnswer is continuedAnswer, waiting at most catchUp for the
+// transcript to reach last, of which at most appear for it to be there at
+// all (a session's transcript is there from its first tool call; a
+// sub-agent's appears a moment after its end is reported).
+func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration) (string, bool) {
+	start := time.Now()
+	for {
+		whole, caughtUp, ok := continuedAnswer(path, last, sidechain, maxTranscriptTail)
+		waited := time.Since(start)
+		if ok || caughtUp || waited >= catchUp {
+			return whole, ok
+		}
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) && waited >= appear {
+			return whole, ok
+		}
+		time.Sleep(transcriptPoll)
+	}
+}
+
+// transcriptCatchUp bounds how long a Stop waits for the transcript to
+// reach the answer it judges, and subagentCatchUp how long a gate run's
+// hook waits for the sub-agent's (seen: well under a second, on a busy
+// machine longer), and subagentAppears how long for that file to appear;
+// transcriptPoll is how often they look.
+const (
+	transcriptCatchUp = 2 * time.Second
+	subagentCatchUp   = 5 * time.Second
+	subagentAppears   = time.Second
+	transcriptPoll    = 25 * time.Millisecond
+)
+
+// continuedAnswer gives the agent's whole answer when its last message
+// (last, the Stop input's last_assistant_message) continues one that was
+// cut at the model's output limit: Claude Code then prompts the model on
+// its own to resume (2.1.330 writes that prompt as a meta user line after
+// the assistant message whose stop_reason is max_tokens; 2.1.197 writes no
+// line for it, so the resumed message follows the cut one directly), and
+// the Stop input carries only the resumed part (review CO6: a long plan was judged by its last sections
+// and told that Goal, Scope and Steps were missing). The transcript's
+// messages are joined, oldest first, when the newest of them is last; ok
+// is false when there was no such cut, or the transcript cannot tell.
+// caughtUp says whether the transcript's newest message is last (else it
+// may not have caught up yet).
+//
+// sidechain reads a sub-agent's own transcript, whose lines are all
+// sidechain lines; a session's transcript passes them over.
+func continuedAnswer(path, last string, sidechain bool, limit int64) (whole string, caughtUp, ok bool) {
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		// Not there yet (a sub-agent's transcript appears a moment after
+		// its end is reported) is waited for; anything else is not.
+		return "", !errors.Is(err, fs.ErrNotExist), false
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return "", true, false
+	}
+	var messages [][]string // each message's texts, newest message first
+	var current []string    // the message being read, its lines newest first
+	id := ""                // the message id of the lines being read
+	reading, cut, resumed, broken := false, false, false, false
+	end := func() {
+		if len(current) > 0 {
+			slices.Reverse(current)
+			messages = append(messages, current)
+		}
+		current, id, reading = nil, "", false
+	}
+	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
+		var l transcriptLine
+		if json.Unmarshal(line, &l) != nil || l.IsSidechain != sidechain {
+			return true
+		}
+		switch l.Type {
+		case "assistant":
+			if reading && id != "" && l.Message.ID != "" && l.Message.ID != id {
+				// Another message right before, with no prompt between:
+				// 2.1.197 writes no line for its prompt to resume.
+				end()
+				cut = true
+			}
+			if cut {
+				// What comes before the resumed part must be a message
+				// cut at the output limit.
+				if l.Message.StopReason != "max_tokens" {
+					broken = true
+					return false
+				}
+				cut, resumed = false, true
+			}
+			reading, id = true, l.Message.ID
+			if texts := lineTexts(l); len(texts) > 0 {
+				current = append(current, strings.Join(texts, "\n"))
+			}
+		case "user":
+			if !reading && len(messages) == 0 {
+				return false // no answer after the last prompt: not caught up
+			}
+			end()
+			if cut || !l.IsMeta || hasToolResult(l) {
+				broken = broken || cut
+				return false
+			}
+			cut = true // 2.1.330's prompt to resume, if a cut message comes before
+		}
+		return true
+	})
+	end()
+	if err != nil {
+		return "", true, false
+	}
+	if len(messages) == 0 || strings.TrimSpace(strings.Join(messages[0], "\n")) != strings.TrimSpace(last) {
+		return "", false, false // the transcript is not (yet) at the answer the Stop names
+	}
+	if broken || cut || !resumed || len(messages) < 2 {
+		return "", true, false
+	}
+	var parts []string
+	for i := len(messages) - 1; i >= 0; i-- {
+		parts = append(parts, strings.Join(messages[i], "\n"))
+	}
+	return strings.Join(parts, "\n"), true, true
+}
+
+// hasToolResult reports whether a user line carries a tool's result: the
+// agent's own turn going on, never the client's prompt to resume.
+func hasToolResult(l transcriptLine) bool {
+	var blocks []contentBlock
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return false
+	}
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
 }
 
 type contentBlock struct {

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -145,4 +146,123 @@ func TestBlockCap(t *testing.T) {
 			assert.Equal(t, v, blockCapSet(env), "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%q", v)
 		}
 	}
+}
+
+// An answer cut at the model's output limit and resumed by the client is
+// given whole (review CO6). The transcript is the one Claude Code 2.1.330
+// wrote for such a turn (paths neutralised): the plan's first sections in
+// a message cut at max_tokens, the client's prompt to resume, then the
+// rest, which is all the Stop input's last_assistant_message holds.
+func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
+	// 2.1.330 writes its prompt to resume as a meta user line between the
+	// two messages; 2.1.197 writes none.
+	for _, cli := range []string{"2.1.197", "2.1.330"} {
+		path := "../testdata/hooks/claude-code-" + cli + "/transcript-max-tokens.jsonl"
+		rest := "## Verification\n- `go test ./...` passes; the load test in step 5 shows the cap"
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		tail := lastAssistantText(t, string(data))
+		require.True(t, strings.HasPrefix(tail, rest), "%s: the fixture's last message is the resumed part", cli)
+
+		got, ok := wholeAnswer(path, tail, 0)
+		require.True(t, ok, cli)
+		assert.True(t, strings.HasPrefix(got, "## Goal\n"), "%s: the part before the cut comes first", cli)
+		assert.True(t, strings.HasSuffix(got, tail), "%s: then the resumed part", cli)
+		for _, h := range []string{"## Goal", "## Scope", "## Non-Scope", "## Steps", "## Verification", "## Risks", "## Open Questions"} {
+			assert.Contains(t, got, h, cli)
+		}
+	}
+	const path = "../testdata/hooks/claude-code-2.1.330/transcript-max-tokens.jsonl"
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	tail := lastAssistantText(t, string(data))
+
+	// The Stop's answer is not the transcript's last yet (the client
+	// writes it a little later): waited for, then given up on.
+	start := time.Now()
+	_, ok := wholeAnswer(path, "something else", 100*time.Millisecond)
+	assert.False(t, ok)
+	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "it waited for the transcript to catch up")
+	// A transcript that cannot be read is not waited for (one not there
+	// yet is, see TestASubagentsCutReportIsToldFromItsTranscript).
+	start = time.Now()
+	_, ok = wholeAnswer(t.TempDir(), tail, time.Minute)
+	assert.False(t, ok)
+	assert.Less(t, time.Since(start), time.Second)
+
+	// No cut, no join: an answer after a Stop block (also a meta user
+	// line) or after a tool result is the last message alone.
+	dir := t.TempDir()
+	for name, lines := range map[string][]string{
+		"after a block": {
+			`{"type":"assistant","message":{"stop_reason":"end_turn","content":[{"type":"text","text":"## Goal\nold"}]}}`,
+			`{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback:\nmissing sections"}}`,
+			`{"type":"assistant","message":{"stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`},
+		"after another message not cut": {
+			`{"type":"assistant","message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"## Goal\nold"}]}}`,
+			`{"type":"assistant","message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`},
+		"after a tool result": {
+			`{"type":"assistant","message":{"stop_reason":"max_tokens","content":[{"type":"text","text":"## Goal\nold"}]}}`,
+			`{"type":"user","isMeta":true,"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}}`,
+			`{"type":"assistant","message":{"stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
+		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+		start := time.Now()
+		_, ok := wholeAnswer(p, "new", time.Minute)
+		assert.False(t, ok, name)
+		assert.Less(t, time.Since(start), time.Second, "%s: caught up, so not waited for", name)
+	}
+}
+
+// lastAssistantText is the text of the last assistant line of a transcript.
+func lastAssistantText(t *testing.T, jsonl string) string {
+	t.Helper()
+	var text string
+	for _, line := range strings.Split(strings.TrimSpace(jsonl), "\n") {
+		var l transcriptLine
+		require.NoError(t, json.Unmarshal([]byte(line), &l))
+		if l.Type == "assistant" {
+			text = strings.Join(lineTexts(l), "\n")
+		}
+	}
+	return text
+}
+
+// A sub-agent's report cut at the output limit and resumed is told from
+// its own transcript, whose lines are all its sidechain (review CO7: the
+// client reports only the part after the cut, and a critic's high finding
+// before it was never judged). The fixture is the transcript Claude Code
+// 2.1.330 wrote for such a run (paths neutralised).
+func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
+	const path = "../testdata/hooks/claude-code-2.1.330/agent-transcript-max-tokens.jsonl"
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var tail string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var l transcriptLine
+		require.NoError(t, json.Unmarshal([]byte(line), &l))
+		require.True(t, l.IsSidechain, "a sub-agent's transcript is all sidechain")
+		if l.Type == "assistant" {
+			tail = strings.Join(lineTexts(l), "\n")
+		}
+	}
+	require.True(t, strings.HasPrefix(tail, "### FINDING-2"), "the fixture's last message is the resumed part")
+	assert.True(t, subagentCut(path, tail, 0))
+	got, ok := waitForAnswer(path, tail, true, 0, 0)
+	require.True(t, ok)
+	assert.True(t, strings.HasPrefix(got, "### FINDING-1"), "the finding before the cut is in the transcript")
+
+	// A report not cut is not; a transcript not there yet is waited for,
+	// then given up on.
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "agent-a1.jsonl")
+	require.NoError(t, os.WriteFile(whole, []byte(`{"type":"user","isSidechain":true,"message":{"content":"review"}}`+"\n"+
+		`{"type":"assistant","isSidechain":true,"message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"### NO ISSUES FOUND"}]}}`+"\n"), 0o644))
+	assert.False(t, subagentCut(whole, "### NO ISSUES FOUND", time.Minute))
+	start := time.Now()
+	assert.False(t, subagentCut(filepath.Join(dir, "agent-later.jsonl"), tail, 100*time.Millisecond))
+	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "a transcript not there yet is waited for")
+	assert.Equal(t, filepath.Join("/h/.claude/projects/k/s1", "subagents", "agent-a1.jsonl"), subagentTranscript("/h/.claude/projects/k/s1.jsonl", "a1"))
+	assert.Empty(t, subagentTranscript("/h/.claude/projects/k/s1.jsonl", "../x"))
 }

@@ -54,3 +54,18 @@ func BlockCapReading(value string) (cap int, plain bool) {
 	}
 	return int(lowest), false
 }
+
+// endsBlockRun reports whether the agent's call of tool ends its run of
+// Stop blocks as Claude Code counts them. Any tool call does, but for the
+// session-goal tools: a continuation that calls only those keeps the
+// client's count going (2.1.330), so the loop must too, or it pauses after
+// the client has already cut the turn short, leaving the loop active and
+// unpaused (review CO4). A message that calls one of them beside another
+// tool ends the run at that other tool's call.
+func endsBlockRun(tool string) bool {
+	switch tool {
+	case "SetGoal", "ProposeGoal", "PauseGoal", "GetGoal":
+		return false
+	}
+	return true
+}

@@ -68,6 +68,17 @@ type StopEvent struct {
 	// (RecordSubagent): the gate then judges the runs it observed, and
 	// falls back to outputs relayed in the reply only when this is false.
 	ReportsRuns bool
+	// WholeMessage, when set, gives the whole answer when the last
+	// message only continues one the client cut at the model's output
+	// limit and had the model resume (ok false otherwise). It may wait
+	// for the transcript to catch up, so it is called only for an answer
+	// that fails its phase's checks, before the lock is taken.
+	WholeMessage func() (whole string, ok bool)
+	// Scheduled lists the prompts the session's scheduled tasks will
+	// submit (crons, wakeups), when the client says (SchedulesKnown): a
+	// prompt among them is the client's own turn, not the user's.
+	Scheduled      []string
+	SchedulesKnown bool
 	// Began is when the hook process began; zero when unknown. A Stop
 	// that began before the same answer was judged for its session is
 	// that turn's Stop run again by another of plansmith's hooks (Loop.LastStop).
@@ -97,6 +108,12 @@ type SubagentEvent struct {
 	// Done and Output: the run's final text, when it is known.
 	Done   bool
 	Output string
+	// WasCut, when set for a run's output, reports whether Output only
+	// resumes a report the client cut at the model's output limit (it
+	// reports the part after the cut alone). It may wait for the
+	// sub-agent's transcript, so it is called only when a gate run may be
+	// recorded, before the lock is taken.
+	WasCut func() bool
 	// Name is the run's name at its launch (the Agent tool's name).
 	Name string
 	// Steered is a message the agent sent the run (SendMessage); AgentID
@@ -147,6 +164,12 @@ type ToolEvent struct {
 type PromptEvent struct {
 	Session
 	Prompt string
+	// Source says who authored the prompt, when the client says: Claude
+	// Code (2.1.330) names "user" (typed) and "sdk" (-p, the Agent SDK),
+	// and the turns it starts on its own "system" (task notifications,
+	// peer messages, auto-continuation), "loop_wakeup", "schedule_wakeup"
+	// (CronCreate, ScheduleWakeup) and "poll_event". "" when not said.
+	Source string
 }
 
 // StopKind says what the agent must do at the end of its turn.

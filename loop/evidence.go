@@ -27,6 +27,7 @@ import (
 // (gate.Prompts.Recognise), or a run's final output. Anything else changes nothing. It never answers.
 func RecordSubagent(env Env, ev SubagentEvent) {
 	call := sessionPlanCall(env, ev.Session)
+	wasCut := once(ev.WasCut)
 	switch {
 	case ev.Steered:
 		// Whatever the permission mode: the run may have been launched in
@@ -34,10 +35,15 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
 		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
-			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output}, env.Stderr)
+			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && wasCut()}, env.Stderr)
 	}
-	if p, err := env.Paths(ev.Session); err != nil || !exists(p.State()) {
+	p, err := env.Paths(ev.Session)
+	if err != nil || !exists(p.State()) {
 		return
+	}
+	cut := false
+	if ev.Done && ev.WasCut != nil && gateAwaits(p) {
+		cut = wasCut()
 	}
 	// Only the frontmatter changes; a sub-agent never binds the loop, and
 	// never ends it: a state file LoadHead cannot read (its frontmatter has
@@ -62,6 +68,9 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	if !ev.Launched {
 		if ev.Done {
 			l.GateRuns = l.GateRuns.Finished(ev.AgentID, ev.Output)
+			if cut {
+				l.GateRuns = l.GateRuns.Cut(ev.AgentID)
+			}
 			t.dirty = true
 		}
 		return
@@ -72,9 +81,28 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	}
 	l.GateRuns = l.GateRuns.Launched(gate.Run{
 		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, LaunchedAt: env.Now().UTC(), Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
-		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output,
+		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: cut,
 	}, l.GateSession)
 	t.dirty = true
+}
+
+// once is f called at most once, its answer kept; false when f is nil.
+func once(f func() bool) func() bool {
+	called, v := false, false
+	return func() bool {
+		if !called && f != nil {
+			v = f()
+		}
+		called = true
+		return v
+	}
+}
+
+// gateAwaits reports, from the state's frontmatter read without the lock,
+// whether the loop's gate awaits its runs.
+func gateAwaits(p state.Paths) bool {
+	f, err := state.LoadHead(p.State())
+	return err == nil && f.Loop.Active && f.Loop.Gate && f.Loop.GateSession.Status == gate.StatusAwaiting
 }
 
 // gatePrompts gives the prompts of the assessment s awaits, to recognise

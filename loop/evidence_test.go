@@ -90,6 +90,43 @@ func TestStopInFlightOrFromASubAgentIsNoAnswer(t *testing.T) {
 	assert.Equal(t, Block, Stop(env, StopEvent{Session: s, LastMessage: answer("too short"), BlockCap: 8}).Kind, "the next real answer is judged")
 }
 
+// A phase answer given while a sub-agent runs is not taken, and the agent
+// is told so rather than left to think it was (review CO1: a final plan
+// given while an explorer ran was dropped in silence; the reply made when
+// the explorer reported spent the last retry, and was saved as the plan).
+func TestAnAnswerWhileASubAgentRunsIsNotTakenSilently(t *testing.T) {
+	env, p := loopWithRetries(t, 0, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	running := StopEvent{Session: s, LastMessage: answer(understood), InFlight: 1, ReportsRuns: true, BlockCap: 8}
+	out := Stop(env, running)
+	require.Equal(t, Block, out.Kind, "the answer is not dropped in silence")
+	assert.Contains(t, out.Reason, "This answer was not checked")
+	assert.Contains(t, out.Reason, "give this answer again in full")
+	assert.Contains(t, out.Reason, "understand [1/3]")
+	l := loaded(t, p)
+	assert.Equal(t, "understand", l.Phase, "not taken")
+	assert.Zero(t, l.RetriesTotal, "nothing spent")
+	assert.Equal(t, 1, l.ConsecutiveBlocks, "the block counts in the session's run")
+
+	// A waiting message says nothing, nor does an answer where the block
+	// could reach the client's cap, or another session's.
+	for _, quiet := range []StopEvent{
+		{Session: s, LastMessage: answer("Waiting for the explorer."), InFlight: 1, ReportsRuns: true, BlockCap: 8},
+		{Session: s, LastMessage: answer(understood), InFlight: 1, ReportsRuns: true, BlockCap: 2},
+		{Session: Session{ID: "other", Cwd: p.Project}, LastMessage: answer(understood), InFlight: 1, ReportsRuns: true, BlockCap: 8},
+	} {
+		assert.Equal(t, StopOutcome{}, Stop(env, quiet))
+	}
+
+	// Once the sub-agent has reported, the answer given again is judged.
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer(understood), ReportsRuns: true, BlockCap: 8})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+	assert.Equal(t, "draft", loaded(t, p).Phase)
+}
+
 func TestGateJudgesObservedRunsInTheBackground(t *testing.T) {
 	env, p, _ := testEnv(t)
 	criticPrompt, validatorPrompt := gateLoop(t, env, p)
@@ -321,6 +358,65 @@ func TestASecondCriticDoesNotReplaceTheFirst(t *testing.T) {
 	assert.NotEqual(t, state.ExitCompleted, out.ExitReason)
 	assert.Contains(t, out.Reason, "its prompt was not the validator prompt followed by the critic's output",
 		"the validator ran on the second critic's output, which is not the one judged")
+}
+
+// Critic shopping by crowding (review CO2): sub-agents the gate does not
+// know, finishing while the assessment awaits its runs, do not push the
+// first critic's run out of the record, so a second, softer critic run
+// does not become the evidence.
+func TestOtherSubAgentsDoNotPushOutTheFirstCritic(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harshCritic})
+	for i := range gate.MaxRuns {
+		// Foreground explorers: SubagentStop, then the Agent call's PostToolUse.
+		id := fmt.Sprintf("x%d", i)
+		RecordSubagent(env, SubagentEvent{Session: s, AgentID: id, Done: true, Output: "a.go"})
+		RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: id, Prompt: "list the files", Done: true, Output: "a.go"})
+	}
+	runs := loaded(t, p).GateRuns
+	require.Len(t, runs, gate.MaxRuns)
+	assert.Equal(t, "c1", runs[0].AgentID, "the critic's run is kept")
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "its prompt was not the validator prompt followed by the critic's output",
+		"the first critic's output is still the one judged")
+}
+
+// A critic's report cut at the model's output limit and resumed is no
+// evidence: the client reports only the part after the cut, and a finding
+// before it would never be judged (review CO7). The run is marked cut
+// whichever of its reports says so (SubagentStop, or the foreground
+// launch's result), and the gate asks for it again, saying why.
+func TestACriticReportCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
+	for _, from := range []string{"subagent stop", "launch"} {
+		t.Run(from, func(t *testing.T) {
+			env, p, _ := testEnv(t)
+			criticPrompt, validatorPrompt := gateLoop(t, env, p)
+			s := Session{ID: sessionID, Cwd: p.Project}
+			asked := 0
+			wasCut := func() bool { asked++; return true }
+			stop := SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic}
+			launch := SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic}
+			if from == "launch" {
+				launch.WasCut = wasCut
+			} else {
+				stop.WasCut = wasCut
+			}
+			RecordSubagent(env, stop) // a foreground run's SubagentStop comes first
+			RecordSubagent(env, launch)
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+			assert.Equal(t, 1, asked)
+			require.True(t, loaded(t, p).GateRuns[0].Cut)
+			out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+			require.Equal(t, Block, out.Kind, out.Message)
+			assert.Contains(t, out.Reason, "cut off at the model's output limit")
+			assert.Contains(t, out.Reason, "Run the critic with the Agent tool")
+		})
+	}
 }
 
 // Validator shopping across attempts (review BU1): after a FAIL, the same
@@ -779,6 +875,20 @@ func TestARewrittenPlanUnderAssessmentRecognisesNothing(t *testing.T) {
 // does not pass the plan (review BU2 in plan mode; CB4: a mutation
 // survivor).
 func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "Explore"}, "custom sub-agent type")
+}
+
+// In plan mode a critic whose report was cut at the model's output limit
+// (WasCut) is no evidence either (review CO7).
+func TestAPlanModeCriticCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() bool { return true }}, "cut off at the model's output limit")
+}
+
+// planModeCriticIsNoEvidence runs the plan-mode gate with a critic launched
+// as critic describes (its AgentType and WasCut), and checks that the pass
+// signal does not stand, saying why.
+func planModeCriticIsNoEvidence(t *testing.T, critic SubagentEvent, why string) {
+	t.Helper()
 	env, p := homeEnv(t)
 	home := env.Getenv("HOME")
 	plans := filepath.Join(home, planmode.PlansDir)
@@ -794,8 +904,8 @@ func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
 
 	findings := "### FINDING-1: No restore drill\n- **Severity**: medium\n- **Description**: Nobody has restored a backup."
 	prompts := gate.PromptsOf(plan)
-	RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "c1", AgentType: "Explore", Requested: "opus",
-		Prompt: prompts.Critic, Done: true, Output: findings})
+	RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "c1", AgentType: critic.AgentType, Requested: "opus",
+		Prompt: prompts.Critic, Done: true, Output: findings, WasCut: critic.WasCut})
 	RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "v1", AgentType: "general-purpose", Requested: "haiku",
 		Prompt: prompts.Validator + "\n\n" + findings, Done: true, Output: "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."})
 
@@ -806,5 +916,5 @@ func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
 	b, err = os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"status":"fail"`, "the pass signal does not stand")
-	assert.Contains(t, string(b), "custom sub-agent type")
+	assert.Contains(t, string(b), why)
 }

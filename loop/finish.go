@@ -99,7 +99,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		var err, recordErr error
 		if kept, recordErr, err = keepInProject(p, ledger, f.Loop.ID, meta, plan, now); err != nil {
 			r.env.note("%v", err)
-			keepErr = plainError(err)
+			keepErr = keepTrouble(p, err)
 		} else if recordErr != nil && len(trouble) == 0 {
 			unrecorded(recordErr)
 		}
@@ -225,6 +225,19 @@ func keepInProject(p state.Paths, ledger provenance.Ledger, id string, meta stat
 		}
 	}
 	return p.Rel(path), recordErr, nil
+}
+
+// keepTrouble says why the plan could not be kept in the project, naming
+// the plans folder when the reason alone does not (review CO8: "no space
+// left on device" and "permission denied" came without the folder, so the
+// user could not tell what to free or make writable).
+func keepTrouble(p state.Paths, err error) string {
+	why := plainError(err)
+	cfg, cerr := plans.LoadConfig(p.Project)
+	if cerr != nil || cfg.Off || cfg.Dir == "" || strings.Contains(why, cfg.Dir) {
+		return why
+	}
+	return cfg.Dir + ": " + why
 }
 
 // stillActive reports whether the state file still holds a running loop

@@ -134,6 +134,105 @@ func TestStopPausesAtTheBlockCap(t *testing.T) {
 	assert.Contains(t, running.Context, "understand", "a running loop's agent is reminded of its phase")
 }
 
+// A prompt Claude Code injects on its own (its source says so: a cron or
+// wakeup firing, a peer message) is not the user's, whatever its text: it
+// neither resumes a paused loop nor takes back the user's cancel (review
+// CO3: a cron's "check the build" resumed the loop the user had not). A
+// person's prompt, or one whose source is not known to be the client's,
+// still resumes it.
+func TestAPromptTheClientInjectsIsNotTheUsers(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	require.Equal(t, Pause, Stop(env, ev).Kind)
+	for _, source := range []string{"system", "loop_wakeup", "schedule_wakeup", "poll_event"} {
+		assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build", Source: source}), source)
+		assert.True(t, loaded(t, p).Paused, "a %s prompt leaves the loop paused", source)
+	}
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:cancel", Source: "user"})
+	require.True(t, loaded(t, p).CancelAsked)
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build", Source: "schedule_wakeup"})
+	assert.True(t, loaded(t, p).CancelAsked, "the user's cancel stands")
+	for _, source := range []string{"user", "sdk", "", "a-source-added-later"} {
+		rewriteLoop(t, p, func(l *state.Loop) { l.Paused, l.PausedReason = true, "held back" })
+		assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on", Source: source}).Context, "resumes now", source)
+		assert.False(t, loaded(t, p).Paused, source)
+	}
+}
+
+// Claude Code 2.1.330 names no source for a cron's prompt: the prompts the
+// session's Stop listed as scheduled (session_crons) are recognised by
+// their text (review CO3, seen with the real CLI: a cron created before
+// the loop fired while it was paused and resumed it).
+func TestAScheduledPromptIsNotTheUsers(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1, Scheduled: []string{"check the build", "  "}, SchedulesKnown: true}
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	require.Equal(t, Pause, Stop(env, ev).Kind)
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build\n"}))
+	assert.True(t, loaded(t, p).Paused, "the cron's turn leaves the loop paused")
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "other", Cwd: p.Project}, Prompt: "go on"}))
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build, then go on"}).Context, "resumes now",
+		"the user's own words resume it")
+
+	// A paused loop's Stop keeps the list current: once the task is gone,
+	// its text from the user is the user's.
+	rewriteLoop(t, p, func(l *state.Loop) { l.Paused, l.PausedReason = true, "held back" })
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1, SchedulesKnown: true}))
+	assert.Nil(t, loaded(t, p).Scheduled)
+	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build"}).Context, "resumes now")
+}
+
+// An answer the client cut at the model's output limit and had the model
+// resume is judged whole: the Stop asks for it when the resumed part alone
+// fails, and only then (review CO6: a long plan was judged by its last
+// sections and told Goal, Scope and Steps were missing).
+func TestACutAnswerIsJudgedWhole(t *testing.T) {
+	env, p := loopWithRetries(t, 2, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	asked := 0
+	whole := func(text string) func() (string, bool) {
+		return func() (string, bool) { asked++; return text, true }
+	}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("3. goal: cache them"), BlockCap: 8, WholeMessage: whole(understood)})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+	assert.Equal(t, 1, asked)
+	assert.Zero(t, loaded(t, p).RetriesTotal)
+	assert.Contains(t, outputsOf(t, p), understood, "the whole answer is what is recorded")
+
+	// A passing answer is judged as it comes: nothing is waited for.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("## Goal\nCache the lookups."), BlockCap: 8, WholeMessage: whole("x")})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "draft [2/3] passed")
+	assert.Equal(t, 1, asked, "not asked for a passing answer")
+	// No cut found: the answer is judged as it is.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("short"), BlockCap: 8,
+		WholeMessage: func() (string, bool) { asked++; return "", false }})
+	assert.Equal(t, Block, out.Kind)
+	assert.Equal(t, 2, asked)
+	assert.Equal(t, 1, loaded(t, p).RetriesTotal, "judged, and failed, as it came")
+}
+
+// outputsOf is the phase answers a loop recorded.
+func outputsOf(t *testing.T, p state.Paths) string {
+	t.Helper()
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	var all []string
+	for _, o := range f.Outputs() {
+		all = append(all, o.Text)
+	}
+	return strings.Join(all, "\n")
+}
+
 // A notification turn is a new turn to the client, whose block count starts
 // over: so does the loop's, or it pauses early, blaming the cap (review AF4).
 func TestANotificationTurnCountsItsBlocksAfresh(t *testing.T) {
@@ -712,6 +811,26 @@ func TestEachSessionsRunOfBlocksIsItsOwn(t *testing.T) {
 	assert.Equal(t, 1, loaded(t, p).ConsecutiveBlocks)
 	PreToolUse(env, ToolEvent{Session: fork, Tool: "Read", Input: read})
 	assert.Equal(t, 0, loaded(t, p).ConsecutiveBlocks)
+}
+
+// Claude Code keeps counting a turn's Stop blocks across a continuation
+// that calls only the session-goal tools (2.1.330): so does the loop, and
+// it pauses before the client's cap (review CO4).
+func TestAGoalToolCallDoesNotEndTheRunOfBlocks(t *testing.T) {
+	env, p := loopWithRetries(t, 20, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 3}
+	for _, goal := range []string{"GetGoal", "SetGoal", "ProposeGoal"} {
+		assert.Equal(t, Block, Stop(env, ev).Kind)
+		PreToolUse(env, ToolEvent{Session: s, Tool: goal, Input: []byte(`{}`)})
+	}
+	assert.Equal(t, 3, loaded(t, p).ConsecutiveBlocks)
+	assert.Equal(t, Pause, Stop(env, ev).Kind, "paused before the client's cap")
+
+	PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"})
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	PreToolUse(env, ToolEvent{Session: s, Tool: "Read", Input: []byte(`{"file_path":"README"}`)})
+	assert.Zero(t, loaded(t, p).ConsecutiveBlocks, "any other tool ends the run")
 }
 
 // The aside is that session's turn only: another session's Stop is judged

@@ -1,6 +1,8 @@
 package loop
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -65,11 +67,15 @@ func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
 	}
 	defer t.close(env)
 	l := &t.file.Loop
-	if isNotification(ev.Prompt) {
-		// The client's own turn for finished background work, not the
-		// user's prompt: a paused loop stays paused (the user decides when
-		// to resume), and a cancel the user asked for stands (review AE1:
-		// each notification resumed the loop and spent its retries). It is
+	if isNotification(ev.Prompt) || !fromUser(ev.Source) || scheduled(l, ev.ID, ev.Prompt) {
+		// The client's own turn for finished background work, a scheduled
+		// task or any other prompt it injects, not the user's prompt: a
+		// paused loop stays paused (the user decides when to resume), and
+		// a cancel the user asked for stands (review AE1: each notification
+		// resumed the loop and spent its retries; review CO3: a cron's
+		// prompt did, and took back the user's /plansmith:cancel; the
+		// client names no source for it, so the prompts the session's
+		// Stop listed as scheduled are recognised by their text). It is
 		// a new turn all the same, whose blocks the client counts from
 		// zero (review AF4: the loop paused early, blaming the cap).
 		if setAside(l, ev.ID, false) {
@@ -155,6 +161,63 @@ func reminder(t *txn) string {
 // no message from the user; the hooks see it as a prompt like any other.
 func isNotification(prompt string) bool {
 	return strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
+}
+
+// noteScheduled records session's scheduled prompts (StopEvent.Scheduled)
+// as hashes, and reports whether that changed the loop.
+func noteScheduled(l *state.Loop, session string, prompts []string) bool {
+	if session == "" {
+		return false
+	}
+	var hashes []string
+	for _, p := range prompts {
+		if h := promptHash(p); !slices.Contains(hashes, h) && len(hashes) < maxScheduled {
+			hashes = append(hashes, h)
+		}
+	}
+	if slices.Equal(hashes, l.Scheduled[session]) {
+		return false
+	}
+	if len(hashes) == 0 {
+		delete(l.Scheduled, session)
+		if len(l.Scheduled) == 0 {
+			l.Scheduled = nil
+		}
+		return true
+	}
+	if l.Scheduled == nil {
+		l.Scheduled = map[string][]string{}
+	}
+	l.Scheduled[session] = hashes
+	return true
+}
+
+// maxScheduled bounds how many scheduled prompts a session's record keeps.
+const maxScheduled = 32
+
+// scheduled reports whether prompt is one session's scheduled tasks submit.
+func scheduled(l *state.Loop, session, prompt string) bool {
+	return len(l.Scheduled[session]) > 0 && slices.Contains(l.Scheduled[session], promptHash(prompt))
+}
+
+// promptHash is a prompt's SHA-256, white space at its ends aside,
+// shortened: the record needs to tell prompts apart, not keep them.
+func promptHash(prompt string) string {
+	sum := sha256.Sum256([]byte(strings.TrimSpace(prompt)))
+	return hex.EncodeToString(sum[:12])
+}
+
+// fromUser reports whether a prompt's source (PromptEvent.Source) may be
+// a person's. Only the sources Claude Code documents for the turns it
+// starts on its own are not: a source it adds later, or none said (older
+// clients, Codex), is taken as the user's, so that no prompt a person
+// types leaves a paused loop unresumable or a /plansmith:cancel unheard.
+func fromUser(source string) bool {
+	switch source {
+	case "system", "loop_wakeup", "schedule_wakeup", "poll_event":
+		return false
+	}
+	return true
 }
 
 // isCancelPrompt recognises the cancel slash command, as a plugin command

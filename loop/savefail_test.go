@@ -649,3 +649,38 @@ func TestCancelWithNoArchiveNameOnAReadOnlyProject(t *testing.T) {
 
 // second is the error of a call that returns a value and an error.
 func second[T any](_ T, err error) error { return err }
+
+// A plan that cannot be kept in the project for want of room is still
+// saved, and the user is told which folder it could not be kept in (review
+// CO8: the reason came alone, "no space left on device").
+func TestAPlanNotKeptForWantOfRoomNamesTheFolder(t *testing.T) {
+	env, p, _ := testEnv(t)
+	o := testOptions()
+	o.Phases = []string{"revise"}
+	_, err := Start(env, p, o)
+	require.NoError(t, err)
+	// docs/plans on a small disk of its own, full; .claude has room.
+	dir := filepath.Join(p.Project, "docs", "plans")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs")
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	filler, err := os.Create(filepath.Join(dir, "filler"))
+	require.NoError(t, err)
+	for {
+		if _, err := filler.Write(make([]byte, 4096)); err != nil {
+			break
+		}
+	}
+	require.NoError(t, filler.Close())
+
+	out := Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("## Goal\nCache the lookups.\n\n<promise>OK</promise>"), BlockCap: 8})
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "plan saved to .claude/plansmith-output.local.md")
+	assert.Contains(t, out.Message, "It could not also be kept in the project: docs/plans: no space left on device")
+	assert.FileExists(t, p.Output())
+}

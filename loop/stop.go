@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/gate"
@@ -44,6 +45,13 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if ev.LastMessage != nil {
 		msg, msgErr = ev.LastMessage()
 	}
+	if msgErr == nil && ev.WholeMessage != nil && failsItsPhase(p, ev.Session, msg) {
+		// Judged by its resumed part alone, a cut answer misses what came
+		// before the cut (review CO6).
+		if whole, ok := ev.WholeMessage(); ok {
+			msg = whole
+		}
+	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
 	var lock *lockError
@@ -75,6 +83,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	// lock's folder is a link leading out of it.
 	if t == nil {
 		return StopOutcome{}
+	}
+	if ev.SchedulesKnown && noteScheduled(&t.file.Loop, ev.Session.ID, ev.Scheduled) {
+		t.dirty = true
 	}
 	if t.file.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began, env.Now()) {
 		// This turn's Stop, run by another of plansmith's hooks beside
@@ -133,10 +144,31 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	return out
 }
 
+// failsItsPhase reports whether msg, judged now as s's loop would judge
+// it, fails its phase's checks. The state is only read, without the lock;
+// a loop that would not judge msg as a phase answer (none, another
+// session's, paused, an assessment awaiting its runs) says no.
+func failsItsPhase(p state.Paths, s Session, msg string) bool {
+	f, err := state.LoadHead(p.State())
+	if err != nil {
+		return false
+	}
+	l := &f.Loop
+	if !l.Active || l.Paused || l.SessionID != "" && !l.HeldBy(s.ID) || l.Gate && l.GateSession.Status == gate.StatusAwaiting {
+		return false
+	}
+	return len(phases.Validate(config(l, ""), progress(f), msg)) > 0
+}
+
 // whileRunning answers a Stop while background work runs: nothing, unless
-// the reply gives a new version of a plan whose gate runs are going, which
-// would be lost in silence while the earlier version is assessed and saved
-// (review AW2): the agent is told that it was not taken. The state is read
+// the reply is an answer that would have passed the phase's checks, which
+// would be lost in silence: the agent, not told, takes it as given, and
+// the reply it makes when the work reports is judged in its place (review
+// CO1: a final plan given while an explorer ran was dropped, the next
+// reply spent the last retry, and that reply was saved as the plan). The
+// agent is told that it was not taken. While the gate's runs go on, only
+// a new version of the plan under assessment is such an answer (review
+// AW2): the earlier version would be assessed and saved. The state is read
 // without the lock, and locked only to count a block given; the block is
 // left out where it could reach the client's block cap.
 func whileRunning(env Env, ev StopEvent) StopOutcome {
@@ -144,7 +176,7 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 		return StopOutcome{}
 	}
 	msg, err := ev.LastMessage()
-	if err != nil || !phases.MentionsPromise(msg) {
+	if err != nil || strings.TrimSpace(msg) == "" {
 		return StopOutcome{}
 	}
 	p, err := env.Paths(ev.Session)
@@ -157,13 +189,14 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 	}
 	l := f.Loop
 	s := l.GateSession
-	if !l.Active || l.Paused || !l.HeldBy(ev.Session.ID) || !l.Gate || s.Status != gate.StatusAwaiting ||
-		gate.Assessed(phases.PlanText(msg), s) ||
+	awaiting := l.Gate && s.Status == gate.StatusAwaiting
+	if !l.Active || l.Paused || !l.HeldBy(ev.Session.ID) || elsewhere(&l, p.Project) || slices.Contains(l.AsideOf, ev.Session.ID) ||
+		awaiting && (!phases.MentionsPromise(msg) || gate.Assessed(phases.PlanText(msg), s)) ||
 		ev.BlockCap > 0 && blocksOf(&l, ev.Session.ID)+1 >= ev.BlockCap {
 		return StopOutcome{}
 	}
-	// A plan, as the final revise's check reads one: a waiting message
-	// that mentions the promise is not (review AX4).
+	// An answer, as the phase's checks read one: a waiting message is not
+	// (review AX4: nor one that mentions the promise).
 	if len(phases.Validate(config(&l, ""), progress(f), msg)) > 0 {
 		return StopOutcome{}
 	}
@@ -190,7 +223,11 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 		env.note("%v", err)
 		return StopOutcome{}
 	}
-	return StopOutcome{Kind: Block, Reason: strings.TrimSpace(templates.Show("gate/while-running.md", nil))}
+	if awaiting {
+		return StopOutcome{Kind: Block, Reason: strings.TrimSpace(templates.Show("gate/while-running.md", nil))}
+	}
+	return StopOutcome{Kind: Block, Reason: strings.TrimSpace(templates.Show("messages/answer-while-running.md",
+		map[string]any{"Label": label(f)}))}
 }
 
 // saveFailed is the answer when the loop's state could not be saved: the

@@ -40,7 +40,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	}
 	l := t.file.Loop
 	paths := t.paths
-	if ev.AgentID == "" && endBlocks(&t.file.Loop, ev.ID) {
+	if ev.AgentID == "" && endsBlockRun(ev.Tool) && endBlocks(&t.file.Loop, ev.ID) {
 		t.dirty = true
 	}
 	project := t.paths.Project

@@ -65,6 +65,9 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 		rs = rs.Launched(r, gate.PlanSession(plan))
 	} else {
 		rs = rs.Finished(r.AgentID, r.Output)
+		if r.Cut {
+			rs = rs.Cut(r.AgentID)
+		}
 	}
 	data, err := json.Marshal(rs)
 	if err != nil {

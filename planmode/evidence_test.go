@@ -179,6 +179,28 @@ func TestASteeredCriticIsNoEvidence(t *testing.T) {
 	}
 }
 
+// A critic whose report was cut at the model's output limit (the client
+// reports only its end) is no evidence for the plan-mode gate either, in
+// either order of its reports (review CO7).
+func TestACutCriticIsNoEvidence(t *testing.T) {
+	for _, background := range []bool{false, true} {
+		c, path := planWorld(t)
+		prompts := gate.PromptsOf(evidencePlan)
+		if background {
+			RecordRun(c, true, gate.Run{AgentID: "c1", Background: true, Prompt: prompts.Critic}, io.Discard)
+			RecordRun(c, false, gate.Run{AgentID: "c1", Output: planCritic, Cut: true}, io.Discard)
+		} else {
+			RecordRun(c, false, gate.Run{AgentID: "c1", Output: planCritic, Cut: true}, io.Discard)
+			RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+		}
+		RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+		got := signal(t, c, path)
+		assert.Contains(t, got, `"status":"fail"`, "background %v", background)
+		assert.Contains(t, got, "cut off at the model's output limit")
+		assert.NotEqual(t, "", CheckExit(Call{Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}, io.Discard), "exit stays refused")
+	}
+}
+
 // With ~/.claude linked out of HOME (dotfiles kept on another disk), the
 // runs are recorded and a passing assessment opens the exit (review BG5:
 // nothing was ever recorded, and ExitPlanMode was refused for good).

@@ -69,6 +69,11 @@ type Loop struct {
 	// end unjudged. Another session's Stop or prompt leaves it; that
 	// session's new turn ends it.
 	AsideOf []string `yaml:"aside_of,omitempty"`
+	// Scheduled holds, per session, the hashes (loop.promptHash) of the
+	// prompts its scheduled tasks will submit (the Stop's session_crons:
+	// CronCreate, ScheduleWakeup, /loop), as its last Stop listed them:
+	// such a prompt, when it comes, is the client's, not the user's.
+	Scheduled map[string][]string `yaml:"scheduled,omitempty"`
 	// LastStop marks the last answer a Stop judged: a second Stop of the
 	// same turn (plansmith's hooks registered twice, as a plugin and in
 	// settings, run side by side) must not judge it again (review BT1).

@@ -17,6 +17,9 @@ type Reply struct {
 	// Error, when set, answers with an API error instead (HTTP status and
 	// error type), as the real API does when a request fails.
 	Error *APIError
+	// StopReason, when set, replaces the stop reason of a text-only reply
+	// (max_tokens: an answer cut at the output limit).
+	StopReason string
 }
 
 // APIError is an error answer of the Messages API.

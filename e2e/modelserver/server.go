@@ -241,6 +241,9 @@ func (s *Server) blocks(r Reply) ([]block, string, error) {
 		out = append(out, block{Type: "text", Text: r.Text})
 	}
 	if r.ToolUse == nil {
+		if r.StopReason != "" {
+			return out, r.StopReason, nil
+		}
 		return out, "end_turn", nil
 	}
 	input := []byte("{}")

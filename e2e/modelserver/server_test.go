@@ -85,6 +85,13 @@ func TestStreamedReplies(t *testing.T) {
 			},
 		},
 		{
+			name:   "text cut at the output limit",
+			reply:  Reply{Text: "## Goal", StopReason: "max_tokens"},
+			events: []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"},
+			stop:   "max_tokens",
+			check:  func(t *testing.T, evs []event) {},
+		},
+		{
 			name:   "tool use",
 			reply:  Tool("Write", map[string]string{"file_path": "/x", "content": "y"}),
 			events: []string{"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop"},
