@@ -187,7 +187,10 @@ func continuedAnswer(path, last string, sidechain bool, limit int64) (whole stri
 	if err != nil {
 		return "", true, false
 	}
-	if len(messages) == 0 || strings.TrimSpace(strings.Join(messages[0], "\n")) != strings.TrimSpace(last) {
+	// Compared word by word: how the client joins a message's text blocks
+	// into last_assistant_message is not the transcript's business, and a
+	// mismatch would hold every failed answer up for the whole wait.
+	if len(messages) == 0 || !slices.Equal(strings.Fields(strings.Join(messages[0], "\n")), strings.Fields(last)) {
 		return "", false, false // the transcript is not (yet) at the answer the Stop names
 	}
 	if broken || cut || !resumed || len(messages) < 2 {

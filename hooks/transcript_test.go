@@ -201,6 +201,9 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		"after another message not cut": {
 			`{"type":"assistant","message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"## Goal\nold"}]}}`,
 			`{"type":"assistant","message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`},
+		"two text blocks, which the client may join otherwise": {
+			`{"type":"assistant","message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"new"}]}}`,
+			`{"type":"assistant","message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"  part\n"}]}}`},
 		"after a tool result": {
 			`{"type":"assistant","message":{"stop_reason":"max_tokens","content":[{"type":"text","text":"## Goal\nold"}]}}`,
 			`{"type":"user","isMeta":true,"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}}`,
@@ -209,7 +212,11 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 		start := time.Now()
-		_, ok := wholeAnswer(p, "new", time.Minute)
+		last := "new"
+		if strings.HasPrefix(name, "two text blocks") {
+			last = "new\n\npart"
+		}
+		_, ok := wholeAnswer(p, last, time.Minute)
 		assert.False(t, ok, name)
 		assert.Less(t, time.Since(start), time.Second, "%s: caught up, so not waited for", name)
 	}
