@@ -28,11 +28,12 @@ var editTools = sync.OnceValue(func() map[string]bool {
 })
 
 // readTools are the tools that leave the project as it is: they read,
-// search, fetch, plan, ask, keep the agent's own to-do list, or start
-// sub-agents (whose own tool calls come back through this policy). Any
-// other tool is refused while planning unless the project's Config names
-// it: a new or unknown tool (an MCP server's, a skill that runs shell
-// lines, a worktree or a schedule that writes files) cannot be judged.
+// search, fetch, plan, ask, message the user, keep the agent's own to-do
+// list, or start sub-agents (whose own tool calls come back through this
+// policy). Any other tool is refused while planning unless the project's
+// Config names it: a new or unknown tool (an MCP server's, a skill that
+// runs shell lines, a worktree or a schedule that writes files) cannot be
+// judged.
 var readTools = sync.OnceValue(func() map[string]bool {
 	return set(
 		// Claude Code
@@ -40,6 +41,8 @@ var readTools = sync.OnceValue(func() map[string]bool {
 		"TaskOutput", "BashOutput", "TaskStop", "KillShell", "KillBash", "TodoWrite", "TodoRead",
 		"TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "ToolSearch", "AskUserQuestion",
 		"EnterPlanMode", "ExitPlanMode", "ListMcpResourcesTool", "ReadMcpResourceTool",
+		// brief mode's message to the user (2.1.330), and its alias
+		"SendUserMessage", "Brief",
 		// Codex CLI
 		"update_plan", "view_image", "web_search", "tool_search", "request_user_input",
 	)

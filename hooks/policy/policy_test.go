@@ -62,6 +62,12 @@ func TestTool(t *testing.T) {
 		{"Monitor of a read-only command allowed", "Monitor", `{"description":"w","command":"tail -f build.log"}`, true, ""},
 		{"Monitor without a command", "Monitor", `{"description":"w"}`, false, "bad-input"},
 		{"tool search allowed", "ToolSearch", `{"query":"select:Monitor"}`, true, ""},
+		// Brief mode (claude --brief, 2.1.330): the agent's answers reach the
+		// user only through SendUserMessage (alias Brief); refused, the client
+		// and the loop fought and the user saw nothing (review CO).
+		{"a message to the user allowed", "SendUserMessage", `{"message":"## Goal\nCache the lookups.","status":"normal"}`, true, ""},
+		{"a message to the user by its alias allowed", "Brief", `{"message":"done"}`, true, ""},
+		{"a file sent to the user refused (not judged)", "SendUserFile", `{"path":"/p/x"}`, false, "unknown-tool"},
 		{"Codex plan update allowed", "update_plan", `{"plan":[]}`, true, ""},
 	}
 	for _, tc := range tests {
