@@ -92,6 +92,9 @@ func snapshotsIn(dir string) shellSnapshot {
 		if path, ok := snapshotPath(string(data)); ok && !slices.Contains(snap.paths, path) {
 			snap.paths = append(snap.paths, path)
 		}
+		if strings.HasPrefix(e.Name(), "snapshot-zsh-") && !posixBuiltins.MatchString(string(data)) && defs[policy.CommandSkipsBuiltins] == "" {
+			defs[policy.CommandSkipsBuiltins] = zshCommand
+		}
 		for name, what := range snapshotNames(string(data)) {
 			if _, seen := defs[name]; !seen {
 				defs[name] = what
@@ -120,6 +123,8 @@ var (
 	allExport = lazyre.New(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
 	// Claude Code ends a snapshot with the PATH, printed with printf %q.
 	exportPath = lazyre.New(`(?m)^export PATH=(.*)$`)
+	// zsh's POSIX_BUILTINS, which lets command run builtins.
+	posixBuiltins = lazyre.New(`(?mi)^setopt posix_?builtins[ \t]*$`)
 	// bash's keyword option (set -k): arguments NAME=VALUE are assignments.
 	keyword = lazyre.New(`(?m)^set -o keyword[ \t]*$`)
 )
@@ -129,6 +134,13 @@ var (
 // reaches cmd's programs (review CN7: GROFF_BIN_PATH=$PWD; man jq ran the
 // project's troff). No command name holds a NUL.
 const exportsAll = "\x00allexport"
+
+// zshCommand is what ShellDefines answers policy.CommandSkipsBuiltins
+// with when the user's shell is zsh (a snapshot Claude Code made of zsh,
+// or $SHELL): its command runs programs only, and "command cd sub" runs
+// the command-not-found handler where no program cd is installed (review
+// CR1).
+const zshCommand = "the user's shell is zsh, whose command runs only programs found in PATH, never its builtins"
 
 // snapshotNames reads one snapshot's functions and aliases.
 func snapshotNames(text string) map[string]string {

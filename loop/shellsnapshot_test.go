@@ -205,3 +205,53 @@ func TestPreToolUseLooksProgramsUpInTheSnapshotsPath(t *testing.T) {
 	require.True(t, out.Deny, "the snapshot's PATH looks in the folder the command runs in first")
 	assert.Contains(t, out.Reason, "relative to the folder a command runs in")
 }
+
+// zsh's command runs only programs (review CR1): the policy learns the
+// user's shell is zsh from a zsh snapshot, or from $SHELL before there is
+// one; zsh's POSIX_BUILTINS lets command run builtins again.
+func TestPreToolUseKnowsZshCommandRunsPrograms(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	config := t.TempDir()
+	shell := "/bin/bash"
+	env.Getenv = func(k string) string {
+		switch k {
+		case "PATH":
+			return "/usr/bin:/bin"
+		case "CLAUDE_CONFIG_DIR":
+			return config
+		case "SHELL":
+			return shell
+		}
+		return ""
+	}
+	judge := func(command string) ToolOutcome {
+		t.Helper()
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	if _, err := os.Stat("/usr/bin/cd"); err == nil {
+		t.Skip("a program cd is installed here")
+	}
+	assert.False(t, judge("command cd sub && ls").Deny, "bash's command runs its builtin cd")
+	shell = "/usr/bin/zsh"
+	out := judge("command cd sub && ls")
+	require.True(t, out.Deny, "$SHELL is zsh")
+	assert.Contains(t, out.Reason, "not-installed")
+	assert.Contains(t, out.Reason, "zsh's command runs only a program named cd")
+	assert.False(t, judge("cd sub && ls").Deny)
+
+	shell = "/bin/bash"
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	snapshot := filepath.Join(dir, "snapshot-zsh-1-a.sh")
+	require.NoError(t, os.WriteFile(snapshot, []byte("# Shell Options\nsetopt login\n"), 0o644))
+	assert.True(t, judge("command cd sub && ls").Deny, "a zsh snapshot")
+	require.NoError(t, os.WriteFile(snapshot, []byte("# Shell Options\nsetopt login\nsetopt posixbuiltins\n"), 0o644))
+	assert.False(t, judge("command cd sub && ls").Deny, "zsh with POSIX_BUILTINS runs the builtin")
+	require.NoError(t, os.Rename(snapshot, filepath.Join(dir, "snapshot-bash-1-a.sh")))
+	assert.False(t, judge("command cd sub && ls").Deny, "a bash snapshot")
+}

@@ -79,7 +79,12 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.GitShowsSignatures = func() bool { return gitUser().ShowsSignatures() }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd, gitUser()) }
-	defines := func(name string) string { return snapshot().defs[name] }
+	defines := func(name string) string {
+		if name == policy.CommandSkipsBuiltins && filepath.Base(env.Getenv("SHELL")) == "zsh" {
+			return zshCommand
+		}
+		return snapshot().defs[name]
+	}
 	cfg.ShellDefines = defines
 	// With allexport on in the user's shell (the snapshot keeps its
 	// options), every assignment is an export.
