@@ -153,12 +153,24 @@ func TestSnapshotPath(t *testing.T) {
 		"export PATH=/opt/my\\ tools/bin:/usr/bin\n":                                "/opt/my tools/bin:/usr/bin",
 		"export PATH=/old\nf () {\n    export PATH=/inside\n}\nexport PATH=/last\n": "/last",
 		"export PATH=''\n": "",
+		// printf %q where the locale is C: bash quotes the whole value,
+		// zsh the bytes (review CR2).
+		"export PATH=$'/home/jos\\303\\251/bin:node_modules/.bin:/usr/bin'\n":    "/home/jos\303\251/bin:node_modules/.bin:/usr/bin",
+		"export PATH=/home/jos$'\\303'$'\\251'/bin:node_modules/.bin:/usr/bin\n": "/home/jos\303\251/bin:node_modules/.bin:/usr/bin",
+		"export PATH=$'/a\\tb:.:/usr/bin'\n":                                     "/a\tb:.:/usr/bin",
+		"export PATH=/a$'\\t'b:.:/usr/bin\n":                                     "/a\tb:.:/usr/bin",
+		"export PATH=$'/a\\n/b\\x41\\'\\\\'\n":                                   "/a\n/bA'\\",
+		"export PATH=/a\\ b:/c\\!d:/g\\#h:\\~/bin\n":                             "/a b:/c!d:/g#h:~/bin",
+		// Claude Code 2.1.197 quotes it as a whole with '...'.
+		"export PATH='/Applications/Visual Studio Code.app/bin:.:/usr/bin'\n": "/Applications/Visual Studio Code.app/bin:.:/usr/bin",
+		"export PATH='/it'\"'\"'s:/usr/bin'\n":                                "/it's:/usr/bin",
 	} {
 		got, ok := snapshotPath(text)
 		assert.True(t, ok, text)
 		assert.Equal(t, want, got, text)
 	}
-	for _, text := range []string{"alias -- x=y\n", "export PATH=$'/a\\n/b'\n", "export PATH=\"/a\"\n", "export PATH=/a\\\n"} {
+	for _, text := range []string{"alias -- x=y\n", "export PATH=\"$HOME/a\"\n", "export PATH=/a\\\n", "export PATH=$'/a\\q'\n",
+		"export PATH=$'/a\n", "export PATH=/a$(./x)\n", "export PATH='/a\n"} {
 		_, ok := snapshotPath(text)
 		assert.False(t, ok, text)
 	}
@@ -254,4 +266,61 @@ func TestPreToolUseKnowsZshCommandRunsPrograms(t *testing.T) {
 	assert.False(t, judge("command cd sub && ls").Deny, "zsh with POSIX_BUILTINS runs the builtin")
 	require.NoError(t, os.Rename(snapshot, filepath.Join(dir, "snapshot-bash-1-a.sh")))
 	assert.False(t, judge("command cd sub && ls").Deny, "a bash snapshot")
+}
+
+// The PATH line as the real shells print it with printf %q where the
+// locale is C (a devcontainer's): bash writes $'...' for a folder whose
+// name is not ASCII, zsh $'\303' inside the word. The reader once dropped
+// such a line and judged with the hook's PATH, which lacked the project's
+// node_modules/.bin the Bash tool's shell ran ls from (review CR2). A PATH
+// line that cannot be read refuses every program.
+func TestPreToolUseReadsTheSnapshotsQuotedPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	config := t.TempDir()
+	env.Getenv = func(k string) string {
+		switch k {
+		case "PATH":
+			return "/usr/bin:/bin"
+		case "CLAUDE_CONFIG_DIR":
+			return config
+		}
+		return ""
+	}
+	judge := func(command string) ToolOutcome {
+		t.Helper()
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	snapshot := filepath.Join(dir, "snapshot-bash-1-a.sh")
+	const path = "/home/jos\303\251/bin:node_modules/.bin:/usr/bin:/bin"
+	var lines []string
+	for _, shell := range []string{"bash", "zsh"} {
+		if sh, err := exec.LookPath(shell); err == nil {
+			cmd := exec.Command(sh, "-c", `builtin printf 'export PATH=%q\n' "$1"`, "_", path)
+			cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin"}
+			out, err := cmd.Output()
+			require.NoError(t, err, shell)
+			lines = append(lines, string(out))
+		}
+	}
+	lines = append(lines, "export PATH=$'/home/jos\\303\\251/bin:node_modules/.bin:/usr/bin:/bin'\n")
+	for _, line := range lines {
+		require.NoError(t, os.WriteFile(snapshot, []byte("# Aliases\n"+line), 0o644))
+		out := judge("ls sub")
+		require.True(t, out.Deny, line)
+		assert.Contains(t, out.Reason, `"node_modules/.bin", relative to the folder a command runs in`, line)
+	}
+	require.NoError(t, os.WriteFile(snapshot, []byte("export PATH=/usr/bin:/bin\n"), 0o644))
+	assert.False(t, judge("ls sub").Deny)
+	require.NoError(t, os.WriteFile(snapshot, []byte("export PATH=\"$HOME/bin:/usr/bin\"\n"), 0o644))
+	out := judge("ls sub")
+	require.True(t, out.Deny, "a PATH line that cannot be read")
+	assert.Contains(t, out.Reason, "could not be read")
+	assert.False(t, judge("cd sub && echo x").Deny, "builtins need no PATH")
 }

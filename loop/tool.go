@@ -68,7 +68,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// PATH is looked into only when a command runs a program by name: most
 	// calls while planning are reads (Read, Grep, Glob), which never ask.
 	lookup := sync.OnceValue(func() func(string) string {
-		return pathsLookup(bashPaths(env.Getenv("PATH"), snapshot().paths), project, pluginBin(env), env.Getenv("SHELL"))
+		return snapshot().lookup(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
 	})
 	cfg.PathLookup = func(name string) string { return lookup()(name) }
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
