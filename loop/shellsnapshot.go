@@ -194,9 +194,12 @@ func snapshotNames(text string) map[string]string {
 		if words := strings.Fields(value); len(words) > 0 {
 			first = strings.TrimPrefix(words[0], "\\")
 		}
-		if first == name && !strings.HasSuffix(value, " ") && !strings.HasSuffix(value, "\t") {
+		if first == name && !strings.HasSuffix(value, " ") && !strings.HasSuffix(value, "\t") && !strings.ContainsAny(value, "$`;&|<>()\n") {
 			// ls='ls --color=tty' runs ls itself; sudo='sudo ' would
-			// expand the next word as an alias too.
+			// expand the next word as an alias too. git='git $GITFLAGS'
+			// runs git with what a variable the command sets holds
+			// (GITFLAGS="-c core.fsmonitor=./x"; git status ran x), and
+			// ls='ls; x' runs another command (review CR3).
 			continue
 		}
 		names[name] = fmt.Sprintf("%s is an alias of your shell, for %q", name, value)

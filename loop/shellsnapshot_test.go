@@ -324,3 +324,41 @@ func TestPreToolUseReadsTheSnapshotsQuotedPath(t *testing.T) {
 	assert.Contains(t, out.Reason, "could not be read")
 	assert.False(t, judge("cd sub && echo x").Deny, "builtins need no PATH")
 }
+
+// An alias to the program itself runs it with the alias's words; one that
+// expands a variable or holds another command runs more than the command
+// judged: with git='git $GITFLAGS' in the user's shell,
+// GITFLAGS="-c core.fsmonitor=./x"; git status ran the project's x in bash
+// and zsh (review CR3). The alias lines are printed by the real shells
+// where installed, as Claude Code's snapshot writes them.
+func TestSnapshotAliasToItselfWithExpansions(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	const startup = `alias git='git $GITFLAGS'
+alias rg='rg --hidden; rg_done'
+alias ls='ls --color=auto'
+alias grep='grep --color=auto --exclude-dir={.bzr,CVS,.git,.hg,.svn,.idea,.tox}'
+`
+	texts := []string{"alias -- git='git $GITFLAGS'\nalias -- rg='rg --hidden; rg_done'\nalias -- ls='ls --color=auto'\nalias -- grep='grep --color=auto --exclude-dir={.bzr,CVS,.git,.hg,.svn,.idea,.tox}'\n"}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		out, err := exec.Command(bash, "--norc", "-c", startup+`alias -p | sed -e 's/^alias -- /alias /' -e 's/^alias /alias -- /'`).Output()
+		require.NoError(t, err)
+		texts = append(texts, string(out))
+	}
+	if zsh, err := exec.LookPath("zsh"); err == nil {
+		out, err := exec.Command(zsh, "-fc", startup+`alias | sed -e 's/^alias //g' -e 's/^/alias -- /'`).Output()
+		require.NoError(t, err)
+		texts = append(texts, string(out))
+	}
+	for _, text := range texts {
+		names := snapshotNames(text)
+		assert.Contains(t, names["git"], "$GITFLAGS", text)
+		assert.Contains(t, names["rg"], "rg_done", text)
+		assert.NotContains(t, names, "ls", text)
+		assert.NotContains(t, names, "grep", text)
+		cfg := policy.Config{ShellDefines: func(name string) string { return names[name] }}
+		assert.Equal(t, "shell-function", policy.Bash(`GITFLAGS="-c core.fsmonitor=./x"; git status --short`, cfg).Rule, text)
+		assert.True(t, policy.Bash("ls sub && grep -rn x .", cfg).Allow, text)
+	}
+}
