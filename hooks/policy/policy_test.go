@@ -1463,7 +1463,8 @@ func TestKeywordOption(t *testing.T) {
 		}
 		return ""
 	}}
-	for _, command := range []string{"npm ls NODE_OPTIONS=--require=./x.js", "ls LD_PRELOAD=./x.so", "cat f GROFF_BIN_PATH=x | head"} {
+	// JAVA_TOOL_OPTIONS is refused only exported, which set -k makes it.
+	for _, command := range []string{"npm ls NODE_OPTIONS=--require=./x.js", "ls LD_PRELOAD=./x.so", "cat f GROFF_BIN_PATH=x | head", "ls JAVA_TOOL_OPTIONS=-javaagent:x.jar"} {
 		assert.True(t, Bash(command, plain).Allow, command)
 		d := Bash(command, keyword)
 		assert.Equal(t, "env-var", d.Rule, command)
