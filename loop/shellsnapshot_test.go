@@ -43,11 +43,14 @@ alias | sed 's/^/alias -- /'`).Output()
 		texts = append(texts, string(out))
 	}
 	if bash, err := exec.LookPath("bash"); err == nil {
-		out, err := exec.Command(bash, "-c", "shopt -s expand_aliases\n"+startup+`for f in chpwd cdnvm ls __helper; do printf 'eval %q > /dev/null 2>&1\n' "$(declare -f $f)"; done
-for f in chpwd cdnvm ls; do printf 'eval "$(echo %s | base64 -d)" > /dev/null 2>&1\n' "'$(declare -f $f | base64)'"; done
+		// 2.1.330's form and 2.1.197's, each a snapshot of its own.
+		for _, functions := range []string{`for f in chpwd cdnvm ls __helper; do printf 'eval %q > /dev/null 2>&1\n' "$(declare -f $f)"; done`,
+			`for f in chpwd cdnvm ls __helper; do printf 'eval "$(echo %s | base64 -d)" > /dev/null 2>&1\n' "'$(declare -f $f | base64)'"; done`} {
+			out, err := exec.Command(bash, "-c", "shopt -s expand_aliases\n"+startup+functions+`
 alias -p | sed 's/^alias /alias -- /'`).Output()
-		require.NoError(t, err)
-		texts = append(texts, string(out))
+			require.NoError(t, err)
+			texts = append(texts, string(out))
+		}
 	}
 	if len(texts) == 0 {
 		t.Skip("neither zsh nor bash is installed")
