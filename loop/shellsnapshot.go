@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -41,6 +42,22 @@ const snapshotLimit = 16 << 20
 type shellSnapshot struct {
 	defs  map[string]string
 	paths []string
+	// unreadable names a snapshot whose PATH could not be read: the Bash
+	// tool's commands run with a PATH nobody can judge.
+	unreadable string
+}
+
+// lookup is Config.PathLookup for the Bash tool: programs are looked up in
+// the PATHs the snapshots export (bashPaths). When one of them could not
+// be read, every program is refused: that PATH may hold a folder of the
+// project which the hook's own PATH lacks (review CR2).
+func (s shellSnapshot) lookup(hook, project, pluginBin, shell string) func(name string) string {
+	if s.unreadable != "" {
+		return func(name string) string {
+			return fmt.Sprintf("the PATH your shell exports (Claude Code's snapshot %s) could not be read, so where %s would be found is unknown", s.unreadable, name)
+		}
+	}
+	return pathsLookup(bashPaths(hook, s.paths), project, pluginBin, shell)
 }
 
 // readShellSnapshot returns the user's snapshots, read once, when first
@@ -91,6 +108,11 @@ func snapshotsIn(dir string) shellSnapshot {
 		}
 		if path, ok := snapshotPath(string(data)); ok && !slices.Contains(snap.paths, path) {
 			snap.paths = append(snap.paths, path)
+		} else if !ok && exportPath.MatchString(string(data)) {
+			snap.unreadable = e.Name()
+		}
+		if strings.HasPrefix(e.Name(), "snapshot-zsh-") && !posixBuiltins.MatchString(string(data)) && defs[policy.CommandSkipsBuiltins] == "" {
+			defs[policy.CommandSkipsBuiltins] = zshCommand
 		}
 		for name, what := range snapshotNames(string(data)) {
 			if _, seen := defs[name]; !seen {
@@ -120,6 +142,8 @@ var (
 	allExport = lazyre.New(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
 	// Claude Code ends a snapshot with the PATH, printed with printf %q.
 	exportPath = lazyre.New(`(?m)^export PATH=(.*)$`)
+	// zsh's POSIX_BUILTINS, which lets command run builtins.
+	posixBuiltins = lazyre.New(`(?mi)^setopt posix_?builtins[ \t]*$`)
 	// bash's keyword option (set -k): arguments NAME=VALUE are assignments.
 	keyword = lazyre.New(`(?m)^set -o keyword[ \t]*$`)
 )
@@ -129,6 +153,13 @@ var (
 // reaches cmd's programs (review CN7: GROFF_BIN_PATH=$PWD; man jq ran the
 // project's troff). No command name holds a NUL.
 const exportsAll = "\x00allexport"
+
+// zshCommand is what ShellDefines answers policy.CommandSkipsBuiltins
+// with when the user's shell is zsh (a snapshot Claude Code made of zsh,
+// or $SHELL): its command runs programs only, and "command cd sub" runs
+// the command-not-found handler where no program cd is installed (review
+// CR1).
+const zshCommand = "the user's shell is zsh, whose command runs only programs found in PATH, never its builtins"
 
 // snapshotNames reads one snapshot's functions and aliases.
 func snapshotNames(text string) map[string]string {
@@ -163,9 +194,12 @@ func snapshotNames(text string) map[string]string {
 		if words := strings.Fields(value); len(words) > 0 {
 			first = strings.TrimPrefix(words[0], "\\")
 		}
-		if first == name && !strings.HasSuffix(value, " ") && !strings.HasSuffix(value, "\t") {
+		if first == name && !strings.HasSuffix(value, " ") && !strings.HasSuffix(value, "\t") && !strings.ContainsAny(value, "$`;&|<>()\n") {
 			// ls='ls --color=tty' runs ls itself; sudo='sudo ' would
-			// expand the next word as an alias too.
+			// expand the next word as an alias too. git='git $GITFLAGS'
+			// runs git with what a variable the command sets holds
+			// (GITFLAGS="-c core.fsmonitor=./x"; git status ran x), and
+			// ls='ls; x' runs another command (review CR3).
 			continue
 		}
 		names[name] = fmt.Sprintf("%s is an alias of your shell, for %q", name, value)
@@ -189,17 +223,19 @@ func unquoteAlias(v string) string {
 // snapshotPath returns the PATH the snapshot text exports last, and
 // whether there is one it can read. Claude Code prints it with printf %q:
 // bash escapes with a backslash what the shell would read otherwise, and
-// writes ” for an empty value and $'...' for one with a control
-// character, which is not read here.
+// writes two single quotes for an empty value and $'...' for one with a control
+// character, or any byte not ASCII where the locale is C (a folder
+// /home/josé/bin); zsh writes only those bytes so, inside the word
+// (/home/jos$'\303'$'\251'/bin). Claude Code 2.1.197 quotes the whole
+// value with single quotes instead, when it holds a character other than
+// letters, digits and _./:=@+,- (a space: /Applications/Visual Studio
+// Code.app/...). A PATH written otherwise is not read.
 func snapshotPath(text string) (string, bool) {
 	all := exportPath.FindAllStringSubmatch(text, -1)
 	if len(all) == 0 {
 		return "", false
 	}
 	quoted := strings.TrimRight(all[len(all)-1][1], " \t\r")
-	if quoted == "''" {
-		return "", true
-	}
 	var b strings.Builder
 	for i := 0; i < len(quoted); i++ {
 		switch c := quoted[i]; c {
@@ -209,11 +245,75 @@ func snapshotPath(text string) (string, bool) {
 			}
 			i++
 			b.WriteByte(quoted[i])
-		case '\'', '"', '$', '`', ' ', '\t', ';', '&', '|', '<', '>', '(', ')':
+		case '\'':
+			end := strings.IndexByte(quoted[i+1:], '\'')
+			if end < 0 {
+				return "", false
+			}
+			b.WriteString(quoted[i+1 : i+1+end])
+			i += end + 1
+		case '$':
+			if i+1 == len(quoted) || quoted[i+1] != '\'' {
+				return "", false
+			}
+			n, ok := ansiC(quoted[i+2:], &b)
+			if !ok {
+				return "", false
+			}
+			i += 1 + n
+		case '"':
+			// Claude Code 2.1.197 quotes with '...' and writes a quote
+			// inside as '"'"'.
+			end := strings.IndexByte(quoted[i+1:], '"')
+			if end < 0 || strings.ContainsAny(quoted[i+1:i+1+end], "$`\\!") {
+				return "", false
+			}
+			b.WriteString(quoted[i+1 : i+1+end])
+			i += end + 1
+		case '`', ' ', '\t', ';', '&', '|', '<', '>', '(', ')':
 			return "", false // quoting or code printf %q does not write
 		default:
 			b.WriteByte(c)
 		}
 	}
 	return b.String(), true
+}
+
+// ansiC decodes the text of a $'...' word up to its closing quote into b,
+// with the escapes printf %q writes there, and returns how many bytes of s
+// it took, the quote included. An escape it does not know fails.
+func ansiC(s string, b *strings.Builder) (int, bool) {
+	simple := map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11, '\\': '\\', '\'': '\'', '"': '"', '?': '?'}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'':
+			return i + 1, true
+		case c != '\\':
+			b.WriteByte(c)
+		case i+1 == len(s):
+			return 0, false
+		default:
+			i++
+			if r, ok := simple[s[i]]; ok {
+				b.WriteByte(r)
+				continue
+			}
+			digits, base, max := "01234567", 8, 3
+			if s[i] == 'x' {
+				digits, base, max = "0123456789abcdefABCDEF", 16, 2
+				i++
+			}
+			n := 0
+			for n < max && i+n < len(s) && strings.IndexByte(digits, s[i+n]) >= 0 {
+				n++
+			}
+			v, err := strconv.ParseUint(s[i:i+n], base, 8)
+			if n == 0 || err != nil {
+				return 0, false
+			}
+			b.WriteByte(byte(v))
+			i += n - 1
+		}
+	}
+	return 0, false
 }

@@ -43,11 +43,14 @@ alias | sed 's/^/alias -- /'`).Output()
 		texts = append(texts, string(out))
 	}
 	if bash, err := exec.LookPath("bash"); err == nil {
-		out, err := exec.Command(bash, "-c", "shopt -s expand_aliases\n"+startup+`for f in chpwd cdnvm ls __helper; do printf 'eval %q > /dev/null 2>&1\n' "$(declare -f $f)"; done
-for f in chpwd cdnvm ls; do printf 'eval "$(echo %s | base64 -d)" > /dev/null 2>&1\n' "'$(declare -f $f | base64)'"; done
+		// 2.1.330's form and 2.1.197's, each a snapshot of its own.
+		for _, functions := range []string{`for f in chpwd cdnvm ls __helper; do printf 'eval %q > /dev/null 2>&1\n' "$(declare -f $f)"; done`,
+			`for f in chpwd cdnvm ls __helper; do printf 'eval "$(echo %s | base64 -d)" > /dev/null 2>&1\n' "'$(declare -f $f | base64)'"; done`} {
+			out, err := exec.Command(bash, "-c", "shopt -s expand_aliases\n"+startup+functions+`
 alias -p | sed 's/^alias /alias -- /'`).Output()
-		require.NoError(t, err)
-		texts = append(texts, string(out))
+			require.NoError(t, err)
+			texts = append(texts, string(out))
+		}
 	}
 	if len(texts) == 0 {
 		t.Skip("neither zsh nor bash is installed")
@@ -153,12 +156,24 @@ func TestSnapshotPath(t *testing.T) {
 		"export PATH=/opt/my\\ tools/bin:/usr/bin\n":                                "/opt/my tools/bin:/usr/bin",
 		"export PATH=/old\nf () {\n    export PATH=/inside\n}\nexport PATH=/last\n": "/last",
 		"export PATH=''\n": "",
+		// printf %q where the locale is C: bash quotes the whole value,
+		// zsh the bytes (review CR2).
+		"export PATH=$'/home/jos\\303\\251/bin:node_modules/.bin:/usr/bin'\n":    "/home/jos\303\251/bin:node_modules/.bin:/usr/bin",
+		"export PATH=/home/jos$'\\303'$'\\251'/bin:node_modules/.bin:/usr/bin\n": "/home/jos\303\251/bin:node_modules/.bin:/usr/bin",
+		"export PATH=$'/a\\tb:.:/usr/bin'\n":                                     "/a\tb:.:/usr/bin",
+		"export PATH=/a$'\\t'b:.:/usr/bin\n":                                     "/a\tb:.:/usr/bin",
+		"export PATH=$'/a\\n/b\\x41\\'\\\\'\n":                                   "/a\n/bA'\\",
+		"export PATH=/a\\ b:/c\\!d:/g\\#h:\\~/bin\n":                             "/a b:/c!d:/g#h:~/bin",
+		// Claude Code 2.1.197 quotes it as a whole with '...'.
+		"export PATH='/Applications/Visual Studio Code.app/bin:.:/usr/bin'\n": "/Applications/Visual Studio Code.app/bin:.:/usr/bin",
+		"export PATH='/it'\"'\"'s:/usr/bin'\n":                                "/it's:/usr/bin",
 	} {
 		got, ok := snapshotPath(text)
 		assert.True(t, ok, text)
 		assert.Equal(t, want, got, text)
 	}
-	for _, text := range []string{"alias -- x=y\n", "export PATH=$'/a\\n/b'\n", "export PATH=\"/a\"\n", "export PATH=/a\\\n"} {
+	for _, text := range []string{"alias -- x=y\n", "export PATH=\"$HOME/a\"\n", "export PATH=/a\\\n", "export PATH=$'/a\\q'\n",
+		"export PATH=$'/a\n", "export PATH=/a$(./x)\n", "export PATH='/a\n"} {
 		_, ok := snapshotPath(text)
 		assert.False(t, ok, text)
 	}
@@ -204,4 +219,149 @@ func TestPreToolUseLooksProgramsUpInTheSnapshotsPath(t *testing.T) {
 	out = judge("ls sub")
 	require.True(t, out.Deny, "the snapshot's PATH looks in the folder the command runs in first")
 	assert.Contains(t, out.Reason, "relative to the folder a command runs in")
+}
+
+// zsh's command runs only programs (review CR1): the policy learns the
+// user's shell is zsh from a zsh snapshot, or from $SHELL before there is
+// one; zsh's POSIX_BUILTINS lets command run builtins again.
+func TestPreToolUseKnowsZshCommandRunsPrograms(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	config := t.TempDir()
+	shell := "/bin/bash"
+	env.Getenv = func(k string) string {
+		switch k {
+		case "PATH":
+			return "/usr/bin:/bin"
+		case "CLAUDE_CONFIG_DIR":
+			return config
+		case "SHELL":
+			return shell
+		}
+		return ""
+	}
+	judge := func(command string) ToolOutcome {
+		t.Helper()
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	if _, err := os.Stat("/usr/bin/cd"); err == nil {
+		t.Skip("a program cd is installed here")
+	}
+	assert.False(t, judge("command cd sub && ls").Deny, "bash's command runs its builtin cd")
+	shell = "/usr/bin/zsh"
+	out := judge("command cd sub && ls")
+	require.True(t, out.Deny, "$SHELL is zsh")
+	assert.Contains(t, out.Reason, "not-installed")
+	assert.Contains(t, out.Reason, "zsh's command runs only a program named cd")
+	assert.False(t, judge("cd sub && ls").Deny)
+
+	shell = "/bin/bash"
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	snapshot := filepath.Join(dir, "snapshot-zsh-1-a.sh")
+	require.NoError(t, os.WriteFile(snapshot, []byte("# Shell Options\nsetopt login\n"), 0o644))
+	assert.True(t, judge("command cd sub && ls").Deny, "a zsh snapshot")
+	require.NoError(t, os.WriteFile(snapshot, []byte("# Shell Options\nsetopt login\nsetopt posixbuiltins\n"), 0o644))
+	assert.False(t, judge("command cd sub && ls").Deny, "zsh with POSIX_BUILTINS runs the builtin")
+	require.NoError(t, os.Rename(snapshot, filepath.Join(dir, "snapshot-bash-1-a.sh")))
+	assert.False(t, judge("command cd sub && ls").Deny, "a bash snapshot")
+}
+
+// The PATH line as the real shells print it with printf %q where the
+// locale is C (a devcontainer's): bash writes $'...' for a folder whose
+// name is not ASCII, zsh $'\303' inside the word. The reader once dropped
+// such a line and judged with the hook's PATH, which lacked the project's
+// node_modules/.bin the Bash tool's shell ran ls from (review CR2). A PATH
+// line that cannot be read refuses every program.
+func TestPreToolUseReadsTheSnapshotsQuotedPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	config := t.TempDir()
+	env.Getenv = func(k string) string {
+		switch k {
+		case "PATH":
+			return "/usr/bin:/bin"
+		case "CLAUDE_CONFIG_DIR":
+			return config
+		}
+		return ""
+	}
+	judge := func(command string) ToolOutcome {
+		t.Helper()
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	snapshot := filepath.Join(dir, "snapshot-bash-1-a.sh")
+	const path = "/home/jos\303\251/bin:node_modules/.bin:/usr/bin:/bin"
+	var lines []string
+	for _, shell := range []string{"bash", "zsh"} {
+		if sh, err := exec.LookPath(shell); err == nil {
+			cmd := exec.Command(sh, "-c", `builtin printf 'export PATH=%q\n' "$1"`, "_", path)
+			cmd.Env = []string{"LC_ALL=C", "PATH=/usr/bin:/bin"}
+			out, err := cmd.Output()
+			require.NoError(t, err, shell)
+			lines = append(lines, string(out))
+		}
+	}
+	lines = append(lines, "export PATH=$'/home/jos\\303\\251/bin:node_modules/.bin:/usr/bin:/bin'\n")
+	for _, line := range lines {
+		require.NoError(t, os.WriteFile(snapshot, []byte("# Aliases\n"+line), 0o644))
+		out := judge("ls sub")
+		require.True(t, out.Deny, line)
+		assert.Contains(t, out.Reason, `"node_modules/.bin", relative to the folder a command runs in`, line)
+	}
+	require.NoError(t, os.WriteFile(snapshot, []byte("export PATH=/usr/bin:/bin\n"), 0o644))
+	assert.False(t, judge("ls sub").Deny)
+	require.NoError(t, os.WriteFile(snapshot, []byte("export PATH=\"$HOME/bin:/usr/bin\"\n"), 0o644))
+	out := judge("ls sub")
+	require.True(t, out.Deny, "a PATH line that cannot be read")
+	assert.Contains(t, out.Reason, "could not be read")
+	assert.False(t, judge("cd sub && echo x").Deny, "builtins need no PATH")
+}
+
+// An alias to the program itself runs it with the alias's words; one that
+// expands a variable or holds another command runs more than the command
+// judged: with git='git $GITFLAGS' in the user's shell,
+// GITFLAGS="-c core.fsmonitor=./x"; git status ran the project's x in bash
+// and zsh (review CR3). The alias lines are printed by the real shells
+// where installed, as Claude Code's snapshot writes them.
+func TestSnapshotAliasToItselfWithExpansions(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	const startup = `alias git='git $GITFLAGS'
+alias rg='rg --hidden; rg_done'
+alias ls='ls --color=auto'
+alias grep='grep --color=auto --exclude-dir={.bzr,CVS,.git,.hg,.svn,.idea,.tox}'
+`
+	texts := []string{"alias -- git='git $GITFLAGS'\nalias -- rg='rg --hidden; rg_done'\nalias -- ls='ls --color=auto'\nalias -- grep='grep --color=auto --exclude-dir={.bzr,CVS,.git,.hg,.svn,.idea,.tox}'\n"}
+	if bash, err := exec.LookPath("bash"); err == nil {
+		out, err := exec.Command(bash, "--norc", "-c", startup+`alias -p | sed -e 's/^alias -- /alias /' -e 's/^alias /alias -- /'`).Output()
+		require.NoError(t, err)
+		texts = append(texts, string(out))
+	}
+	if zsh, err := exec.LookPath("zsh"); err == nil {
+		out, err := exec.Command(zsh, "-fc", startup+`alias | sed -e 's/^alias //g' -e 's/^/alias -- /'`).Output()
+		require.NoError(t, err)
+		texts = append(texts, string(out))
+	}
+	for _, text := range texts {
+		names := snapshotNames(text)
+		assert.Contains(t, names["git"], "$GITFLAGS", text)
+		assert.Contains(t, names["rg"], "rg_done", text)
+		assert.NotContains(t, names, "ls", text)
+		assert.NotContains(t, names, "grep", text)
+		cfg := policy.Config{ShellDefines: func(name string) string { return names[name] }}
+		assert.Equal(t, "shell-function", policy.Bash(`GITFLAGS="-c core.fsmonitor=./x"; git status --short`, cfg).Rule, text)
+		assert.True(t, policy.Bash("ls sub && grep -rn x .", cfg).Allow, text)
+	}
 }

@@ -68,7 +68,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// PATH is looked into only when a command runs a program by name: most
 	// calls while planning are reads (Read, Grep, Glob), which never ask.
 	lookup := sync.OnceValue(func() func(string) string {
-		return pathsLookup(bashPaths(env.Getenv("PATH"), snapshot().paths), project, pluginBin(env), env.Getenv("SHELL"))
+		return snapshot().lookup(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
 	})
 	cfg.PathLookup = func(name string) string { return lookup()(name) }
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
@@ -79,7 +79,12 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.GitShowsSignatures = func() bool { return gitUser().ShowsSignatures() }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd, gitUser()) }
-	defines := func(name string) string { return snapshot().defs[name] }
+	defines := func(name string) string {
+		if name == policy.CommandSkipsBuiltins && filepath.Base(env.Getenv("SHELL")) == "zsh" {
+			return zshCommand
+		}
+		return snapshot().defs[name]
+	}
 	cfg.ShellDefines = defines
 	// With allexport on in the user's shell (the snapshot keeps its
 	// options), every assignment is an export.

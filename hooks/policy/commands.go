@@ -176,6 +176,19 @@ func (c *checker) keywordOption() bool {
 	return c.shellDefines != nil && c.shellDefines(KeywordOption) != ""
 }
 
+// CommandSkipsBuiltins is what the policy asks Config.ShellDefines to
+// learn whether the user's shell is zsh, whose command builtin runs only
+// programs found in PATH, never a builtin (unless POSIX_BUILTINS is set):
+// "command cd sub" there runs the command-not-found handler.
+const CommandSkipsBuiltins = "command skips builtins"
+
+// commandSkipsBuiltins reports whether command NAME looks NAME up in PATH
+// even when it is a builtin (Config.ShellDefines answers
+// CommandSkipsBuiltins).
+func (c *checker) commandSkipsBuiltins() bool {
+	return c.shellDefines != nil && c.shellDefines(CommandSkipsBuiltins) != ""
+}
+
 // assignmentWord reports whether w reads to bash as an assignment, NAME=
 // written out at its start, and the NAME.
 func assignmentWord(w *syntax.Word) (string, bool) {

@@ -128,7 +128,9 @@ type Config struct {
 	// before every command (review CN5). Asked with "chpwd" too: zsh runs a
 	// function of that name at every change of folder, so cd, pushd and
 	// popd are refused while one is defined; and with KeywordOption, to
-	// learn whether bash's set -k makes NAME=VALUE arguments assignments.
+	// learn whether bash's set -k makes NAME=VALUE arguments assignments;
+	// with CommandSkipsBuiltins, whether the shell is zsh, whose command
+	// runs only programs (command cd looks for a program cd).
 	// "" when nothing is. Set by the
 	// caller, who reads the snapshots; nil means none were read.
 	ShellDefines func(name string) string `yaml:"-"`

@@ -1463,7 +1463,8 @@ func TestKeywordOption(t *testing.T) {
 		}
 		return ""
 	}}
-	for _, command := range []string{"npm ls NODE_OPTIONS=--require=./x.js", "ls LD_PRELOAD=./x.so", "cat f GROFF_BIN_PATH=x | head"} {
+	// JAVA_TOOL_OPTIONS is refused only exported, which set -k makes it.
+	for _, command := range []string{"npm ls NODE_OPTIONS=--require=./x.js", "ls LD_PRELOAD=./x.so", "cat f GROFF_BIN_PATH=x | head", "ls JAVA_TOOL_OPTIONS=-javaagent:x.jar"} {
 		assert.True(t, Bash(command, plain).Allow, command)
 		d := Bash(command, keyword)
 		assert.Equal(t, "env-var", d.Rule, command)
@@ -1471,5 +1472,36 @@ func TestKeywordOption(t *testing.T) {
 	}
 	for _, command := range []string{"npm ls lodash", "grep -rn x=1 .", "echo a=b", "ls --color=auto"} {
 		assert.True(t, Bash(command, keyword).Allow, command)
+	}
+}
+
+// zsh's command runs only programs found in PATH, never its builtins
+// (unless POSIX_BUILTINS): "command cd sub" with no program cd installed
+// runs the command-not-found handler of the user's shell startup with
+// "cd sub", as zsh -c 'command_not_found_handler () { ... }; command cd
+// sub' shows (review CR1). bash's command runs the builtin.
+func TestZshCommandRunsOnlyPrograms(t *testing.T) {
+	lookup := func(name string) string {
+		if name == "ls" || name == "echo" {
+			return ""
+		}
+		return NotInstalled(name + " is found in no folder of PATH")
+	}
+	bash := Config{PathLookup: lookup, ShellDefines: func(string) string { return "" }}
+	zsh := Config{PathLookup: lookup, ShellDefines: func(name string) string {
+		if name == CommandSkipsBuiltins {
+			return "zsh"
+		}
+		return ""
+	}}
+	for _, command := range []string{"command cd sub", "command -p cd sub", "command pushd sub", "command type ls", "command dirs",
+		"command command cd sub", "builtin command cd sub", "command builtin cd sub", "command -- cd sub && ls"} {
+		assert.True(t, Bash(command, bash).Allow, command)
+		d := Bash(command, zsh)
+		assert.Equal(t, "not-installed", d.Rule, command)
+		assert.Contains(t, d.Reason, "zsh's command runs only a program", command)
+	}
+	for _, command := range []string{"cd sub && ls", "builtin cd sub", "command ls", "command echo x", "command -v cd", "command -V type"} {
+		assert.True(t, Bash(command, zsh).Allow, command)
 	}
 }

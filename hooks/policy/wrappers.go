@@ -223,9 +223,20 @@ func (c *checker) wrapper(n syntax.Node, name string, w wrapperSpec, args []arg,
 		}
 	}
 	// command and builtin are the shell's own: what they run may be a
-	// builtin, and zsh's chpwd runs for their cd too.
+	// builtin, and zsh's chpwd runs for their cd too. zsh's command runs
+	// programs only: "command cd sub" looks for a program cd, and where
+	// none is installed zsh runs the command-not-found handler of the
+	// user's shell startup with "cd sub" (review CR1).
+	shellRuns := name == "builtin" || name == "command" && !c.commandSkipsBuiltins()
+	if name == "command" && !shellRuns && inner[0].known && builtins()[inner[0].val] && c.pathLookup != nil {
+		if missing, ok := strings.CutPrefix(c.pathLookup(inner[0].val), missingMark); ok {
+			c.fail("not-installed", n, "zsh's command runs only a program named "+inner[0].val+", never the shell's own, and "+
+				missing+": write "+inner[0].val+" without command (builtin "+inner[0].val+" runs the shell's own)")
+			return
+		}
+	}
 	if (name != "command" && name != "builtin" || c.userDefined(n, inner[0], false)) &&
-		c.foundOutside(n, inner[0], name == "command" || name == "builtin") {
+		c.foundOutside(n, inner[0], shellRuns) {
 		c.argv(n, inner, tail)
 	}
 }
