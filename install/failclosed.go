@@ -18,9 +18,10 @@ import "strings"
 // nor goes on: it exits 126 or 127 with nothing on stdout, and the tool ran
 // (review CS). There exec is a function (eval'd: dash refuses the name even
 // in a branch it never takes) that runs the command as a child and ends
-// the shell with its status, or returns when it could not start, for the
-// command to go on as bash's does.
-const execFailOn = `[ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" -ge 126 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+// the shell with its status, or returns when it could not start (126,
+// 127: not when it started and died of a signal, having read the hook's
+// input), for the command to go on as bash's does.
+const execFailOn = `[ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
 	`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
 
 // FailClosed is the start of a hook command for event whose last word runs

@@ -1204,6 +1204,14 @@ func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
 		assert.Equal(t, 2, code, "%s: %s", ev, stderr)
 		assert.Equal(t, "ran hook "+ev+` {"hook_event_name":"x"}`+"\n", out, ev)
 
+		// A binary that started and died of a signal, having read the
+		// input: its status, as when the shell had become it, and the
+		// launcher is not run again on an input already read.
+		require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n"), 0o755))
+		out, stderr, code = run(root, ev)
+		assert.Equal(t, 139, code, "%s: %s", ev, stderr)
+		assert.Empty(t, out, ev)
+
 		// Nothing starts: another machine's binary, and no launcher.
 		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
 		require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
