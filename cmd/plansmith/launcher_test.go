@@ -1199,6 +1199,9 @@ func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
 		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, "%s: %s", ev, stderr)
 
 		// A binary that runs: its answer, its status and its input, once.
+		// (The placed binary is a link of the prebuilt: a new file, not
+		// written through it.)
+		require.NoError(t, os.Remove(native))
 		require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\necho \"ran $* $(cat)\"\nexit 2\n"), 0o755))
 		out, stderr, code = run(root, ev)
 		assert.Equal(t, 2, code, "%s: %s", ev, stderr)
@@ -1207,12 +1210,14 @@ func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
 		// A binary that started and died of a signal, having read the
 		// input: its status, as when the shell had become it, and the
 		// launcher is not run again on an input already read.
+		require.NoError(t, os.Remove(native))
 		require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n"), 0o755))
 		out, stderr, code = run(root, ev)
 		assert.Equal(t, 139, code, "%s: %s", ev, stderr)
 		assert.Empty(t, out, ev)
 
 		// Nothing starts: another machine's binary, and no launcher.
+		require.NoError(t, os.Remove(native))
 		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
 		require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
 		out, stderr, code = run(root, ev)
