@@ -1231,3 +1231,35 @@ func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
 		}
 	}
 }
+
+// Where /bin/sh is zsh, the launcher itself ended at a failed exec with
+// zsh's own error, no word of plansmith's and no second try: a command
+// (plansmith version, /plansmith:plan) with another machine's binary in
+// bin/native/ failed, where dash and bash place this machine's (review
+// CS). It now runs the binary as a child there, and goes on when it could
+// not start.
+func TestLauncherUnderZshAsShReplacesAForeignBinary(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Skip("zsh is not on PATH")
+	}
+	sh := filepath.Join(t.TempDir(), "sh") // zsh named sh emulates sh, as /bin/sh
+	require.NoError(t, os.Symlink(zsh, sh))
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+	for _, args := range [][]string{{"version"}, {"hook", "pretooluse-loop", "--agent", "codex"}} {
+		root := pluginTree(t)
+		launcher := filepath.Join(root, "bin", "plansmith")
+		src, err := os.ReadFile(launcher)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(launcher, []byte(strings.Replace(string(src), "#!/bin/sh\n", "#!"+sh+"\n", 1)), 0o755))
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+		r := launch(t, root, path, "Linux", "x86_64", args...)
+		require.NoError(t, r.err, r.out)
+		assert.Contains(t, r.out, "plansmith-linux-amd64 plugin "+strings.Join(args, " ")+"\n")
+		placed, err := os.ReadFile(native)
+		require.NoError(t, err)
+		assert.Contains(t, string(placed), "plansmith-linux-amd64", "this machine's binary is placed")
+	}
+}
