@@ -373,6 +373,27 @@ func TestPlanCutAtTheOutputLimitIsJudgedWhole(t *testing.T) {
 	})
 }
 
+// The output limit cuts anywhere, and the client has the model pick up
+// mid-thought: a plan cut inside its "## Verification" heading is one
+// heading again once joined (review CS: joined by a line break, the plan
+// was told it had no Verification and spent a retry).
+func TestPlanCutInsideAHeadingIsJoinedWhereItWasCut(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		final := sessionText(t, "08-final.md")
+		cut := strings.Index(final, "## Verification") + len("## Verifi")
+		require.Greater(t, cut, len("## Verifi"))
+		e := plansmithEnv(t, cli, runCommand("plan"), ms.Reply{Text: final[:cut], StopReason: "max_tokens"}, ms.Text(final[cut:]))
+		res := e.Run("/plansmith:plan --no-gate --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Remaining())
+		assert.Empty(t, feedback(e.Model.Requests()), "no block: the whole plan passed")
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, 1)
+		assert.Contains(t, stops[0].SystemMessage, "plan saved")
+		assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "retries: 0")
+	})
+}
+
 func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {

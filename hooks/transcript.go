@@ -196,11 +196,39 @@ func continuedAnswer(path, last string, sidechain bool, limit int64) (whole stri
 	if broken || cut || !resumed || len(messages) < 2 {
 		return "", true, false
 	}
-	var parts []string
+	var b strings.Builder
 	for i := len(messages) - 1; i >= 0; i-- {
-		parts = append(parts, strings.Join(messages[i], "\n"))
+		part := strings.Join(messages[i], "\n")
+		if b.Len() > 0 && resumesOnANewLine(b.String(), part) {
+			b.WriteByte('\n')
+		}
+		b.WriteString(part)
 	}
-	return strings.Join(parts, "\n"), true, true
+	return b.String(), true, true
+}
+
+// resumesOnANewLine reports whether part, which resumes before after a cut
+// at the output limit, starts a line of its own. The limit cuts anywhere,
+// and the model is told to pick up mid-thought: "## Verifi" resumed with
+// "cation" is one heading, and joined by a line break the plan had no
+// Verification (review CS). A part that starts a markdown block (a heading,
+// a list item, a table row, a code fence, the promise) after a line that
+// did not end is on a line of its own; anything else continues the line.
+func resumesOnANewLine(before, part string) bool {
+	if strings.HasSuffix(before, "\n") || strings.HasPrefix(part, "\n") {
+		return false
+	}
+	t := strings.TrimLeft(part, " \t")
+	for _, p := range []string{"#", "- ", "* ", "+ ", "|", "```", "~~~", ">", "<promise>", "<!--"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	n := 0
+	for n < len(t) && t[n] >= '0' && t[n] <= '9' {
+		n++
+	}
+	return n > 0 && n+1 < len(t) && (t[n] == '.' || t[n] == ')') && t[n+1] == ' '
 }
 
 // hasToolResult reports whether a user line carries a tool's result: the

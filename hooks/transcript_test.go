@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -272,4 +273,34 @@ func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "a transcript not there yet is waited for")
 	assert.Equal(t, filepath.Join("/h/.claude/projects/k/s1", "subagents", "agent-a1.jsonl"), subagentTranscript("/h/.claude/projects/k/s1.jsonl", "a1"))
 	assert.Empty(t, subagentTranscript("/h/.claude/projects/k/s1.jsonl", "../x"))
+}
+
+// The output limit cuts anywhere, and the model resumes mid-thought: the
+// parts join as the model wrote them, a line break only where the resumed
+// part starts a block of its own (review CS: "## Verifi" + "cation" was
+// joined by a line break, and the plan was told it had no Verification).
+func TestAResumedAnswerJoinsWhereItWasCut(t *testing.T) {
+	dir := t.TempDir()
+	for i, tt := range []struct{ before, after, want string }{
+		{"## Goal\nx\n## Verifi", "cation\n- go test", "## Goal\nx\n## Verification\n- go test"},
+		{"## Goal\nthe sender retr", "ies each event", "## Goal\nthe sender retries each event"},
+		{"## Steps\n1. add it\n<promise>PLAN", "_OK</promise>", "## Steps\n1. add it\n<promise>PLAN_OK</promise>"},
+		{"## Goal\nretries for the sender.", "## Scope\nthe sender", "## Goal\nretries for the sender.\n## Scope\nthe sender"},
+		{"## Steps\n1. add it", "2. call it", "## Steps\n1. add it\n2. call it"},
+		{"## Risks\nduplicates", "- none else\n<promise>PLAN_OK</promise>", "## Risks\nduplicates\n- none else\n<promise>PLAN_OK</promise>"},
+		{"## Goal\nx\n", "## Scope\ny", "## Goal\nx\n## Scope\ny"},
+	} {
+		enc := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+		lines := []string{
+			`{"type":"user","message":{"content":"plan it"}}`,
+			`{"type":"assistant","message":{"id":"m1","stop_reason":"max_tokens","content":[{"type":"text","text":` + enc(tt.before) + `}]}}`,
+			`{"type":"user","isMeta":true,"message":{"content":"Output token limit hit. Resume directly"}}`,
+			`{"type":"assistant","message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":` + enc(tt.after) + `}]}}`,
+		}
+		p := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
+		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+		got, ok := wholeAnswer(p, tt.after, 0)
+		require.True(t, ok, tt.want)
+		assert.Equal(t, tt.want, got)
+	}
 }

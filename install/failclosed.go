@@ -13,8 +13,16 @@ import "strings"
 // both end in the event's BrokenAnswer.
 
 // execFailOn makes bash go on after a failed exec (dash needs nothing: it
-// runs the EXIT trap).
-const execFailOn = `[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
+// runs the EXIT trap). zsh, /bin/sh where a Mac is set so (its sh(1) runs
+// bash, dash or zsh as /private/var/select/sh names), neither runs the trap
+// nor goes on: it exits 126 or 127 with nothing on stdout, and the tool ran
+// (review CS). There exec is a function (eval'd: dash refuses the name even
+// in a branch it never takes) that runs the command as a child and ends
+// the shell with its status, or returns when it could not start (126,
+// 127: not when it started and died of a signal, having read the hook's
+// input), for the command to go on as bash's does.
+const execFailOn = `[ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+	`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
 
 // FailClosed is the start of a hook command for event whose last word runs
 // plansmith: it defines x, the answer when plansmith cannot be started, and

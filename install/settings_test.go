@@ -51,7 +51,7 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 		{"SessionEnd", "", bin, "sessionend", false},
 		{"StopFailure", "", bin, "stopfailure", false},
 	}, regs)
-	assert.Contains(t, string(out), `trap x EXIT; [ -z \"${BASH_VERSION:-}\" ] || shopt -s execfail; PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec \"/opt/plansmith/bin/plansmith\" hook stop; x"`)
+	assert.Contains(t, string(out), strings.ReplaceAll(`trap x EXIT; `+execFailOn+`PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec "/opt/plansmith/bin/plansmith" hook stop; x`, `"`, `\"`)+`"`)
 	assert.Contains(t, string(out), `"timeout": 60`)
 }
 

@@ -119,6 +119,16 @@ func TestAnAnswerWhileASubAgentRunsIsNotTakenSilently(t *testing.T) {
 		assert.Equal(t, StopOutcome{}, Stop(env, quiet))
 	}
 
+	// An answer cut at the output limit and resumed is read whole here too
+	// (review CS): its resumed part alone is no answer, and was dropped.
+	cut := StopEvent{Session: s, LastMessage: answer("3. goal: cache them"), InFlight: 1, ReportsRuns: true, BlockCap: 8,
+		WholeMessage: func() (string, bool) { return understood, true }}
+	out = Stop(env, cut)
+	require.Equal(t, Block, out.Kind, "the cut answer is not dropped in silence")
+	assert.Contains(t, out.Reason, "This answer was not checked")
+	cut.WholeMessage = func() (string, bool) { return "", false }
+	assert.Equal(t, StopOutcome{}, Stop(env, cut), "no cut: the part alone is no answer")
+
 	// Once the sub-agent has reported, the answer given again is judged.
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
 	out = Stop(env, StopEvent{Session: s, LastMessage: answer(understood), ReportsRuns: true, BlockCap: 8})

@@ -196,9 +196,19 @@ func whileRunning(env Env, ev StopEvent) StopOutcome {
 		return StopOutcome{}
 	}
 	// An answer, as the phase's checks read one: a waiting message is not
-	// (review AX4: nor one that mentions the promise).
+	// (review AX4: nor one that mentions the promise). A cut answer is
+	// read whole, as Stop reads it (review CS: judged by its resumed part,
+	// a whole plan given while an explorer ran was dropped in silence,
+	// the CO1 loss again).
 	if len(phases.Validate(config(&l, ""), progress(f), msg)) > 0 {
-		return StopOutcome{}
+		if ev.WholeMessage == nil {
+			return StopOutcome{}
+		}
+		whole, ok := ev.WholeMessage()
+		if !ok || awaiting && gate.Assessed(phases.PlanText(whole), s) || len(phases.Validate(config(&l, ""), progress(f), whole)) > 0 {
+			return StopOutcome{}
+		}
+		msg = whole
 	}
 	// The block counts in the session's run, as the client counts it
 	// (review BR5: uncounted, thirteen came in a row where the client

@@ -40,6 +40,9 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"the promise is not the last section's content", filled(map[string]string{"Open Questions": "<promise>PLAN_OK</promise>"}), "Open Questions"},
 		{"an empty gaps block is not a section's content", filled(map[string]string{"Risks": "<!-- rodin:gaps:start -->\n<!-- rodin:gaps:end -->"}), "Risks"},
 		{"a comment is not content", filled(map[string]string{"Risks": "<!--\nrisks go here\n-->"}), "Risks"},
+		{"a template's table: a header over placeholders", filled(map[string]string{"Steps": "| # | Step | Files |\n|---|---|---|\n| 1 | <step> | <files> |",
+			"Risks": "| Risk | Mitigation |\n|------|------------|\n| TBD | TBD |"}), "Steps, Risks"}, // review CS
+		{"a template's code block", filled(map[string]string{"Verification": "```bash\n<command>\n```", "Steps": "```\n# TODO\n...\n```"}), "Steps, Verification"},
 		{"bold labels over nothing", "**Goal**\n**Scope**\nIn: the sender.\n**Non-Scope**\nThe queue.\n**Steps**\n1. Add it.\n**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n", "Goal"},
 	}
 	for _, tt := range refused {
@@ -69,6 +72,8 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"subheadings carry the steps", filled(map[string]string{"Steps": "### Step 1: add the retry type\n### Step 2: call it from Send"})},
 		{"a subsection named like another section belongs to its parent", filled(map[string]string{"Non-Scope": "### 1. Backward paging 구현\nLater, once the API settles."})},
 		{"a table", filled(map[string]string{"Risks": "| Risk | Mitigation |\n|---|---|\n| duplicates | idempotency key |"})},
+		{"a table with one cell said", filled(map[string]string{"Risks": "| Risk | Mitigation |\n|---|---|\n| duplicates | TBD |"})},
+		{"a line between bars that starts no table", filled(map[string]string{"Goal": "| retries for the sender |", "Scope": "| the sender |\nand its queue."})},
 		{"a todo with words is content", filled(map[string]string{"Steps": "1. TODO: wire the retry into `Send`"})},
 		{"a link in brackets is content", filled(map[string]string{"Goal": "[Issue 42](https://example.com/42): stop dropping events"})},
 		{"bold sub-labels under a bold label", "**Goal**\nRetries.\n**Scope**\nThe sender.\n**Non-Scope**\nThe queue.\n**Steps**\n**1. Add the retry type**\n- in `retry.go`\n" +

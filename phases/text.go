@@ -45,14 +45,17 @@ func scan(text string) shape {
 	var table tableShape
 	var comment htmlComment
 	inGaps := false
+	var header func() // a first table row's content, counted unless a delimiter row follows
 	for l := range mdtext.Lines(text) {
 		t := strings.TrimSpace(l.Text)
 		if l.Code {
 			if isInstallCommand(t) {
 				sh.installs++
 			}
-			if n := len(sh.filled); n > 0 && t != "" && !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") {
-				sh.filled[n-1] = true // a command or a sample is content
+			// A command or a sample is content; a template's "<command>"
+			// or "# TODO" in a code block is not (review CS).
+			if n := len(sh.filled); n > 0 && !sh.filled[n-1] && !strings.HasPrefix(t, "```") && !strings.HasPrefix(t, "~~~") && hasContent(t) {
+				sh.filled[n-1] = true
 			}
 			continue
 		}
@@ -80,6 +83,20 @@ func scan(text string) shape {
 			continue
 		}
 		sh.tableOptions = max(sh.tableOptions, table.step(t))
+		// A table's header row names its columns: "| Risk | Mitigation |"
+		// over "| TBD | TBD |" is a template's table, no content (review
+		// CS). A row that starts a table is judged when the next line shows
+		// it was no header.
+		if header != nil {
+			if !table.inBody || table.rows > 0 {
+				header() // no delimiter row followed: the row was text
+			}
+			header = nil
+		}
+		firstRow := strings.HasPrefix(t, "|") && table.header != nil && !table.inBody
+		if n := len(sh.filled); firstRow && n > 0 && !sh.filled[n-1] && rowHasContent(t) {
+			header = func() { sh.filled[n-1] = true }
+		}
 		sh.compared = sh.compared || table.compares()
 		if table.inBody && table.rows > 0 && numberedRow(t) {
 			// "| 3 | P3 Interface contracts | PASS | … |": a table that
@@ -96,7 +113,7 @@ func scan(text string) shape {
 		} else if h, ok := mdtext.BoldLabel(t); ok {
 			sh.headings, sh.levels, sh.filled = append(sh.headings, h), append(sh.levels, 0), append(sh.filled, false)
 			body = h
-		} else if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) {
+		} else if n := len(sh.filled); n > 0 && !sh.filled[n-1] && !firstRow && (table.inBody && rowHasContent(t) || !table.inBody && hasContent(t)) {
 			sh.filled[n-1] = true
 		}
 		if isNumbered(body) {
@@ -115,7 +132,21 @@ func scan(text string) shape {
 			sh.options[label] = struct{}{}
 		}
 	}
+	if header != nil {
+		header()
+	}
 	return sh
+}
+
+// rowHasContent reports whether a table row says something in one of its
+// cells (hasContent): "| TBD | <mitigation> |" says nothing.
+func rowHasContent(row string) bool {
+	for cell := range strings.SplitSeq(strings.Trim(row, "|"), "|") {
+		if hasContent(cell) {
+			return true
+		}
+	}
+	return false
 }
 
 // htmlComment follows HTML comments that span lines (CommonMark's HTML

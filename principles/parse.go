@@ -70,13 +70,16 @@ func Parse(critique string) []Verdict {
 			}
 			continue
 		}
-		if r, after, ok := findResult(line[end:]); ok {
-			add(id, r, cleanNote(line[end+after:]))
+		// A verdict that opens the line is the line's verdict: the reason
+		// after it may start with a verdict-like word ("- ❌ **P6**:
+		// Pass-through of the context is missing" is a FAIL; review CS).
+		if r, ok := leadingResult(line[:start]); ok {
+			add(id, r, cleanNote(skipName(id, line[end:])))
 			pending = 0
 			continue
 		}
-		if r, ok := leadingResult(line[:start]); ok {
-			add(id, r, cleanNote(skipName(id, line[end:])))
+		if r, after, ok := findResult(line[end:]); ok {
+			add(id, r, cleanNote(line[end+after:]))
 			pending = 0
 			continue
 		}

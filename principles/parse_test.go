@@ -35,6 +35,10 @@ func TestParse(t *testing.T) {
 		{"heavy check marks", "P4 ✔️ handled\nP5: ✘ no empty case\nP6 ✓\nP7 ✗", []Verdict{{4, Pass, "handled"}, {5, Fail, "no empty case"}, {6, Pass, ""}, {7, Fail, ""}}},
 		{"prose before a reference gives no verdict", "Pass the context to P4 so it can retry\nFAIL fast in P5 they said\n✅ and ❌ both appear before P6", nil},
 		{"a reason in parentheses is kept", "- ❌ P4 (no timeout on the lock)", []Verdict{{4, Fail, "(no timeout on the lock)"}}},
+		// Review CS: the reason after an opening verdict may start with a
+		// verdict-like word; the opening verdict is the line's.
+		{"an opening verdict over a reason that starts like one", "- ❌ **P6 (Runnable verification)**: Pass-through of the context is not checked\n- ✅ **P4 (Error paths)**: Fail-fast on bad input is covered",
+			[]Verdict{{6, Fail, "Pass-through of the context is not checked"}, {4, Pass, "Fail-fast on bad input is covered"}}},
 		{"two tokens that disagree give no verdict", "- ✅ FAIL P4 x", nil},
 		{"a word that only starts like a verdict", "- Passing P4 along\n- FAILURE P5", nil},
 		{"korean", "P8 범위 경계: 실패 — 비범위 없음\nP9: 통과", []Verdict{{8, Fail, "비범위 없음"}, {9, Pass, ""}}},

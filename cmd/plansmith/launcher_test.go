@@ -1150,3 +1150,116 @@ func TestLauncherRebuildsACheckoutsBinaryForAnotherMachine(t *testing.T) {
 	require.NoError(t, cmd.Run(), e.String())
 	assert.Equal(t, "built here hook pretooluse-loop\n", o.String(), e.String())
 }
+
+// Where /bin/sh is zsh (a Mac whose /private/var/select/sh names zsh, as
+// its sh(1) allows), a failed exec neither runs the EXIT trap nor goes on:
+// zsh exits 126 with nothing on stdout, which Claude Code takes for a hook
+// with nothing to say, so with another machine's binary in bin/native/ (or
+// a plugin on a noexec mount) a loop's tool calls and ExitPlanMode went
+// through (review CS). The hooks answer under zsh as sh as under dash: the
+// binary that runs answers (its status and stdin passed on, once), another
+// machine's is replaced, and when nothing starts the call is refused.
+func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Skip("zsh is not on PATH")
+	}
+	sh := filepath.Join(t.TempDir(), "sh") // zsh named sh emulates sh, as /bin/sh
+	require.NoError(t, os.Symlink(zsh, sh))
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh", "cat")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	run := func(root, ev string) (string, string, int) {
+		cmd := exec.Command(sh, "-c", commands[ev])
+		cmd.Dir = project
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"x"}`)
+		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		code := 0
+		if x, ok := err.(*exec.ExitError); ok {
+			code = x.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		return o.String(), e.String(), code
+	}
+	for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop"} {
+		// Another machine's binary: this machine's is placed and answers.
+		root := pluginTree(t)
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+		out, stderr, code := run(root, ev)
+		assert.Equal(t, 0, code, "%s: %s", ev, stderr)
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, "%s: %s", ev, stderr)
+
+		// A binary that runs: its answer, its status and its input, once.
+		// (The placed binary is a link of the prebuilt: a new file, not
+		// written through it.)
+		require.NoError(t, os.Remove(native))
+		require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\necho \"ran $* $(cat)\"\nexit 2\n"), 0o755))
+		out, stderr, code = run(root, ev)
+		assert.Equal(t, 2, code, "%s: %s", ev, stderr)
+		assert.Equal(t, "ran hook "+ev+` {"hook_event_name":"x"}`+"\n", out, ev)
+
+		// A binary that started and died of a signal, having read the
+		// input: its status, as when the shell had become it, and the
+		// launcher is not run again on an input already read.
+		require.NoError(t, os.Remove(native))
+		require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n"), 0o755))
+		out, stderr, code = run(root, ev)
+		assert.Equal(t, 139, code, "%s: %s", ev, stderr)
+		assert.Empty(t, out, ev)
+
+		// Nothing starts: another machine's binary, and no launcher.
+		require.NoError(t, os.Remove(native))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+		require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
+		out, stderr, code = run(root, ev)
+		if ev == "stop" {
+			assert.Equal(t, 0, code, stderr)
+			assert.Contains(t, out, `"systemMessage":"plansmith: its binary could not be started`)
+			assert.Equal(t, 1, strings.Count(out, "systemMessage"), "answered once")
+		} else {
+			assert.Equal(t, 2, code, "%s: the call is refused: %s", ev, stderr)
+			assert.Contains(t, stderr, "this tool call is refused", ev)
+		}
+	}
+}
+
+// Where /bin/sh is zsh, the launcher itself ended at a failed exec with
+// zsh's own error, no word of plansmith's and no second try: a command
+// (plansmith version, /plansmith:plan) with another machine's binary in
+// bin/native/ failed, where dash and bash place this machine's (review
+// CS). It now runs the binary as a child there, and goes on when it could
+// not start.
+func TestLauncherUnderZshAsShReplacesAForeignBinary(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Skip("zsh is not on PATH")
+	}
+	sh := filepath.Join(t.TempDir(), "sh") // zsh named sh emulates sh, as /bin/sh
+	require.NoError(t, os.Symlink(zsh, sh))
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln")...)
+	for _, args := range [][]string{{"version"}, {"hook", "pretooluse-loop", "--agent", "codex"}} {
+		root := pluginTree(t)
+		launcher := filepath.Join(root, "bin", "plansmith")
+		src, err := os.ReadFile(launcher)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(launcher, []byte(strings.Replace(string(src), "#!/bin/sh\n", "#!"+sh+"\n", 1)), 0o755))
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+		r := launch(t, root, path, "Linux", "x86_64", args...)
+		require.NoError(t, r.err, r.out)
+		assert.Contains(t, r.out, "plansmith-linux-amd64 plugin "+strings.Join(args, " ")+"\n")
+		placed, err := os.ReadFile(native)
+		require.NoError(t, err)
+		assert.Contains(t, string(placed), "plansmith-linux-amd64", "this machine's binary is placed")
+	}
+}
