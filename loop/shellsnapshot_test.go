@@ -99,29 +99,8 @@ func TestShellDefinesReadsTheSnapshots(t *testing.T) {
 // Through PreToolUse: with a snapshot that defines chpwd, a cd is refused
 // while the loop blocks tools; the same command without it passes.
 func TestPreToolUseRefusesACdThatRunsChpwd(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX shells")
-	}
-	env, p := blockingLoop(t)
-	config := t.TempDir()
-	judge := func(command string) ToolOutcome {
-		t.Helper()
-		env.Getenv = func(k string) string {
-			switch k {
-			case "PATH":
-				return "/usr/bin:/bin"
-			case "CLAUDE_CONFIG_DIR":
-				return config
-			}
-			return ""
-		}
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
-	}
+	judge, dir := snapshotSession(t, map[string]string{"PATH": "/usr/bin:/bin"})
 	assert.False(t, judge("cd sub && ls").Deny)
-	dir := filepath.Join(config, "shell-snapshots")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot-zsh-1-a.sh"), []byte("chpwd () {\n\t. ./.venv/bin/activate\n}\n"), 0o644))
 	out := judge("cd sub && ls")
 	require.True(t, out.Deny)
@@ -185,32 +164,11 @@ func TestSnapshotPath(t *testing.T) {
 // installed" when the snapshot's does, and a relative entry in the
 // snapshot's PATH counts though the hook's has none.
 func TestPreToolUseLooksProgramsUpInTheSnapshotsPath(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX shells")
-	}
-	env, p := blockingLoop(t)
-	config := t.TempDir()
-	env.Getenv = func(k string) string {
-		switch k {
-		case "PATH":
-			return "/nonexistent/bin"
-		case "CLAUDE_CONFIG_DIR":
-			return config
-		}
-		return ""
-	}
-	judge := func(command string) ToolOutcome {
-		t.Helper()
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
-	}
+	judge, dir := snapshotSession(t, map[string]string{"PATH": "/nonexistent/bin"})
 	out := judge("ls sub")
 	require.True(t, out.Deny, "ls is in no folder of the hook's PATH")
 	assert.Contains(t, out.Reason, "not-installed")
 
-	dir := filepath.Join(config, "shell-snapshots")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
 	snapshot := filepath.Join(dir, "snapshot-bash-1-a.sh")
 	require.NoError(t, os.WriteFile(snapshot, []byte("# Aliases\nexport PATH=/usr/bin:/bin\n"), 0o644))
 	assert.False(t, judge("ls sub").Deny, "the snapshot's PATH has ls")
@@ -225,43 +183,20 @@ func TestPreToolUseLooksProgramsUpInTheSnapshotsPath(t *testing.T) {
 // user's shell is zsh from a zsh snapshot, or from $SHELL before there is
 // one; zsh's POSIX_BUILTINS lets command run builtins again.
 func TestPreToolUseKnowsZshCommandRunsPrograms(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX shells")
-	}
-	env, p := blockingLoop(t)
-	config := t.TempDir()
-	shell := "/bin/bash"
-	env.Getenv = func(k string) string {
-		switch k {
-		case "PATH":
-			return "/usr/bin:/bin"
-		case "CLAUDE_CONFIG_DIR":
-			return config
-		case "SHELL":
-			return shell
-		}
-		return ""
-	}
-	judge := func(command string) ToolOutcome {
-		t.Helper()
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
-	}
+	vars := map[string]string{"PATH": "/usr/bin:/bin", "SHELL": "/bin/bash"}
+	judge, dir := snapshotSession(t, vars)
 	if _, err := os.Stat("/usr/bin/cd"); err == nil {
 		t.Skip("a program cd is installed here")
 	}
 	assert.False(t, judge("command cd sub && ls").Deny, "bash's command runs its builtin cd")
-	shell = "/usr/bin/zsh"
+	vars["SHELL"] = "/usr/bin/zsh"
 	out := judge("command cd sub && ls")
 	require.True(t, out.Deny, "$SHELL is zsh")
 	assert.Contains(t, out.Reason, "not-installed")
 	assert.Contains(t, out.Reason, "zsh's command runs only a program named cd")
 	assert.False(t, judge("cd sub && ls").Deny)
 
-	shell = "/bin/bash"
-	dir := filepath.Join(config, "shell-snapshots")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
+	vars["SHELL"] = "/bin/bash"
 	snapshot := filepath.Join(dir, "snapshot-zsh-1-a.sh")
 	require.NoError(t, os.WriteFile(snapshot, []byte("# Shell Options\nsetopt login\n"), 0o644))
 	assert.True(t, judge("command cd sub && ls").Deny, "a zsh snapshot")
@@ -278,28 +213,7 @@ func TestPreToolUseKnowsZshCommandRunsPrograms(t *testing.T) {
 // node_modules/.bin the Bash tool's shell ran ls from (review CR2). A PATH
 // line that cannot be read refuses every program.
 func TestPreToolUseReadsTheSnapshotsQuotedPath(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX shells")
-	}
-	env, p := blockingLoop(t)
-	config := t.TempDir()
-	env.Getenv = func(k string) string {
-		switch k {
-		case "PATH":
-			return "/usr/bin:/bin"
-		case "CLAUDE_CONFIG_DIR":
-			return config
-		}
-		return ""
-	}
-	judge := func(command string) ToolOutcome {
-		t.Helper()
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
-	}
-	dir := filepath.Join(config, "shell-snapshots")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
+	judge, dir := snapshotSession(t, map[string]string{"PATH": "/usr/bin:/bin"})
 	snapshot := filepath.Join(dir, "snapshot-bash-1-a.sh")
 	const path = "/home/jos\303\251/bin:node_modules/.bin:/usr/bin:/bin"
 	var lines []string
@@ -364,4 +278,31 @@ alias grep='grep --color=auto --exclude-dir={.bzr,CVS,.git,.hg,.svn,.idea,.tox}'
 		assert.Equal(t, "shell-function", policy.Bash(`GITFLAGS="-c core.fsmonitor=./x"; git status --short`, cfg).Rule, text)
 		assert.True(t, policy.Bash("ls sub && grep -rn x .", cfg).Allow, text)
 	}
+}
+
+// snapshotSession starts a loop that blocks tools and returns a judge of
+// its session's Bash commands, the hook's environment read from vars (a
+// test may change them between calls), and the folder of Claude Code's
+// shell snapshots, empty until the test writes one.
+func snapshotSession(t *testing.T, vars map[string]string) (judge func(command string) ToolOutcome, snapshots string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	config := t.TempDir()
+	snapshots = filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(snapshots, 0o755))
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return config
+		}
+		return vars[k]
+	}
+	return func(command string) ToolOutcome {
+		t.Helper()
+		in, err := json.Marshal(map[string]string{"command": command})
+		require.NoError(t, err)
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+	}, snapshots
 }
