@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/plansmith/plansmith/bashtool"
 	"github.com/plansmith/plansmith/gitcheck"
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/planmode"
@@ -64,11 +65,12 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
-	snapshot := readShellSnapshot(env)
-	// PATH is looked into only when a command runs a program by name: most
-	// calls while planning are reads (Read, Grep, Glob), which never ask.
+	// The user's shell (Claude Code's snapshots of it) is read, and PATH
+	// looked into, only when a command needs them: most calls while
+	// planning are reads (Read, Grep, Glob), which never ask.
+	shell := sync.OnceValue(func() bashtool.Shell { return bashtool.Read(env.Getenv) })
 	lookup := sync.OnceValue(func() func(string) string {
-		return snapshot().lookup(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
+		return shell().Lookup(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
 	})
 	cfg.PathLookup = func(name string) string { return lookup()(name) }
 	cfg.NpmConfig = func() string { return npmrc(env, ev.Cwd) }
@@ -79,16 +81,10 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.GitShowsSignatures = func() bool { return gitUser().ShowsSignatures() }
 	cfg.GoToolchain = func() string { return goToolchain(env, ev.Cwd, localGo) }
 	cfg.GoVCS = func() string { return goVCS(env, ev.Cwd, gitUser()) }
-	defines := func(name string) string {
-		if name == policy.CommandSkipsBuiltins && filepath.Base(env.Getenv("SHELL")) == "zsh" {
-			return zshCommand
-		}
-		return snapshot().defs[name]
-	}
-	cfg.ShellDefines = defines
+	cfg.ShellDefines = func(name string) string { return shell().Defines(name, env.Getenv("SHELL")) }
 	// With allexport on in the user's shell (the snapshot keeps its
 	// options), every assignment is an export.
-	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" || defines(exportsAll) != "" }
+	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" || shell().ExportsAll() }
 	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
 	d := policy.Tool(ev.Tool, ev.Input, cfg)
 	if d.Allow {

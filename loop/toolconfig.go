@@ -23,11 +23,11 @@ import (
 // the policy, judging text alone, cannot see: an .npmrc npm would read
 // (Config.NpmConfig), a folder git would take for its repository
 // (Config.GitRepository, Config.GoVCS: the checks are package gitcheck's)
-// and the sub-agent definitions
-// (Config.AgentDefinition); gotoolchain.go holds the Go toolchain a go.mod
-// would have go fetch (Config.GoToolchain), and pathlookup.go the PATH
-// entries a name could be found in relative to where it runs
-// (Config.PathLookup). Each is looked up only when a call needs it.
+// and the sub-agent definitions (Config.AgentDefinition); gotoolchain.go
+// holds the Go toolchain a go.mod would have go fetch (Config.GoToolchain).
+// What a command name finds on PATH and what the user's shell defines
+// (Config.PathLookup, Config.ShellDefines) are package bashtool's. Each is
+// looked up only when a call needs it.
 
 // workingFolder is the session's folder, cwd, or the process's when the
 // input names none.

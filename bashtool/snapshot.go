@@ -1,4 +1,4 @@
-package loop
+package bashtool
 
 import (
 	"encoding/base64"
@@ -8,38 +8,24 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
-// This file holds what the policy asks about the user's shell
-// (Config.ShellDefines). Claude Code runs every Bash command in a shell
-// that first sources a snapshot of the user's interactive shell, taken
-// from its startup files: every function whose name does not start with a
-// single "_", every alias, the options and PATH. So "cat x" may run an
-// alias for bat, "cd sub" a function or alias (RVM's cd, nvm's README has
-// alias cd=cdnvm, which reads the project's .nvmrc and installs what it
-// names), and in zsh any cd a function named chpwd, which zsh runs at
-// every change of folder in a shell that is not interactive too (review
-// CN5). The snapshots are in the Claude configuration folder's
-// shell-snapshots, one per running session, all from the same startup
-// files; every one is read.
-
 // snapshotLimit bounds what is read of one snapshot: the largest seen hold
 // a few hundred functions of a zsh framework.
 const snapshotLimit = 16 << 20
 
-// shellSnapshot is what the user's shell snapshots say: the names they
+// Shell is what the user's shell snapshots say: the names they
 // define (snapshotNames, merged), and the PATH each exports, which is the
 // one the Bash tool's commands run with (Claude Code ends a snapshot with
 // export PATH=, the PATH of the user's shell, plus the plugins' bin
 // folders it lacks). The hook's own PATH is Claude Code's, which may lack
 // what the user's startup files add (a Claude Code started from an
 // editor or a desktop launcher).
-type shellSnapshot struct {
+type Shell struct {
 	defs  map[string]string
 	paths []string
 	// unreadable names a snapshot whose PATH could not be read: the Bash
@@ -47,11 +33,12 @@ type shellSnapshot struct {
 	unreadable string
 }
 
-// lookup is Config.PathLookup for the Bash tool: programs are looked up in
+// Lookup is policy.Config.PathLookup for the Bash tool, hook being the
+// hook's own PATH and shell $SHELL: programs are looked up in
 // the PATHs the snapshots export (bashPaths). When one of them could not
 // be read, every program is refused: that PATH may hold a folder of the
 // project which the hook's own PATH lacks (review CR2).
-func (s shellSnapshot) lookup(hook, project, pluginBin, shell string) func(name string) string {
+func (s Shell) Lookup(hook, project, pluginBin, shell string) func(name string) string {
 	if s.unreadable != "" {
 		return func(name string) string {
 			return fmt.Sprintf("the PATH your shell exports (Claude Code's snapshot %s) could not be read, so where %s would be found is unknown", s.unreadable, name)
@@ -60,26 +47,34 @@ func (s shellSnapshot) lookup(hook, project, pluginBin, shell string) func(name 
 	return pathsLookup(bashPaths(hook, s.paths), project, pluginBin, shell)
 }
 
-// readShellSnapshot returns the user's snapshots, read once, when first
-// asked.
-func readShellSnapshot(env Env) func() shellSnapshot {
-	return sync.OnceValue(func() shellSnapshot { return snapshotsIn(snapshotFolder(env)) })
+// Read reads the user's shell snapshots, found where getenv (the hook's
+// environment) says Claude Code keeps them.
+func Read(getenv func(string) string) Shell {
+	return snapshotsIn(snapshotFolder(getenv))
 }
 
-// shellDefines returns Config.ShellDefines for the user's shell, reading
-// the snapshots once, when first asked.
-func shellDefines(env Env) func(name string) string {
-	snap := readShellSnapshot(env)
-	return func(name string) string { return snap().defs[name] }
+// Defines is policy.Config.ShellDefines: what the user's shell makes of
+// name (a function, an alias for another program, an option; see
+// snapshotNames), or "". shell is $SHELL: zsh's command runs programs
+// only, whatever the snapshots say.
+func (s Shell) Defines(name, shell string) string {
+	if name == policy.CommandSkipsBuiltins && filepath.Base(shell) == "zsh" {
+		return zshCommand
+	}
+	return s.defs[name]
 }
+
+// ExportsAll reports whether the user's shell exports every variable it
+// assigns (its allexport option).
+func (s Shell) ExportsAll() bool { return s.defs[exportsAll] != "" }
 
 // snapshotFolder is where Claude Code keeps its shell snapshots:
 // $CLAUDE_CONFIG_DIR/shell-snapshots, or ~/.claude/shell-snapshots.
-func snapshotFolder(env Env) string {
-	if dir := env.Getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(dir) {
+func snapshotFolder(getenv func(string) string) string {
+	if dir := getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(dir) {
 		return filepath.Join(dir, "shell-snapshots")
 	}
-	if home := env.Getenv("HOME"); filepath.IsAbs(home) {
+	if home := getenv("HOME"); filepath.IsAbs(home) {
 		return filepath.Join(home, ".claude", "shell-snapshots")
 	}
 	return ""
@@ -88,9 +83,9 @@ func snapshotFolder(env Env) string {
 // snapshotsIn reads every snapshot in dir: for each name that a snapshot
 // defines as a function, or as an alias for another program, what it is;
 // and each PATH a snapshot exports.
-func snapshotsIn(dir string) shellSnapshot {
+func snapshotsIn(dir string) Shell {
 	defs := map[string]string{}
-	snap := shellSnapshot{defs: defs}
+	snap := Shell{defs: defs}
 	if dir == "" {
 		return snap
 	}

@@ -1,12 +1,9 @@
-package loop
+package bashtool
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -267,109 +264,4 @@ func TestPathLookupRefusesAProgramNotInstalled(t *testing.T) {
 	assert.Empty(t, pathLookupIn(bin, project, "", "/bin/bash")("help"))
 	assert.Contains(t, pathLookupIn(bin, project, "", "/usr/bin/zsh")("shopt"), "shopt")
 	assert.Equal(t, "not-installed", policy.Bash("help cd", policy.Config{PathLookup: pathLookupIn(bin, project, "", "/bin/zsh")}).Rule)
-}
-
-// A project carrying bin/ls with "bin" in PATH: the shell would run it for
-// ls. PreToolUse refuses, where it allows ls with an absolute PATH.
-func TestPreToolUseRefusesANameARelativePathEntryFinds(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX PATH lists")
-	}
-	env, p := blockingLoop(t)
-	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, "bin"), 0o755))
-	marker := filepath.Join(t.TempDir(), "ran")
-	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "bin", "ls"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
-
-	path := "bin:" + os.Getenv("PATH")
-	if sh, err := exec.LookPath("sh"); err == nil {
-		cmd := exec.Command(sh, "-c", "ls >/dev/null")
-		cmd.Dir = p.Project
-		cmd.Env = []string{"PATH=" + path}
-		require.NoError(t, cmd.Run())
-		require.FileExists(t, marker, "the shell runs the project's bin/ls for ls")
-	}
-
-	judge := func(path string) ToolOutcome { return bashWithPATH(t, env, p.Project, path, "ls -la") }
-	refused := judge(path)
-	assert.True(t, refused.Deny)
-	assert.Contains(t, refused.Reason, "path-lookup")
-	assert.Contains(t, refused.Reason, `"bin"`)
-	assert.False(t, judge(os.Getenv("PATH")).Deny, "with the usual absolute PATH ls is allowed")
-	// The same folder named absolutely (direnv's PATH_add bin): the shell
-	// runs the project's bin/ls all the same (review Q).
-	inside := judge(filepath.Join(p.Project, "bin") + ":" + os.Getenv("PATH"))
-	assert.True(t, inside.Deny)
-	assert.Contains(t, inside.Reason, "a folder of the project")
-}
-
-// A program named by its path starts its helpers by name: with "." in
-// PATH, /usr/bin/zcat runs the project's ./gzip (review O). Refused.
-func TestPreToolUseRefusesAProgramByPathWhenPATHIsRelative(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX PATH lists")
-	}
-	env, p := blockingLoop(t)
-	marker := filepath.Join(t.TempDir(), "ran")
-	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "gzip"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
-	path := ".:" + os.Getenv("PATH")
-	if zcat, err := exec.LookPath("zcat"); err == nil {
-		if b, err := os.ReadFile(zcat); err == nil && strings.HasPrefix(string(b), "#!") {
-			cmd := exec.Command("sh", "-c", zcat+" x.gz")
-			cmd.Dir = p.Project
-			cmd.Env = []string{"PATH=" + path}
-			_ = cmd.Run()
-			require.FileExists(t, marker, "this system's zcat runs gzip by name: the project's ./gzip ran")
-		}
-	}
-	for _, command := range []string{"/usr/bin/zcat x.gz", "/bin/zcat x.gz", "env /usr/bin/zcat x.gz"} {
-		out := bashWithPATH(t, env, p.Project, path, command)
-		assert.True(t, out.Deny, command)
-		assert.Contains(t, out.Reason, "path-lookup", command)
-	}
-}
-
-// shopt and help are bash's builtins only: zsh (the Bash tool's shell on
-// macOS) looks them up in PATH, so a relative entry finds a project's
-// bin/shopt. They are refused there; echo, a builtin of both, is not.
-func TestBashOnlyBuiltinsAreLookedUp(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX PATH lists")
-	}
-	env, p := blockingLoop(t)
-	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, "bin"), 0o755))
-	marker := filepath.Join(t.TempDir(), "ran")
-	for _, name := range []string{"shopt", "help"} {
-		require.NoError(t, os.WriteFile(filepath.Join(p.Project, "bin", name), []byte("#!/bin/sh\ntouch "+marker+"-"+name+"\n"), 0o755))
-	}
-	path := "bin:" + os.Getenv("PATH")
-	if zsh, err := exec.LookPath("zsh"); err == nil {
-		cmd := exec.Command(zsh, "-fc", "shopt -s nullglob; help cd")
-		cmd.Dir = p.Project
-		cmd.Env = []string{"PATH=" + path}
-		cmd.Run()
-		require.FileExists(t, marker+"-shopt", "zsh runs the project's bin/shopt")
-		require.FileExists(t, marker+"-help", "zsh runs the project's bin/help")
-	}
-	judge := func(command string) ToolOutcome { return bashWithPATH(t, env, p.Project, path, command) }
-	for _, command := range []string{"shopt -s nullglob", "help cd", "command shopt -p"} {
-		out := judge(command)
-		assert.True(t, out.Deny, command)
-		assert.Contains(t, out.Reason, "path-lookup", command)
-	}
-	assert.False(t, judge("echo hi").Deny, "echo is a builtin in bash and zsh alike")
-}
-
-// bashWithPATH judges command as session s's Bash call in project, with
-// PATH the only variable the hook sees.
-func bashWithPATH(t *testing.T, env Env, project, path, command string) ToolOutcome {
-	t.Helper()
-	env.Getenv = func(k string) string {
-		if k == "PATH" {
-			return path
-		}
-		return ""
-	}
-	in, err := json.Marshal(map[string]string{"command": command})
-	require.NoError(t, err)
-	return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: project}, Tool: "Bash", Input: in})
 }

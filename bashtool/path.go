@@ -1,4 +1,4 @@
-package loop
+package bashtool
 
 import (
 	"fmt"
@@ -11,8 +11,8 @@ import (
 )
 
 // pathLookup returns what the policy asks before it allows a program to run
-// (Config.PathLookup), for the PATH the hook runs with, which is the one
-// Claude Code gives the Bash tool's shell. With an entry anywhere in it that
+// (Config.PathLookup), for one PATH the Bash tool's shell may run with
+// (Shell.Lookup). With an entry anywhere in it that
 // the project decides the contents of — relative or empty ("." or
 // "node_modules/.bin"; an empty one is the current folder), or an absolute
 // folder inside the project (direnv's PATH_add, an activated .venv,
