@@ -55,5 +55,10 @@
 // store, label. Convergence mode is recorded once, as critique_mode:
 // converge (older files' `converge: true` is ignored). stop.go drives the machine, gate.go the gap-coverage gate
 // in the final revise, converge.go convergence mode's record, finish.go
-// the end of a loop (saved plan, memory, archive).
+// the end of a loop (saved plan, memory, archive). tool.go judges a tool
+// call: it hands the policy (hooks/policy) what the call's text alone
+// cannot tell, each answered only when asked: what git would run
+// (package gitcheck), what the Bash tool's shell makes of a name (package
+// bashtool), the Go toolchain, npm's config and sub-agent definitions
+// (gotoolchain.go, toolconfig.go).
 package loop
