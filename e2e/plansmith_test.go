@@ -394,6 +394,46 @@ func TestPlanCutInsideAHeadingIsJoinedWhereItWasCut(t *testing.T) {
 	})
 }
 
+// In brief mode (2.1.330: CLAUDE_CODE_BRIEF=1, or --brief) plain text is
+// hidden from the user, and the agent answers through SendUserMessage and
+// ends the turn with no text; the client then sends no
+// last_assistant_message. The plan it sent is judged and saved (review CT:
+// the empty text was judged, the plan refused as empty, and the next
+// "Sent." judged as the plan until the retries ran out).
+func TestPlanSentThroughSendUserMessageInBriefMode(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		if versionLess(cli, "2.1.330") {
+			// Seen: 2.1.197 delivers the message but then has the model
+			// continue ("Your previous response had no visible output"),
+			// so the turn does not end with no text there.
+			t.Skip("CLI " + cli + " does not end a turn with no text after SendUserMessage")
+		}
+		final := sessionText(t, "08-final.md")
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			ms.Tool("SendUserMessage", map[string]string{"message": final, "status": "normal"}),
+			ms.Text(""),
+		)
+		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_BRIEF=1")
+		res := e.Run("/plansmith:plan --no-gate --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 3)
+		require.Len(t, reqs[2].ToolResults, 1)
+		assert.False(t, reqs[2].ToolResults[0].IsError, "the policy lets the agent message the user: %s", reqs[2].ToolResults[0].Content)
+		assert.Empty(t, feedback(reqs), "no block: the plan sent passed")
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, 1)
+		assert.Contains(t, stops[0].SystemMessage, "plan saved")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "retries: 0")
+		assert.Contains(t, out, "## Goal")
+		assert.Contains(t, out, "## Open Questions")
+	})
+}
+
 func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {
