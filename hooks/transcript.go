@@ -57,6 +57,16 @@ func lastMessage(in Input) (string, error) {
 // alias Brief.
 var userMessageTools = []string{"SendUserMessage", "Brief"}
 
+// visibleOutputPrompt starts the prompt Claude Code (seen: 2.1.197, in
+// brief mode) has the model continue with when it ended its turn with no
+// text after SendUserMessage: a meta user line within the agent's turn.
+const visibleOutputPrompt = "[Your previous response had no visible output."
+
+func isVisibleOutputPrompt(l transcriptLine) bool {
+	texts := lineTexts(l)
+	return l.IsMeta && len(texts) == 1 && strings.HasPrefix(texts[0], visibleOutputPrompt)
+}
+
 // toolUseBlock is an assistant content block as far as a SendUserMessage
 // call is concerned.
 type toolUseBlock struct {
@@ -88,8 +98,8 @@ func sentMessage(path string, catchUp time.Duration) (string, bool) {
 // through it and ends the turn with no text, and judged by that empty
 // final text the answer was refused as empty and lost, the next short
 // "Sent." judged as the plan (review CT). The turn is what follows the
-// last user line that is not a tool's result (a prompt, or the Stop's own
-// feedback); it reads backwards, at most limit bytes, as
+// last user line that is neither a tool's result nor the client's prompt
+// for visible output (so: a prompt, or the Stop's own feedback); it reads backwards, at most limit bytes, as
 // transcriptLastMessage does. A call that failed or was refused is passed
 // over: its message did not reach the user. ok is false when the turn sent
 // no message; caughtUp says whether the transcript ends with the turn's
@@ -126,7 +136,7 @@ func transcriptSentMessage(path string, limit int64) (message string, caughtUp, 
 					}
 				}
 			}
-			return hasToolResult(l)
+			return hasToolResult(l) || isVisibleOutputPrompt(l)
 		case "assistant":
 			var blocks []toolUseBlock
 			if json.Unmarshal(l.Message.Content, &blocks) != nil {

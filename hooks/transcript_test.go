@@ -352,6 +352,24 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		}
 	}
 
+	// 2.1.197 has the model continue after a turn with no text ("Sent."
+	// follows): its prompt is within the turn, the Stop's feedback is not.
+	reprompt := `{"type":"user","isMeta":true,"message":{"content":"[Your previous response had no visible output. Please continue and produce a user-visible response.]"}}`
+	sentText := `{"type":"assistant","message":{"id":"m10","stop_reason":"end_turn","content":[{"type":"text","text":"Sent."}]}}`
+	for name, tc := range map[string]struct {
+		lines []string
+		want  string
+	}{
+		"after the prompt for visible output": {[]string{prompt, send("1", "## Goal\nsent"), result("1", false), final, reprompt, sentText}, "## Goal\nsent"},
+		"before the Stop's feedback":          {[]string{prompt, send("1", "## Goal\nsent"), result("1", false), final, feedback, sentText}, ""},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
+		got, ok := sentMessage(path, time.Minute)
+		assert.Equal(t, tc.want, got, name)
+		assert.Equal(t, tc.want != "", ok, name)
+	}
+
 	// The client writes the turn's last lines a moment after the Stop
 	// starts: the call is waited for, up to transcriptCatchUp.
 	path := filepath.Join(dir, "late.jsonl")
