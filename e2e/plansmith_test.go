@@ -394,6 +394,49 @@ func TestPlanCutInsideAHeadingIsJoinedWhereItWasCut(t *testing.T) {
 	})
 }
 
+// In brief mode (CLAUDE_CODE_BRIEF=1, or --brief) plain text is hidden
+// from the user, and the agent answers through SendUserMessage. 2.1.330
+// lets it end the turn with no text then (and sends no
+// last_assistant_message); 2.1.197 has it continue ("Your previous response
+// had no visible output") and the agent says "Sent.". Either way the plan
+// it sent is judged and saved (review CT: the empty text, then "Sent.",
+// was judged as the plan until the retries ran out, the plan lost).
+func TestPlanSentThroughSendUserMessageInBriefMode(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		final := sessionText(t, "08-final.md")
+		script := []ms.Reply{
+			runCommand("plan"),
+			ms.Tool("SendUserMessage", map[string]string{"message": final, "status": "normal"}),
+			ms.Text(""),
+		}
+		prompted := versionLess(cli, "2.1.330")
+		if prompted {
+			script = append(script, ms.Text("Sent."))
+		}
+		e := plansmithEnv(t, cli, script...)
+		e.ExtraEnv = append(e.ExtraEnv, "CLAUDE_CODE_BRIEF=1")
+		res := e.Run("/plansmith:plan --no-gate --phases revise "+request, withHookEvents...)
+		assert.Zero(t, e.Model.Overruns())
+		assert.Zero(t, e.Model.Remaining())
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, len(script))
+		require.Len(t, reqs[2].ToolResults, 1)
+		assert.False(t, reqs[2].ToolResults[0].IsError, "the policy lets the agent message the user: %s", reqs[2].ToolResults[0].Content)
+		if prompted {
+			assert.Contains(t, reqs[3].LastUserText, "no visible output", "the client had the model continue")
+		}
+		assert.Empty(t, feedback(reqs), "no block: the plan sent passed")
+		stops := stopOutputs(t, res)
+		require.Len(t, stops, 1)
+		assert.Contains(t, stops[0].SystemMessage, "plan saved")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "retries: 0")
+		assert.Contains(t, out, "## Goal")
+		assert.Contains(t, out, "## Open Questions")
+	})
+}
+
 func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {

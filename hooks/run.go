@@ -222,6 +222,9 @@ func stop(in Input, env loop.Env) any {
 		last, path := *in.LastAssistantMessage, in.TranscriptPath
 		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp) }
 	}
+	if path := in.TranscriptPath; path != "" {
+		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp) }
+	}
 	if in.SessionCrons != nil {
 		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true
 	}

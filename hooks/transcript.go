@@ -26,13 +26,140 @@ type NoAnswerError = loop.NoAnswerError
 // Every error is a *NoAnswerError. It takes no lock and should be called
 // before the project lock is taken: a transcript may be large or slow.
 func lastMessage(in Input) (string, error) {
-	if in.LastAssistantMessage != nil {
-		return *in.LastAssistantMessage, nil
-	}
-	if in.TranscriptPath == "" {
+	var msg string
+	var err error
+	switch {
+	case in.LastAssistantMessage != nil:
+		msg = *in.LastAssistantMessage
+	case in.TranscriptPath == "":
 		return "", &NoAnswerError{Why: "the Stop hook input has neither last_assistant_message nor transcript_path"}
+	default:
+		msg, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
 	}
-	return transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
+	if strings.TrimSpace(msg) == "" && in.TranscriptPath != "" {
+		// An answer with no text may have been given through
+		// SendUserMessage; one that could not be read is looked for once,
+		// not waited for.
+		catchUp := transcriptCatchUp
+		if err != nil {
+			catchUp = 0
+		}
+		if sent, ok := sentMessage(in.TranscriptPath, catchUp); ok {
+			return sent, nil
+		}
+	}
+	return msg, err
+}
+
+// userMessageTools are the tools through which the agent answers in Claude
+// Code's brief mode (2.1.330: `claude --brief`, CLAUDE_CODE_BRIEF=1), where
+// plain assistant text is hidden from the user: SendUserMessage and its
+// alias Brief.
+var userMessageTools = []string{"SendUserMessage", "Brief"}
+
+// visibleOutputPrompt starts the prompt Claude Code (seen: 2.1.197, in
+// brief mode) has the model continue with when it ended its turn with no
+// text after SendUserMessage: a meta user line within the agent's turn.
+const visibleOutputPrompt = "[Your previous response had no visible output."
+
+func isVisibleOutputPrompt(l transcriptLine) bool {
+	texts := lineTexts(l)
+	return l.IsMeta && len(texts) == 1 && strings.HasPrefix(texts[0], visibleOutputPrompt)
+}
+
+// toolUseBlock is an assistant content block as far as a SendUserMessage
+// call is concerned.
+type toolUseBlock struct {
+	Type  string `json:"type"`
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Input struct {
+		Message *string `json:"message"`
+	} `json:"input"`
+}
+
+// sentMessage is transcriptSentMessage once the transcript has caught up
+// with the Stop, waiting at most catchUp (2.1.330 writes the turn's last
+// lines a moment after the Stop hook starts: seen, the SendUserMessage call
+// not there yet). Only an answer with no text waits.
+func sentMessage(path string, catchUp time.Duration) (string, bool) {
+	start := time.Now()
+	for {
+		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail)
+		if ok || caughtUp || time.Since(start) >= catchUp {
+			return message, ok
+		}
+		time.Sleep(transcriptPoll)
+	}
+}
+
+// transcriptSentMessage returns the message of the last SendUserMessage
+// call of the agent's current turn: in brief mode the agent answers
+// through it and ends the turn with no text, and judged by that empty
+// final text the answer was refused as empty and lost, the next short
+// "Sent." judged as the plan (review CT). The turn is what follows the
+// last user line that is neither a tool's result nor the client's prompt
+// for visible output (so: a prompt, or the Stop's own feedback); it reads backwards, at most limit bytes, as
+// transcriptLastMessage does. A call that failed or was refused is passed
+// over: its message did not reach the user. ok is false when the turn sent
+// no message; caughtUp says whether the transcript ends with the turn's
+// final message (one that calls no tool), else it may not have caught up.
+func transcriptSentMessage(path string, limit int64) (message string, caughtUp, ok bool) {
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", !errors.Is(err, fs.ErrNotExist), false
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return "", true, false
+	}
+	failed := map[string]bool{} // the calls refused or failed: their message never reached the user
+	newest := true
+	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
+		var l transcriptLine
+		if json.Unmarshal(line, &l) != nil || l.IsSidechain {
+			return true
+		}
+		switch l.Type {
+		case "user":
+			newest = false
+			var results []struct {
+				Type      string `json:"type"`
+				ToolUseID string `json:"tool_use_id"`
+				IsError   bool   `json:"is_error"`
+			}
+			if json.Unmarshal(l.Message.Content, &results) == nil {
+				for _, r := range results {
+					if r.Type == "tool_result" && r.IsError {
+						failed[r.ToolUseID] = true
+					}
+				}
+			}
+			return hasToolResult(l) || isVisibleOutputPrompt(l)
+		case "assistant":
+			var blocks []toolUseBlock
+			if json.Unmarshal(l.Message.Content, &blocks) != nil {
+				blocks = nil
+			}
+			if newest {
+				caughtUp = !slices.ContainsFunc(blocks, func(b toolUseBlock) bool { return b.Type == "tool_use" })
+				newest = false
+			}
+			for i := len(blocks) - 1; i >= 0; i-- {
+				b := blocks[i]
+				if b.Type == "tool_use" && slices.Contains(userMessageTools, b.Name) && !failed[b.ID] && b.Input.Message != nil && strings.TrimSpace(*b.Input.Message) != "" {
+					message, ok = *b.Input.Message, true
+					return false
+				}
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return "", true, false
+	}
+	return message, caughtUp, ok
 }
 
 // maxTranscriptTail bounds how much of a transcript's end is read: the last

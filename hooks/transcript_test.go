@@ -304,3 +304,90 @@ func TestAResumedAnswerJoinsWhereItWasCut(t *testing.T) {
 		assert.Equal(t, tt.want, got)
 	}
 }
+
+// In brief mode (2.1.330: --brief, CLAUDE_CODE_BRIEF=1) the agent answers
+// through SendUserMessage and ends the turn with no text; the Stop judges
+// that message (review CT: the empty text was judged, the answer lost).
+// The lines are shaped as the CLI wrote them in e2e's brief scenario.
+func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
+	const (
+		prompt   = `{"type":"user","message":{"content":"plan it"}}`
+		feedback = `{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback:\nmissing sections"}}`
+		final    = `{"type":"assistant","message":{"id":"m9","stop_reason":"end_turn","content":[{"type":"text","text":""}]}}`
+	)
+	send := func(id, msg string) string {
+		return `{"type":"assistant","message":{"id":"m` + id + `","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t` + id + `","name":"SendUserMessage","input":{"message":` + strconvQuote(msg) + `,"status":"normal"}}]}}`
+	}
+	result := func(id string, isError bool) string {
+		return fmt.Sprintf(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t%s","content":"Message delivered to user.","is_error":%v}]}}`, id, isError)
+	}
+	side := `{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"s1","name":"SendUserMessage","input":{"message":"a sub-agent's"}}]}}`
+	brief := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t5","name":"Brief","input":{"message":"## Goal\nby the alias"}}]}}`
+	empty := ""
+	text := "the final text"
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		name  string
+		lines []string
+		last  *string // last_assistant_message; nil: not sent (2.1.330 sends none for an empty one)
+		want  string
+	}{
+		{"the sent message, no text after", []string{prompt, send("1", "## Goal\nfirst"), result("1", false), send("2", "## Goal\nsecond"), result("2", false), final}, &empty, "## Goal\nsecond"},
+		{"no last_assistant_message", []string{prompt, send("1", "## Goal\nsent"), result("1", false), final}, nil, "## Goal\nsent"},
+		{"by its alias", []string{prompt, brief, result("5", false), final}, nil, "## Goal\nby the alias"},
+		{"not yet in the transcript's final message", []string{prompt, send("1", "## Goal\nsent")}, nil, "## Goal\nsent"},
+		{"a final text wins", []string{prompt, send("1", "## Goal\nsent"), result("1", false), final}, &text, text},
+		{"a refused call did not reach the user", []string{prompt, send("1", "## Goal\nsent"), result("1", true), final}, &empty, ""},
+		{"one sent before the Stop's feedback is an earlier answer", []string{prompt, send("1", "## Goal\nold"), result("1", false), final, feedback, final}, &empty, ""},
+		{"a sub-agent's is not the agent's", []string{prompt, side, final}, &empty, ""},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
+		start := time.Now()
+		got, err := lastMessage(Input{LastAssistantMessage: tc.last, TranscriptPath: path})
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, got, tc.name)
+		if tc.want == "" {
+			assert.Less(t, time.Since(start), transcriptCatchUp, "%s: the transcript had caught up, so it was not waited for", tc.name)
+		}
+	}
+
+	// 2.1.197 has the model continue after a turn with no text ("Sent."
+	// follows): its prompt is within the turn, the Stop's feedback is not.
+	reprompt := `{"type":"user","isMeta":true,"message":{"content":"[Your previous response had no visible output. Please continue and produce a user-visible response.]"}}`
+	sentText := `{"type":"assistant","message":{"id":"m10","stop_reason":"end_turn","content":[{"type":"text","text":"Sent."}]}}`
+	for name, tc := range map[string]struct {
+		lines []string
+		want  string
+	}{
+		"after the prompt for visible output": {[]string{prompt, send("1", "## Goal\nsent"), result("1", false), final, reprompt, sentText}, "## Goal\nsent"},
+		"before the Stop's feedback":          {[]string{prompt, send("1", "## Goal\nsent"), result("1", false), final, feedback, sentText}, ""},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
+		got, ok := sentMessage(path, time.Minute)
+		assert.Equal(t, tc.want, got, name)
+		assert.Equal(t, tc.want != "", ok, name)
+	}
+
+	// The client writes the turn's last lines a moment after the Stop
+	// starts: the call is waited for, up to transcriptCatchUp.
+	path := filepath.Join(dir, "late.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"), 0o644))
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintln(f, send("1", "## Goal\nlate"))
+			f.Close()
+		}
+	}()
+	got, err := lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
+	require.NoError(t, err)
+	assert.Equal(t, "## Goal\nlate", got)
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

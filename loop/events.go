@@ -74,6 +74,12 @@ type StopEvent struct {
 	// for the transcript to catch up, so it is called only for an answer
 	// that fails its phase's checks, before the lock is taken.
 	WholeMessage func() (whole string, ok bool)
+	// SentMessage, when set, gives the message the agent last sent the
+	// user through SendUserMessage in this turn (brief mode: its answer
+	// goes there, and its final text may be a short "Sent."); ok false
+	// when it sent none. Like WholeMessage it may wait for the
+	// transcript, and is called only for an answer that fails its checks.
+	SentMessage func() (sent string, ok bool)
 	// Scheduled lists the prompts the session's scheduled tasks will
 	// submit (crons, wakeups), when the client says (SchedulesKnown): a
 	// prompt among them is the client's own turn, not the user's.

@@ -221,6 +221,39 @@ func TestACutAnswerIsJudgedWhole(t *testing.T) {
 	assert.Equal(t, 1, loaded(t, p).RetriesTotal, "judged, and failed, as it came")
 }
 
+// In brief mode the agent's answer is the message it sent the user through
+// SendUserMessage, and its final text may be only "Sent." (review CT: that
+// was judged as the answer, the plan lost). The sent message is taken when
+// the final text fails and it passes; a sent progress note is not.
+func TestABriefAnswerIsTheMessageSent(t *testing.T) {
+	env, p := loopWithRetries(t, 2, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	asked := 0
+	sent := func(text string, ok bool) func() (string, bool) {
+		return func() (string, bool) { asked++; return text, ok }
+	}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Sent."), BlockCap: 8, SentMessage: sent(understood, true)})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+	assert.Equal(t, 1, asked)
+	assert.Zero(t, loaded(t, p).RetriesTotal)
+	assert.Contains(t, outputsOf(t, p), understood, "the message sent is what is recorded")
+
+	// A passing final text is judged as it comes: nothing is asked for.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("## Goal\nCache the lookups."), BlockCap: 8, SentMessage: sent("x", true)})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "draft [2/3] passed")
+	assert.Equal(t, 1, asked, "not asked for a passing answer")
+	// A sent message that fails too (a progress note) is not the answer:
+	// the final text is judged.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("short"), BlockCap: 8, SentMessage: sent("Looking at the code now.", true)})
+	assert.Equal(t, Block, out.Kind)
+	assert.Equal(t, 2, asked)
+	assert.Equal(t, 1, loaded(t, p).RetriesTotal, "judged, and failed, as it came")
+	assert.NotContains(t, outputsOf(t, p), "Looking at the code now.")
+}
+
 // outputsOf is the phase answers a loop recorded.
 func outputsOf(t *testing.T, p state.Paths) string {
 	t.Helper()

@@ -52,6 +52,15 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 			msg = whole
 		}
 	}
+	if msgErr == nil && ev.SentMessage != nil && failsItsPhase(p, ev.Session, msg) {
+		// In brief mode the answer is what the agent sent the user; its
+		// final text ("Sent.", or the client's prompt for visible output
+		// answered) is not (review CT). Taken only when it passes: a
+		// progress note sent before a failing answer is not the answer.
+		if sent, ok := ev.SentMessage(); ok && !failsItsPhase(p, ev.Session, sent) {
+			msg = sent
+		}
+	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
 	var lock *lockError
