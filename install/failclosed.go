@@ -20,8 +20,15 @@ import "strings"
 // in a branch it never takes) that runs the command as a child and ends
 // the shell with its status, or returns when it could not start (126,
 // 127: not when it started and died of a signal, having read the hook's
-// input), for the command to go on as bash's does.
-const execFailOn = `[ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+// input), for the command to go on as bash's does. A child that died of a
+// signal (a truncated binary that crashes, one killed) gave no answer: there
+// the command answers as when nothing starts, without running the launcher
+// again on an input already read (q emptied). Under dash and bash the shell
+// has become the binary, and nothing is left to see its death without a
+// fork on every call (review CU). set +e first: bash takes errexit from an
+// exported SHELLOPTS, as sh too, and with errexit and execfail it exits 1
+// at a failed exec, without the EXIT trap (review CU).
+const execFailOn = `set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
 	`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
 
 // FailClosed is the start of a hook command for event whose last word runs
