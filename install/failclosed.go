@@ -56,8 +56,24 @@ func FailClosed(event, loopTest string) string {
 // command still answers.
 func PluginFailClosed(event string) string {
 	return "x() { trap - EXIT; if [ -n \"${q:-}\" ]; then q=; PLANSMITH_REPLACE=1 GOMAXPROCS=1 \"" + PluginPlaceholder + "\" hook " + event +
-		"; e=$?; [ \"$e\" -ge 126 ] || exit \"$e\"; fi; " + BrokenAnswer(event, ":") + "; }; trap x EXIT; " + execFailOn
+		"; e=$?; [ \"$e\" -ge 126 ] || exit \"$e\"; fi; " + BrokenAnswer(event, ":") + "; }; trap x EXIT; " + execFailOn + runsHere
 }
+
+// runsHere defines u, which fails when the file $1 is a program for
+// another machine, and is asked only under busybox's ash (/bin/sh on
+// Alpine, whose devcontainers may mount the host's plugin folder). ash
+// runs a file that execve refuses (ENOEXEC) as a shell script, with no
+// check that it is text: another machine's binary in bin/native/ ended the
+// hook with "syntax error" and status 2, so a Stop and every prompt were
+// blocked with that for a reason, and the binary was never replaced
+// (review CU). The commands then run x at once, whose launcher places this
+// machine's binary. Builtins only: ash's read drops NUL bytes, so the first
+// 20 bytes of an ELF file read as its magic, class, byte order, version,
+// type and machine; those of the file and of the shell's own program
+// (/proc/$$/exe) must agree but for the type. A script (#!) passes, as does
+// anything when the shell's own program cannot be read as ELF. ash is told
+// by $RANDOM (dash has none) without a bash, zsh or ksh version.
+const runsHere = `u() { [ -n "${RANDOM:-}" ] && [ -z "${BASH_VERSION:-}${ZSH_VERSION:-}${KSH_VERSION:-}" ] || return 0; a=; b=; IFS= read -r -n 20 b </proc/$$/exe 2>/dev/null; case $b in ?ELF*) ;; *) return 0 ;; esac; IFS= read -r -n 20 a <"$1" 2>/dev/null; case $a in '#!'*) return 0 ;; esac; [ "${a%"${a#???????}"}${a#????????}" = "${b%"${b#???????}"}${b#????????}" ]; }; `
 
 // StateTest is the shell test for a loop's state file in the project folder
 // or in the working folder or any folder above it (Codex sets no project

@@ -1300,6 +1300,72 @@ func TestHooksJSONFailClosedWithErrexit(t *testing.T) {
 	}
 }
 
+// Where /bin/sh is busybox's ash (Alpine, whose devcontainers may mount the
+// host's plugin folder), a file execve refuses is run as a shell script:
+// another machine's binary in bin/native/ ended every hook with "syntax
+// error" and status 2, a Stop and each prompt blocked with that for a
+// reason, and the binary was never replaced (review CU). The commands now
+// tell it from this machine's and place this machine's; this machine's own
+// binary still runs directly.
+func TestHooksJSONReplaceABinaryForAnotherMachineUnderBusybox(t *testing.T) {
+	busybox, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Skip("busybox is not on PATH")
+	}
+	if _, err := os.Stat("/proc/self/exe"); err != nil {
+		t.Skip("no /proc")
+	}
+	sh := filepath.Join(t.TempDir(), "sh") // busybox named sh runs ash, as /bin/sh
+	require.NoError(t, os.Symlink(busybox, sh))
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	here, err := os.ReadFile("/bin/true") // a program for this machine
+	if err != nil {
+		t.Skip("no /bin/true")
+	}
+	require.NoError(t, err)
+	for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop", "userpromptsubmit"} {
+		run := func(root string) (string, string, error) {
+			cmd := exec.Command(sh, "-c", commands[ev])
+			cmd.Dir = project
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"x"}`)
+			cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+				"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+			var o, e strings.Builder
+			cmd.Stdout, cmd.Stderr = &o, &e
+			err := cmd.Run()
+			return o.String(), e.String(), err
+		}
+		root := pluginTree(t)
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+		out, stderr, err := run(root)
+		require.NoError(t, err, "%s: %s", ev, stderr)
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, "%s: %s", ev, stderr)
+		placed, err := os.ReadFile(native)
+		require.NoError(t, err)
+		assert.Contains(t, string(placed), "plansmith-linux-amd64", "%s: this machine's binary is placed", ev)
+
+		// This machine's program runs as it is: not replaced.
+		require.NoError(t, os.Remove(native))
+		require.NoError(t, os.WriteFile(native, here, 0o755))
+		require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
+		// (/bin/true: it answers nothing and exits 0; with the launcher
+		// gone, a try to replace it would answer "could not be started".)
+		out, stderr, err = run(root)
+		require.NoError(t, err, "%s: %s", ev, stderr)
+		assert.Empty(t, out, ev)
+		assert.Empty(t, stderr, ev)
+		got, err := os.ReadFile(native)
+		require.NoError(t, err)
+		assert.Equal(t, len(here), len(got), "%s: this machine's program stays", ev)
+	}
+}
+
 // Where /bin/sh is zsh, the launcher itself ended at a failed exec with
 // zsh's own error, no word of plansmith's and no second try: a command
 // (plansmith version, /plansmith:plan) with another machine's binary in
