@@ -68,12 +68,13 @@ func PluginFailClosed(event string) string {
 // blocked with that for a reason, and the binary was never replaced
 // (review CU). The commands then run x at once, whose launcher places this
 // machine's binary. Builtins only: ash's read drops NUL bytes, so the first
-// 20 bytes of an ELF file read as its magic, class, byte order, version,
-// type and machine; those of the file and of the shell's own program
-// (/proc/$$/exe) must agree but for the type. A script (#!) passes, as does
+// 20 bytes of an ELF file read as its magic, class, byte order and version,
+// then its ABI and type, and last its machine; those of the file and of the
+// shell's own program (/proc/$$/exe) must agree in the first four and the
+// machine. A script (#!) passes, as does
 // anything when the shell's own program cannot be read as ELF. ash is told
 // by $RANDOM (dash has none) without a bash, zsh or ksh version.
-const runsHere = `u() { [ -n "${RANDOM:-}" ] && [ -z "${BASH_VERSION:-}${ZSH_VERSION:-}${KSH_VERSION:-}" ] || return 0; a=; b=; IFS= read -r -n 20 b </proc/$$/exe 2>/dev/null; case $b in ?ELF*) ;; *) return 0 ;; esac; IFS= read -r -n 20 a <"$1" 2>/dev/null; case $a in '#!'*) return 0 ;; esac; [ "${a%"${a#???????}"}${a#????????}" = "${b%"${b#???????}"}${b#????????}" ]; }; `
+const runsHere = `u() { [ -n "${RANDOM:-}" ] && [ -z "${BASH_VERSION:-}${ZSH_VERSION:-}${KSH_VERSION:-}" ] || return 0; a=; b=; IFS= read -r -n 20 b </proc/$$/exe 2>/dev/null; case $b in ?ELF*) ;; *) return 0 ;; esac; IFS= read -r -n 20 a <"$1" 2>/dev/null; case $a in '#!'*) return 0 ;; esac; [ "${a%"${a#???????}"}${a#"${a%?}"}" = "${b%"${b#???????}"}${b#"${b%?}"}" ]; }; `
 
 // StateTest is the shell test for a loop's state file in the project folder
 // or in the working folder or any folder above it (Codex sets no project

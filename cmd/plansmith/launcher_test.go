@@ -1350,19 +1350,25 @@ func TestHooksJSONReplaceABinaryForAnotherMachineUnderBusybox(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(placed), "plansmith-linux-amd64", "%s: this machine's binary is placed", ev)
 
-		// This machine's program runs as it is: not replaced.
-		require.NoError(t, os.Remove(native))
-		require.NoError(t, os.WriteFile(native, here, 0o755))
+		// This machine's program runs as it is: not replaced, whatever
+		// its ELF ABI byte (a static build may say GNU/Linux, 3).
 		require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
-		// (/bin/true: it answers nothing and exits 0; with the launcher
-		// gone, a try to replace it would answer "could not be started".)
-		out, stderr, err = run(root)
-		require.NoError(t, err, "%s: %s", ev, stderr)
-		assert.Empty(t, out, ev)
-		assert.Empty(t, stderr, ev)
-		got, err := os.ReadFile(native)
-		require.NoError(t, err)
-		assert.Equal(t, len(here), len(got), "%s: this machine's program stays", ev)
+		gnu := append([]byte(nil), here...)
+		gnu[7] = 3
+		for _, prog := range [][]byte{here, gnu} {
+			require.NoError(t, os.Remove(native))
+			require.NoError(t, os.WriteFile(native, prog, 0o755))
+			// (/bin/true: it answers nothing and exits 0; with the
+			// launcher gone, a try to replace it would answer "could not
+			// be started".)
+			out, stderr, err = run(root)
+			require.NoError(t, err, "%s: %s", ev, stderr)
+			assert.Empty(t, out, ev)
+			assert.Empty(t, stderr, ev)
+			got, err := os.ReadFile(native)
+			require.NoError(t, err)
+			assert.Equal(t, prog, got, "%s: this machine's program stays", ev)
+		}
 	}
 }
 
