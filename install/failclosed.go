@@ -20,8 +20,15 @@ import "strings"
 // in a branch it never takes) that runs the command as a child and ends
 // the shell with its status, or returns when it could not start (126,
 // 127: not when it started and died of a signal, having read the hook's
-// input), for the command to go on as bash's does.
-const execFailOn = `[ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+// input), for the command to go on as bash's does. A child that died of a
+// signal (a truncated binary that crashes, one killed) gave no answer: there
+// the command answers as when nothing starts, without running the launcher
+// again on an input already read (q emptied). Under dash and bash the shell
+// has become the binary, and nothing is left to see its death without a
+// fork on every call (review CU). set +e first: bash takes errexit from an
+// exported SHELLOPTS, as sh too, and with errexit and execfail it exits 1
+// at a failed exec, without the EXIT trap (review CU).
+const execFailOn = `set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
 	`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
 
 // FailClosed is the start of a hook command for event whose last word runs
@@ -49,8 +56,25 @@ func FailClosed(event, loopTest string) string {
 // command still answers.
 func PluginFailClosed(event string) string {
 	return "x() { trap - EXIT; if [ -n \"${q:-}\" ]; then q=; PLANSMITH_REPLACE=1 GOMAXPROCS=1 \"" + PluginPlaceholder + "\" hook " + event +
-		"; e=$?; [ \"$e\" -ge 126 ] || exit \"$e\"; fi; " + BrokenAnswer(event, ":") + "; }; trap x EXIT; " + execFailOn
+		"; e=$?; [ \"$e\" -ge 126 ] || exit \"$e\"; fi; " + BrokenAnswer(event, ":") + "; }; trap x EXIT; " + execFailOn + runsHere
 }
+
+// runsHere defines u, which fails when the file $1 is a program for
+// another machine, and is asked only under busybox's ash (/bin/sh on
+// Alpine, whose devcontainers may mount the host's plugin folder). ash
+// runs a file that execve refuses (ENOEXEC) as a shell script, with no
+// check that it is text: another machine's binary in bin/native/ ended the
+// hook with "syntax error" and status 2, so a Stop and every prompt were
+// blocked with that for a reason, and the binary was never replaced
+// (review CU). The commands then run x at once, whose launcher places this
+// machine's binary. Builtins only: ash's read drops NUL bytes, so the first
+// 20 bytes of an ELF file read as its magic, class, byte order and version,
+// then its ABI and type, and last its machine; those of the file and of the
+// shell's own program (/proc/$$/exe) must agree in the first four and the
+// machine. A script (#!) passes, as does
+// anything when the shell's own program cannot be read as ELF. ash is told
+// by $RANDOM (dash has none) without a bash, zsh or ksh version.
+const runsHere = `u() { [ -n "${RANDOM:-}" ] && [ -z "${BASH_VERSION:-}${ZSH_VERSION:-}${KSH_VERSION:-}" ] || return 0; a=; b=; IFS= read -r -n 20 b </proc/$$/exe 2>/dev/null; case $b in ?ELF*) ;; *) return 0 ;; esac; IFS= read -r -n 20 a <"$1" 2>/dev/null; case $a in '#!'*) return 0 ;; esac; [ "${a%"${a#???????}"}${a#"${a%?}"}" = "${b%"${b#???????}"}${b#"${b%?}"}" ]; }; `
 
 // StateTest is the shell test for a loop's state file in the project folder
 // or in the working folder or any folder above it (Codex sets no project

@@ -1207,14 +1207,28 @@ func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
 		assert.Equal(t, 2, code, "%s: %s", ev, stderr)
 		assert.Equal(t, "ran hook "+ev+` {"hook_event_name":"x"}`+"\n", out, ev)
 
-		// A binary that started and died of a signal, having read the
-		// input: its status, as when the shell had become it, and the
-		// launcher is not run again on an input already read.
-		require.NoError(t, os.Remove(native))
-		require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n"), 0o755))
-		out, stderr, code = run(root, ev)
-		assert.Equal(t, 139, code, "%s: %s", ev, stderr)
-		assert.Empty(t, out, ev)
+		// A binary that started and died of a signal (a truncated binary
+		// that crashes, or one killed), having read the input: zsh, which
+		// runs it as a child, sees the death, and the hook answers as when
+		// nothing starts (a tool call refused, not a status Claude Code
+		// takes for no objection), without running the launcher again on
+		// an input already read (review CU).
+		for _, sig := range []string{"SEGV", "KILL"} {
+			runs := filepath.Join(t.TempDir(), "runs")
+			require.NoError(t, os.Remove(native))
+			require.NoError(t, os.WriteFile(native, []byte("#!/bin/sh\ncat >/dev/null\necho run >>"+runs+"\nkill -"+sig+" $$\n"), 0o755))
+			out, stderr, code = run(root, ev)
+			if ev == "stop" {
+				assert.Equal(t, 0, code, "%s: %s", sig, stderr)
+				assert.Equal(t, 1, strings.Count(out, `"systemMessage":"plansmith: its binary could not be started`), "%s: %s", sig, out)
+			} else {
+				assert.Equal(t, 2, code, "%s %s: the call is refused: %s", ev, sig, stderr)
+				assert.Contains(t, stderr, "this tool call is refused", ev)
+			}
+			ran, err := os.ReadFile(runs)
+			require.NoError(t, err)
+			assert.Equal(t, "run\n", string(ran), "%s %s: the binary ran once", ev, sig)
+		}
 
 		// Nothing starts: another machine's binary, and no launcher.
 		require.NoError(t, os.Remove(native))
@@ -1228,6 +1242,132 @@ func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
 		} else {
 			assert.Equal(t, 2, code, "%s: the call is refused: %s", ev, stderr)
 			assert.Contains(t, stderr, "this tool call is refused", ev)
+		}
+	}
+}
+
+// A user's environment may turn on errexit in the hooks' shell: bash takes
+// SHELLOPTS from the environment, as sh too (an exported SHELLOPTS carries
+// set -e into every bash script). bash with execfail and errexit exits 1 at
+// a failed exec without the EXIT trap (review CQ2's shape): with another
+// machine's binary in bin/native/ and no launcher able to answer, a loop's
+// tool call and ExitPlanMode went through (exit 1: no objection) (review
+// CU). The commands turn errexit off before they start anything.
+func TestHooksJSONFailClosedWithErrexit(t *testing.T) {
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh", "cat")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	type shell struct{ name, path, env string }
+	var shells []shell
+	if bash, err := exec.LookPath("bash"); err == nil {
+		sh := filepath.Join(t.TempDir(), "sh") // bash named sh, as /bin/sh
+		require.NoError(t, os.Symlink(bash, sh))
+		shells = append(shells, shell{"bash", bash, "SHELLOPTS=errexit"}, shell{"bash as sh", sh, "SHELLOPTS=errexit"})
+	}
+	if len(shells) == 0 {
+		t.Skip("bash is not on PATH")
+	}
+	for _, sh := range shells {
+		for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop"} {
+			root := pluginTree(t)
+			native := filepath.Join(root, "bin", "native", "plansmith")
+			require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+			require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+			require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
+			cmd := exec.Command(sh.path, "-c", commands[ev])
+			cmd.Dir = project
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"x"}`)
+			cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project, sh.env}
+			var o, e strings.Builder
+			cmd.Stdout, cmd.Stderr = &o, &e
+			err := cmd.Run()
+			code := 0
+			if x, ok := err.(*exec.ExitError); ok {
+				code = x.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			if ev == "stop" {
+				assert.Equal(t, 0, code, "%s %s: %s", sh.name, ev, e.String())
+				assert.Equal(t, 1, strings.Count(o.String(), `"systemMessage":"plansmith: its binary could not be started`), "%s %s: %s", sh.name, ev, e.String())
+			} else {
+				assert.Equal(t, 2, code, "%s %s: the call is refused: %s", sh.name, ev, e.String())
+				assert.Contains(t, e.String(), "this tool call is refused", "%s %s", sh.name, ev)
+			}
+		}
+	}
+}
+
+// Where /bin/sh is busybox's ash (Alpine, whose devcontainers may mount the
+// host's plugin folder), a file execve refuses is run as a shell script:
+// another machine's binary in bin/native/ ended every hook with "syntax
+// error" and status 2, a Stop and each prompt blocked with that for a
+// reason, and the binary was never replaced (review CU). The commands now
+// tell it from this machine's and place this machine's; this machine's own
+// binary still runs directly.
+func TestHooksJSONReplaceABinaryForAnotherMachineUnderBusybox(t *testing.T) {
+	busybox, err := exec.LookPath("busybox")
+	if err != nil {
+		t.Skip("busybox is not on PATH")
+	}
+	if _, err := os.Stat("/proc/self/exe"); err != nil {
+		t.Skip("no /proc")
+	}
+	sh := filepath.Join(t.TempDir(), "sh") // busybox named sh runs ash, as /bin/sh
+	require.NoError(t, os.Symlink(busybox, sh))
+	commands := hooksJSON(t)
+	path := toolsDir(t, append(baseTools, "sha256sum", "ln", "sh")...)
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	here, err := os.ReadFile("/bin/true") // a program for this machine
+	if err != nil {
+		t.Skip("no /bin/true")
+	}
+	require.NoError(t, err)
+	for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop", "userpromptsubmit"} {
+		run := func(root string) (string, string, error) {
+			cmd := exec.Command(sh, "-c", commands[ev])
+			cmd.Dir = project
+			cmd.Stdin = strings.NewReader(`{"hook_event_name":"x"}`)
+			cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+				"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
+			var o, e strings.Builder
+			cmd.Stdout, cmd.Stderr = &o, &e
+			err := cmd.Run()
+			return o.String(), e.String(), err
+		}
+		root := pluginTree(t)
+		native := filepath.Join(root, "bin", "native", "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
+		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
+		out, stderr, err := run(root)
+		require.NoError(t, err, "%s: %s", ev, stderr)
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, "%s: %s", ev, stderr)
+		placed, err := os.ReadFile(native)
+		require.NoError(t, err)
+		assert.Contains(t, string(placed), "plansmith-linux-amd64", "%s: this machine's binary is placed", ev)
+
+		// This machine's program runs as it is: not replaced, whatever
+		// its ELF ABI byte (a static build may say GNU/Linux, 3).
+		require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
+		gnu := append([]byte(nil), here...)
+		gnu[7] = 3
+		for _, prog := range [][]byte{here, gnu} {
+			require.NoError(t, os.Remove(native))
+			require.NoError(t, os.WriteFile(native, prog, 0o755))
+			// (/bin/true: it answers nothing and exits 0; with the
+			// launcher gone, a try to replace it would answer "could not
+			// be started".)
+			out, stderr, err = run(root)
+			require.NoError(t, err, "%s: %s", ev, stderr)
+			assert.Empty(t, out, ev)
+			assert.Empty(t, stderr, ev)
+			got, err := os.ReadFile(native)
+			require.NoError(t, err)
+			assert.Equal(t, prog, got, "%s: this machine's program stays", ev)
 		}
 	}
 }
