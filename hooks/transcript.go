@@ -105,18 +105,14 @@ func sentMessage(path string, catchUp time.Duration) (string, bool) {
 // no message; caughtUp says whether the transcript ends with the turn's
 // final message (one that calls no tool), else it may not have caught up.
 func transcriptSentMessage(path string, limit int64) (message string, caughtUp, ok bool) {
-	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return "", !errors.Is(err, fs.ErrNotExist), false
+	file, size, missing := openTranscript(path)
+	if file == nil {
+		return "", !missing, false
 	}
 	defer file.Close()
-	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return "", true, false
-	}
 	failed := map[string]bool{} // the calls refused or failed: their message never reached the user
 	newest := true
-	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
+	err := scanLinesBackwards(file, size, limit, func(line []byte) bool {
 		var l transcriptLine
 		if json.Unmarshal(line, &l) != nil || l.IsSidechain {
 			return true
@@ -249,17 +245,11 @@ const (
 // sidechain reads a sub-agent's own transcript, whose lines are all
 // sidechain lines; a session's transcript passes them over.
 func continuedAnswer(path, last string, sidechain bool, limit int64) (whole string, caughtUp, ok bool) {
-	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		// Not there yet (a sub-agent's transcript appears a moment after
-		// its end is reported) is waited for; anything else is not.
-		return "", !errors.Is(err, fs.ErrNotExist), false
+	file, size, missing := openTranscript(path)
+	if file == nil {
+		return "", !missing, false
 	}
 	defer file.Close()
-	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return "", true, false
-	}
 	var messages [][]string // each message's texts, newest message first
 	var current []string    // the message being read, its lines newest first
 	id := ""                // the message id of the lines being read
@@ -271,7 +261,7 @@ func continuedAnswer(path, last string, sidechain bool, limit int64) (whole stri
 		}
 		current, id, reading = nil, "", false
 	}
-	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
+	err := scanLinesBackwards(file, size, limit, func(line []byte) bool {
 		var l transcriptLine
 		if json.Unmarshal(line, &l) != nil || l.IsSidechain != sidechain {
 			return true
@@ -376,6 +366,24 @@ func hasToolResult(l transcriptLine) bool {
 type contentBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+}
+
+// openTranscript opens a transcript to read it backwards: a regular file,
+// opened without waiting on a FIFO. file is nil when it cannot be read so;
+// missing says it is not there (yet: a sub-agent's transcript appears a
+// moment after its end is reported), which a caller may wait out, unlike
+// anything else.
+func openTranscript(path string) (file *os.File, size int64, missing bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, errors.Is(err, fs.ErrNotExist)
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, info.Size(), false
 }
 
 // transcriptLastMessage returns the text of the last assistant message of
