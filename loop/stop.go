@@ -45,20 +45,27 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if ev.LastMessage != nil {
 		msg, msgErr = ev.LastMessage()
 	}
-	if msgErr == nil && ev.WholeMessage != nil && failsItsPhase(p, ev.Session, msg) {
-		// Judged by its resumed part alone, a cut answer misses what came
-		// before the cut (review CO6).
-		if whole, ok := ev.WholeMessage(); ok {
-			msg = whole
+	// An answer that fails its phase may be more than the final text
+	// shows; the transcript is read, and each candidate judged, only then
+	// (a 1 MiB answer takes tens of milliseconds to judge).
+	if msgErr == nil && (ev.WholeMessage != nil || ev.SentMessage != nil) && failsItsPhase(p, ev.Session, msg) {
+		fails := true
+		if ev.WholeMessage != nil {
+			// Judged by its resumed part alone, a cut answer misses what
+			// came before the cut (review CO6).
+			if whole, ok := ev.WholeMessage(); ok {
+				msg, fails = whole, failsItsPhase(p, ev.Session, whole)
+			}
 		}
-	}
-	if msgErr == nil && ev.SentMessage != nil && failsItsPhase(p, ev.Session, msg) {
-		// In brief mode the answer is what the agent sent the user; its
-		// final text ("Sent.", or the client's prompt for visible output
-		// answered) is not (review CT). Taken only when it passes: a
-		// progress note sent before a failing answer is not the answer.
-		if sent, ok := ev.SentMessage(); ok && !failsItsPhase(p, ev.Session, sent) {
-			msg = sent
+		if fails && ev.SentMessage != nil {
+			// In brief mode the answer is what the agent sent the user;
+			// its final text ("Sent.", or the client's prompt for visible
+			// output answered) is not (review CT). Taken only when it
+			// passes: a progress note sent before a failing answer is not
+			// the answer.
+			if sent, ok := ev.SentMessage(); ok && !failsItsPhase(p, ev.Session, sent) {
+				msg = sent
+			}
 		}
 	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
