@@ -2,6 +2,7 @@ package bashtool
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,18 @@ import (
 // a few hundred functions of a zsh framework.
 const snapshotLimit = 16 << 20
 
+// snapshotsLimit and snapshotsCount bound what is read of all the
+// snapshots together: every PreToolUse of the Bash tool reads them, at
+// about 80 ms a MiB, and a folder of stale ones (50 of 300 KiB took 1.3 s;
+// 100,000 small ones 1 s) would otherwise slow every command, and enough
+// of them hold it past the judging deadline, which refuses it anyway
+// (review CV1). Past either bound, every program is refused with a reason
+// that says to remove the old snapshots.
+const (
+	snapshotsLimit = snapshotLimit
+	snapshotsCount = 1000
+)
+
 // Shell is what the user's shell snapshots say: the names they
 // define (snapshotNames, merged), and the PATH each exports, which is the
 // one the Bash tool's commands run with (Claude Code ends a snapshot with
@@ -28,8 +41,8 @@ const snapshotLimit = 16 << 20
 type Shell struct {
 	defs  map[string]string
 	paths []string
-	// unreadable names a snapshot whose PATH could not be read: the Bash
-	// tool's commands run with a PATH nobody can judge.
+	// unreadable says why the PATH of a snapshot could not be read: the
+	// Bash tool's commands run with a PATH nobody can judge.
 	unreadable string
 }
 
@@ -41,7 +54,7 @@ type Shell struct {
 func (s Shell) Lookup(hook, project, pluginBin, shell string) func(name string) string {
 	if s.unreadable != "" {
 		return func(name string) string {
-			return fmt.Sprintf("the PATH your shell exports (Claude Code's snapshot %s) could not be read, so where %s would be found is unknown", s.unreadable, name)
+			return fmt.Sprintf("%s, so where %s would be found is unknown", s.unreadable, name)
 		}
 	}
 	return pathsLookup(bashPaths(hook, s.paths), project, pluginBin, shell)
@@ -93,18 +106,29 @@ func snapshotsIn(dir string) Shell {
 	if err != nil {
 		return snap
 	}
+	count, total := 0, int64(0)
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), "snapshot-") || !strings.HasSuffix(e.Name(), ".sh") {
 			continue
 		}
-		data, err := plainfile.Head(filepath.Join(dir, e.Name()), snapshotLimit)
+		if count++; count > snapshotsCount {
+			snap.unreadable = fmt.Sprintf("%s holds more than %d of Claude Code's shell snapshots, too many to read before every command (remove the old ones: each session makes its own), so the PATH your shell exports could not be read", dir, snapshotsCount)
+			return snap
+		}
+		data, err := plainfile.Read(filepath.Join(dir, e.Name()), min(snapshotLimit, snapshotsLimit-total))
+		if errors.Is(err, plainfile.ErrTooLarge) {
+			// The PATH comes last: what was left unread may export one.
+			snap.unreadable = fmt.Sprintf("Claude Code's shell snapshots in %s hold more than %d MiB (one alone or all together), too much to read before every command (remove the old ones: each session makes its own), so the PATH your shell exports (the one %s ends with) could not be read", dir, snapshotsLimit>>20, e.Name())
+			return snap
+		}
 		if err != nil {
 			continue
 		}
+		total += int64(len(data))
 		if path, ok := snapshotPath(string(data)); ok && !slices.Contains(snap.paths, path) {
 			snap.paths = append(snap.paths, path)
 		} else if !ok && exportPath.MatchString(string(data)) {
-			snap.unreadable = e.Name()
+			snap.unreadable = fmt.Sprintf("the PATH your shell exports (Claude Code's snapshot %s) could not be read", e.Name())
 		}
 		if strings.HasPrefix(e.Name(), "snapshot-zsh-") && !posixBuiltins.MatchString(string(data)) && defs[policy.CommandSkipsBuiltins] == "" {
 			defs[policy.CommandSkipsBuiltins] = zshCommand

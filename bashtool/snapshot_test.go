@@ -1,10 +1,12 @@
 package bashtool
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/plansmith/plansmith/hooks/policy"
@@ -160,4 +162,44 @@ alias grep='grep --color=auto --exclude-dir={.bzr,CVS,.git,.hg,.svn,.idea,.tox}'
 		assert.Equal(t, "shell-function", policy.Bash(`GITFLAGS="-c core.fsmonitor=./x"; git status --short`, cfg).Rule, text)
 		assert.True(t, policy.Bash("ls sub && grep -rn x .", cfg).Allow, text)
 	}
+}
+
+// Every PreToolUse of the Bash tool reads all the snapshots: what it reads
+// is bounded, one and all together, and past the bound every program is
+// refused, never judged with a PATH read in part (review CV1: 50 snapshots
+// of 300 KiB took 1.3 s a command; one past 16 MiB whose export PATH=.:…
+// came after the limit let ls run from the project).
+func TestSnapshotsBounded(t *testing.T) {
+	pad := strings.Repeat("# "+strings.Repeat("x", 98)+"\n", (snapshotLimit/100)/2+1) // over half the limit
+	for what, files := range map[string]map[string]string{
+		"one snapshot past the limit": {"snapshot-bash-1-a.sh": pad + pad + "export PATH=.\\:/usr/bin\\:/bin\n"},
+		"two past it together": {"snapshot-bash-1-a.sh": pad + "export PATH=/usr/bin\\:/bin\n",
+			"snapshot-bash-2-b.sh": pad + "export PATH=.\\:/usr/bin\\:/bin\n"},
+		"too many": func() map[string]string {
+			m := map[string]string{}
+			for i := 0; i <= snapshotsCount; i++ {
+				m[fmt.Sprintf("snapshot-bash-%d-a.sh", i)] = "export PATH=/usr/bin\\:/bin\n"
+			}
+			return m
+		}(),
+	} {
+		config := t.TempDir()
+		dir := filepath.Join(config, "shell-snapshots")
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		for name, text := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+		}
+		getenv := func(k string) string { return map[string]string{"CLAUDE_CONFIG_DIR": config}[k] }
+		why := Read(getenv).Lookup("/usr/bin:/bin", t.TempDir(), "", "")("ls")
+		assert.Contains(t, why, "remove the old ones", what)
+	}
+	// Under the bounds the snapshots are read as before.
+	config := t.TempDir()
+	dir := filepath.Join(config, "shell-snapshots")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	for i := 0; i < snapshotsCount; i++ {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("snapshot-bash-%d-a.sh", i)), []byte("export PATH=/usr/bin\\:/bin\n"), 0o644))
+	}
+	getenv := func(k string) string { return map[string]string{"CLAUDE_CONFIG_DIR": config}[k] }
+	assert.Empty(t, Read(getenv).Lookup("/usr/bin:/bin", t.TempDir(), "", "")("ls"))
 }
