@@ -31,6 +31,12 @@ const (
 	snapshotsCount = 1000
 )
 
+// pathEntries bounds the folders of all the PATHs the snapshots export:
+// each is looked in for every program a command names (one PATH of
+// 1,500,000 folders held a command 7 s; review CV3). Past it, every
+// program is refused.
+const pathEntries = 10000
+
 // Shell is what the user's shell snapshots say: the names they
 // define (snapshotNames, merged), and the PATH each exports, which is the
 // one the Bash tool's commands run with (Claude Code ends a snapshot with
@@ -106,7 +112,7 @@ func snapshotsIn(dir string) Shell {
 	if err != nil {
 		return snap
 	}
-	count, total := 0, int64(0)
+	count, total, folders := 0, int64(0), 0
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), "snapshot-") || !strings.HasSuffix(e.Name(), ".sh") {
 			continue
@@ -126,6 +132,10 @@ func snapshotsIn(dir string) Shell {
 		}
 		total += int64(len(data))
 		if path, ok := snapshotPath(string(data)); ok && !slices.Contains(snap.paths, path) {
+			if folders += len(filepath.SplitList(path)); folders > pathEntries {
+				snap.unreadable = fmt.Sprintf("the PATHs your shell exports (in Claude Code's shell snapshots in %s) hold more than %d folders, too many to look every program up in (remove the old ones: each session makes its own snapshot)", dir, pathEntries)
+				return snap
+			}
 			snap.paths = append(snap.paths, path)
 		} else if !ok && exportPath.MatchString(string(data)) {
 			snap.unreadable = fmt.Sprintf("the PATH your shell exports (Claude Code's snapshot %s) could not be read", e.Name())
