@@ -99,7 +99,9 @@ func sentMessage(path string, catchUp time.Duration) (string, bool) {
 // final text the answer was refused as empty and lost, the next short
 // "Sent." judged as the plan (review CT). The turn is what follows the
 // last user line that is neither a tool's result nor the client's prompt
-// for visible output (so: a prompt, or the Stop's own feedback); it reads backwards, at most limit bytes, as
+// for visible output (so: a prompt, or the Stop's own feedback), or the
+// last prompt the user typed while the agent worked (2.1.330's
+// queued_command attachment); it reads backwards, at most limit bytes, as
 // transcriptLastMessage does. A call that failed or was refused is passed
 // over: its message did not reach the user. ok is false when the turn sent
 // no message; caughtUp says whether the transcript ends with the turn's
@@ -133,6 +135,10 @@ func transcriptSentMessage(path string, limit int64) (message string, caughtUp, 
 				}
 			}
 			return hasToolResult(l) || isVisibleOutputPrompt(l)
+		case "attachment":
+			// A prompt the user typed while the agent worked: a message
+			// sent before it answered an earlier request (review CV4).
+			return l.Attachment.Type != "queued_command"
 		case "assistant":
 			var blocks []toolUseBlock
 			if json.Unmarshal(l.Message.Content, &blocks) != nil {
@@ -171,7 +177,13 @@ type transcriptLine struct {
 	Type        string `json:"type"`
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
-	Message     struct {
+	// Attachment is what a line of type "attachment" carries: 2.1.330
+	// writes a prompt the user typed while the agent worked as one of
+	// type queued_command, within the turn.
+	Attachment struct {
+		Type string `json:"type"`
+	} `json:"attachment"`
+	Message struct {
 		ID         string          `json:"id"`
 		Content    json.RawMessage `json:"content"`
 		StopReason string          `json:"stop_reason"`

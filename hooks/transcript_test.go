@@ -314,6 +314,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		prompt   = `{"type":"user","message":{"content":"plan it"}}`
 		feedback = `{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback:\nmissing sections"}}`
 		final    = `{"type":"assistant","message":{"id":"m9","stop_reason":"end_turn","content":[{"type":"text","text":""}]}}`
+		queued   = `{"type":"attachment","attachment":{"type":"queued_command","prompt":"also cover the retries","origin":{"kind":"human"}}}`
 	)
 	send := func(id, msg string) string {
 		return `{"type":"assistant","message":{"id":"m` + id + `","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t` + id + `","name":"SendUserMessage","input":{"message":` + strconvQuote(msg) + `,"status":"normal"}}]}}`
@@ -340,6 +341,10 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		{"a refused call did not reach the user", []string{prompt, send("1", "## Goal\nsent"), result("1", true), final}, &empty, ""},
 		{"one sent before the Stop's feedback is an earlier answer", []string{prompt, send("1", "## Goal\nold"), result("1", false), final, feedback, final}, &empty, ""},
 		{"a sub-agent's is not the agent's", []string{prompt, side, final}, &empty, ""},
+		// 2.1.330 writes a prompt the user typed while the agent worked as
+		// an attachment within the turn (review CV4).
+		{"one sent before a prompt the user queued answered an earlier one", []string{prompt, send("1", "## Goal\nold"), result("1", false), queued, final}, &empty, ""},
+		{"one sent after it is the answer", []string{prompt, send("1", "## Goal\nold"), result("1", false), queued, send("2", "## Goal\nnew"), result("2", false), final}, &empty, "## Goal\nnew"},
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
