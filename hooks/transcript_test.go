@@ -385,6 +385,24 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	got, err := lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
+
+	// A transcript that ends with another tool's call has not caught up
+	// with the turn's end either (mutation check, review CW: taken as
+	// caught up, the message sent after it was not waited for).
+	read := `{"type":"assistant","message":{"id":"m3","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"a.go"}}]}}`
+	path = filepath.Join(dir, "late-after-a-call.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"), 0o644))
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintln(f, result("3", false)+"\n"+send("1", "## Goal\nlate"))
+			f.Close()
+		}
+	}()
+	got, err = lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
+	require.NoError(t, err)
+	assert.Equal(t, "## Goal\nlate", got)
 }
 
 func strconvQuote(s string) string {

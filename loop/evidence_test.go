@@ -128,6 +128,8 @@ func TestAnAnswerWhileASubAgentRunsIsNotTakenSilently(t *testing.T) {
 	assert.Contains(t, out.Reason, "This answer was not checked")
 	cut.WholeMessage = func() (string, bool) { return "", false }
 	assert.Equal(t, StopOutcome{}, Stop(env, cut), "no cut: the part alone is no answer")
+	cut.WholeMessage = func() (string, bool) { return "1. problem: lookups are slow\n3. goal: cache them", true }
+	assert.Equal(t, StopOutcome{}, Stop(env, cut), "a whole that fails too is no answer (mutation check, review CW)")
 
 	// Once the sub-agent has reported, the answer given again is judged.
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
@@ -758,6 +760,13 @@ func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
 	}
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(v2), InFlight: 1, BlockCap: 1, ReportsRuns: true}),
 		"not where the block could reach the client's cap")
+	// The plan under assessment, cut at the output limit and resumed: its
+	// resumed part alone is no plan, and read whole it is the plan the
+	// runs assess (mutation check, review CW: not told from a new one, it
+	// was refused as not taken).
+	tail := gatePlan[strings.Index(gatePlan, gate.GapsStart):]
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(tail), InFlight: 1, BlockCap: 8, ReportsRuns: true,
+		WholeMessage: func() (string, bool) { return gatePlan, true }}), "the plan assessed, cut and resumed")
 	after, err := os.ReadFile(p.State())
 	require.NoError(t, err)
 	// Nothing is taken while runs go on but the block given, counted in

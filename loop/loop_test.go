@@ -2,6 +2,8 @@ package loop
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -252,6 +254,49 @@ func TestABriefAnswerIsTheMessageSent(t *testing.T) {
 	assert.Equal(t, 2, asked)
 	assert.Equal(t, 1, loaded(t, p).RetriesTotal, "judged, and failed, as it came")
 	assert.NotContains(t, outputsOf(t, p), "Looking at the code now.")
+}
+
+// The transcript is read for an answer that fails its phase, once, and
+// only where the loop would judge the answer (mutation check, review CW:
+// with any of these conditions dropped no test failed). A whole answer
+// that passes is the answer, the message sent is not asked for; a sent
+// message that fails too leaves the final text the one judged; a paused
+// loop, another session's, or a gate awaiting its runs reads nothing.
+func TestTheTranscriptIsReadOnlyForAnAnswerTheLoopWouldJudge(t *testing.T) {
+	env, p := loopWithRetries(t, 2, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	asked := map[string]int{}
+	from := func(kind, text string) func() (string, bool) {
+		return func() (string, bool) { asked[kind]++; return text, true }
+	}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("3. goal: cache them"), BlockCap: 8,
+		WholeMessage: from("whole", understood), SentMessage: from("sent", "1. problem: x\n2. constraint: y\n3. goal: z")})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+	assert.Equal(t, map[string]int{"whole": 1}, asked, "a whole answer that passes is the answer")
+	assert.Contains(t, outputsOf(t, p), understood)
+
+	// Both fail: the final text is the answer judged, not the note sent.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("short"), BlockCap: 8, SentMessage: from("sent", "Looking at the code now.")})
+	require.Equal(t, Block, out.Kind)
+	sum := sha256.Sum256([]byte("short"))
+	assert.Equal(t, hex.EncodeToString(sum[:]), loaded(t, p).LastStop.Hash, "the final text was judged")
+
+	for name, change := range map[string]func(l *state.Loop){
+		"paused":          func(l *state.Loop) { l.Paused, l.PausedReason = true, "held back" },
+		"another session": func(l *state.Loop) { l.SessionID = "other" },
+		"gate awaiting": func(l *state.Loop) {
+			l.Gate, l.GateSession = true, gate.Session{Status: gate.StatusAwaiting, Attempts: 1}
+		},
+	} {
+		env, p := loopWithRetries(t, 2, true)
+		rewriteLoop(t, p, change)
+		clear(asked)
+		Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("short"), BlockCap: 8,
+			WholeMessage: from("whole", understood), SentMessage: from("sent", understood)})
+		assert.Empty(t, asked, "%s: the transcript is not read", name)
+	}
 }
 
 // outputsOf is the phase answers a loop recorded.
