@@ -179,6 +179,14 @@ func TestAScheduledPromptIsNotTheUsers(t *testing.T) {
 	require.Equal(t, Pause, Stop(env, ev).Kind)
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build\n"}))
 	assert.True(t, loaded(t, p).Paused, "the cron's turn leaves the loop paused")
+	// A Stop whose input does not list the session's crons (a client
+	// that sends no session_crons) says nothing of them: the list stands
+	// (mutation check, review CW: read as "none", it was dropped, and the
+	// cron's next prompt resumed the loop).
+	Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1})
+	assert.NotNil(t, loaded(t, p).Scheduled)
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build"}))
+	assert.True(t, loaded(t, p).Paused, "the cron's turn still leaves the loop paused")
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "other", Cwd: p.Project}, Prompt: "go on"}))
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build, then go on"}).Context, "resumes now",
 		"the user's own words resume it")
