@@ -324,6 +324,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	side := `{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"s1","name":"SendUserMessage","input":{"message":"a sub-agent's"}}]}}`
 	brief := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t5","name":"Brief","input":{"message":"## Goal\nby the alias"}}]}}`
 	empty := ""
+	blank := "\n\n"
 	text := "the final text"
 	dir := t.TempDir()
 	for i, tc := range []struct {
@@ -340,6 +341,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		{"a refused call did not reach the user", []string{prompt, send("1", "## Goal\nsent"), result("1", true), final}, &empty, ""},
 		{"one sent before the Stop's feedback is an earlier answer", []string{prompt, send("1", "## Goal\nold"), result("1", false), final, feedback, final}, &empty, ""},
 		{"a sub-agent's is not the agent's", []string{prompt, side, final}, &empty, ""},
+		{"a final text of white space is none", []string{prompt, send("1", "## Goal\nsent"), result("1", false), final}, &blank, "## Goal\nsent"}, // mutation check, review CW
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
@@ -369,6 +371,13 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		assert.Equal(t, tc.want, got, name)
 		assert.Equal(t, tc.want != "", ok, name)
 	}
+
+	// A transcript that cannot be read is looked at once for a message
+	// sent, not waited on (mutation check, review CW).
+	start := time.Now()
+	_, err := lastMessage(Input{TranscriptPath: filepath.Join(dir, "not-there.jsonl")})
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), transcriptCatchUp/2, "an unreadable transcript is not waited on")
 
 	// The client writes the turn's last lines a moment after the Stop
 	// starts: the call is waited for, up to transcriptCatchUp.

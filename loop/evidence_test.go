@@ -431,6 +431,30 @@ func TestACriticReportCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
 	}
 }
 
+// A sub-agent's transcript is looked into for a cut only while the gate
+// awaits its runs: the look may wait seconds for the file, and an
+// explorer's stop, or a run while the gate revises, records nothing it
+// could change (mutation check, review CW: with the condition dropped, or
+// reduced to "a gate", no test failed).
+func TestACutIsLookedForOnlyWhileTheGateAwaits(t *testing.T) {
+	for name, change := range map[string]func(l *state.Loop){
+		"no gate": func(l *state.Loop) {},
+		"gate revising": func(l *state.Loop) {
+			l.Gate, l.GateSession = true, gate.Session{Status: gate.StatusRevising, Attempts: 1}
+		},
+		"loop cancelled": func(l *state.Loop) {
+			l.Active, l.Gate, l.GateSession = false, true, gate.Session{Status: gate.StatusAwaiting, Attempts: 1}
+		},
+	} {
+		env, p := loopWithRetries(t, 2, true)
+		rewriteLoop(t, p, change)
+		asked := 0
+		RecordSubagent(env, SubagentEvent{Session: Session{ID: "s", Cwd: p.Project}, AgentID: "x1", Done: true, Output: "an explorer's report",
+			WasCut: func() bool { asked++; return true }})
+		assert.Zero(t, asked, name)
+	}
+}
+
 // Validator shopping across attempts (review BU1): after a FAIL, the same
 // plan sent again is a new attempt, and the runs of the failed one are no
 // evidence for it: a second validator on the same critic output passes
