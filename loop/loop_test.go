@@ -199,6 +199,21 @@ func TestAScheduledPromptIsNotTheUsers(t *testing.T) {
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build"}).Context, "resumes now")
 }
 
+// A session's scheduled prompts are kept up to maxScheduled, duplicates
+// once: the list is in the state file every hook reads (mutation check,
+// review CW: unbounded, no test failed).
+func TestScheduledPromptsAreBounded(t *testing.T) {
+	var l state.Loop
+	var prompts []string
+	for i := range maxScheduled + 8 {
+		prompts = append(prompts, fmt.Sprintf("task %d", i), fmt.Sprintf(" task %d\n", i))
+	}
+	require.True(t, noteScheduled(&l, "s", prompts))
+	assert.Len(t, l.Scheduled["s"], maxScheduled)
+	assert.True(t, scheduled(&l, "s", "task 0"))
+	assert.False(t, noteScheduled(&l, "s", prompts), "the same list changes nothing")
+}
+
 // An answer the client cut at the model's output limit and had the model
 // resume is judged whole: the Stop asks for it when the resumed part alone
 // fails, and only then (review CO6: a long plan was judged by its last
@@ -945,6 +960,10 @@ func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
 	// The aside turn's Stop comes while a sub-agent runs: nothing is
 	// judged, and the notification's turn that follows is judged again.
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"})
+	// Even one that reads as the phase's answer is not told it was not
+	// taken (mutation check, review CW).
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"),
+		InFlight: 1, ReportsRuns: true, BlockCap: 8}))
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("status shown"), InFlight: 1, ReportsRuns: true, BlockCap: 8}))
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
 	assert.Empty(t, loaded(t, p).AsideOf)
