@@ -188,6 +188,36 @@ func TestTooManyRunsDropTheAssessmentsOwnLast(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("c%d", MaxRuns), rs[MaxRuns-1].AgentID, "and the newest launches are not kept")
 	got, _ = evidenceOf(rs, RoleCritic, s)
 	assert.Equal(t, "c1", got.AgentID, "the first to finish is still the evidence")
+
+	// A critic's report that comes before its launch is seen (a background
+	// run) is kept without a role like an explorer's: past MaxRuns, the
+	// oldest run without a role goes, not the newest (mutation check,
+	// review CW: the report was dropped, and the launch had no output).
+	rs = nil
+	for i := range MaxRuns {
+		rs = rs.Finished(fmt.Sprintf("x%d", i), "an explorer's report")
+	}
+	rs = rs.Finished("c1", twoFindings)
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Background: true}, s)
+	require.Len(t, rs, MaxRuns)
+	got, ok = evidenceOf(rs, RoleCritic, s)
+	require.True(t, ok, "the report that came first is the launch's output")
+	assert.Equal(t, twoFindings, got.Output)
+}
+
+// A report the SubagentStop found cut at the output limit stays cut when
+// its launch is seen after it, with the same (resumed) output: the launch's
+// copy is no more whole (mutation check, review CW: the launch's record
+// took the run's place uncut, and the cut report was evidence again).
+func TestACutReportStaysCutWhenItsLaunchIsSeen(t *testing.T) {
+	_, s := begun(t, planWith(oneGap), Session{})
+	var rs Runs
+	rs = rs.Finished("c1", twoFindings).Cut("c1")
+	rs = rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: twoFindings}, s)
+	require.Len(t, rs, 1)
+	assert.True(t, rs[0].Cut)
+	_, ok := evidenceOf(rs, RoleCritic, s)
+	assert.False(t, ok, "a cut report is no evidence")
 }
 
 // observedRuns is an assessment's critic and validator on plan as the

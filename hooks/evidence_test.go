@@ -198,3 +198,49 @@ func TestSendMessageAndAgentNamesAreRead(t *testing.T) {
 	assert.Equal(t, "crit", f.Loop.GateRuns[0].Name)
 	assert.True(t, f.Loop.GateRuns[0].Reopened)
 }
+
+// A critic's report cut at the output limit is told from its transcript by
+// either hook that records it: the SubagentStop (agent_transcript_path) and
+// the Agent call's PostToolUse (the transcript beside the session's), each
+// on its own (mutation check, review CW: with either look dropped, no test
+// of this package failed).
+func TestACutReportIsToldByEitherHook(t *testing.T) {
+	const fixture = "../testdata/hooks/claude-code-2.1.330/agent-transcript-max-tokens.jsonl"
+	data, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	var tail string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var l transcriptLine
+		require.NoError(t, json.Unmarshal([]byte(line), &l))
+		if l.Type == "assistant" {
+			tail = strings.Join(lineTexts(l), "\n")
+		}
+	}
+	for _, event := range []string{"subagentstop", "posttooluse"} {
+		t.Run(event, func(t *testing.T) {
+			project, p, call := gateProject(t)
+			begin := call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": finalPlan}))
+			require.Contains(t, begin, `"decision":"block"`)
+			dir := t.TempDir()
+			if event == "subagentstop" {
+				path := filepath.Join(dir, "agent-aeff946838fb8ae94.jsonl")
+				require.NoError(t, os.WriteFile(path, data, 0o644))
+				assert.Empty(t, call(event, payload(t, "subagentstop-background.json", project,
+					map[string]any{"last_assistant_message": tail, "agent_transcript_path": path})))
+			} else {
+				critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+				require.NoError(t, err)
+				prompt := "\n" + string(critic)
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, "s", "subagents"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "s", "subagents", "agent-ab054c901f0cd3d2a.jsonl"), data, 0o644))
+				assert.Empty(t, call(event, payload(t, "posttooluse-agent-foreground.json", project, map[string]any{
+					"transcript_path": filepath.Join(dir, "s.jsonl"), "tool_input.prompt": prompt, "tool_response.prompt": prompt,
+					"tool_response.content": []any{map[string]any{"type": "text", "text": tail}}})))
+			}
+			f, err := state.Load(p.State())
+			require.NoError(t, err)
+			require.Len(t, f.Loop.GateRuns, 1)
+			assert.True(t, f.Loop.GateRuns[0].Cut, "the run is recorded as cut")
+		})
+	}
+}

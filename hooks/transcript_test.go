@@ -325,6 +325,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	side := `{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"s1","name":"SendUserMessage","input":{"message":"a sub-agent's"}}]}}`
 	brief := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t5","name":"Brief","input":{"message":"## Goal\nby the alias"}}]}}`
 	empty := ""
+	blank := "\n\n"
 	text := "the final text"
 	dir := t.TempDir()
 	for i, tc := range []struct {
@@ -345,6 +346,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		// an attachment within the turn (review CV4).
 		{"one sent before a prompt the user queued answered an earlier one", []string{prompt, send("1", "## Goal\nold"), result("1", false), queued, final}, &empty, ""},
 		{"one sent after it is the answer", []string{prompt, send("1", "## Goal\nold"), result("1", false), queued, send("2", "## Goal\nnew"), result("2", false), final}, &empty, "## Goal\nnew"},
+		{"a final text of white space is none", []string{prompt, send("1", "## Goal\nsent"), result("1", false), final}, &blank, "## Goal\nsent"}, // mutation check, review CW
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
@@ -375,6 +377,13 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		assert.Equal(t, tc.want != "", ok, name)
 	}
 
+	// A transcript that cannot be read is looked at once for a message
+	// sent, not waited on (mutation check, review CW).
+	start := time.Now()
+	_, err := lastMessage(Input{TranscriptPath: filepath.Join(dir, "not-there.jsonl")})
+	require.Error(t, err)
+	assert.Less(t, time.Since(start), transcriptCatchUp/2, "an unreadable transcript is not waited on")
+
 	// The client writes the turn's last lines a moment after the Stop
 	// starts: the call is waited for, up to transcriptCatchUp.
 	path := filepath.Join(dir, "late.jsonl")
@@ -388,6 +397,24 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		}
 	}()
 	got, err := lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
+	require.NoError(t, err)
+	assert.Equal(t, "## Goal\nlate", got)
+
+	// A transcript that ends with another tool's call has not caught up
+	// with the turn's end either (mutation check, review CW: taken as
+	// caught up, the message sent after it was not waited for).
+	read := `{"type":"assistant","message":{"id":"m3","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"a.go"}}]}}`
+	path = filepath.Join(dir, "late-after-a-call.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"), 0o644))
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintln(f, result("3", false)+"\n"+send("1", "## Goal\nlate"))
+			f.Close()
+		}
+	}()
+	got, err = lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
 }

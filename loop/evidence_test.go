@@ -128,6 +128,8 @@ func TestAnAnswerWhileASubAgentRunsIsNotTakenSilently(t *testing.T) {
 	assert.Contains(t, out.Reason, "This answer was not checked")
 	cut.WholeMessage = func() (string, bool) { return "", false }
 	assert.Equal(t, StopOutcome{}, Stop(env, cut), "no cut: the part alone is no answer")
+	cut.WholeMessage = func() (string, bool) { return "1. problem: lookups are slow\n3. goal: cache them", true }
+	assert.Equal(t, StopOutcome{}, Stop(env, cut), "a whole that fails too is no answer (mutation check, review CW)")
 
 	// Once the sub-agent has reported, the answer given again is judged.
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
@@ -426,6 +428,30 @@ func TestACriticReportCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
 			assert.Contains(t, out.Reason, "cut off at the model's output limit")
 			assert.Contains(t, out.Reason, "Run the critic with the Agent tool")
 		})
+	}
+}
+
+// A sub-agent's transcript is looked into for a cut only while the gate
+// awaits its runs: the look may wait seconds for the file, and an
+// explorer's stop, or a run while the gate revises, records nothing it
+// could change (mutation check, review CW: with the condition dropped, or
+// reduced to "a gate", no test failed).
+func TestACutIsLookedForOnlyWhileTheGateAwaits(t *testing.T) {
+	for name, change := range map[string]func(l *state.Loop){
+		"no gate": func(l *state.Loop) {},
+		"gate revising": func(l *state.Loop) {
+			l.Gate, l.GateSession = true, gate.Session{Status: gate.StatusRevising, Attempts: 1}
+		},
+		"loop cancelled": func(l *state.Loop) {
+			l.Active, l.Gate, l.GateSession = false, true, gate.Session{Status: gate.StatusAwaiting, Attempts: 1}
+		},
+	} {
+		env, p := loopWithRetries(t, 2, true)
+		rewriteLoop(t, p, change)
+		asked := 0
+		RecordSubagent(env, SubagentEvent{Session: Session{ID: "s", Cwd: p.Project}, AgentID: "x1", Done: true, Output: "an explorer's report",
+			WasCut: func() bool { asked++; return true }})
+		assert.Zero(t, asked, name)
 	}
 }
 
@@ -758,6 +784,13 @@ func TestANewPlanWhileTheGateRunsIsNotTakenSilently(t *testing.T) {
 	}
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(v2), InFlight: 1, BlockCap: 1, ReportsRuns: true}),
 		"not where the block could reach the client's cap")
+	// The plan under assessment, cut at the output limit and resumed: its
+	// resumed part alone is no plan, and read whole it is the plan the
+	// runs assess (mutation check, review CW: not told from a new one, it
+	// was refused as not taken).
+	tail := gatePlan[strings.Index(gatePlan, gate.GapsStart):]
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer(tail), InFlight: 1, BlockCap: 8, ReportsRuns: true,
+		WholeMessage: func() (string, bool) { return gatePlan, true }}), "the plan assessed, cut and resumed")
 	after, err := os.ReadFile(p.State())
 	require.NoError(t, err)
 	// Nothing is taken while runs go on but the block given, counted in

@@ -2,6 +2,8 @@ package loop
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -177,6 +179,14 @@ func TestAScheduledPromptIsNotTheUsers(t *testing.T) {
 	require.Equal(t, Pause, Stop(env, ev).Kind)
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build\n"}))
 	assert.True(t, loaded(t, p).Paused, "the cron's turn leaves the loop paused")
+	// A Stop whose input does not list the session's crons (a client
+	// that sends no session_crons) says nothing of them: the list stands
+	// (mutation check, review CW: read as "none", it was dropped, and the
+	// cron's next prompt resumed the loop).
+	Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1})
+	assert.NotNil(t, loaded(t, p).Scheduled)
+	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build"}))
+	assert.True(t, loaded(t, p).Paused, "the cron's turn still leaves the loop paused")
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: Session{ID: "other", Cwd: p.Project}, Prompt: "go on"}))
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build, then go on"}).Context, "resumes now",
 		"the user's own words resume it")
@@ -187,6 +197,21 @@ func TestAScheduledPromptIsNotTheUsers(t *testing.T) {
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1, SchedulesKnown: true}))
 	assert.Nil(t, loaded(t, p).Scheduled)
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build"}).Context, "resumes now")
+}
+
+// A session's scheduled prompts are kept up to maxScheduled, duplicates
+// once: the list is in the state file every hook reads (mutation check,
+// review CW: unbounded, no test failed).
+func TestScheduledPromptsAreBounded(t *testing.T) {
+	var l state.Loop
+	var prompts []string
+	for i := range maxScheduled + 8 {
+		prompts = append(prompts, fmt.Sprintf("task %d", i), fmt.Sprintf(" task %d\n", i))
+	}
+	require.True(t, noteScheduled(&l, "s", prompts))
+	assert.Len(t, l.Scheduled["s"], maxScheduled)
+	assert.True(t, scheduled(&l, "s", "task 0"))
+	assert.False(t, noteScheduled(&l, "s", prompts), "the same list changes nothing")
 }
 
 // An answer the client cut at the model's output limit and had the model
@@ -252,6 +277,49 @@ func TestABriefAnswerIsTheMessageSent(t *testing.T) {
 	assert.Equal(t, 2, asked)
 	assert.Equal(t, 1, loaded(t, p).RetriesTotal, "judged, and failed, as it came")
 	assert.NotContains(t, outputsOf(t, p), "Looking at the code now.")
+}
+
+// The transcript is read for an answer that fails its phase, once, and
+// only where the loop would judge the answer (mutation check, review CW:
+// with any of these conditions dropped no test failed). A whole answer
+// that passes is the answer, the message sent is not asked for; a sent
+// message that fails too leaves the final text the one judged; a paused
+// loop, another session's, or a gate awaiting its runs reads nothing.
+func TestTheTranscriptIsReadOnlyForAnAnswerTheLoopWouldJudge(t *testing.T) {
+	env, p := loopWithRetries(t, 2, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	asked := map[string]int{}
+	from := func(kind, text string) func() (string, bool) {
+		return func() (string, bool) { asked[kind]++; return text, true }
+	}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("3. goal: cache them"), BlockCap: 8,
+		WholeMessage: from("whole", understood), SentMessage: from("sent", "1. problem: x\n2. constraint: y\n3. goal: z")})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+	assert.Equal(t, map[string]int{"whole": 1}, asked, "a whole answer that passes is the answer")
+	assert.Contains(t, outputsOf(t, p), understood)
+
+	// Both fail: the final text is the answer judged, not the note sent.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("short"), BlockCap: 8, SentMessage: from("sent", "Looking at the code now.")})
+	require.Equal(t, Block, out.Kind)
+	sum := sha256.Sum256([]byte("short"))
+	assert.Equal(t, hex.EncodeToString(sum[:]), loaded(t, p).LastStop.Hash, "the final text was judged")
+
+	for name, change := range map[string]func(l *state.Loop){
+		"paused":          func(l *state.Loop) { l.Paused, l.PausedReason = true, "held back" },
+		"another session": func(l *state.Loop) { l.SessionID = "other" },
+		"gate awaiting": func(l *state.Loop) {
+			l.Gate, l.GateSession = true, gate.Session{Status: gate.StatusAwaiting, Attempts: 1}
+		},
+	} {
+		env, p := loopWithRetries(t, 2, true)
+		rewriteLoop(t, p, change)
+		clear(asked)
+		Stop(env, StopEvent{Session: Session{ID: "s", Cwd: p.Project}, LastMessage: answer("short"), BlockCap: 8,
+			WholeMessage: from("whole", understood), SentMessage: from("sent", understood)})
+		assert.Empty(t, asked, "%s: the transcript is not read", name)
+	}
 }
 
 // outputsOf is the phase answers a loop recorded.
@@ -892,6 +960,10 @@ func TestAnAsideIsItsSessionsTurnOnly(t *testing.T) {
 	// The aside turn's Stop comes while a sub-agent runs: nothing is
 	// judged, and the notification's turn that follows is judged again.
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"})
+	// Even one that reads as the phase's answer is not told it was not
+	// taken (mutation check, review CW).
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"),
+		InFlight: 1, ReportsRuns: true, BlockCap: 8}))
 	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("status shown"), InFlight: 1, ReportsRuns: true, BlockCap: 8}))
 	PromptSubmit(env, PromptEvent{Session: s, Prompt: "<task-notification>\n<status>completed</status>\n</task-notification>"})
 	assert.Empty(t, loaded(t, p).AsideOf)

@@ -43,6 +43,8 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"a template's table: a header over placeholders", filled(map[string]string{"Steps": "| # | Step | Files |\n|---|---|---|\n| 1 | <step> | <files> |",
 			"Risks": "| Risk | Mitigation |\n|------|------------|\n| TBD | TBD |"}), "Steps, Risks"}, // review CS
 		{"a template's code block", filled(map[string]string{"Verification": "```bash\n<command>\n```", "Steps": "```\n# TODO\n...\n```"}), "Steps, Verification"},
+		{"a placeholder between bars starts no table", filled(map[string]string{"Risks": "| TBD |\n\n"}), "Risks"},                                 // mutation check, review CW
+		{"a heading that says only a placeholder", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: TBD", 1), "Goal"}, // mutation check, review CW
 		{"bold labels over nothing", "**Goal**\n**Scope**\nIn: the sender.\n**Non-Scope**\nThe queue.\n**Steps**\n1. Add it.\n**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n", "Goal"},
 	}
 	for _, tt := range refused {
@@ -70,6 +72,7 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"none is a statement", filled(map[string]string{"Open Questions": "None.", "Non-Scope": "- Nothing: the change is one file."})},
 		{"the heading says it", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: retries for the webhook sender", 1)},
 		{"subheadings carry the steps", filled(map[string]string{"Steps": "### Step 1: add the retry type\n### Step 2: call it from Send"})},
+		{"subheadings that name no section carry the steps", filled(map[string]string{"Steps": "### 1. Add the retry type\n### 2. Call it from Send"})}, // mutation check, review CW
 		{"a subsection named like another section belongs to its parent", filled(map[string]string{"Non-Scope": "### 1. Backward paging 구현\nLater, once the API settles."})},
 		{"a table", filled(map[string]string{"Risks": "| Risk | Mitigation |\n|---|---|\n| duplicates | idempotency key |"})},
 		{"a table with one cell said", filled(map[string]string{"Risks": "| Risk | Mitigation |\n|---|---|\n| duplicates | TBD |"})},
