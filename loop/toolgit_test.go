@@ -31,9 +31,7 @@ func TestGitInACheckoutWhoseConfigNamesAProgramIsRefused(t *testing.T) {
 	gittest.Init(t, p.Project)
 	config := filepath.Join(p.Project, ".git", "config")
 	judge := func(command string) ToolOutcome {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+		return bashCall(t, env, p.Project, command)
 	}
 	assert.False(t, judge("git status --short").Deny, "git init's config is inert")
 	gittest.Append(t, config, "[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"+
@@ -67,9 +65,7 @@ func TestGoListWhereItsVersionControlRunsAProgramIsRefused(t *testing.T) {
 	env, p := blockingLoop(t)
 	gittest.Init(t, p.Project)
 	judge := func(command string) ToolOutcome {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+		return bashCall(t, env, p.Project, command)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "go.mod"), []byte("module example.com/x\n\ngo 1.21\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(p.Project, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644))
@@ -356,9 +352,7 @@ func TestTheUsersGitConfigWithRelativePathsIsRead(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 	}
 	judge := func(command string) ToolOutcome {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+		return bashCall(t, env, p.Project, command)
 	}
 	gitconfig := filepath.Join(home, ".gitconfig")
 	write := func(path, text string, mode os.FileMode) {
@@ -486,9 +480,7 @@ func TestTheUsersShowSignatureNeedsItTurnedOff(t *testing.T) {
 		return strings.TrimSpace(string(out))
 	}
 	judge := func(command string) ToolOutcome {
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+		return bashCall(t, env, p.Project, command)
 	}
 	run("", "init", "-q", ".")
 	tree := run("", "write-tree")

@@ -118,9 +118,7 @@ func bashWithPATH(t *testing.T, env Env, project, path, command string) ToolOutc
 		}
 		return ""
 	}
-	in, err := json.Marshal(map[string]string{"command": command})
-	require.NoError(t, err)
-	return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: project}, Tool: "Bash", Input: in})
+	return bashCall(t, env, project, command)
 }
 
 // Through PreToolUse: with a snapshot that defines chpwd, a cd is refused
@@ -260,8 +258,14 @@ func snapshotSession(t *testing.T, vars map[string]string) (judge func(command s
 	}
 	return func(command string) ToolOutcome {
 		t.Helper()
-		in, err := json.Marshal(map[string]string{"command": command})
-		require.NoError(t, err)
-		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Bash", Input: in})
+		return bashCall(t, env, p.Project, command)
 	}, snapshots
+}
+
+// bashCall is PreToolUse on the Bash command of session "s" in cwd.
+func bashCall(t *testing.T, env Env, cwd, command string) ToolOutcome {
+	t.Helper()
+	in, err := json.Marshal(map[string]string{"command": command})
+	require.NoError(t, err)
+	return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: cwd}, Tool: "Bash", Input: in})
 }
