@@ -143,13 +143,7 @@ func TestStopPausesAtTheBlockCap(t *testing.T) {
 // person's prompt, or one whose source is not known to be the client's,
 // still resumes it.
 func TestAPromptTheClientInjectsIsNotTheUsers(t *testing.T) {
-	env, p, _ := testEnv(t)
-	_, err := Start(env, p, testOptions())
-	require.NoError(t, err)
-	s := Session{ID: "s", Cwd: p.Project}
-	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1}
-	assert.Equal(t, Block, Stop(env, ev).Kind)
-	require.Equal(t, Pause, Stop(env, ev).Kind)
+	env, p, s := pausedLoop(t)
 	for _, source := range []string{"system", "loop_wakeup", "schedule_wakeup", "poll_event"} {
 		assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "check the build", Source: source}), source)
 		assert.True(t, loaded(t, p).Paused, "a %s prompt leaves the loop paused", source)
@@ -802,19 +796,13 @@ func TestAReadingCommandIsNoPhaseAnswer(t *testing.T) {
 }
 
 func TestAReadingCommandLeavesAPausedLoopPaused(t *testing.T) {
-	env, p, _ := testEnv(t)
-	_, err := Start(env, p, testOptions())
-	require.NoError(t, err)
-	s := Session{ID: "s", Cwd: p.Project}
-	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1}
-	assert.Equal(t, Block, Stop(env, ev).Kind)
-	assert.Equal(t, Pause, Stop(env, ev).Kind)
+	env, p, s := pausedLoop(t)
 	retries := loaded(t, p).Retries
 	assert.Equal(t, PromptOutcome{}, PromptSubmit(env, PromptEvent{Session: s, Prompt: "/plansmith:status"}))
 	l := loaded(t, p)
 	assert.True(t, l.Paused)
 	assert.Empty(t, l.AsideOf, "a paused loop judges nothing anyway")
-	assert.Equal(t, StopOutcome{}, Stop(env, ev))
+	assert.Equal(t, StopOutcome{}, Stop(env, StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1}))
 	assert.Equal(t, retries, loaded(t, p).Retries, "nothing judged while paused")
 	assert.Contains(t, PromptSubmit(env, PromptEvent{Session: s, Prompt: "go on"}).Context, "resumes now")
 }
@@ -1138,4 +1126,18 @@ func TestALoopWhoseProjectMovedIsToldToItsSession(t *testing.T) {
 	assert.Contains(t, cancel.Message, "the loop started in a folder that is no longer there is cancelled")
 	assert.NoFileExists(t, p.State())
 	assert.False(t, PreToolUse(env, write).Deny)
+}
+
+// pausedLoop starts a loop and has session "s" reach the block cap (1),
+// which pauses it.
+func pausedLoop(t *testing.T) (Env, state.Paths, Session) {
+	t.Helper()
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: "s", Cwd: p.Project}
+	ev := StopEvent{Session: s, LastMessage: answer("no"), BlockCap: 1}
+	require.Equal(t, Block, Stop(env, ev).Kind)
+	require.Equal(t, Pause, Stop(env, ev).Kind)
+	return env, p, s
 }
