@@ -880,20 +880,7 @@ func TestAnEmptyPlacedBinaryIsPlacedAgain(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
 	hook := func(root, shell, ev string) (string, string, int) {
-		cmd := exec.Command(shell, "-c", commands[ev])
-		cmd.Dir = project
-		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
-			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
-		var o, e strings.Builder
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return o.String(), e.String(), code
+		return runHookCommand(t, shell, commands[ev], project, "", fakeMachine(t, path, root, project))
 	}
 	emptied := func(t *testing.T) string {
 		root := pluginTree(t)
@@ -1043,14 +1030,9 @@ func TestLauncherUnderBashAsShReplacesAForeignBinary(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
 		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
 
-		cmd := exec.Command(bash, "-c", commands[ev])
-		cmd.Dir = project
-		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
-			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
-		var o, e strings.Builder
-		cmd.Stdout, cmd.Stderr = &o, &e
-		require.NoError(t, cmd.Run(), "%s: %s", ev, e.String())
-		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", o.String(), ev)
+		out, stderr, code := runHookCommand(t, bash, commands[ev], project, "", fakeMachine(t, path, root, project))
+		require.Zero(t, code, "%s: %s", ev, stderr)
+		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, ev)
 	}
 }
 
@@ -1172,21 +1154,7 @@ func TestHooksJSONFailClosedUnderZshAsSh(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
 	run := func(root, ev string) (string, string, int) {
-		cmd := exec.Command(sh, "-c", commands[ev])
-		cmd.Dir = project
-		cmd.Stdin = strings.NewReader(`{"hook_event_name":"x"}`)
-		cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
-			"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
-		var o, e strings.Builder
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		code := 0
-		if x, ok := err.(*exec.ExitError); ok {
-			code = x.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return o.String(), e.String(), code
+		return runHookCommand(t, sh, commands[ev], project, `{"hook_event_name":"x"}`, fakeMachine(t, path, root, project))
 	}
 	for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop"} {
 		// Another machine's binary: this machine's is placed and answers.
@@ -1276,25 +1244,14 @@ func TestHooksJSONFailClosedWithErrexit(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
 			require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
 			require.NoError(t, os.Remove(filepath.Join(root, "bin", "plansmith")))
-			cmd := exec.Command(sh.path, "-c", commands[ev])
-			cmd.Dir = project
-			cmd.Stdin = strings.NewReader(`{"hook_event_name":"x"}`)
-			cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project, sh.env}
-			var o, e strings.Builder
-			cmd.Stdout, cmd.Stderr = &o, &e
-			err := cmd.Run()
-			code := 0
-			if x, ok := err.(*exec.ExitError); ok {
-				code = x.ExitCode()
-			} else {
-				require.NoError(t, err)
-			}
+			out, stderr, code := runHookCommand(t, sh.path, commands[ev], project, `{"hook_event_name":"x"}`,
+				[]string{"PATH=" + path, "HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project, sh.env})
 			if ev == "stop" {
-				assert.Equal(t, 0, code, "%s %s: %s", sh.name, ev, e.String())
-				assert.Equal(t, 1, strings.Count(o.String(), `"systemMessage":"plansmith: its binary could not be started`), "%s %s: %s", sh.name, ev, e.String())
+				assert.Equal(t, 0, code, "%s %s: %s", sh.name, ev, stderr)
+				assert.Equal(t, 1, strings.Count(out, `"systemMessage":"plansmith: its binary could not be started`), "%s %s: %s", sh.name, ev, stderr)
 			} else {
-				assert.Equal(t, 2, code, "%s %s: the call is refused: %s", sh.name, ev, e.String())
-				assert.Contains(t, e.String(), "this tool call is refused", "%s %s", sh.name, ev)
+				assert.Equal(t, 2, code, "%s %s: the call is refused: %s", sh.name, ev, stderr)
+				assert.Contains(t, stderr, "this tool call is refused", "%s %s", sh.name, ev)
 			}
 		}
 	}
@@ -1328,23 +1285,15 @@ func TestHooksJSONReplaceABinaryForAnotherMachineUnderBusybox(t *testing.T) {
 	}
 	require.NoError(t, err)
 	for _, ev := range []string{"pretooluse-loop", "pretooluse", "stop", "userpromptsubmit"} {
-		run := func(root string) (string, string, error) {
-			cmd := exec.Command(sh, "-c", commands[ev])
-			cmd.Dir = project
-			cmd.Stdin = strings.NewReader(`{"hook_event_name":"x"}`)
-			cmd.Env = []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
-				"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
-			var o, e strings.Builder
-			cmd.Stdout, cmd.Stderr = &o, &e
-			err := cmd.Run()
-			return o.String(), e.String(), err
+		run := func(root string) (string, string, int) {
+			return runHookCommand(t, sh, commands[ev], project, `{"hook_event_name":"x"}`, fakeMachine(t, path, root, project))
 		}
 		root := pluginTree(t)
 		native := filepath.Join(root, "bin", "native", "plansmith")
 		require.NoError(t, os.MkdirAll(filepath.Dir(native), 0o755))
 		require.NoError(t, os.WriteFile(native, foreignELF(), 0o755))
-		out, stderr, err := run(root)
-		require.NoError(t, err, "%s: %s", ev, stderr)
+		out, stderr, code := run(root)
+		require.Zero(t, code, "%s: %s", ev, stderr)
 		assert.Equal(t, "plansmith-linux-amd64 plugin hook "+ev+"\n", out, "%s: %s", ev, stderr)
 		placed, err := os.ReadFile(native)
 		require.NoError(t, err)
@@ -1361,8 +1310,8 @@ func TestHooksJSONReplaceABinaryForAnotherMachineUnderBusybox(t *testing.T) {
 			// (/bin/true: it answers nothing and exits 0; with the
 			// launcher gone, a try to replace it would answer "could not
 			// be started".)
-			out, stderr, err = run(root)
-			require.NoError(t, err, "%s: %s", ev, stderr)
+			out, stderr, code = run(root)
+			require.Zero(t, code, "%s: %s", ev, stderr)
 			assert.Empty(t, out, ev)
 			assert.Empty(t, stderr, ev)
 			got, err := os.ReadFile(native)
@@ -1402,4 +1351,33 @@ func TestLauncherUnderZshAsShReplacesAForeignBinary(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(placed), "plansmith-linux-amd64", "this machine's binary is placed")
 	}
+}
+
+// runHookCommand runs a hooks.json command as Claude Code does (shell -c)
+// in dir with env, stdin ("" for none), and returns its output, its
+// errors and its exit code.
+func runHookCommand(t *testing.T, shell, command, dir, stdin string, env []string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(shell, "-c", command)
+	cmd.Dir, cmd.Env = dir, env
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code := 0
+	if x, ok := err.(*exec.ExitError); ok {
+		code = x.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return o.String(), e.String(), code
+}
+
+// fakeMachine is the environment of a hook on the machine the fake uname
+// on path reports (Linux, x86_64), with the plugin at root.
+func fakeMachine(t *testing.T, path, root, project string) []string {
+	return []string{"PATH=" + path, "FAKE_S=Linux", "FAKE_M=x86_64", "FAKE_LOG=" + filepath.Join(t.TempDir(), "log"),
+		"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + root, "CLAUDE_PROJECT_DIR=" + project}
 }
