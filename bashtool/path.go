@@ -10,7 +10,7 @@ import (
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
-// pathLookup returns what the policy asks before it allows a program to run
+// pathLookupIn returns what the policy asks before it allows a program to run
 // (Config.PathLookup), for one PATH the Bash tool's shell may run with
 // (Shell.Lookup). With an entry anywhere in it that
 // the project decides the contents of — relative or empty ("." or
@@ -42,14 +42,9 @@ import (
 // no PATH at all (the shell's default, which the hook cannot see) it
 // returns nil, and nothing is asked. The folder Claude Code adds for the
 // plugin itself (pluginBin, $CLAUDE_PLUGIN_ROOT/bin) is the plugin's, not
-// the project's, even in a checkout of plansmith.
-func pathLookup(path, project, pluginBin string) func(name string) string {
-	return pathLookupIn(path, project, pluginBin, "")
-}
-
-// pathLookupIn is pathLookup for the user's shell (its path, $SHELL, or
-// ""): to bash, shopt and help are builtins, found without PATH; to zsh
-// they are names it looks up like any other.
+// the project's, even in a checkout of plansmith. shell is the user's
+// shell (its path, $SHELL, or ""): to bash, shopt and help are builtins,
+// found without PATH; to zsh they are names it looks up like any other.
 func pathLookupIn(path, project, pluginBin, shell string) func(name string) string {
 	entries := filepath.SplitList(path)
 	if path == "" {

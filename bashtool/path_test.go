@@ -265,3 +265,8 @@ func TestPathLookupRefusesAProgramNotInstalled(t *testing.T) {
 	assert.Contains(t, pathLookupIn(bin, project, "", "/usr/bin/zsh")("shopt"), "shopt")
 	assert.Equal(t, "not-installed", policy.Bash("help cd", policy.Config{PathLookup: pathLookupIn(bin, project, "", "/bin/zsh")}).Rule)
 }
+
+// pathLookup is pathLookupIn for a shell that is neither bash nor zsh.
+func pathLookup(path, project, pluginBin string) func(name string) string {
+	return pathLookupIn(path, project, pluginBin, "")
+}
