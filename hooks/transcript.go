@@ -28,24 +28,37 @@ type NoAnswerError = loop.NoAnswerError
 func lastMessage(in Input) (string, error) {
 	var msg string
 	var err error
+	var notYet bool
 	switch {
 	case in.LastAssistantMessage != nil:
 		msg = *in.LastAssistantMessage
 	case in.TranscriptPath == "":
 		return "", &NoAnswerError{Why: "the Stop hook input has neither last_assistant_message nor transcript_path"}
 	default:
-		msg, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
+		msg, notYet, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
 	}
 	if strings.TrimSpace(msg) == "" && in.TranscriptPath != "" {
 		// An answer with no text may have been given through
-		// SendUserMessage; one that could not be read is looked for once,
-		// not waited for.
+		// SendUserMessage, and 2.1.330 then sends no
+		// last_assistant_message. A transcript that holds no answer yet
+		// is waited for as one whose answer is empty: the client writes
+		// the turn's last lines a moment after the Stop starts (seen under
+		// load: the SendUserMessage call was not there yet, and the loop
+		// paused on an answer it had). One that cannot be read is looked
+		// at once, not waited for.
 		catchUp := transcriptCatchUp
-		if err != nil {
+		if err != nil && !notYet {
 			catchUp = 0
 		}
 		if sent, ok := sentMessage(in.TranscriptPath, catchUp); ok {
 			return sent, nil
+		}
+		if notYet {
+			// The wait ends once the transcript holds the turn's final
+			// message: a text answer may be there now.
+			if again, _, againErr := transcriptLastMessage(in.TranscriptPath, maxTranscriptTail); againErr == nil {
+				return again, nil
+			}
 		}
 	}
 	return msg, err
@@ -404,18 +417,20 @@ func openTranscript(path string) (file *os.File, size int64, missing bool) {
 // user line (a prompt or a tool result) are joined. It reads backwards from
 // the end, at most limit bytes, and only from a regular file: a FIFO,
 // device or folder given as the transcript is refused without blocking.
-func transcriptLastMessage(path string, limit int64) (string, error) {
+// notYet says the transcript was read up to its last prompt (or tool
+// result) and holds no answer after it: the answer may not be written yet.
+func transcriptLastMessage(path string, limit int64) (answer string, notYet bool, err error) {
 	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be opened (%s)", path, errText(err))}
+		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be opened (%s)", path, errText(err))}
 	}
 	defer file.Close()
 	info, err := file.Stat()
 	if err != nil {
-		return "", &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be read (%s)", path, errText(err))}
+		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be read (%s)", path, errText(err))}
 	}
 	if !info.Mode().IsRegular() {
-		return "", &NoAnswerError{Why: fmt.Sprintf("the transcript %s is not a regular file", path)}
+		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s is not a regular file", path)}
 	}
 	var lines [][]string // each assistant line's texts, newest line first
 	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
@@ -425,6 +440,7 @@ func transcriptLastMessage(path string, limit int64) (string, error) {
 		}
 		switch l.Type {
 		case "user":
+			notYet = true
 			return false
 		case "assistant":
 			lines = append(lines, lineTexts(l))
@@ -432,18 +448,18 @@ func transcriptLastMessage(path string, limit int64) (string, error) {
 		return true
 	})
 	if err != nil {
-		return "", &NoAnswerError{Why: fmt.Sprintf("reading the transcript %s: %s", path, errText(err))}
+		return "", false, &NoAnswerError{Why: fmt.Sprintf("reading the transcript %s: %s", path, errText(err))}
 	}
 	if len(lines) == 0 {
 		// No answer found is not an empty answer (review X, F5: it was
 		// judged as one, and spent the loop's retries).
-		return "", &NoAnswerError{Why: fmt.Sprintf("the transcript %s holds no answer of the agent's after its last prompt, in its last %d MiB", path, limit>>20)}
+		return "", notYet, &NoAnswerError{Why: fmt.Sprintf("the transcript %s holds no answer of the agent's after its last prompt, in its last %d MiB", path, limit>>20)}
 	}
 	var parts []string
 	for i := len(lines) - 1; i >= 0; i-- {
 		parts = append(parts, lines[i]...)
 	}
-	return strings.Join(parts, "\n"), nil
+	return strings.Join(parts, "\n"), false, nil
 }
 
 // lineTexts returns an assistant line's text blocks, in order.

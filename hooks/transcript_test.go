@@ -98,7 +98,7 @@ func TestTranscriptIsReadFromTheEnd(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 
-	got, err := transcriptLastMessage(path, maxTranscriptTail)
+	got, _, err := transcriptLastMessage(path, maxTranscriptTail)
 	require.NoError(t, err)
 	assert.Equal(t, long+"\nthe end", got)
 
@@ -417,6 +417,31 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	got, err = lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
+
+	// 2.1.330 sends no last_assistant_message for a turn that ended with no
+	// text; under load its transcript still ended with an earlier tool's
+	// result when the Stop began, and the loop paused, saying there was no
+	// answer (CI, e2e TestPlanSentThroughSendUserMessageInBriefMode). A
+	// transcript that holds no answer yet is waited for, for a message sent
+	// or a text answer.
+	for name, tc := range map[string]struct{ later, want string }{
+		"a message sent": {send("1", "## Goal\nlater") + "\n" + result("1", false) + "\n" + final, "## Goal\nlater"},
+		"a text answer":  {`{"type":"assistant","message":{"id":"m4","stop_reason":"end_turn","content":[{"type":"text","text":"## Goal\nin text"}]}}`, "## Goal\nin text"},
+	} {
+		path := filepath.Join(dir, "lagging-"+strings.ReplaceAll(name, " ", "-")+".jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"+result("3", false)+"\n"), 0o644))
+		go func() {
+			time.Sleep(200 * time.Millisecond)
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			if err == nil {
+				fmt.Fprintln(f, tc.later)
+				f.Close()
+			}
+		}()
+		got, err := lastMessage(Input{TranscriptPath: path})
+		require.NoError(t, err, name)
+		assert.Equal(t, tc.want, got, name)
+	}
 }
 
 func strconvQuote(s string) string {
