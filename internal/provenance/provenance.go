@@ -92,10 +92,18 @@ func (l Ledger) append(line string) error {
 	// while a trim rewrites the record from what it read would be lost
 	// (a new loop's ID among them: the loop would never bind).
 	unlock := lockRecord(l.path, false)
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollowNonBlock, 0o600)
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollowNonBlock, 0o600)
 	if err != nil {
 		unlock()
 		return fmt.Errorf("recording what plansmith wrote: %w", err)
+	}
+	if torn(f) {
+		// A full disk cut the last line short (a write stops at the page
+		// it has no room for): this one starts on a line of its own, or
+		// the two would read as one line that does not parse, and this
+		// record would be lost with the torn one (review DD1: the loop
+		// started next was taken for a repository's).
+		line = "\n" + line
 	}
 	_, werr := f.WriteString(line) // one write: appends from other hooks do not interleave
 	info, serr := f.Stat()
@@ -110,6 +118,18 @@ func (l Ledger) append(line string) error {
 		l.trim()
 	}
 	return nil
+}
+
+// torn reports whether the record f ends without a newline: the end of a
+// line a full disk cut short.
+func torn(f *os.File) bool {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return false
+	}
+	last := make([]byte, 1)
+	_, err = f.ReadAt(last, info.Size()-1)
+	return err == nil && last[0] != '\n'
 }
 
 // trim rewrites an overgrown record with what it still needs: each file's

@@ -172,3 +172,23 @@ func TestARecordWithoutItsLockIsStillTrimmed(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, info.Size(), 2*maxRecord)
 }
+
+// A record cut short by a full disk (the write stops at a page the disk
+// had no room for) leaves a line with no newline; the next record, written
+// once there is room again, must not be glued to it and lost with it: the
+// user's own loop was then taken for a repository's (review DD1).
+func TestARecordAfterATornLineIsKept(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	plan := filepath.Join(project, "a.md")
+	require.NoError(t, os.WriteFile(plan, []byte("plan A\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Dir(l.path), 0o700))
+	// What a full disk left: the start of a line, no newline.
+	require.NoError(t, os.WriteFile(l.path, []byte("1795775696067370306"), 0o600))
+
+	require.NoError(t, l.Record(plan, time.Unix(1700000000, 0)))
+	_, ok := l.Written(plan)
+	assert.True(t, ok, "the record written after the torn line is lost")
+	require.NoError(t, l.RecordID("loop", "abc", time.Unix(1700000001, 0)))
+	assert.True(t, l.HasID("loop", "abc"))
+}
