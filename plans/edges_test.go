@@ -2,6 +2,7 @@ package plans
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,4 +222,21 @@ func TestKeepSweepsTemporaryFilesACrashLeft(t *testing.T) {
 	assert.NoFileExists(t, stale)
 	assert.FileExists(t, fresh)
 	assert.DirExists(t, folder)
+}
+
+// A plans folder that is a link leading nowhere (or a parent that is) is
+// named as one, with where it leads: "docs/plans: no such file or
+// directory" was all the user heard, of a folder they could see (review
+// DD4).
+func TestKeepSaysALinkLeadsNowhere(t *testing.T) {
+	for _, link := range []string{"docs/plans", "docs"} {
+		project := t.TempDir()
+		path := filepath.Join(project, filepath.FromSlash(link))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.Symlink(filepath.Join(project, "gone"), path))
+		_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now(), nil)
+		require.Error(t, err, link)
+		assert.Contains(t, err.Error(), path+" is a link to "+filepath.Join(project, "gone")+", which does not lead to a folder", link)
+		assert.NotErrorIs(t, err, fs.ErrNotExist, "the system's reason alone would be all a caller shows")
+	}
 }
