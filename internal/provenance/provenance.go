@@ -266,15 +266,31 @@ type line struct {
 }
 
 // lines reads the record; a missing or unreadable one is empty, and a line
-// that does not parse is skipped.
+// that does not parse is skipped. Of a record larger than is read
+// (2*maxRecord: one that keeps thousands of plans stays that large after a
+// trim, each one's line kept while the file is there) the newest lines
+// are read, the oldest left: they were read first, and what came after was
+// lost, the memory's record and the newest plans' with it, and the trim
+// rewrote the record from what it read (review DD5).
 func (l Ledger) lines() []line {
 	f, err := os.OpenFile(l.path, os.O_RDONLY|noFollowNonBlock, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	var r io.Reader = f
+	if info, err := f.Stat(); err == nil && info.Size() > 2*maxRecord {
+		if _, err := f.Seek(info.Size()-2*maxRecord, io.SeekStart); err != nil {
+			return nil
+		}
+		br := bufio.NewReader(f)
+		if _, err := br.ReadString('\n'); err != nil { // the rest of a line begun before
+			return nil
+		}
+		r = br
+	}
 	var out []line
-	sc := bufio.NewScanner(io.LimitReader(f, 2*maxRecord))
+	sc := bufio.NewScanner(io.LimitReader(r, 2*maxRecord))
 	for sc.Scan() {
 		fields := strings.SplitN(sc.Text(), " ", 3)
 		if len(fields) != 3 || len(fields[1]) != 2*sha256.Size {

@@ -192,3 +192,39 @@ func TestARecordAfterATornLineIsKept(t *testing.T) {
 	require.NoError(t, l.RecordID("loop", "abc", time.Unix(1700000001, 0)))
 	assert.True(t, l.HasID("loop", "abc"))
 }
+
+// A record that stays larger than is read of it after a trim (a project
+// that keeps thousands of plans: each one's line stays while the file is
+// there) loses its oldest lines to the reader and to the trim, never its
+// newest: both read the first part alone, and the trim rewrote the record
+// from it, so the memory's and the newest plans' records were gone, every
+// finished run moved the memory aside as a repository's, and the newest
+// plans were "not kept here" (review DD5).
+func TestARecordLargerThanIsReadKeepsItsNewestLines(t *testing.T) {
+	old := maxRecord
+	maxRecord = 2 << 10 // 4 KiB read; 100 plans' lines are about 8 KiB
+	defer func() { maxRecord = old }()
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	now := time.Unix(1700000000, 0)
+	var plans []string
+	for i := 0; i < 100; i++ {
+		plan := filepath.Join(project, fmt.Sprintf("plan-%03d.md", i))
+		require.NoError(t, os.WriteFile(plan, []byte(fmt.Sprint("plan ", i)), 0o644))
+		require.NoError(t, l.Record(plan, now))
+		plans = append(plans, plan)
+	}
+	mem := filepath.Join(project, "memory.md")
+	require.NoError(t, os.WriteFile(mem, []byte("lessons"), 0o644))
+	require.NoError(t, l.Record(mem, now))
+	require.NoError(t, l.RecordID("loop", "newest", now))
+	m, ok := l.Written(mem)
+	assert.True(t, ok, "the memory's record is found")
+	p, ok := l.Written(plans[99])
+	assert.True(t, ok, "the newest plan's record is found")
+	assert.Greater(t, m.Seq, p.Seq, "later records still come later")
+	assert.True(t, l.HasID("loop", "newest"))
+	for _, ln := range l.lines() {
+		assert.Len(t, ln.sum, 64, "no line is read from its middle")
+	}
+}
