@@ -166,3 +166,40 @@ func TestExitPlanModeManyPlans(t *testing.T) {
 	assert.True(t, ok)
 	assert.Contains(t, exitReason(t, env, "s-1"), "pending")
 }
+
+// The index keeps an entry per plan-mode session, and the runs its hooks
+// saw: a new entry sweeps those no hook has written for IndexKeep (Claude
+// Code's own default retention of sessions), so the folder does not grow
+// with every session ever run (review DD6). Anything else there is left.
+func TestANewEntrySweepsOldOnes(t *testing.T) {
+	home := t.TempDir()
+	env := testEnv(home)
+	dir := filepath.Join(home, PlanIndexDir)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) // writePlan's clock
+	long := now.Add(-IndexKeep - time.Hour)
+	recent := now.Add(-IndexKeep + time.Hour)
+	files := map[string]time.Time{
+		gate.IndexName("old"):            long,
+		"runs-" + gate.IndexName("old"):  long,
+		gate.IndexName("live"):           recent,
+		"runs-" + gate.IndexName("live"): recent,
+		"notes.txt":                      long,
+	}
+	for name, at := range files {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte("x"), 0o600))
+		require.NoError(t, os.Chtimes(path, at, at))
+	}
+	writePlan(t, env, home, "s-new", "otter.md", "## Goals\n- x\n")
+	for name := range files {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		if files[name].Equal(long) && name != "notes.txt" {
+			assert.ErrorIs(t, err, os.ErrNotExist, "%s is swept", name)
+		} else {
+			assert.NoError(t, err, "%s stays", name)
+		}
+	}
+	_, err := os.Stat(filepath.Join(dir, gate.IndexName("s-new")))
+	assert.NoError(t, err, "the new entry is written")
+}

@@ -108,7 +108,7 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 	}
 	// CheckExit finds the plan through the index, not a scan of the folder.
 	if gate.OwnedBy(out, c.SessionID) {
-		if err := indexPlan(c.Home, c.SessionID, path); err != nil {
+		if err := indexPlan(c.Home, c.SessionID, path, now); err != nil {
 			fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
 		}
 	}
