@@ -56,6 +56,7 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	if !ok {
 		return
 	}
+	defer lockRuns(c.Home)()
 	rs := loadRuns(c.Home, c.SessionID)
 	if launched {
 		r.Role = planRole(plan, r.Prompt)
@@ -84,6 +85,7 @@ func RecordSteer(c Call, notes io.Writer, to ...string) {
 	if c.Home == "" || c.SessionID == "" {
 		return
 	}
+	defer lockRuns(c.Home)()
 	rs, changed := loadRuns(c.Home, c.SessionID).Steered(to...)
 	if !changed {
 		return
