@@ -49,6 +49,7 @@ var maxRecord int64 = 256 << 10
 type Ledger struct {
 	path    string // the record file; "" when there is none
 	project string // the project's real path
+	read    []line // the record as Snapshot read it; nil: read it at each question
 }
 
 // Open returns the ledger of project kept under home. Without a home, or
@@ -145,6 +146,7 @@ func (l Ledger) trim() {
 		return
 	}
 	defer unlock()
+	l.read = nil // the record as it is now, never a snapshot's
 	lines := l.lines()
 	last := map[string]int{}
 	ids := 0
@@ -265,6 +267,21 @@ type line struct {
 	sum, rel string
 }
 
+// Snapshot is the ledger with its record read once, now: its answers
+// (Written, Recorded, HasID) come from that reading, not a new one each.
+// A caller asking about many files at once uses it: each answer read the
+// whole record again, and listing thousands of kept plans took seconds
+// (review DD8). Records written after it are not in its answers.
+func (l Ledger) Snapshot() Ledger {
+	if l.path != "" {
+		l.read = l.lines()
+		if l.read == nil {
+			l.read = []line{}
+		}
+	}
+	return l
+}
+
 // lines reads the record; a missing or unreadable one is empty, and a line
 // that does not parse is skipped. Of a record larger than is read
 // (2*maxRecord: one that keeps thousands of plans stays that large after a
@@ -273,6 +290,9 @@ type line struct {
 // lost, the memory's record and the newest plans' with it, and the trim
 // rewrote the record from what it read (review DD5).
 func (l Ledger) lines() []line {
+	if l.read != nil {
+		return l.read
+	}
 	f, err := os.OpenFile(l.path, os.O_RDONLY|noFollowNonBlock, 0)
 	if err != nil {
 		return nil

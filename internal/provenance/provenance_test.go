@@ -228,3 +228,35 @@ func TestARecordLargerThanIsReadKeepsItsNewestLines(t *testing.T) {
 		assert.Len(t, ln.sum, 64, "no line is read from its middle")
 	}
 }
+
+// A snapshot answers from the record as it was read (review DD8: each
+// answer read the whole record again), and a record written through one
+// never rewrites the record from that old reading when it trims.
+func TestASnapshotAnswersFromOneReading(t *testing.T) {
+	old := maxRecord
+	maxRecord = 4 << 10
+	defer func() { maxRecord = old }()
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	plan := filepath.Join(project, "a.md")
+	require.NoError(t, os.WriteFile(plan, []byte("plan A\n"), 0o644))
+	require.NoError(t, l.Record(plan, time.Unix(1, 0)))
+
+	s := l.Snapshot()
+	_, ok := s.Written(plan)
+	assert.True(t, ok)
+	require.NoError(t, l.RecordID("loop", "later", time.Unix(2, 0)))
+	assert.False(t, s.HasID("loop", "later"), "a snapshot is one reading")
+	assert.True(t, l.HasID("loop", "later"))
+
+	// Enough IDs that every append trims (and all are read); the last
+	// through the snapshot.
+	for i := 0; i < 60; i++ {
+		require.NoError(t, l.RecordID("loop", fmt.Sprint("id", i), time.Unix(3, 0)))
+	}
+	require.NoError(t, s.RecordID("loop", "through the snapshot", time.Unix(4, 0)))
+	assert.True(t, l.HasID("loop", "id59"), "the trim read the record as it is")
+	assert.True(t, l.HasID("loop", "through the snapshot"))
+	_, ok = l.Written(plan)
+	assert.True(t, ok)
+}
