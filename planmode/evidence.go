@@ -45,14 +45,7 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	if err != nil {
 		return
 	}
-	plan, ok := "", false
-	for _, f := range folders {
-		if f.canon != "" {
-			if plan, ok = indexedPlan(c.Home, f.canon, c.SessionID); ok {
-				break
-			}
-		}
-	}
+	plan, ok := indexedPlan(c.Home, folders, c.SessionID)
 	if !ok {
 		return
 	}

@@ -69,10 +69,17 @@ func sweepIndex(dir string, now time.Time) {
 }
 
 // indexedPlan returns the contents of the plan file the index names for
-// sessionID, when it verifies: a regular .md file directly in canon, the
-// canonical plans folder, that carries the session's marker. ok is false
-// when there is no entry or it does not verify, and the caller scans.
-func indexedPlan(home, canon, sessionID string) (content string, ok bool) {
+// sessionID, when it verifies: a regular .md file directly in one of
+// folders (the canonical plans folders), that carries the session's
+// marker. The entry names the file, not its folder, and the session's plan
+// may be in two of them under one name (kept where plansDirectory says,
+// later in Claude Code's default folder: review BL3): of those that
+// verify, the one modified last is the session's plan, as the scan picks
+// it (review DD9: the first folder's was taken, an older plan of the
+// session's, and its pass ended plan mode on a plan no one had assessed).
+// ok is false when there is no entry or nothing verifies, and the caller
+// scans.
+func indexedPlan(home string, folders []plansFolder, sessionID string) (content string, ok bool) {
 	data, err := state.ReadOwned(filepath.Join(home, PlanIndexDir, gate.IndexName(sessionID)))
 	if err != nil {
 		return "", false
@@ -81,16 +88,24 @@ func indexedPlan(home, canon, sessionID string) (content string, ok bool) {
 	if !ok {
 		return "", false
 	}
-	path, ok := planFile(canon, filepath.Join(canon, name))
-	if !ok {
-		return "", false
+	var newest os.FileInfo
+	for _, f := range folders {
+		if f.canon == "" {
+			continue
+		}
+		path, ok := planFile(f.canon, filepath.Join(f.canon, name))
+		if !ok {
+			continue
+		}
+		info, err := os.Stat(path)
+		if err != nil || !info.Mode().IsRegular() || newest != nil && !info.ModTime().After(newest.ModTime()) {
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || !bytes.Contains(b, []byte("rodin:session="+sessionID)) || !gate.OwnedBy(string(b), sessionID) {
+			continue
+		}
+		content, newest = string(b), info
 	}
-	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() {
-		return "", false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil || !bytes.Contains(b, []byte("rodin:session="+sessionID)) || !gate.OwnedBy(string(b), sessionID) {
-		return "", false
-	}
-	return string(b), true
+	return content, newest != nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,11 +144,11 @@ func TestExitPlanModeIndexIsVerified(t *testing.T) {
 	}
 }
 
-func canonPlans(t *testing.T, home string) string {
+func canonPlans(t *testing.T, home string) []plansFolder {
 	t.Helper()
 	c, err := filepath.EvalSymlinks(filepath.Join(home, PlansDir))
 	require.NoError(t, err)
-	return c
+	return []plansFolder{{filepath.Join(home, PlansDir), c}}
 }
 
 // TestExitPlanModeManyPlans: among many plans of other sessions, the
@@ -202,4 +203,52 @@ func TestANewEntrySweepsOldOnes(t *testing.T) {
 	}
 	_, err := os.Stat(filepath.Join(dir, gate.IndexName("s-new")))
 	assert.NoError(t, err, "the new entry is written")
+}
+
+// The entry names the plan file, not its folder: with plansDirectory set,
+// the session's plan may be in the folder the setting names and, later, in
+// Claude Code's default folder under the same name (review BL3). The
+// ExitPlanMode check judges the one the session's hooks maintained last,
+// as the scan does; it took the first folder's, an older plan of the same
+// session, and that plan's pass let plan mode end on a plan no one had
+// assessed (review DD9).
+func TestTheIndexNamesNoFolderSoTheNewestIsJudged(t *testing.T) {
+	c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
+	require.NoError(t, os.MkdirAll(filepath.Join(c.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(c.Project, ".claude", "settings.json"), []byte(`{"plansDirectory":"plans"}`), 0o644))
+	exit := Call{Project: c.Project, Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}
+	write := func(dir, text string, at time.Time) string {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		path := filepath.Join(dir, "brave-otter.md")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		w := c
+		w.Input, _ = json.Marshal(map[string]string{"file_path": path})
+		Maintain(w, at, io.Discard)
+		require.NoError(t, os.Chtimes(path, at, at))
+		return path
+	}
+
+	// The plan kept where the setting says passes its gate.
+	old := write(filepath.Join(c.Project, "plans"), evidencePlan, time.Now().Add(-time.Hour))
+	prompts := gate.PromptsOf(evidencePlan)
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+	w := c
+	w.Input, _ = json.Marshal(map[string]string{"file_path": old})
+	require.NoError(t, os.WriteFile(old, append(must(os.ReadFile(old)), []byte(`<!-- rodin:verdict:signal={"status":"pass","reason":"covered"} -->`+"\n")...), 0o644))
+	Maintain(w, time.Now().Add(-time.Hour), io.Discard)
+	require.NoError(t, os.Chtimes(old, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)))
+	require.Equal(t, "", CheckExit(exit, io.Discard), "the first plan passed")
+
+	// Then the session's plan is saved in the default folder, changed.
+	write(filepath.Join(c.Home, PlansDir), strings.Replace(evidencePlan, "Add the cron job.", "Add the cron job and drop every older backup.", 1), time.Now())
+	deny := CheckExit(exit, io.Discard)
+	assert.Contains(t, deny, "pending", "the newest plan of the session is judged, and it has no assessment")
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -207,13 +207,8 @@ func sessionPlan(c Call) (content, dir string, err error) {
 		dirs = append(dirs, f.dir)
 	}
 	dir = strings.Join(dirs, " and ")
-	for _, f := range folders {
-		if f.canon == "" {
-			continue
-		}
-		if content, ok := indexedPlan(home, f.canon, sessionID); ok {
-			return content, dir, nil
-		}
+	if content, ok := indexedPlan(home, folders, sessionID); ok {
+		return content, dir, nil
 	}
 	marker := "rodin:session=" + sessionID
 	var best string
