@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -213,7 +214,12 @@ func keepInProject(p state.Paths, ledger provenance.Ledger, id string, meta stat
 		return "", nil, err
 	}
 	keptBy := func(path string) string { return id + " " + p.Rel(path) }
-	already := func(path string) bool { return id != "" && ledger.HasID(keptIDKind, keptBy(path)) }
+	// Kept by this loop, and this very plan: a loop finishing again may
+	// finish on a revised plan, which is kept beside the first (review
+	// DD10: it was said to be kept at the first one's name).
+	already := func(path string) bool {
+		return id != "" && ledger.HasID(keptIDKind, keptBy(path)) && keepsPlan(path, doc)
+	}
 	path, err := plans.Keep(p.Project, cfg, doc, meta.Request, now, already)
 	if err != nil {
 		return "", nil, err
@@ -225,6 +231,18 @@ func keepInProject(p state.Paths, ledger provenance.Ledger, id string, meta stat
 		}
 	}
 	return p.Rel(path), recordErr, nil
+}
+
+// keepsPlan reports whether the kept plan at path holds the plan doc
+// holds (the saved plan's text, after its frontmatter: the frontmatter of
+// a second finish differs in its time).
+func keepsPlan(path string, doc []byte) bool {
+	_, body, ok := bytes.Cut(doc, []byte("\n---\n"))
+	if !ok {
+		return false
+	}
+	data, err := plainfile.Read(path, int64(len(doc))+1<<20)
+	return err == nil && bytes.HasSuffix(data, append([]byte("\n---\n"), body...))
 }
 
 // keepTrouble says why the plan could not be kept in the project, naming

@@ -335,6 +335,28 @@ func TestALoopFinishingAgainKeepsItsPlanOnce(t *testing.T) {
 	assert.True(t, ok, "the kept plan is recorded as plansmith's")
 }
 
+// A loop finishing again after a failed archive may finish on another
+// plan (the agent answered again, revised): that plan is kept too, beside
+// the first. Only the very plan the first finish kept is taken for kept
+// (review DD10: the revised plan was said to be kept at the first one's
+// name, which held the first plan, and it was in docs/plans nowhere).
+func TestALoopFinishingAgainOnAnotherPlanKeepsItToo(t *testing.T) {
+	env, p := homeEnv(t)
+	ledger := provenance.Open(env.Getenv("HOME"), p.Project)
+	meta := state.PlanMeta{Request: "Add caching", ExitReason: state.ExitCompleted}
+	first, _, err := keepInProject(p, ledger, "loop-1", meta, "## Goal\nCache.\n", testNow)
+	require.NoError(t, err)
+	again, _, err := keepInProject(p, ledger, "loop-1", meta, "## Goal\nCache, and rotate the keys.\n", testNow.Add(time.Minute))
+	require.NoError(t, err)
+	assert.NotEqual(t, first, again, "the revised plan is kept under a name of its own")
+	data, err := os.ReadFile(filepath.Join(p.Project, again))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "rotate the keys")
+	data, err = os.ReadFile(filepath.Join(p.Project, first))
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "rotate the keys", "the first plan is left as it was")
+}
+
 // A memory file larger than plansmith ever lets its memory grow is moved
 // aside even with no home to keep plansmith's record in: before, it stayed,
 // and every finished run said its lessons were not added (review CF3).
