@@ -107,11 +107,20 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	}
 	retireID(r.env, p, &f.Loop) // ended: its ID served (the archive keeps it in plain text)
 	archived, err := r.t.archive(reason, now)
-	if err != nil {
+	ended := err == nil || !stillActive(p)
+	switch {
+	case err != nil && ended:
 		r.env.note("%v", err)
 		trouble = append(trouble, "the loop could not be archived: "+plainError(err))
+	case err != nil:
+		// Not even marked ended in place: the loop runs on, and the user
+		// must hear it, or the next answer is judged as this plan again
+		// with no word why (review DD11).
+		r.env.note("%v", err)
+		trouble = append(trouble, "the loop could not be archived, nor marked ended ("+plainError(err)+"), so the loop is still active: "+
+			"plansmith takes the agent's next answer for this plan again. Fix what is in the way, or end the loop with "+
+			templates.Slash("cancel")+" (or `"+templates.CLI("cancel")+"` in a terminal)")
 	}
-	ended := err == nil || !stillActive(p)
 	if ended && f.Loop.UseMemory && reason != state.ExitCancelled {
 		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
 		trouble = append(trouble, r.keepLessons(ledger, run, now)...)
