@@ -98,7 +98,7 @@ func indexedPlan(home string, folders []plansFolder, sessionID string) (content 
 			continue
 		}
 		info, err := os.Stat(path)
-		if err != nil || !info.Mode().IsRegular() || newest != nil && !info.ModTime().After(newest.ModTime()) {
+		if err != nil || !info.Mode().IsRegular() || info.Size() > maxPlanFile || newest != nil && !info.ModTime().After(newest.ModTime()) {
 			continue
 		}
 		b, err := os.ReadFile(path)

@@ -252,3 +252,38 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// A file in the plans folder larger than any plan is not read into memory
+// by the ExitPlanMode check, through the index or the scan: a repository
+// that points plansDirectory at a folder of its own can fill it with huge
+// .md files, and a hook that runs out of memory is killed, which lets the
+// call through (review DD12). When nothing else carries the session's
+// marker, the refusal says which file was passed by.
+func TestAPlanFileLargerThanAnyPlanIsNotRead(t *testing.T) {
+	old := maxPlanFile
+	maxPlanFile = 4 << 10
+	defer func() { maxPlanFile = old }()
+	home := t.TempDir()
+	env := testEnv(home)
+	big := writePlan(t, env, home, "s-1", "otter.md", gapsPlan+strings.Repeat("filler line\n", 400))
+	assert.Greater(t, mustSize(t, big), maxPlanFile)
+	// Through the index, then by the scan.
+	for _, scan := range []bool{false, true} {
+		if scan {
+			require.NoError(t, os.RemoveAll(filepath.Join(home, PlanIndexDir)))
+		}
+		deny := exitReason(t, env, "s-1")
+		assert.NotContains(t, deny, "pending", "scan %v: the large file was read and judged", scan)
+		assert.Contains(t, deny, "larger than any plan", "scan %v", scan)
+	}
+	// A plan of the session's of ordinary size is judged as before.
+	writePlan(t, env, home, "s-1", "heron.md", gapsPlan)
+	assert.Contains(t, exitReason(t, env, "s-1"), "pending")
+}
+
+func mustSize(t *testing.T, path string) int64 {
+	t.Helper()
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	return info.Size()
+}
