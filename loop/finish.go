@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -106,11 +107,20 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 	}
 	retireID(r.env, p, &f.Loop) // ended: its ID served (the archive keeps it in plain text)
 	archived, err := r.t.archive(reason, now)
-	if err != nil {
+	ended := err == nil || !stillActive(p)
+	switch {
+	case err != nil && ended:
 		r.env.note("%v", err)
 		trouble = append(trouble, "the loop could not be archived: "+plainError(err))
+	case err != nil:
+		// Not even marked ended in place: the loop runs on, and the user
+		// must hear it, or the next answer is judged as this plan again
+		// with no word why (review DD11).
+		r.env.note("%v", err)
+		trouble = append(trouble, "the loop could not be archived, nor marked ended ("+plainError(err)+"), so the loop is still active: "+
+			"plansmith takes the agent's next answer for this plan again. Fix what is in the way, or end the loop with "+
+			templates.Slash("cancel")+" (or `"+templates.CLI("cancel")+"` in a terminal)")
 	}
-	ended := err == nil || !stillActive(p)
 	if ended && f.Loop.UseMemory && reason != state.ExitCancelled {
 		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
 		trouble = append(trouble, r.keepLessons(ledger, run, now)...)
@@ -213,7 +223,12 @@ func keepInProject(p state.Paths, ledger provenance.Ledger, id string, meta stat
 		return "", nil, err
 	}
 	keptBy := func(path string) string { return id + " " + p.Rel(path) }
-	already := func(path string) bool { return id != "" && ledger.HasID(keptIDKind, keptBy(path)) }
+	// Kept by this loop, and this very plan: a loop finishing again may
+	// finish on a revised plan, which is kept beside the first (review
+	// DD10: it was said to be kept at the first one's name).
+	already := func(path string) bool {
+		return id != "" && ledger.HasID(keptIDKind, keptBy(path)) && keepsPlan(path, doc)
+	}
 	path, err := plans.Keep(p.Project, cfg, doc, meta.Request, now, already)
 	if err != nil {
 		return "", nil, err
@@ -225,6 +240,18 @@ func keepInProject(p state.Paths, ledger provenance.Ledger, id string, meta stat
 		}
 	}
 	return p.Rel(path), recordErr, nil
+}
+
+// keepsPlan reports whether the kept plan at path holds the plan doc
+// holds (the saved plan's text, after its frontmatter: the frontmatter of
+// a second finish differs in its time).
+func keepsPlan(path string, doc []byte) bool {
+	_, body, ok := bytes.Cut(doc, []byte("\n---\n"))
+	if !ok {
+		return false
+	}
+	data, err := plainfile.Read(path, int64(len(doc))+1<<20)
+	return err == nil && bytes.HasSuffix(data, append([]byte("\n---\n"), body...))
 }
 
 // keepTrouble says why the plan could not be kept in the project, naming

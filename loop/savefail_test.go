@@ -684,3 +684,48 @@ func TestAPlanNotKeptForWantOfRoomNamesTheFolder(t *testing.T) {
 	assert.Contains(t, out.Message, "It could not also be kept in the project: docs/plans: no space left on device")
 	assert.FileExists(t, p.Output())
 }
+
+// A finish whose archive fails, and whose loop cannot even be marked
+// ended in place (the disk filled after the plan was saved), leaves the
+// loop active: the user is told so, and how to end it, not only that the
+// archive failed (review DD11: the next answer was judged as the plan
+// again, an unrelated one blocked, with no word that the loop still ran).
+func TestAFinishThatCannotEndTheLoopSaysItRunsOn(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	ev := startAtFinalRevise(t, env, p)
+	old := state.ArchiveTries
+	state.ArchiveTries = 1
+	t.Cleanup(func() { state.ArchiveTries = old })
+	require.NoError(t, os.MkdirAll(p.Archive(), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Archive(), testNow.Format("20060102-150405")+"-completed.md"), nil, 0o644))
+	fill()
+	// Room for the saved plan (one page), none for the state file.
+	require.NoError(t, os.Truncate(filepath.Join(p.Project, "filler"), mustSize(t, filepath.Join(p.Project, "filler"))-4096))
+
+	out := Stop(env, ev)
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "plan saved")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	require.True(t, f.Loop.Active, "the case: the loop could not be ended")
+	assert.Contains(t, out.Message, "the loop is still active")
+	assert.Contains(t, out.Message, "/plansmith:cancel")
+
+	// With room again the same answer ends it.
+	free()
+	out = Stop(env, ev)
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.NotContains(t, out.Message, "still active")
+	f, err = state.Load(p.State())
+	require.NoError(t, err)
+	assert.False(t, f.Loop.Active)
+}
+
+func mustSize(t *testing.T, path string) int64 {
+	t.Helper()
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	return info.Size()
+}

@@ -163,7 +163,13 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 	if err := state.Save(p.State(), f); err != nil {
 		return Started{}, notStarted(p, p.State(), err)
 	}
-	cfg := config(&l, "")
+	// The first prompt is explore's when the sequence starts there
+	// (--skip-understand): it shows the memory as a Stop's would.
+	mem := ""
+	if len(l.Phases) > 0 && l.Phases[0] == phases.Explore {
+		mem = shownMemory(env, p, &l)
+	}
+	cfg := config(&l, mem)
 	return Started{
 		Loop:   l,
 		Label:  phases.Label(cfg, phases.Progress{}),

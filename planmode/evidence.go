@@ -45,17 +45,11 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 	if err != nil {
 		return
 	}
-	plan, ok := "", false
-	for _, f := range folders {
-		if f.canon != "" {
-			if plan, ok = indexedPlan(c.Home, f.canon, c.SessionID); ok {
-				break
-			}
-		}
-	}
+	plan, ok := indexedPlan(c.Home, folders, c.SessionID)
 	if !ok {
 		return
 	}
+	defer lockRuns(c.Home)()
 	rs := loadRuns(c.Home, c.SessionID)
 	if launched {
 		r.Role = planRole(plan, r.Prompt)
@@ -84,6 +78,7 @@ func RecordSteer(c Call, notes io.Writer, to ...string) {
 	if c.Home == "" || c.SessionID == "" {
 		return
 	}
+	defer lockRuns(c.Home)()
 	rs, changed := loadRuns(c.Home, c.SessionID).Steered(to...)
 	if !changed {
 		return

@@ -2,10 +2,12 @@ package planmode
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -368,4 +370,23 @@ func TestACriticRunAgainAfterAnUnreadableAnswerCounts(t *testing.T) {
 	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
 	got := signal(t, c, path)
 	assert.Contains(t, got, `"status":"pass","reason":"covered"`)
+}
+
+// Hooks of one session that record its runs at the same moment lose none
+// (review DD7: each read the runs, added its own and wrote them back, so
+// the last write won and the others' runs were gone).
+func TestRunsRecordedAtOnceAreAllKept(t *testing.T) {
+	c, _ := planWorld(t)
+	prompts := gate.PromptsOf(evidencePlan)
+	const n = 8
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			RecordRun(c, true, gate.Run{AgentID: fmt.Sprint("c", i), Background: true, Prompt: prompts.Critic}, io.Discard)
+		}()
+	}
+	wg.Wait()
+	assert.Len(t, loadRuns(c.Home, "s1"), n)
 }

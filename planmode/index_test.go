@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,11 +144,11 @@ func TestExitPlanModeIndexIsVerified(t *testing.T) {
 	}
 }
 
-func canonPlans(t *testing.T, home string) string {
+func canonPlans(t *testing.T, home string) []plansFolder {
 	t.Helper()
 	c, err := filepath.EvalSymlinks(filepath.Join(home, PlansDir))
 	require.NoError(t, err)
-	return c
+	return []plansFolder{{filepath.Join(home, PlansDir), c}}
 }
 
 // TestExitPlanModeManyPlans: among many plans of other sessions, the
@@ -165,4 +166,124 @@ func TestExitPlanModeManyPlans(t *testing.T) {
 	_, ok := indexedPlan(home, canonPlans(t, home), "s-1")
 	assert.True(t, ok)
 	assert.Contains(t, exitReason(t, env, "s-1"), "pending")
+}
+
+// The index keeps an entry per plan-mode session, and the runs its hooks
+// saw: a new entry sweeps those no hook has written for IndexKeep (Claude
+// Code's own default retention of sessions), so the folder does not grow
+// with every session ever run (review DD6). Anything else there is left.
+func TestANewEntrySweepsOldOnes(t *testing.T) {
+	home := t.TempDir()
+	env := testEnv(home)
+	dir := filepath.Join(home, PlanIndexDir)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) // writePlan's clock
+	long := now.Add(-IndexKeep - time.Hour)
+	recent := now.Add(-IndexKeep + time.Hour)
+	files := map[string]time.Time{
+		gate.IndexName("old"):            long,
+		"runs-" + gate.IndexName("old"):  long,
+		gate.IndexName("live"):           recent,
+		"runs-" + gate.IndexName("live"): recent,
+		"notes.txt":                      long,
+	}
+	for name, at := range files {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte("x"), 0o600))
+		require.NoError(t, os.Chtimes(path, at, at))
+	}
+	writePlan(t, env, home, "s-new", "otter.md", "## Goals\n- x\n")
+	for name := range files {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		if files[name].Equal(long) && name != "notes.txt" {
+			assert.ErrorIs(t, err, os.ErrNotExist, "%s is swept", name)
+		} else {
+			assert.NoError(t, err, "%s stays", name)
+		}
+	}
+	_, err := os.Stat(filepath.Join(dir, gate.IndexName("s-new")))
+	assert.NoError(t, err, "the new entry is written")
+}
+
+// The entry names the plan file, not its folder: with plansDirectory set,
+// the session's plan may be in the folder the setting names and, later, in
+// Claude Code's default folder under the same name (review BL3). The
+// ExitPlanMode check judges the one the session's hooks maintained last,
+// as the scan does; it took the first folder's, an older plan of the same
+// session, and that plan's pass let plan mode end on a plan no one had
+// assessed (review DD9).
+func TestTheIndexNamesNoFolderSoTheNewestIsJudged(t *testing.T) {
+	c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
+	require.NoError(t, os.MkdirAll(filepath.Join(c.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(c.Project, ".claude", "settings.json"), []byte(`{"plansDirectory":"plans"}`), 0o644))
+	exit := Call{Project: c.Project, Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}
+	write := func(dir, text string, at time.Time) string {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		path := filepath.Join(dir, "brave-otter.md")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		w := c
+		w.Input, _ = json.Marshal(map[string]string{"file_path": path})
+		Maintain(w, at, io.Discard)
+		require.NoError(t, os.Chtimes(path, at, at))
+		return path
+	}
+
+	// The plan kept where the setting says passes its gate.
+	old := write(filepath.Join(c.Project, "plans"), evidencePlan, time.Now().Add(-time.Hour))
+	prompts := gate.PromptsOf(evidencePlan)
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+	w := c
+	w.Input, _ = json.Marshal(map[string]string{"file_path": old})
+	require.NoError(t, os.WriteFile(old, append(must(os.ReadFile(old)), []byte(`<!-- rodin:verdict:signal={"status":"pass","reason":"covered"} -->`+"\n")...), 0o644))
+	Maintain(w, time.Now().Add(-time.Hour), io.Discard)
+	require.NoError(t, os.Chtimes(old, time.Now().Add(-time.Hour), time.Now().Add(-time.Hour)))
+	require.Equal(t, "", CheckExit(exit, io.Discard), "the first plan passed")
+
+	// Then the session's plan is saved in the default folder, changed.
+	write(filepath.Join(c.Home, PlansDir), strings.Replace(evidencePlan, "Add the cron job.", "Add the cron job and drop every older backup.", 1), time.Now())
+	deny := CheckExit(exit, io.Discard)
+	assert.Contains(t, deny, "pending", "the newest plan of the session is judged, and it has no assessment")
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// A file in the plans folder larger than any plan is not read into memory
+// by the ExitPlanMode check, through the index or the scan: a repository
+// that points plansDirectory at a folder of its own can fill it with huge
+// .md files, and a hook that runs out of memory is killed, which lets the
+// call through (review DD12). When nothing else carries the session's
+// marker, the refusal says which file was passed by.
+func TestAPlanFileLargerThanAnyPlanIsNotRead(t *testing.T) {
+	old := maxPlanFile
+	maxPlanFile = 4 << 10
+	defer func() { maxPlanFile = old }()
+	home := t.TempDir()
+	env := testEnv(home)
+	big := writePlan(t, env, home, "s-1", "otter.md", gapsPlan+strings.Repeat("filler line\n", 400))
+	assert.Greater(t, mustSize(t, big), maxPlanFile)
+	// Through the index, then by the scan.
+	for _, scan := range []bool{false, true} {
+		if scan {
+			require.NoError(t, os.RemoveAll(filepath.Join(home, PlanIndexDir)))
+		}
+		deny := exitReason(t, env, "s-1")
+		assert.NotContains(t, deny, "pending", "scan %v: the large file was read and judged", scan)
+		assert.Contains(t, deny, "larger than any plan", "scan %v", scan)
+	}
+	// A plan of the session's of ordinary size is judged as before.
+	writePlan(t, env, home, "s-1", "heron.md", gapsPlan)
+	assert.Contains(t, exitReason(t, env, "s-1"), "pending")
+}
+
+func mustSize(t *testing.T, path string) int64 {
+	t.Helper()
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	return info.Size()
 }

@@ -21,6 +21,19 @@ import (
 	"github.com/plansmith/plansmith/templates"
 )
 
+// maxPlanFile is the most of a plan file the gate reads: far more than any
+// plan. A larger file in the plans folder (a repository that points
+// plansDirectory at a folder of its own can fill it with huge .md files)
+// is passed by, not read whole into memory: a hook that runs out of memory
+// is killed, and a killed hook lets the call through (review DD12). A
+// variable for the tests.
+var maxPlanFile int64 = 8 << 20
+
+// tooLarge says that path is passed by for its size.
+func tooLarge(path string, size int64) error {
+	return fmt.Errorf("%s is larger than any plan (%d MiB, over %d MiB), so plansmith does not read it", path, size>>20, maxPlanFile>>20)
+}
+
 // The two halves fail in opposite directions on purpose: PostToolUse only
 // maintains metadata, so it fails open and never disturbs an edit; the
 // ExitPlanMode check is the enforcement, so it fails closed. A missed
@@ -88,6 +101,10 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 	if err != nil || !info.Mode().IsRegular() {
 		return
 	}
+	if info.Size() > maxPlanFile {
+		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", tooLarge(path, info.Size()))
+		return
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(notes, "plansmith: plan-mode gate: reading %s: %v\n", path, err)
@@ -108,7 +125,7 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 	}
 	// CheckExit finds the plan through the index, not a scan of the folder.
 	if gate.OwnedBy(out, c.SessionID) {
-		if err := indexPlan(c.Home, c.SessionID, path); err != nil {
+		if err := indexPlan(c.Home, c.SessionID, path, now); err != nil {
 			fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
 		}
 	}
@@ -207,13 +224,8 @@ func sessionPlan(c Call) (content, dir string, err error) {
 		dirs = append(dirs, f.dir)
 	}
 	dir = strings.Join(dirs, " and ")
-	for _, f := range folders {
-		if f.canon == "" {
-			continue
-		}
-		if content, ok := indexedPlan(home, f.canon, sessionID); ok {
-			return content, dir, nil
-		}
+	if content, ok := indexedPlan(home, folders, sessionID); ok {
+		return content, dir, nil
 	}
 	marker := "rodin:session=" + sessionID
 	var best string
@@ -235,6 +247,12 @@ func sessionPlan(c Call) (content, dir string, err error) {
 			}
 			info, err := os.Stat(path)
 			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			if info.Size() > maxPlanFile {
+				if firstErr == nil {
+					firstErr = tooLarge(filepath.Join(f.dir, name), info.Size())
+				}
 				continue
 			}
 			data, err := os.ReadFile(path)

@@ -2,6 +2,8 @@ package plans
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,4 +223,52 @@ func TestKeepSweepsTemporaryFilesACrashLeft(t *testing.T) {
 	assert.NoFileExists(t, stale)
 	assert.FileExists(t, fresh)
 	assert.DirExists(t, folder)
+}
+
+// A plans folder that is a link leading nowhere (or a parent that is) is
+// named as one, with where it leads: "docs/plans: no such file or
+// directory" was all the user heard, of a folder they could see (review
+// DD4).
+func TestKeepSaysALinkLeadsNowhere(t *testing.T) {
+	for _, link := range []string{"docs/plans", "docs"} {
+		project := t.TempDir()
+		path := filepath.Join(project, filepath.FromSlash(link))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.Symlink(filepath.Join(project, "gone"), path))
+		_, err := Keep(project, Config{Dir: DefaultDir}, planDoc("x", time.Now(), true), "x", time.Now(), nil)
+		require.Error(t, err, link)
+		assert.Contains(t, err.Error(), path+" is a link to "+filepath.Join(project, "gone")+", which does not lead to a folder", link)
+		assert.NotErrorIs(t, err, fs.ErrNotExist, "the system's reason alone would be all a caller shows")
+	}
+}
+
+// Vouching for many kept plans reads the ledger once, not once a plan:
+// with a few thousand plans and a full record, `plans` and
+// /plansmith:implement took seconds (review DD8: 4,500 plans, 7 s). Timed
+// against one question to the ledger, which reads the record: vouching
+// for 1,500 plans took about 1,500 of those, and must now take far fewer.
+func TestVouchingForManyPlansReadsTheLedgerOnce(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	ledger := provenance.Open(home, project)
+	dir := filepath.Join(project, filepath.FromSlash(DefaultDir))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	var entries []Entry
+	for i := 0; i < 1500; i++ {
+		path := filepath.Join(dir, fmt.Sprintf("2026-11-27-a-plan-with-a-name-of-some-length-%04d.md", i))
+		require.NoError(t, os.WriteFile(path, planDoc(fmt.Sprint("plan ", i), time.Unix(int64(i), 0), false), 0o644))
+		require.NoError(t, ledger.Record(path, time.Unix(int64(i), 0)))
+		entries = append(entries, Entry{Path: path})
+	}
+	start := time.Now()
+	for i := 0; i < 10; i++ {
+		_, ok := ledger.Written(entries[i].Path)
+		require.True(t, ok)
+	}
+	one := time.Since(start) / 10
+	start = time.Now()
+	entries = Vouch(entries, ledger)
+	took := time.Since(start)
+	assert.Less(t, took, 400*one, "vouching took %v, one question %v", took, one)
+	assert.True(t, entries[len(entries)-1].KeptHere)
+	assert.Greater(t, entries[len(entries)-1].Kept.Seq, entries[len(entries)-2].Kept.Seq)
 }

@@ -173,6 +173,11 @@ func folder(project string, cfg Config) (string, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(existing)
 	if err != nil {
+		if target, lerr := os.Readlink(existing); lerr == nil {
+			// Said in words, not wrapped: the system's "no such file or
+			// directory" alone names nothing the user can see (review DD4).
+			return "", fmt.Errorf("cannot keep plans in %s: %s is a link to %s, which does not lead to a folder; remove the link, or make it lead to a folder inside the project", cfg.Dir, existing, target)
+		}
 		return "", fmt.Errorf("resolving %s: %w", existing, err)
 	}
 	if rel, err := filepath.Rel(root, resolved); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

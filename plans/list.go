@@ -45,8 +45,10 @@ type Entry struct {
 }
 
 // Vouch marks the entries plansmith wrote on this machine, as the ledger
-// recorded them, and those it wrote that were edited since.
+// recorded them, and those it wrote that were edited since. The record is
+// read once for them all (review DD8).
 func Vouch(entries []Entry, ledger provenance.Ledger) []Entry {
+	ledger = ledger.Snapshot()
 	for i := range entries {
 		entries[i].Kept, entries[i].KeptHere = ledger.Written(entries[i].Path)
 		if !entries[i].KeptHere {

@@ -49,6 +49,7 @@ var maxRecord int64 = 256 << 10
 type Ledger struct {
 	path    string // the record file; "" when there is none
 	project string // the project's real path
+	read    []line // the record as Snapshot read it; nil: read it at each question
 }
 
 // Open returns the ledger of project kept under home. Without a home, or
@@ -92,10 +93,18 @@ func (l Ledger) append(line string) error {
 	// while a trim rewrites the record from what it read would be lost
 	// (a new loop's ID among them: the loop would never bind).
 	unlock := lockRecord(l.path, false)
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollowNonBlock, 0o600)
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND|noFollowNonBlock, 0o600)
 	if err != nil {
 		unlock()
 		return fmt.Errorf("recording what plansmith wrote: %w", err)
+	}
+	if torn(f) {
+		// A full disk cut the last line short (a write stops at the page
+		// it has no room for): this one starts on a line of its own, or
+		// the two would read as one line that does not parse, and this
+		// record would be lost with the torn one (review DD1: the loop
+		// started next was taken for a repository's).
+		line = "\n" + line
 	}
 	_, werr := f.WriteString(line) // one write: appends from other hooks do not interleave
 	info, serr := f.Stat()
@@ -112,6 +121,18 @@ func (l Ledger) append(line string) error {
 	return nil
 }
 
+// torn reports whether the record f ends without a newline: the end of a
+// line a full disk cut short.
+func torn(f *os.File) bool {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return false
+	}
+	last := make([]byte, 1)
+	_, err = f.ReadAt(last, info.Size()-1)
+	return err == nil && last[0] != '\n'
+}
+
 // trim rewrites an overgrown record with what it still needs: each file's
 // latest line (a file no longer there goes) and the newest keepIDs
 // names. Keeping only the newest lines would drop the record of a file
@@ -125,6 +146,7 @@ func (l Ledger) trim() {
 		return
 	}
 	defer unlock()
+	l.read = nil // the record as it is now, never a snapshot's
 	lines := l.lines()
 	last := map[string]int{}
 	ids := 0
@@ -245,16 +267,50 @@ type line struct {
 	sum, rel string
 }
 
+// Snapshot is the ledger with its record read once, now: its answers
+// (Written, Recorded, HasID) come from that reading, not a new one each.
+// A caller asking about many files at once uses it: each answer read the
+// whole record again, and listing thousands of kept plans took seconds
+// (review DD8). Records written after it are not in its answers.
+func (l Ledger) Snapshot() Ledger {
+	if l.path != "" {
+		l.read = l.lines()
+		if l.read == nil {
+			l.read = []line{}
+		}
+	}
+	return l
+}
+
 // lines reads the record; a missing or unreadable one is empty, and a line
-// that does not parse is skipped.
+// that does not parse is skipped. Of a record larger than is read
+// (2*maxRecord: one that keeps thousands of plans stays that large after a
+// trim, each one's line kept while the file is there) the newest lines
+// are read, the oldest left: they were read first, and what came after was
+// lost, the memory's record and the newest plans' with it, and the trim
+// rewrote the record from what it read (review DD5).
 func (l Ledger) lines() []line {
+	if l.read != nil {
+		return l.read
+	}
 	f, err := os.OpenFile(l.path, os.O_RDONLY|noFollowNonBlock, 0)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	var r io.Reader = f
+	if info, err := f.Stat(); err == nil && info.Size() > 2*maxRecord {
+		if _, err := f.Seek(info.Size()-2*maxRecord, io.SeekStart); err != nil {
+			return nil
+		}
+		br := bufio.NewReader(f)
+		if _, err := br.ReadString('\n'); err != nil { // the rest of a line begun before
+			return nil
+		}
+		r = br
+	}
 	var out []line
-	sc := bufio.NewScanner(io.LimitReader(f, 2*maxRecord))
+	sc := bufio.NewScanner(io.LimitReader(r, 2*maxRecord))
 	for sc.Scan() {
 		fields := strings.SplitN(sc.Text(), " ", 3)
 		if len(fields) != 3 || len(fields[1]) != 2*sha256.Size {

@@ -172,3 +172,91 @@ func TestARecordWithoutItsLockIsStillTrimmed(t *testing.T) {
 	require.NoError(t, err)
 	assert.LessOrEqual(t, info.Size(), 2*maxRecord)
 }
+
+// A record cut short by a full disk (the write stops at a page the disk
+// had no room for) leaves a line with no newline; the next record, written
+// once there is room again, must not be glued to it and lost with it: the
+// user's own loop was then taken for a repository's (review DD1).
+func TestARecordAfterATornLineIsKept(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	plan := filepath.Join(project, "a.md")
+	require.NoError(t, os.WriteFile(plan, []byte("plan A\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Dir(l.path), 0o700))
+	// What a full disk left: the start of a line, no newline.
+	require.NoError(t, os.WriteFile(l.path, []byte("1795775696067370306"), 0o600))
+
+	require.NoError(t, l.Record(plan, time.Unix(1700000000, 0)))
+	_, ok := l.Written(plan)
+	assert.True(t, ok, "the record written after the torn line is lost")
+	require.NoError(t, l.RecordID("loop", "abc", time.Unix(1700000001, 0)))
+	assert.True(t, l.HasID("loop", "abc"))
+}
+
+// A record that stays larger than is read of it after a trim (a project
+// that keeps thousands of plans: each one's line stays while the file is
+// there) loses its oldest lines to the reader and to the trim, never its
+// newest: both read the first part alone, and the trim rewrote the record
+// from it, so the memory's and the newest plans' records were gone, every
+// finished run moved the memory aside as a repository's, and the newest
+// plans were "not kept here" (review DD5).
+func TestARecordLargerThanIsReadKeepsItsNewestLines(t *testing.T) {
+	old := maxRecord
+	maxRecord = 2 << 10 // 4 KiB read; 100 plans' lines are about 8 KiB
+	defer func() { maxRecord = old }()
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	now := time.Unix(1700000000, 0)
+	var plans []string
+	for i := 0; i < 100; i++ {
+		plan := filepath.Join(project, fmt.Sprintf("plan-%03d.md", i))
+		require.NoError(t, os.WriteFile(plan, []byte(fmt.Sprint("plan ", i)), 0o644))
+		require.NoError(t, l.Record(plan, now))
+		plans = append(plans, plan)
+	}
+	mem := filepath.Join(project, "memory.md")
+	require.NoError(t, os.WriteFile(mem, []byte("lessons"), 0o644))
+	require.NoError(t, l.Record(mem, now))
+	require.NoError(t, l.RecordID("loop", "newest", now))
+	m, ok := l.Written(mem)
+	assert.True(t, ok, "the memory's record is found")
+	p, ok := l.Written(plans[99])
+	assert.True(t, ok, "the newest plan's record is found")
+	assert.Greater(t, m.Seq, p.Seq, "later records still come later")
+	assert.True(t, l.HasID("loop", "newest"))
+	for _, ln := range l.lines() {
+		assert.Len(t, ln.sum, 64, "no line is read from its middle")
+	}
+}
+
+// A snapshot answers from the record as it was read (review DD8: each
+// answer read the whole record again), and a record written through one
+// never rewrites the record from that old reading when it trims.
+func TestASnapshotAnswersFromOneReading(t *testing.T) {
+	old := maxRecord
+	maxRecord = 4 << 10
+	defer func() { maxRecord = old }()
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	plan := filepath.Join(project, "a.md")
+	require.NoError(t, os.WriteFile(plan, []byte("plan A\n"), 0o644))
+	require.NoError(t, l.Record(plan, time.Unix(1, 0)))
+
+	s := l.Snapshot()
+	_, ok := s.Written(plan)
+	assert.True(t, ok)
+	require.NoError(t, l.RecordID("loop", "later", time.Unix(2, 0)))
+	assert.False(t, s.HasID("loop", "later"), "a snapshot is one reading")
+	assert.True(t, l.HasID("loop", "later"))
+
+	// Enough IDs that every append trims (and all are read); the last
+	// through the snapshot.
+	for i := 0; i < 60; i++ {
+		require.NoError(t, l.RecordID("loop", fmt.Sprint("id", i), time.Unix(3, 0)))
+	}
+	require.NoError(t, s.RecordID("loop", "through the snapshot", time.Unix(4, 0)))
+	assert.True(t, l.HasID("loop", "id59"), "the trim read the record as it is")
+	assert.True(t, l.HasID("loop", "through the snapshot"))
+	_, ok = l.Written(plan)
+	assert.True(t, ok)
+}
