@@ -928,6 +928,26 @@ func TestConfigTrust(t *testing.T) {
 	assert.ErrorContains(t, err, "line", "a malformed file is not approved")
 }
 
+// An approval a full disk cut short leaves a line with no newline; the
+// next one must not be glued to it, or `plansmith policy trust` says the
+// file is trusted and every hook still finds it untrusted (as review DD1
+// found for the provenance record).
+func TestConfigTrustAfterATornApproval(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	file := filepath.Join(project, ConfigFile)
+	require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	require.NoError(t, os.WriteFile(file, []byte("allow:\n  - tokei\n"), 0o644))
+	list := filepath.Join(home, TrustFile)
+	require.NoError(t, os.MkdirAll(filepath.Dir(list), 0o700))
+	require.NoError(t, os.WriteFile(list, []byte("3f2a9c"), 0o600))
+
+	_, err := Trust(project, home)
+	require.NoError(t, err)
+	cfg, err := LoadConfig(project, home)
+	require.NoError(t, err, "the approval after the torn line is not found")
+	assert.Equal(t, []string{"tokei"}, cfg.Allow)
+}
+
 func FuzzBash(f *testing.F) {
 	for _, name := range []string{"allow.txt", "deny.txt"} {
 		for _, tc := range loadCorpus(f, name) {

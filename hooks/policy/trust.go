@@ -91,11 +91,18 @@ func Approve(home, projectDir string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(list), 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(list, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(list, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(f, "%s %s\n", digest(data), filepath.Clean(projectDir)); err != nil {
+	line := fmt.Sprintf("%s %s\n", digest(data), filepath.Clean(projectDir))
+	if plainfile.EndsMidLine(f) {
+		// An earlier approval a full disk cut short: glued to it, this
+		// one would never match, and the file would stay untrusted after
+		// `plansmith policy trust` said it was trusted.
+		line = "\n" + line
+	}
+	if _, err := f.WriteString(line); err != nil {
 		f.Close()
 		return err
 	}

@@ -122,3 +122,17 @@ func PerProcess(p string) bool {
 	}
 	return false
 }
+
+// EndsMidLine reports whether f, opened for reading, ends without a
+// newline: the end of a line a full disk cut short. A record appended to
+// such a file must start with a newline, or it is glued to the torn line
+// and lost with it (review DD1).
+func EndsMidLine(f *os.File) bool {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return false
+	}
+	last := make([]byte, 1)
+	_, err = f.ReadAt(last, info.Size()-1)
+	return err == nil && last[0] != '\n'
+}

@@ -27,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
 // Dir is where the records are kept, under the user's home.
@@ -98,7 +100,7 @@ func (l Ledger) append(line string) error {
 		unlock()
 		return fmt.Errorf("recording what plansmith wrote: %w", err)
 	}
-	if torn(f) {
+	if plainfile.EndsMidLine(f) {
 		// A full disk cut the last line short (a write stops at the page
 		// it has no room for): this one starts on a line of its own, or
 		// the two would read as one line that does not parse, and this
@@ -119,18 +121,6 @@ func (l Ledger) append(line string) error {
 		l.trim()
 	}
 	return nil
-}
-
-// torn reports whether the record f ends without a newline: the end of a
-// line a full disk cut short.
-func torn(f *os.File) bool {
-	info, err := f.Stat()
-	if err != nil || info.Size() == 0 {
-		return false
-	}
-	last := make([]byte, 1)
-	_, err = f.ReadAt(last, info.Size()-1)
-	return err == nil && last[0] != '\n'
 }
 
 // trim rewrites an overgrown record with what it still needs: each file's
