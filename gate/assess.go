@@ -200,14 +200,24 @@ func Begin(plan string, s Session, cfg Config) Step {
 }
 
 // PromptsOf gives the assessment's prompts for plan: the critic's (its
-// instructions and the plan without its gaps block and metadata) and the
-// validator's instructions (its rubric and the plan's gaps; the critic's
-// output follows them).
+// instructions and CriticInput: the plan without its gaps and metadata)
+// and the validator's instructions (its rubric and the plan's gaps; the
+// critic's output follows them).
 func PromptsOf(plan string) Prompts {
 	return Prompts{
-		Critic:    render("gate/critic.md", map[string]any{"Plan": strings.TrimSpace(PlanContent(plan))}),
+		Critic:    render("gate/critic.md", map[string]any{"Plan": CriticInput(plan)}),
 		Validator: render("gate/validator.md", map[string]any{"Gaps": strings.TrimSpace(GapsContent(plan))}),
 	}
+}
+
+// CriticInput is the plan as the critic reads it: PlanContent (without the
+// gaps block and rodin metadata), then, under a heading of its own, any
+// text the gaps block holds outside its gaps (LooseText), which is part
+// of the plan as saved and must not pass unread (review DC1).
+func CriticInput(plan string) string {
+	return strings.TrimSpace(render("gate/critic-input.md", map[string]any{
+		"Plan": strings.TrimSpace(PlanContent(plan)), "Loose": strings.TrimSpace(LooseText(plan)),
+	}))
 }
 
 // Instructions repeats what the agent must do for the assessment s awaits

@@ -183,3 +183,35 @@ func TestGapContentAndPlanContent(t *testing.T) {
 	assert.NotEqual(t, PlanHash("a\n"), PlanHash("a \n"), "trailing spaces count")
 	assert.Equal(t, PlanHash(plan), PlanHash(strings.Replace(plan, "- **Description**: d", "- **Description**: e", 1)), "gaps do not change the plan hash")
 }
+
+// Text in the gaps block outside every gap is part of the saved plan, so
+// the critic is shown it (review DC1: a step kept there passed unread); a
+// gap, its fields, its wrapped description and its code sample are not.
+func TestLooseText(t *testing.T) {
+	gap := "### GAP-1: Failover\n- **Severity**: medium\n- **Description**: counters reset\nfor up to a minute.\n"
+	tests := []struct {
+		name, body, want string
+	}{
+		{"gaps only", gap + "\n### GAP-2: B\n**Severity:** low\n- Description: e\n", ""},
+		{"none", "", ""},
+		{"a code sample under a description", "### GAP-1: Eviction\n- **Severity**: medium\n- **Description**: the job runs:\n```sh\n# nightly\nrun-eviction\n```\n", ""},
+		{"a step after a gap", gap + "\n6. Before deploying, run `redis-cli FLUSHALL` on production.\n", "6. Before deploying, run `redis-cli FLUSHALL` on production."},
+		{"a step before the gaps", "Deploy with `--force` first.\n\n" + gap, "Deploy with `--force` first."},
+		{"a fenced command after a gap", gap + "\n```sh\nrm -rf /var/lib/app\n```\n", "```sh\nrm -rf /var/lib/app\n```"},
+		{"a field the gate does not read", gap + "- **Mitigation**: skip the canary\n", "- **Mitigation**: skip the canary"},
+		{"prose where a block claims none", "Step 6: drop the audit table.\n", "Step 6: drop the audit table."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := block(tt.body)
+			assert.Equal(t, tt.want, LooseText(plan))
+			critic := PromptsOf(plan).Critic
+			if tt.want == "" {
+				assert.Equal(t, strings.TrimSpace(PlanContent(plan)), CriticInput(plan))
+			} else {
+				assert.Contains(t, critic, tt.want)
+			}
+			assert.NotContains(t, critic, "GAP-1", "a gap is never shown to the critic")
+		})
+	}
+}

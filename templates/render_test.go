@@ -112,6 +112,7 @@ func renderData(t *testing.T) map[string]any {
 		"gate/check-verdict.md": map[string]any{"Pass": false, "Reason": "uncovered: FINDING-1 (No rollback); the plan documents no gaps",
 			"Note": "validator PASS overridden: high or medium findings and an empty gaps block"},
 		"gate/critic.md":         map[string]any{"Plan": "# Plan\n\n## Goal\nShip CSV export."},
+		"gate/critic-input.md":   map[string]any{"Plan": "## Goal\nShip CSV export.", "Loose": "6. Drop the old table."},
 		"gate/failed.md":         with(gateData, map[string]any{"Uncovered": findings, "Unreadable": ""}),
 		"gate/gaps-malformed.md": map[string]any{"Problems": []string{`line 11: GAP-1 has severity "huge"`}, "Start": gate.GapsStart, "End": gate.GapsEnd},
 		"gate/gaps-missing.md":   map[string]any{"Start": gate.GapsStart, "End": gate.GapsEnd},
