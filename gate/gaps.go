@@ -178,8 +178,33 @@ func ParseGaps(plan string) (Gaps, error) {
 	}
 	for _, it := range items {
 		g.Items = append(g.Items, Gap(it))
+		probs = append(probs, hollowGap(it)...)
 	}
 	return g, joinProblems("gaps block", probs)
+}
+
+// itemIDRe is an item's id as a gap may name one: its own kind's or the
+// critic's ("GAP-2", "FINDING-1", "Finding 3").
+var itemIDRe = lazyre.New(`(?i)\b(?:gap|finding)(?: |` + hyphen + `)?\d+\b`)
+
+// hollowGap says what is wrong with a gap whose title or description says
+// nothing: a placeholder ("TBD", "<describe>") or only ids ("FINDING-1").
+// Such a gap documents no concern, yet it made the block non-empty, and a
+// validator's PASS over high findings stood on it, where against an empty
+// block it is overruled (review DC2).
+func hollowGap(it item) []Problem {
+	var probs []Problem
+	for _, f := range []struct{ name, text, fix string }{
+		{"title", it.Title, "name the concern in a few words: ### GAP-<n>: <what is missing or uncertain>"},
+		{"description", it.Description, "say what is missing or uncertain and why it matters"},
+	} {
+		if f.text == "" || mdtext.SaysSomething(itemIDRe.Regexp().ReplaceAllString(f.text, "")) {
+			continue // an empty one is reported as missing
+		}
+		probs = append(probs, Problem{it.Line, fmt.Sprintf("GAP-%d's %s, %q, says nothing: a placeholder or an id documents no gap", it.ID, f.name, templates.OneLine(f.text, 40)),
+			f.fix + ", or delete the gap (an empty block claims none)"})
+	}
+	return probs
 }
 
 func joinProblems(subject string, probs []Problem) error {

@@ -215,3 +215,33 @@ func TestLooseText(t *testing.T) {
 		})
 	}
 }
+
+// A gap that says nothing makes the block non-empty without documenting
+// anything, and the gate's check of a PASS over high findings against an
+// empty block then did not apply (review DC2): it is refused, with the gap
+// named; a gap that names an id among words is a gap.
+func TestParseGapsHollow(t *testing.T) {
+	refused := []struct{ name, body, want string }{
+		{"placeholder description", "### GAP-1: Rollback of the limiter\n- **Severity**: low\n- **Description**: TBD\n", `GAP-1's description, "TBD", says nothing`},
+		{"only an id as title", "### GAP-1: FINDING-1\n- **Severity**: low\n- **Description**: The limiter cannot be turned off without a deploy.\n", `GAP-1's title, "FINDING-1", says nothing`},
+		{"ids as description", "### GAP-2: Review findings\n- **Severity**: medium\n- **Description**: FINDING-1, FINDING‑2, Finding 3.\n", "GAP-2's description"},
+		{"a template's slot", "### GAP-1: <title>\n- **Severity**: high\n- **Description**: <what is missing>\n", "GAP-1's title"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseGaps(block(tt.body))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, err.Error(), "delete the gap (an empty block claims none)")
+		})
+	}
+	for _, body := range []string{
+		"### GAP-1: FINDING-2 of the first review: rollback\n- **Severity**: high\n- **Description**: TBD until ops confirm a feature flag can turn the limiter off.\n",
+		"### GAP-1: 실패율 기준 미확정\n- **Severity**: medium\n- **Description**: 재무팀 확인이 필요하다.\n",
+		"### GAP-1: N+1 queries\n- **Severity**: low\n- **Description**: See GAP-2; the list view may issue one query per row.\n",
+	} {
+		g, err := ParseGaps(block(body))
+		require.NoError(t, err, body)
+		assert.Len(t, g.Items, 1)
+	}
+}
