@@ -180,14 +180,18 @@ func documented(lines []line) []bool {
 		if open && level <= openLevel {
 			open = false
 		}
-		if !open && namesUncertainty(h) {
+		if !open && NamesUncertainty(h) {
 			open, openLevel = true, level
 		}
 	}
 	return out
 }
 
-func namesUncertainty(heading string) bool {
+// NamesUncertainty reports whether a heading names a section in which a
+// plan documents its uncertainty (Risks, Open Questions, Assumptions, …):
+// hedging there is no leak, and the gaps block there is the section's
+// content (phases).
+func NamesUncertainty(heading string) bool {
 	h := strings.ToLower(heading)
 	if strings.ContainsAny(h, unicodeHyphens) {
 		h = hyphenFold.Replace(h) // "Non‑Goals", "Trade‑offs" (review CP6)
