@@ -155,6 +155,9 @@ func Stale(plan string, s Session) bool {
 // merged plan's hashes, and returns ActionRun with the files to write and the
 // instructions. Failed attempts carry over from s; re-run counters reset.
 func Begin(plan string, s Session, cfg Config) Step {
+	if lines := metadataLines(plan); len(lines) > 0 {
+		return Step{Action: ActionFix, Session: s, Reason: render("gate/metadata-in-plan.md", map[string]any{"Lines": lines})}
+	}
 	g, err := ParseGaps(plan)
 	if err == nil && !g.Present {
 		return Step{Action: ActionFix, Session: s, Reason: render("gate/gaps-missing.md", map[string]any{
@@ -197,6 +200,23 @@ func Begin(plan string, s Session, cfg Config) Step {
 		Session: next,
 		Reason:  render("gate/begin.md", cfg.data(next, map[string]any{"Added": added})),
 	}
+}
+
+// metadataLines returns the numbers of plan's lines that are rodin
+// metadata comments (<!-- rodin:session=… -->, hashes, a validation or a
+// verdict signal). They are plan mode's; in a loop's plan nothing reads
+// them, yet they are left out of the plan hash and of what the critic
+// reads, and kept in the plan saved: a step written into one was saved as
+// verified without any critic having read it, and a validation line could
+// say "pass" on a plan that failed (review DC4).
+func metadataLines(plan string) []int {
+	var out []int
+	for _, l := range scan(plan) {
+		if l.Kind == kindMeta {
+			out = append(out, l.N)
+		}
+	}
+	return out
 }
 
 // PromptsOf gives the assessment's prompts for plan: the critic's (its
