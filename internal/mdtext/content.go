@@ -22,6 +22,9 @@ var placeholders = map[string]bool{
 // gap's title or description are judged by it.
 func SaysSomething(line string) bool {
 	t := strings.TrimSpace(line)
+	if strings.ContainsFunc(t, invisibleOrWide) {
+		t = strings.TrimSpace(strings.Map(narrow, t))
+	}
 	if _, text, ok := Checkbox(t); ok {
 		t = text
 	}
@@ -73,3 +76,26 @@ var longestPlaceholder = func() int {
 	}
 	return n
 }()
+
+// invisibleOrWide reports whether r is a character that hides a placeholder
+// from the look-up while the reader sees the same word: a zero-width one
+// or a soft hyphen ("T\u200bBD"), or a fullwidth form of ASCII ("ＴＢＤ").
+func invisibleOrWide(r rune) bool {
+	switch r {
+	case '\u00ad', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
+		return true
+	}
+	return r >= '\uff01' && r <= '\uff5e'
+}
+
+// narrow drops the invisible characters and writes fullwidth ASCII as
+// ASCII (see invisibleOrWide).
+func narrow(r rune) rune {
+	switch {
+	case r >= '\uff01' && r <= '\uff5e':
+		return r - 0xfee0
+	case invisibleOrWide(r):
+		return -1
+	}
+	return r
+}
