@@ -120,11 +120,13 @@ var (
 // *FormatError naming each offending line, what is wrong and how to fix it:
 // an unclosed start marker, an end marker without a start, a second block, a
 // heading that is not "### GAP-<n>: <title>", a duplicate id, a missing or
-// unknown severity, or a missing description.
+// unknown severity, a missing description, a gap that says nothing
+// (hollowGap), or a gap heading outside the block.
 func ParseGaps(plan string) (Gaps, error) {
 	var g Gaps
 	var probs []Problem
 	var body []line
+	var outside []Problem
 	blocks := 0
 	for _, l := range scan(plan) {
 		switch l.Kind {
@@ -143,6 +145,15 @@ func ParseGaps(plan string) (Gaps, error) {
 		case kindStrayEnd:
 			probs = append(probs, Problem{l.N, "end marker " + GapsEnd + " without a start marker before it",
 				"put " + GapsStart + " on its own line before the gaps, or delete this line"})
+		case kindText:
+			if gapHeadingRe.MatchString(strings.TrimSpace(l.Text)) {
+				// A gap written outside the block is plan text: the
+				// critic reads it and the validator never does, so the
+				// block claimed none and the plan failed on findings it
+				// had documented, with no word of why (review DC6).
+				outside = append(outside, Problem{l.N, "a gap outside the gaps block",
+					"move it between " + GapsStart + " and " + GapsEnd + "; only gaps inside the block count, and the critic must not see them"})
+			}
 		case kindGapsBody:
 			if blocks == 1 {
 				body = append(body, l)
@@ -156,6 +167,7 @@ func ParseGaps(plan string) (Gaps, error) {
 	if blocks == 0 {
 		return g, joinProblems("gaps block", probs)
 	}
+	probs = append(probs, outside...)
 	g.Present = true
 	if g.End == 0 {
 		probs = append(probs, Problem{g.Start, "gaps block is never closed",

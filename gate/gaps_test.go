@@ -128,6 +128,8 @@ func TestParseGapsMalformed(t *testing.T) {
 		{"two blocks", block(item) + GapsStart + "\n" + GapsEnd + "\n", []string{"line 11: a second gaps block", "keep a single block"}},
 		{"start inside a block", "a\n" + GapsStart + "\n" + GapsStart + "\n" + GapsEnd + "\n", []string{"line 3: start marker inside an open gaps block"}},
 		{"duplicate id", block(item + item), []string{"line 10: GAP-1 is used twice (first on line 7)", "next unused number"}},
+		// Review DC6: the block claimed none, the critic read the gap.
+		{"a gap outside the block", "x\n\n## Known gaps\n" + item + "\n" + GapsStart + "\n" + GapsEnd + "\n", []string{"line 4: a gap outside the gaps block", "move it between " + GapsStart}},
 		{"missing severity", block("### GAP-1: A\n- **Description**: d\n"), []string{"line 7: GAP-1 has no severity", "- **Severity**: high|medium|low"}},
 		{"bad severity", block("### GAP-1: A\n- **Severity**: critical\n- **Description**: d\n"), []string{`line 8: GAP-1 has severity "critical"`, "one of high, medium, low"}},
 		{"missing description", block("### GAP-1: A\n- **Severity**: low\n"), []string{"line 7: GAP-1 has no description"}},
