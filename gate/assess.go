@@ -81,6 +81,10 @@ type Session struct {
 	LeakageGaps     []string  `yaml:"leakage_gaps,omitempty" json:"leakage_gaps,omitempty"` // "GAP-4: title" added this assessment
 	Findings        Counts    `yaml:"findings,omitempty" json:"findings,omitempty"`         // of the last readable critic output
 	Uncovered       []Finding `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`       // of the last failed assessment
+	// Failed is the digest (see digest) of the plan and gaps the last
+	// assessment failed on for its Uncovered findings: the same plan sent
+	// again is sent back (Begin), not assessed afresh.
+	Failed string `yaml:"failed,omitempty" json:"failed,omitempty"`
 	// Observed: the assessment judges runs the hooks observed (Config.Observed at Begin).
 	Observed bool `yaml:"observed,omitempty" json:"observed,omitempty"`
 }
@@ -176,6 +180,14 @@ func Begin(plan string, s Session, cfg Config) Step {
 		merged, added = plan, nil
 	}
 
+	if s.Status == StatusRevising && s.Failed != "" && len(s.Uncovered) > 0 && digest(merged) == s.Failed {
+		// A second critic on the plan a first one failed is a second
+		// draw, not a revision: the findings stand (review DC7: the same
+		// plan sent back after a FAIL passed on a softer critic).
+		return Step{Action: ActionFix, Session: s, Reason: render("gate/unchanged.md", map[string]any{
+			"Uncovered": s.Uncovered, "Start": GapsStart, "End": GapsEnd,
+		})}
+	}
 	next := Session{
 		Status:   StatusAwaiting,
 		PlanHash: PlanHash(merged),
@@ -200,6 +212,12 @@ func Begin(plan string, s Session, cfg Config) Step {
 		Session: next,
 		Reason:  render("gate/begin.md", cfg.data(next, map[string]any{"Added": added})),
 	}
+}
+
+// digest identifies a plan and its gaps with white space set aside, so
+// that the same plan re-wrapped or re-indented is still the same plan.
+func digest(plan string) string {
+	return hashText(normalise(PlanContent(plan)) + "\n" + normalise(GapsContent(plan)))
 }
 
 // metadataLines returns the numbers of plan's lines that are rodin
@@ -405,6 +423,7 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	}
 	s.Attempts++
 	s.Uncovered = uncovered
+	s.Failed = digest(plan)
 	rec.Attempts = s.Attempts
 	if s.Attempts >= cfg.maxAttempts() {
 		s.Status = StatusFailed

@@ -123,6 +123,7 @@ func renderData(t *testing.T) map[string]any {
 		"gate/passed.md":        map[string]any{"Record": &gate.Record{Findings: gate.Counts{High: 1, Medium: 1, Low: 2}, Gaps: 2}},
 		"gate/rerun.md":         with(gateData, map[string]any{"Critic": true, "Problem": "no FINDING blocks", "Observed": true}),
 		"gate/revise.md":        with(gateData, map[string]any{"Uncovered": findings, "Unreadable": ""}),
+		"gate/unchanged.md":     map[string]any{"Uncovered": findings, "Start": gate.GapsStart, "End": gate.GapsEnd},
 		"gate/unobserved.md":    with(gateData, map[string]any{"Critic": true, "Role": "critic", "Why": "claimed"}),
 		"gate/while-running.md": nil,
 		"gate/pending.md":       with(gateData, map[string]any{"Label": label, "HasCritic": true, "HasValidator": false, "Stale": true, "CriticRunning": "", "ValidatorRunning": ""}),
