@@ -61,6 +61,11 @@ func TestParseFindings(t *testing.T) {
 			noIssues: true,
 		},
 		{
+			name:     "a no-issues heading with a check mark (review DC8)",
+			text:     "### NO ISSUES FOUND ✅\n",
+			noIssues: true,
+		},
+		{
 			name:   "findings win over a stray no-issues line",
 			text:   "### FINDING-1: A\n- **Severity**: high\n- **Description**: d\n### NO ISSUES FOUND\n",
 			items:  []Finding{{1, "A", High, "d", 1}},
