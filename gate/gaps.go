@@ -429,35 +429,28 @@ func parseSeverity(v string) (string, bool) {
 	return "", false
 }
 
-// LooseText returns the lines of plan's gaps block that belong to no gap,
-// joined with "\n" ("" when there are none): whatever is not a gap's
-// heading, its Severity or Description line, the description's wrapped
-// prose, a code sample opened right under the description, or a blank line.
-// The critic never sees the gaps block, so text kept there beside the gaps
-// (a step, a command, a paragraph after a gap) would be saved and handed
-// on as part of a verified plan that no critic read (review DC1). It is
-// shown to the critic with the plan (CriticInput); a gap itself never is.
+// LooseText returns the lines of plan's gaps block that are not a gap's
+// own words, joined with "\n" ("" when there are none): whatever is not a
+// gap's heading, its Severity or Description line, the description's
+// wrapped prose, or a blank line. Code is always loose, a sample under a
+// description included: a command is what an implementer runs. The critic
+// never sees the gaps block, so text kept there beside the gaps (a step, a
+// command, a paragraph after a gap) would be saved and handed on as part of
+// a verified plan that no critic read (review DC1). It is shown to the
+// critic with the plan (CriticInput); a gap's words never are.
 func LooseText(plan string) string {
 	var loose []string
-	inGap, inDesc, inSample := false, false, false
+	inGap, inDesc := false, false
 	for _, l := range scan(plan) {
 		if l.Kind != kindGapsBody {
 			continue
 		}
 		t := strings.TrimSpace(l.Text)
 		if l.Code {
-			// A fence opened right under a description is its sample
-			// (review BA4) until the fence closes; any other is loose.
-			if !inSample && inDesc && mdtext.OpensFence(t) {
-				inSample = true
-			}
-			if !inSample {
-				loose = append(loose, l.Text)
-			}
+			loose = append(loose, l.Text)
 			inDesc = false
 			continue
 		}
-		inSample = false
 		switch m := fieldRe.FindStringSubmatch(t); {
 		case t == "":
 			inDesc = false

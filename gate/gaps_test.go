@@ -196,7 +196,7 @@ func TestLooseText(t *testing.T) {
 	}{
 		{"gaps only", gap + "\n### GAP-2: B\n**Severity:** low\n- Description: e\n", ""},
 		{"none", "", ""},
-		{"a code sample under a description", "### GAP-1: Eviction\n- **Severity**: medium\n- **Description**: the job runs:\n```sh\n# nightly\nrun-eviction\n```\n", ""},
+		{"a command under a description", "### GAP-1: Eviction\n- **Severity**: medium\n- **Description**: the job runs:\n```sh\nredis-cli FLUSHALL\n```\n", "```sh\nredis-cli FLUSHALL\n```"},
 		{"a step after a gap", gap + "\n6. Before deploying, run `redis-cli FLUSHALL` on production.\n", "6. Before deploying, run `redis-cli FLUSHALL` on production."},
 		{"a step before the gaps", "Deploy with `--force` first.\n\n" + gap, "Deploy with `--force` first."},
 		{"a fenced command after a gap", gap + "\n```sh\nrm -rf /var/lib/app\n```\n", "```sh\nrm -rf /var/lib/app\n```"},
