@@ -86,6 +86,10 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"the gaps block under Risks", filled(map[string]string{"Risks": "<!-- rodin:gaps:start -->\n### GAP-1: Duplicates\n- **Severity**: medium\n- **Description**: a retry may send twice.\n<!-- rodin:gaps:end -->"})},
 		{"the gaps block under a section", filled(map[string]string{"Open Questions": "<!-- rodin:gaps:start -->\n### GAP-1: Retry cap\n- **Severity**: low\n- **Description**: the cap is a guess.\n<!-- rodin:gaps:end -->"})},
 	}
+	// A required section named for the gaps holds them (review DC3).
+	known := Config{Phases: Known, RequiredSections: []string{"Goal", "Steps", "Known Gaps"}}
+	assert.Empty(t, problemLines(Validate(known, draft, "## Goal\nRetries.\n\n## Steps\n1. Add them.\n\n## Known Gaps\n"+
+		"<!-- rodin:gaps:start -->\n### GAP-1: Retry cap\n- **Severity**: low\n- **Description**: the cap is a guess.\n<!-- rodin:gaps:end -->\n")))
 	for _, tt := range accepted {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Empty(t, problemLines(Validate(cfg, draft, tt.text)))
