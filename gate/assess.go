@@ -154,10 +154,13 @@ func Stale(plan string, s Session) bool {
 }
 
 // Begin starts an assessment of plan. It requires a well-formed gaps block
-// (otherwise ActionFix with the format, or the line-precise problems), merges
-// leaked uncertainty into the gaps (MergeLeakage), binds the session to the
-// merged plan's hashes, and returns ActionRun with the files to write and the
-// instructions. Failed attempts carry over from s; re-run counters reset.
+// (otherwise ActionFix with the format, or the line-precise problems), no
+// plan-mode metadata comments, and, while revising after a failed
+// assessment, a plan other than the one that failed (ActionFix naming the
+// findings); it merges leaked uncertainty into the gaps (MergeLeakage),
+// binds the session to the merged plan's hashes, and returns ActionRun with
+// the files to write and the instructions. Failed attempts carry over from
+// s; re-run counters reset.
 func Begin(plan string, s Session, cfg Config) Step {
 	if lines := metadataLines(plan); len(lines) > 0 {
 		return Step{Action: ActionFix, Session: s, Reason: render("gate/metadata-in-plan.md", map[string]any{"Lines": lines})}
