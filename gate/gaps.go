@@ -412,7 +412,10 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 
 // parseSeverity reads the first word of a severity value, forgiving case,
 // bold, a marker before it ("🔴 high", review CP9) and trailing words
-// ("**High** – blocks rollout").
+// ("**High** – blocks rollout"). A range ("Medium-High", "medium/high",
+// "Medium to High"), as reviews often rate, is its higher end: a critic's
+// range was unreadable, and after its one re-run the assessment failed
+// closed (review DC9); the higher end only makes the gate stricter.
 func parseSeverity(v string) (string, bool) {
 	f := strings.Fields(strings.ToLower(v))
 	for len(f) > 1 && !strings.ContainsFunc(f[0], unicode.IsLetter) {
@@ -421,12 +424,44 @@ func parseSeverity(v string) (string, bool) {
 	if len(f) == 0 {
 		return "", false
 	}
-	w := strings.Trim(f[0], "*_`.,;:()[]")
-	switch w {
-	case High, Medium, Low:
+	trim := func(w string) string { return strings.Trim(w, "*_`.,;:()[]") }
+	w := trim(f[0])
+	if lo, hi, ok := strings.Cut(hyphenFold.Replace(w), "-"); ok {
+		if _, isSev := severityRank[hi]; !isSev {
+			hi = lo // "high-impact", "low-risk": one severity, qualified
+		}
+		return severityRange(lo, hi)
+	}
+	if lo, hi, ok := strings.Cut(w, "/"); ok {
+		return severityRange(lo, hi)
+	}
+	if len(f) >= 3 && (f[1] == "to" || f[1] == "or" || f[1] == "-" || f[1] == "–" || f[1] == "/") {
+		if _, ok := severityRank[w]; ok {
+			if _, ok := severityRank[trim(f[2])]; ok {
+				return severityRange(w, trim(f[2]))
+			}
+		}
+	}
+	if _, ok := severityRank[w]; ok {
 		return w, true
 	}
 	return "", false
+}
+
+// severityRank orders the severities, for a range's higher end.
+var severityRank = map[string]int{Low: 1, Medium: 2, High: 3}
+
+// severityRange is the higher of two severities; false unless both are one.
+func severityRange(a, b string) (string, bool) {
+	ra, okA := severityRank[a]
+	rb, okB := severityRank[b]
+	if !okA || !okB {
+		return "", false
+	}
+	if rb > ra {
+		return b, true
+	}
+	return a, true
 }
 
 // LooseText returns the lines of plan's gaps block that are not a gap's

@@ -247,3 +247,22 @@ func TestParseGapsHollow(t *testing.T) {
 		assert.Len(t, g.Items, 1)
 	}
 }
+
+// A severity range is read as its higher end (review DC9: a critic's
+// "Medium-High" was unreadable, and its re-run failed the plan closed).
+func TestParseSeverity(t *testing.T) {
+	for in, want := range map[string]string{
+		"high": High, "**Medium**": Medium, "🔴 HIGH": High, "**High** – blocks rollout": High,
+		"Medium-High": High, "MEDIUM-HIGH": High, "high-medium": High, "low/medium": Medium, "Low‑Medium": Medium,
+		"Medium to High": High, "low or medium": Medium, "Medium – High (CVSS 6.5)": High,
+		"High-impact": High, "low-risk": Low,
+	} {
+		got, ok := parseSeverity(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"critical", "huge", "huge-medium", "to high", ""} {
+		_, ok := parseSeverity(in)
+		assert.False(t, ok, in)
+	}
+}
