@@ -364,6 +364,13 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 				}
 				sevLine[cur] = l.N
 				sev, ok := parseSeverity(m[2])
+				if ok && prefix == "GAP" && !exactSeverity(m[2]) {
+					// A gap's severity is the agent's to write as asked;
+					// a refusal costs one answer. A critic's is not
+					// (its re-run is the same prompt), so its words are
+					// read (review DC9).
+					ok = false
+				}
 				if !ok {
 					probs = append(probs, Problem{l.N, fmt.Sprintf("%s-%d has severity %q", prefix, it.ID, strings.TrimSpace(m[2])),
 						"use exactly one of high, medium, low"})
@@ -426,7 +433,7 @@ func parseSeverity(v string) (string, bool) {
 	}
 	trim := func(w string) string { return strings.Trim(w, "*_`.,;:()[]") }
 	w := trim(f[0])
-	if lo, hi, ok := strings.Cut(hyphenFold.Replace(w), "-"); ok {
+	if lo, hi, ok := strings.Cut(rangeJoin.Replace(hyphenFold.Replace(w)), "-"); ok {
 		if _, isSev := severityRank[hi]; !isSev {
 			hi = lo // "high-impact", "low-risk": one severity, qualified
 		}
@@ -443,16 +450,43 @@ func parseSeverity(v string) (string, bool) {
 		}
 	}
 	if _, ok := severityRank[w]; ok {
-		return w, true
+		return severityOf(w), true
 	}
 	return "", false
 }
 
-// severityRank orders the severities, for a range's higher end.
-var severityRank = map[string]int{Low: 1, Medium: 2, High: 3}
+// rangeJoin writes "minor-to-moderate" as "minor-moderate".
+var rangeJoin = strings.NewReplacer("-to-", "-", "-or-", "-")
+
+// severityRank orders the severities, for a range's higher end, and takes
+// the words reviews rate with besides them as the severity they mean,
+// a serious one at least as high: a critic's "Critical" was unreadable, and
+// after its re-run the assessment failed closed (review DC9).
+var severityRank = map[string]int{Low: 1, Medium: 2, High: 3,
+	"critical": 3, "blocker": 3, "blocking": 3, "major": 3, "moderate": 2,
+	"minor": 1, "trivial": 1, "informational": 1, "info": 1}
+
+// exactSeverity reports whether a severity value names high, medium or
+// low itself (or a range of them), not another word for one.
+func exactSeverity(v string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		switch w {
+		case High, Medium, Low:
+			return true
+		}
+		if _, other := severityRank[w]; other {
+			return false
+		}
+	}
+	return false
+}
+
+// severityOf is the severity a word in severityRank means.
+func severityOf(w string) string { return []string{"", Low, Medium, High}[severityRank[w]] }
 
 // severityRange is the higher of two severities; false unless both are one.
 func severityRange(a, b string) (string, bool) {
+	a, b = severityOf(a), severityOf(b)
 	ra, okA := severityRank[a]
 	rb, okB := severityRank[b]
 	if !okA || !okB {

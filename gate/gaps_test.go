@@ -256,12 +256,13 @@ func TestParseSeverity(t *testing.T) {
 		"Medium-High": High, "MEDIUM-HIGH": High, "high-medium": High, "low/medium": Medium, "Low‑Medium": Medium,
 		"Medium to High": High, "low or medium": Medium, "Medium – High (CVSS 6.5)": High,
 		"High-impact": High, "low-risk": Low,
+		"Critical": High, "**MAJOR**": High, "Blocker": High, "Moderate": Medium, "Minor": Low, "Informational": Low, "minor-to-moderate": Medium,
 	} {
 		got, ok := parseSeverity(in)
 		assert.True(t, ok, in)
 		assert.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"critical", "huge", "huge-medium", "to high", ""} {
+	for _, in := range []string{"cleared", "huge", "huge-medium", "to high", ""} {
 		_, ok := parseSeverity(in)
 		assert.False(t, ok, in)
 	}
