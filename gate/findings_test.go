@@ -67,6 +67,12 @@ func TestParseFindings(t *testing.T) {
 			counts: Counts{High: 2},
 		},
 		{
+			name:   "a severity in the heading (review DC9)",
+			text:   "### FINDING-1: No rollback (HIGH)\n- **Description**: d\n\n### FINDING-2: Naming [SEVERITY: Low]\n- **Description**: e\n",
+			items:  []Finding{{1, "No rollback (HIGH)", High, "d", 1}, {2, "Naming [SEVERITY: Low]", Low, "e", 4}},
+			counts: Counts{High: 1, Low: 1},
+		},
+		{
 			name:     "a no-issues heading with a check mark (review DC8)",
 			text:     "### NO ISSUES FOUND ✅\n",
 			noIssues: true,

@@ -405,6 +405,15 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 		}
 	}
 	for i, it := range items {
+		if sevLine[i] == 0 && prefix != "GAP" {
+			// A critic that rates in the heading ("### FINDING-2: No
+			// rollback (HIGH)", "[SEVERITY: HIGH]") said it (review DC9).
+			if m := headingSeverityRe.FindStringSubmatch(it.Title); m != nil {
+				if sev, ok := parseSeverity(m[1]); ok {
+					items[i].Severity, sevLine[i] = sev, it.Line
+				}
+			}
+		}
 		if sevLine[i] == 0 {
 			probs = append(probs, Problem{it.Line, fmt.Sprintf("%s-%d has no severity", prefix, it.ID),
 				"add a line \"- **Severity**: high|medium|low\" under its heading"})
@@ -454,6 +463,10 @@ func parseSeverity(v string) (string, bool) {
 	}
 	return "", false
 }
+
+// headingSeverityRe is a severity given at the end of an item's title, in
+// parentheses or brackets, "severity:" or not.
+var headingSeverityRe = lazyre.New(`(?i)[(\[]\s*(?:severity\s*:\s*)?([a-z][a-z\s/‑-]*?)\s*[)\]]\s*$`)
 
 // rangeJoin writes "minor-to-moderate" as "minor-moderate".
 var rangeJoin = strings.NewReplacer("-to-", "-", "-or-", "-")
