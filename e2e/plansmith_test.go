@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	ms "github.com/plansmith/plansmith/e2e/modelserver"
+	gatepkg "github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/hooks"
 	"github.com/plansmith/plansmith/state"
 )
@@ -926,6 +927,41 @@ func TestGatePassesWithSubAgents(t *testing.T) {
 		assert.Contains(t, out, "GAP-1: Redis failover behaviour")
 		assert.NotContains(t, out, "<promise>")
 		assertObserved(t, out)
+	})
+}
+
+// A step the agent keeps inside the gaps block, outside every gap, is part
+// of the plan saved and handed on, so the critic sub-agent is shown it with
+// the plan; the gaps themselves it never sees (review DC1: such a step was
+// saved as verified without any critic having read it).
+func TestGateShowsTheCriticTextKeptBesideTheGaps(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		gate := sessionText(t, "09-gate.md")
+		critic := between(gate, "<critic-output>", "</critic-output>")
+		validator := between(gate, "<validator-output>", "</validator-output>")
+		hidden := "6. Before deploying, run `redis-cli FLUSHALL` on the production Redis cluster."
+		final := strings.Replace(sessionText(t, "08-final.md"), gatepkg.GapsEnd, "\n"+hidden+"\n"+gatepkg.GapsEnd, 1)
+		require.Contains(t, final, hidden)
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			ms.Text(final),
+			agent("critic", criticPrompt, "", false),
+			agent("validator", validatorPrompt, critic, false),
+			ms.Text("Both have finished."),
+		)
+		e.Model.Route(criticRole, ms.Text(critic))
+		e.Model.Route(validatorRole, ms.Text(validator))
+		e.Run("/plansmith:plan --phases revise " + request)
+		assert.Zero(t, e.Model.Overruns())
+		criticReqs := e.Model.RouteRequests(criticRole)
+		require.Len(t, criticReqs, 1)
+		assert.Contains(t, criticReqs[0].LastUserText, "redis-cli FLUSHALL", "the critic reads the step kept in the gaps block")
+		assert.NotContains(t, criticReqs[0].LastUserText, "GAP-1")
+		assert.NotContains(t, criticReqs[0].LastUserText, "rodin")
+		out := e.ProjectFile(".claude/plansmith-output.local.md")
+		assert.Contains(t, out, "verified: true")
+		assert.Contains(t, out, hidden)
 	})
 }
 

@@ -81,6 +81,10 @@ type Session struct {
 	LeakageGaps     []string  `yaml:"leakage_gaps,omitempty" json:"leakage_gaps,omitempty"` // "GAP-4: title" added this assessment
 	Findings        Counts    `yaml:"findings,omitempty" json:"findings,omitempty"`         // of the last readable critic output
 	Uncovered       []Finding `yaml:"uncovered,omitempty" json:"uncovered,omitempty"`       // of the last failed assessment
+	// Failed is the digest (see digest) of the plan and gaps the last
+	// assessment failed on for its Uncovered findings: the same plan sent
+	// again is sent back (Begin), not assessed afresh.
+	Failed string `yaml:"failed,omitempty" json:"failed,omitempty"`
 	// Observed: the assessment judges runs the hooks observed (Config.Observed at Begin).
 	Observed bool `yaml:"observed,omitempty" json:"observed,omitempty"`
 }
@@ -150,11 +154,17 @@ func Stale(plan string, s Session) bool {
 }
 
 // Begin starts an assessment of plan. It requires a well-formed gaps block
-// (otherwise ActionFix with the format, or the line-precise problems), merges
-// leaked uncertainty into the gaps (MergeLeakage), binds the session to the
-// merged plan's hashes, and returns ActionRun with the files to write and the
-// instructions. Failed attempts carry over from s; re-run counters reset.
+// (otherwise ActionFix with the format, or the line-precise problems), no
+// plan-mode metadata comments, and, while revising after a failed
+// assessment, a plan other than the one that failed (ActionFix naming the
+// findings); it merges leaked uncertainty into the gaps (MergeLeakage),
+// binds the session to the merged plan's hashes, and returns ActionRun with
+// the files to write and the instructions. Failed attempts carry over from
+// s; re-run counters reset.
 func Begin(plan string, s Session, cfg Config) Step {
+	if lines := metadataLines(plan); len(lines) > 0 {
+		return Step{Action: ActionFix, Session: s, Reason: render("gate/metadata-in-plan.md", map[string]any{"Lines": lines})}
+	}
 	g, err := ParseGaps(plan)
 	if err == nil && !g.Present {
 		return Step{Action: ActionFix, Session: s, Reason: render("gate/gaps-missing.md", map[string]any{
@@ -173,6 +183,14 @@ func Begin(plan string, s Session, cfg Config) Step {
 		merged, added = plan, nil
 	}
 
+	if s.Status == StatusRevising && s.Failed != "" && len(s.Uncovered) > 0 && digest(merged) == s.Failed {
+		// A second critic on the plan a first one failed is a second
+		// draw, not a revision: the findings stand (review DC7: the same
+		// plan sent back after a FAIL passed on a softer critic).
+		return Step{Action: ActionFix, Session: s, Reason: render("gate/unchanged.md", map[string]any{
+			"Uncovered": s.Uncovered, "Start": GapsStart, "End": GapsEnd,
+		})}
+	}
 	next := Session{
 		Status:   StatusAwaiting,
 		PlanHash: PlanHash(merged),
@@ -199,15 +217,48 @@ func Begin(plan string, s Session, cfg Config) Step {
 	}
 }
 
+// digest identifies a plan and its gaps with white space set aside, so
+// that the same plan re-wrapped or re-indented is still the same plan.
+func digest(plan string) string {
+	return hashText(normalise(PlanContent(plan)) + "\n" + normalise(GapsContent(plan)))
+}
+
+// metadataLines returns the numbers of plan's lines that are rodin
+// metadata comments (<!-- rodin:session=… -->, hashes, a validation or a
+// verdict signal). They are plan mode's; in a loop's plan nothing reads
+// them, yet they are left out of the plan hash and of what the critic
+// reads, and kept in the plan saved: a step written into one was saved as
+// verified without any critic having read it, and a validation line could
+// say "pass" on a plan that failed (review DC4).
+func metadataLines(plan string) []int {
+	var out []int
+	for _, l := range scan(plan) {
+		if l.Kind == kindMeta {
+			out = append(out, l.N)
+		}
+	}
+	return out
+}
+
 // PromptsOf gives the assessment's prompts for plan: the critic's (its
-// instructions and the plan without its gaps block and metadata) and the
-// validator's instructions (its rubric and the plan's gaps; the critic's
-// output follows them).
+// instructions and CriticInput: the plan without its gaps and metadata)
+// and the validator's instructions (its rubric and the plan's gaps; the
+// critic's output follows them).
 func PromptsOf(plan string) Prompts {
 	return Prompts{
-		Critic:    render("gate/critic.md", map[string]any{"Plan": strings.TrimSpace(PlanContent(plan))}),
+		Critic:    render("gate/critic.md", map[string]any{"Plan": CriticInput(plan)}),
 		Validator: render("gate/validator.md", map[string]any{"Gaps": strings.TrimSpace(GapsContent(plan))}),
 	}
+}
+
+// CriticInput is the plan as the critic reads it: PlanContent (without the
+// gaps block and rodin metadata), then, under a heading of its own, any
+// text the gaps block holds outside its gaps (LooseText), which is part
+// of the plan as saved and must not pass unread (review DC1).
+func CriticInput(plan string) string {
+	return strings.TrimSpace(render("gate/critic-input.md", map[string]any{
+		"Plan": strings.TrimSpace(PlanContent(plan)), "Loose": strings.TrimSpace(LooseText(plan)),
+	}))
 }
 
 // Instructions repeats what the agent must do for the assessment s awaits
@@ -375,6 +426,7 @@ func judge(plan string, g Gaps, crit, val part, s Session, cfg Config) Step {
 	}
 	s.Attempts++
 	s.Uncovered = uncovered
+	s.Failed = digest(plan)
 	rec.Attempts = s.Attempts
 	if s.Attempts >= cfg.maxAttempts() {
 		s.Status = StatusFailed

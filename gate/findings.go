@@ -113,8 +113,8 @@ func ParseFindings(text string) (Findings, error) {
 		t := strings.TrimSpace(l.Text)
 		if findingHeadingRe.MatchString(t) {
 			found = true
-		} else if noIssuesRe.MatchString(t) {
-			noIssues = true
+		} else if bare, mark := cutMark(t); mark != "fail" && noIssuesRe.MatchString(bare) {
+			noIssues = true // "### NO ISSUES FOUND ✅" too (review DC8)
 		}
 	}
 	if !found && !noIssues {

@@ -61,6 +61,23 @@ func TestParseFindings(t *testing.T) {
 			noIssues: true,
 		},
 		{
+			name:   "a critic's own severity words, a range at its higher end (review DC9)",
+			text:   "### FINDING-1: A\n- **Severity**: Critical\n- **Description**: d\n\n### FINDING-2: B\n- **Severity**: Medium-High\n- **Description**: e\n",
+			items:  []Finding{{1, "A", High, "d", 1}, {2, "B", High, "e", 5}},
+			counts: Counts{High: 2},
+		},
+		{
+			name:   "a severity in the heading (review DC9)",
+			text:   "### FINDING-1: No rollback (HIGH)\n- **Description**: d\n\n### FINDING-2: Naming [SEVERITY: Low]\n- **Description**: e\n",
+			items:  []Finding{{1, "No rollback (HIGH)", High, "d", 1}, {2, "Naming [SEVERITY: Low]", Low, "e", 4}},
+			counts: Counts{High: 1, Low: 1},
+		},
+		{
+			name:     "a no-issues heading with a check mark (review DC8)",
+			text:     "### NO ISSUES FOUND ✅\n",
+			noIssues: true,
+		},
+		{
 			name:   "findings win over a stray no-issues line",
 			text:   "### FINDING-1: A\n- **Severity**: high\n- **Description**: d\n### NO ISSUES FOUND\n",
 			items:  []Finding{{1, "A", High, "d", 1}},
@@ -119,7 +136,7 @@ func TestParseFindingsErrors(t *testing.T) {
 		{"prose only", "The plan looks fine to me.", true, "NO ISSUES FOUND"},
 		{"wrong heading level", "## FINDING-1: A\n- **Severity**: high\n- **Description**: d", true, "FINDING"},
 		{"finding without severity", "### FINDING-1: A\n- **Description**: d", false, "line 1: FINDING-1 has no severity"},
-		{"finding with bad severity", "### FINDING-1: A\n- **Severity**: blocker\n- **Description**: d", false, `line 2: FINDING-1 has severity "blocker"`},
+		{"finding with bad severity", "### FINDING-1: A\n- **Severity**: cleared\n- **Description**: d", false, `line 2: FINDING-1 has severity "cleared"`},
 		{"finding without description", "### FINDING-1: A\n- **Severity**: low", false, "FINDING-1 has no description"},
 		{"duplicate finding id", "### FINDING-1: A\n- **Severity**: low\n- **Description**: d\n### FINDING-1: B\n- **Severity**: low\n- **Description**: d", false, "FINDING-1 is used twice"},
 		// Review BA1: one finding in another shape beside good ones was

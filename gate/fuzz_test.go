@@ -27,6 +27,14 @@ func seedPlans(f *testing.F) {
 func FuzzParseGaps(f *testing.F) {
 	seedPlans(f)
 	f.Fuzz(func(t *testing.T, plan string) {
+		// What the critic reads never holds a gap's heading (review DC1).
+		for _, l := range strings.Split(LooseText(plan), "\n") {
+			if gapHeadingRe.MatchString(strings.TrimSpace(l)) && !strings.HasPrefix(strings.TrimSpace(l), "```") {
+				if !strings.Contains(GapsContent(plan), "```") {
+					t.Fatalf("a gap heading is loose: %q", l)
+				}
+			}
+		}
 		g, err := ParseGaps(plan)
 		if err != nil {
 			return

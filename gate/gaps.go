@@ -120,11 +120,13 @@ var (
 // *FormatError naming each offending line, what is wrong and how to fix it:
 // an unclosed start marker, an end marker without a start, a second block, a
 // heading that is not "### GAP-<n>: <title>", a duplicate id, a missing or
-// unknown severity, or a missing description.
+// unknown severity, a missing description, a gap that says nothing
+// (hollowGap), or a gap heading outside the block.
 func ParseGaps(plan string) (Gaps, error) {
 	var g Gaps
 	var probs []Problem
 	var body []line
+	var outside []Problem
 	blocks := 0
 	for _, l := range scan(plan) {
 		switch l.Kind {
@@ -143,6 +145,15 @@ func ParseGaps(plan string) (Gaps, error) {
 		case kindStrayEnd:
 			probs = append(probs, Problem{l.N, "end marker " + GapsEnd + " without a start marker before it",
 				"put " + GapsStart + " on its own line before the gaps, or delete this line"})
+		case kindText:
+			if gapHeadingRe.MatchString(strings.TrimSpace(l.Text)) {
+				// A gap written outside the block is plan text: the
+				// critic reads it and the validator never does, so the
+				// block claimed none and the plan failed on findings it
+				// had documented, with no word of why (review DC6).
+				outside = append(outside, Problem{l.N, "a gap outside the gaps block",
+					"move it between " + GapsStart + " and " + GapsEnd + "; only gaps inside the block count, and the critic must not see them"})
+			}
 		case kindGapsBody:
 			if blocks == 1 {
 				body = append(body, l)
@@ -156,6 +167,7 @@ func ParseGaps(plan string) (Gaps, error) {
 	if blocks == 0 {
 		return g, joinProblems("gaps block", probs)
 	}
+	probs = append(probs, outside...)
 	g.Present = true
 	if g.End == 0 {
 		probs = append(probs, Problem{g.Start, "gaps block is never closed",
@@ -178,8 +190,33 @@ func ParseGaps(plan string) (Gaps, error) {
 	}
 	for _, it := range items {
 		g.Items = append(g.Items, Gap(it))
+		probs = append(probs, hollowGap(it)...)
 	}
 	return g, joinProblems("gaps block", probs)
+}
+
+// itemIDRe is an item's id as a gap may name one: its own kind's or the
+// critic's ("GAP-2", "FINDING-1", "Finding 3").
+var itemIDRe = lazyre.New(`(?i)\b(?:gap|finding)(?: |` + hyphen + `)?\d+\b`)
+
+// hollowGap says what is wrong with a gap whose title or description says
+// nothing: a placeholder ("TBD", "<describe>") or only ids ("FINDING-1").
+// Such a gap documents no concern, yet it made the block non-empty, and a
+// validator's PASS over high findings stood on it, where against an empty
+// block it is overruled (review DC2).
+func hollowGap(it item) []Problem {
+	var probs []Problem
+	for _, f := range []struct{ name, text, fix string }{
+		{"title", it.Title, "name the concern in a few words: ### GAP-<n>: <what is missing or uncertain>"},
+		{"description", it.Description, "say what is missing or uncertain and why it matters"},
+	} {
+		if f.text == "" || mdtext.SaysSomething(itemIDRe.Regexp().ReplaceAllString(f.text, "")) {
+			continue // an empty one is reported as missing
+		}
+		probs = append(probs, Problem{it.Line, fmt.Sprintf("GAP-%d's %s, %q, says nothing: a placeholder or an id documents no gap", it.ID, f.name, templates.OneLine(f.text, 40)),
+			f.fix + ", or delete the gap (an empty block claims none)"})
+	}
+	return probs
 }
 
 func joinProblems(subject string, probs []Problem) error {
@@ -327,6 +364,13 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 				}
 				sevLine[cur] = l.N
 				sev, ok := parseSeverity(m[2])
+				if ok && prefix == "GAP" && !exactSeverity(m[2]) {
+					// A gap's severity is the agent's to write as asked;
+					// a refusal costs one answer. A critic's is not
+					// (its re-run is the same prompt), so its words are
+					// read (review DC9).
+					ok = false
+				}
 				if !ok {
 					probs = append(probs, Problem{l.N, fmt.Sprintf("%s-%d has severity %q", prefix, it.ID, strings.TrimSpace(m[2])),
 						"use exactly one of high, medium, low"})
@@ -361,6 +405,15 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 		}
 	}
 	for i, it := range items {
+		if sevLine[i] == 0 && prefix != "GAP" {
+			// A critic that rates in the heading ("### FINDING-2: No
+			// rollback (HIGH)", "[SEVERITY: HIGH]") said it (review DC9).
+			if m := headingSeverityRe.FindStringSubmatch(it.Title); m != nil {
+				if sev, ok := parseSeverity(m[1]); ok {
+					items[i].Severity, sevLine[i] = sev, it.Line
+				}
+			}
+		}
 		if sevLine[i] == 0 {
 			probs = append(probs, Problem{it.Line, fmt.Sprintf("%s-%d has no severity", prefix, it.ID),
 				"add a line \"- **Severity**: high|medium|low\" under its heading"})
@@ -375,7 +428,10 @@ func parseItems(lines []line, prefix string, heading *lazyre.Regexp, strictHeadi
 
 // parseSeverity reads the first word of a severity value, forgiving case,
 // bold, a marker before it ("🔴 high", review CP9) and trailing words
-// ("**High** – blocks rollout").
+// ("**High** – blocks rollout"). A range ("Medium-High", "medium/high",
+// "Medium to High"), as reviews often rate, is its higher end: a critic's
+// range was unreadable, and after its one re-run the assessment failed
+// closed (review DC9); the higher end only makes the gate stricter.
 func parseSeverity(v string) (string, bool) {
 	f := strings.Fields(strings.ToLower(v))
 	for len(f) > 1 && !strings.ContainsFunc(f[0], unicode.IsLetter) {
@@ -384,10 +440,111 @@ func parseSeverity(v string) (string, bool) {
 	if len(f) == 0 {
 		return "", false
 	}
-	w := strings.Trim(f[0], "*_`.,;:()[]")
-	switch w {
-	case High, Medium, Low:
-		return w, true
+	trim := func(w string) string { return strings.Trim(w, "*_`.,;:()[]") }
+	w := trim(f[0])
+	if lo, hi, ok := strings.Cut(rangeJoin.Replace(hyphenFold.Replace(w)), "-"); ok {
+		if _, isSev := severityRank[hi]; !isSev {
+			hi = lo // "high-impact", "low-risk": one severity, qualified
+		}
+		return severityRange(lo, hi)
+	}
+	if lo, hi, ok := strings.Cut(w, "/"); ok {
+		return severityRange(lo, hi)
+	}
+	if len(f) >= 3 && (f[1] == "to" || f[1] == "or" || f[1] == "-" || f[1] == "–" || f[1] == "/") {
+		if _, ok := severityRank[w]; ok {
+			if _, ok := severityRank[trim(f[2])]; ok {
+				return severityRange(w, trim(f[2]))
+			}
+		}
+	}
+	if _, ok := severityRank[w]; ok {
+		return severityOf(w), true
 	}
 	return "", false
+}
+
+// headingSeverityRe is a severity given at the end of an item's title, in
+// parentheses or brackets, "severity:" or not.
+var headingSeverityRe = lazyre.New(`(?i)[(\[]\s*(?:severity\s*:\s*)?([a-z][a-z\s/‑-]*?)\s*[)\]]\s*$`)
+
+// rangeJoin writes "minor-to-moderate" as "minor-moderate".
+var rangeJoin = strings.NewReplacer("-to-", "-", "-or-", "-")
+
+// severityRank orders the severities, for a range's higher end, and takes
+// the words reviews rate with besides them as the severity they mean,
+// a serious one at least as high: a critic's "Critical" was unreadable, and
+// after its re-run the assessment failed closed (review DC9).
+var severityRank = map[string]int{Low: 1, Medium: 2, High: 3,
+	"critical": 3, "blocker": 3, "blocking": 3, "major": 3, "moderate": 2,
+	"minor": 1, "trivial": 1, "informational": 1, "info": 1}
+
+// exactSeverity reports whether a severity value names high, medium or
+// low itself (or a range of them), not another word for one.
+func exactSeverity(v string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		switch w {
+		case High, Medium, Low:
+			return true
+		}
+		if _, other := severityRank[w]; other {
+			return false
+		}
+	}
+	return false
+}
+
+// severityOf is the severity a word in severityRank means.
+func severityOf(w string) string { return []string{"", Low, Medium, High}[severityRank[w]] }
+
+// severityRange is the higher of two severities; false unless both are one.
+func severityRange(a, b string) (string, bool) {
+	a, b = severityOf(a), severityOf(b)
+	ra, okA := severityRank[a]
+	rb, okB := severityRank[b]
+	if !okA || !okB {
+		return "", false
+	}
+	if rb > ra {
+		return b, true
+	}
+	return a, true
+}
+
+// LooseText returns the lines of plan's gaps block that are not a gap's
+// own words, joined with "\n" ("" when there are none): whatever is not a
+// gap's heading, its Severity or Description line, the description's
+// wrapped prose, or a blank line. Code is always loose, a sample under a
+// description included: a command is what an implementer runs. The critic
+// never sees the gaps block, so text kept there beside the gaps (a step, a
+// command, a paragraph after a gap) would be saved and handed on as part of
+// a verified plan that no critic read (review DC1). It is shown to the
+// critic with the plan (CriticInput); a gap's words never are.
+func LooseText(plan string) string {
+	var loose []string
+	inGap, inDesc := false, false
+	for _, l := range scan(plan) {
+		if l.Kind != kindGapsBody {
+			continue
+		}
+		t := strings.TrimSpace(l.Text)
+		if l.Code {
+			loose = append(loose, l.Text)
+			inDesc = false
+			continue
+		}
+		switch m := fieldRe.FindStringSubmatch(t); {
+		case t == "":
+			inDesc = false
+		case gapHeadingRe.MatchString(t):
+			inGap, inDesc = true, false
+		case m != nil && inGap:
+			inDesc = strings.EqualFold(m[1], "description")
+		case inDesc && continuesText(t):
+		default:
+			inDesc = false
+			loose = append(loose, l.Text)
+		}
+	}
+	return strings.Join(loose, "\n")
 }

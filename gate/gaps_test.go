@@ -128,6 +128,8 @@ func TestParseGapsMalformed(t *testing.T) {
 		{"two blocks", block(item) + GapsStart + "\n" + GapsEnd + "\n", []string{"line 11: a second gaps block", "keep a single block"}},
 		{"start inside a block", "a\n" + GapsStart + "\n" + GapsStart + "\n" + GapsEnd + "\n", []string{"line 3: start marker inside an open gaps block"}},
 		{"duplicate id", block(item + item), []string{"line 10: GAP-1 is used twice (first on line 7)", "next unused number"}},
+		// Review DC6: the block claimed none, the critic read the gap.
+		{"a gap outside the block", "x\n\n## Known gaps\n" + item + "\n" + GapsStart + "\n" + GapsEnd + "\n", []string{"line 4: a gap outside the gaps block", "move it between " + GapsStart}},
 		{"missing severity", block("### GAP-1: A\n- **Description**: d\n"), []string{"line 7: GAP-1 has no severity", "- **Severity**: high|medium|low"}},
 		{"bad severity", block("### GAP-1: A\n- **Severity**: critical\n- **Description**: d\n"), []string{`line 8: GAP-1 has severity "critical"`, "one of high, medium, low"}},
 		{"missing description", block("### GAP-1: A\n- **Severity**: low\n"), []string{"line 7: GAP-1 has no description"}},
@@ -182,4 +184,86 @@ func TestGapContentAndPlanContent(t *testing.T) {
 	assert.Equal(t, "01ba4719c80b6fe911b091a7c05124b64eeece964e09c058ef8f9805daca546b", GapsHash(block("")), "empty content hashes as a lone newline, like echo \"\"")
 	assert.NotEqual(t, PlanHash("a\n"), PlanHash("a \n"), "trailing spaces count")
 	assert.Equal(t, PlanHash(plan), PlanHash(strings.Replace(plan, "- **Description**: d", "- **Description**: e", 1)), "gaps do not change the plan hash")
+}
+
+// Text in the gaps block outside every gap is part of the saved plan, so
+// the critic is shown it (review DC1: a step kept there passed unread); a
+// gap, its fields, its wrapped description and its code sample are not.
+func TestLooseText(t *testing.T) {
+	gap := "### GAP-1: Failover\n- **Severity**: medium\n- **Description**: counters reset\nfor up to a minute.\n"
+	tests := []struct {
+		name, body, want string
+	}{
+		{"gaps only", gap + "\n### GAP-2: B\n**Severity:** low\n- Description: e\n", ""},
+		{"none", "", ""},
+		{"a command under a description", "### GAP-1: Eviction\n- **Severity**: medium\n- **Description**: the job runs:\n```sh\nredis-cli FLUSHALL\n```\n", "```sh\nredis-cli FLUSHALL\n```"},
+		{"a step after a gap", gap + "\n6. Before deploying, run `redis-cli FLUSHALL` on production.\n", "6. Before deploying, run `redis-cli FLUSHALL` on production."},
+		{"a step before the gaps", "Deploy with `--force` first.\n\n" + gap, "Deploy with `--force` first."},
+		{"a fenced command after a gap", gap + "\n```sh\nrm -rf /var/lib/app\n```\n", "```sh\nrm -rf /var/lib/app\n```"},
+		{"a field the gate does not read", gap + "- **Mitigation**: skip the canary\n", "- **Mitigation**: skip the canary"},
+		{"prose where a block claims none", "Step 6: drop the audit table.\n", "Step 6: drop the audit table."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := block(tt.body)
+			assert.Equal(t, tt.want, LooseText(plan))
+			critic := PromptsOf(plan).Critic
+			if tt.want == "" {
+				assert.Equal(t, strings.TrimSpace(PlanContent(plan)), CriticInput(plan))
+			} else {
+				assert.Contains(t, critic, tt.want)
+			}
+			assert.NotContains(t, critic, "GAP-1", "a gap is never shown to the critic")
+		})
+	}
+}
+
+// A gap that says nothing makes the block non-empty without documenting
+// anything, and the gate's check of a PASS over high findings against an
+// empty block then did not apply (review DC2): it is refused, with the gap
+// named; a gap that names an id among words is a gap.
+func TestParseGapsHollow(t *testing.T) {
+	refused := []struct{ name, body, want string }{
+		{"placeholder description", "### GAP-1: Rollback of the limiter\n- **Severity**: low\n- **Description**: TBD\n", `GAP-1's description, "TBD", says nothing`},
+		{"only an id as title", "### GAP-1: FINDING-1\n- **Severity**: low\n- **Description**: The limiter cannot be turned off without a deploy.\n", `GAP-1's title, "FINDING-1", says nothing`},
+		{"ids as description", "### GAP-2: Review findings\n- **Severity**: medium\n- **Description**: FINDING-1, FINDING‑2, Finding 3.\n", "GAP-2's description"},
+		{"a template's slot", "### GAP-1: <title>\n- **Severity**: high\n- **Description**: <what is missing>\n", "GAP-1's title"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseGaps(block(tt.body))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Contains(t, err.Error(), "delete the gap (an empty block claims none)")
+		})
+	}
+	for _, body := range []string{
+		"### GAP-1: FINDING-2 of the first review: rollback\n- **Severity**: high\n- **Description**: TBD until ops confirm a feature flag can turn the limiter off.\n",
+		"### GAP-1: 실패율 기준 미확정\n- **Severity**: medium\n- **Description**: 재무팀 확인이 필요하다.\n",
+		"### GAP-1: N+1 queries\n- **Severity**: low\n- **Description**: See GAP-2; the list view may issue one query per row.\n",
+	} {
+		g, err := ParseGaps(block(body))
+		require.NoError(t, err, body)
+		assert.Len(t, g.Items, 1)
+	}
+}
+
+// A severity range is read as its higher end (review DC9: a critic's
+// "Medium-High" was unreadable, and its re-run failed the plan closed).
+func TestParseSeverity(t *testing.T) {
+	for in, want := range map[string]string{
+		"high": High, "**Medium**": Medium, "🔴 HIGH": High, "**High** – blocks rollout": High,
+		"Medium-High": High, "MEDIUM-HIGH": High, "high-medium": High, "low/medium": Medium, "Low‑Medium": Medium,
+		"Medium to High": High, "low or medium": Medium, "Medium – High (CVSS 6.5)": High,
+		"High-impact": High, "low-risk": Low,
+		"Critical": High, "**MAJOR**": High, "Blocker": High, "Moderate": Medium, "Minor": Low, "Informational": Low, "minor-to-moderate": Medium,
+	} {
+		got, ok := parseSeverity(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"cleared", "huge", "huge-medium", "to high", ""} {
+		_, ok := parseSeverity(in)
+		assert.False(t, ok, in)
+	}
 }

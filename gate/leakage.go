@@ -151,7 +151,7 @@ func leakage(plan string, phrases []string) []Hit {
 // uncertainty; a heading naming one, anywhere in it, opens such a section.
 var uncertaintyHeadings = []string{"risk", "risks", "mitigation", "mitigations", "assumption", "assumptions",
 	"open question", "open questions", "questions", "unknowns", "unresolved", "limitations", "known issues",
-	"trade-offs", "tradeoffs", "non-scope", "non-goals", "out of scope", "future work", "caveats",
+	"trade-offs", "tradeoffs", "non-scope", "non-goals", "out of scope", "future work", "caveats", "gaps", "known gaps",
 	"리스크", "위험", "대응 방안", "가정", "질문", "미결", "미해결", "미정", "제약 사항", "범위 밖", "범위 외", "비범위",
 	"제외 범위", "향후", "한계"}
 
@@ -180,14 +180,18 @@ func documented(lines []line) []bool {
 		if open && level <= openLevel {
 			open = false
 		}
-		if !open && namesUncertainty(h) {
+		if !open && NamesUncertainty(h) {
 			open, openLevel = true, level
 		}
 	}
 	return out
 }
 
-func namesUncertainty(heading string) bool {
+// NamesUncertainty reports whether a heading names a section in which a
+// plan documents its uncertainty (Risks, Open Questions, Assumptions, …):
+// hedging there is no leak, and the gaps block there is the section's
+// content (phases).
+func NamesUncertainty(heading string) bool {
 	h := strings.ToLower(heading)
 	if strings.ContainsAny(h, unicodeHyphens) {
 		h = hyphenFold.Replace(h) // "Non‑Goals", "Trade‑offs" (review CP6)

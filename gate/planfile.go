@@ -102,11 +102,21 @@ func ParseMeta(content string) (Meta, error) {
 }
 
 // splitMeta splits "<!-- rodin:key=value -->" into "rodin:key=" and value.
+//
+// A session marker holds one session id: a "rodin:session=" comment with
+// words in it is plan text, which the critic reads and the plan hash
+// covers. Metadata is left out of both, and the hook keeps a session
+// marker where it stands, so a sentence there ("before step 1, run …")
+// passed the gate unread (review DC4).
 func splitMeta(t string) (string, string) {
 	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(t, "<!--"), "-->"))
 	for _, k := range []string{metaSession, metaPlanHash, metaGapsHash, metaValidation, metaSignal} {
 		if v, ok := strings.CutPrefix(body, k); ok {
-			return k, strings.TrimSpace(v)
+			v = strings.TrimSpace(v)
+			if k == metaSession && strings.ContainsFunc(v, unicode.IsSpace) {
+				return "", ""
+			}
+			return k, v
 		}
 	}
 	return "", ""

@@ -22,7 +22,7 @@ var (
 	// The verdict heading, also bold as a whole ("### **VERDICT: FAIL**";
 	// review CP6).
 	verdictRe = lazyre.New(`^###\s+[*_]*(?i:verdict)[*_]*\s*:\s*[*_]*\s*([A-Za-z]+)\s*[*_]*\s*\.?[*_]*$`)
-	reasonRe  = lazyre.New(`^\*\*(?i:reason)\*\*\s*:\s*(.*)$|^\*\*(?i:reason):\*\*\s*(.*)$`)
+	reasonRe  = lazyre.New(`^\*\*(?i:reason)\*\*\s*:\s*(.*)$|^(?:\*\*)?(?i:reason):(?:\*\*)?\s*(.*)$`)
 	refRe     = lazyre.New(`(?i)\bFINDING` + hyphen + `(\d+)\b`)
 )
 
@@ -44,7 +44,8 @@ func ParseVerdict(text string) (Verdict, error) {
 	for i, raw := range strings.Split(text, "\n") {
 		n := i + 1
 		t := strings.TrimSpace(raw)
-		if m := verdictRe.FindStringSubmatch(t); m != nil {
+		bare, mark := cutMark(t)
+		if m := verdictRe.FindStringSubmatch(bare); m != nil {
 			inReason = false
 			var pass bool
 			switch strings.ToUpper(m[1]) {
@@ -54,6 +55,11 @@ func ParseVerdict(text string) (Verdict, error) {
 			default:
 				probs = append(probs, Problem{n, fmt.Sprintf("verdict %q is neither PASS nor FAIL", m[1]),
 					"write exactly \"### VERDICT: PASS\" or \"### VERDICT: FAIL\""})
+				continue
+			}
+			if mark != "" && (mark == "pass") != pass {
+				probs = append(probs, Problem{n, fmt.Sprintf("the verdict %s carries the opposite mark", strings.ToUpper(m[1])),
+					"write exactly \"### VERDICT: PASS\" or \"### VERDICT: FAIL\", with no mark after it"})
 				continue
 			}
 			if verdictLine != 0 && pass != v.Pass {
@@ -100,4 +106,21 @@ func ParseVerdict(text string) (Verdict, error) {
 		v.Refs = append(v.Refs, id)
 	}
 	return v, nil
+}
+
+// cutMark removes a check or cross mark after a verdict line ("### Verdict:
+// PASS ✅", as models write reviews) and says which it was: "pass", "fail"
+// or "" for none. Such a verdict was unreadable, and the second time the
+// assessment failed closed over a plain PASS (review DC8).
+func cutMark(t string) (string, string) {
+	trimmed := strings.TrimRight(t, " \t\ufe0f")
+	for _, m := range []struct{ mark, means string }{
+		{"✅", "pass"}, {"✔", "pass"}, {"✓", "pass"}, {"☑", "pass"},
+		{"❌", "fail"}, {"✗", "fail"}, {"✘", "fail"}, {"🚫", "fail"}, {"⛔", "fail"},
+	} {
+		if rest, ok := strings.CutSuffix(trimmed, m.mark); ok {
+			return strings.TrimRight(rest, " \t"), m.means
+		}
+	}
+	return t, ""
 }

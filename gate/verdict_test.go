@@ -24,6 +24,11 @@ func TestParseVerdict(t *testing.T) {
 		{"a bold heading (review CP6)", "### **VERDICT: FAIL**\n**Reason**: FINDING-1", Verdict{Reason: "FINDING-1", Refs: []int{1}}},
 		{"a bold word and heading name", "### **Verdict**: __PASS__\n**Reason**: ok", Verdict{Pass: true, Reason: "ok"}},
 		{"FINDING-12 is not FINDING-1", "### VERDICT: FAIL\n**Reason**: FINDING-12", Verdict{Reason: "FINDING-12", Refs: []int{12}}},
+		// Review DC8: a mark after the verdict, and a plain "Reason:", as
+		// models write reviews.
+		{"a check mark", "### Verdict: PASS ✅\n**Reason**: ok", Verdict{Pass: true, Reason: "ok"}},
+		{"a cross mark", "### VERDICT: **FAIL** ❌\n**Reason**: FINDING-1", Verdict{Reason: "FINDING-1", Refs: []int{1}}},
+		{"a plain reason label", "### VERDICT: PASS\nReason: ok", Verdict{Pass: true, Reason: "ok"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +51,8 @@ func TestParseVerdictErrors(t *testing.T) {
 		{"no reason", "### VERDICT: PASS\nAll good.", true, "**Reason**"},
 		{"unknown word", "### VERDICT: MAYBE\n**Reason**: hmm", false, `line 1: verdict "MAYBE" is neither PASS nor FAIL`},
 		{"contradicting verdicts", "### VERDICT: PASS\n**Reason**: ok\n### VERDICT: FAIL", false, "line 3: a second verdict contradicts the one on line 1"},
+		{"a mark against the word", "### VERDICT: PASS ❌\n**Reason**: FINDING-2 is not covered", false, "line 1: the verdict PASS carries the opposite mark"},
+		{"words after the verdict", "### VERDICT: PASS — but FINDING-2 is not covered\n**Reason**: ok", true, "### VERDICT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -455,28 +455,60 @@ func TestACutIsLookedForOnlyWhileTheGateAwaits(t *testing.T) {
 	}
 }
 
-// Validator shopping across attempts (review BU1): after a FAIL, the same
-// plan sent again is a new attempt, and the runs of the failed one are no
-// evidence for it: a second validator on the same critic output passes
-// nothing.
+// Validator shopping across attempts (review BU1): the same plan sent again
+// after an attempt failed closed (its validator's output unreadable twice)
+// is a new attempt, and the runs of the failed one are no evidence for it: a
+// second validator on the same critic output passes nothing.
 func TestAFailedAttemptsRunsDoNotCarryOver(t *testing.T) {
 	env, p, _ := testEnv(t)
 	criticPrompt, validatorPrompt := gateLoop(t, env, p)
 	s := Session{ID: sessionID, Cwd: p.Project}
-	failing := "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered."
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harshCritic})
-	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + harshCritic, Done: true, Output: failing})
-	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
-	require.Equal(t, Block, out.Kind, out.Reason)
+	for _, id := range []string{"v1", "v1b"} {
+		RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: id, Prompt: validatorPrompt + "\n" + harshCritic, Done: true, Output: "looks fine to me"})
+		out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+		require.Equal(t, Block, out.Kind, out.Reason)
+	}
 	require.Equal(t, gate.StatusRevising, loaded(t, p).GateSession.Status)
+	require.Equal(t, 1, loaded(t, p).GateSession.Attempts)
 
-	out = Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer(gatePlan), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Block, out.Kind, out.Reason)
+	require.Contains(t, out.Reason, "attempt 2 of 2")
 	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v2", Prompt: validatorPrompt + "\n" + harshCritic, Done: true,
 		Output: "### VERDICT: PASS\n**Reason**: FINDING-1 is covered by GAP-1."})
 	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
 	assert.NotEqual(t, state.ExitCompleted, out.ExitReason, out.Reason)
 	assert.Contains(t, out.Reason, "plansmith has not seen the critic run on the plan as it stands", "the new attempt needs its own critic run")
+}
+
+// Critic shopping across attempts (review DC7): the plan an assessment
+// failed on for its findings, sent again unchanged, is sent back with those
+// findings; no fresh critic is asked for, and no attempt is used.
+func TestThePlanAFailWasOnIsSentBackUnchanged(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: harshCritic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + harshCritic, Done: true,
+		Output: "### VERDICT: FAIL\n**Reason**: FINDING-1 is not covered."})
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Reason)
+
+	for _, again := range []string{gatePlan, strings.ReplaceAll(gatePlan, "\n", "  \n")} {
+		out = Stop(env, StopEvent{Session: s, LastMessage: answer(again), BlockCap: 8, ReportsRuns: true})
+		require.Equal(t, Block, out.Kind, out.Reason)
+		assert.Contains(t, out.Reason, "This is the plan the last assessment failed on")
+		assert.Contains(t, out.Reason, "**FINDING-1: No rollback** (high): A failed deploy cannot be undone.")
+		assert.NotContains(t, out.Reason, "critic-prompt.md")
+		gs := loaded(t, p).GateSession
+		assert.Equal(t, gate.StatusRevising, gs.Status)
+		assert.Equal(t, 1, gs.Attempts)
+	}
+	revised := strings.Replace(gatePlan, gate.GapsEnd, "### GAP-2: No rollback\n- **Severity**: high\n- **Description**: A failed deploy cannot be undone yet.\n"+gate.GapsEnd, 1)
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer(revised), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Reason)
+	assert.Contains(t, out.Reason, "attempt 2 of 2", "a revised plan is assessed")
 }
 
 // The critic and validator run as the client's general-purpose agent, on

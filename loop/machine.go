@@ -43,6 +43,11 @@ func progress(f *state.File) phases.Progress {
 	if c := l.Convergence; c != nil {
 		p.Converge.Ledger, p.Converge.Complexity, p.Converge.Scores = c.Ledger, c.Complexity, c.Scores
 	}
+	if ph := phases.PhaseAt(config(l, ""), p.Index); (ph == phases.Revise || ph == phases.Iterate) && len(p.Converge.Ledger.Active()) > 0 {
+		// The plan the critique judged, so that a revise giving it again
+		// is not taken for an answer to the challenges (review DC5).
+		p.Converge.Previous = previousPlan(f)
+	}
 	if p.Converge.Complexity == nil {
 		for _, o := range f.Outputs() {
 			switch o.Phase {
@@ -54,6 +59,18 @@ func progress(f *state.File) phases.Progress {
 		}
 	}
 	return p
+}
+
+// previousPlan is the last draft or revise the loop recorded; "" when none.
+func previousPlan(f *state.File) string {
+	outs := f.Outputs()
+	for i := len(outs) - 1; i >= 0; i-- {
+		switch outs[i].Phase {
+		case phases.Draft, phases.Revise, phases.Iterate:
+			return outs[i].Text
+		}
+	}
+	return ""
 }
 
 // label names the loop's position, e.g. "critique [5/8]".

@@ -1,9 +1,12 @@
 package phases
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/plansmith/plansmith/converge"
+	"github.com/plansmith/plansmith/internal/lazyre"
+	"github.com/plansmith/plansmith/internal/mdtext"
 )
 
 // Convergence mode (Config.Converge): a critique is a set of challenge
@@ -28,6 +31,11 @@ type Convergence struct {
 	// of those phases. The caller supplies them while Complexity is nil, so
 	// that Step can assess it; Step never returns them.
 	Understand, Explore string
+	// Previous is an input too: the plan the critique judged (the last
+	// draft or revise recorded), which the caller supplies for a revise
+	// while challenges are active, so that a revise giving it again is
+	// not taken for an answer to them (see unaddressed).
+	Previous string
 }
 
 // ConvergeLast is the loop's last critique iteration: the critiques in the
@@ -100,6 +108,14 @@ func unaddressed(cfg Config, p Progress, a *answer) []Problem {
 	l := ConvergeLedger(cfg, p)
 	missing := converge.Unaddressed(l, a.text)
 	if len(missing) == 0 {
+		if ids := l.Active(); anyOpen(l, ids) && p.Converge.Previous != "" && samePlan(p.Converge.Previous, a.text) {
+			return []Problem{{
+				Check:  "the plan revised for the active challenges",
+				Need:   1,
+				Detail: "apart from the lines naming " + strings.Join(ids, ", ") + ", it is the plan the critique judged, line for line",
+				Hint:   "change the plan itself where each challenge calls for it (a step, a check, a risk with its mitigation), and say which change answers which id",
+			}}
+		}
 		return nil
 	}
 	active := len(l.Active())
@@ -118,7 +134,7 @@ func unaddressed(cfg Config, p Progress, a *answer) []Problem {
 // sequence has no explore, as the loop reaches its first critique.
 func convergeStep(cfg Config, p Progress, a *answer, phase string) (Convergence, *converge.Decision) {
 	c := p.Converge
-	c.Understand, c.Explore = "", ""
+	c.Understand, c.Explore, c.Previous = "", "", ""
 	var d *converge.Decision
 	if phase == Critique {
 		r := a.converged(cfg, p)
@@ -168,3 +184,56 @@ func convergeRevisePrompt(cfg Config, p Progress) string {
 	}
 	return strings.TrimSpace(converge.RevisePrompt(l, converge.Decide(l)))
 }
+
+// anyOpen reports whether one of ids is still OPEN: raised and not yet
+// settled, so the plan must change for it. An UNRESOLVED one is settled as
+// real with its mitigation, which the plan may already carry.
+func anyOpen(l converge.Ledger, ids []string) bool {
+	return slices.ContainsFunc(ids, func(id string) bool {
+		e, ok := l.Get(id)
+		return ok && e.Status == converge.Open
+	})
+}
+
+// samePlan reports whether revise gives previous again: each of its lines
+// (white space and promise tags aside) is there unchanged and in order,
+// and what the revise adds says nothing once the challenge ids and the
+// words that only claim an answer ("addressed", "handled", "see above")
+// are set aside. A revise that copied the plan the critique judged and
+// added "C1 and C2 are addressed" answered every challenge by id, and the
+// next critique could mark them RESOLVED with nothing changed (review
+// DC5). A change anywhere in the plan, or a rebuttal with a reason, is an
+// answer.
+func samePlan(previous, revise string) bool {
+	lines := func(text string) []string {
+		var out []string
+		for _, l := range strings.Split(stripPromises(text), "\n") {
+			if t := strings.Join(strings.Fields(l), " "); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	before, after := lines(previous), lines(revise)
+	if len(before) == 0 {
+		return false
+	}
+	i := 0
+	for _, l := range after {
+		if i < len(before) && l == before[i] {
+			i++
+			continue
+		}
+		if mdtext.SaysSomething(claimOnlyRe.Regexp().ReplaceAllString(challengeIDRe.Regexp().ReplaceAllString(l, " "), " ")) {
+			return false // the revise says something new
+		}
+	}
+	return i == len(before)
+}
+
+// challengeIDRe is a challenge id as a revise names one ("C2", "C-2", "C‑2").
+var challengeIDRe = lazyre.New(`\bC[-\x{2011}]?\d+\b`)
+
+// claimOnlyRe are the words with which a line claims challenges answered
+// without saying how.
+var claimOnlyRe = lazyre.New(`(?i)\b(?:all|both|and|or|the|are|is|were|was|have|has|been|now|each|every|of|in|on|by|to|with|above|below|plan|here|see|this|these|revised|revision|challenges?|responses?|changes?|critique|ids?|addressed|handled|resolved|fixed|done|covered|answered|updated|incorporated|taken|care|accounted|for)\b`)

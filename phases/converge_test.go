@@ -386,3 +386,37 @@ func TestConvergeFinalReviseSkipsCritiques(t *testing.T) {
 		})
 	}
 }
+
+// A revise that gives again the plan the critique judged, with lines naming
+// the ids, answers no OPEN challenge (review DC5); a plan changed anywhere,
+// or one whose challenges are all settled as UNRESOLVED with a mitigation,
+// passes.
+func TestConvergeReviseMustChangeThePlan(t *testing.T) {
+	cfg := convConfig(t)
+	judged := plan(DefaultSections, "")
+	open := converge.Ledger{Iteration: 1, Challenges: []converge.Entry{
+		{ID: "C1", Claim: "a", Severity: converge.Significant, Status: converge.Open},
+		{ID: "C2", Claim: "b", Severity: converge.Minor, Status: converge.Unresolved},
+	}}
+	at := func(l converge.Ledger) Progress {
+		return Progress{Index: 2, Transitions: 2, Converge: Convergence{Ledger: l, Previous: judged}}
+	}
+	for name, text := range map[string]string{
+		"ids after it":   judged + "\nC1 and C2 are addressed.\n",
+		"a preamble":     "Revised plan for C1, C2:\n\n" + judged,
+		"a changes list": judged + "\n## Changes\n- C1: addressed.\n- C2: handled, see above.\n",
+		"re-wrapped":     strings.ReplaceAll(judged, "\n", "  \n") + "C1 C2\n",
+	} {
+		out := Step(cfg, at(open), text)
+		assert.False(t, out.Passed, name)
+		assert.Contains(t, out.Reason, "the plan revised for the active challenges: found 0, need 1", name)
+		assert.Empty(t, out.Progress.Converge.Previous, "an input, never returned")
+	}
+	changed := strings.Replace(judged, "## Risks\n", "## Risks\n- C1: a failover resets the buckets; alert on it.\n", 1) + "C2: noted.\n"
+	assert.True(t, Step(cfg, at(open), changed).Passed, "a changed plan")
+	rebuttal := judged + "\nC1: the premise is wrong: each replica keeps its own bucket, so a failover resets none.\nC2: noted.\n"
+	assert.True(t, Step(cfg, at(open), rebuttal).Passed, "the plan kept, with a reason")
+	settled := open
+	settled.Challenges = []converge.Entry{{ID: "C1", Claim: "a", Severity: converge.Significant, Status: converge.Unresolved, Mitigation: "alert"}}
+	assert.True(t, Step(cfg, at(settled), judged+"\nC1: the alert is in the risks.\n").Passed, "only UNRESOLVED with a mitigation")
+}

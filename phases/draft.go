@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/templates"
@@ -166,76 +165,14 @@ func saysMore(h string) bool {
 	return false
 }
 
-// placeholders are what a template or a hurried answer puts where content
-// belongs; a line that says only one of them is not content.
-var placeholders = map[string]bool{
-	"tbd": true, "tbc": true, "tba": true, "todo": true, "to do": true, "n/a": true, "na": true, "n.a": true,
-	"to be determined": true, "to be decided": true, "to be defined": true, "to be done": true, "to be added": true,
-	"to be written": true, "to be filled in": true, "fill in": true, "fill in later": true, "placeholder": true,
-	"coming soon": true, "lorem ipsum": true, "xxx": true, "...": true, "…": true, "etc": true,
-	"미정": true, "추후 작성": true, "작성 예정": true, "해당 없음": true, "추후 결정": true,
-}
-
-// hasContent reports whether a line outside code says something: a letter
-// or digit once list markers, checkboxes, numbering, emphasis, promise tags
-// and end punctuation are gone, and not only a placeholder ("TBD", "N/A",
-// "<one-sentence goal>", "[describe the risk]").
+// hasContent reports whether a line outside code says something
+// (mdtext.SaysSomething), its promise tags aside.
 func hasContent(line string) bool {
-	t := strings.TrimSpace(line)
-	if strings.IndexByte(t, '<') >= 0 && strings.Contains(asciiLower(t), "<promise") {
-		t = stripPromises(t)
+	if strings.IndexByte(line, '<') >= 0 && strings.Contains(asciiLower(line), "<promise") {
+		line = stripPromises(line)
 	}
-	if _, text, ok := mdtext.Checkbox(t); ok {
-		t = text
-	}
-	t = strings.TrimLeft(t, "-+*> \t")
-	t = mdtext.StripNumber(t)
-	t = strings.Trim(t, "*_` \t")
-	t = strings.TrimRight(t, ".:;,!?")
-	if !strings.ContainsFunc(t, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-		return false
-	}
-	if n := len(t); n >= 2 && (t[0] == '<' && t[n-1] == '>' || t[0] == '{' && t[n-1] == '}' ||
-		t[0] == '[' && t[n-1] == ']' && !strings.Contains(t, "](")) {
-		return false // a template's slot
-	}
-	// A marker around a placeholder changes nothing: "(TBD)", "⏳ TBD".
-	t = strings.TrimFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '…' })
-	if len(t) > 2*longestPlaceholder {
-		return true
-	}
-	// Lower-cased, runs of spaces made one, in a buffer on the stack: this
-	// runs for the first line under every heading (review CP3).
-	var buf [64]byte
-	b := buf[:0]
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c == ' ' || c == '\t':
-			if len(b) > 0 && b[len(b)-1] != ' ' {
-				b = append(b, ' ')
-			}
-		case c >= 'A' && c <= 'Z':
-			b = append(b, c+'a'-'A')
-		default:
-			b = append(b, c)
-		}
-	}
-	if len(b) > 0 && b[len(b)-1] == ' ' {
-		b = b[:len(b)-1]
-	}
-	return !placeholders[string(b)]
+	return mdtext.SaysSomething(line)
 }
-
-// longestPlaceholder is the length of the longest placeholder in bytes:
-// a longer line is content without a look-up.
-var longestPlaceholder = func() int {
-	n := 0
-	for p := range placeholders {
-		n = max(n, len(p))
-	}
-	return n
-}()
 
 // fencedSections returns the line on which the first code block that holds
 // a heading for a missing section opens, and the missing sections that

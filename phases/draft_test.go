@@ -43,8 +43,9 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"a template's table: a header over placeholders", filled(map[string]string{"Steps": "| # | Step | Files |\n|---|---|---|\n| 1 | <step> | <files> |",
 			"Risks": "| Risk | Mitigation |\n|------|------------|\n| TBD | TBD |"}), "Steps, Risks"}, // review CS
 		{"a template's code block", filled(map[string]string{"Verification": "```bash\n<command>\n```", "Steps": "```\n# TODO\n...\n```"}), "Steps, Verification"},
-		{"a placeholder between bars starts no table", filled(map[string]string{"Risks": "| TBD |\n\n"}), "Risks"},                                 // mutation check, review CW
-		{"a heading that says only a placeholder", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: TBD", 1), "Goal"}, // mutation check, review CW
+		{"a placeholder between bars starts no table", filled(map[string]string{"Risks": "| TBD |\n\n"}), "Risks"},                                                                                                                           // mutation check, review CW
+		{"a heading that says only a placeholder", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: TBD", 1), "Goal"},                                                                                           // mutation check, review CW
+		{"steps that are only gaps", filled(map[string]string{"Steps": "<!-- rodin:gaps:start -->\n### GAP-1: Steps not written\n- **Severity**: high\n- **Description**: the steps are not known yet.\n<!-- rodin:gaps:end -->"}), "Steps"}, // review DC3
 		{"bold labels over nothing", "**Goal**\n**Scope**\nIn: the sender.\n**Non-Scope**\nThe queue.\n**Steps**\n1. Add it.\n**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n", "Goal"},
 	}
 	for _, tt := range refused {
@@ -82,8 +83,13 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"bold sub-labels under a bold label", "**Goal**\nRetries.\n**Scope**\nThe sender.\n**Non-Scope**\nThe queue.\n**Steps**\n**1. Add the retry type**\n- in `retry.go`\n" +
 			"**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n"},
 		{"crlf line ends", strings.ReplaceAll(filled(nil), "\n", "\r\n")},
+		{"the gaps block under Risks", filled(map[string]string{"Risks": "<!-- rodin:gaps:start -->\n### GAP-1: Duplicates\n- **Severity**: medium\n- **Description**: a retry may send twice.\n<!-- rodin:gaps:end -->"})},
 		{"the gaps block under a section", filled(map[string]string{"Open Questions": "<!-- rodin:gaps:start -->\n### GAP-1: Retry cap\n- **Severity**: low\n- **Description**: the cap is a guess.\n<!-- rodin:gaps:end -->"})},
 	}
+	// A required section named for the gaps holds them (review DC3).
+	known := Config{Phases: Known, RequiredSections: []string{"Goal", "Steps", "Known Gaps"}}
+	assert.Empty(t, problemLines(Validate(known, draft, "## Goal\nRetries.\n\n## Steps\n1. Add them.\n\n## Known Gaps\n"+
+		"<!-- rodin:gaps:start -->\n### GAP-1: Retry cap\n- **Severity**: low\n- **Description**: the cap is a guess.\n<!-- rodin:gaps:end -->\n")))
 	for _, tt := range accepted {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Empty(t, problemLines(Validate(cfg, draft, tt.text)))

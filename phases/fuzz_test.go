@@ -71,10 +71,13 @@ func FuzzConvergeStep(f *testing.F) {
 		l := converge.Ledger{Iteration: iteration % 5, Challenges: []converge.Entry{
 			{ID: "C1", Claim: "c", Severity: converge.Blocking, Status: converge.Open, History: []converge.Mark{{Iteration: 1, Status: converge.Open}}},
 		}}
-		p := Progress{Index: idx % 9, FinalNext: iteration%2 == 0, Converge: Convergence{Ledger: l}}
+		p := Progress{Index: idx % 9, FinalNext: iteration%2 == 0, Converge: Convergence{Ledger: l, Previous: msg[:len(msg)/2]}}
 		out := Step(cfg, p, msg)
 		if out.Passed != (len(out.Problems) == 0) {
 			t.Fatalf("passed=%v with problems %v", out.Passed, out.Problems)
+		}
+		if out.Progress.Converge.Previous != "" {
+			t.Fatalf("the previous plan, an input, was returned")
 		}
 		got := out.Progress.Converge.Ledger
 		if !out.Passed || PhaseAt(cfg, p.Index) != Critique {

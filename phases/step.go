@@ -33,7 +33,7 @@ func Step(cfg Config, p Progress, message string) Outcome {
 	a := &answer{text: message}
 	phase := PhaseAt(cfg, p.Index)
 	out := Outcome{Progress: p, Output: Output{Phase: phase, Text: message}}
-	out.Progress.Converge.Understand, out.Progress.Converge.Explore = "", ""
+	out.Progress.Converge.Understand, out.Progress.Converge.Explore, out.Progress.Converge.Previous = "", "", ""
 	if phase == Critique {
 		out.Output.Round = CritiqueRound(cfg, p.Index)
 	}

@@ -74,8 +74,11 @@ func scan(text string) shape {
 			continue
 		case inGaps:
 			// The gaps are the gate's, but they are said under a heading:
-			// a "## Risks" that holds only the gaps block has content.
-			if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) {
+			// a "## Risks" that holds only the gaps block has content. A
+			// "## Steps" or "## Goal" that holds only gaps has none: the
+			// critic never sees the block, and a plan whose Steps were
+			// one gap, "steps not written", passed the gate (review DC3).
+			if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) && gate.NamesUncertainty(sh.headings[n-1]) {
 				sh.filled[n-1] = true
 			}
 			continue

@@ -91,7 +91,7 @@ func newGatePromptCmd(env *Env, name, short string, which func(gate.Prompts) str
 func newGateCriticInputCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "critic-input PLAN",
-		Short: "Print the plan as the critic must see it: without the gaps block and rodin metadata",
+		Short: "Print the plan as the critic must see it: without its gaps and rodin metadata",
 		Args:  onePath("critic-input"),
 		RunE:  func(cmd *cobra.Command, args []string) error { return runGateCriticInput(env, args[0]) },
 	}
@@ -102,7 +102,7 @@ func runGateCriticInput(env *Env, path string) error {
 	if err != nil {
 		return checkFailed(env, "gate critic-input: %v", err)
 	}
-	fmt.Fprintln(env.Stdout, strings.TrimRight(gate.PlanContent(string(plan)), "\n"))
+	fmt.Fprintln(env.Stdout, gate.CriticInput(string(plan)))
 	return nil
 }
 

@@ -229,3 +229,14 @@ func TestSourceExt(t *testing.T) {
 	assert.False(t, SourceExt(strings.Repeat("g", 11)))
 	assert.LessOrEqual(t, names().longestBare, 10)
 }
+
+// A placeholder spelled with invisible or fullwidth characters, which the
+// reader sees as the same word, says nothing either (review DC3).
+func TestSaysSomethingSeesThroughLookAlikes(t *testing.T) {
+	for _, line := range []string{"T\u200bBD", "ＴＢＤ", "- N\u00ad/A", "\ufeffTODO", "- ＴＢＤ"} {
+		assert.False(t, SaysSomething(line), "%q", line)
+	}
+	for _, line := range []string{"ｇｏ test ./...", "재시도\u200b 정책을 추가한다", "TBD\u200b until finance confirms"} {
+		assert.True(t, SaysSomething(line), "%q", line)
+	}
+}
