@@ -389,7 +389,7 @@ func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 	require.Equal(t, 0, res.ExitCode)
 	e.WriteProjectFile(".codex/config.toml", "[features]\nhooks = false\n")
 	got := plan(bin)
-	assert.Contains(t, got, "NOT CHECKED: Codex does not list plansmith's PreToolUse, Stop, UserPromptSubmit hooks")
+	assert.Contains(t, got, "NOT CHECKED: Codex does not list plansmith's PreToolUse, SessionStart, Stop, UserPromptSubmit hooks")
 	require.NoError(t, os.Remove(filepath.Join(e.Project, ".codex", "config.toml")))
 
 	// Installed again from a moved binary, without --trust: Codex holds the
@@ -401,7 +401,7 @@ func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 	install.Dir, install.Env = e.Project, environ
 	b, err := install.CombinedOutput()
 	require.NoError(t, err, "%s", b)
-	assert.Contains(t, plan(moved), "NOT CHECKED: Codex reports plansmith's PreToolUse, Stop, UserPromptSubmit hooks as modified")
+	assert.Contains(t, plan(moved), "NOT CHECKED: Codex reports plansmith's PreToolUse, SessionStart, Stop, UserPromptSubmit hooks as modified")
 
 	// Run by the model inside Codex's sandbox, where codex cannot be asked:
 	// no hook judged plan's own call, and plan says so (review BO1).

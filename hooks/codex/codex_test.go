@@ -14,6 +14,7 @@ import (
 
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 func testEnv(t testing.TB, stdin string) (loop.Env, *bytes.Buffer, *bytes.Buffer) {
@@ -401,4 +402,60 @@ func fakeCheckout(t *testing.T, dir string) {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git", d), 0o755))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+}
+
+// TestSessionStartTellsOfAnotherThreadsLoop: a Codex thread that begins in
+// a project whose loop another thread holds is told so, with how to go on
+// with it (codex resume) or end it (review DA2: a loop whose Codex session
+// had ended stayed active, and the thread started next heard nothing). The
+// planning thread resumed gets its phase back as context; a thread forked
+// from it is part of the loop and is told nothing; without a loop, nothing.
+func TestSessionStartTellsOfAnotherThreadsLoop(t *testing.T) {
+	const holder = "01a21c95-788d-7a21-9d41-82e13f20189d"
+	// As the binary names commands for a Codex hook (cmd/plansmith).
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	env, out, _ := testEnv(t, "")
+	home := t.TempDir()
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	wd, err := env.Getwd()
+	require.NoError(t, err)
+	run := func(thread, source, rollout string) string {
+		out.Reset()
+		env.Stdin = strings.NewReader(`{"session_id":"` + thread + `","transcript_path":"` + rollout + `","cwd":"` + wd +
+			`","hook_event_name":"SessionStart","model":"gpt-5.5","permission_mode":"bypassPermissions","source":"` + source + `"}`)
+		Run("sessionstart", env)
+		return out.String()
+	}
+	assert.Empty(t, run("01a21c96-0000-7000-8000-000000000001", "startup", ""), "no loop: nothing")
+
+	p, err := env.Paths(loop.Session{Cwd: wd})
+	require.NoError(t, err)
+	_, err = loop.Start(env, p, loop.Options{SessionID: holder, Request: "plan it", Phases: []string{"understand", "explore"},
+		MaxRetries: 3, BlockTools: true, Agent: "codex"})
+	require.NoError(t, err)
+
+	for _, source := range []string{"startup", "resume", "clear"} {
+		got := run("01a21c96-0000-7000-8000-000000000002", source, "")
+		assert.Contains(t, got, `"systemMessage":"plansmith: a planning loop another session started is active in this project (understand [1/2])`, source)
+		assert.Contains(t, got, "`codex resume "+holder+"` goes on with the loop, and `plansmith cancel` ends it", source)
+		assert.NotContains(t, got, "hookSpecificOutput", source)
+	}
+
+	got := run(holder, "resume", "")
+	assert.Contains(t, got, `"hookEventName":"SessionStart"`)
+	assert.Contains(t, got, `"additionalContext":"plansmith: this session is in a planning loop, at understand [1/2]`)
+	assert.NotContains(t, got, "systemMessage")
+
+	// A thread forked from the planning thread after the loop began.
+	rollout := filepath.Join(t.TempDir(), "rollout.jsonl")
+	require.NoError(t, os.WriteFile(rollout, []byte(`{"timestamp":"2026-11-23T12:05:00Z","type":"session_meta","payload":{"id":"01a21c96-0000-7000-8000-000000000003","forked_from_id":"`+holder+`","timestamp":"2026-11-23T12:05:00Z","cwd":"`+wd+`"}}`+"\n"), 0o644))
+	assert.Empty(t, run("01a21c96-0000-7000-8000-000000000003", "startup", rollout), "a fork of the planning thread is part of its loop")
 }
