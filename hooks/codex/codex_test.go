@@ -357,6 +357,13 @@ func TestPreToolUseWithProjectShellVariablesRefusesTheShell(t *testing.T) {
 		{"set at the root", ".", "[shell_environment_policy]\nset = { BASH_ENV = \"./tools/x\" }\n", true},
 		{"dotted key", ".", "shell_environment_policy.set.PATH = \"./bin\"\n", true},
 		{"escaped quoted key", ".", "[\"shell_environment\\u005fpolicy\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		// Codex reads \x escapes in quoted keys too (review DA3).
+		{"x-escaped quoted key", ".", "[\"shell_environment_polic\\x79\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		{"long-escaped dotted key", ".", "\"\\U00000073hell_environment_policy\".set.PATH = \"./bin\"\n", true},
+		{"x-escaped key in a table", ".", "[profiles.p]\n\"shell_env\\x69ronment_policy\" = { set = { PATH = \"./bin\" } }\n", true},
+		// Escapes and backslashes that spell no such key leave the shell
+		// alone (review CL: every \u refused it).
+		{"escapes elsewhere", ".", "model = \"caf\\u00e9\"\nnotify = ['C:\\Users\\me\\x.exe']\n", false},
 		{"in a subfolder Codex runs in", "sub", "[shell_environment_policy]\nset = { LD_PRELOAD = \"./x.so\" }\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
