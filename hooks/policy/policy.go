@@ -241,7 +241,9 @@ func deny(f finding) Decision {
 	}
 	alt := r.alt
 	if r.altFor != nil {
-		alt = r.altFor()
+		if a := r.altFor(); a != "" {
+			alt = a
+		}
 	}
 	text := templates.Show("policy/deny.md", map[string]string{
 		"What":        f.what,

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/plansmith/plansmith/templates"
 )
 
 func TestTool(t *testing.T) {
@@ -1503,5 +1505,35 @@ func TestZshCommandRunsOnlyPrograms(t *testing.T) {
 	}
 	for _, command := range []string{"cd sub && ls", "builtin cd sub", "command ls", "command echo x", "command -v cd", "command -V type"} {
 		assert.True(t, Bash(command, zsh).Allow, command)
+	}
+}
+
+// TestCodexAlternativesNameWhatCodexHas: under Codex (the binary names its
+// commands for a Codex hook) a refusal's alternative names no Read, Grep or
+// Glob tool, which Codex lacks, and no git, which is refused there while
+// planning (review DA4: an MCP call refused in Codex was told to use them).
+func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	refusals := func() map[string]Decision {
+		return map[string]Decision{
+			"unknown-tool":    Tool("mcp__acme__deploy", json.RawMessage(`{}`), Config{Blind: true}),
+			"unknown-command": Bash("make build", Config{Blind: true}),
+			"unreadable":      Unreadable("Bash", "the state file is locked"),
+		}
+	}
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
+	for rule, d := range refusals() {
+		require.Equal(t, rule, d.Rule)
+		instead := d.Reason[strings.Index(d.Reason, "- Instead:"):]
+		assert.NotContains(t, instead, "Read, Grep", rule)
+		assert.NotContains(t, instead, "Glob", rule)
+		assert.NotContains(t, instead, "git", rule)
+		assert.NotContains(t, instead, "/plansmith:", rule)
+	}
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	for rule, d := range refusals() {
+		assert.Contains(t, d.Reason, "Read, Grep", "%s: Claude Code keeps its tools", rule)
 	}
 }

@@ -13,7 +13,9 @@ type rule struct {
 	why string
 	alt string
 	// altFor, when set, words the alternative at the time of the refusal:
-	// it names plansmith's own commands as the install spells them.
+	// it names plansmith's own commands as the install spells them, and the
+	// tools the agent has (Codex has no Read, Grep or Glob tool). "" keeps
+	// alt.
 	altFor func() string
 }
 
@@ -26,6 +28,13 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unknown-tool": {
 			why: "only tools known to leave the project as it is may run while planning; this one could write files or run commands unjudged",
 			alt: "use Read, Grep, Glob or a read-only Bash command; if this tool only reads (an MCP server's search, say), the user can allow it under tools: in .claude/plansmith-policy.yaml",
+			altFor: func() string {
+				if templates.Codex() {
+					// Codex has no Read, Grep or Glob tool (review DA4).
+					return "read with a read-only shell command (cat, grep, rg, find, ls); if this tool only reads (an MCP server's search, say), the user can allow it under tools: in .claude/plansmith-policy.yaml"
+				}
+				return ""
+			},
 		},
 		"bad-input": {
 			why: "the Bash call carries no command the policy can read",
@@ -38,6 +47,14 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unknown-command": {
 			why: "only commands known to be read-only may run while planning",
 			alt: "use a read-only tool such as cat, grep, rg, find, ls, head, git log or git diff, or the Read, Grep and Glob tools",
+			altFor: func() string {
+				if templates.Codex() {
+					// Neither the Read, Grep and Glob tools nor git while
+					// planning under Codex (rule blind; review DA4).
+					return "use a read-only command such as cat, grep, rg, find, ls, head or wc"
+				}
+				return ""
+			},
 		},
 		"redirect": {
 			why: "a redirect to a file creates or overwrites it; only /dev/null, /dev/stdout, /dev/stderr and descriptor copies like 2>&1 are allowed",
@@ -246,6 +263,11 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unreadable": {
 			why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
 			altFor: func() string {
+				if templates.Codex() {
+					// Every read is a shell command there (review DA4).
+					return "stop and ask the user to run " + templates.CLI("status") + " (or " + templates.CLI("cancel") +
+						" to end the loop) in a terminal if this persists: every shell command is refused until then, and Codex has no other tool that reads files"
+				}
 				return "use the Read, Grep and Glob tools meanwhile (every shell command is refused until then), and ask the user to run " + templates.CLI("status") +
 					" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
 			},
