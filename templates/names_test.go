@@ -58,3 +58,20 @@ func TestCodexFinishNamesNoImplementCommand(t *testing.T) {
 		assert.Contains(t, Show("messages/finished.md", d), "/plansmith:implement", "%s: Claude Code keeps its command", name)
 	}
 }
+
+// TestCodexStuckStateNamesNoClaudeTools: a state file plansmith cannot read
+// refuses every shell command, and Codex reads files only through its
+// shell: the message says so, not that Claude Code's Read, Grep and Glob
+// tools still work (review DA5).
+func TestCodexStuckStateNamesNoClaudeTools(t *testing.T) {
+	t.Cleanup(func() { SetNames(func() Names { return Names{Kind: KindPlugin, CLI: "plansmith"} }) })
+	for _, unseen := range []bool{false, true} {
+		d := map[string]any{"State": ".claude/plansmith.local.md", "Why": "permission denied", "Unseen": unseen}
+		SetNames(func() Names { return Names{Kind: KindCodex, CLI: "plansmith"} })
+		got := Show("messages/state-stuck.md", d)
+		assert.NotContains(t, got, "Read, Grep and Glob", "unseen %v", unseen)
+		assert.Contains(t, got, "nothing reads meanwhile", "unseen %v", unseen)
+		SetNames(func() Names { return Names{Kind: KindPlugin, CLI: "plansmith"} })
+		assert.Contains(t, Show("messages/state-stuck.md", d), "Read, Grep and Glob tools still work", "unseen %v", unseen)
+	}
+}

@@ -443,7 +443,10 @@ func userPromptSubmit(in Input, env loop.Env) any {
 	if ctx == "" {
 		return nil
 	}
-	return &SpecificAnswer{HookSpecificOutput: &Specific{HookEventName: "UserPromptSubmit", AdditionalContext: ctx}}
+	// What is said to the user is shown to them too, where Codex shows it
+	// (its TUI; review DA5: only the agent was told, to pass it on).
+	return &SpecificAnswer{SystemMessage: o.Message,
+		HookSpecificOutput: &Specific{HookEventName: "UserPromptSubmit", AdditionalContext: ctx}}
 }
 
 // sessionStart tells a thread that begins where another thread's loop is

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -465,4 +466,39 @@ func TestSessionStartTellsOfAnotherThreadsLoop(t *testing.T) {
 	rollout := filepath.Join(t.TempDir(), "rollout.jsonl")
 	require.NoError(t, os.WriteFile(rollout, []byte(`{"timestamp":"2026-11-23T12:05:00Z","type":"session_meta","payload":{"id":"01a21c96-0000-7000-8000-000000000003","forked_from_id":"`+holder+`","timestamp":"2026-11-23T12:05:00Z","cwd":"`+wd+`"}}`+"\n"), 0o644))
 	assert.Empty(t, run("01a21c96-0000-7000-8000-000000000003", "startup", rollout), "a fork of the planning thread is part of its loop")
+}
+
+// TestUserPromptSubmitShowsTheUserWhatIsForThem: what the loop says to the
+// user on a prompt (here: its state file was unreadable and is moved aside)
+// is Codex's systemMessage, which its TUI shows, and still the agent's
+// context, which codex exec users see only through the agent (review DA5:
+// only the agent was told). A running loop's reminder is for the agent only.
+func TestUserPromptSubmitShowsTheUserWhatIsForThem(t *testing.T) {
+	env, out, _ := testEnv(t, "")
+	wd, err := env.Getwd()
+	require.NoError(t, err)
+	prompt := `{"session_id":"s1","turn_id":"t1","cwd":"` + wd + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	p, err := env.Paths(loop.Session{Cwd: wd})
+	require.NoError(t, err)
+	_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
+		MaxRetries: 3, BlockTools: true, Agent: "codex"})
+	require.NoError(t, err)
+	env.Stdin = strings.NewReader(prompt)
+	Run("userpromptsubmit", env)
+	assert.Contains(t, out.String(), `"additionalContext":"plansmith: a planning loop is active in this session`)
+	assert.NotContains(t, out.String(), "systemMessage", "the reminder is the agent's")
+
+	require.NoError(t, os.WriteFile(p.State(), []byte("---\nactive: [unclosed\n---\n"), 0o644))
+	out.Reset()
+	env.Stdin = strings.NewReader(prompt)
+	Run("userpromptsubmit", env)
+	var got struct {
+		SystemMessage      string `json:"systemMessage"`
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	assert.Contains(t, got.SystemMessage, "plansmith:")
+	assert.Equal(t, got.SystemMessage, got.HookSpecificOutput.AdditionalContext)
 }
