@@ -89,6 +89,39 @@ func TestCodexRunsPowerShellTheHookCannotSee(t *testing.T) {
 	assert.NotContains(t, string(b), "New-Item", strings.TrimSpace(string(b)))
 }
 
+// TestCodexRunsCmdTheHookCannotSee: for the shell "cmd" Codex runs a
+// program named cmd from PATH with /c and the text (cmd.exe on Windows),
+// and tells the hook the text alone. A cmd on PATH here records what it is
+// given; a line in which cmd.exe reads an operator where bash reads text is
+// refused and never reaches it, while a plain one does (review DA6).
+func TestCodexRunsCmdTheHookCannotSee(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	fake := t.TempDir()
+	logFile := filepath.Join(t.TempDir(), "cmd.log")
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "cmd"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '"+logFile+"'\n"), 0o755))
+	cmd := func(line string) cs.Reply {
+		return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": line, "shell": "cmd"}}}
+	}
+	e := codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
+		cmd(`echo 'a & del escaped.txt'`),
+		cmd("echo plain"),
+		cs.Exec(quoteBin(bin)+" cancel"),
+		cs.Text("done"),
+	)
+	e.ExtraEnv = append(e.ExtraEnv, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	res := runCodex(e, "plan")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.GreaterOrEqual(t, len(reqs), 3)
+	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: blind-cmd")
+	b, err := os.ReadFile(logFile)
+	require.NoError(t, err, "Codex ran the cmd on PATH")
+	assert.Contains(t, string(b), "/c\necho plain")
+	assert.NotContains(t, string(b), "del", strings.TrimSpace(string(b)))
+}
+
 // TestCodexProjectShellVariablesRefuseTheShell: a trusted repository's
 // .codex/config.toml sets the variables every command starts with; its
 // BASH_ENV ran a project script with every `ls` the policy let through while

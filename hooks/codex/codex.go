@@ -394,6 +394,10 @@ func preToolUse(in Input, env loop.Env) any {
 			wd, _ = env.Getwd()
 		}
 		ev.ShellEnv = projectShellEnv(ev.Cwd, in.Cwd, wd)
+		// For the shell "cmd", Codex runs a cmd found on its PATH, which
+		// the hook shares (its variables from the repository are refused
+		// above).
+		ev.CmdExe = onPath(env.Getenv("PATH"), "cmd")
 	}
 	o := loop.PreToolUse(env, ev)
 	if !o.Deny {
@@ -423,6 +427,26 @@ func otherHooks(in Input, env loop.Env) string {
 		e.Codex = codex
 	}
 	return install.Unenforced(e, "codex")
+}
+
+// onPath reports whether a program named name (or name.exe) is in a folder
+// of path. A folder named by a relative entry counts too: what it holds
+// depends on where the command runs.
+func onPath(path, name string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		for _, file := range []string{name, name + ".exe"} {
+			if fi, err := os.Stat(filepath.Join(dir, file)); err == nil && !fi.IsDir() {
+				return true
+			}
+		}
+		if !filepath.IsAbs(dir) {
+			return true
+		}
+	}
+	return false
 }
 
 // denyAnswer is a PreToolUse refusal Codex honours: it needs a reason.

@@ -502,3 +502,15 @@ func TestUserPromptSubmitShowsTheUserWhatIsForThem(t *testing.T) {
 	assert.Contains(t, got.SystemMessage, "plansmith:")
 	assert.Equal(t, got.SystemMessage, got.HookSpecificOutput.AdditionalContext)
 }
+
+// TestOnPathFindsCmd: whether a program named cmd is where Codex would run
+// it for the shell "cmd" (review DA6); a relative PATH entry may hold one
+// wherever the command runs.
+func TestOnPathFindsCmd(t *testing.T) {
+	with, without := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(with, "cmd"), []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(without, "cmd"), 0o755)) // a folder is no program
+	assert.True(t, onPath(without+string(os.PathListSeparator)+with, "cmd"))
+	assert.False(t, onPath(without, "cmd"))
+	assert.True(t, onPath(without+string(os.PathListSeparator)+"bin", "cmd"), "a relative entry")
+}

@@ -208,6 +208,10 @@ func Bash(command string, cfg Config) (d Decision) {
 		if f := pwshDiverges(command, file); f != nil {
 			return deny(*f)
 		}
+		// Nor cmd.exe, which Codex runs for shell "cmd" (cmdexe.go).
+		if f := cmdDiverges(command, file); cfg.CmdExe && f != nil {
+			return deny(*f)
+		}
 	}
 	return Decision{Allow: true}
 }

@@ -1537,3 +1537,29 @@ func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
 		assert.Contains(t, d.Reason, "Read, Grep", "%s: Claude Code keeps its tools", rule)
 	}
 }
+
+// TestBlindCmdExe: where a program named cmd is on PATH (cmd.exe on
+// Windows), Codex runs a command with it for the shell "cmd", its hook told
+// the text alone. A line in which cmd.exe would read an & | < or > that bash
+// reads as text is refused (review DA6); lines whose operators are bash's
+// too, or whose text cmd.exe keeps in double quotes, are not.
+func TestBlindCmdExe(t *testing.T) {
+	cmd := Config{Blind: true, CmdExe: true}
+	for _, line := range []string{
+		`echo 'a & del x'`,          // no quote to cmd.exe
+		`grep -E 'a|del x' f`,       // a pipe to cmd.exe
+		`echo '"' "& del x"`,        // the single-quoted " opens cmd.exe's quotes
+		`echo ^"& del x"`,           // ^ escapes the quote for cmd.exe
+		`ls # & del x`,              // a comment to bash
+		`echo 'a > x'`,              // a redirect to cmd.exe
+		"cat <<'EOF'\n& del x\nEOF", // a here-document's text
+	} {
+		d := Bash(line, cmd)
+		assert.Equal(t, "blind-cmd", d.Rule, line)
+		assert.Contains(t, d.Reason, "cmd.exe", line)
+		assert.NotEqual(t, "blind-cmd", Bash(line, Config{Blind: true}).Rule, "%s: no cmd, no such rule", line)
+	}
+	for _, line := range []string{`grep -E "a|b" f`, `ls && cat go.mod`, `ls | head`, `ls 2>&1 | head`, `echo "a & b"`, `grep -rn '^func' .`, `ls 2>/dev/null`} {
+		assert.True(t, Bash(line, cmd).Allow, "%s: %s", line, Bash(line, cmd).Reason)
+	}
+}

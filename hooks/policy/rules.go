@@ -128,6 +128,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 			why: "Codex runs a command with PowerShell when the model names pwsh as its shell, and its hook is not told so: PowerShell escapes with a backtick, not a backslash, and takes typographic quotes for quotes, so this line may run code where bash reads plain words",
 			alt: "put text that needs escaping in single quotes ('…'), with no backslash or backtick outside them and no typographic quotes",
 		},
+		"blind-cmd": {
+			why: "Codex runs a command with cmd.exe (cmd /c) when the model names cmd as its shell, and a program named cmd is on PATH here, and its hook is not told so: cmd.exe takes no single quote for a quote and escapes with ^, so an & | < or > bash reads as quoted text may start or redirect a command there",
+			alt: "put text with & | < > in double quotes (\"a|b\"), not single quotes, and leave ^ out of operators and quotes",
+		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
 			alt: "show commits with a format written out in full that has no %G placeholder and no %(signature) (git log --format='%H %an %s'); git cat-file commit REV prints a commit's signature as text without checking it",
