@@ -6,11 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 )
@@ -84,7 +84,7 @@ const shellEnvKey = "shell_environment_policy"
 // (seen: ["shell_environment_polic\x79"] set its variables; review DA3:
 // only \u and \U were looked for). The others (\n, \t, \", \\, \e, …)
 // stand for no such character.
-var keyEscape = regexp.MustCompile(`\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2})`)
+var keyEscape = lazyre.New(`\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2})`)
 
 // unescaped is text with every keyEscape replaced by the character it
 // stands for, wherever it is: a key spelled with escapes reads plainly in
@@ -93,7 +93,7 @@ var keyEscape = regexp.MustCompile(`\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-
 // miss it; text that merely has a backslash (C:\Users) is left alone
 // (review CL: every \u refused the shell).
 func unescaped(text string) string {
-	return keyEscape.ReplaceAllStringFunc(text, func(esc string) string {
+	return keyEscape.Regexp().ReplaceAllStringFunc(text, func(esc string) string {
 		n, err := strconv.ParseUint(esc[2:], 16, 32)
 		if err != nil || !utf8.ValidRune(rune(n)) {
 			return string(utf8.RuneError)
