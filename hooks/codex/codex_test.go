@@ -67,6 +67,7 @@ func FuzzRun(f *testing.F) {
 	f.Add("stop", `{"session_id":"s","cwd":"","last_assistant_message":null}`)
 	f.Add("pretooluse", `{"tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch"}}`)
 	f.Add("userpromptsubmit", `{"prompt":"hi"}`)
+	f.Add("sessionstart", `{"session_id":"s","cwd":"","source":"resume"}`)
 	f.Fuzz(func(t *testing.T, event, in string) {
 		env, _, _ := testEnv(t, in)
 		Run(event, env) // must not panic
