@@ -1521,6 +1521,9 @@ func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
 			"unknown-tool":    Tool("mcp__acme__deploy", json.RawMessage(`{}`), Config{Blind: true}),
 			"unknown-command": Bash("make build", Config{Blind: true}),
 			"unreadable":      Unreadable("Bash", "the state file is locked"),
+			"path-lookup":     Bash("ls", Config{Blind: true, PathLookup: func(string) string { return "PATH has a relative entry" }}),
+			"not-installed":   Bash("ls", Config{Blind: true, PathLookup: func(string) string { return NotInstalled("ls is not installed") }}),
+			"shell-function":  Bash("cat go.mod", Config{Blind: true, ShellDefines: func(n string) string { return n + " is a function of your shell" }}),
 		}
 	}
 	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })

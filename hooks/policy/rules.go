@@ -95,6 +95,12 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"shell-function": {
 			why: "the user's shell startup defines this name as an alias or a function (Claude Code restores them before every command), so something other than the command judged would run: an alias to another program, a function, or zsh's chpwd at a change of folder (nvm's and similar hooks read the project's .nvmrc and install what it names)",
 			alt: "run the program itself with command NAME ... (command skips aliases and functions; the read-only rules still apply), or use the Read, Grep and Glob tools; instead of cd, give the folder to the command (ls sub, git -C sub log, grep -rn x sub)",
+			altFor: func() string {
+				if templates.Codex() {
+					return "run the program itself with command NAME ... (command skips aliases and functions; the read-only rules still apply); instead of cd, give the folder to the command (ls sub, grep -rn x sub)"
+				}
+				return ""
+			},
 		},
 		"env-var": {
 			why: "this variable changes which programs run or how they behave",
@@ -249,10 +255,22 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"path-lookup": {
 			why: "the PATH programs are looked up in searches a folder the project decides the contents of (a relative entry, or a folder inside the project), so a file the project carries could run in place of this program or of one it starts",
 			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
+			altFor: func() string {
+				if templates.Codex() {
+					return "use the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Codex with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)"
+				}
+				return ""
+			},
 		},
 		"not-installed": {
 			why: "the program is not installed (found in no folder of PATH), and the shell would then run the command-not-found handler the user's shell startup defines, which can install and run a tool the project names (mise installs what .tool-versions asks for)",
 			alt: "do without it: the Read, Grep and Glob tools, and the commands that are installed (ls -R or find . -name PATTERN for a tree, grep -rn PATTERN . for a search); command -v NAME tells whether a program is there",
+			altFor: func() string {
+				if templates.Codex() {
+					return "do without it: use the commands that are installed (ls -R or find . -name PATTERN for a tree, grep -rn PATTERN . for a search); command -v NAME tells whether a program is there"
+				}
+				return ""
+			},
 		},
 		"version-shim": {
 			why: "a version manager's shim (mise, asdf, pyenv, nodenv, rbenv, Volta, Corepack) runs the version a file of the folder it starts in names, and a project can name a program it carries there (node path:./x in .tool-versions; Volta runs the bin hooks of the project's .volta/hooks.json; Corepack takes the registry from its .corepack.env), so no program found first as such a shim runs while planning, nor one that starts such a program by name (npm starts node)",
