@@ -72,6 +72,7 @@ func startCodexTmux(t *testing.T, e *CodexEnv, args ...string) *tmuxTerm {
 		}
 		_ = syscall.Kill(-pane, syscall.SIGKILL)
 		_, _ = tt.tmux("kill-server")
+		stopCodexDaemons(t, e.Home)
 	})
 	// Any dialog left, until the prompt shows and stays for three seconds
 	// (a dialog may come up after the prompt is drawn).
@@ -175,4 +176,40 @@ func TestCodexNewThreadIsToldOfALoopLeftActive(t *testing.T) {
 	assert.Nil(t, codexLoop(t, e), "cancelled")
 	archived, _ := filepath.Glob(filepath.Join(e.Project, ".claude", "plansmith", "archive", "*-cancelled.md"))
 	assert.Len(t, archived, 1)
+}
+
+// stopCodexDaemons ends the app-server daemon the interactive CLI starts
+// (0.169.0: `codex app-server --managed-daemon` and its pid-update-loop, run
+// from a copy under CODEX_HOME/packages, in a session of their own): it
+// outlives the CLI and would go on writing into CODEX_HOME after the test
+// removed it. Only processes run from under home are ended.
+func stopCodexDaemons(t *testing.T, home string) {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/exe")
+	prefix := filepath.Join(home, "packages") + string(filepath.Separator)
+	var ended []int
+	for _, exe := range procs {
+		target, err := os.Readlink(exe)
+		if err != nil || !strings.HasPrefix(target, prefix) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(exe, "/proc/%d/exe", &pid); err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			ended = append(ended, pid)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		alive := 0
+		for _, pid := range ended {
+			if syscall.Kill(pid, 0) == nil {
+				if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !strings.Contains(string(b), ") Z ") {
+					alive++
+				}
+			}
+		}
+		if alive == 0 {
+			return
+		}
+	}
+	t.Logf("Codex's app-server daemon (pids %v) did not end", ended)
 }
