@@ -24,7 +24,7 @@ import (
 func TestCodexHookOutputsMatchCodexSchemas(t *testing.T) {
 	t.Parallel()
 	native := codexNative(t)
-	schemas, err := embeddedSchemas(native, "stop.command.output", "pre-tool-use.command.output", "user-prompt-submit.command.output")
+	schemas, err := embeddedSchemas(native, "stop.command.output", "pre-tool-use.command.output", "user-prompt-submit.command.output", "session-start.command.output")
 	require.NoError(t, err)
 	for title, sc := range schemas {
 		m, _ := sc.(map[string]any)
@@ -35,6 +35,7 @@ func TestCodexHookOutputsMatchCodexSchemas(t *testing.T) {
 		"stop.command.output":               `{"decision":"approve","reason":"x"}`,
 		"pre-tool-use.command.output":       `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","bogus":1}}`,
 		"user-prompt-submit.command.output": `{"hookSpecificOutput":{"hookEventName":"Stop","additionalContext":"x"}}`,
+		"session-start.command.output":      `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"x"}}`,
 	} {
 		var v any
 		require.NoError(t, json.Unmarshal([]byte(bad), &v))
@@ -66,6 +67,12 @@ func TestCodexHookOutputsMatchCodexSchemas(t *testing.T) {
 		run(input("PreToolUse", `,"tool_name":"Bash","tool_input":{"command":"rm -rf build"},"tool_use_id":"c2"`), "hook", "pretooluse", "--agent", "codex"))
 	outputs["user-prompt-submit.command.output"] = append(outputs["user-prompt-submit.command.output"],
 		run(input("UserPromptSubmit", `,"prompt":"go on"`), "hook", "userpromptsubmit", "--agent", "codex"))
+	// The planning thread resumed gets its phase back; another thread is
+	// told of the loop (review DA2).
+	other := strings.Replace(input("SessionStart", `,"source":"startup"`), `"thread-1"`, `"thread-2"`, 1)
+	outputs["session-start.command.output"] = append(outputs["session-start.command.output"],
+		run(input("SessionStart", `,"source":"resume"`), "hook", "sessionstart", "--agent", "codex"),
+		run(other, "hook", "sessionstart", "--agent", "codex"))
 	// A failed answer blocks; with --max-retries 1 the next failure ends the
 	// loop with a message for the user.
 	outputs["stop.command.output"] = append(outputs["stop.command.output"],
@@ -91,6 +98,9 @@ func TestCodexHookOutputsMatchCodexSchemas(t *testing.T) {
 			}
 		}
 	}
+	starts := outputs["session-start.command.output"]
+	assert.Contains(t, starts[0], `"additionalContext":"plansmith: this session is in a planning loop`)
+	assert.Contains(t, starts[1], `"systemMessage":"plansmith: a planning loop another session started is active`)
 	stops := outputs["stop.command.output"]
 	assert.Contains(t, stops[0], `"decision":"block"`)
 	assert.Contains(t, stops[1], `"systemMessage"`, "the loop ended")

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -379,6 +380,19 @@ func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 		return string(out)
 	}
 	assert.Contains(t, plan(bin), "read-only while planning")
+	// The SessionStart hook not trusted (an install from before it, the new
+	// hook not yet reviewed): the loop is checked all the same, as only it
+	// tells a new thread of a loop left by another (review DA2).
+	config := filepath.Join(e.Home, "config.toml")
+	trusted, err := os.ReadFile(config)
+	require.NoError(t, err)
+	untrusted := regexp.MustCompile(`(?m)^\[hooks\.state\."[^"]*:session_start:[^"]*"\]\n[^\[]*`).ReplaceAll(trusted, nil)
+	require.NotEqual(t, string(trusted), string(untrusted), "install --trust trusted the SessionStart hook")
+	require.NoError(t, os.WriteFile(config, untrusted, 0o600))
+	got := plan(bin)
+	assert.Contains(t, got, "read-only while planning")
+	assert.NotContains(t, got, "NOT CHECKED")
+	require.NoError(t, os.WriteFile(config, trusted, 0o600))
 	doctor := exec.Command(bin, "doctor")
 	doctor.Dir, doctor.Env = e.Project, environ
 	out, _ := doctor.CombinedOutput()
@@ -388,7 +402,7 @@ func TestCodexIsAskedWhetherItRunsTheHooks(t *testing.T) {
 	res := e.Run("hello", "--trust")
 	require.Equal(t, 0, res.ExitCode)
 	e.WriteProjectFile(".codex/config.toml", "[features]\nhooks = false\n")
-	got := plan(bin)
+	got = plan(bin)
 	assert.Contains(t, got, "NOT CHECKED: Codex does not list plansmith's PreToolUse, Stop, UserPromptSubmit hooks")
 	require.NoError(t, os.Remove(filepath.Join(e.Project, ".codex", "config.toml")))
 

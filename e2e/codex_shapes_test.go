@@ -89,29 +89,73 @@ func TestCodexRunsPowerShellTheHookCannotSee(t *testing.T) {
 	assert.NotContains(t, string(b), "New-Item", strings.TrimSpace(string(b)))
 }
 
-// TestCodexProjectShellVariablesRefuseTheShell: a trusted repository's
-// .codex/config.toml sets the variables every command starts with; its
-// BASH_ENV ran a project script with every `ls` the policy let through while
-// planning (review CL3). Now shell commands are refused while it does.
-func TestCodexProjectShellVariablesRefuseTheShell(t *testing.T) {
+// TestCodexRunsCmdTheHookCannotSee: for the shell "cmd" Codex runs a
+// program named cmd from PATH with /c and the text (cmd.exe on Windows),
+// and tells the hook the text alone. A cmd on PATH here records what it is
+// given; a line in which cmd.exe reads an operator where bash reads text is
+// refused and never reaches it, while a plain one does (review DA6).
+func TestCodexRunsCmdTheHookCannotSee(t *testing.T) {
 	t.Parallel()
 	bin := BuildPlansmith(t)
-	ran := filepath.Join(t.TempDir(), "ran.log")
+	fake := t.TempDir()
+	logFile := filepath.Join(t.TempDir(), "cmd.log")
+	require.NoError(t, os.WriteFile(filepath.Join(fake, "cmd"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '"+logFile+"'\n"), 0o755))
+	cmd := func(line string) cs.Reply {
+		return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": line, "shell": "cmd"}}}
+	}
 	e := codexPlansmithEnv(t, bin,
 		startPlan(bin, "--no-memory"),
-		cs.Exec("ls # CL3-PROBE"),
+		cmd(`echo 'a & del escaped.txt'`),
+		cmd("echo plain"),
+		cs.Exec(quoteBin(bin)+" cancel"),
 		cs.Text("done"),
 	)
-	// The script notes only the command the model ran while planning: Codex
-	// also starts a shell with these variables as the session begins (its
-	// shell snapshot), which no hook sees.
-	e.WriteProjectFile("tools/mark", "case \"$BASH_EXECUTION_STRING\" in *CL3-PROBE*) echo ran >> '"+ran+"';; esac\n")
-	e.WriteProjectFile(".codex/config.toml", "[shell_environment_policy]\nset = { BASH_ENV = \""+filepath.Join(e.Project, "tools", "mark")+"\" }\n")
-	res := e.Run("plan", "-s", "workspace-write", "--trust")
+	e.ExtraEnv = append(e.ExtraEnv, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	res := runCodex(e, "plan")
 	require.Equal(t, 0, res.ExitCode)
 	reqs := e.Model.Requests()
 	require.GreaterOrEqual(t, len(reqs), 3)
-	require.Contains(t, reqs[1].Outputs[0].Output, "planning loop started")
-	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: shell-env")
-	assert.NoFileExists(t, ran, "the project's script ran with a command while planning")
+	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: blind-cmd")
+	b, err := os.ReadFile(logFile)
+	require.NoError(t, err, "Codex ran the cmd on PATH")
+	assert.Contains(t, string(b), "/c\necho plain")
+	assert.NotContains(t, string(b), "del", strings.TrimSpace(string(b)))
+}
+
+// TestCodexProjectShellVariablesRefuseTheShell: a trusted repository's
+// .codex/config.toml sets the variables every command starts with; its
+// BASH_ENV ran a project script with every `ls` the policy let through while
+// planning (review CL3). Now shell commands are refused while it does, with
+// the key spelled plainly or with the escapes Codex reads in a quoted key
+// (review DA3: ["shell_environment_polic\x79"] was read by Codex and not by
+// the hook).
+func TestCodexProjectShellVariablesRefuseTheShell(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	for name, table := range map[string]string{
+		"plain":    "[shell_environment_policy]",
+		"x escape": `["shell_environment_polic\x79"]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ran := filepath.Join(t.TempDir(), "ran.log")
+			e := codexPlansmithEnv(t, bin,
+				startPlan(bin, "--no-memory"),
+				cs.Exec("ls # CL3-PROBE"),
+				cs.Text("done"),
+			)
+			// The script notes only the command the model ran while
+			// planning: Codex also starts a shell with these variables as
+			// the session begins (its shell snapshot), which no hook sees.
+			e.WriteProjectFile("tools/mark", "case \"$BASH_EXECUTION_STRING\" in *CL3-PROBE*) echo ran >> '"+ran+"';; esac\n")
+			e.WriteProjectFile(".codex/config.toml", table+"\nset = { BASH_ENV = \""+filepath.Join(e.Project, "tools", "mark")+"\" }\n")
+			res := e.Run("plan", "-s", "workspace-write", "--trust")
+			require.Equal(t, 0, res.ExitCode)
+			reqs := e.Model.Requests()
+			require.GreaterOrEqual(t, len(reqs), 3)
+			require.Contains(t, reqs[1].Outputs[0].Output, "planning loop started")
+			assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: shell-env")
+			assert.NoFileExists(t, ran, "the project's script ran with a command while planning")
+		})
+	}
 }

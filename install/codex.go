@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +35,12 @@ type CodexOptions struct {
 // HooksFile is the hooks.json install edits.
 func (o CodexOptions) HooksFile() string { return filepath.Join(o.Dir, "hooks.json") }
 
+// codexEnforcing are the events whose hooks keep a loop going and the
+// project read-only: Codex must run them for a loop to be checked.
+// SessionStart only tells a new thread of a loop another thread left
+// (review DA2): without it, an install from before it still checks a loop.
+var codexEnforcing = []string{"PreToolUse", "Stop", "UserPromptSubmit"}
+
 // CodexSkill names the skill that starts a loop from Codex.
 const CodexSkill = "plansmith-plan"
 
@@ -41,7 +48,8 @@ const CodexSkill = "plansmith-plan"
 func (o CodexOptions) SkillFile() string { return filepath.Join(o.Skills, CodexSkill, "SKILL.md") }
 
 // CodexHooks is plansmith's hook registration for Codex CLI: Stop,
-// PreToolUse and UserPromptSubmit, each running `<binary> hook EVENT --agent codex`.
+// PreToolUse, UserPromptSubmit and SessionStart, each running `<binary>
+// hook EVENT --agent codex`.
 func CodexHooks(binary string) (Hooks, error) {
 	data, err := templates.Text("codex/hooks.json")
 	if err != nil {
@@ -255,6 +263,9 @@ func CodexChecks(e DoctorEnv) []Check {
 	}
 	var checks []Check
 	switch {
+	case len(missing) > 0 && !slices.ContainsFunc(missing, func(ev string) bool { return slices.Contains(codexEnforcing, ev) }):
+		checks = append(checks, Check{Name: "codex", Level: Warn, Detail: fmt.Sprintf("%s is missing plansmith's %s hooks: loops are checked, but a thread begun while another thread's loop is active is not told of it", s.file, strings.Join(missing, ", ")),
+			Fix: templates.CLI("install --agent codex"+flag) + ", then trust the new hook in codex's /hooks review (or add --trust)"})
 	case len(missing) > 0:
 		checks = append(checks, Check{Name: "codex", Level: Problem, Detail: fmt.Sprintf("%s is missing plansmith's %s hooks", s.file, strings.Join(missing, ", ")),
 			Fix: templates.CLI("install --agent codex" + flag)})

@@ -52,7 +52,7 @@ func TestInstallCodexRegistersHooksAndSkill(t *testing.T) {
 		got = append(got, r.Event+" "+r.Hook)
 		assert.Equal(t, o.Binary, r.Binary)
 	}
-	assert.Equal(t, []string{"Stop stop", "PreToolUse pretooluse", "UserPromptSubmit userpromptsubmit"}, got)
+	assert.Equal(t, []string{"Stop stop", "PreToolUse pretooluse", "UserPromptSubmit userpromptsubmit", "SessionStart sessionstart"}, got)
 	assert.Contains(t, string(data), `hook pretooluse --agent codex`)
 
 	skill, err := os.ReadFile(o.SkillFile())
@@ -286,7 +286,18 @@ func TestCodexChecks(t *testing.T) {
 	require.NoError(t, os.WriteFile(proj.HooksFile(), out, 0o644))
 	checks = CodexChecks(env)
 	assert.Equal(t, Problem, checks[0].Level)
-	assert.Contains(t, checks[0].Detail, "missing plansmith's PreToolUse, UserPromptSubmit hooks")
+	assert.Contains(t, checks[0].Detail, "missing plansmith's PreToolUse, UserPromptSubmit, SessionStart hooks")
+	// An install from before the SessionStart hook (review DA2): loops are
+	// checked, and doctor says what the missing hook would tell.
+	old := Hooks{Binary: bin, events: h.events[:3]}
+	out, _, err = Remove(out, bin)
+	require.NoError(t, err)
+	out, _, err = Merge(out, old)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(proj.HooksFile(), out, 0o644))
+	checks = CodexChecks(env)
+	assert.Equal(t, Warn, checks[0].Level, checks[0].Detail)
+	assert.Contains(t, checks[0].Detail, "missing plansmith's SessionStart hooks: loops are checked")
 }
 
 // The hooks feature turned off in any TOML spelling Codex reads (its own

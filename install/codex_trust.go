@@ -115,7 +115,12 @@ func CodexHookStatus(ctx context.Context, codex, project, hooksFile, self string
 				listed[ev[len(ev)-3]] = h
 			}
 		}
-		events := want.Events()
+		var events []string
+		for _, ev := range want.Events() {
+			if slices.Contains(codexEnforcing, ev) {
+				events = append(events, ev)
+			}
+		}
 		sort.Strings(events)
 		var unlisted, off []string
 		status := map[string][]string{} // trust status → events

@@ -98,7 +98,7 @@ func codexUntrusted(configFile, projectConfig string, keys map[string][]string) 
 		}
 	}
 	var untrusted, off []string
-	for _, ev := range []string{"PreToolUse", "Stop", "UserPromptSubmit"} {
+	for _, ev := range codexEnforcing {
 		candidates, ok := keys[ev]
 		if !ok {
 			continue

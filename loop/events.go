@@ -161,6 +161,9 @@ type ToolEvent struct {
 	// ShellEnv says why a shell command's environment may not be the
 	// hook's (see policy.Config.ShellEnv), or "".
 	ShellEnv string
+	// CmdExe is set when a program named cmd is where Codex would run it
+	// for a command (see policy.Config.CmdExe).
+	CmdExe bool
 	// AgentID is set for a sub-agent's call: its steps are not the
 	// session's own, and do not end its run of Stop blocks.
 	AgentID string

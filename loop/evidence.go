@@ -215,6 +215,11 @@ func heldElsewhere(env Env, s Session) PromptOutcome {
 	if !l.Active || l.SessionID == "" || l.HeldBy(s.ID) || s.ID == "" || l.Project == "" || elsewhere(l, p.Project) {
 		return PromptOutcome{}
 	}
+	if s.continues(l) {
+		// A Codex thread forked from the planning thread is held to its
+		// loop (Session.ForkedFrom), not outside it.
+		return PromptOutcome{}
+	}
 	// Only for a loop plansmith started here: a repository can carry a
 	// state file, whose words must not reach the user as plansmith's
 	// (review BR2).

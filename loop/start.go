@@ -71,6 +71,11 @@ type ActiveError struct {
 }
 
 func (e *ActiveError) Error() string {
+	if templates.Codex() {
+		// The command line is the one way to cancel there.
+		return fmt.Sprintf("a planning loop is already active (%s, started %s)\nRun `%s` to end it first",
+			e.Label, e.StartedAt.Format("2006-01-02 15:04 UTC"), templates.CLI("cancel"))
+	}
 	return fmt.Sprintf("a planning loop is already active (%s, started %s)\nRun %s (or '%s') to end it first",
 		e.Label, e.StartedAt.Format("2006-01-02 15:04 UTC"), templates.Slash("cancel"), templates.CLI("cancel"))
 }

@@ -62,6 +62,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.Ours = ours(env)
 	cfg.Blind = ev.Blind
 	cfg.ShellEnv = ev.ShellEnv
+	cfg.CmdExe = ev.CmdExe
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex

@@ -70,6 +70,11 @@ func Slash(name string) string {
 	return "/plansmith:" + name
 }
 
+// Codex reports whether the texts are for a Codex CLI hook's process, where
+// some of plansmith's commands have no counterpart: /plansmith:implement is
+// a Claude Code command, and the binary has no implement command either.
+func Codex() bool { return currentNames().Kind == KindCodex }
+
 // CLI is a shell command line running plansmith with args, spelled so that
 // it works where it is shown: `plansmith ARGS` only when that is this
 // binary, else by its path.

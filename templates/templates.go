@@ -84,6 +84,7 @@ var funcs = template.FuncMap{
 	"oneline": OneLine,
 	"slash":   Slash,
 	"cli":     CLI,
+	"codex":   Codex,
 }
 
 // OneLine collapses s to one line of at most max bytes, cut at a rune

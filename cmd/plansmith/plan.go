@@ -213,6 +213,12 @@ func planRun(env *Env, o *PlanOptions) error {
 		o.Agent = "codex"
 		fmt.Fprintln(env.Stdout, "plansmith: this command runs inside Codex ($CODEX_THREAD_ID is set), so the loop is Codex's, as with --agent codex.")
 	}
+	if o.Agent == "codex" {
+		// Its messages name commands as Codex has them, as its hooks' do
+		// (review DA7: a loop already active sent the user to
+		// /plansmith:cancel, a Claude Code command).
+		codexNames(env)
+	}
 	var explicit []string
 	if o.Phases != "" {
 		explicit = strings.Split(o.Phases, ",") // empty entries are refused, not skipped

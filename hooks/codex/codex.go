@@ -20,6 +20,9 @@
 //   - A Stop block needs a reason, or Codex ignores it.
 //   - PostToolUse (plan-mode metadata for Claude Code's plan files) has no
 //     Codex counterpart and is not registered.
+//   - SessionStart tells only of a loop another thread holds, or gives a
+//     resumed planning thread its phase back: Claude Code's clear and fork
+//     hand-overs rest on what only its hooks are told.
 package codex
 
 import (
@@ -55,6 +58,7 @@ type Input struct {
 	Prompt         string          `json:"prompt"`
 	TranscriptPath string          `json:"transcript_path"` // the thread's rollout record
 	ToolUseID      string          `json:"tool_use_id"`
+	Source         string          `json:"source"` // SessionStart: startup, resume, …
 
 	// Unreadable names the fields present with a type other than the
 	// expected one; they are left zero.
@@ -72,10 +76,13 @@ type StopAnswer struct {
 	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
-// SpecificAnswer carries hookSpecificOutput: a PreToolUse deny or a
-// UserPromptSubmit context.
+// SpecificAnswer carries hookSpecificOutput: a PreToolUse deny, or a
+// UserPromptSubmit or SessionStart context; and, for the latter two, a
+// message Codex shows the user (its TUI, as "Hook · <message>"; codex exec
+// shows none).
 type SpecificAnswer struct {
-	HookSpecificOutput Specific `json:"hookSpecificOutput"`
+	HookSpecificOutput *Specific `json:"hookSpecificOutput,omitempty"`
+	SystemMessage      string    `json:"systemMessage,omitempty"`
 }
 
 // Specific is Codex's hookSpecificOutput object.
@@ -92,10 +99,11 @@ var handlers = map[string]func(Input, loop.Env) any{
 	"stop":             stop,
 	"pretooluse":       preToolUse,
 	"userpromptsubmit": userPromptSubmit,
+	"sessionstart":     sessionStart,
 }
 
 // Events names the events registered for Codex (install's codex/hooks.json).
-var Events = []string{"stop", "pretooluse", "userpromptsubmit"}
+var Events = []string{"stop", "pretooluse", "userpromptsubmit", "sessionstart"}
 
 // fallbackDeny is given when a refusal came without a reason: Codex would
 // run a call denied without one.
@@ -196,7 +204,7 @@ func loopHere(in Input, env loop.Env) bool {
 }
 
 // eventNames are the hook_event_name Codex sends for each event handled.
-var eventNames = map[string]string{"stop": "Stop", "pretooluse": "PreToolUse", "userpromptsubmit": "UserPromptSubmit"}
+var eventNames = map[string]string{"stop": "Stop", "pretooluse": "PreToolUse", "userpromptsubmit": "UserPromptSubmit", "sessionstart": "SessionStart"}
 
 // unreadableNote names the fields of the wrong type, for a note.
 func unreadableNote(fields []string) string {
@@ -267,7 +275,7 @@ func decode(data []byte) (Input, error) {
 		"hook_event_name": &in.HookEventName, "permission_mode": &in.PermissionMode,
 		"stop_hook_active": &in.StopHookActive, "last_assistant_message": &in.LastMessage,
 		"tool_name": &in.ToolName, "tool_input": &in.ToolInput, "prompt": &in.Prompt,
-		"transcript_path": &in.TranscriptPath, "tool_use_id": &in.ToolUseID,
+		"transcript_path": &in.TranscriptPath, "tool_use_id": &in.ToolUseID, "source": &in.Source,
 	})
 	in.Unreadable = bad
 	return in, err
@@ -386,6 +394,10 @@ func preToolUse(in Input, env loop.Env) any {
 			wd, _ = env.Getwd()
 		}
 		ev.ShellEnv = projectShellEnv(ev.Cwd, in.Cwd, wd)
+		// For the shell "cmd", Codex runs a cmd found on its PATH, which
+		// the hook shares (its variables from the repository are refused
+		// above).
+		ev.CmdExe = onPath(env.Getenv("PATH"), "cmd")
 	}
 	o := loop.PreToolUse(env, ev)
 	if !o.Deny {
@@ -417,12 +429,32 @@ func otherHooks(in Input, env loop.Env) string {
 	return install.Unenforced(e, "codex")
 }
 
+// onPath reports whether a program named name (or name.exe) is in a folder
+// of path. A folder named by a relative entry counts too: what it holds
+// depends on where the command runs.
+func onPath(path, name string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		for _, file := range []string{name, name + ".exe"} {
+			if fi, err := os.Stat(filepath.Join(dir, file)); err == nil && !fi.IsDir() {
+				return true
+			}
+		}
+		if !filepath.IsAbs(dir) {
+			return true
+		}
+	}
+	return false
+}
+
 // denyAnswer is a PreToolUse refusal Codex honours: it needs a reason.
 func denyAnswer(reason string) *SpecificAnswer {
 	if strings.TrimSpace(reason) == "" {
 		reason = fallbackDeny
 	}
-	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "PreToolUse",
+	return &SpecificAnswer{HookSpecificOutput: &Specific{HookEventName: "PreToolUse",
 		PermissionDecision: "deny", PermissionDecisionReason: reason}}
 }
 
@@ -430,10 +462,37 @@ func userPromptSubmit(in Input, env loop.Env) any {
 	o := loop.PromptSubmit(env, loop.PromptEvent{Session: session(in, env), Prompt: in.Prompt})
 	ctx := o.Context
 	if ctx == "" {
-		ctx = o.Message // Codex's answer has no message for the user; the agent passes it on
+		ctx = o.Message // the agent passes it on: codex exec shows no systemMessage
 	}
 	if ctx == "" {
 		return nil
 	}
-	return &SpecificAnswer{HookSpecificOutput: Specific{HookEventName: "UserPromptSubmit", AdditionalContext: ctx}}
+	// What is said to the user is shown to them too, where Codex shows it
+	// (its TUI; review DA5: only the agent was told, to pass it on).
+	return &SpecificAnswer{SystemMessage: o.Message,
+		HookSpecificOutput: &Specific{HookEventName: "UserPromptSubmit", AdditionalContext: ctx}}
+}
+
+// sessionStart tells a thread that begins where another thread's loop is
+// active that the loop runs there, which this thread is not part of, and
+// how to go on with it or end it (loop.SessionStart; review DA2: a loop
+// whose Codex session had ended stayed active without a word to the
+// thread the user started next, as it did in Claude Code before review
+// BI6). A resumed planning thread gets the current phase back. Codex's
+// other sources (a new thread, a clear) are a start: Claude Code's clear
+// and fork hand-overs rest on what only its hooks are told.
+func sessionStart(in Input, env loop.Env) any {
+	source := "startup"
+	if in.Source == "resume" {
+		source = "resume"
+	}
+	o := loop.SessionStart(env, loop.SessionEvent{Session: session(in, env), Source: source})
+	if o.Context == "" && o.Message == "" {
+		return nil
+	}
+	a := &SpecificAnswer{SystemMessage: o.Message}
+	if o.Context != "" {
+		a.HookSpecificOutput = &Specific{HookEventName: "SessionStart", AdditionalContext: o.Context}
+	}
+	return a
 }

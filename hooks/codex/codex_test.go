@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 func testEnv(t testing.TB, stdin string) (loop.Env, *bytes.Buffer, *bytes.Buffer) {
@@ -65,6 +67,7 @@ func FuzzRun(f *testing.F) {
 	f.Add("stop", `{"session_id":"s","cwd":"","last_assistant_message":null}`)
 	f.Add("pretooluse", `{"tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch"}}`)
 	f.Add("userpromptsubmit", `{"prompt":"hi"}`)
+	f.Add("sessionstart", `{"session_id":"s","cwd":"","source":"resume"}`)
 	f.Fuzz(func(t *testing.T, event, in string) {
 		env, _, _ := testEnv(t, in)
 		Run(event, env) // must not panic
@@ -356,6 +359,13 @@ func TestPreToolUseWithProjectShellVariablesRefusesTheShell(t *testing.T) {
 		{"set at the root", ".", "[shell_environment_policy]\nset = { BASH_ENV = \"./tools/x\" }\n", true},
 		{"dotted key", ".", "shell_environment_policy.set.PATH = \"./bin\"\n", true},
 		{"escaped quoted key", ".", "[\"shell_environment\\u005fpolicy\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		// Codex reads \x escapes in quoted keys too (review DA3).
+		{"x-escaped quoted key", ".", "[\"shell_environment_polic\\x79\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		{"long-escaped dotted key", ".", "\"\\U00000073hell_environment_policy\".set.PATH = \"./bin\"\n", true},
+		{"x-escaped key in a table", ".", "[profiles.p]\n\"shell_env\\x69ronment_policy\" = { set = { PATH = \"./bin\" } }\n", true},
+		// Escapes and backslashes that spell no such key leave the shell
+		// alone (review CL: every \u refused it).
+		{"escapes elsewhere", ".", "model = \"caf\\u00e9\"\nnotify = ['C:\\Users\\me\\x.exe']\n", false},
 		{"in a subfolder Codex runs in", "sub", "[shell_environment_policy]\nset = { LD_PRELOAD = \"./x.so\" }\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -401,4 +411,107 @@ func fakeCheckout(t *testing.T, dir string) {
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git", d), 0o755))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+}
+
+// TestSessionStartTellsOfAnotherThreadsLoop: a Codex thread that begins in
+// a project whose loop another thread holds is told so, with how to go on
+// with it (codex resume) or end it (review DA2: a loop whose Codex session
+// had ended stayed active, and the thread started next heard nothing). The
+// planning thread resumed gets its phase back as context; a thread forked
+// from it is part of the loop and is told nothing; without a loop, nothing.
+func TestSessionStartTellsOfAnotherThreadsLoop(t *testing.T) {
+	const holder = "01a21c95-788d-7a21-9d41-82e13f20189d"
+	// As the binary names commands for a Codex hook (cmd/plansmith).
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	env, out, _ := testEnv(t, "")
+	home := t.TempDir()
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	wd, err := env.Getwd()
+	require.NoError(t, err)
+	run := func(thread, source, rollout string) string {
+		out.Reset()
+		env.Stdin = strings.NewReader(`{"session_id":"` + thread + `","transcript_path":"` + rollout + `","cwd":"` + wd +
+			`","hook_event_name":"SessionStart","model":"gpt-5.5","permission_mode":"bypassPermissions","source":"` + source + `"}`)
+		Run("sessionstart", env)
+		return out.String()
+	}
+	assert.Empty(t, run("01a21c96-0000-7000-8000-000000000001", "startup", ""), "no loop: nothing")
+
+	p, err := env.Paths(loop.Session{Cwd: wd})
+	require.NoError(t, err)
+	_, err = loop.Start(env, p, loop.Options{SessionID: holder, Request: "plan it", Phases: []string{"understand", "explore"},
+		MaxRetries: 3, BlockTools: true, Agent: "codex"})
+	require.NoError(t, err)
+
+	for _, source := range []string{"startup", "resume", "clear"} {
+		got := run("01a21c96-0000-7000-8000-000000000002", source, "")
+		assert.Contains(t, got, `"systemMessage":"plansmith: a planning loop another session started is active in this project (understand [1/2])`, source)
+		assert.Contains(t, got, "`codex resume "+holder+"` goes on with the loop, and `plansmith cancel` ends it", source)
+		assert.NotContains(t, got, "hookSpecificOutput", source)
+	}
+
+	got := run(holder, "resume", "")
+	assert.Contains(t, got, `"hookEventName":"SessionStart"`)
+	assert.Contains(t, got, `"additionalContext":"plansmith: this session is in a planning loop, at understand [1/2]`)
+	assert.NotContains(t, got, "systemMessage")
+
+	// A thread forked from the planning thread after the loop began.
+	rollout := filepath.Join(t.TempDir(), "rollout.jsonl")
+	require.NoError(t, os.WriteFile(rollout, []byte(`{"timestamp":"2026-11-23T12:05:00Z","type":"session_meta","payload":{"id":"01a21c96-0000-7000-8000-000000000003","forked_from_id":"`+holder+`","timestamp":"2026-11-23T12:05:00Z","cwd":"`+wd+`"}}`+"\n"), 0o644))
+	assert.Empty(t, run("01a21c96-0000-7000-8000-000000000003", "startup", rollout), "a fork of the planning thread is part of its loop")
+}
+
+// TestUserPromptSubmitShowsTheUserWhatIsForThem: what the loop says to the
+// user on a prompt (here: its state file was unreadable and is moved aside)
+// is Codex's systemMessage, which its TUI shows, and still the agent's
+// context, which codex exec users see only through the agent (review DA5:
+// only the agent was told). A running loop's reminder is for the agent only.
+func TestUserPromptSubmitShowsTheUserWhatIsForThem(t *testing.T) {
+	env, out, _ := testEnv(t, "")
+	wd, err := env.Getwd()
+	require.NoError(t, err)
+	prompt := `{"session_id":"s1","turn_id":"t1","cwd":"` + wd + `","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	p, err := env.Paths(loop.Session{Cwd: wd})
+	require.NoError(t, err)
+	_, err = loop.Start(env, p, loop.Options{SessionID: "s1", Request: "plan it", Phases: []string{"understand"},
+		MaxRetries: 3, BlockTools: true, Agent: "codex"})
+	require.NoError(t, err)
+	env.Stdin = strings.NewReader(prompt)
+	Run("userpromptsubmit", env)
+	assert.Contains(t, out.String(), `"additionalContext":"plansmith: a planning loop is active in this session`)
+	assert.NotContains(t, out.String(), "systemMessage", "the reminder is the agent's")
+
+	require.NoError(t, os.WriteFile(p.State(), []byte("---\nactive: [unclosed\n---\n"), 0o644))
+	out.Reset()
+	env.Stdin = strings.NewReader(prompt)
+	Run("userpromptsubmit", env)
+	var got struct {
+		SystemMessage      string `json:"systemMessage"`
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	assert.Contains(t, got.SystemMessage, "plansmith:")
+	assert.Equal(t, got.SystemMessage, got.HookSpecificOutput.AdditionalContext)
+}
+
+// TestOnPathFindsCmd: whether a program named cmd is where Codex would run
+// it for the shell "cmd" (review DA6); a relative PATH entry may hold one
+// wherever the command runs.
+func TestOnPathFindsCmd(t *testing.T) {
+	with, without := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(with, "cmd"), []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(without, "cmd"), 0o755)) // a folder is no program
+	assert.True(t, onPath(without+string(os.PathListSeparator)+with, "cmd"))
+	assert.False(t, onPath(without, "cmd"))
+	assert.True(t, onPath(without+string(os.PathListSeparator)+"bin", "cmd"), "a relative entry")
 }

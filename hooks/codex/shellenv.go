@@ -6,7 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
+	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 )
@@ -27,8 +31,8 @@ const shellEnvLimit = 4 << 20
 // projectShellEnv says why a command Codex runs from one of dirs may get
 // variables from a config file the repository carries, or "". Each dir is
 // followed up to its checkout's root (loop.CodexProject). A layer that
-// names shell_environment_policy, or has a \u escape that could spell it
-// in a quoted key, counts; one that cannot be read counts too.
+// names shell_environment_policy, plainly or with escapes in a quoted key,
+// counts; one that cannot be read counts too.
 func projectShellEnv(dirs ...string) string {
 	seen := map[string]bool{}
 	for _, dir := range dirs {
@@ -64,10 +68,36 @@ func layerSetsEnv(path string) string {
 		return path + " cannot be read (" + err.Error() + "), and Codex may take shell variables from it"
 	case err != nil:
 		return path + " cannot be read (" + err.Error() + "), and Codex may take shell variables from it"
-	case bytes.Contains(data, []byte("shell_environment_policy")):
+	case bytes.Contains(data, []byte(shellEnvKey)):
 		return path + " sets shell_environment_policy, the variables every command Codex runs starts with"
-	case bytes.Contains(data, []byte(`\u`)), bytes.Contains(data, []byte(`\U`)):
-		return path + " has a \\u escape, which may spell shell_environment_policy in a quoted key"
+	case strings.Contains(unescaped(string(data)), shellEnvKey):
+		return path + " spells shell_environment_policy with escapes in a quoted key, which sets the variables every command Codex runs starts with"
 	}
 	return ""
+}
+
+// shellEnvKey is the config key that sets the commands' variables.
+const shellEnvKey = "shell_environment_policy"
+
+// keyEscape is an escape that can stand for a letter or "_" in a quoted
+// TOML key: \uXXXX and \UXXXXXXXX, and \xHH, which Codex 0.169.0 reads too
+// (seen: ["shell_environment_polic\x79"] set its variables; review DA3:
+// only \u and \U were looked for). The others (\n, \t, \", \\, \e, …)
+// stand for no such character.
+var keyEscape = lazyre.New(`\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|x[0-9A-Fa-f]{2})`)
+
+// unescaped is text with every keyEscape replaced by the character it
+// stands for, wherever it is: a key spelled with escapes reads plainly in
+// it. An escape in a literal string, or after an escaped backslash, is
+// replaced too, which can only find the key where Codex would not, never
+// miss it; text that merely has a backslash (C:\Users) is left alone
+// (review CL: every \u refused the shell).
+func unescaped(text string) string {
+	return keyEscape.Regexp().ReplaceAllStringFunc(text, func(esc string) string {
+		n, err := strconv.ParseUint(esc[2:], 16, 32)
+		if err != nil || !utf8.ValidRune(rune(n)) {
+			return string(utf8.RuneError)
+		}
+		return string(rune(n))
+	})
 }

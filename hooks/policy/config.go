@@ -141,6 +141,11 @@ type Config struct {
 	// name a project file that any command, however read-only, starts.
 	// While it is set, every shell command is refused.
 	ShellEnv string `yaml:"-"`
+	// CmdExe is set when Codex would run a command with a program named
+	// cmd, found on PATH, for the shell "cmd" the model may name (cmd /c
+	// <text>; always there on Windows): cmd.exe reads quotes and operators
+	// otherwise than bash (cmdexe.go). Only with Blind.
+	CmdExe bool `yaml:"-"`
 }
 
 // VersionShim marks a PathLookup answer that blames a version manager's

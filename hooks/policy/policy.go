@@ -208,6 +208,10 @@ func Bash(command string, cfg Config) (d Decision) {
 		if f := pwshDiverges(command, file); f != nil {
 			return deny(*f)
 		}
+		// Nor cmd.exe, which Codex runs for shell "cmd" (cmdexe.go).
+		if f := cmdDiverges(command, file); cfg.CmdExe && f != nil {
+			return deny(*f)
+		}
 	}
 	return Decision{Allow: true}
 }
@@ -241,7 +245,9 @@ func deny(f finding) Decision {
 	}
 	alt := r.alt
 	if r.altFor != nil {
-		alt = r.altFor()
+		if a := r.altFor(); a != "" {
+			alt = a
+		}
 	}
 	text := templates.Show("policy/deny.md", map[string]string{
 		"What":        f.what,

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/plansmith/plansmith/templates"
 )
 
 func TestTool(t *testing.T) {
@@ -1523,5 +1525,64 @@ func TestZshCommandRunsOnlyPrograms(t *testing.T) {
 	}
 	for _, command := range []string{"cd sub && ls", "builtin cd sub", "command ls", "command echo x", "command -v cd", "command -V type"} {
 		assert.True(t, Bash(command, zsh).Allow, command)
+	}
+}
+
+// TestCodexAlternativesNameWhatCodexHas: under Codex (the binary names its
+// commands for a Codex hook) a refusal's alternative names no Read, Grep or
+// Glob tool, which Codex lacks, and no git, which is refused there while
+// planning (review DA4: an MCP call refused in Codex was told to use them).
+func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	refusals := func() map[string]Decision {
+		return map[string]Decision{
+			"unknown-tool":    Tool("mcp__acme__deploy", json.RawMessage(`{}`), Config{Blind: true}),
+			"unknown-command": Bash("make build", Config{Blind: true}),
+			"unreadable":      Unreadable("Bash", "the state file is locked"),
+			"path-lookup":     Bash("ls", Config{Blind: true, PathLookup: func(string) string { return "PATH has a relative entry" }}),
+			"not-installed":   Bash("ls", Config{Blind: true, PathLookup: func(string) string { return NotInstalled("ls is not installed") }}),
+			"shell-function":  Bash("cat go.mod", Config{Blind: true, ShellDefines: func(n string) string { return n + " is a function of your shell" }}),
+		}
+	}
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
+	for rule, d := range refusals() {
+		require.Equal(t, rule, d.Rule)
+		instead := d.Reason[strings.Index(d.Reason, "- Instead:"):]
+		assert.NotContains(t, instead, "Read, Grep", rule)
+		assert.NotContains(t, instead, "Glob", rule)
+		assert.NotContains(t, instead, "git", rule)
+		assert.NotContains(t, instead, "/plansmith:", rule)
+	}
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	for rule, d := range refusals() {
+		assert.Contains(t, d.Reason, "Read, Grep", "%s: Claude Code keeps its tools", rule)
+	}
+}
+
+// TestBlindCmdExe: where a program named cmd is on PATH (cmd.exe on
+// Windows), Codex runs a command with it for the shell "cmd", its hook told
+// the text alone. A line in which cmd.exe would read an & | < or > that bash
+// reads as text is refused (review DA6); lines whose operators are bash's
+// too, or whose text cmd.exe keeps in double quotes, are not.
+func TestBlindCmdExe(t *testing.T) {
+	cmd := Config{Blind: true, CmdExe: true}
+	for _, line := range []string{
+		`echo 'a & del x'`,          // no quote to cmd.exe
+		`grep -E 'a|del x' f`,       // a pipe to cmd.exe
+		`echo '"' "& del x"`,        // the single-quoted " opens cmd.exe's quotes
+		`echo ^"& del x"`,           // ^ escapes the quote for cmd.exe
+		`ls # & del x`,              // a comment to bash
+		`echo 'a > x'`,              // a redirect to cmd.exe
+		"cat <<'EOF'\n& del x\nEOF", // a here-document's text
+	} {
+		d := Bash(line, cmd)
+		assert.Equal(t, "blind-cmd", d.Rule, line)
+		assert.Contains(t, d.Reason, "cmd.exe", line)
+		assert.NotEqual(t, "blind-cmd", Bash(line, Config{Blind: true}).Rule, "%s: no cmd, no such rule", line)
+	}
+	for _, line := range []string{`grep -E "a|b" f`, `ls && cat go.mod`, `ls | head`, `ls 2>&1 | head`, `echo "a & b"`, `grep -rn '^func' .`, `ls 2>/dev/null`} {
+		assert.True(t, Bash(line, cmd).Allow, "%s: %s", line, Bash(line, cmd).Reason)
 	}
 }

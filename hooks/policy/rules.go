@@ -13,7 +13,9 @@ type rule struct {
 	why string
 	alt string
 	// altFor, when set, words the alternative at the time of the refusal:
-	// it names plansmith's own commands as the install spells them.
+	// it names plansmith's own commands as the install spells them, and the
+	// tools the agent has (Codex has no Read, Grep or Glob tool). "" keeps
+	// alt.
 	altFor func() string
 }
 
@@ -26,6 +28,13 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unknown-tool": {
 			why: "only tools known to leave the project as it is may run while planning; this one could write files or run commands unjudged",
 			alt: "use Read, Grep, Glob or a read-only Bash command; if this tool only reads (an MCP server's search, say), the user can allow it under tools: in .claude/plansmith-policy.yaml",
+			altFor: func() string {
+				if templates.Codex() {
+					// Codex has no Read, Grep or Glob tool (review DA4).
+					return "read with a read-only shell command (cat, grep, rg, find, ls); if this tool only reads (an MCP server's search, say), the user can allow it under tools: in .claude/plansmith-policy.yaml"
+				}
+				return ""
+			},
 		},
 		"bad-input": {
 			why: "the Bash call carries no command the policy can read",
@@ -38,6 +47,14 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unknown-command": {
 			why: "only commands known to be read-only may run while planning",
 			alt: "use a read-only tool such as cat, grep, rg, find, ls, head, git log or git diff, or the Read, Grep and Glob tools",
+			altFor: func() string {
+				if templates.Codex() {
+					// Neither the Read, Grep and Glob tools nor git while
+					// planning under Codex (rule blind; review DA4).
+					return "use a read-only command such as cat, grep, rg, find, ls, head or wc"
+				}
+				return ""
+			},
 		},
 		"redirect": {
 			why: "a redirect to a file creates or overwrites it; only /dev/null, /dev/stdout, /dev/stderr and descriptor copies like 2>&1 are allowed",
@@ -78,6 +95,12 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"shell-function": {
 			why: "the user's shell startup defines this name as an alias or a function (Claude Code restores them before every command), so something other than the command judged would run: an alias to another program, a function, or zsh's chpwd at a change of folder (nvm's and similar hooks read the project's .nvmrc and install what it names)",
 			alt: "run the program itself with command NAME ... (command skips aliases and functions; the read-only rules still apply), or use the Read, Grep and Glob tools; instead of cd, give the folder to the command (ls sub, git -C sub log, grep -rn x sub)",
+			altFor: func() string {
+				if templates.Codex() {
+					return "run the program itself with command NAME ... (command skips aliases and functions; the read-only rules still apply); instead of cd, give the folder to the command (ls sub, grep -rn x sub)"
+				}
+				return ""
+			},
 		},
 		"env-var": {
 			why: "this variable changes which programs run or how they behave",
@@ -110,6 +133,10 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"blind-pwsh": {
 			why: "Codex runs a command with PowerShell when the model names pwsh as its shell, and its hook is not told so: PowerShell escapes with a backtick, not a backslash, and takes typographic quotes for quotes, so this line may run code where bash reads plain words",
 			alt: "put text that needs escaping in single quotes ('…'), with no backslash or backtick outside them and no typographic quotes",
+		},
+		"blind-cmd": {
+			why: "Codex runs a command with cmd.exe (cmd /c) when the model names cmd as its shell, and a program named cmd is on PATH here, and its hook is not told so: cmd.exe takes no single quote for a quote and escapes with ^, so an & | < or > bash reads as quoted text may start or redirect a command there",
+			alt: "put text with & | < > in double quotes (\"a|b\"), not single quotes, and leave ^ out of operators and quotes",
 		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
@@ -228,10 +255,22 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"path-lookup": {
 			why: "the PATH programs are looked up in searches a folder the project decides the contents of (a relative entry, or a folder inside the project), so a file the project carries could run in place of this program or of one it starts",
 			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
+			altFor: func() string {
+				if templates.Codex() {
+					return "use the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Codex with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)"
+				}
+				return ""
+			},
 		},
 		"not-installed": {
 			why: "the program is not installed (found in no folder of PATH), and the shell would then run the command-not-found handler the user's shell startup defines, which can install and run a tool the project names (mise installs what .tool-versions asks for)",
 			alt: "do without it: the Read, Grep and Glob tools, and the commands that are installed (ls -R or find . -name PATTERN for a tree, grep -rn PATTERN . for a search); command -v NAME tells whether a program is there",
+			altFor: func() string {
+				if templates.Codex() {
+					return "do without it: use the commands that are installed (ls -R or find . -name PATTERN for a tree, grep -rn PATTERN . for a search); command -v NAME tells whether a program is there"
+				}
+				return ""
+			},
 		},
 		"version-shim": {
 			why: "a version manager's shim (mise, asdf, pyenv, nodenv, rbenv, Volta, Corepack) runs the version a file of the folder it starts in names, and a project can name a program it carries there (node path:./x in .tool-versions; Volta runs the bin hooks of the project's .volta/hooks.json; Corepack takes the registry from its .corepack.env), so no program found first as such a shim runs while planning, nor one that starts such a program by name (npm starts node)",
@@ -246,6 +285,11 @@ var rules = sync.OnceValue(func() map[string]rule {
 		"unreadable": {
 			why: "plansmith could not read the hook input or the loop's state while a planning loop may be running, so it refuses edits and shell commands rather than let them through unchecked",
 			altFor: func() string {
+				if templates.Codex() {
+					// Every read is a shell command there (review DA4).
+					return "stop and ask the user to run " + templates.CLI("status") + " (or " + templates.CLI("cancel") +
+						" to end the loop) in a terminal if this persists: every shell command is refused until then, and Codex has no other tool that reads files"
+				}
 				return "use the Read, Grep and Glob tools meanwhile (every shell command is refused until then), and ask the user to run " + templates.CLI("status") +
 					" (or " + templates.Slash("cancel") + " to end the loop) if this persists"
 			},
