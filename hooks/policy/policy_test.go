@@ -1586,3 +1586,46 @@ func TestBlindCmdExe(t *testing.T) {
 		assert.True(t, Bash(line, cmd).Allow, "%s: %s", line, Bash(line, cmd).Reason)
 	}
 }
+
+// The explore prompt tells the agent how to read the project; in Codex,
+// which has no Read tool and whose commands are judged blind (git refused),
+// every command it names must be one the policy lets through there, and it
+// names no Claude Code tool (review DA: it said "Read for files" and
+// suggested git log and git grep).
+func TestExplorePromptNamesWhatThePolicyAllows(t *testing.T) {
+	t.Cleanup(func() { templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} }) })
+	data := map[string]any{"Sections": []string{"Files"}, "ExploreRefs": "", "Memory": ""}
+	for _, tc := range []struct {
+		kind string
+		cfg  Config
+	}{
+		{templates.KindPlugin, Config{}},
+		{templates.KindCodex, Config{Blind: true}},
+	} {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: tc.kind, CLI: "plansmith"} })
+		prompt := templates.Show("phases/explore.md", data)
+		if tc.kind == templates.KindCodex {
+			assert.NotContains(t, prompt, "Read for files", "Codex has no Read tool")
+		}
+		named := regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(prompt, -1)
+		require.NotEmpty(t, named, tc.kind)
+		for _, m := range named {
+			cmd := m[1]
+			switch cmd {
+			case "grep -rn", "sed -n":
+				cmd += " x ."
+			case "git log", "cat", "find", "ls", "git grep":
+				cmd += " x"
+			default:
+				if !strings.Contains(cmd, "/") {
+					t.Errorf("%s: %q named in the explore prompt: add it to this test", tc.kind, cmd)
+				}
+				continue // a path given as an example
+			}
+			if cmd == "sed -n x ." {
+				cmd = "sed -n 1,5p go.mod"
+			}
+			assert.True(t, Bash(cmd, tc.cfg).Allow, "%s: the explore prompt names %q, which the policy refuses there", tc.kind, m[1])
+		}
+	}
+}
