@@ -55,10 +55,18 @@ func lastMessage(in Input) (string, error) {
 		}
 		if notYet {
 			// The wait ends once the transcript holds the turn's final
-			// message: a text answer may be there now.
-			if again, _, againErr := transcriptLastMessage(in.TranscriptPath, maxTranscriptTail); againErr == nil {
+			// message: a text answer may be there now. Still none, and the
+			// loop pauses saying so (nothing judged, no retry spent): an
+			// answer not written yet is not an empty one.
+			again, stillNot, againErr := transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
+			if againErr == nil {
 				return again, nil
 			}
+			var na *NoAnswerError
+			if stillNot && errors.As(againErr, &na) {
+				na.Why += fmt.Sprintf(", %s after the turn ended", catchUp)
+			}
+			return "", againErr
 		}
 	}
 	return msg, err
@@ -94,12 +102,14 @@ type toolUseBlock struct {
 // sentMessage is transcriptSentMessage once the transcript has caught up
 // with the Stop, waiting at most catchUp (2.1.330 writes the turn's last
 // lines a moment after the Stop hook starts: seen, the SendUserMessage call
-// not there yet). Only an answer with no text waits.
+// not there yet). Only an answer with no text waits. A message found
+// before the turn's end is written may not be the turn's last: it is
+// taken only when the wait runs out.
 func sentMessage(path string, catchUp time.Duration) (string, bool) {
 	start := time.Now()
 	for {
 		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail)
-		if ok || caughtUp || time.Since(start) >= catchUp {
+		if caughtUp || time.Since(start) >= catchUp {
 			return message, ok
 		}
 		time.Sleep(transcriptPoll)
@@ -158,7 +168,7 @@ func transcriptSentMessage(path string, limit int64) (message string, caughtUp, 
 				blocks = nil
 			}
 			if newest {
-				caughtUp = !slices.ContainsFunc(blocks, func(b toolUseBlock) bool { return b.Type == "tool_use" })
+				caughtUp = !callsATool(l)
 				newest = false
 			}
 			for i := len(blocks) - 1; i >= 0; i-- {
@@ -417,8 +427,9 @@ func openTranscript(path string) (file *os.File, size int64, missing bool) {
 // user line (a prompt or a tool result) are joined. It reads backwards from
 // the end, at most limit bytes, and only from a regular file: a FIFO,
 // device or folder given as the transcript is refused without blocking.
-// notYet says the transcript was read up to its last prompt (or tool
-// result) and holds no answer after it: the answer may not be written yet.
+// notYet says the transcript holds no answer after its last prompt (or
+// tool result), or ends with a message that calls a tool: the turn's
+// answer may not be written yet.
 func transcriptLastMessage(path string, limit int64) (answer string, notYet bool, err error) {
 	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -433,6 +444,7 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s is not a regular file", path)}
 	}
 	var lines [][]string // each assistant line's texts, newest line first
+	calls := false       // the newest assistant line calls a tool
 	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
 		var l transcriptLine
 		if json.Unmarshal(line, &l) != nil || l.IsSidechain {
@@ -443,12 +455,22 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 			notYet = true
 			return false
 		case "assistant":
+			if len(lines) == 0 {
+				calls = callsATool(l)
+			}
 			lines = append(lines, lineTexts(l))
 		}
 		return true
 	})
 	if err != nil {
 		return "", false, &NoAnswerError{Why: fmt.Sprintf("reading the transcript %s: %s", path, errText(err))}
+	}
+	if calls {
+		// A message that calls a tool is not the turn's last: its result
+		// and the answer after it are not written yet (seen: 2.1.330's
+		// transcript ended with the Bash call that started the loop when
+		// the Stop began). Its text, often empty, is no answer.
+		return "", true, &NoAnswerError{Why: fmt.Sprintf("the transcript %s ends with a tool call of the agent's and holds no answer after it", path)}
 	}
 	if len(lines) == 0 {
 		// No answer found is not an empty answer (review X, F5: it was
@@ -460,6 +482,20 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 		parts = append(parts, lines[i]...)
 	}
 	return strings.Join(parts, "\n"), false, nil
+}
+
+// callsATool reports whether an assistant line calls a tool: a line that
+// holds the call, or (the client writes a line per content block) one
+// whose message stopped to call one, written before the call's own line.
+func callsATool(l transcriptLine) bool {
+	if l.Message.StopReason == "tool_use" {
+		return true
+	}
+	var blocks []contentBlock
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return false
+	}
+	return slices.ContainsFunc(blocks, func(b contentBlock) bool { return b.Type == "tool_use" })
 }
 
 // lineTexts returns an assistant line's text blocks, in order.

@@ -388,14 +388,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	// starts: the call is waited for, up to transcriptCatchUp.
 	path := filepath.Join(dir, "late.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"), 0o644))
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintln(f, send("1", "## Goal\nlate"))
-			f.Close()
-		}
-	}()
+	appendLater(path, send("1", "## Goal\nlate"), result("1", false), final)
 	got, err := lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
@@ -406,14 +399,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	read := `{"type":"assistant","message":{"id":"m3","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"a.go"}}]}}`
 	path = filepath.Join(dir, "late-after-a-call.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"), 0o644))
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintln(f, result("3", false)+"\n"+send("1", "## Goal\nlate"))
-			f.Close()
-		}
-	}()
+	appendLater(path, result("3", false), send("1", "## Goal\nlate"), result("1", false), final)
 	got, err = lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
@@ -430,17 +416,77 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "lagging-"+strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"+result("3", false)+"\n"), 0o644))
-		go func() {
-			time.Sleep(200 * time.Millisecond)
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err == nil {
-				fmt.Fprintln(f, tc.later)
-				f.Close()
-			}
-		}()
+		appendLater(path, tc.later)
 		got, err := lastMessage(Input{TranscriptPath: path})
 		require.NoError(t, err, name)
 		assert.Equal(t, tc.want, got, name)
+	}
+}
+
+// appendLater appends lines to the transcript at path a moment from now,
+// as the client writes a turn's last lines after the Stop hook starts.
+func appendLater(path string, lines ...string) {
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintln(f, strings.Join(lines, "\n"))
+			f.Close()
+		}
+	}()
+}
+
+// A Stop begins before the client has written the turn's end (seen in
+// e2e: 2.1.330's transcript still ended with the Bash call that started
+// the loop, three messages short). What it reads then is not the turn's
+// answer: not the text of a message that calls a tool, nor a message sent
+// before the turn's last. It waits for the end, and when that does not
+// come, it says there is no answer rather than judge an empty one (which
+// spent a retry and told the agent its plan was empty).
+func TestATranscriptBehindTheStopIsWaitedFor(t *testing.T) {
+	const (
+		prompt = `{"type":"user","message":{"content":"plan it"}}`
+		final  = `{"type":"assistant","message":{"id":"m9","stop_reason":"end_turn","content":[{"type":"text","text":""}]}}`
+		read   = `{"type":"assistant","message":{"id":"m3","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"a.go"}}]}}`
+		// The client writes a line per content block: a message's text
+		// before its call, each with the message's stop reason.
+		intro = `{"type":"assistant","message":{"id":"m1","stop_reason":"tool_use","content":[{"type":"text","text":"I will send the plan now."}]}}`
+	)
+	send := func(id, msg string) string {
+		return `{"type":"assistant","message":{"id":"m` + id + `","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t` + id + `","name":"SendUserMessage","input":{"message":` + strconvQuote(msg) + `}}]}}`
+	}
+	result := func(id string) string {
+		return `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t` + id + `","content":"Message delivered to user."}]}}`
+	}
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		name        string
+		now, later  []string
+		want, noAns string
+	}{
+		{"the text of a message whose call is not written yet", []string{prompt, intro},
+			[]string{send("1", "## Goal\nsent"), result("1"), final}, "## Goal\nsent", ""},
+		{"a message sent before the turn's last one", []string{prompt, send("1", "## Goal\nfirst"), result("1")},
+			[]string{send("2", "## Goal\nsecond"), result("2"), final}, "## Goal\nsecond", ""},
+		{"a tool call, and the turn's end never written", []string{prompt, read}, nil,
+			"", "ends with a tool call of the agent's and holds no answer after it, 2s after the turn ended"},
+		{"a tool's result, and the turn's end never written", []string{prompt, read, result("3")}, nil,
+			"", "holds no answer of the agent's after its last prompt, in its last 16 MiB, 2s after the turn ended"},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.now, "\n")+"\n"), 0o644))
+		if tc.later != nil {
+			appendLater(path, tc.later...)
+		}
+		got, err := lastMessage(Input{TranscriptPath: path})
+		if tc.noAns != "" {
+			var na *NoAnswerError
+			require.ErrorAs(t, err, &na, tc.name)
+			assert.Contains(t, na.Why, tc.noAns, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
 
