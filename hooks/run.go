@@ -234,10 +234,10 @@ func stop(in Input, env loop.Env) any {
 	}
 	if in.LastAssistantMessage != nil && in.TranscriptPath != "" {
 		last, path := *in.LastAssistantMessage, in.TranscriptPath
-		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp) }
+		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp, in.Began) }
 	}
 	if path := in.TranscriptPath; path != "" {
-		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp) }
+		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp, in.Began) }
 	}
 	if in.SessionCrons != nil {
 		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true

@@ -35,7 +35,7 @@ func lastMessage(in Input) (string, error) {
 	case in.TranscriptPath == "":
 		return "", &NoAnswerError{Why: "the Stop hook input has neither last_assistant_message nor transcript_path"}
 	default:
-		msg, notYet, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
+		msg, notYet, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail, in.Began)
 	}
 	if strings.TrimSpace(msg) == "" && in.TranscriptPath != "" {
 		// An answer with no text may have been given through
@@ -50,7 +50,7 @@ func lastMessage(in Input) (string, error) {
 		if err != nil && !notYet {
 			catchUp = 0
 		}
-		if sent, ok := sentMessage(in.TranscriptPath, catchUp); ok {
+		if sent, ok := sentMessage(in.TranscriptPath, catchUp, in.Began); ok {
 			return sent, nil
 		}
 		if notYet {
@@ -58,7 +58,7 @@ func lastMessage(in Input) (string, error) {
 			// message: a text answer may be there now. Still none, and the
 			// loop pauses saying so (nothing judged, no retry spent): an
 			// answer not written yet is not an empty one.
-			again, stillNot, againErr := transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
+			again, stillNot, againErr := transcriptLastMessage(in.TranscriptPath, maxTranscriptTail, in.Began)
 			if againErr == nil {
 				return again, nil
 			}
@@ -105,10 +105,10 @@ type toolUseBlock struct {
 // not there yet). Only an answer with no text waits. A message found
 // before the turn's end is written may not be the turn's last: it is
 // taken only when the wait runs out.
-func sentMessage(path string, catchUp time.Duration) (string, bool) {
+func sentMessage(path string, catchUp time.Duration, since time.Time) (string, bool) {
 	start := time.Now()
 	for {
-		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail)
+		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail, since)
 		if caughtUp || time.Since(start) >= catchUp {
 			return message, ok
 		}
@@ -129,7 +129,7 @@ func sentMessage(path string, catchUp time.Duration) (string, bool) {
 // over: its message did not reach the user. ok is false when the turn sent
 // no message; caughtUp says whether the transcript ends with the turn's
 // final message (one that calls no tool), else it may not have caught up.
-func transcriptSentMessage(path string, limit int64) (message string, caughtUp, ok bool) {
+func transcriptSentMessage(path string, limit int64, since time.Time) (message string, caughtUp, ok bool) {
 	file, size, missing := openTranscript(path)
 	if file == nil {
 		return "", !missing, false
@@ -144,6 +144,9 @@ func transcriptSentMessage(path string, limit int64) (message string, caughtUp, 
 		}
 		switch l.Type {
 		case "user":
+			if blockedSince(l, since) {
+				return true
+			}
 			newest = false
 			var results []struct {
 				Type      string `json:"type"`
@@ -198,6 +201,7 @@ const tailChunk = 64 << 10
 
 type transcriptLine struct {
 	Type        string `json:"type"`
+	Timestamp   string `json:"timestamp"`
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
 	// Attachment is what a line of type "attachment" carries: 2.1.330
@@ -218,8 +222,8 @@ type transcriptLine struct {
 // starts (seen: the turn's last messages were missing when the hook began,
 // there a second later). It waits at most catchUp; the Stop asks only for
 // an answer that failed its checks, so a passing one never waits.
-func wholeAnswer(path, last string, catchUp time.Duration) (string, bool) {
-	return waitForAnswer(path, last, false, catchUp, 0)
+func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (string, bool) {
+	return waitForAnswer(path, last, false, catchUp, 0, since)
 }
 
 // subagentCut reports whether a sub-agent's last message (last, its
@@ -229,7 +233,7 @@ func wholeAnswer(path, last string, catchUp time.Duration) (string, bool) {
 // only the part after the cut, everywhere: the SubagentStop, the Agent
 // call's result, the notification (review CO7).
 func subagentCut(path, last string, catchUp time.Duration) bool {
-	_, ok := waitForAnswer(path, last, true, catchUp, subagentAppears)
+	_, ok := waitForAnswer(path, last, true, catchUp, subagentAppears, time.Time{})
 	return ok
 }
 
@@ -237,10 +241,10 @@ func subagentCut(path, last string, catchUp time.Duration) bool {
 // transcript to reach last, of which at most appear for it to be there at
 // all (a session's transcript is there from its first tool call; a
 // sub-agent's appears a moment after its end is reported).
-func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration) (string, bool) {
+func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration, since time.Time) (string, bool) {
 	start := time.Now()
 	for {
-		whole, caughtUp, ok := continuedAnswer(path, last, sidechain, maxTranscriptTail)
+		whole, caughtUp, ok := continuedAnswer(path, last, sidechain, maxTranscriptTail, since)
 		waited := time.Since(start)
 		if ok || caughtUp || waited >= catchUp {
 			return whole, ok
@@ -279,7 +283,7 @@ const (
 //
 // sidechain reads a sub-agent's own transcript, whose lines are all
 // sidechain lines; a session's transcript passes them over.
-func continuedAnswer(path, last string, sidechain bool, limit int64) (whole string, caughtUp, ok bool) {
+func continuedAnswer(path, last string, sidechain bool, limit int64, since time.Time) (whole string, caughtUp, ok bool) {
 	file, size, missing := openTranscript(path)
 	if file == nil {
 		return "", !missing, false
@@ -323,6 +327,9 @@ func continuedAnswer(path, last string, sidechain bool, limit int64) (whole stri
 				current = append(current, strings.Join(texts, "\n"))
 			}
 		case "user":
+			if blockedSince(l, since) {
+				return true
+			}
 			if !reading && len(messages) == 0 {
 				return false // no answer after the last prompt: not caught up
 			}
@@ -430,7 +437,7 @@ func openTranscript(path string) (file *os.File, size int64, missing bool) {
 // notYet says the transcript holds no answer after its last prompt (or
 // tool result), or ends with a message that calls a tool: the turn's
 // answer may not be written yet.
-func transcriptLastMessage(path string, limit int64) (answer string, notYet bool, err error) {
+func transcriptLastMessage(path string, limit int64, since time.Time) (answer string, notYet bool, err error) {
 	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be opened (%s)", path, errText(err))}
@@ -452,6 +459,9 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 		}
 		switch l.Type {
 		case "user":
+			if blockedSince(l, since) {
+				return true
+			}
 			notYet = true
 			return false
 		case "assistant":
@@ -482,6 +492,29 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 		parts = append(parts, lines[i]...)
 	}
 	return strings.Join(parts, "\n"), false, nil
+}
+
+// stopFeedback starts the line in which Claude Code hands a Stop hook's
+// block to the model.
+const stopFeedback = "Stop hook feedback:"
+
+// blockedSince reports whether l is a Stop hook's block written after
+// since, when the Stop being judged began: another hook on the same Stop
+// (another plugin's, or plansmith's own other registration) that finished
+// first. The client writes it while the other hooks still run (seen), and
+// read as the turn's end it hid the answer before it: a plan sent in brief
+// mode was not found and the loop paused (2.1.330) or judged "Sent."
+// (2.1.197). A block of an earlier Stop was written before this one began.
+func blockedSince(l transcriptLine, since time.Time) bool {
+	if since.IsZero() || l.Type != "user" || !l.IsMeta {
+		return false
+	}
+	texts := lineTexts(l)
+	if len(texts) == 0 || !strings.HasPrefix(texts[0], stopFeedback) {
+		return false
+	}
+	at, err := time.Parse(time.RFC3339Nano, l.Timestamp)
+	return err == nil && at.After(since)
 }
 
 // callsATool reports whether an assistant line calls a tool: a line that
