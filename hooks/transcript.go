@@ -129,6 +129,8 @@ func sentMessage(path string, catchUp time.Duration, since time.Time) (string, b
 // over: its message did not reach the user. ok is false when the turn sent
 // no message; caughtUp says whether the transcript ends with the turn's
 // final message (one that calls no tool), else it may not have caught up.
+// A block another hook on this Stop wrote after since is passed over
+// (blockedSince).
 func transcriptSentMessage(path string, limit int64, since time.Time) (message string, caughtUp, ok bool) {
 	file, size, missing := openTranscript(path)
 	if file == nil {
@@ -282,7 +284,8 @@ const (
 // may not have caught up yet).
 //
 // sidechain reads a sub-agent's own transcript, whose lines are all
-// sidechain lines; a session's transcript passes them over.
+// sidechain lines; a session's transcript passes them over. A block another
+// hook on this Stop wrote after since is passed over (blockedSince).
 func continuedAnswer(path, last string, sidechain bool, limit int64, since time.Time) (whole string, caughtUp, ok bool) {
 	file, size, missing := openTranscript(path)
 	if file == nil {
@@ -436,7 +439,8 @@ func openTranscript(path string) (file *os.File, size int64, missing bool) {
 // device or folder given as the transcript is refused without blocking.
 // notYet says the transcript holds no answer after its last prompt (or
 // tool result), or ends with a message that calls a tool: the turn's
-// answer may not be written yet.
+// answer may not be written yet. A block another hook on this Stop wrote
+// after since is passed over (blockedSince).
 func transcriptLastMessage(path string, limit int64, since time.Time) (answer string, notYet bool, err error) {
 	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
