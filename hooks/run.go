@@ -83,7 +83,7 @@ func Run(event string, env loop.Env) {
 		limit = JudgeDeadline
 	}
 	in, raw, err := readInTime(env.Stdin, start, limit)
-	in.Began = start
+	in.Began = began(env, start)
 	tool := in.ToolName
 	if judgesTools && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
@@ -121,6 +121,20 @@ func Run(event string, env loop.Env) {
 	writeJSON(inTime(event, limit, start, h, in, env, func(why string) any {
 		return unjudged(in, "plansmith's judging "+why)
 	}), env)
+}
+
+// began is when this hook call began, for telling the same Stop run twice
+// (two of plansmith's hooks on one event) from a later one
+// (loop.StopMark.Repeats): when the process was started, where the system
+// says, else start, when Run began. The client spawns the hooks of one
+// event together, but on a loaded machine one of them can first run after
+// the other has judged the answer and written the judgment (seen: 7 of 10
+// such pairs judged one answer twice, a retry spent on a good answer).
+func began(env loop.Env, start time.Time) time.Time {
+	if !env.Started.IsZero() && env.Started.Before(start) {
+		return env.Started
+	}
+	return start
 }
 
 // readInTime is readInput within limit: an input that has not ended by
@@ -220,10 +234,10 @@ func stop(in Input, env loop.Env) any {
 	}
 	if in.LastAssistantMessage != nil && in.TranscriptPath != "" {
 		last, path := *in.LastAssistantMessage, in.TranscriptPath
-		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp) }
+		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp, in.Began) }
 	}
 	if path := in.TranscriptPath; path != "" {
-		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp) }
+		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp, in.Began) }
 	}
 	if in.SessionCrons != nil {
 		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true

@@ -35,7 +35,7 @@ func lastMessage(in Input) (string, error) {
 	case in.TranscriptPath == "":
 		return "", &NoAnswerError{Why: "the Stop hook input has neither last_assistant_message nor transcript_path"}
 	default:
-		msg, notYet, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail)
+		msg, notYet, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail, in.Began)
 	}
 	if strings.TrimSpace(msg) == "" && in.TranscriptPath != "" {
 		// An answer with no text may have been given through
@@ -50,15 +50,23 @@ func lastMessage(in Input) (string, error) {
 		if err != nil && !notYet {
 			catchUp = 0
 		}
-		if sent, ok := sentMessage(in.TranscriptPath, catchUp); ok {
+		if sent, ok := sentMessage(in.TranscriptPath, catchUp, in.Began); ok {
 			return sent, nil
 		}
 		if notYet {
 			// The wait ends once the transcript holds the turn's final
-			// message: a text answer may be there now.
-			if again, _, againErr := transcriptLastMessage(in.TranscriptPath, maxTranscriptTail); againErr == nil {
+			// message: a text answer may be there now. Still none, and the
+			// loop pauses saying so (nothing judged, no retry spent): an
+			// answer not written yet is not an empty one.
+			again, stillNot, againErr := transcriptLastMessage(in.TranscriptPath, maxTranscriptTail, in.Began)
+			if againErr == nil {
 				return again, nil
 			}
+			var na *NoAnswerError
+			if stillNot && errors.As(againErr, &na) {
+				na.Why += fmt.Sprintf(", %s after the turn ended", catchUp)
+			}
+			return "", againErr
 		}
 	}
 	return msg, err
@@ -94,12 +102,14 @@ type toolUseBlock struct {
 // sentMessage is transcriptSentMessage once the transcript has caught up
 // with the Stop, waiting at most catchUp (2.1.330 writes the turn's last
 // lines a moment after the Stop hook starts: seen, the SendUserMessage call
-// not there yet). Only an answer with no text waits.
-func sentMessage(path string, catchUp time.Duration) (string, bool) {
+// not there yet). Only an answer with no text waits. A message found
+// before the turn's end is written may not be the turn's last: it is
+// taken only when the wait runs out.
+func sentMessage(path string, catchUp time.Duration, since time.Time) (string, bool) {
 	start := time.Now()
 	for {
-		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail)
-		if ok || caughtUp || time.Since(start) >= catchUp {
+		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail, since)
+		if caughtUp || time.Since(start) >= catchUp {
 			return message, ok
 		}
 		time.Sleep(transcriptPoll)
@@ -119,7 +129,9 @@ func sentMessage(path string, catchUp time.Duration) (string, bool) {
 // over: its message did not reach the user. ok is false when the turn sent
 // no message; caughtUp says whether the transcript ends with the turn's
 // final message (one that calls no tool), else it may not have caught up.
-func transcriptSentMessage(path string, limit int64) (message string, caughtUp, ok bool) {
+// A block another hook on this Stop wrote after since is passed over
+// (blockedSince).
+func transcriptSentMessage(path string, limit int64, since time.Time) (message string, caughtUp, ok bool) {
 	file, size, missing := openTranscript(path)
 	if file == nil {
 		return "", !missing, false
@@ -134,6 +146,9 @@ func transcriptSentMessage(path string, limit int64) (message string, caughtUp, 
 		}
 		switch l.Type {
 		case "user":
+			if blockedSince(l, since) {
+				return true
+			}
 			newest = false
 			var results []struct {
 				Type      string `json:"type"`
@@ -158,7 +173,7 @@ func transcriptSentMessage(path string, limit int64) (message string, caughtUp, 
 				blocks = nil
 			}
 			if newest {
-				caughtUp = !slices.ContainsFunc(blocks, func(b toolUseBlock) bool { return b.Type == "tool_use" })
+				caughtUp = !callsATool(l)
 				newest = false
 			}
 			for i := len(blocks) - 1; i >= 0; i-- {
@@ -188,6 +203,7 @@ const tailChunk = 64 << 10
 
 type transcriptLine struct {
 	Type        string `json:"type"`
+	Timestamp   string `json:"timestamp"`
 	IsSidechain bool   `json:"isSidechain"`
 	IsMeta      bool   `json:"isMeta"`
 	// Attachment is what a line of type "attachment" carries: 2.1.330
@@ -208,8 +224,8 @@ type transcriptLine struct {
 // starts (seen: the turn's last messages were missing when the hook began,
 // there a second later). It waits at most catchUp; the Stop asks only for
 // an answer that failed its checks, so a passing one never waits.
-func wholeAnswer(path, last string, catchUp time.Duration) (string, bool) {
-	return waitForAnswer(path, last, false, catchUp, 0)
+func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (string, bool) {
+	return waitForAnswer(path, last, false, catchUp, 0, since)
 }
 
 // subagentCut reports whether a sub-agent's last message (last, its
@@ -219,7 +235,7 @@ func wholeAnswer(path, last string, catchUp time.Duration) (string, bool) {
 // only the part after the cut, everywhere: the SubagentStop, the Agent
 // call's result, the notification (review CO7).
 func subagentCut(path, last string, catchUp time.Duration) bool {
-	_, ok := waitForAnswer(path, last, true, catchUp, subagentAppears)
+	_, ok := waitForAnswer(path, last, true, catchUp, subagentAppears, time.Time{})
 	return ok
 }
 
@@ -227,10 +243,10 @@ func subagentCut(path, last string, catchUp time.Duration) bool {
 // transcript to reach last, of which at most appear for it to be there at
 // all (a session's transcript is there from its first tool call; a
 // sub-agent's appears a moment after its end is reported).
-func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration) (string, bool) {
+func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration, since time.Time) (string, bool) {
 	start := time.Now()
 	for {
-		whole, caughtUp, ok := continuedAnswer(path, last, sidechain, maxTranscriptTail)
+		whole, caughtUp, ok := continuedAnswer(path, last, sidechain, maxTranscriptTail, since)
 		waited := time.Since(start)
 		if ok || caughtUp || waited >= catchUp {
 			return whole, ok
@@ -268,8 +284,9 @@ const (
 // may not have caught up yet).
 //
 // sidechain reads a sub-agent's own transcript, whose lines are all
-// sidechain lines; a session's transcript passes them over.
-func continuedAnswer(path, last string, sidechain bool, limit int64) (whole string, caughtUp, ok bool) {
+// sidechain lines; a session's transcript passes them over. A block another
+// hook on this Stop wrote after since is passed over (blockedSince).
+func continuedAnswer(path, last string, sidechain bool, limit int64, since time.Time) (whole string, caughtUp, ok bool) {
 	file, size, missing := openTranscript(path)
 	if file == nil {
 		return "", !missing, false
@@ -313,6 +330,9 @@ func continuedAnswer(path, last string, sidechain bool, limit int64) (whole stri
 				current = append(current, strings.Join(texts, "\n"))
 			}
 		case "user":
+			if blockedSince(l, since) {
+				return true
+			}
 			if !reading && len(messages) == 0 {
 				return false // no answer after the last prompt: not caught up
 			}
@@ -417,9 +437,11 @@ func openTranscript(path string) (file *os.File, size int64, missing bool) {
 // user line (a prompt or a tool result) are joined. It reads backwards from
 // the end, at most limit bytes, and only from a regular file: a FIFO,
 // device or folder given as the transcript is refused without blocking.
-// notYet says the transcript was read up to its last prompt (or tool
-// result) and holds no answer after it: the answer may not be written yet.
-func transcriptLastMessage(path string, limit int64) (answer string, notYet bool, err error) {
+// notYet says the transcript holds no answer after its last prompt (or
+// tool result), or ends with a message that calls a tool: the turn's
+// answer may not be written yet. A block another hook on this Stop wrote
+// after since is passed over (blockedSince).
+func transcriptLastMessage(path string, limit int64, since time.Time) (answer string, notYet bool, err error) {
 	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be opened (%s)", path, errText(err))}
@@ -433,6 +455,7 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s is not a regular file", path)}
 	}
 	var lines [][]string // each assistant line's texts, newest line first
+	calls := false       // the newest assistant line calls a tool
 	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
 		var l transcriptLine
 		if json.Unmarshal(line, &l) != nil || l.IsSidechain {
@@ -440,15 +463,28 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 		}
 		switch l.Type {
 		case "user":
+			if blockedSince(l, since) {
+				return true
+			}
 			notYet = true
 			return false
 		case "assistant":
+			if len(lines) == 0 {
+				calls = callsATool(l)
+			}
 			lines = append(lines, lineTexts(l))
 		}
 		return true
 	})
 	if err != nil {
 		return "", false, &NoAnswerError{Why: fmt.Sprintf("reading the transcript %s: %s", path, errText(err))}
+	}
+	if calls {
+		// A message that calls a tool is not the turn's last: its result
+		// and the answer after it are not written yet (seen: 2.1.330's
+		// transcript ended with the Bash call that started the loop when
+		// the Stop began). Its text, often empty, is no answer.
+		return "", true, &NoAnswerError{Why: fmt.Sprintf("the transcript %s ends with a tool call of the agent's and holds no answer after it", path)}
 	}
 	if len(lines) == 0 {
 		// No answer found is not an empty answer (review X, F5: it was
@@ -460,6 +496,43 @@ func transcriptLastMessage(path string, limit int64) (answer string, notYet bool
 		parts = append(parts, lines[i]...)
 	}
 	return strings.Join(parts, "\n"), false, nil
+}
+
+// stopFeedback starts the line in which Claude Code hands a Stop hook's
+// block to the model.
+const stopFeedback = "Stop hook feedback:"
+
+// blockedSince reports whether l is a Stop hook's block written after
+// since, when the Stop being judged began: another hook on the same Stop
+// (another plugin's, or plansmith's own other registration) that finished
+// first. The client writes it while the other hooks still run (seen), and
+// read as the turn's end it hid the answer before it: a plan sent in brief
+// mode was not found and the loop paused (2.1.330) or judged "Sent."
+// (2.1.197). A block of an earlier Stop was written before this one began.
+func blockedSince(l transcriptLine, since time.Time) bool {
+	if since.IsZero() || l.Type != "user" || !l.IsMeta {
+		return false
+	}
+	texts := lineTexts(l)
+	if len(texts) == 0 || !strings.HasPrefix(texts[0], stopFeedback) {
+		return false
+	}
+	at, err := time.Parse(time.RFC3339Nano, l.Timestamp)
+	return err == nil && at.After(since)
+}
+
+// callsATool reports whether an assistant line calls a tool: a line that
+// holds the call, or (the client writes a line per content block) one
+// whose message stopped to call one, written before the call's own line.
+func callsATool(l transcriptLine) bool {
+	if l.Message.StopReason == "tool_use" {
+		return true
+	}
+	var blocks []contentBlock
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return false
+	}
+	return slices.ContainsFunc(blocks, func(b contentBlock) bool { return b.Type == "tool_use" })
 }
 
 // lineTexts returns an assistant line's text blocks, in order.

@@ -98,7 +98,7 @@ func TestTranscriptIsReadFromTheEnd(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 
-	got, _, err := transcriptLastMessage(path, maxTranscriptTail)
+	got, _, err := transcriptLastMessage(path, maxTranscriptTail, time.Time{})
 	require.NoError(t, err)
 	assert.Equal(t, long+"\nthe end", got)
 
@@ -165,7 +165,7 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		tail := lastAssistantText(t, string(data))
 		require.True(t, strings.HasPrefix(tail, rest), "%s: the fixture's last message is the resumed part", cli)
 
-		got, ok := wholeAnswer(path, tail, 0)
+		got, ok := wholeAnswer(path, tail, 0, time.Time{})
 		require.True(t, ok, cli)
 		assert.True(t, strings.HasPrefix(got, "## Goal\n"), "%s: the part before the cut comes first", cli)
 		assert.True(t, strings.HasSuffix(got, tail), "%s: then the resumed part", cli)
@@ -181,13 +181,13 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 	// The Stop's answer is not the transcript's last yet (the client
 	// writes it a little later): waited for, then given up on.
 	start := time.Now()
-	_, ok := wholeAnswer(path, "something else", 100*time.Millisecond)
+	_, ok := wholeAnswer(path, "something else", 100*time.Millisecond, time.Time{})
 	assert.False(t, ok)
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "it waited for the transcript to catch up")
 	// A transcript that cannot be read is not waited for (one not there
 	// yet is, see TestASubagentsCutReportIsToldFromItsTranscript).
 	start = time.Now()
-	_, ok = wholeAnswer(t.TempDir(), tail, time.Minute)
+	_, ok = wholeAnswer(t.TempDir(), tail, time.Minute, time.Time{})
 	assert.False(t, ok)
 	assert.Less(t, time.Since(start), time.Second)
 
@@ -217,7 +217,7 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		if strings.HasPrefix(name, "two text blocks") {
 			last = "new\n\npart"
 		}
-		_, ok := wholeAnswer(p, last, time.Minute)
+		_, ok := wholeAnswer(p, last, time.Minute, time.Time{})
 		assert.False(t, ok, name)
 		assert.Less(t, time.Since(start), time.Second, "%s: caught up, so not waited for", name)
 	}
@@ -257,7 +257,7 @@ func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(tail, "### FINDING-2"), "the fixture's last message is the resumed part")
 	assert.True(t, subagentCut(path, tail, 0))
-	got, ok := waitForAnswer(path, tail, true, 0, 0)
+	got, ok := waitForAnswer(path, tail, true, 0, 0, time.Time{})
 	require.True(t, ok)
 	assert.True(t, strings.HasPrefix(got, "### FINDING-1"), "the finding before the cut is in the transcript")
 
@@ -299,7 +299,7 @@ func TestAResumedAnswerJoinsWhereItWasCut(t *testing.T) {
 		}
 		p := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-		got, ok := wholeAnswer(p, tt.after, 0)
+		got, ok := wholeAnswer(p, tt.after, 0, time.Time{})
 		require.True(t, ok, tt.want)
 		assert.Equal(t, tt.want, got)
 	}
@@ -372,7 +372,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
-		got, ok := sentMessage(path, time.Minute)
+		got, ok := sentMessage(path, time.Minute, time.Time{})
 		assert.Equal(t, tc.want, got, name)
 		assert.Equal(t, tc.want != "", ok, name)
 	}
@@ -388,14 +388,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	// starts: the call is waited for, up to transcriptCatchUp.
 	path := filepath.Join(dir, "late.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"), 0o644))
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintln(f, send("1", "## Goal\nlate"))
-			f.Close()
-		}
-	}()
+	appendLater(path, send("1", "## Goal\nlate"), result("1", false), final)
 	got, err := lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
@@ -406,14 +399,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	read := `{"type":"assistant","message":{"id":"m3","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"a.go"}}]}}`
 	path = filepath.Join(dir, "late-after-a-call.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"), 0o644))
-	go func() {
-		time.Sleep(200 * time.Millisecond)
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-		if err == nil {
-			fmt.Fprintln(f, result("3", false)+"\n"+send("1", "## Goal\nlate"))
-			f.Close()
-		}
-	}()
+	appendLater(path, result("3", false), send("1", "## Goal\nlate"), result("1", false), final)
 	got, err = lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
@@ -430,18 +416,134 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "lagging-"+strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"+result("3", false)+"\n"), 0o644))
-		go func() {
-			time.Sleep(200 * time.Millisecond)
-			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err == nil {
-				fmt.Fprintln(f, tc.later)
-				f.Close()
-			}
-		}()
+		appendLater(path, tc.later)
 		got, err := lastMessage(Input{TranscriptPath: path})
 		require.NoError(t, err, name)
 		assert.Equal(t, tc.want, got, name)
 	}
+}
+
+// appendLater appends lines to the transcript at path a moment from now,
+// as the client writes a turn's last lines after the Stop hook starts.
+func appendLater(path string, lines ...string) {
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			fmt.Fprintln(f, strings.Join(lines, "\n"))
+			f.Close()
+		}
+	}()
+}
+
+// A Stop begins before the client has written the turn's end (seen in
+// e2e: 2.1.330's transcript still ended with the Bash call that started
+// the loop, three messages short). What it reads then is not the turn's
+// answer: not the text of a message that calls a tool, nor a message sent
+// before the turn's last. It waits for the end, and when that does not
+// come, it says there is no answer rather than judge an empty one (which
+// spent a retry and told the agent its plan was empty).
+func TestATranscriptBehindTheStopIsWaitedFor(t *testing.T) {
+	const (
+		prompt = `{"type":"user","message":{"content":"plan it"}}`
+		final  = `{"type":"assistant","message":{"id":"m9","stop_reason":"end_turn","content":[{"type":"text","text":""}]}}`
+		read   = `{"type":"assistant","message":{"id":"m3","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"a.go"}}]}}`
+		// The client writes a line per content block: a message's text
+		// before its call, each with the message's stop reason.
+		intro = `{"type":"assistant","message":{"id":"m1","stop_reason":"tool_use","content":[{"type":"text","text":"I will send the plan now."}]}}`
+	)
+	send := func(id, msg string) string {
+		return `{"type":"assistant","message":{"id":"m` + id + `","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t` + id + `","name":"SendUserMessage","input":{"message":` + strconvQuote(msg) + `}}]}}`
+	}
+	result := func(id string) string {
+		return `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t` + id + `","content":"Message delivered to user."}]}}`
+	}
+	dir := t.TempDir()
+	for i, tc := range []struct {
+		name        string
+		now, later  []string
+		want, noAns string
+	}{
+		{"the text of a message whose call is not written yet", []string{prompt, intro},
+			[]string{send("1", "## Goal\nsent"), result("1"), final}, "## Goal\nsent", ""},
+		{"a message sent before the turn's last one", []string{prompt, send("1", "## Goal\nfirst"), result("1")},
+			[]string{send("2", "## Goal\nsecond"), result("2"), final}, "## Goal\nsecond", ""},
+		{"a tool call, and the turn's end never written", []string{prompt, read}, nil,
+			"", "ends with a tool call of the agent's and holds no answer after it, 2s after the turn ended"},
+		{"a tool's result, and the turn's end never written", []string{prompt, read, result("3")}, nil,
+			"", "holds no answer of the agent's after its last prompt, in its last 16 MiB, 2s after the turn ended"},
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.now, "\n")+"\n"), 0o644))
+		if tc.later != nil {
+			appendLater(path, tc.later...)
+		}
+		got, err := lastMessage(Input{TranscriptPath: path})
+		if tc.noAns != "" {
+			var na *NoAnswerError
+			require.ErrorAs(t, err, &na, tc.name)
+			assert.Contains(t, na.Why, tc.noAns, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+}
+
+// The client writes a Stop hook's block into the transcript while the
+// Stop's other hooks still run (seen: plansmith registered twice; another
+// plugin's quick Stop hook that blocks does the same). A block written
+// after the Stop began is that other hook's, not the end of the turn
+// being judged: the plan sent in brief mode before it is the answer
+// (with the real CLI, 2.1.330 paused "no answer after its last prompt"
+// and 2.1.197 judged "Sent."), and a cut answer before it is joined. A
+// block written before the Stop began still ends the turn.
+func TestAnotherHooksBlockOnTheSameStopIsNotTheTurnsEnd(t *testing.T) {
+	began := time.Date(2026, 11, 27, 11, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) string { return began.Add(d).Format(time.RFC3339Nano) }
+	block := func(d time.Duration) string {
+		return `{"type":"user","isMeta":true,"timestamp":"` + at(d) + `","message":{"role":"user","content":"Stop hook feedback:\nalso run the linter"}}`
+	}
+	const (
+		prompt = `{"type":"user","message":{"content":"plan it"}}`
+		send   = `{"type":"assistant","message":{"id":"m1","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t1","name":"SendUserMessage","input":{"message":"## Goal\nsent"}}]}}`
+		result = `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"Message delivered to user."}]}}`
+		final  = `{"type":"assistant","message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":""}]}}`
+		// 2.1.197 has the model go on, and it says "Sent.".
+		reprompt = `{"type":"user","isMeta":true,"message":{"content":"[Your previous response had no visible output. Please continue and produce a user-visible response.]"}}`
+		said     = `{"type":"assistant","message":{"id":"m3","stop_reason":"end_turn","content":[{"type":"text","text":"Sent."}]}}`
+		// A plan cut at the output limit, resumed (2.1.330's shape).
+		cut     = `{"type":"assistant","message":{"id":"m4","stop_reason":"max_tokens","content":[{"type":"text","text":"## Goal\nCache."}]}}`
+		resume  = `{"type":"user","isMeta":true,"message":{"content":"Output token limit hit. Resume directly."}}`
+		resumed = `{"type":"assistant","message":{"id":"m5","stop_reason":"end_turn","content":[{"type":"text","text":"## Steps\n1. Add it."}]}}`
+	)
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		path := filepath.Join(dir, name+".jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+		return path
+	}
+
+	path := write("brief", prompt, send, result, final, block(5*time.Millisecond))
+	got, err := lastMessage(Input{TranscriptPath: path, Began: began})
+	require.NoError(t, err)
+	assert.Equal(t, "## Goal\nsent", got, "2.1.330: the plan sent before the other hook's block")
+
+	path = write("sent", prompt, send, result, final, reprompt, said, block(time.Millisecond))
+	got, ok := sentMessage(path, time.Minute, began)
+	assert.True(t, ok)
+	assert.Equal(t, "## Goal\nsent", got, "2.1.197: the plan sent, not \"Sent.\"")
+
+	path = write("cut", prompt, cut, resume, resumed, block(time.Millisecond))
+	got, ok = wholeAnswer(path, "## Steps\n1. Add it.", time.Minute, began)
+	assert.True(t, ok)
+	assert.Equal(t, "## Goal\nCache.\n## Steps\n1. Add it.", got)
+
+	// An earlier Stop's block ends the turn: what was sent before it
+	// answered that Stop.
+	path = write("earlier", prompt, send, result, final, block(-time.Second))
+	got, ok = sentMessage(path, 0, began)
+	assert.False(t, ok, got)
 }
 
 func strconvQuote(s string) string {

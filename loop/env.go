@@ -27,6 +27,11 @@ type Env struct {
 	// process (the hook command execs the binary), the same for every hook
 	// of one running Claude Code. nil or "" reads as unknown.
 	Parent func() string
+	// Started is when the operating system started this process, as a
+	// bound never earlier than that: for a hook, when the client spawned
+	// it, which on a loaded machine can be well before the process first
+	// runs. Zero when unknown.
+	Started time.Time
 }
 
 // parent is e.Parent(), or "" when it is not known.

@@ -1016,6 +1016,37 @@ func TestASecondStopOfTheSameTurnJudgesNothing(t *testing.T) {
 	assert.Equal(t, 2, loaded(t, p).Retries)
 }
 
+// The same turn's second Stop (plansmith registered as a plugin and in
+// settings) reads no transcript for an answer the first has judged: against
+// the phase the first moved on to the answer fails, and by then the
+// transcript ends with the first one's feedback, so each wait ran its full
+// length (seen with the real CLI: 4 s added to every answer).
+func TestASecondStopOfTheSameTurnReadsNoTranscript(t *testing.T) {
+	env, p := loopWithRetries(t, 3, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	asked := map[string]int{}
+	from := func(kind string) func() (string, bool) {
+		return func() (string, bool) { asked[kind]++; return "", false }
+	}
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	ev := StopEvent{Session: s, LastMessage: answer(understood), BlockCap: 8, Began: testNow.Add(-time.Second),
+		WholeMessage: from("whole"), SentMessage: from("sent")}
+	first := Stop(env, ev)
+	require.Equal(t, Block, first.Kind)
+	require.Contains(t, first.Reason, "understand [1/3] passed")
+	assert.Empty(t, asked, "a passing answer reads nothing")
+
+	assert.Equal(t, StopOutcome{}, Stop(env, ev), "the same turn's second Stop answers nothing")
+	assert.Empty(t, asked, "nor does it read the transcript")
+
+	// The same answer in a later turn fails the draft phase, and is read
+	// for as any failing answer is.
+	ev.Began = testNow.Add(time.Second)
+	assert.Equal(t, Block, Stop(env, ev).Kind)
+	assert.Equal(t, map[string]int{"whole": 1, "sent": 1}, asked)
+	assert.Equal(t, 1, loaded(t, p).RetriesTotal)
+}
+
 // A clock set back after a judgment (an NTP step, a laptop's clock
 // corrected) puts the next Stop's start before the judgment's time although
 // it came long after: the same answer given again is a new answer and is

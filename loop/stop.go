@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/internal/provenance"
@@ -47,8 +48,13 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	}
 	// An answer that fails its phase may be more than the final text
 	// shows; the transcript is read, and each candidate judged, only then
-	// (a 1 MiB answer takes tens of milliseconds to judge).
-	if msgErr == nil && (ev.WholeMessage != nil || ev.SentMessage != nil) && failsItsPhase(p, ev.Session, msg) {
+	// (a 1 MiB answer takes tens of milliseconds to judge). Not for an
+	// answer this Stop's other hook has judged already: against the phase
+	// it moved on to it fails, and the transcript, which by then ends with
+	// that hook's feedback, held it up for the whole of both waits (seen:
+	// 4 s on every answer, plansmith registered as a plugin and in
+	// settings).
+	if msgErr == nil && (ev.WholeMessage != nil || ev.SentMessage != nil) && !judgedAlready(p, ev, msg, env.Now()) && failsItsPhase(p, ev.Session, msg) {
 		fails := true
 		if ev.WholeMessage != nil {
 			// Judged by its resumed part alone, a cut answer misses what
@@ -174,6 +180,14 @@ func failsItsPhase(p state.Paths, s Session, msg string) bool {
 		return false
 	}
 	return len(phases.Validate(config(l, ""), progress(f), msg)) > 0
+}
+
+// judgedAlready reports, from the state read without the lock, whether
+// ev's answer msg is one another of plansmith's hooks on the same Stop has
+// judged (state.StopMark.Repeats); the lock decides again.
+func judgedAlready(p state.Paths, ev StopEvent, msg string, now time.Time) bool {
+	f, err := state.LoadHead(p.State())
+	return err == nil && f.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began, now)
 }
 
 // whileRunning answers a Stop while background work runs: nothing, unless

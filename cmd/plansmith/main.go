@@ -29,12 +29,13 @@ func dispatch(args []string, env *Env) int {
 
 func processEnv() *Env {
 	return &Env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Getenv: os.Getenv,
-		Getwd:  os.Getwd,
-		Now:    time.Now,
-		Parent: parentProcess,
+		Stdin:   os.Stdin,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Getenv:  os.Getenv,
+		Getwd:   os.Getwd,
+		Now:     time.Now,
+		Parent:  parentProcess,
+		Started: processStarted(),
 	}
 }
