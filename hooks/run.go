@@ -83,7 +83,10 @@ func Run(event string, env loop.Env) {
 		limit = JudgeDeadline
 	}
 	in, raw, err := readInTime(env.Stdin, start, limit)
-	in.Began = began(env, start)
+	in.Began = start
+	if event == "stop" {
+		in.Began = began(env, start)
+	}
 	tool := in.ToolName
 	if judgesTools && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
@@ -131,8 +134,11 @@ func Run(event string, env loop.Env) {
 // the other has judged the answer and written the judgment (seen: 7 of 10
 // such pairs judged one answer twice, a retry spent on a good answer).
 func began(env loop.Env, start time.Time) time.Time {
-	if !env.Started.IsZero() && env.Started.Before(start) {
-		return env.Started
+	if env.Started == nil {
+		return start
+	}
+	if started := env.Started(); !started.IsZero() && started.Before(start) {
+		return started
 	}
 	return start
 }

@@ -27,11 +27,12 @@ type Env struct {
 	// process (the hook command execs the binary), the same for every hook
 	// of one running Claude Code. nil or "" reads as unknown.
 	Parent func() string
-	// Started is when the operating system started this process, as a
+	// Started tells when the operating system started this process, as a
 	// bound never earlier than that: for a hook, when the client spawned
 	// it, which on a loaded machine can be well before the process first
-	// runs. Zero when unknown.
-	Started time.Time
+	// runs. Asked only by the Stop hook (reading it costs two files of
+	// /proc); nil or a zero time reads as unknown.
+	Started func() time.Time
 }
 
 // parent is e.Parent(), or "" when it is not known.

@@ -36,6 +36,6 @@ func processEnv() *Env {
 		Getwd:   os.Getwd,
 		Now:     time.Now,
 		Parent:  parentProcess,
-		Started: processStarted(),
+		Started: processStarted,
 	}
 }
