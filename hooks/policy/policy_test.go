@@ -1593,7 +1593,9 @@ func TestBlindCmdExe(t *testing.T) {
 // names no Claude Code tool (review DA: it said "Read for files" and
 // suggested git log and git grep).
 func TestExplorePromptNamesWhatThePolicyAllows(t *testing.T) {
-	t.Cleanup(func() { templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} }) })
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
 	data := map[string]any{"Sections": []string{"Files"}, "ExploreRefs": "", "Memory": ""}
 	for _, tc := range []struct {
 		kind string
