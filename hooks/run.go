@@ -85,7 +85,7 @@ func Run(event string, env loop.Env) {
 	in, raw, err := readInTime(env.Stdin, start, limit)
 	in.Began = start
 	if event == "stop" {
-		in.Began = began(env, start)
+		in.Began = env.Began(start)
 	}
 	tool := in.ToolName
 	if judgesTools && err == nil {
@@ -124,23 +124,6 @@ func Run(event string, env loop.Env) {
 	writeJSON(inTime(event, limit, start, h, in, env, func(why string) any {
 		return unjudged(in, "plansmith's judging "+why)
 	}), env)
-}
-
-// began is when this hook call began, for telling the same Stop run twice
-// (two of plansmith's hooks on one event) from a later one
-// (loop.StopMark.Repeats): when the process was started, where the system
-// says, else start, when Run began. The client spawns the hooks of one
-// event together, but on a loaded machine one of them can first run after
-// the other has judged the answer and written the judgment (seen: 7 of 10
-// such pairs judged one answer twice, a retry spent on a good answer).
-func began(env loop.Env, start time.Time) time.Time {
-	if env.Started == nil {
-		return start
-	}
-	if started := env.Started(); !started.IsZero() && started.Before(start) {
-		return started
-	}
-	return start
 }
 
 // readInTime is readInput within limit: an input that has not ended by

@@ -35,6 +35,25 @@ type Env struct {
 	Started func() time.Time
 }
 
+// Began is when this hook call began, for telling the same Stop run twice
+// (two of plansmith's hooks on one event, a plugin and a settings
+// install, or Codex's project and user hooks) from a later one
+// (StopMark.Repeats): when the process was started, where the system says
+// (Started), else start, when the hook's work began. The client spawns the
+// hooks of one event together, but on a loaded machine one of them can
+// first run after the other has judged the answer and written the judgment
+// (seen: 7 of 10 such pairs judged one answer twice, a retry spent on a
+// good answer; review DB2).
+func (e Env) Began(start time.Time) time.Time {
+	if e.Started == nil {
+		return start
+	}
+	if started := e.Started(); !started.IsZero() && started.Before(start) {
+		return started
+	}
+	return start
+}
+
 // parent is e.Parent(), or "" when it is not known.
 func (e Env) parent() string {
 	if e.Parent == nil {

@@ -33,16 +33,23 @@ func TestAStopHookStartedBesideAnotherJudgesNothingHoweverLateItRuns(t *testing.
 	if runtime.GOOS != "linux" {
 		t.Skip("the process's start is read from /proc here")
 	}
+	// Codex runs a project's and the user's hooks.json both.
+	for _, agent := range []string{"", state.AgentCodex} {
+		t.Run("agent="+agent, func(t *testing.T) { stopHooksStartedTogether(t, agent) })
+	}
+}
+
+func stopHooksStartedTogether(t *testing.T, agent string) {
 	project := t.TempDir()
 	env := loop.Env{Stderr: os.Stderr, Getenv: func(string) string { return "" },
 		Getwd: func() (string, error) { return project, nil }, Now: time.Now}
-	_, err := loop.Start(env, state.Paths{Project: project}, loop.Options{Request: "add a cache", SessionID: "s",
+	_, err := loop.Start(env, state.Paths{Project: project}, loop.Options{Request: "add a cache", SessionID: "s", Agent: agent,
 		Phases: []string{"understand", "explore"}, MaxRetries: 3, CritiqueMode: state.CritiquePrinciples,
 		RequiredSections: []string{"Goal"}, CompletionPromise: "OK"})
 	require.NoError(t, err)
 	answer, err := os.ReadFile("../../demo/session/01-understand.md")
 	require.NoError(t, err)
-	in, err := json.Marshal(map[string]any{"session_id": "s", "cwd": project, "hook_event_name": "Stop",
+	in, err := json.Marshal(map[string]any{"session_id": "s", "turn_id": "t1", "cwd": project, "hook_event_name": "Stop",
 		"stop_hook_active": false, "last_assistant_message": string(answer)})
 	require.NoError(t, err)
 
@@ -55,6 +62,9 @@ func TestAStopHookStartedBesideAnotherJudgesNothingHoweverLateItRuns(t *testing.
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	hook := func(wait bool) *exec.Cmd {
 		script := `exec "$0" hook stop`
+		if agent != "" {
+			script += " --agent " + agent
+		}
 		if wait {
 			script = `read x < "$1"; ` + script
 		}

@@ -161,6 +161,9 @@ func Run(event string, env loop.Env) {
 		in, err = decode(raw)
 	}
 	in.Began = start
+	if event == "stop" {
+		in.Began = env.Began(start)
+	}
 	tool := in.ToolName
 	if event == "pretooluse" && err == nil {
 		tool, err = hookjson.Unjudgeable(in.Unreadable, in.ToolName)
