@@ -1585,6 +1585,15 @@ func TestBlindCmdExe(t *testing.T) {
 	for _, line := range []string{`grep -E "a|b" f`, `ls && cat go.mod`, `ls | head`, `ls 2>&1 | head`, `echo "a & b"`, `grep -rn '^func' .`, `ls 2>/dev/null`} {
 		assert.True(t, Bash(line, cmd).Allow, "%s: %s", line, Bash(line, cmd).Reason)
 	}
+	// The advice leads out, not round: a backslash in the double quotes
+	// it asks for is refused by blind-pwsh, whose advice is single quotes
+	// (review EC1: grep 'a\|b' went from one refusal to the other).
+	d := Bash(`grep 'a\|b' f`, cmd)
+	require.Equal(t, "blind-cmd", d.Rule)
+	assert.Equal(t, "blind-pwsh", Bash(`grep "a\|b" f`, cmd).Rule, "the case: a backslash in double quotes")
+	assert.Contains(t, d.Reason, "no backslash")
+	assert.Contains(t, d.Reason, `grep -E "a|b"`)
+	assert.True(t, Bash(`grep -E "a|b" f`, cmd).Allow)
 }
 
 // The explore prompt tells the agent how to read the project; in Codex,

@@ -136,7 +136,9 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"blind-cmd": {
 			why: "Codex runs a command with cmd.exe (cmd /c) when the model names cmd as its shell, and a program named cmd is on PATH here, and its hook is not told so: cmd.exe takes no single quote for a quote and escapes with ^, so an & | < or > bash reads as quoted text may start or redirect a command there",
-			alt: "put text with & | < > in double quotes (\"a|b\"), not single quotes, and leave ^ out of operators and quotes",
+			// Double quotes with no backslash: blind-pwsh refuses one
+			// outside single quotes, and its advice is single quotes.
+			alt: "put text with & | < > in double quotes with no backslash in them (grep -E \"a|b\", not grep 'a\\|b'), not in single quotes, and leave ^ out of operators and quotes",
 		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
