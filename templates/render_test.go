@@ -111,12 +111,15 @@ func renderData(t *testing.T) map[string]any {
 		"gate/check-plan.md":     gate.Gaps{Present: true, Start: 12, End: 17, Items: gaps},
 		"gate/check-verdict.md": map[string]any{"Pass": false, "Reason": "uncovered: FINDING-1 (No rollback); the plan documents no gaps",
 			"Note": "validator PASS overridden: high or medium findings and an empty gaps block"},
-		"gate/critic.md":           map[string]any{"Plan": "# Plan\n\n## Goal\nShip CSV export."},
-		"gate/critic-input.md":     map[string]any{"Plan": "## Goal\nShip CSV export.", "Loose": "6. Drop the old table."},
-		"gate/failed.md":           with(gateData, map[string]any{"Uncovered": findings, "Unreadable": ""}),
-		"gate/gaps-malformed.md":   map[string]any{"Problems": []string{`line 11: GAP-1 has severity "huge"`}, "Start": gate.GapsStart, "End": gate.GapsEnd},
-		"gate/gaps-missing.md":     map[string]any{"Start": gate.GapsStart, "End": gate.GapsEnd},
-		"gate/metadata-in-plan.md": map[string]any{"Lines": []int{12, 40}},
+		"gate/critic.md":         map[string]any{"Plan": "# Plan\n\n## Goal\nShip CSV export."},
+		"gate/critic-input.md":   map[string]any{"Plan": "## Goal\nShip CSV export.", "Loose": "6. Drop the old table."},
+		"gate/failed.md":         with(gateData, map[string]any{"Uncovered": findings, "Unreadable": ""}),
+		"gate/gaps-malformed.md": map[string]any{"Problems": []string{`line 11: GAP-1 has severity "huge"`}, "Start": gate.GapsStart, "End": gate.GapsEnd},
+		"gate/gaps-missing.md":   map[string]any{"Start": gate.GapsStart, "End": gate.GapsEnd},
+		"gate/metadata-in-plan.md": map[string]any{"Lines": []struct {
+			N    int
+			Text string
+		}{{12, "<!-- rodin:session=x -->"}, {40, "<!-- rodin:plan:hash=y -->"}}},
 		"gate/leakage.md": map[string]any{"Phrases": []map[string]string{{"Phrase": "tbd", "Lines": "7, 12"}}, "N": 1,
 			"Threshold": gate.LeakageThreshold, "Hint": true},
 		"gate/leakage-merge.md": map[string]any{"Added": gaps, "Show": true, "Path": "plan.md", "End": gate.GapsEnd},
