@@ -1555,6 +1555,16 @@ func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
 		assert.NotContains(t, instead, "git", rule)
 		assert.NotContains(t, instead, "/plansmith:", rule)
 	}
+	// With no program to run, Codex reads through the builtins alone: the
+	// path-lookup advice shows how, and what it shows passes (review EC5:
+	// it named echo, printf, pwd and test, none of which reads a file).
+	noPath := Config{Blind: true, PathLookup: func(string) string { return "PATH has a relative entry" }}
+	instead := Bash("cat go.mod", noPath).Reason
+	for _, advised := range []string{`echo sub/*`, `while IFS= read -r l; do printf '%s\n' "$l"; done < FILE`} {
+		assert.Contains(t, instead, advised)
+		line := strings.ReplaceAll(advised, "FILE", "go.mod")
+		assert.True(t, Bash(line, noPath).Allow, "%s: %s", line, Bash(line, noPath).Reason)
+	}
 	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
 	for rule, d := range refusals() {
 		assert.Contains(t, d.Reason, "Read, Grep", "%s: Claude Code keeps its tools", rule)

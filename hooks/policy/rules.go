@@ -259,7 +259,9 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
 			altFor: func() string {
 				if templates.Codex() {
-					return "use the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Codex with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)"
+					// Codex has no tool that reads: the builtins must
+					// (review EC5).
+					return "read with the shell's builtins alone: echo sub/* lists a folder, while IFS= read -r l; do printf '%s\\n' \"$l\"; done < FILE prints a file; programs run again once the user starts Codex with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)"
 				}
 				return ""
 			},
