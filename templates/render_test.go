@@ -84,7 +84,7 @@ func renderData(t *testing.T) map[string]any {
 		"cli/memory-empty.md":         nil,
 		"cli/plan-shown.md": map[string]any{"Path": ".claude/plans/2026-01-02-rate-limiting.md", "Date": "2026-01-02", "Verdict": "verified",
 			"Evidence": "observed", "Request": request, "LoopActive": true, "KeptHere": false, "Edited": false},
-		"cli/plans.md": map[string]any{"Off": false, "Source": "", "Output": "", "Dir": ".claude/plans",
+		"cli/plans.md": map[string]any{"Off": false, "Source": "", "Output": ".claude/plansmith-output.local.md", "OutputSaved": true, "Dir": ".claude/plans",
 			"Rows": []map[string]any{{"Date": "2026-01-02", "Verdict": "verified", "Standing": "verified?", "Path": ".claude/plans/2026-01-02-rate-limiting.md", "Request": request}}, "Elsewhere": true, "Edited": true, "Relayed": true},
 		"cli/started.md": loop.Started{Loop: sl, Label: "understand [1/5]", Prompt: "=== understand [1/5] ===", State: ".claude/plansmith.local.md",
 			Shape: phases.ShapeOf(sl.Phases, 0)},
