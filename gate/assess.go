@@ -223,18 +223,18 @@ func digest(plan string) string {
 	return hashText(normalise(PlanContent(plan)) + "\n" + normalise(GapsContent(plan)))
 }
 
-// metadataLines returns the numbers of plan's lines that are rodin
-// metadata comments (<!-- rodin:session=… -->, hashes, a validation or a
-// verdict signal). They are plan mode's; in a loop's plan nothing reads
-// them, yet they are left out of the plan hash and of what the critic
-// reads, and kept in the plan saved: a step written into one was saved as
-// verified without any critic having read it, and a validation line could
-// say "pass" on a plan that failed (review DC4).
-func metadataLines(plan string) []int {
-	var out []int
+// metadataLines returns plan's lines that are rodin metadata comments
+// (<!-- rodin:session=… -->, hashes, a validation or a verdict signal).
+// They are plan mode's; in a loop's plan nothing reads them, yet they are
+// left out of the plan hash and of what the critic reads, and kept in the
+// plan saved: a step written into one was saved as verified without any
+// critic having read it, and a validation line could say "pass" on a plan
+// that failed (review DC4).
+func metadataLines(plan string) []line {
+	var out []line
 	for _, l := range scan(plan) {
 		if l.Kind == kindMeta {
-			out = append(out, l.N)
+			out = append(out, l)
 		}
 	}
 	return out

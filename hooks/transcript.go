@@ -484,12 +484,12 @@ func transcriptLastMessage(path string, limit int64, since time.Time) (answer st
 		// and the answer after it are not written yet (seen: 2.1.330's
 		// transcript ended with the Bash call that started the loop when
 		// the Stop began). Its text, often empty, is no answer.
-		return "", true, &NoAnswerError{Why: fmt.Sprintf("the transcript %s ends with a tool call of the agent's and holds no answer after it", path)}
+		return "", true, &NoAnswerError{Why: "the session's transcript ends with a tool call of the agent's and holds no answer after it"}
 	}
 	if len(lines) == 0 {
 		// No answer found is not an empty answer (review X, F5: it was
 		// judged as one, and spent the loop's retries).
-		return "", notYet, &NoAnswerError{Why: fmt.Sprintf("the transcript %s holds no answer of the agent's after its last prompt, in its last %d MiB", path, limit>>20)}
+		return "", notYet, &NoAnswerError{Why: fmt.Sprintf("the session's transcript holds no answer of the agent's after its last prompt, in its last %d MiB", limit>>20)}
 	}
 	var parts []string
 	for i := len(lines) - 1; i >= 0; i-- {

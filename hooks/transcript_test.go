@@ -483,6 +483,9 @@ func TestATranscriptBehindTheStopIsWaitedFor(t *testing.T) {
 			var na *NoAnswerError
 			require.ErrorAs(t, err, &na, tc.name)
 			assert.Contains(t, na.Why, tc.noAns, tc.name)
+			// The user reads it: Claude Code's file, under a session id,
+			// is nothing they act on when it holds no answer (review EC7).
+			assert.NotContains(t, na.Why, path, tc.name)
 			continue
 		}
 		require.NoError(t, err, tc.name)

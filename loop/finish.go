@@ -117,9 +117,7 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		// must hear it, or the next answer is judged as this plan again
 		// with no word why (review DD11).
 		r.env.note("%v", err)
-		trouble = append(trouble, "the loop could not be archived, nor marked ended ("+plainError(err)+"), so the loop is still active: "+
-			"plansmith takes the agent's next answer for this plan again. Fix what is in the way, or end the loop with "+
-			templates.Slash("cancel")+" (or `"+templates.CLI("cancel")+"` in a terminal)")
+		trouble = append(trouble, stillActiveTrouble(err))
 	}
 	if ended && f.Loop.UseMemory && reason != state.ExitCancelled {
 		run := memory.Run{When: now.UTC(), Task: f.Loop.Request, Lessons: append(memory.Lessons(f, uncovered), convergeLessons(&f.Loop)...)}
@@ -155,6 +153,19 @@ func (r *stop) finish(reason, plan string, problems []string) StopOutcome {
 		"PreviousPlan": savedBefore || !ledger.Known(),
 	})
 	return StopOutcome{Kind: Finish, ExitReason: reason, Message: strings.TrimSpace(msg)}
+}
+
+// stillActiveTrouble tells the user that a finish could neither archive
+// its loop nor mark it ended (err), so the loop runs on, and what to do:
+// the agent's next answer is judged as the final plan again (review DD11).
+// Codex has no slash command: there the command line is named once.
+func stillActiveTrouble(err error) string {
+	cancel := templates.Slash("cancel") + " (or `" + templates.CLI("cancel") + "` in a terminal)"
+	if templates.Codex() {
+		cancel = "`" + templates.CLI("cancel") + "` in a terminal"
+	}
+	return "the loop could not be archived, nor marked ended (" + plainError(err) + "), so it is still active and judges the agent's next answer as the final plan again. " +
+		"Fix what is in the way, then ask the agent to send the plan again; or end the loop with " + cancel
 }
 
 // keepLessons adds run to the project's memory and records the file as

@@ -19,6 +19,7 @@ import (
 	"github.com/plansmith/plansmith/internal/smalldisk"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
+	"github.com/plansmith/plansmith/templates"
 )
 
 // smallDisk mounts a 256 KiB tmpfs as the project folder and returns a
@@ -710,8 +711,9 @@ func TestAFinishThatCannotEndTheLoopSaysItRunsOn(t *testing.T) {
 	f, err := state.Load(p.State())
 	require.NoError(t, err)
 	require.True(t, f.Loop.Active, "the case: the loop could not be ended")
-	assert.Contains(t, out.Message, "the loop is still active")
+	assert.Contains(t, out.Message, "still active")
 	assert.Contains(t, out.Message, "/plansmith:cancel")
+	assert.Contains(t, out.Message, "send the plan again", "what unsticks it, besides cancel (review EC3)")
 
 	// With room again the same answer ends it.
 	free()
@@ -728,4 +730,17 @@ func mustSize(t *testing.T, path string) int64 {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	return info.Size()
+}
+
+// A Codex user has no slash command: the finish that could not end its
+// loop names the command line once, not "`plansmith cancel` (or
+// `plansmith cancel` in a terminal)" (review EC3).
+func TestAFinishThatCannotEndTheLoopNamesCodexsCancelOnce(t *testing.T) {
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
+	msg := stillActiveTrouble(errors.New("no space left on device"))
+	assert.Equal(t, 1, strings.Count(msg, "plansmith cancel"), msg)
+	assert.NotContains(t, msg, "/plansmith")
 }

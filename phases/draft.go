@@ -25,12 +25,23 @@ func sections(cfg Config, a *answer) []Problem {
 	named, crowded := dropCrowded(m.named(hs), hs)
 	missing := m.missing(named)
 	if len(missing) == 0 {
-		if empty := emptySections(m, sh, named); len(empty) > 0 {
+		if empty, gapsOnly := emptySections(m, sh, named); len(empty) > 0 {
+			// A section the agent wrote gaps in is told apart: it said
+			// something there, and must learn why it does not count, or it
+			// sends the same again (review EC2).
+			var details []string
+			if bare := slices.DeleteFunc(slices.Clone(empty), func(s string) bool { return slices.Contains(gapsOnly, s) }); len(bare) > 0 {
+				details = append(details, "only a heading, or a placeholder under it: "+strings.Join(bare, ", "))
+			}
+			if len(gapsOnly) > 0 {
+				details = append(details, "only the gaps block under it, which counts as content only under Risks, Open Questions or the like: "+strings.Join(gapsOnly, ", "))
+			}
+			detail := strings.Join(details, "; ")
 			return []Problem{{
 				Check:  "required sections with content",
 				Found:  len(m.names) - len(empty),
 				Need:   len(m.names),
-				Detail: "only a heading, or a placeholder under it: " + strings.Join(empty, ", "),
+				Detail: detail,
 				Hint: "write each section's content under its heading; TBD, TODO, N/A, \"...\" or a <placeholder> is not content. " +
 					"Where a section truly has nothing, say so and why in a sentence (e.g. \"None: the change touches one file\")",
 			}}
@@ -121,37 +132,40 @@ func dropCrowded(named namedSections, headings []string) (namedSections, string)
 // section). The section has content when a line in it
 // does (hasContent), when its heading says more than a section's name
 // ("## Goal: add retries"), or when a subheading says anything ("### Step
-// 1: the retry type").
-func emptySections(m sectionMatcher, sh shape, names namedSections) []string {
+// 1: the retry type"). gapsOnly are the empty sections that hold gaps,
+// which are content only in a section for uncertainty (gate.NamesUncertainty).
+func emptySections(m sectionMatcher, sh shape, names namedSections) (empty, gapsOnly []string) {
 	hs := sectionHeadings(sh)
 	off := len(sh.headings) - len(hs)
-	filled := make([]bool, len(m.names))
+	filled, gaps := make([]bool, len(m.names)), make([]bool, len(m.names))
 	for i := 0; i < len(hs); i++ {
 		if len(names.of(i)) == 0 {
 			continue
 		}
 		level := sh.levels[off+i]
-		full := sh.filled[off+i] || saysMore(hs[i])
+		full, hasGaps := sh.filled[off+i] || saysMore(hs[i]), sh.gapsOnly[off+i]
 		for j := i + 1; j < len(hs) && !full; j++ {
 			lj := sh.levels[off+j]
 			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && len(names.of(j)) > 0) {
 				break
 			}
 			full = sh.filled[off+j] || hasContent(hs[j])
+			hasGaps = hasGaps || sh.gapsOnly[off+j]
 		}
-		if full {
-			for _, r := range names.of(i) {
-				filled[r] = true
+		for _, r := range names.of(i) {
+			filled[r] = filled[r] || full
+			gaps[r] = gaps[r] || hasGaps
+		}
+	}
+	for r, ok := range filled {
+		if !ok {
+			empty = append(empty, m.names[r])
+			if gaps[r] {
+				gapsOnly = append(gapsOnly, m.names[r])
 			}
 		}
 	}
-	var out []string
-	for r, ok := range filled {
-		if !ok {
-			out = append(out, m.names[r])
-		}
-	}
-	return out
+	return empty, gapsOnly
 }
 
 // saysMore reports whether a section's heading carries content after a

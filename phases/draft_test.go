@@ -43,9 +43,8 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"a template's table: a header over placeholders", filled(map[string]string{"Steps": "| # | Step | Files |\n|---|---|---|\n| 1 | <step> | <files> |",
 			"Risks": "| Risk | Mitigation |\n|------|------------|\n| TBD | TBD |"}), "Steps, Risks"}, // review CS
 		{"a template's code block", filled(map[string]string{"Verification": "```bash\n<command>\n```", "Steps": "```\n# TODO\n...\n```"}), "Steps, Verification"},
-		{"a placeholder between bars starts no table", filled(map[string]string{"Risks": "| TBD |\n\n"}), "Risks"},                                                                                                                           // mutation check, review CW
-		{"a heading that says only a placeholder", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: TBD", 1), "Goal"},                                                                                           // mutation check, review CW
-		{"steps that are only gaps", filled(map[string]string{"Steps": "<!-- rodin:gaps:start -->\n### GAP-1: Steps not written\n- **Severity**: high\n- **Description**: the steps are not known yet.\n<!-- rodin:gaps:end -->"}), "Steps"}, // review DC3
+		{"a placeholder between bars starts no table", filled(map[string]string{"Risks": "| TBD |\n\n"}), "Risks"},                                 // mutation check, review CW
+		{"a heading that says only a placeholder", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: TBD", 1), "Goal"}, // mutation check, review CW
 		{"bold labels over nothing", "**Goal**\n**Scope**\nIn: the sender.\n**Non-Scope**\nThe queue.\n**Steps**\n1. Add it.\n**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n", "Goal"},
 	}
 	for _, tt := range refused {
@@ -58,9 +57,18 @@ func TestSectionsNeedContent(t *testing.T) {
 			}
 		})
 	}
+	// A section that holds only gaps is refused (review DC3) and told why:
+	// the agent wrote something there (review EC2).
+	onlyGaps := "<!-- rodin:gaps:start -->\n### GAP-1: Steps not written\n- **Severity**: high\n- **Description**: the steps are not known yet.\n<!-- rodin:gaps:end -->"
+	got := problemLines(Validate(cfg, draft, filled(map[string]string{"Steps": onlyGaps, "Goal": "TBD"})))
+	if assert.Len(t, got, 1, "steps that are only gaps") {
+		assert.Contains(t, got[0], "found 5, need 7")
+		assert.Contains(t, got[0], "placeholder under it: Goal;", "the bare section is named as before")
+		assert.Regexp(t, `only the gaps block under it[^;]*: Steps\)`, got[0], "the section that holds gaps is told apart")
+	}
 	// One heading naming every section over one line is no plan.
 	crowded := "## Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions\nSee the text below.\n"
-	got := problemLines(Validate(cfg, draft, crowded))
+	got = problemLines(Validate(cfg, draft, crowded))
 	if assert.Len(t, got, 1, "a heading naming every section") {
 		assert.Contains(t, got[0], "found 0, need 7")
 		assert.Contains(t, got[0], `the heading "Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions" names 4 or more sections at once, so it counts for none of them`)

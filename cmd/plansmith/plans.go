@@ -127,6 +127,9 @@ func runPlansList(o *plansOptions) error {
 	text, err := templates.Render("cli/plans.md", map[string]any{
 		"Off": cfg.Off, "Source": p.Rel(cfg.Source), "Output": p.Rel(p.Output()), "Dir": cfg.Dir, "Rows": rows, "Elsewhere": elsewhere, "Edited": edited,
 		"Relayed": relayed,
+		// Where a run that kept nothing left its text (a Codex user of
+		// codex exec is told of its end nowhere else; review EC6).
+		"OutputSaved": len(rows) == 0 && isFile(p.Output()),
 	})
 	if err != nil {
 		return err
@@ -220,4 +223,11 @@ func runPlansShow(o *plansOptions) error {
 	// header above, which says whose it is (review Z5).
 	_, err = io.WriteString(o.env.Stdout, templates.Printable(string(body)))
 	return err
+}
+
+// isFile reports whether path is a regular file (not a link, a folder or
+// nothing).
+func isFile(path string) bool {
+	info, err := os.Lstat(path)
+	return err == nil && info.Mode().IsRegular()
 }

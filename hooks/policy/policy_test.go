@@ -1555,6 +1555,16 @@ func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
 		assert.NotContains(t, instead, "git", rule)
 		assert.NotContains(t, instead, "/plansmith:", rule)
 	}
+	// With no program to run, Codex reads through the builtins alone: the
+	// path-lookup advice shows how, and what it shows passes (review EC5:
+	// it named echo, printf, pwd and test, none of which reads a file).
+	noPath := Config{Blind: true, PathLookup: func(string) string { return "PATH has a relative entry" }}
+	instead := Bash("cat go.mod", noPath).Reason
+	for _, advised := range []string{`echo sub/*`, `while IFS= read -r l; do printf '%s\n' "$l"; done < FILE`} {
+		assert.Contains(t, instead, advised)
+		line := strings.ReplaceAll(advised, "FILE", "go.mod")
+		assert.True(t, Bash(line, noPath).Allow, "%s: %s", line, Bash(line, noPath).Reason)
+	}
 	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
 	for rule, d := range refusals() {
 		assert.Contains(t, d.Reason, "Read, Grep", "%s: Claude Code keeps its tools", rule)
@@ -1585,6 +1595,15 @@ func TestBlindCmdExe(t *testing.T) {
 	for _, line := range []string{`grep -E "a|b" f`, `ls && cat go.mod`, `ls | head`, `ls 2>&1 | head`, `echo "a & b"`, `grep -rn '^func' .`, `ls 2>/dev/null`} {
 		assert.True(t, Bash(line, cmd).Allow, "%s: %s", line, Bash(line, cmd).Reason)
 	}
+	// The advice leads out, not round: a backslash in the double quotes
+	// it asks for is refused by blind-pwsh, whose advice is single quotes
+	// (review EC1: grep 'a\|b' went from one refusal to the other).
+	d := Bash(`grep 'a\|b' f`, cmd)
+	require.Equal(t, "blind-cmd", d.Rule)
+	assert.Equal(t, "blind-pwsh", Bash(`grep "a\|b" f`, cmd).Rule, "the case: a backslash in double quotes")
+	assert.Contains(t, d.Reason, "no backslash")
+	assert.Contains(t, d.Reason, `grep -E "a|b"`)
+	assert.True(t, Bash(`grep -E "a|b" f`, cmd).Allow)
 }
 
 // The explore prompt tells the agent how to read the project; in Codex,

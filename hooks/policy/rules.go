@@ -136,7 +136,9 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"blind-cmd": {
 			why: "Codex runs a command with cmd.exe (cmd /c) when the model names cmd as its shell, and a program named cmd is on PATH here, and its hook is not told so: cmd.exe takes no single quote for a quote and escapes with ^, so an & | < or > bash reads as quoted text may start or redirect a command there",
-			alt: "put text with & | < > in double quotes (\"a|b\"), not single quotes, and leave ^ out of operators and quotes",
+			// Double quotes with no backslash: blind-pwsh refuses one
+			// outside single quotes, and its advice is single quotes.
+			alt: "put text with & | < > in double quotes with no backslash in them (grep -E \"a|b\", not grep 'a\\|b'), not in single quotes, and leave ^ out of operators and quotes",
 		},
 		"signature": {
 			why: "git checks a signature with the program the signature's armour names (gpg, gpgsm or ssh-keygen), chosen by the commit, which makes its key store on first use",
@@ -257,7 +259,9 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Claude Code with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)",
 			altFor: func() string {
 				if templates.Codex() {
-					return "use the shell's builtins (echo, printf, pwd, test); programs run again once the user starts Codex with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)"
+					// Codex has no tool that reads: the builtins must
+					// (review EC5).
+					return "read with the shell's builtins alone: echo sub/* lists a folder, while IFS= read -r l; do printf '%s\\n' \"$l\"; done < FILE prints a file; programs run again once the user starts Codex with a PATH of folders outside the project only (no \".\", empty or relative entries, node_modules/.bin, an activated .venv or direnv's PATH_add)"
 				}
 				return ""
 			},
