@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -243,4 +244,37 @@ func TestACutReportIsToldByEitherHook(t *testing.T) {
 			assert.True(t, f.Loop.GateRuns[0].Cut, "the run is recorded as cut")
 		})
 	}
+}
+
+// A gate run recorded by no hook for the project's lock (held by another
+// plansmith process past state.LockWait): the Agent call's PostToolUse
+// tells the agent and the user, the sub-agent's stop tells the user, in
+// the JSON Claude Code reads from those hooks.
+func TestAGateRunNotRecordedForTheLockIsSaidInTheHooksAnswers(t *testing.T) {
+	project, p, call := gateProject(t)
+	begin := call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": finalPlan}))
+	require.Contains(t, begin, `"decision":"block"`)
+	critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+	defer unlock()
+
+	prompt := string(critic)
+	launch := call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
+		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt}))
+	var answer SpecificAnswer
+	require.NoError(t, json.Unmarshal([]byte(launch), &answer), launch)
+	assert.Equal(t, "PostToolUse", answer.HookSpecificOutput.HookEventName)
+	assert.Contains(t, answer.HookSpecificOutput.AdditionalContext, "could not record the start of the critic run aeff946838fb8ae94")
+	assert.Contains(t, answer.SystemMessage, "will not count")
+
+	var stopped StopOutput
+	out := call("subagentstop", payload(t, "subagentstop-background.json", project, nil))
+	require.NoError(t, json.Unmarshal([]byte(out), &stopped), out)
+	assert.Empty(t, stopped.Decision, "the sub-agent is not kept going")
+	assert.Contains(t, stopped.SystemMessage, "could not record the output of sub-agent aeff946838fb8ae94")
 }

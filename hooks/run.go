@@ -281,7 +281,11 @@ func subagentStop(in Input, env loop.Env) any {
 	if path := in.AgentTranscriptPath; path != "" && output != "" {
 		ev.WasCut = func() bool { return subagentCut(path, output, subagentCatchUp) }
 	}
-	loop.RecordSubagent(env, ev)
+	// The user hears of an output the gate could not record; the agent is
+	// told by the gate when it next ends its turn.
+	if o := loop.RecordSubagent(env, ev); o.Message != "" {
+		return &StopOutput{SystemMessage: o.Message}
+	}
 	return nil
 }
 
@@ -343,7 +347,7 @@ func postToolUse(in Input, env loop.Env) any {
 	}
 	if in.ToolName == "Agent" || in.ToolName == "Task" {
 		if ev, ok := subagentLaunch(in); ok {
-			loop.RecordSubagent(env, ev)
+			return subagentAnswer(loop.RecordSubagent(env, ev))
 		}
 		return nil
 	}
@@ -459,6 +463,18 @@ func toolAnswer(o loop.ToolOutcome) any {
 		PermissionDecision:       "deny",
 		PermissionDecisionReason: o.Reason,
 	}}
+}
+
+// subagentAnswer tells the agent (and the user) about its sub-agent run
+// when the loop has something to say of it: the Agent call's PostToolUse.
+func subagentAnswer(o loop.PromptOutcome) any {
+	if o.Context == "" && o.Message == "" {
+		return nil
+	}
+	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
+		HookEventName:     "PostToolUse",
+		AdditionalContext: o.Context,
+	}, SystemMessage: o.Message}
 }
 
 func promptAnswer(o loop.PromptOutcome) any {

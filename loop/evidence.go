@@ -24,8 +24,12 @@ import (
 // RecordSubagent records a sub-agent run of the calling session's loop when
 // its gate waits for the critic and validator: a launch whose prompt is the
 // assessment's critic prompt, or starts with its validator prompt
-// (gate.Prompts.Recognise), or a run's final output. Anything else changes nothing. It never answers.
-func RecordSubagent(env Env, ev SubagentEvent) {
+// (gate.Prompts.Recognise), or a run's final output. Anything else changes
+// nothing. It answers only when such a run could not be recorded (the
+// project's lock could not be had): the run does not count, and the user
+// and the agent are told so and what to do, rather than hear later that
+// the run was never seen or was stopped.
+func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 	call := sessionPlanCall(env, ev.Session)
 	wasCut := once(ev.WasCut)
 	switch {
@@ -39,7 +43,7 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	}
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
-		return
+		return PromptOutcome{}
 	}
 	cut := false
 	if ev.Done && ev.WasCut != nil && gateAwaits(p) {
@@ -49,21 +53,25 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 	// never ends it: a state file LoadHead cannot read (its frontmatter has
 	// grown past the limit with runs' outputs) stays for Stop, which reads
 	// it whole, to carry on or end the loop, saying so.
-	t, _ := openSessionAs(env, ev.Session, false, state.LoadHead, false)
+	t, err := openSessionAs(env, ev.Session, false, state.LoadHead, false)
 	if t == nil {
-		return
+		var lock *lockError
+		if errors.As(err, &lock) {
+			return unrecorded(p, ev, err)
+		}
+		return PromptOutcome{}
 	}
 	defer t.close(env)
 	l := &t.file.Loop
 	if !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
-		return
+		return PromptOutcome{}
 	}
 	if ev.Steered {
 		var changed bool
 		if l.GateRuns, changed = l.GateRuns.Steered(ev.Resolved, ev.AgentID); changed {
 			t.dirty = true
 		}
-		return
+		return PromptOutcome{}
 	}
 	if !ev.Launched {
 		if ev.Done {
@@ -73,17 +81,57 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 			}
 			t.dirty = true
 		}
-		return
+		return PromptOutcome{}
 	}
 	role := gatePrompts(t.paths, l.GateSession).Recognise(ev.Prompt)
 	if role == "" {
-		return
+		return PromptOutcome{}
 	}
 	l.GateRuns = l.GateRuns.Launched(gate.Run{
 		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, LaunchedAt: env.Now().UTC(), Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
 		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: cut,
 	}, l.GateSession)
 	t.dirty = true
+	return PromptOutcome{}
+}
+
+// unrecorded is what RecordSubagent says when it could not take the lock
+// (err) to record ev: the state, read without the lock, decides whether ev
+// was a run the loop's gate awaits (a launch it recognises, or an output
+// of a run it knows as its critic or validator, or does not know yet: a
+// foreground run's output comes before its launch). Anything else, as
+// when recorded, is nothing to say.
+func unrecorded(p state.Paths, ev SubagentEvent, err error) PromptOutcome {
+	f, lerr := state.LoadHead(p.State())
+	if lerr != nil || ev.Steered {
+		return PromptOutcome{}
+	}
+	l := &f.Loop
+	if !l.Active || elsewhere(l, p.Project) || l.SessionID != "" && !l.HeldBy(ev.Session.ID) || !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
+		return PromptOutcome{}
+	}
+	what, role := "output", gate.Role("")
+	if ev.Launched {
+		what, role = "launch", gatePrompts(p, l.GateSession).Recognise(ev.Prompt)
+		if role == "" {
+			return PromptOutcome{}
+		}
+		if ev.Done {
+			what = "output"
+		}
+	} else {
+		for _, r := range l.GateRuns {
+			if r.AgentID == ev.AgentID {
+				if r.Role == "" {
+					return PromptOutcome{}
+				}
+				role = r.Role
+			}
+		}
+	}
+	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
+		"What": what, "Role": string(role), "AgentID": ev.AgentID, "Why": plainError(err)}))
+	return PromptOutcome{Context: text, Message: text}
 }
 
 // once is f called at most once, its answer kept; false when f is nil.

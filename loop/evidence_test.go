@@ -993,3 +993,52 @@ func planModeCriticIsNoEvidence(t *testing.T, critic SubagentEvent, why string) 
 	assert.Contains(t, string(b), `"status":"fail"`, "the pass signal does not stand")
 	assert.Contains(t, string(b), why)
 }
+
+// A gate run whose hook could not take the project's lock (another
+// plansmith process held it past state.LockWait) is not recorded: it does
+// not count, and the agent and the user are told so and what to do, not
+// left to hear later that it was never seen, or was stopped.
+func TestAGateRunNotRecordedForTheLockIsSaidSo(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+
+	launch := RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	assert.Contains(t, launch.Context, "could not record the start of the critic run c1")
+	assert.Contains(t, launch.Context, "held the project's lock")
+	assert.Contains(t, launch.Context, "run the critic again")
+	assert.Equal(t, launch.Context, launch.Message, "the user hears it too")
+	foreground := RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1",
+		Prompt: validatorPrompt + "\n\n" + critic, Done: true, Output: passing})
+	assert.Contains(t, foreground.Context, "could not record the output of the validator run v1")
+	unknown := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "z9", Done: true, Output: critic})
+	assert.Contains(t, unknown.Message, "the output of sub-agent z9")
+	assert.Contains(t, unknown.Message, "if it was the critic or the validator")
+	other := RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "x1", Prompt: "list the files"})
+	assert.Equal(t, PromptOutcome{}, other, "a sub-agent the gate does not await: nothing to say")
+	elsewhere := RecordSubagent(env, SubagentEvent{Session: Session{ID: "other", Cwd: p.Project}, Launched: true, AgentID: "c9", Prompt: criticPrompt})
+	assert.Equal(t, PromptOutcome{}, elsewhere, "another session's sub-agent")
+
+	// Launched while the lock was free, its output not recorded: it does
+	// not count, and the gate's word for it covers why.
+	unlock()
+	state.LockWait = old
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Background: true}))
+	unlock, err = state.Lock(p)
+	require.NoError(t, err)
+	state.LockWait = 50 * time.Millisecond
+	done := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c2", Done: true, Output: critic})
+	assert.Contains(t, done.Message, "could not record the output of the critic run c2")
+	unlock()
+	state.LockWait = old
+	assert.Empty(t, loaded(t, p).GateRuns[0].Output)
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("The critic has finished."), ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "or plansmith could not record its output")
+	assert.Zero(t, loaded(t, p).RetriesTotal)
+}
