@@ -227,6 +227,12 @@ func stop(in Input, env loop.Env) any {
 	}
 	if path := in.TranscriptPath; path != "" {
 		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp, in.Began) }
+		ev.RunCut = func(id, output string) (bool, bool) {
+			if sub := subagentTranscript(path, id); sub != "" {
+				return subagentCut(sub, output, 0)
+			}
+			return false, false
+		}
 	}
 	if in.SessionCrons != nil {
 		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true
@@ -279,7 +285,7 @@ func subagentStop(in Input, env loop.Env) any {
 	ev := loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
 		AgentID: in.AgentID, Done: true, Output: output}
 	if path := in.AgentTranscriptPath; path != "" && output != "" {
-		ev.WasCut = func() bool { return subagentCut(path, output, subagentCatchUp) }
+		ev.WasCut = func() (bool, bool) { return subagentCut(path, output, subagentCatchUp) }
 	}
 	// The user hears of an output the gate could not record; the agent is
 	// told by the gate when it next ends its turn.
@@ -400,7 +406,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 		// (2.1.197 does not wait for it).
 		if path := subagentTranscript(in.TranscriptPath, resp.AgentID); path != "" && ev.Output != "" {
 			output := ev.Output
-			ev.WasCut = func() bool { return subagentCut(path, output, subagentCatchUp) }
+			ev.WasCut = func() (bool, bool) { return subagentCut(path, output, subagentCatchUp) }
 		}
 	}
 	return ev, true

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -256,8 +257,10 @@ func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
 		}
 	}
 	require.True(t, strings.HasPrefix(tail, "### FINDING-2"), "the fixture's last message is the resumed part")
-	assert.True(t, subagentCut(path, tail, 0))
-	got, ok := waitForAnswer(path, tail, true, 0, 0, time.Time{})
+	cut, checked := subagentCut(path, tail, 0)
+	assert.True(t, cut)
+	assert.True(t, checked)
+	got, ok, _ := waitForAnswer(path, tail, true, 0, 0, time.Time{})
 	require.True(t, ok)
 	assert.True(t, strings.HasPrefix(got, "### FINDING-1"), "the finding before the cut is in the transcript")
 
@@ -267,9 +270,13 @@ func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
 	whole := filepath.Join(dir, "agent-a1.jsonl")
 	require.NoError(t, os.WriteFile(whole, []byte(`{"type":"user","isSidechain":true,"message":{"content":"review"}}`+"\n"+
 		`{"type":"assistant","isSidechain":true,"message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"### NO ISSUES FOUND"}]}}`+"\n"), 0o644))
-	assert.False(t, subagentCut(whole, "### NO ISSUES FOUND", time.Minute))
+	cut, checked = subagentCut(whole, "### NO ISSUES FOUND", time.Minute)
+	assert.False(t, cut)
+	assert.True(t, checked)
 	start := time.Now()
-	assert.False(t, subagentCut(filepath.Join(dir, "agent-later.jsonl"), tail, 100*time.Millisecond))
+	cut, checked = subagentCut(filepath.Join(dir, "agent-later.jsonl"), tail, 100*time.Millisecond)
+	assert.False(t, cut)
+	assert.True(t, checked, "a client that keeps no transcript: nothing to tell from")
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "a transcript not there yet is waited for")
 	assert.Equal(t, filepath.Join("/h/.claude/projects/k/s1", "subagents", "agent-a1.jsonl"), subagentTranscript("/h/.claude/projects/k/s1.jsonl", "a1"))
 	assert.Empty(t, subagentTranscript("/h/.claude/projects/k/s1.jsonl", "../x"))
@@ -549,4 +556,31 @@ func TestAnotherHooksBlockOnTheSameStopIsNotTheTurnsEnd(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A sub-agent's transcript that is there but has not reached the output
+// its hook reports when the wait runs out cannot tell whether the report
+// was cut: not checked, so that the run counts for nothing until a later
+// look tells (a cut critic report counted when its transcript was 5 s
+// behind). Once the transcript has caught up, a look without waiting
+// tells.
+func TestASubagentTranscriptBehindItsOutputTellsNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent-a1.jsonl")
+	cutPart := `{"type":"assistant","isSidechain":true,"message":{"id":"m1","stop_reason":"max_tokens","content":[{"type":"text","text":"### FINDING-1: No rollback\n- **Severity**: high\n"}]}}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(`{"type":"user","isSidechain":true,"message":{"content":"review"}}`+"\n"+cutPart), 0o644))
+	resumed := "### FINDING-2: Failover\n- **Severity**: medium\n- **Description**: x"
+	cut, checked := subagentCut(path, resumed, 100*time.Millisecond)
+	assert.False(t, cut)
+	assert.False(t, checked, "the transcript never reached the output: nothing told")
+
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"type":"user","isSidechain":true,"isMeta":true,"message":{"content":"Output token limit hit. Resume directly"}}` + "\n" +
+		`{"type":"assistant","isSidechain":true,"message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":` + strconv.Quote(resumed) + `}]}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	cut, checked = subagentCut(path, resumed, 0)
+	assert.True(t, cut)
+	assert.True(t, checked)
 }

@@ -39,15 +39,16 @@ func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
 		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
-			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && wasCut()}, env.Stderr)
+			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && cutOf(wasCut), Unchecked: ev.Done && !checkedOf(wasCut)}, env.Stderr)
 	}
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
 		return PromptOutcome{}
 	}
-	cut := false
+	cut, checked, looked := false, true, false
 	if ev.Done && ev.WasCut != nil && gateAwaits(p) {
-		cut = wasCut()
+		cut, checked = wasCut()
+		looked = true
 	}
 	// Only the frontmatter changes; a sub-agent never binds the loop, and
 	// never ends it: a state file LoadHead cannot read (its frontmatter has
@@ -76,8 +77,8 @@ func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 	if !ev.Launched {
 		if ev.Done {
 			l.GateRuns = l.GateRuns.Finished(ev.AgentID, ev.Output)
-			if cut {
-				l.GateRuns = l.GateRuns.Cut(ev.AgentID)
+			if looked {
+				l.GateRuns = l.GateRuns.Checked(ev.AgentID, cut, checked)
 			}
 			t.dirty = true
 		}
@@ -91,6 +92,11 @@ func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, LaunchedAt: env.Now().UTC(), Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
 		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: cut,
 	}, l.GateSession)
+	if looked {
+		// A look that told settles one that could not (its output's
+		// SubagentStop, say, which came first).
+		l.GateRuns = l.GateRuns.Checked(ev.AgentID, cut, checked)
+	}
 	t.dirty = true
 	return PromptOutcome{}
 }
@@ -134,17 +140,21 @@ func unrecorded(p state.Paths, ev SubagentEvent, err error) PromptOutcome {
 	return PromptOutcome{Context: text, Message: text}
 }
 
-// once is f called at most once, its answer kept; false when f is nil.
-func once(f func() bool) func() bool {
-	called, v := false, false
-	return func() bool {
+// once is f called at most once, its answer kept; not cut, and checked,
+// when f is nil.
+func once(f func() (cut, checked bool)) func() (cut, checked bool) {
+	called, c, ok := false, false, true
+	return func() (bool, bool) {
 		if !called && f != nil {
-			v = f()
+			c, ok = f()
 		}
 		called = true
-		return v
+		return c, ok
 	}
 }
+
+func cutOf(f func() (bool, bool)) bool     { c, _ := f(); return c }
+func checkedOf(f func() (bool, bool)) bool { _, ok := f(); return ok }
 
 // gateAwaits reports, from the state's frontmatter read without the lock,
 // whether the loop's gate awaits its runs.

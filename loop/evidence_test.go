@@ -410,7 +410,7 @@ func TestACriticReportCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
 			criticPrompt, validatorPrompt := gateLoop(t, env, p)
 			s := Session{ID: sessionID, Cwd: p.Project}
 			asked := 0
-			wasCut := func() bool { asked++; return true }
+			wasCut := func() (bool, bool) { asked++; return true, true }
 			stop := SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic}
 			launch := SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic}
 			if from == "launch" {
@@ -450,7 +450,7 @@ func TestACutIsLookedForOnlyWhileTheGateAwaits(t *testing.T) {
 		rewriteLoop(t, p, change)
 		asked := 0
 		RecordSubagent(env, SubagentEvent{Session: Session{ID: "s", Cwd: p.Project}, AgentID: "x1", Done: true, Output: "an explorer's report",
-			WasCut: func() bool { asked++; return true }})
+			WasCut: func() (bool, bool) { asked++; return true, true }})
 		assert.Zero(t, asked, name)
 	}
 }
@@ -956,7 +956,7 @@ func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
 // In plan mode a critic whose report was cut at the model's output limit
 // (WasCut) is no evidence either (review CO7).
 func TestAPlanModeCriticCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
-	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() bool { return true }}, "cut off at the model's output limit")
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() (bool, bool) { return true, true }}, "cut off at the model's output limit")
 }
 
 // planModeCriticIsNoEvidence runs the plan-mode gate with a critic launched
@@ -1041,4 +1041,62 @@ func TestAGateRunNotRecordedForTheLockIsSaidSo(t *testing.T) {
 	require.Equal(t, Block, out.Kind, out.Message)
 	assert.Contains(t, out.Reason, "or plansmith could not record its output")
 	assert.Zero(t, loaded(t, p).RetriesTotal)
+}
+
+// A gate run whose own transcript had not caught up with its output when
+// its hooks gave up waiting (WasCut checked false) may be a report cut at
+// the output limit: it counts for nothing until a look tells. The Stop
+// looks once more (RunCut): a report not cut counts, with no run again;
+// a cut one is refused as cut; one still not told fails closed (a cut
+// report counted when its transcript was 5 s behind its end).
+func TestACriticReportNotCheckedForACutIsNoEvidenceUntilItIs(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		look       func(agentID, output string) (bool, bool)
+		finish     bool
+		why        string
+		launchTold bool // the launch's own look told: not cut
+	}{
+		{name: "not looked at again", why: "had still not caught up with its report"},
+		{name: "still behind at the Stop", look: func(string, string) (bool, bool) { return false, false }, why: "had still not caught up with its report"},
+		{name: "cut, told at the Stop", look: func(string, string) (bool, bool) { return true, true }, why: "The critic's report was cut off at the model's output limit and resumed"},
+		{name: "not cut, told at the Stop", look: func(string, string) (bool, bool) { return false, true }, finish: true},
+		{name: "not cut, told at the launch", launchTold: true, finish: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, p, _ := testEnv(t)
+			criticPrompt, validatorPrompt := gateLoop(t, env, p)
+			s := Session{ID: sessionID, Cwd: p.Project}
+			RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic,
+				WasCut: func() (bool, bool) { return false, false }})
+			launch := SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic}
+			if tc.launchTold {
+				launch.WasCut = func() (bool, bool) { return false, true }
+			}
+			RecordSubagent(env, launch)
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+			assert.Equal(t, !tc.launchTold, loaded(t, p).GateRuns[0].Unchecked)
+			looked := []string{}
+			ev := StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true}
+			if tc.look != nil {
+				ev.RunCut = func(id, output string) (bool, bool) {
+					looked = append(looked, id)
+					assert.Equal(t, critic, output)
+					return tc.look(id, output)
+				}
+			}
+			out := Stop(env, ev)
+			if tc.look != nil {
+				assert.Equal(t, []string{"c1"}, looked, "only the run not checked is looked at")
+			}
+			if tc.finish {
+				require.Equal(t, Finish, out.Kind, out.Reason)
+				assert.Equal(t, state.ExitCompleted, out.ExitReason)
+				return
+			}
+			require.Equal(t, Block, out.Kind, out.Message)
+			assert.Contains(t, out.Reason, tc.why)
+			assert.Contains(t, out.Reason, "Run the critic with the Agent tool")
+		})
+	}
 }

@@ -140,6 +140,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// waited for (review AD1).
 		t.file.Loop.GateRuns, _ = t.file.Loop.GateRuns.Gone(ev.Session.ID, env.Now())
 	}
+	if ev.RunCut != nil && t.file.Loop.Gate && t.file.Loop.GateSession.Status == gate.StatusAwaiting {
+		t.file.Loop.GateRuns = checkAgain(t.file.Loop.GateRuns, ev.RunCut)
+	}
 	before := label(t.file)
 	t.dirty = true
 	// An assessment begun on observed runs stays observed: one Stop whose
@@ -164,6 +167,20 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return saveFailed(before, err)
 	}
 	return out
+}
+
+// checkAgain looks once more at the transcript of each run whose output
+// its hooks could not check (gate.Run.Unchecked): by the Stop it has most
+// likely caught up, and an honest run counts without being run again. One
+// it still cannot tell stays no evidence.
+func checkAgain(rs gate.Runs, look func(agentID, output string) (bool, bool)) gate.Runs {
+	for _, r := range rs {
+		if r.Unchecked && r.Done && !r.Cut && r.Output != "" {
+			cut, checked := look(r.AgentID, r.Output)
+			rs = rs.Checked(r.AgentID, cut, checked)
+		}
+	}
+	return rs
 }
 
 // failsItsPhase reports whether msg, judged now as s's loop would judge
