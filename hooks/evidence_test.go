@@ -332,3 +332,24 @@ func TestACutCriticReportIsFoundByTheStopWhenItsTranscriptWasBehind(t *testing.T
 	assert.Contains(t, done, "The critic's report was cut off at the model's output limit and resumed")
 	assert.NotContains(t, done, "approved by the gate")
 }
+
+// The Stop hook tells the loop when its transcript reads gave up with the
+// transcript still behind: a plan cut at the output limit, whose resumed
+// part alone reaches the hook, is then not judged by that part (it spent a
+// retry, told that the Goal it wrote was missing), and the user hears why.
+func TestAStopWhoseTranscriptStaysBehindJudgesNothing(t *testing.T) {
+	project, p, call := gateProject(t)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"type":"user","message":{"role":"user","content":"plan it"}}`+"\n"+
+		`{"type":"assistant","message":{"id":"m1","stop_reason":"max_tokens","content":[{"type":"text","text":"## Goal\nCache the lookups.\n"}]}}`+"\n"), 0o644))
+	out := call("stop", payload(t, "stop-after-wake.json", project, map[string]any{
+		"last_assistant_message": "## Steps\n1. Add it.", "transcript_path": transcript}))
+	var answer StopOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &answer), out)
+	assert.Equal(t, "block", answer.Decision)
+	assert.Contains(t, answer.Reason, "plansmith could read only your final message")
+	assert.Contains(t, answer.SystemMessage, "no retry was spent")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Zero(t, f.Loop.RetriesTotal)
+}

@@ -221,12 +221,24 @@ func stop(in Input, env loop.Env) any {
 	if in.BackgroundTasks != nil {
 		ev.InFlight = subagentsInFlight(*in.BackgroundTasks)
 	}
+	// Whether a read below gave up with the transcript still behind: what
+	// it gave may not be the whole answer.
+	behind := false
+	ev.TranscriptBehind = func() bool { return behind }
 	if in.LastAssistantMessage != nil && in.TranscriptPath != "" {
 		last, path := *in.LastAssistantMessage, in.TranscriptPath
-		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp, in.Began) }
+		ev.WholeMessage = func() (string, bool) {
+			whole, ok, late := wholeAnswer(path, last, transcriptCatchUp, in.Began)
+			behind = behind || late
+			return whole, ok
+		}
 	}
 	if path := in.TranscriptPath; path != "" {
-		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp, in.Began) }
+		ev.SentMessage = func() (string, bool) {
+			sent, ok, late := sentMessage(path, transcriptCatchUp, in.Began)
+			behind = behind || late
+			return sent, ok
+		}
 		ev.RunCut = func(id, output string) (bool, bool) {
 			if sub := subagentTranscript(path, id); sub != "" {
 				return subagentCut(sub, output, 0)

@@ -50,7 +50,7 @@ func lastMessage(in Input) (string, error) {
 		if err != nil && !notYet {
 			catchUp = 0
 		}
-		if sent, ok := sentMessage(in.TranscriptPath, catchUp, in.Began); ok {
+		if sent, ok, _ := sentMessage(in.TranscriptPath, catchUp, in.Began); ok {
 			return sent, nil
 		}
 		if notYet {
@@ -104,13 +104,13 @@ type toolUseBlock struct {
 // lines a moment after the Stop hook starts: seen, the SendUserMessage call
 // not there yet). Only an answer with no text waits. A message found
 // before the turn's end is written may not be the turn's last: it is
-// taken only when the wait runs out.
-func sentMessage(path string, catchUp time.Duration, since time.Time) (string, bool) {
+// taken only when the wait runs out; behind says the wait ran out.
+func sentMessage(path string, catchUp time.Duration, since time.Time) (message string, ok, behind bool) {
 	start := time.Now()
 	for {
 		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail, since)
 		if caughtUp || time.Since(start) >= catchUp {
-			return message, ok
+			return message, ok, !caughtUp
 		}
 		time.Sleep(transcriptPoll)
 	}
@@ -224,9 +224,10 @@ type transcriptLine struct {
 // starts (seen: the turn's last messages were missing when the hook began,
 // there a second later). It waits at most catchUp; the Stop asks only for
 // an answer that failed its checks, so a passing one never waits.
-func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (string, bool) {
-	whole, ok, _ := waitForAnswer(path, last, false, catchUp, 0, since)
-	return whole, ok
+// behind is set when the wait ran out before the transcript reached last.
+func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (whole string, ok, behind bool) {
+	whole, ok, caughtUp := waitForAnswer(path, last, false, catchUp, 0, since)
+	return whole, ok, !ok && !caughtUp
 }
 
 // subagentCut reports whether a sub-agent's last message (last, its
@@ -275,7 +276,7 @@ func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Durat
 // machine longer), and subagentAppears how long for that file to appear;
 // transcriptPoll is how often they look.
 const (
-	transcriptCatchUp = 2 * time.Second
+	transcriptCatchUp = loop.TranscriptWait
 	subagentAppears   = time.Second
 	transcriptPoll    = 25 * time.Millisecond
 )

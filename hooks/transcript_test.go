@@ -166,7 +166,7 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		tail := lastAssistantText(t, string(data))
 		require.True(t, strings.HasPrefix(tail, rest), "%s: the fixture's last message is the resumed part", cli)
 
-		got, ok := wholeAnswer(path, tail, 0, time.Time{})
+		got, ok, _ := wholeAnswer(path, tail, 0, time.Time{})
 		require.True(t, ok, cli)
 		assert.True(t, strings.HasPrefix(got, "## Goal\n"), "%s: the part before the cut comes first", cli)
 		assert.True(t, strings.HasSuffix(got, tail), "%s: then the resumed part", cli)
@@ -182,14 +182,16 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 	// The Stop's answer is not the transcript's last yet (the client
 	// writes it a little later): waited for, then given up on.
 	start := time.Now()
-	_, ok := wholeAnswer(path, "something else", 100*time.Millisecond, time.Time{})
+	_, ok, behind := wholeAnswer(path, "something else", 100*time.Millisecond, time.Time{})
 	assert.False(t, ok)
+	assert.True(t, behind, "the wait ran out with the transcript behind")
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "it waited for the transcript to catch up")
 	// A transcript that cannot be read is not waited for (one not there
 	// yet is, see TestASubagentsCutReportIsToldFromItsTranscript).
 	start = time.Now()
-	_, ok = wholeAnswer(t.TempDir(), tail, time.Minute, time.Time{})
+	_, ok, behind = wholeAnswer(t.TempDir(), tail, time.Minute, time.Time{})
 	assert.False(t, ok)
+	assert.False(t, behind, "nothing to wait for")
 	assert.Less(t, time.Since(start), time.Second)
 
 	// No cut, no join: an answer after a Stop block (also a meta user
@@ -218,7 +220,7 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		if strings.HasPrefix(name, "two text blocks") {
 			last = "new\n\npart"
 		}
-		_, ok := wholeAnswer(p, last, time.Minute, time.Time{})
+		_, ok, _ := wholeAnswer(p, last, time.Minute, time.Time{})
 		assert.False(t, ok, name)
 		assert.Less(t, time.Since(start), time.Second, "%s: caught up, so not waited for", name)
 	}
@@ -306,7 +308,7 @@ func TestAResumedAnswerJoinsWhereItWasCut(t *testing.T) {
 		}
 		p := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-		got, ok := wholeAnswer(p, tt.after, 0, time.Time{})
+		got, ok, _ := wholeAnswer(p, tt.after, 0, time.Time{})
 		require.True(t, ok, tt.want)
 		assert.Equal(t, tt.want, got)
 	}
@@ -379,7 +381,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
-		got, ok := sentMessage(path, time.Minute, time.Time{})
+		got, ok, _ := sentMessage(path, time.Minute, time.Time{})
 		assert.Equal(t, tc.want, got, name)
 		assert.Equal(t, tc.want != "", ok, name)
 	}
@@ -537,19 +539,19 @@ func TestAnotherHooksBlockOnTheSameStopIsNotTheTurnsEnd(t *testing.T) {
 	assert.Equal(t, "## Goal\nsent", got, "2.1.330: the plan sent before the other hook's block")
 
 	path = write("sent", prompt, send, result, final, reprompt, said, block(time.Millisecond))
-	got, ok := sentMessage(path, time.Minute, began)
+	got, ok, _ := sentMessage(path, time.Minute, began)
 	assert.True(t, ok)
 	assert.Equal(t, "## Goal\nsent", got, "2.1.197: the plan sent, not \"Sent.\"")
 
 	path = write("cut", prompt, cut, resume, resumed, block(time.Millisecond))
-	got, ok = wholeAnswer(path, "## Steps\n1. Add it.", time.Minute, began)
+	got, ok, _ = wholeAnswer(path, "## Steps\n1. Add it.", time.Minute, began)
 	assert.True(t, ok)
 	assert.Equal(t, "## Goal\nCache.\n## Steps\n1. Add it.", got)
 
 	// An earlier Stop's block ends the turn: what was sent before it
 	// answered that Stop.
 	path = write("earlier", prompt, send, result, final, block(-time.Second))
-	got, ok = sentMessage(path, 0, began)
+	got, ok, _ = sentMessage(path, 0, began)
 	assert.False(t, ok, got)
 }
 

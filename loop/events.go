@@ -85,6 +85,11 @@ type StopEvent struct {
 	// prompt among them is the client's own turn, not the user's.
 	Scheduled      []string
 	SchedulesKnown bool
+	// TranscriptBehind, when set, reports whether a read of WholeMessage
+	// or SentMessage gave up waiting with the transcript still behind the
+	// Stop: what they gave may not be the whole answer (Stop then judges
+	// nothing, answerBehind).
+	TranscriptBehind func() bool
 	// RunCut, when set, looks once more, without waiting, at the
 	// transcript of the session's sub-agent agentID, whose output the
 	// hooks could not check (gate.Run.Unchecked): as SubagentEvent.WasCut.

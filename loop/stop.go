@@ -54,6 +54,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	// that hook's feedback, held it up for the whole of both waits (seen:
 	// 4 s on every answer, plansmith registered as a plugin and in
 	// settings).
+	behind := false
 	if msgErr == nil && (ev.WholeMessage != nil || ev.SentMessage != nil) && !judgedAlready(p, ev, msg, env.Now()) && failsItsPhase(p, ev.Session, msg) {
 		fails := true
 		if ev.WholeMessage != nil {
@@ -70,9 +71,12 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 			// passes: a progress note sent before a failing answer is not
 			// the answer.
 			if sent, ok := ev.SentMessage(); ok && !failsItsPhase(p, ev.Session, sent) {
-				msg = sent
+				msg, fails = sent, false
 			}
 		}
+		// A failing final text read while the transcript was still behind
+		// may be only the end of the answer: not judged (answerBehind).
+		behind = fails && ev.TranscriptBehind != nil && ev.TranscriptBehind()
 	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
@@ -156,6 +160,8 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		out = r.noAnswer(msgErr)
 	case r.gateAwaiting():
 		out = r.gateReply(msg)
+	case behind:
+		out = r.answerBehind(msg)
 	default:
 		out = r.advance(msg)
 	}
@@ -358,6 +364,36 @@ func (r *stop) noAnswer(cause error) StopOutcome {
 	})
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
+
+// answerBehind answers a final message that fails its phase's checks
+// while the transcript that may hold the rest of the answer had not caught
+// up when the wait for it ran out (StopEvent.TranscriptBehind): the
+// resumed part of an answer cut at the output limit, or brief mode's
+// "Sent.". Judged as it came, it spent a retry on what the agent may not
+// have answered (a plan was told that the Goal and Steps it wrote were
+// missing), and the last retry would have saved its tail as the plan. The
+// agent is asked for the whole answer again and the user is told; nothing
+// is recorded and no retry is spent. The block counts toward the client's
+// cap, which bounds a transcript that never catches up (a pause).
+func (r *stop) answerBehind(msg string) StopOutcome {
+	l := &r.f.Loop
+	cfg, prog := config(l, r.loadMemory()), progress(r.f)
+	data := map[string]any{
+		"Label":    phases.Label(cfg, prog),
+		"Phase":    l.Phase,
+		"Problems": problemLines(phases.Validate(cfg, prog, msg)),
+		"Wait":     TranscriptWait.String(),
+	}
+	out := r.block(strings.TrimSpace(templates.Show("messages/answer-behind.md", data)))
+	if out.Kind == Block {
+		out.Message = strings.TrimSpace(templates.Show("messages/answer-behind-user.md", data))
+	}
+	return out
+}
+
+// TranscriptWait is how long an adapter waits for a transcript to catch
+// up with the Stop it reads it for.
+const TranscriptWait = 2 * time.Second
 
 // advance runs one phase-machine step on msg and applies its outcome.
 func (r *stop) advance(msg string) StopOutcome {

@@ -138,6 +138,8 @@ func renderData(t *testing.T) map[string]any {
 			"Converge": "converge: iteration 2/3, verdict PROCEED", "Kept": ".claude/plans/2026-01-02-rate-limiting.md", "KeepError": "",
 			"Trouble": []string{"the lessons were not added to memory: disk full"}, "Previous": ".claude/plansmith/archive/20260102-030404-output.md", "PreviousPlan": true},
 		"messages/no-answer.md":            map[string]any{"Label": label, "Why": "the transcript /t.jsonl cannot be opened (no such file or directory)"},
+		"messages/answer-behind.md":        map[string]any{"Label": label, "Phase": "draft", "Problems": []string{"required section headings: found 3, need 7 (missing: Goal, Scope)"}, "Wait": "2s"},
+		"messages/answer-behind-user.md":   map[string]any{"Label": label, "Wait": "2s"},
 		"messages/paused.md":               map[string]any{"Label": label, "Cap": 1, "Set": "0.5", "Held": "✗ explore [2/8]: this answer did not pass the phase's checks (attempt 1; 2 more tries before the loop stops)."},
 		"messages/plan-not-saved.md":       map[string]any{"Output": ".claude/plansmith-output.local.md", "Why": "disk full", "Label": label, "Recovery": ".claude/plansmith/recovered-plan.md", "Paused": true},
 		"messages/prompt.md":               map[string]any{"Label": label, "Note": "", "Instructions": "Critique the plan.", "Request": request},
