@@ -104,13 +104,14 @@ type toolUseBlock struct {
 // lines a moment after the Stop hook starts: seen, the SendUserMessage call
 // not there yet). Only an answer with no text waits. A message found
 // before the turn's end is written may not be the turn's last: it is
-// taken only when the wait runs out; behind says the wait ran out.
+// taken only when the wait runs out; behind says the wait ran out with
+// the transcript there.
 func sentMessage(path string, catchUp time.Duration, since time.Time) (message string, ok, behind bool) {
 	start := time.Now()
 	for {
 		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail, since)
 		if caughtUp || time.Since(start) >= catchUp {
-			return message, ok, !caughtUp
+			return message, ok, !caughtUp && present(path)
 		}
 		time.Sleep(transcriptPoll)
 	}
@@ -224,10 +225,18 @@ type transcriptLine struct {
 // starts (seen: the turn's last messages were missing when the hook began,
 // there a second later). It waits at most catchUp; the Stop asks only for
 // an answer that failed its checks, so a passing one never waits.
-// behind is set when the wait ran out before the transcript reached last.
+// behind is set when the wait ran out before the transcript, which is
+// there, reached last.
 func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (whole string, ok, behind bool) {
 	whole, ok, caughtUp := waitForAnswer(path, last, false, catchUp, 0, since)
-	return whole, ok, !ok && !caughtUp
+	return whole, ok, !ok && !caughtUp && present(path)
+}
+
+// present reports whether a transcript is there: one that is not tells
+// nothing, and a read of it was not left behind by it.
+func present(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // subagentCut reports whether a sub-agent's last message (last, its

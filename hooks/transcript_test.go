@@ -586,3 +586,16 @@ func TestASubagentTranscriptBehindItsOutputTellsNothing(t *testing.T) {
 	assert.True(t, cut)
 	assert.True(t, checked)
 }
+
+// A transcript that is not there at all leaves no read behind it: the
+// answer is judged as it came (a client that keeps none, or the scripts'
+// inputs), not asked for again without end.
+func TestAMissingTranscriptIsNotBehind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "none.jsonl")
+	_, ok, behind := wholeAnswer(path, "short", 50*time.Millisecond, time.Time{})
+	assert.False(t, ok)
+	assert.False(t, behind)
+	_, ok, behind = sentMessage(path, 50*time.Millisecond, time.Time{})
+	assert.False(t, ok)
+	assert.False(t, behind)
+}
