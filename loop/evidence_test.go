@@ -959,6 +959,12 @@ func TestAPlanModeCriticCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
 	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() (bool, bool) { return true, true }}, "cut off at the model's output limit")
 }
 
+// In plan mode a critic whose transcript never caught up with its report
+// (WasCut not checked) is no evidence either: it may have been cut.
+func TestAPlanModeCriticNotCheckedForACutIsNoEvidence(t *testing.T) {
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() (bool, bool) { return false, false }}, "never caught up with its report")
+}
+
 // planModeCriticIsNoEvidence runs the plan-mode gate with a critic launched
 // as critic describes (its AgentType and WasCut), and checks that the pass
 // signal does not stand, saying why.
