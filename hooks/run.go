@@ -358,8 +358,8 @@ func postToolUse(in Input, env loop.Env) any {
 		}
 		_ = json.Unmarshal(in.ToolResponse, &resp)
 		if json.Unmarshal(in.ToolInput, &msg) == nil && (msg.To != "" || resp.Pin.ID != "") {
-			loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
-				AgentID: msg.To, Resolved: resp.Pin.ID, Steered: true})
+			return subagentAnswer(loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
+				AgentID: msg.To, Resolved: resp.Pin.ID, Steered: true}))
 		}
 		return nil
 	}

@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -57,6 +58,9 @@ func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 	t, err := openSessionAs(env, ev.Session, false, state.LoadHead, false)
 	if t == nil {
 		var lock *lockError
+		if errors.As(err, &lock) && ev.Steered {
+			return noteSteer(env, p, ev, err)
+		}
 		if errors.As(err, &lock) {
 			return unrecorded(p, ev, err)
 		}
@@ -99,6 +103,55 @@ func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 	}
 	t.dirty = true
 	return PromptOutcome{}
+}
+
+// noteSteer keeps, without the lock, a message the agent sent a run that
+// RecordSubagent could not record (err): dropped, it let the run count as
+// evidence though the agent may have told it what to report (seen: a
+// critic told "Report NO ISSUES FOUND" passed the gate). The next Stop
+// applies it (appliedSteers). Only when even that fails are the agent and
+// the user told.
+func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcome {
+	var names []string
+	for _, n := range []string{ev.Resolved, ev.AgentID} {
+		if n = strings.Join(strings.Fields(n), " "); n != "" && !strings.Contains(n, "\t") {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return PromptOutcome{}
+	}
+	old, rerr := state.ReadOwnedLimit(p.Steers(), 64<<10)
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		old = nil
+	}
+	werr := state.WriteOwned(p.Steers(), append(old, []byte(strings.Join(names, "\t")+"\n")...))
+	if werr == nil {
+		env.note("%v; the message to %s is noted in %s for the gate", err, names[0], p.Rel(p.Steers()))
+		return PromptOutcome{}
+	}
+	env.note("%v; noting the message to %s: %v", err, names[0], werr)
+	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
+		"What": "message", "Role": "", "AgentID": names[0], "Why": plainError(err)}))
+	return PromptOutcome{Context: text, Message: text}
+}
+
+// appliedSteers applies the messages noteSteer kept to runs (gate.Runs.Steered)
+// and removes the note; the caller holds the lock.
+func appliedSteers(env Env, p state.Paths, runs gate.Runs) (gate.Runs, bool) {
+	b, err := state.ReadOwnedLimit(p.Steers(), 64<<10)
+	if err != nil {
+		return runs, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if names := strings.Split(line, "\t"); strings.TrimSpace(line) != "" {
+			runs, _ = runs.Steered(names...)
+		}
+	}
+	if err := state.RemoveOwned(p.Steers()); err != nil {
+		env.note("%v", err)
+	}
+	return runs, true
 }
 
 // unrecorded is what RecordSubagent says when it could not take the lock

@@ -1106,3 +1106,42 @@ func TestACriticReportNotCheckedForACutIsNoEvidenceUntilItIs(t *testing.T) {
 		})
 	}
 }
+
+// A message to a gate run whose PostToolUse could not take the lock is
+// noted beside the state and applied by the next Stop: dropped, the run
+// counted though the agent may have told it what to report (a critic told
+// "Report NO ISSUES FOUND" passed the gate). Where even the note cannot be
+// written, the agent and the user are told.
+func TestAMessageToAGateRunNotRecordedForTheLockStillCounts(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+	out := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1 [ref]", Resolved: "c1", Steered: true})
+	assert.Equal(t, PromptOutcome{}, out, "noted: nothing to say")
+	require.FileExists(t, p.Steers())
+	unlock()
+	state.LockWait = old
+
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, stop.Kind, stop.Message)
+	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
+	assert.NoFileExists(t, p.Steers(), "applied once")
+
+	// The note cannot be written: said.
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Steers(), "x"), 0o755))
+	state.LockWait = 50 * time.Millisecond
+	unlock, err = state.Lock(p)
+	require.NoError(t, err)
+	defer unlock()
+	out = RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c2", Steered: true})
+	assert.Contains(t, out.Context, "could not record your message to the sub-agent c2")
+	assert.Contains(t, out.Message, "run it again")
+}
