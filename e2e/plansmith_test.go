@@ -1114,11 +1114,49 @@ func TestGateFailsThenPasses(t *testing.T) {
 
 // after returns a reply that answers with text once released has been
 // closed and then a while more: a background sub-agent that is still
-// running when the main agent ends its turn to wait for it.
+// running when the main agent ends its turn to wait for it. Only the
+// interactive client's scenario uses it (TestPlanModeGateInTmux): that
+// client starts no Stop hook while a background agent runs (it shows
+// "Waiting for 1 background agent to finish"), so there is no hook to
+// wait for; where the Stop runs meanwhile, afterStops waits for it.
 func after(released <-chan struct{}, text string) ms.Reply {
 	return ms.Func(func(ms.Request) ms.Reply {
 		<-released
 		time.Sleep(2 * time.Second) // the main agent's Stop hook runs meanwhile
+		return ms.Text(text)
+	})
+}
+
+// stopsAnswered makes e's hooks run plansmith through a wrapper that notes
+// each Stop hook once it has answered, and returns how many have: an
+// event a scripted sub-agent can wait for, rather than a time.
+func stopsAnswered(t *testing.T, e *Env) func() int {
+	t.Helper()
+	dir := realTempDir(t)
+	log, wrapper := filepath.Join(dir, "stops"), filepath.Join(dir, "plansmith")
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	script := "#!/bin/sh\n" + quote(BuildPlansmith(t)) + " \"$@\"\nrc=$?\n" +
+		"[ \"$1 $2\" = \"hook stop\" ] && echo stop >> " + quote(log) + "\nexit $rc\n"
+	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
+	e.ExtraEnv = append(e.ExtraEnv, "PLANSMITH_BIN="+wrapper)
+	return func() int {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "\n")
+	}
+}
+
+// afterStops returns a reply that answers with text once n of the main
+// agent's Stop hooks have answered (stopsAnswered): a background sub-agent
+// still running when the agent ends its turn to wait for it, and its Stop
+// is judged. Past RunTimeout it answers anyway, saying so, for the test to
+// fail on.
+func afterStops(answered func() int, n int, text string) ms.Reply {
+	return ms.Func(func(ms.Request) ms.Reply {
+		for deadline := time.Now().Add(RunTimeout); answered() < n; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return ms.Text(fmt.Sprintf("only %d of %d Stop hooks answered", answered(), n))
+			}
+		}
 		return ms.Text(text)
 	})
 }
@@ -1137,20 +1175,23 @@ func TestGateWithBackgroundSubAgents(t *testing.T) {
 		gate := sessionText(t, "09-gate.md")
 		critic := between(gate, "<critic-output>", "</critic-output>")
 		validator := between(gate, "<validator-output>", "</validator-output>")
-		criticWait, validatorWait := make(chan struct{}), make(chan struct{})
 		e := plansmithEnv(t, cli,
 			runCommand("plan"),
 			answer(t, "08-final.md"),
 			agent("critic", criticPrompt, "", true),
-			releasing(criticWait, "Waiting for the critic."),
+			ms.Text("Waiting for the critic."),
 			// Woken by the critic's completion.
 			agent("validator", validatorPrompt, critic, true),
-			releasing(validatorWait, "Waiting for the validator."),
+			ms.Text("Waiting for the validator."),
 			// Woken by the validator's completion.
 			ms.Text("Both have finished."),
 		)
-		e.Model.Route(criticRole, after(criticWait, critic))
-		e.Model.Route(validatorRole, after(validatorWait, validator))
+		// Each sub-agent answers once the Stop of the agent's turn that
+		// waits for it has been judged: the final revise's, then the
+		// critic's wait (2); that and the validator's wait (3).
+		answered := stopsAnswered(t, e)
+		e.Model.Route(criticRole, afterStops(answered, 2, critic))
+		e.Model.Route(validatorRole, afterStops(answered, 3, validator))
 		res := e.Run("/plansmith:plan --phases revise "+request, withHookEvents...)
 		assert.Zero(t, e.Model.Overruns())
 		assert.Zero(t, e.Model.Remaining())

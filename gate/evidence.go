@@ -226,6 +226,12 @@ type Run struct {
 	// CO7: a high finding before the cut was never judged, and the plan
 	// passed).
 	Cut bool `yaml:"cut,omitempty" json:"cut,omitempty"`
+	// Unchecked is set when whether the report was cut could not be told:
+	// the run's own transcript had not caught up with its output when the
+	// hook gave up waiting (Runs.Checked). Such a run is no evidence
+	// either, until a later look at the transcript tells (a cut report
+	// counted when its transcript was 5 s behind its end).
+	Unchecked bool `yaml:"unchecked,omitempty" json:"unchecked,omitempty"`
 	// The assessment the run belongs to: its plan and gaps, and which
 	// attempt at them (Session.Attempts); Round is its role's round in the
 	// attempt when it was launched (Session.round: the re-runs asked).
@@ -275,6 +281,7 @@ func (rs Runs) Launched(r Run, s Session) Runs {
 				r.Done, r.Ended = true, true
 			}
 			r.Cut = r.Cut || rs[i].Cut // the launch's copy is cut the same way
+			r.Unchecked = r.Unchecked || rs[i].Unchecked
 			out := append(Runs(nil), rs...)
 			out[i] = r
 			return out
@@ -331,6 +338,22 @@ func (rs Runs) Cut(agentID string) Runs {
 	for i := range out {
 		if agentID != "" && out[i].AgentID == agentID {
 			out[i].Cut = true
+		}
+	}
+	return out
+}
+
+// Checked records what a look at the run of agentID's transcript told: cut
+// (Run.Cut, for good), not cut, or, when checked is false, nothing
+// (Run.Unchecked, until a later look tells).
+func (rs Runs) Checked(agentID string, cut, checked bool) Runs {
+	if cut {
+		return rs.Cut(agentID)
+	}
+	out := append(Runs(nil), rs...)
+	for i := range out {
+		if agentID != "" && out[i].AgentID == agentID {
+			out[i].Unchecked = !checked
 		}
 	}
 	return out
@@ -551,6 +574,9 @@ func (r Run) unusable(role Role, cfg Config) string {
 	if r.Cut {
 		return "cut"
 	}
+	if r.Unchecked {
+		return "unchecked"
+	}
 	return r.launchedWrong(role, cfg)
 }
 
@@ -657,7 +683,7 @@ func (rs Runs) has(role Role, s Session) bool {
 }
 
 // missing says why role has no run to judge: the reason its evidence
-// cannot count (unusable: "steered", "cut", "agent-type", "model"), "stopped"
+// cannot count (unusable: "steered", "cut", "unchecked", "agent-type", "model"), "stopped"
 // when the newest run launched on the assessment ended without its output
 // (an interrupt, TaskStop, its session gone: Gone), else "missing"
 // (review AL2: a stopped critic was said never to have been seen).
@@ -748,6 +774,7 @@ func problemOf(role Role, why string) string {
 		"stopped":        "the " + string(role) + " run on this plan was stopped before it gave its output",
 		"steered":        "the " + string(role) + " run on this plan was continued or messaged by the agent, so its output is no evidence",
 		"cut":            "the " + string(role) + " run's report was cut off at the model's output limit, and the client reported only its end",
+		"unchecked":      "the " + string(role) + " run's own transcript never caught up with its report, so whether the report was cut off at the model's output limit could not be told",
 		"agent-type":     "the " + string(role) + " ran as a custom sub-agent type, whose own instructions come before the prompt; it must run as the general-purpose agent",
 		"model":          "the " + string(role) + " ran on another model than the one the gate asks for",
 		"without-critic": "the validator run was not given its prompt followed by the critic's output alone",

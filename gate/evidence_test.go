@@ -423,3 +423,30 @@ func TestOfUnreadableRunsTheFirstIsJudged(t *testing.T) {
 	require.True(t, ok, "the first run is not steered")
 	assert.Equal(t, "c1", got.AgentID)
 }
+
+// A run whose cut could not be told (Checked with checked false) is no
+// evidence; a later look that tells settles it either way, and a cut
+// stays a cut.
+func TestARunNotCheckedForACutIsNoEvidenceUntilALookTells(t *testing.T) {
+	s := Session{Status: StatusAwaiting, PlanHash: "p", GapsHash: "g", Attempts: 1}
+	cfg := Config{MaxAttempts: 2}
+	rs := Runs{}.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: "### NO ISSUES FOUND"}, s)
+	_, ok, _, _ := rs.Evidence(s, cfg)
+	require.True(t, ok)
+
+	rs = rs.Checked("c1", false, false)
+	_, ok, _, _ = rs.Evidence(s, cfg)
+	assert.False(t, ok)
+	assert.Equal(t, "unchecked", rs.missing(RoleCritic, s, cfg))
+	// The launch's copy of a run not checked is not checked either.
+	again := rs.Launched(Run{Role: RoleCritic, AgentID: "c1", Done: true, Output: "### NO ISSUES FOUND"}, s)
+	assert.True(t, again[0].Unchecked)
+
+	told := rs.Checked("c1", false, true)
+	_, ok, _, _ = told.Evidence(s, cfg)
+	assert.True(t, ok)
+	cut := rs.Checked("c1", true, true).Checked("c1", false, true)
+	_, ok, _, _ = cut.Evidence(s, cfg)
+	assert.False(t, ok)
+	assert.Equal(t, "cut", cut.missing(RoleCritic, s, cfg))
+}

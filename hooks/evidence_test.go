@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -243,4 +245,111 @@ func TestACutReportIsToldByEitherHook(t *testing.T) {
 			assert.True(t, f.Loop.GateRuns[0].Cut, "the run is recorded as cut")
 		})
 	}
+}
+
+// A gate run recorded by no hook for the project's lock (held by another
+// plansmith process past state.LockWait): the Agent call's PostToolUse
+// tells the agent and the user, the sub-agent's stop tells the user, in
+// the JSON Claude Code reads from those hooks.
+func TestAGateRunNotRecordedForTheLockIsSaidInTheHooksAnswers(t *testing.T) {
+	project, p, call := gateProject(t)
+	begin := call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": finalPlan}))
+	require.Contains(t, begin, `"decision":"block"`)
+	critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+	defer unlock()
+
+	prompt := string(critic)
+	launch := call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
+		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt}))
+	var answer SpecificAnswer
+	require.NoError(t, json.Unmarshal([]byte(launch), &answer), launch)
+	assert.Equal(t, "PostToolUse", answer.HookSpecificOutput.HookEventName)
+	assert.Contains(t, answer.HookSpecificOutput.AdditionalContext, "could not record the start of the critic run aeff946838fb8ae94")
+	assert.Contains(t, answer.SystemMessage, "will not count")
+
+	var stopped StopOutput
+	out := call("subagentstop", payload(t, "subagentstop-background.json", project, nil))
+	require.NoError(t, json.Unmarshal([]byte(out), &stopped), out)
+	assert.Empty(t, stopped.Decision, "the sub-agent is not kept going")
+	assert.Contains(t, stopped.SystemMessage, "could not record the output of sub-agent aeff946838fb8ae94")
+}
+
+// A critic's report cut at the output limit whose transcript had not
+// caught up when its SubagentStop gave up waiting is looked at again by
+// the Stop, in the session's sub-agent folder: the cut is found there and
+// the report refused as cut (it counted, the transcript 5 s behind).
+func TestACutCriticReportIsFoundByTheStopWhenItsTranscriptWasBehind(t *testing.T) {
+	project, p, call := gateProject(t)
+	old := subagentCatchUp
+	subagentCatchUp = 50 * time.Millisecond
+	t.Cleanup(func() { subagentCatchUp = old })
+	dir := t.TempDir()
+	session := filepath.Join(dir, "0054d705.jsonl")
+	require.NoError(t, os.WriteFile(session, nil, 0o644))
+	agent := filepath.Join(dir, "0054d705", "subagents", "agent-aeff946838fb8ae94.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(agent), 0o755))
+	require.NoError(t, os.WriteFile(agent, []byte(`{"type":"user","isSidechain":true,"message":{"content":"review"}}`+"\n"+
+		`{"type":"assistant","isSidechain":true,"message":{"id":"m1","stop_reason":"max_tokens","content":[{"type":"text","text":"### FINDING-0: No rollback\n- **Severity**: high\n"}]}}`+"\n"), 0o644))
+
+	stop := func(message string) string {
+		return call("stop", payload(t, "stop-after-wake.json", project, map[string]any{"last_assistant_message": message, "transcript_path": session}))
+	}
+	require.Contains(t, stop(finalPlan), `"decision":"block"`)
+	critic, err := os.ReadFile(filepath.Join(p.Gate(), gate.CriticFile))
+	require.NoError(t, err)
+	validator, err := os.ReadFile(filepath.Join(p.Gate(), gate.ValidatorFile))
+	require.NoError(t, err)
+	prompt := string(critic)
+	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-background.json", project,
+		map[string]any{"tool_input.prompt": prompt, "tool_response.prompt": prompt, "transcript_path": session})))
+	assert.Empty(t, call("subagentstop", payload(t, "subagentstop-background.json", project, map[string]any{"agent_transcript_path": agent, "transcript_path": session})))
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	require.NotEmpty(t, f.Loop.GateRuns)
+	assert.True(t, f.Loop.GateRuns[0].Unchecked, "its transcript had not reached its output")
+
+	// The client writes the rest of the critic's transcript: its prompt to
+	// resume, and the part after the cut, all it reported.
+	rest, err := os.OpenFile(agent, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = rest.WriteString(`{"type":"user","isSidechain":true,"isMeta":true,"message":{"content":"Output token limit hit. Resume directly"}}` + "\n" +
+		`{"type":"assistant","isSidechain":true,"message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":` + strconv.Quote(capturedCritic) + `}]}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, rest.Close())
+	vprompt := string(validator) + "\n\n" + capturedCritic
+	assert.Empty(t, call("subagentstop", payload(t, "subagentstop-foreground.json", project, nil)))
+	assert.Empty(t, call("posttooluse", payload(t, "posttooluse-agent-foreground.json", project,
+		map[string]any{"tool_input.prompt": vprompt, "tool_response.prompt": vprompt})))
+
+	done := stop("Done.")
+	assert.Contains(t, done, `"decision":"block"`)
+	assert.Contains(t, done, "The critic's report was cut off at the model's output limit and resumed")
+	assert.NotContains(t, done, "approved by the gate")
+}
+
+// The Stop hook tells the loop when its transcript reads gave up with the
+// transcript still behind: a plan cut at the output limit, whose resumed
+// part alone reaches the hook, is then not judged by that part (it spent a
+// retry, told that the Goal it wrote was missing), and the user hears why.
+func TestAStopWhoseTranscriptStaysBehindJudgesNothing(t *testing.T) {
+	project, p, call := gateProject(t)
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(`{"type":"user","message":{"role":"user","content":"plan it"}}`+"\n"+
+		`{"type":"assistant","message":{"id":"m1","stop_reason":"max_tokens","content":[{"type":"text","text":"## Goal\nCache the lookups.\n"}]}}`+"\n"), 0o644))
+	out := call("stop", payload(t, "stop-after-wake.json", project, map[string]any{
+		"last_assistant_message": "## Steps\n1. Add it.", "transcript_path": transcript}))
+	var answer StopOutput
+	require.NoError(t, json.Unmarshal([]byte(out), &answer), out)
+	assert.Equal(t, "block", answer.Decision)
+	assert.Contains(t, answer.Reason, "plansmith could read only your final message")
+	assert.Contains(t, answer.SystemMessage, "no retry was spent")
+	f, err := state.Load(p.State())
+	require.NoError(t, err)
+	assert.Zero(t, f.Loop.RetriesTotal)
 }

@@ -221,12 +221,30 @@ func stop(in Input, env loop.Env) any {
 	if in.BackgroundTasks != nil {
 		ev.InFlight = subagentsInFlight(*in.BackgroundTasks)
 	}
+	// Whether a read below gave up with the transcript still behind: what
+	// it gave may not be the whole answer.
+	behind := false
+	ev.TranscriptBehind = func() bool { return behind }
 	if in.LastAssistantMessage != nil && in.TranscriptPath != "" {
 		last, path := *in.LastAssistantMessage, in.TranscriptPath
-		ev.WholeMessage = func() (string, bool) { return wholeAnswer(path, last, transcriptCatchUp, in.Began) }
+		ev.WholeMessage = func() (string, bool) {
+			whole, ok, late := wholeAnswer(path, last, transcriptCatchUp, in.Began)
+			behind = behind || late
+			return whole, ok
+		}
 	}
 	if path := in.TranscriptPath; path != "" {
-		ev.SentMessage = func() (string, bool) { return sentMessage(path, transcriptCatchUp, in.Began) }
+		ev.SentMessage = func() (string, bool) {
+			sent, ok, late := sentMessage(path, transcriptCatchUp, in.Began)
+			behind = behind || late
+			return sent, ok
+		}
+		ev.RunCut = func(id, output string) (bool, bool) {
+			if sub := subagentTranscript(path, id); sub != "" {
+				return subagentCut(sub, output, 0)
+			}
+			return false, false
+		}
 	}
 	if in.SessionCrons != nil {
 		ev.Scheduled, ev.SchedulesKnown = cronPrompts(*in.SessionCrons), true
@@ -279,9 +297,13 @@ func subagentStop(in Input, env loop.Env) any {
 	ev := loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
 		AgentID: in.AgentID, Done: true, Output: output}
 	if path := in.AgentTranscriptPath; path != "" && output != "" {
-		ev.WasCut = func() bool { return subagentCut(path, output, subagentCatchUp) }
+		ev.WasCut = func() (bool, bool) { return subagentCut(path, output, subagentCatchUp) }
 	}
-	loop.RecordSubagent(env, ev)
+	// The user hears of an output the gate could not record; the agent is
+	// told by the gate when it next ends its turn.
+	if o := loop.RecordSubagent(env, ev); o.Message != "" {
+		return &StopOutput{SystemMessage: o.Message}
+	}
 	return nil
 }
 
@@ -336,14 +358,14 @@ func postToolUse(in Input, env loop.Env) any {
 		}
 		_ = json.Unmarshal(in.ToolResponse, &resp)
 		if json.Unmarshal(in.ToolInput, &msg) == nil && (msg.To != "" || resp.Pin.ID != "") {
-			loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
-				AgentID: msg.To, Resolved: resp.Pin.ID, Steered: true})
+			return subagentAnswer(loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
+				AgentID: msg.To, Resolved: resp.Pin.ID, Steered: true}))
 		}
 		return nil
 	}
 	if in.ToolName == "Agent" || in.ToolName == "Task" {
 		if ev, ok := subagentLaunch(in); ok {
-			loop.RecordSubagent(env, ev)
+			return subagentAnswer(loop.RecordSubagent(env, ev))
 		}
 		return nil
 	}
@@ -396,7 +418,7 @@ func subagentLaunch(in Input) (loop.SubagentEvent, bool) {
 		// (2.1.197 does not wait for it).
 		if path := subagentTranscript(in.TranscriptPath, resp.AgentID); path != "" && ev.Output != "" {
 			output := ev.Output
-			ev.WasCut = func() bool { return subagentCut(path, output, subagentCatchUp) }
+			ev.WasCut = func() (bool, bool) { return subagentCut(path, output, subagentCatchUp) }
 		}
 	}
 	return ev, true
@@ -459,6 +481,18 @@ func toolAnswer(o loop.ToolOutcome) any {
 		PermissionDecision:       "deny",
 		PermissionDecisionReason: o.Reason,
 	}}
+}
+
+// subagentAnswer tells the agent (and the user) about its sub-agent run
+// when the loop has something to say of it: the Agent call's PostToolUse.
+func subagentAnswer(o loop.PromptOutcome) any {
+	if o.Context == "" && o.Message == "" {
+		return nil
+	}
+	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
+		HookEventName:     "PostToolUse",
+		AdditionalContext: o.Context,
+	}, SystemMessage: o.Message}
 }
 
 func promptAnswer(o loop.PromptOutcome) any {

@@ -50,7 +50,7 @@ func lastMessage(in Input) (string, error) {
 		if err != nil && !notYet {
 			catchUp = 0
 		}
-		if sent, ok := sentMessage(in.TranscriptPath, catchUp, in.Began); ok {
+		if sent, ok, _ := sentMessage(in.TranscriptPath, catchUp, in.Began); ok {
 			return sent, nil
 		}
 		if notYet {
@@ -104,13 +104,14 @@ type toolUseBlock struct {
 // lines a moment after the Stop hook starts: seen, the SendUserMessage call
 // not there yet). Only an answer with no text waits. A message found
 // before the turn's end is written may not be the turn's last: it is
-// taken only when the wait runs out.
-func sentMessage(path string, catchUp time.Duration, since time.Time) (string, bool) {
+// taken only when the wait runs out; behind says the wait ran out with
+// the transcript there.
+func sentMessage(path string, catchUp time.Duration, since time.Time) (message string, ok, behind bool) {
 	start := time.Now()
 	for {
 		message, caughtUp, ok := transcriptSentMessage(path, maxTranscriptTail, since)
 		if caughtUp || time.Since(start) >= catchUp {
-			return message, ok
+			return message, ok, !caughtUp && present(path)
 		}
 		time.Sleep(transcriptPoll)
 	}
@@ -224,8 +225,18 @@ type transcriptLine struct {
 // starts (seen: the turn's last messages were missing when the hook began,
 // there a second later). It waits at most catchUp; the Stop asks only for
 // an answer that failed its checks, so a passing one never waits.
-func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (string, bool) {
-	return waitForAnswer(path, last, false, catchUp, 0, since)
+// behind is set when the wait ran out before the transcript, which is
+// there, reached last.
+func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (whole string, ok, behind bool) {
+	whole, ok, caughtUp := waitForAnswer(path, last, false, catchUp, 0, since)
+	return whole, ok, !ok && !caughtUp && present(path)
+}
+
+// present reports whether a transcript is there: one that is not tells
+// nothing, and a read of it was not left behind by it.
+func present(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // subagentCut reports whether a sub-agent's last message (last, its
@@ -233,26 +244,36 @@ func wholeAnswer(path, last string, catchUp time.Duration, since time.Time) (str
 // cut at the model's output limit, read from the sub-agent's own
 // transcript (every line of it is a sidechain's). The client then reports
 // only the part after the cut, everywhere: the SubagentStop, the Agent
-// call's result, the notification (review CO7).
-func subagentCut(path, last string, catchUp time.Duration) bool {
-	_, ok := waitForAnswer(path, last, true, catchUp, subagentAppears, time.Time{})
-	return ok
+// call's result, the notification (review CO7). checked is false when the
+// transcript is there but did not reach last within catchUp: whether the
+// report was cut cannot be told, and a cut one must not count (it did,
+// the transcript 5 s behind). A transcript that never appears is taken as
+// a client that keeps none: nothing to tell from, as before.
+func subagentCut(path, last string, catchUp time.Duration) (cut, checked bool) {
+	_, ok, caughtUp := waitForAnswer(path, last, true, catchUp, subagentAppears, time.Time{})
+	if !ok && !caughtUp {
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			return false, true
+		}
+	}
+	return ok, ok || caughtUp
 }
 
 // waitForAnswer is continuedAnswer, waiting at most catchUp for the
 // transcript to reach last, of which at most appear for it to be there at
 // all (a session's transcript is there from its first tool call; a
-// sub-agent's appears a moment after its end is reported).
-func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration, since time.Time) (string, bool) {
+// sub-agent's appears a moment after its end is reported). caughtUp is
+// false when the wait ran out first.
+func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Duration, since time.Time) (whole string, ok, caughtUp bool) {
 	start := time.Now()
 	for {
 		whole, caughtUp, ok := continuedAnswer(path, last, sidechain, maxTranscriptTail, since)
 		waited := time.Since(start)
 		if ok || caughtUp || waited >= catchUp {
-			return whole, ok
+			return whole, ok, caughtUp
 		}
 		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) && waited >= appear {
-			return whole, ok
+			return whole, ok, caughtUp
 		}
 		time.Sleep(transcriptPoll)
 	}
@@ -264,11 +285,12 @@ func waitForAnswer(path, last string, sidechain bool, catchUp, appear time.Durat
 // machine longer), and subagentAppears how long for that file to appear;
 // transcriptPoll is how often they look.
 const (
-	transcriptCatchUp = 2 * time.Second
-	subagentCatchUp   = 5 * time.Second
+	transcriptCatchUp = loop.TranscriptWait
 	subagentAppears   = time.Second
 	transcriptPoll    = 25 * time.Millisecond
 )
+
+var subagentCatchUp = 5 * time.Second // a variable for tests
 
 // continuedAnswer gives the agent's whole answer when its last message
 // (last, the Stop input's last_assistant_message) continues one that was

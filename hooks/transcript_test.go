@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -165,7 +166,7 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		tail := lastAssistantText(t, string(data))
 		require.True(t, strings.HasPrefix(tail, rest), "%s: the fixture's last message is the resumed part", cli)
 
-		got, ok := wholeAnswer(path, tail, 0, time.Time{})
+		got, ok, _ := wholeAnswer(path, tail, 0, time.Time{})
 		require.True(t, ok, cli)
 		assert.True(t, strings.HasPrefix(got, "## Goal\n"), "%s: the part before the cut comes first", cli)
 		assert.True(t, strings.HasSuffix(got, tail), "%s: then the resumed part", cli)
@@ -181,14 +182,16 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 	// The Stop's answer is not the transcript's last yet (the client
 	// writes it a little later): waited for, then given up on.
 	start := time.Now()
-	_, ok := wholeAnswer(path, "something else", 100*time.Millisecond, time.Time{})
+	_, ok, behind := wholeAnswer(path, "something else", 100*time.Millisecond, time.Time{})
 	assert.False(t, ok)
+	assert.True(t, behind, "the wait ran out with the transcript behind")
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "it waited for the transcript to catch up")
 	// A transcript that cannot be read is not waited for (one not there
 	// yet is, see TestASubagentsCutReportIsToldFromItsTranscript).
 	start = time.Now()
-	_, ok = wholeAnswer(t.TempDir(), tail, time.Minute, time.Time{})
+	_, ok, behind = wholeAnswer(t.TempDir(), tail, time.Minute, time.Time{})
 	assert.False(t, ok)
+	assert.False(t, behind, "nothing to wait for")
 	assert.Less(t, time.Since(start), time.Second)
 
 	// No cut, no join: an answer after a Stop block (also a meta user
@@ -217,7 +220,7 @@ func TestAnAnswerResumedAfterTheOutputLimitIsWhole(t *testing.T) {
 		if strings.HasPrefix(name, "two text blocks") {
 			last = "new\n\npart"
 		}
-		_, ok := wholeAnswer(p, last, time.Minute, time.Time{})
+		_, ok, _ := wholeAnswer(p, last, time.Minute, time.Time{})
 		assert.False(t, ok, name)
 		assert.Less(t, time.Since(start), time.Second, "%s: caught up, so not waited for", name)
 	}
@@ -256,8 +259,10 @@ func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
 		}
 	}
 	require.True(t, strings.HasPrefix(tail, "### FINDING-2"), "the fixture's last message is the resumed part")
-	assert.True(t, subagentCut(path, tail, 0))
-	got, ok := waitForAnswer(path, tail, true, 0, 0, time.Time{})
+	cut, checked := subagentCut(path, tail, 0)
+	assert.True(t, cut)
+	assert.True(t, checked)
+	got, ok, _ := waitForAnswer(path, tail, true, 0, 0, time.Time{})
 	require.True(t, ok)
 	assert.True(t, strings.HasPrefix(got, "### FINDING-1"), "the finding before the cut is in the transcript")
 
@@ -267,9 +272,13 @@ func TestASubagentsCutReportIsToldFromItsTranscript(t *testing.T) {
 	whole := filepath.Join(dir, "agent-a1.jsonl")
 	require.NoError(t, os.WriteFile(whole, []byte(`{"type":"user","isSidechain":true,"message":{"content":"review"}}`+"\n"+
 		`{"type":"assistant","isSidechain":true,"message":{"id":"m1","stop_reason":"end_turn","content":[{"type":"text","text":"### NO ISSUES FOUND"}]}}`+"\n"), 0o644))
-	assert.False(t, subagentCut(whole, "### NO ISSUES FOUND", time.Minute))
+	cut, checked = subagentCut(whole, "### NO ISSUES FOUND", time.Minute)
+	assert.False(t, cut)
+	assert.True(t, checked)
 	start := time.Now()
-	assert.False(t, subagentCut(filepath.Join(dir, "agent-later.jsonl"), tail, 100*time.Millisecond))
+	cut, checked = subagentCut(filepath.Join(dir, "agent-later.jsonl"), tail, 100*time.Millisecond)
+	assert.False(t, cut)
+	assert.True(t, checked, "a client that keeps no transcript: nothing to tell from")
 	assert.GreaterOrEqual(t, time.Since(start), 100*time.Millisecond, "a transcript not there yet is waited for")
 	assert.Equal(t, filepath.Join("/h/.claude/projects/k/s1", "subagents", "agent-a1.jsonl"), subagentTranscript("/h/.claude/projects/k/s1.jsonl", "a1"))
 	assert.Empty(t, subagentTranscript("/h/.claude/projects/k/s1.jsonl", "../x"))
@@ -299,7 +308,7 @@ func TestAResumedAnswerJoinsWhereItWasCut(t *testing.T) {
 		}
 		p := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-		got, ok := wholeAnswer(p, tt.after, 0, time.Time{})
+		got, ok, _ := wholeAnswer(p, tt.after, 0, time.Time{})
 		require.True(t, ok, tt.want)
 		assert.Equal(t, tt.want, got)
 	}
@@ -372,7 +381,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
-		got, ok := sentMessage(path, time.Minute, time.Time{})
+		got, ok, _ := sentMessage(path, time.Minute, time.Time{})
 		assert.Equal(t, tc.want, got, name)
 		assert.Equal(t, tc.want != "", ok, name)
 	}
@@ -533,23 +542,63 @@ func TestAnotherHooksBlockOnTheSameStopIsNotTheTurnsEnd(t *testing.T) {
 	assert.Equal(t, "## Goal\nsent", got, "2.1.330: the plan sent before the other hook's block")
 
 	path = write("sent", prompt, send, result, final, reprompt, said, block(time.Millisecond))
-	got, ok := sentMessage(path, time.Minute, began)
+	got, ok, _ := sentMessage(path, time.Minute, began)
 	assert.True(t, ok)
 	assert.Equal(t, "## Goal\nsent", got, "2.1.197: the plan sent, not \"Sent.\"")
 
 	path = write("cut", prompt, cut, resume, resumed, block(time.Millisecond))
-	got, ok = wholeAnswer(path, "## Steps\n1. Add it.", time.Minute, began)
+	got, ok, _ = wholeAnswer(path, "## Steps\n1. Add it.", time.Minute, began)
 	assert.True(t, ok)
 	assert.Equal(t, "## Goal\nCache.\n## Steps\n1. Add it.", got)
 
 	// An earlier Stop's block ends the turn: what was sent before it
 	// answered that Stop.
 	path = write("earlier", prompt, send, result, final, block(-time.Second))
-	got, ok = sentMessage(path, 0, began)
+	got, ok, _ = sentMessage(path, 0, began)
 	assert.False(t, ok, got)
 }
 
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// A sub-agent's transcript that is there but has not reached the output
+// its hook reports when the wait runs out cannot tell whether the report
+// was cut: not checked, so that the run counts for nothing until a later
+// look tells (a cut critic report counted when its transcript was 5 s
+// behind). Once the transcript has caught up, a look without waiting
+// tells.
+func TestASubagentTranscriptBehindItsOutputTellsNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agent-a1.jsonl")
+	cutPart := `{"type":"assistant","isSidechain":true,"message":{"id":"m1","stop_reason":"max_tokens","content":[{"type":"text","text":"### FINDING-1: No rollback\n- **Severity**: high\n"}]}}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(`{"type":"user","isSidechain":true,"message":{"content":"review"}}`+"\n"+cutPart), 0o644))
+	resumed := "### FINDING-2: Failover\n- **Severity**: medium\n- **Description**: x"
+	cut, checked := subagentCut(path, resumed, 100*time.Millisecond)
+	assert.False(t, cut)
+	assert.False(t, checked, "the transcript never reached the output: nothing told")
+
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"type":"user","isSidechain":true,"isMeta":true,"message":{"content":"Output token limit hit. Resume directly"}}` + "\n" +
+		`{"type":"assistant","isSidechain":true,"message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":` + strconv.Quote(resumed) + `}]}}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	cut, checked = subagentCut(path, resumed, 0)
+	assert.True(t, cut)
+	assert.True(t, checked)
+}
+
+// A transcript that is not there at all leaves no read behind it: the
+// answer is judged as it came (a client that keeps none, or the scripts'
+// inputs), not asked for again without end.
+func TestAMissingTranscriptIsNotBehind(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "none.jsonl")
+	_, ok, behind := wholeAnswer(path, "short", 50*time.Millisecond, time.Time{})
+	assert.False(t, ok)
+	assert.False(t, behind)
+	_, ok, behind = sentMessage(path, 50*time.Millisecond, time.Time{})
+	assert.False(t, ok)
+	assert.False(t, behind)
 }

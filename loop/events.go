@@ -85,6 +85,16 @@ type StopEvent struct {
 	// prompt among them is the client's own turn, not the user's.
 	Scheduled      []string
 	SchedulesKnown bool
+	// TranscriptBehind, when set, reports whether a read of WholeMessage
+	// or SentMessage gave up waiting with the transcript still behind the
+	// Stop: what they gave may not be the whole answer (Stop then judges
+	// nothing, answerBehind).
+	TranscriptBehind func() bool
+	// RunCut, when set, looks once more, without waiting, at the
+	// transcript of the session's sub-agent agentID, whose output the
+	// hooks could not check (gate.Run.Unchecked): as SubagentEvent.WasCut.
+	// Called only for such runs of an assessment, under the lock.
+	RunCut func(agentID, output string) (cut, checked bool)
 	// Began is when the hook process began; zero when unknown. A Stop
 	// that began before the same answer was judged for its session is
 	// that turn's Stop run again by another of plansmith's hooks (Loop.LastStop).
@@ -116,10 +126,13 @@ type SubagentEvent struct {
 	Output string
 	// WasCut, when set for a run's output, reports whether Output only
 	// resumes a report the client cut at the model's output limit (it
-	// reports the part after the cut alone). It may wait for the
-	// sub-agent's transcript, so it is called only when a gate run may be
-	// recorded, before the lock is taken.
-	WasCut func() bool
+	// reports the part after the cut alone); checked is false when that
+	// could not be told (the sub-agent's transcript did not reach Output
+	// within the wait), and the run then counts for nothing until a later
+	// look tells (StopEvent.RunCut). It may wait for the sub-agent's
+	// transcript, so it is called only when a gate run may be recorded,
+	// before the lock is taken.
+	WasCut func() (cut, checked bool)
 	// Name is the run's name at its launch (the Agent tool's name).
 	Name string
 	// Steered is a message the agent sent the run (SendMessage); AgentID

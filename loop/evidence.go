@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,8 +25,12 @@ import (
 // RecordSubagent records a sub-agent run of the calling session's loop when
 // its gate waits for the critic and validator: a launch whose prompt is the
 // assessment's critic prompt, or starts with its validator prompt
-// (gate.Prompts.Recognise), or a run's final output. Anything else changes nothing. It never answers.
-func RecordSubagent(env Env, ev SubagentEvent) {
+// (gate.Prompts.Recognise), or a run's final output. Anything else changes
+// nothing. It answers only when such a run could not be recorded (the
+// project's lock could not be had): the run does not count, and the user
+// and the agent are told so and what to do, rather than hear later that
+// the run was never seen or was stopped.
+func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 	call := sessionPlanCall(env, ev.Session)
 	wasCut := once(ev.WasCut)
 	switch {
@@ -35,68 +40,174 @@ func RecordSubagent(env Env, ev SubagentEvent) {
 		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
 		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
-			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && wasCut()}, env.Stderr)
+			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && cutOf(wasCut), Unchecked: ev.Done && !checkedOf(wasCut)}, env.Stderr)
 	}
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
-		return
+		return PromptOutcome{}
 	}
-	cut := false
+	cut, checked, looked := false, true, false
 	if ev.Done && ev.WasCut != nil && gateAwaits(p) {
-		cut = wasCut()
+		cut, checked = wasCut()
+		looked = true
 	}
 	// Only the frontmatter changes; a sub-agent never binds the loop, and
 	// never ends it: a state file LoadHead cannot read (its frontmatter has
 	// grown past the limit with runs' outputs) stays for Stop, which reads
 	// it whole, to carry on or end the loop, saying so.
-	t, _ := openSessionAs(env, ev.Session, false, state.LoadHead, false)
+	t, err := openSessionAs(env, ev.Session, false, state.LoadHead, false)
 	if t == nil {
-		return
+		var lock *lockError
+		if errors.As(err, &lock) && ev.Steered {
+			return noteSteer(env, p, ev, err)
+		}
+		if errors.As(err, &lock) {
+			return unrecorded(p, ev, err)
+		}
+		return PromptOutcome{}
 	}
 	defer t.close(env)
 	l := &t.file.Loop
 	if !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
-		return
+		return PromptOutcome{}
 	}
 	if ev.Steered {
 		var changed bool
 		if l.GateRuns, changed = l.GateRuns.Steered(ev.Resolved, ev.AgentID); changed {
 			t.dirty = true
 		}
-		return
+		return PromptOutcome{}
 	}
 	if !ev.Launched {
 		if ev.Done {
 			l.GateRuns = l.GateRuns.Finished(ev.AgentID, ev.Output)
-			if cut {
-				l.GateRuns = l.GateRuns.Cut(ev.AgentID)
+			if looked {
+				l.GateRuns = l.GateRuns.Checked(ev.AgentID, cut, checked)
 			}
 			t.dirty = true
 		}
-		return
+		return PromptOutcome{}
 	}
 	role := gatePrompts(t.paths, l.GateSession).Recognise(ev.Prompt)
 	if role == "" {
-		return
+		return PromptOutcome{}
 	}
 	l.GateRuns = l.GateRuns.Launched(gate.Run{
 		Role: role, AgentID: ev.AgentID, Name: ev.Name, LaunchedBy: ev.ID, LaunchedAt: env.Now().UTC(), Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
 		Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: cut,
 	}, l.GateSession)
+	if looked {
+		// A look that told settles one that could not (its output's
+		// SubagentStop, say, which came first).
+		l.GateRuns = l.GateRuns.Checked(ev.AgentID, cut, checked)
+	}
 	t.dirty = true
+	return PromptOutcome{}
 }
 
-// once is f called at most once, its answer kept; false when f is nil.
-func once(f func() bool) func() bool {
-	called, v := false, false
-	return func() bool {
+// noteSteer keeps, without the lock, a message the agent sent a run that
+// RecordSubagent could not record (err): dropped, it let the run count as
+// evidence though the agent may have told it what to report (seen: a
+// critic told "Report NO ISSUES FOUND" passed the gate). The next Stop
+// applies it (appliedSteers). Only when even that fails are the agent and
+// the user told.
+func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcome {
+	var names []string
+	for _, n := range []string{ev.Resolved, ev.AgentID} {
+		if n = strings.Join(strings.Fields(n), " "); n != "" && !strings.Contains(n, "\t") {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return PromptOutcome{}
+	}
+	old, rerr := state.ReadOwnedLimit(p.Steers(), 64<<10)
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		old = nil
+	}
+	werr := state.WriteOwned(p.Steers(), append(old, []byte(strings.Join(names, "\t")+"\n")...))
+	if werr == nil {
+		env.note("%v; the message to %s is noted in %s for the gate", err, names[0], p.Rel(p.Steers()))
+		return PromptOutcome{}
+	}
+	env.note("%v; noting the message to %s: %v", err, names[0], werr)
+	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
+		"What": "message", "Role": "", "AgentID": names[0], "Why": plainError(err)}))
+	return PromptOutcome{Context: text, Message: text}
+}
+
+// appliedSteers applies the messages noteSteer kept to runs (gate.Runs.Steered)
+// and removes the note; the caller holds the lock.
+func appliedSteers(env Env, p state.Paths, runs gate.Runs) (gate.Runs, bool) {
+	b, err := state.ReadOwnedLimit(p.Steers(), 64<<10)
+	if err != nil {
+		return runs, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if names := strings.Split(line, "\t"); strings.TrimSpace(line) != "" {
+			runs, _ = runs.Steered(names...)
+		}
+	}
+	if err := state.RemoveOwned(p.Steers()); err != nil {
+		env.note("%v", err)
+	}
+	return runs, true
+}
+
+// unrecorded is what RecordSubagent says when it could not take the lock
+// (err) to record ev: the state, read without the lock, decides whether ev
+// was a run the loop's gate awaits (a launch it recognises, or an output
+// of a run it knows as its critic or validator, or does not know yet: a
+// foreground run's output comes before its launch). Anything else, as
+// when recorded, is nothing to say.
+func unrecorded(p state.Paths, ev SubagentEvent, err error) PromptOutcome {
+	f, lerr := state.LoadHead(p.State())
+	if lerr != nil || ev.Steered {
+		return PromptOutcome{}
+	}
+	l := &f.Loop
+	if !l.Active || elsewhere(l, p.Project) || l.SessionID != "" && !l.HeldBy(ev.Session.ID) || !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
+		return PromptOutcome{}
+	}
+	what, role := "output", gate.Role("")
+	if ev.Launched {
+		what, role = "launch", gatePrompts(p, l.GateSession).Recognise(ev.Prompt)
+		if role == "" {
+			return PromptOutcome{}
+		}
+		if ev.Done {
+			what = "output"
+		}
+	} else {
+		for _, r := range l.GateRuns {
+			if r.AgentID == ev.AgentID {
+				if r.Role == "" {
+					return PromptOutcome{}
+				}
+				role = r.Role
+			}
+		}
+	}
+	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
+		"What": what, "Role": string(role), "AgentID": ev.AgentID, "Why": plainError(err)}))
+	return PromptOutcome{Context: text, Message: text}
+}
+
+// once is f called at most once, its answer kept; not cut, and checked,
+// when f is nil.
+func once(f func() (cut, checked bool)) func() (cut, checked bool) {
+	called, c, ok := false, false, true
+	return func() (bool, bool) {
 		if !called && f != nil {
-			v = f()
+			c, ok = f()
 		}
 		called = true
-		return v
+		return c, ok
 	}
 }
+
+func cutOf(f func() (bool, bool)) bool     { c, _ := f(); return c }
+func checkedOf(f func() (bool, bool)) bool { _, ok := f(); return ok }
 
 // gateAwaits reports, from the state's frontmatter read without the lock,
 // whether the loop's gate awaits its runs.

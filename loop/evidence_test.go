@@ -410,7 +410,7 @@ func TestACriticReportCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
 			criticPrompt, validatorPrompt := gateLoop(t, env, p)
 			s := Session{ID: sessionID, Cwd: p.Project}
 			asked := 0
-			wasCut := func() bool { asked++; return true }
+			wasCut := func() (bool, bool) { asked++; return true, true }
 			stop := SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic}
 			launch := SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic}
 			if from == "launch" {
@@ -450,7 +450,7 @@ func TestACutIsLookedForOnlyWhileTheGateAwaits(t *testing.T) {
 		rewriteLoop(t, p, change)
 		asked := 0
 		RecordSubagent(env, SubagentEvent{Session: Session{ID: "s", Cwd: p.Project}, AgentID: "x1", Done: true, Output: "an explorer's report",
-			WasCut: func() bool { asked++; return true }})
+			WasCut: func() (bool, bool) { asked++; return true, true }})
 		assert.Zero(t, asked, name)
 	}
 }
@@ -956,7 +956,13 @@ func TestAPlanModeCriticOfAnotherTypeIsNoEvidence(t *testing.T) {
 // In plan mode a critic whose report was cut at the model's output limit
 // (WasCut) is no evidence either (review CO7).
 func TestAPlanModeCriticCutAtTheOutputLimitIsNoEvidence(t *testing.T) {
-	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() bool { return true }}, "cut off at the model's output limit")
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() (bool, bool) { return true, true }}, "cut off at the model's output limit")
+}
+
+// In plan mode a critic whose transcript never caught up with its report
+// (WasCut not checked) is no evidence either: it may have been cut.
+func TestAPlanModeCriticNotCheckedForACutIsNoEvidence(t *testing.T) {
+	planModeCriticIsNoEvidence(t, SubagentEvent{AgentType: "general-purpose", WasCut: func() (bool, bool) { return false, false }}, "never caught up with its report")
 }
 
 // planModeCriticIsNoEvidence runs the plan-mode gate with a critic launched
@@ -992,4 +998,150 @@ func planModeCriticIsNoEvidence(t *testing.T, critic SubagentEvent, why string) 
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"status":"fail"`, "the pass signal does not stand")
 	assert.Contains(t, string(b), why)
+}
+
+// A gate run whose hook could not take the project's lock (another
+// plansmith process held it past state.LockWait) is not recorded: it does
+// not count, and the agent and the user are told so and what to do, not
+// left to hear later that it was never seen, or was stopped.
+func TestAGateRunNotRecordedForTheLockIsSaidSo(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+
+	launch := RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	assert.Contains(t, launch.Context, "could not record the start of the critic run c1")
+	assert.Contains(t, launch.Context, "held the project's lock")
+	assert.Contains(t, launch.Context, "run the critic again")
+	assert.Equal(t, launch.Context, launch.Message, "the user hears it too")
+	foreground := RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1",
+		Prompt: validatorPrompt + "\n\n" + critic, Done: true, Output: passing})
+	assert.Contains(t, foreground.Context, "could not record the output of the validator run v1")
+	unknown := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "z9", Done: true, Output: critic})
+	assert.Contains(t, unknown.Message, "the output of sub-agent z9")
+	assert.Contains(t, unknown.Message, "if it was the critic or the validator")
+	other := RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "x1", Prompt: "list the files"})
+	assert.Equal(t, PromptOutcome{}, other, "a sub-agent the gate does not await: nothing to say")
+	elsewhere := RecordSubagent(env, SubagentEvent{Session: Session{ID: "other", Cwd: p.Project}, Launched: true, AgentID: "c9", Prompt: criticPrompt})
+	assert.Equal(t, PromptOutcome{}, elsewhere, "another session's sub-agent")
+
+	// Launched while the lock was free, its output not recorded: it does
+	// not count, and the gate's word for it covers why.
+	unlock()
+	state.LockWait = old
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c2", Prompt: criticPrompt, Background: true}))
+	unlock, err = state.Lock(p)
+	require.NoError(t, err)
+	state.LockWait = 50 * time.Millisecond
+	done := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c2", Done: true, Output: critic})
+	assert.Contains(t, done.Message, "could not record the output of the critic run c2")
+	unlock()
+	state.LockWait = old
+	assert.Empty(t, loaded(t, p).GateRuns[0].Output)
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("The critic has finished."), ReportsRuns: true})
+	require.Equal(t, Block, out.Kind, out.Message)
+	assert.Contains(t, out.Reason, "or plansmith could not record its output")
+	assert.Zero(t, loaded(t, p).RetriesTotal)
+}
+
+// A gate run whose own transcript had not caught up with its output when
+// its hooks gave up waiting (WasCut checked false) may be a report cut at
+// the output limit: it counts for nothing until a look tells. The Stop
+// looks once more (RunCut): a report not cut counts, with no run again;
+// a cut one is refused as cut; one still not told fails closed (a cut
+// report counted when its transcript was 5 s behind its end).
+func TestACriticReportNotCheckedForACutIsNoEvidenceUntilItIs(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		look       func(agentID, output string) (bool, bool)
+		finish     bool
+		why        string
+		launchTold bool // the launch's own look told: not cut
+	}{
+		{name: "not looked at again", why: "had still not caught up with its report"},
+		{name: "still behind at the Stop", look: func(string, string) (bool, bool) { return false, false }, why: "had still not caught up with its report"},
+		{name: "cut, told at the Stop", look: func(string, string) (bool, bool) { return true, true }, why: "The critic's report was cut off at the model's output limit and resumed"},
+		{name: "not cut, told at the Stop", look: func(string, string) (bool, bool) { return false, true }, finish: true},
+		{name: "not cut, told at the launch", launchTold: true, finish: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, p, _ := testEnv(t)
+			criticPrompt, validatorPrompt := gateLoop(t, env, p)
+			s := Session{ID: sessionID, Cwd: p.Project}
+			RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic,
+				WasCut: func() (bool, bool) { return false, false }})
+			launch := SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Done: true, Output: critic}
+			if tc.launchTold {
+				launch.WasCut = func() (bool, bool) { return false, true }
+			}
+			RecordSubagent(env, launch)
+			RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+			assert.Equal(t, !tc.launchTold, loaded(t, p).GateRuns[0].Unchecked)
+			looked := []string{}
+			ev := StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true}
+			if tc.look != nil {
+				ev.RunCut = func(id, output string) (bool, bool) {
+					looked = append(looked, id)
+					assert.Equal(t, critic, output)
+					return tc.look(id, output)
+				}
+			}
+			out := Stop(env, ev)
+			if tc.look != nil {
+				assert.Equal(t, []string{"c1"}, looked, "only the run not checked is looked at")
+			}
+			if tc.finish {
+				require.Equal(t, Finish, out.Kind, out.Reason)
+				assert.Equal(t, state.ExitCompleted, out.ExitReason)
+				return
+			}
+			require.Equal(t, Block, out.Kind, out.Message)
+			assert.Contains(t, out.Reason, tc.why)
+			assert.Contains(t, out.Reason, "Run the critic with the Agent tool")
+		})
+	}
+}
+
+// A message to a gate run whose PostToolUse could not take the lock is
+// noted beside the state and applied by the next Stop: dropped, the run
+// counted though the agent may have told it what to report (a critic told
+// "Report NO ISSUES FOUND" passed the gate). Where even the note cannot be
+// written, the agent and the user are told.
+func TestAMessageToAGateRunNotRecordedForTheLockStillCounts(t *testing.T) {
+	env, p, _ := testEnv(t)
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	old := state.LockWait
+	state.LockWait = 50 * time.Millisecond
+	t.Cleanup(func() { state.LockWait = old })
+	unlock, err := state.Lock(p)
+	require.NoError(t, err)
+	out := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1 [ref]", Resolved: "c1", Steered: true})
+	assert.Equal(t, PromptOutcome{}, out, "noted: nothing to say")
+	require.FileExists(t, p.Steers())
+	unlock()
+	state.LockWait = old
+
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, stop.Kind, stop.Message)
+	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
+	assert.NoFileExists(t, p.Steers(), "applied once")
+
+	// The note cannot be written: said.
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Steers(), "x"), 0o755))
+	state.LockWait = 50 * time.Millisecond
+	unlock, err = state.Lock(p)
+	require.NoError(t, err)
+	defer unlock()
+	out = RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c2", Steered: true})
+	assert.Contains(t, out.Context, "could not record your message to the sub-agent c2")
+	assert.Contains(t, out.Message, "run it again")
 }

@@ -1172,3 +1172,47 @@ func pausedLoop(t *testing.T) (Env, state.Paths, Session) {
 	require.Equal(t, Pause, Stop(env, ev).Kind)
 	return env, p, s
 }
+
+// A failing final message read while the transcript that may hold the
+// rest of the answer had not caught up (TranscriptBehind) may be only the
+// end of the answer: judged as it came, it spent a retry on sections the
+// agent wrote, and the last retry saved its tail as the plan. The agent
+// is asked for the whole answer again, the user is told, and nothing is
+// recorded or spent; an answer the transcript gave whole is judged as
+// ever, and the client's block cap still bounds the asking.
+func TestAFailingAnswerReadWhileTheTranscriptWasBehindIsNotJudged(t *testing.T) {
+	env, p := loopWithRetries(t, 1, true)
+	s := Session{ID: "s", Cwd: p.Project}
+	behind := func() bool { return true }
+	none := func() (string, bool) { return "", false }
+	out := Stop(env, StopEvent{Session: s, LastMessage: answer("3. goal: cache them"), BlockCap: 8,
+		WholeMessage: none, SentMessage: none, TranscriptBehind: behind})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "plansmith could read only your final message")
+	assert.Contains(t, out.Reason, "numbered items: found 1, need 3")
+	assert.Contains(t, out.Reason, "had not caught up 2s after your turn ended")
+	assert.Contains(t, out.Message, "no retry was spent", "the user is told")
+	l := loaded(t, p)
+	assert.Zero(t, l.RetriesTotal)
+	assert.Equal(t, "understand", l.Phase)
+	assert.Empty(t, outputsOf(t, p))
+
+	// The sent message found in the end passes: it is the answer.
+	understood := "1. problem: lookups are slow\n2. constraint: no new service\n3. goal: cache them"
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("Sent."), BlockCap: 8,
+		SentMessage: func() (string, bool) { return understood, true }, TranscriptBehind: behind})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "understand [1/3] passed")
+
+	// With the transcript caught up, a failing answer is judged as ever.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("short"), BlockCap: 8, WholeMessage: none,
+		TranscriptBehind: func() bool { return false }})
+	require.Equal(t, Block, out.Kind)
+	assert.Contains(t, out.Reason, "did not pass the phase's checks (attempt 1")
+	assert.Equal(t, 1, loaded(t, p).RetriesTotal)
+
+	// At the client's block cap the loop pauses instead, saying so.
+	out = Stop(env, StopEvent{Session: s, LastMessage: answer("short"), BlockCap: 1, WholeMessage: none, TranscriptBehind: behind})
+	assert.Equal(t, Pause, out.Kind, out.Reason)
+	assert.Equal(t, 1, loaded(t, p).RetriesTotal)
+}

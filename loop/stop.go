@@ -54,6 +54,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	// that hook's feedback, held it up for the whole of both waits (seen:
 	// 4 s on every answer, plansmith registered as a plugin and in
 	// settings).
+	behind := false
 	if msgErr == nil && (ev.WholeMessage != nil || ev.SentMessage != nil) && !judgedAlready(p, ev, msg, env.Now()) && failsItsPhase(p, ev.Session, msg) {
 		fails := true
 		if ev.WholeMessage != nil {
@@ -70,9 +71,12 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 			// passes: a progress note sent before a failing answer is not
 			// the answer.
 			if sent, ok := ev.SentMessage(); ok && !failsItsPhase(p, ev.Session, sent) {
-				msg = sent
+				msg, fails = sent, false
 			}
 		}
+		// A failing final text read while the transcript was still behind
+		// may be only the end of the answer: not judged (answerBehind).
+		behind = fails && ev.TranscriptBehind != nil && ev.TranscriptBehind()
 	}
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
@@ -140,6 +144,13 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// waited for (review AD1).
 		t.file.Loop.GateRuns, _ = t.file.Loop.GateRuns.Gone(ev.Session.ID, env.Now())
 	}
+	if len(t.file.Loop.GateRuns) > 0 {
+		// Messages to runs noted while the lock was held (noteSteer).
+		t.file.Loop.GateRuns, _ = appliedSteers(env, t.paths, t.file.Loop.GateRuns)
+	}
+	if ev.RunCut != nil && t.file.Loop.Gate && t.file.Loop.GateSession.Status == gate.StatusAwaiting {
+		t.file.Loop.GateRuns = checkAgain(t.file.Loop.GateRuns, ev.RunCut)
+	}
 	before := label(t.file)
 	t.dirty = true
 	// An assessment begun on observed runs stays observed: one Stop whose
@@ -153,6 +164,8 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		out = r.noAnswer(msgErr)
 	case r.gateAwaiting():
 		out = r.gateReply(msg)
+	case behind:
+		out = r.answerBehind(msg)
 	default:
 		out = r.advance(msg)
 	}
@@ -164,6 +177,20 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return saveFailed(before, err)
 	}
 	return out
+}
+
+// checkAgain looks once more at the transcript of each run whose output
+// its hooks could not check (gate.Run.Unchecked): by the Stop it has most
+// likely caught up, and an honest run counts without being run again. One
+// it still cannot tell stays no evidence.
+func checkAgain(rs gate.Runs, look func(agentID, output string) (bool, bool)) gate.Runs {
+	for _, r := range rs {
+		if r.Unchecked && r.Done && !r.Cut && r.Output != "" {
+			cut, checked := look(r.AgentID, r.Output)
+			rs = rs.Checked(r.AgentID, cut, checked)
+		}
+	}
+	return rs
 }
 
 // failsItsPhase reports whether msg, judged now as s's loop would judge
@@ -341,6 +368,36 @@ func (r *stop) noAnswer(cause error) StopOutcome {
 	})
 	return StopOutcome{Kind: Pause, Message: strings.TrimSpace(msg)}
 }
+
+// answerBehind answers a final message that fails its phase's checks
+// while the transcript that may hold the rest of the answer had not caught
+// up when the wait for it ran out (StopEvent.TranscriptBehind): the
+// resumed part of an answer cut at the output limit, or brief mode's
+// "Sent.". Judged as it came, it spent a retry on what the agent may not
+// have answered (a plan was told that the Goal and Steps it wrote were
+// missing), and the last retry would have saved its tail as the plan. The
+// agent is asked for the whole answer again and the user is told; nothing
+// is recorded and no retry is spent. The block counts toward the client's
+// cap, which bounds a transcript that never catches up (a pause).
+func (r *stop) answerBehind(msg string) StopOutcome {
+	l := &r.f.Loop
+	cfg, prog := config(l, r.loadMemory()), progress(r.f)
+	data := map[string]any{
+		"Label":    phases.Label(cfg, prog),
+		"Phase":    l.Phase,
+		"Problems": problemLines(phases.Validate(cfg, prog, msg)),
+		"Wait":     TranscriptWait.String(),
+	}
+	out := r.block(strings.TrimSpace(templates.Show("messages/answer-behind.md", data)))
+	if out.Kind == Block {
+		out.Message = strings.TrimSpace(templates.Show("messages/answer-behind-user.md", data))
+	}
+	return out
+}
+
+// TranscriptWait is how long an adapter waits for a transcript to catch
+// up with the Stop it reads it for.
+const TranscriptWait = 2 * time.Second
 
 // advance runs one phase-machine step on msg and applies its outcome.
 func (r *stop) advance(msg string) StopOutcome {

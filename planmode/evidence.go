@@ -59,8 +59,8 @@ func RecordRun(c Call, launched bool, r gate.Run, notes io.Writer) {
 		rs = rs.Launched(r, gate.PlanSession(plan))
 	} else {
 		rs = rs.Finished(r.AgentID, r.Output)
-		if r.Cut {
-			rs = rs.Cut(r.AgentID)
+		if r.Cut || r.Unchecked {
+			rs = rs.Checked(r.AgentID, r.Cut, !r.Unchecked)
 		}
 	}
 	data, err := json.Marshal(rs)

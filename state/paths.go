@@ -36,6 +36,10 @@ func (p Paths) Lock() string { return filepath.Join(p.Work(), "lock") }
 // for the session the clear starts (loop.SessionEnd).
 func (p Paths) Cleared() string { return filepath.Join(p.Work(), "cleared") }
 
+// Steers is where a hook that could not take the lock notes a message the
+// agent sent a gate run (loop.RecordSubagent), for the next Stop to apply.
+func (p Paths) Steers() string { return filepath.Join(p.Work(), "steers") }
+
 // Rel returns path relative to the project, for messages.
 func (p Paths) Rel(path string) string {
 	if r, err := filepath.Rel(p.Project, path); err == nil {
