@@ -122,19 +122,25 @@ func (tt *tmuxTerm) settle(done func(screen string) bool) {
 	}
 }
 
+// newTmuxTerm is a tmux server of the test's own, on a socket in a folder
+// of its own (short: a socket path is limited to about 100 bytes). It
+// skips, saying why tmux was wanted, when tmux is not installed.
+func newTmuxTerm(t *testing.T, why string) *tmuxTerm {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed: " + why)
+	}
+	sockDir, err := os.MkdirTemp("", "ps-tmux")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
+	return &tmuxTerm{t: t, socket: filepath.Join(sockDir, "s")}
+}
+
 // startTmux runs the CLI of e interactively with args in a tmux session,
 // killed when the test ends. It skips when tmux is missing.
 func startTmux(t *testing.T, e *Env, args ...string) *tmuxTerm {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed: the interactive plan-mode scenario needs it (ExitPlanMode is off in claude -p)")
-	}
-	// A server of its own, on a socket in a folder of its own (short: a
-	// socket path is limited to about 100 bytes).
-	sockDir, err := os.MkdirTemp("", "ps-tmux")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
-	tt := &tmuxTerm{t: t, socket: filepath.Join(sockDir, "s")}
+	tt := newTmuxTerm(t, "the interactive plan-mode scenario needs it (ExitPlanMode is off in claude -p)")
 	// The client starts in a script so its environment is exactly ours,
 	// not the tmux server's.
 	var sb strings.Builder

@@ -27,13 +27,7 @@ import (
 // keeping the model asked for) to the prompt. It skips without tmux.
 func startCodexTmux(t *testing.T, e *CodexEnv, args ...string) *tmuxTerm {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux not installed: the interactive Codex scenarios need it")
-	}
-	sockDir, err := os.MkdirTemp("", "ps-tmux")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
-	tt := &tmuxTerm{t: t, socket: filepath.Join(sockDir, "s")}
+	tt := newTmuxTerm(t, "the interactive Codex scenarios need it")
 	// The first-run dialogs answered beforehand, as Codex records them
 	// (the folder trusted, the newer model's offer seen and declined).
 	config := filepath.Join(e.Home, "config.toml")
