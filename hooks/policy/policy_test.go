@@ -1576,6 +1576,8 @@ func TestBlindCmdExe(t *testing.T) {
 		`ls # & del x`,              // a comment to bash
 		`echo 'a > x'`,              // a redirect to cmd.exe
 		"cat <<'EOF'\n& del x\nEOF", // a here-document's text
+		`echo "^" '& del x'`,        // ^ in cmd.exe's quotes escapes nothing (review EB)
+		`grep 'a<b' f`,              // an input redirect to cmd.exe
 	} {
 		d := Bash(line, cmd)
 		assert.Equal(t, "blind-cmd", d.Rule, line)
