@@ -1578,6 +1578,9 @@ func TestBlindCmdExe(t *testing.T) {
 		"cat <<'EOF'\n& del x\nEOF", // a here-document's text
 		`echo "^" '& del x'`,        // ^ in cmd.exe's quotes escapes nothing (review EB)
 		`grep 'a<b' f`,              // an input redirect to cmd.exe
+		// Passed to cmd as \", the quote after ^ toggles (review EB).
+		`echo ^"a" '& del x'`,
+		`grep ^"x" 'a|del x' f`,
 	} {
 		d := Bash(line, cmd)
 		assert.Equal(t, "blind-cmd", d.Rule, line)
