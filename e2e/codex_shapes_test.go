@@ -135,6 +135,8 @@ func TestCodexProjectShellVariablesRefuseTheShell(t *testing.T) {
 	for name, table := range map[string]string{
 		"plain":    "[shell_environment_policy]",
 		"x escape": `["shell_environment_polic\x79"]`,
+		// Upper-case hex digits are read alike (review EB).
+		"x escape, upper-case hex": `["shell_environment\x5Fpolicy"]`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -394,3 +394,28 @@ func TestNoIssuesThenASeverityOverDocumentedGapsRunsTheCriticAgain(t *testing.T)
 	assert.Equal(t, ActionRerun, st.Action, st.Reason)
 	assert.Contains(t, st.Reason, "says it found no issues and gives a high or medium severity")
 }
+
+// The plan an assessment failed on, sent again, is sent back with its
+// findings in the gate package itself (review DC7), also when the leakage
+// scan added gaps to it: the agent sends the plan as it wrote it, and the
+// gate compares it merged, as it was assessed (review EB: a mutant that
+// compared the plan as sent, or that never recorded the failed plan,
+// survived here).
+func TestThePlanAFailWasOnIsSentBackWithItsFindings(t *testing.T) {
+	for name, plan := range map[string]string{
+		"plain":  planWith(oneGap),
+		"hedged": leakyBody + "\n" + GapsStart + "\n" + oneGap + GapsEnd + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			merged, s := begun(t, plan, Session{})
+			st := Assess(merged, reply(twoFindings, failFinding1), s, cfg)
+			require.Equal(t, ActionRevise, st.Action, st.Reason)
+			again := Begin(plan, st.Session, cfg)
+			require.Equal(t, ActionFix, again.Action, again.Reason)
+			assert.Contains(t, again.Reason, "This is the plan the last assessment failed on")
+			assert.Contains(t, again.Reason, "FINDING-1: No rollback")
+			revised := strings.Replace(plan, GapsEnd, "### GAP-9: No rollback\n- **Severity**: high\n- **Description**: The migration cannot be undone yet.\n"+GapsEnd, 1)
+			assert.Equal(t, ActionRun, Begin(revised, st.Session, cfg).Action, "a plan with a new gap is assessed")
+		})
+	}
+}

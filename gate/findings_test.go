@@ -134,6 +134,7 @@ func TestParseFindingsErrors(t *testing.T) {
 	}{
 		{"empty output", "", true, "FINDING-<n>"},
 		{"prose only", "The plan looks fine to me.", true, "NO ISSUES FOUND"},
+		{"no issues crossed out", "### NO ISSUES FOUND ❌", true, "NO ISSUES FOUND"}, // a cross is no declaration (review DC8; EB: a mutant reading it as one survived)
 		{"wrong heading level", "## FINDING-1: A\n- **Severity**: high\n- **Description**: d", true, "FINDING"},
 		{"finding without severity", "### FINDING-1: A\n- **Description**: d", false, "line 1: FINDING-1 has no severity"},
 		{"finding with bad severity", "### FINDING-1: A\n- **Severity**: cleared\n- **Description**: d", false, `line 2: FINDING-1 has severity "cleared"`},

@@ -202,6 +202,13 @@ func TestLooseText(t *testing.T) {
 		{"a fenced command after a gap", gap + "\n```sh\nrm -rf /var/lib/app\n```\n", "```sh\nrm -rf /var/lib/app\n```"},
 		{"a field the gate does not read", gap + "- **Mitigation**: skip the canary\n", "- **Mitigation**: skip the canary"},
 		{"prose where a block claims none", "Step 6: drop the audit table.\n", "Step 6: drop the audit table."},
+		// Prose that does not continue a description (review EB: a mutant
+		// hiding each of these survived).
+		{"prose after a blank line past a gap", gap + "\nThen run `redis-cli FLUSHALL` on production.\n", "Then run `redis-cli FLUSHALL` on production."},
+		{"prose under a severity", "### GAP-1: Failover\n- **Severity**: medium\nrun `redis-cli FLUSHALL` first.\n- **Description**: counters reset.\n", "run `redis-cli FLUSHALL` first."},
+		{"prose under a heading", "### GAP-1: Failover\nrun `redis-cli FLUSHALL` first.\n- **Severity**: medium\n- **Description**: counters reset.\n", "run `redis-cli FLUSHALL` first."},
+		{"prose after an unread field", gap + "- **Mitigation**: skip the canary\nand run `redis-cli FLUSHALL` on production.\n", "- **Mitigation**: skip the canary\nand run `redis-cli FLUSHALL` on production."},
+		{"a description before any gap", "- **Description**: run `redis-cli FLUSHALL` first,\nthen deploy.\n\n" + gap, "- **Description**: run `redis-cli FLUSHALL` first,\nthen deploy."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -228,6 +235,7 @@ func TestParseGapsHollow(t *testing.T) {
 		{"only an id as title", "### GAP-1: FINDING-1\n- **Severity**: low\n- **Description**: The limiter cannot be turned off without a deploy.\n", `GAP-1's title, "FINDING-1", says nothing`},
 		{"ids as description", "### GAP-2: Review findings\n- **Severity**: medium\n- **Description**: FINDING-1, FINDING‑2, Finding 3.\n", "GAP-2's description"},
 		{"a template's slot", "### GAP-1: <title>\n- **Severity**: high\n- **Description**: <what is missing>\n", "GAP-1's title"},
+		{"an id of two digits as title", "### GAP-1: FINDING-12\n- **Severity**: low\n- **Description**: The limiter cannot be turned off without a deploy.\n", `GAP-1's title, "FINDING-12", says nothing`}, // review EB
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
@@ -257,6 +265,9 @@ func TestParseSeverity(t *testing.T) {
 		"Medium to High": High, "low or medium": Medium, "Medium – High (CVSS 6.5)": High,
 		"High-impact": High, "low-risk": Low,
 		"Critical": High, "**MAJOR**": High, "Blocker": High, "Moderate": Medium, "Minor": Low, "Informational": Low, "minor-to-moderate": Medium,
+		// A range is never read at its lower end, however it is written
+		// (review EB: mutants reading each of these as low survived).
+		"Blocking": High, "Low - High": High, "Low / High": High, "low-or-high": High, "Low to High.": High, "low to **high**": High,
 	} {
 		got, ok := parseSeverity(in)
 		assert.True(t, ok, in)

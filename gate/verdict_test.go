@@ -52,6 +52,7 @@ func TestParseVerdictErrors(t *testing.T) {
 		{"unknown word", "### VERDICT: MAYBE\n**Reason**: hmm", false, `line 1: verdict "MAYBE" is neither PASS nor FAIL`},
 		{"contradicting verdicts", "### VERDICT: PASS\n**Reason**: ok\n### VERDICT: FAIL", false, "line 3: a second verdict contradicts the one on line 1"},
 		{"a mark against the word", "### VERDICT: PASS ❌\n**Reason**: FINDING-2 is not covered", false, "line 1: the verdict PASS carries the opposite mark"},
+		{"another cross against the word", "### VERDICT: PASS ✗\n**Reason**: FINDING-2 is not covered", false, "line 1: the verdict PASS carries the opposite mark"}, // review EB
 		{"words after the verdict", "### VERDICT: PASS — but FINDING-2 is not covered\n**Reason**: ok", true, "### VERDICT"},
 	}
 	for _, tt := range tests {

@@ -481,6 +481,13 @@ func TestATranscriptBehindTheStopIsWaitedFor(t *testing.T) {
 			"", "ends with a tool call of the agent's and holds no answer after it, 2s after the turn ended"},
 		{"a tool's result, and the turn's end never written", []string{prompt, read, result("3")}, nil,
 			"", "holds no answer of the agent's after its last prompt, in its last 16 MiB, 2s after the turn ended"},
+		// A call is told by its block too, and by the newest line alone
+		// (review EB: mutants reading only the stop reason, or the oldest
+		// line read, survived).
+		{"a call whose line has no stop reason", []string{prompt, strings.Replace(read, `"stop_reason":"tool_use",`, "", 1)}, nil,
+			"", "ends with a tool call of the agent's"},
+		{"a call after a text line that has no stop reason", []string{prompt, strings.Replace(intro, `"stop_reason":"tool_use",`, "", 1), read}, nil,
+			"", "ends with a tool call of the agent's"},
 	} {
 		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.now, "\n")+"\n"), 0o644))
@@ -540,6 +547,16 @@ func TestAnotherHooksBlockOnTheSameStopIsNotTheTurnsEnd(t *testing.T) {
 	got, err := lastMessage(Input{TranscriptPath: path, Began: began})
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nsent", got, "2.1.330: the plan sent before the other hook's block")
+
+	// A text answer is read past the block at once, without waiting
+	// (review EB: a mutant that ended the text answer's reading there
+	// survived; the answer was paused after the wait).
+	path = write("text", prompt, said, block(5*time.Millisecond))
+	start := time.Now()
+	got, err = lastMessage(Input{TranscriptPath: path, Began: began})
+	require.NoError(t, err)
+	assert.Equal(t, "Sent.", got)
+	assert.Less(t, time.Since(start), transcriptCatchUp/2, "not waited for")
 
 	path = write("sent", prompt, send, result, final, reprompt, said, block(time.Millisecond))
 	got, ok, _ := sentMessage(path, time.Minute, began)

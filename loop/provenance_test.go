@@ -355,6 +355,14 @@ func TestALoopFinishingAgainOnAnotherPlanKeepsItToo(t *testing.T) {
 	data, err = os.ReadFile(filepath.Join(p.Project, first))
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "rotate the keys", "the first plan is left as it was")
+	// A revision that only adds to the first plan is another plan too
+	// (review EB: a mutant that took a kept file holding the revision's
+	// beginning for the revision survived).
+	longer, _, err := keepInProject(p, ledger, "loop-1", meta, "## Goal\nCache.\nAlso time out.\n", testNow.Add(2*time.Minute))
+	require.NoError(t, err)
+	data, err = os.ReadFile(filepath.Join(p.Project, longer))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "Also time out.")
 }
 
 // A memory file larger than plansmith ever lets its memory grow is moved

@@ -406,6 +406,9 @@ func TestConvergeReviseMustChangeThePlan(t *testing.T) {
 		"a preamble":     "Revised plan for C1, C2:\n\n" + judged,
 		"a changes list": judged + "\n## Changes\n- C1: addressed.\n- C2: handled, see above.\n",
 		"re-wrapped":     strings.ReplaceAll(judged, "\n", "  \n") + "C1 C2\n",
+		// Ids of two digits, or with a non-breaking hyphen, are ids too
+		// (review EB).
+		"other spellings of ids": judged + "\nC1, C2, C12 and C‑1 are addressed.\n",
 	} {
 		out := Step(cfg, at(open), text)
 		assert.False(t, out.Passed, name)
@@ -419,4 +422,15 @@ func TestConvergeReviseMustChangeThePlan(t *testing.T) {
 	settled := open
 	settled.Challenges = []converge.Entry{{ID: "C1", Claim: "a", Severity: converge.Significant, Status: converge.Unresolved, Mitigation: "alert"}}
 	assert.True(t, Step(cfg, at(settled), judged+"\nC1: the alert is in the risks.\n").Passed, "only UNRESOLVED with a mitigation")
+	// Review EB (mutants that survived): only an OPEN challenge asks for a
+	// change, an UNRESOLVED one alone does not, even for a bare claim; and
+	// a plan with a line taken out is a changed plan.
+	assert.True(t, Step(cfg, at(settled), judged+"\nC1 is addressed.\n").Passed, "only UNRESOLVED, a bare claim")
+	onlyOpen := open
+	onlyOpen.Challenges = []converge.Entry{{ID: "C1", Claim: "a", Severity: converge.Significant, Status: converge.Open}}
+	assert.False(t, Step(cfg, at(onlyOpen), judged+"\nC1 is addressed.\n").Passed, "only OPEN, a near-copy")
+	kept := strings.Split(strings.TrimRight(judged, "\n"), "\n")
+	cut := strings.Join(kept[:len(kept)-1], "\n") + "\n" // its last line
+	require.NotEqual(t, judged, cut)
+	assert.True(t, Step(cfg, at(open), cut+"\nC1 and C2 are addressed.\n").Passed, "a line taken out")
 }

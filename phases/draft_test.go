@@ -43,8 +43,9 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"a template's table: a header over placeholders", filled(map[string]string{"Steps": "| # | Step | Files |\n|---|---|---|\n| 1 | <step> | <files> |",
 			"Risks": "| Risk | Mitigation |\n|------|------------|\n| TBD | TBD |"}), "Steps, Risks"}, // review CS
 		{"a template's code block", filled(map[string]string{"Verification": "```bash\n<command>\n```", "Steps": "```\n# TODO\n...\n```"}), "Steps, Verification"},
-		{"a placeholder between bars starts no table", filled(map[string]string{"Risks": "| TBD |\n\n"}), "Risks"},                                 // mutation check, review CW
-		{"a heading that says only a placeholder", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: TBD", 1), "Goal"}, // mutation check, review CW
+		{"a placeholder between bars starts no table", filled(map[string]string{"Risks": "| TBD |\n\n"}), "Risks"},                                  // mutation check, review CW
+		{"a heading that says only a placeholder", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: TBD", 1), "Goal"},  // mutation check, review CW
+		{"risks that are an empty gaps block", filled(map[string]string{"Risks": "<!-- rodin:gaps:start -->\n\n<!-- rodin:gaps:end -->"}), "Risks"}, // review EB
 		{"bold labels over nothing", "**Goal**\n**Scope**\nIn: the sender.\n**Non-Scope**\nThe queue.\n**Steps**\n1. Add it.\n**Verification**\n`go test`\n**Risks**\nDuplicates.\n**Open Questions**\nNone.\n", "Goal"},
 	}
 	for _, tt := range refused {

@@ -267,6 +267,16 @@ func TestAPlanFileLargerThanAnyPlanIsNotRead(t *testing.T) {
 	env := testEnv(home)
 	big := writePlan(t, env, home, "s-1", "otter.md", gapsPlan+strings.Repeat("filler line\n", 400))
 	assert.Greater(t, mustSize(t, big), maxPlanFile)
+	assert.NotContains(t, string(must(os.ReadFile(big))), "rodin:session=", "the edit's hook passed it by") // review EB
+	// Indexed and marked as the session's, it is still not read (review EB:
+	// a mutant reading an indexed plan of any size survived: the edit's
+	// hook had indexed nothing, so the index was never asked).
+	f, err := os.OpenFile(big, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("<!-- rodin:session=s-1 -->\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, indexPlan(home, "s-1", big, time.Now()))
 	// Through the index, then by the scan.
 	for _, scan := range []bool{false, true} {
 		if scan {
@@ -286,4 +296,37 @@ func mustSize(t *testing.T, path string) int64 {
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	return info.Size()
+}
+
+// The other way round: an older, unassessed plan of the session's in the
+// default folder does not stand for the newer one, assessed, kept where
+// the setting says (review EB: a mutant that judged the last folder's
+// plan, not the newest, survived the test above).
+func TestTheNewestPlanIsJudgedWhateverItsFolder(t *testing.T) {
+	c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
+	require.NoError(t, os.MkdirAll(filepath.Join(c.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(c.Project, ".claude", "settings.json"), []byte(`{"plansDirectory":"plans"}`), 0o644))
+	exit := Call{Project: c.Project, Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}
+	write := func(dir, text string, at time.Time) string {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		path := filepath.Join(dir, "brave-otter.md")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		w := c
+		w.Input, _ = json.Marshal(map[string]string{"file_path": path})
+		Maintain(w, at, io.Discard)
+		require.NoError(t, os.Chtimes(path, at, at))
+		return path
+	}
+	write(filepath.Join(c.Home, PlansDir), strings.Replace(evidencePlan, "Add the cron job.", "Add the cron job and drop every older backup.", 1), time.Now().Add(-time.Hour))
+	now := time.Now()
+	newest := write(filepath.Join(c.Project, "plans"), evidencePlan, now)
+	prompts := gate.PromptsOf(evidencePlan)
+	RecordRun(c, true, gate.Run{AgentID: "c1", Prompt: prompts.Critic, Done: true, Output: planCritic}, io.Discard)
+	RecordRun(c, true, gate.Run{AgentID: "v1", Prompt: prompts.Validator + "\n\n" + planCritic, Done: true, Output: planValidator}, io.Discard)
+	require.NoError(t, os.WriteFile(newest, append(must(os.ReadFile(newest)), []byte(`<!-- rodin:verdict:signal={"status":"pass","reason":"covered"} -->`+"\n")...), 0o644))
+	w := c
+	w.Input, _ = json.Marshal(map[string]string{"file_path": newest})
+	Maintain(w, now, io.Discard)
+	require.NoError(t, os.Chtimes(newest, now, now))
+	assert.Equal(t, "", CheckExit(exit, io.Discard), "the newest plan, assessed, passes")
 }

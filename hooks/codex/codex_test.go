@@ -363,6 +363,11 @@ func TestPreToolUseWithProjectShellVariablesRefusesTheShell(t *testing.T) {
 		{"x-escaped quoted key", ".", "[\"shell_environment_polic\\x79\"]\nset = { BASH_ENV = \"x\" }\n", true},
 		{"long-escaped dotted key", ".", "\"\\U00000073hell_environment_policy\".set.PATH = \"./bin\"\n", true},
 		{"x-escaped key in a table", ".", "[profiles.p]\n\"shell_env\\x69ronment_policy\" = { set = { PATH = \"./bin\" } }\n", true},
+		// Hex digits in either case, as TOML reads them.
+		{"x-escaped with upper-case hex", ".", "[\"shell_environment\\x5Fpolicy\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		{"x-escaped with a lower-case hex letter", ".", "[\"shell_environment\\x5fpolicy\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		{"u-escaped with upper-case hex", ".", "[\"shell_environment\\u005Fpolicy\"]\nset = { BASH_ENV = \"x\" }\n", true},
+		{"U-escaped with upper-case hex", ".", "[\"shell_environment\\U0000005Fpolicy\"]\nset = { BASH_ENV = \"x\" }\n", true},
 		// Escapes and backslashes that spell no such key leave the shell
 		// alone (review CL: every \u refused it).
 		{"escapes elsewhere", ".", "model = \"caf\\u00e9\"\nnotify = ['C:\\Users\\me\\x.exe']\n", false},
@@ -514,4 +519,44 @@ func TestOnPathFindsCmd(t *testing.T) {
 	assert.True(t, onPath(without+string(os.PathListSeparator)+with, "cmd"))
 	assert.False(t, onPath(without, "cmd"))
 	assert.True(t, onPath(without+string(os.PathListSeparator)+"bin", "cmd"), "a relative entry")
+	exe := t.TempDir() // Windows names it cmd.exe (review EB)
+	require.NoError(t, os.WriteFile(filepath.Join(exe, "cmd.exe"), []byte("#!/bin/sh\n"), 0o755))
+	assert.True(t, onPath(without+string(os.PathListSeparator)+exe, "cmd"), "cmd.exe")
+}
+
+// TestPreToolUseWithCmdOnPathJudgesAsCmdExeReads: the hook tells the policy
+// whether a cmd is on the PATH it shares with Codex, so that a line cmd.exe
+// would read with an operator where bash reads text is refused there and
+// only there (review DA6; review EB: a mutant that never told the policy,
+// in either hooks/codex or loop, let every such line through with no test
+// failing but the slow e2e one).
+func TestPreToolUseWithCmdOnPathJudgesAsCmdExeReads(t *testing.T) {
+	withCmd, without := t.TempDir(), t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(withCmd, "cmd"), []byte("#!/bin/sh\n"), 0o755))
+	for _, c := range []struct {
+		path string
+		deny bool
+	}{{withCmd, true}, {without, false}} {
+		env, out, _ := testEnv(t, "")
+		root, err := env.Getwd()
+		require.NoError(t, err)
+		fakeCheckout(t, root)
+		env.Getenv = func(k string) string {
+			if k == "PATH" {
+				return c.path
+			}
+			return ""
+		}
+		_, err = loop.Start(env, state.Paths{Project: root}, loop.Options{SessionID: "s1", Request: "plan it",
+			Phases: []string{"understand"}, MaxRetries: 3, BlockTools: true, Agent: "codex"})
+		require.NoError(t, err)
+		env.Stdin = strings.NewReader(`{"session_id":"s1","cwd":"` + root + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo 'a & del x'"}}`)
+		Run("pretooluse", env)
+		if c.deny {
+			assert.Contains(t, out.String(), `"permissionDecision":"deny"`)
+			assert.Contains(t, out.String(), "blind-cmd")
+		} else {
+			assert.NotContains(t, out.String(), "blind-cmd")
+		}
+	}
 }

@@ -49,16 +49,27 @@ func cmdDiverges(command string, file *syntax.File) *finding {
 		}
 		return true
 	})
-	quoted := false // cmd.exe's double quotes
-	for i := 0; i < len(command); i++ {
-		switch c := command[i]; {
-		case c == '"':
-			quoted = !quoted
-		case c == '^' && !quoted:
-			i++ // escapes the next character, a quote too
-		case !quoted && (c == '&' || c == '|' || c == '<' || c == '>') && !ops[i]:
-			return &finding{rule: "blind-cmd", what: clip(command),
-				detail: fmt.Sprintf("cmd.exe reads the %c at byte %d as an operator; bash reads it as text", c, i)}
+	// Codex hands cmd its argument as Windows programs pass one (Rust's
+	// and portable-pty's quoting): a \ before every ", which cmd.exe keeps
+	// as text. A ^ before a quote then escapes that \, and the quote
+	// toggles after all (review EB: echo ^"a" '& del x' read as quoted
+	// text, and runs del). Both readings are judged, the text as written
+	// and as passed.
+	for _, caretEscapesQuote := range []bool{true, false} {
+		quoted := false // cmd.exe's double quotes
+		for i := 0; i < len(command); i++ {
+			switch c := command[i]; {
+			case c == '"':
+				quoted = !quoted
+			case c == '^' && !quoted:
+				if i+1 < len(command) && command[i+1] == '"' && !caretEscapesQuote {
+					continue // it escapes the \ passed before the quote
+				}
+				i++ // escapes the next character
+			case !quoted && (c == '&' || c == '|' || c == '<' || c == '>') && !ops[i]:
+				return &finding{rule: "blind-cmd", what: clip(command),
+					detail: fmt.Sprintf("cmd.exe reads the %c at byte %d as an operator; bash reads it as text", c, i)}
+			}
 		}
 	}
 	return nil

@@ -1586,6 +1586,11 @@ func TestBlindCmdExe(t *testing.T) {
 		`ls # & del x`,              // a comment to bash
 		`echo 'a > x'`,              // a redirect to cmd.exe
 		"cat <<'EOF'\n& del x\nEOF", // a here-document's text
+		`echo "^" '& del x'`,        // ^ in cmd.exe's quotes escapes nothing (review EB)
+		`grep 'a<b' f`,              // an input redirect to cmd.exe
+		// Passed to cmd as \", the quote after ^ toggles (review EB).
+		`echo ^"a" '& del x'`,
+		`grep ^"x" 'a|del x' f`,
 	} {
 		d := Bash(line, cmd)
 		assert.Equal(t, "blind-cmd", d.Rule, line)
