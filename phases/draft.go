@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/internal/mdtext"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -153,7 +154,11 @@ func emptySections(m sectionMatcher, sh shape, names namedSections) (empty, gaps
 			hasGaps = hasGaps || sh.gapsOnly[off+j]
 		}
 		for _, r := range names.of(i) {
-			filled[r] = filled[r] || full
+			// Gaps are content only for a section for uncertainty, judged
+			// by the section's name, not the heading's: "## Steps and
+			// Risks" over one gap, "steps not written", has Risks but no
+			// Steps (review EB2).
+			filled[r] = filled[r] || full || hasGaps && gate.NamesUncertainty(m.names[r])
 			gaps[r] = gaps[r] || hasGaps
 		}
 	}

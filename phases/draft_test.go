@@ -67,6 +67,17 @@ func TestSectionsNeedContent(t *testing.T) {
 		assert.Contains(t, got[0], "placeholder under it: Goal;", "the bare section is named as before")
 		assert.Regexp(t, `only the gaps block under it[^;]*: Steps\)`, got[0], "the section that holds gaps is told apart")
 	}
+	// Gaps count for a section for uncertainty by the section's name, not
+	// the heading's: one heading naming Steps and an uncertainty over only
+	// the gaps block holds no steps (review EB2).
+	for _, heading := range []string{"Steps and Risks", "Steps / Risks", "Risks and Steps", "Steps (known gaps)"} {
+		text := strings.Replace(filled(map[string]string{"Steps": onlyGaps}), "## Steps\n", "## "+heading+"\n", 1)
+		assert.Contains(t, text, "## "+heading+"\n")
+		got := problemLines(Validate(cfg, draft, text))
+		if assert.Len(t, got, 1, heading) {
+			assert.Regexp(t, `only the gaps block under it[^;]*: Steps\)`, got[0], heading)
+		}
+	}
 	// One heading naming every section over one line is no plan.
 	crowded := "## Goal, Scope, Non-Scope, Steps, Verification, Risks, Open Questions\nSee the text below.\n"
 	got = problemLines(Validate(cfg, draft, crowded))

@@ -31,7 +31,7 @@ type shape struct {
 	headings     []string            // heading texts, raw (markers removed, not normalised)
 	levels       []int               // per heading: its ATX level, 0 for a bold label
 	filled       []bool              // per heading: content follows it before the next heading (see hasContent)
-	gapsOnly     map[int]bool        // headings under which gaps stand, where they are no content (not a section for uncertainty)
+	gapsOnly     map[int]bool        // headings under which gaps stand: content only for a section for uncertainty (emptySections)
 	numbered     int                 // numbered items
 	options      map[string]struct{} // distinct option labels ("option a", "방안 2")
 	checkboxes   int                 // task-list items ("- [ ] …")
@@ -79,15 +79,14 @@ func scan(text string) shape {
 			// "## Steps" or "## Goal" that holds only gaps has none: the
 			// critic never sees the block, and a plan whose Steps were
 			// one gap, "steps not written", passed the gate (review DC3).
+			// Whether they count is the section's to say (emptySections):
+			// a heading that names Steps and Risks at once holds no steps
+			// for being over gaps (review EB2).
 			if n := len(sh.filled); n > 0 && !sh.filled[n-1] && hasContent(t) {
-				if gate.NamesUncertainty(sh.headings[n-1]) {
-					sh.filled[n-1] = true
-				} else {
-					if sh.gapsOnly == nil {
-						sh.gapsOnly = map[int]bool{}
-					}
-					sh.gapsOnly[n-1] = true // said why, if nothing else fills it
+				if sh.gapsOnly == nil {
+					sh.gapsOnly = map[int]bool{}
 				}
+				sh.gapsOnly[n-1] = true
 			}
 			continue
 		case inComment:
