@@ -213,20 +213,7 @@ func TestANewEntrySweepsOldOnes(t *testing.T) {
 // session, and that plan's pass let plan mode end on a plan no one had
 // assessed (review DD9).
 func TestTheIndexNamesNoFolderSoTheNewestIsJudged(t *testing.T) {
-	c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
-	require.NoError(t, os.MkdirAll(filepath.Join(c.Project, ".claude"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(c.Project, ".claude", "settings.json"), []byte(`{"plansDirectory":"plans"}`), 0o644))
-	exit := Call{Project: c.Project, Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}
-	write := func(dir, text string, at time.Time) string {
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		path := filepath.Join(dir, "brave-otter.md")
-		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-		w := c
-		w.Input, _ = json.Marshal(map[string]string{"file_path": path})
-		Maintain(w, at, io.Discard)
-		require.NoError(t, os.Chtimes(path, at, at))
-		return path
-	}
+	c, exit, write := twoPlanFolders(t)
 
 	// The plan kept where the setting says passes its gate.
 	old := write(filepath.Join(c.Project, "plans"), evidencePlan, time.Now().Add(-time.Hour))
@@ -303,20 +290,7 @@ func mustSize(t *testing.T, path string) int64 {
 // the setting says (review EB: a mutant that judged the last folder's
 // plan, not the newest, survived the test above).
 func TestTheNewestPlanIsJudgedWhateverItsFolder(t *testing.T) {
-	c := Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
-	require.NoError(t, os.MkdirAll(filepath.Join(c.Project, ".claude"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(c.Project, ".claude", "settings.json"), []byte(`{"plansDirectory":"plans"}`), 0o644))
-	exit := Call{Project: c.Project, Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}
-	write := func(dir, text string, at time.Time) string {
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		path := filepath.Join(dir, "brave-otter.md")
-		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
-		w := c
-		w.Input, _ = json.Marshal(map[string]string{"file_path": path})
-		Maintain(w, at, io.Discard)
-		require.NoError(t, os.Chtimes(path, at, at))
-		return path
-	}
+	c, exit, write := twoPlanFolders(t)
 	write(filepath.Join(c.Home, PlansDir), strings.Replace(evidencePlan, "Add the cron job.", "Add the cron job and drop every older backup.", 1), time.Now().Add(-time.Hour))
 	now := time.Now()
 	newest := write(filepath.Join(c.Project, "plans"), evidencePlan, now)
@@ -329,4 +303,27 @@ func TestTheNewestPlanIsJudgedWhateverItsFolder(t *testing.T) {
 	Maintain(w, now, io.Discard)
 	require.NoError(t, os.Chtimes(newest, now, now))
 	assert.Equal(t, "", CheckExit(exit, io.Discard), "the newest plan, assessed, passes")
+}
+
+// twoPlanFolders is a plan-mode session s1 in a project whose settings keep
+// plans in plans/: its Write call c, its ExitPlanMode call exit, and write,
+// which writes text as the session's plan brave-otter.md in dir, as its
+// hooks maintain it, modified at at.
+func twoPlanFolders(t *testing.T) (c, exit Call, write func(dir, text string, at time.Time) string) {
+	t.Helper()
+	c = Call{Project: t.TempDir(), Home: t.TempDir(), SessionID: "s1", PermissionMode: "plan", Tool: "Write"}
+	require.NoError(t, os.MkdirAll(filepath.Join(c.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(c.Project, ".claude", "settings.json"), []byte(`{"plansDirectory":"plans"}`), 0o644))
+	exit = Call{Project: c.Project, Home: c.Home, SessionID: "s1", Tool: "ExitPlanMode"}
+	write = func(dir, text string, at time.Time) string {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		path := filepath.Join(dir, "brave-otter.md")
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		w := c
+		w.Input, _ = json.Marshal(map[string]string{"file_path": path})
+		Maintain(w, at, io.Discard)
+		require.NoError(t, os.Chtimes(path, at, at))
+		return path
+	}
+	return c, exit, write
 }
