@@ -209,9 +209,10 @@ func writeJSON(v any, env loop.Env) {
 func session(in Input) loop.Session { return loop.Session{ID: in.SessionID, Cwd: in.Cwd} }
 
 func stop(in Input, env loop.Env) any {
+	wait := new(transcriptWait)
 	ev := loop.StopEvent{
 		Session:     session(in),
-		LastMessage: func() (string, error) { return lastMessage(in) },
+		LastMessage: func() (string, error) { return lastMessage(in, wait) },
 		BlockCap:    blockCap(env),
 		BlockCapSet: blockCapSet(env),
 		AgentID:     in.AgentID,
@@ -228,14 +229,14 @@ func stop(in Input, env loop.Env) any {
 	if in.LastAssistantMessage != nil && in.TranscriptPath != "" {
 		last, path := *in.LastAssistantMessage, in.TranscriptPath
 		ev.WholeMessage = func() (string, bool) {
-			whole, ok, late := wholeAnswer(path, last, transcriptCatchUp, in.Began)
+			whole, ok, late := wholeAnswer(path, last, wait.left(), in.Began)
 			behind = behind || late
 			return whole, ok
 		}
 	}
 	if path := in.TranscriptPath; path != "" {
 		ev.SentMessage = func() (string, bool) {
-			sent, ok, late := sentMessage(path, transcriptCatchUp, in.Began)
+			sent, ok, late := sentMessage(path, wait.left(), in.Began)
 			behind = behind || late
 			return sent, ok
 		}

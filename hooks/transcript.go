@@ -25,7 +25,7 @@ type NoAnswerError = loop.NoAnswerError
 // Claude Code sent it, else the last assistant message in the transcript.
 // Every error is a *NoAnswerError. It takes no lock and should be called
 // before the project lock is taken: a transcript may be large or slow.
-func lastMessage(in Input) (string, error) {
+func lastMessage(in Input, wait *transcriptWait) (string, error) {
 	var msg string
 	var err error
 	var notYet bool
@@ -46,7 +46,7 @@ func lastMessage(in Input) (string, error) {
 		// load: the SendUserMessage call was not there yet, and the loop
 		// paused on an answer it had). One that cannot be read is looked
 		// at once, not waited for.
-		catchUp := transcriptCatchUp
+		catchUp := wait.left()
 		if err != nil && !notYet {
 			catchUp = 0
 		}
@@ -291,6 +291,24 @@ const (
 )
 
 var subagentCatchUp = 5 * time.Second // a variable for tests
+
+// transcriptWait is one Stop's allowance for waiting on its transcript:
+// transcriptCatchUp in all, counted from the first wait, however many
+// reads wait (the answer, a message sent, the rest of a cut answer). Once
+// it is spent the transcript is known to be behind, and a later read looks
+// once: a Stop whose transcript never caught up waited 2 s three times.
+// nil allows each read the whole of transcriptCatchUp.
+type transcriptWait struct{ until time.Time }
+
+func (w *transcriptWait) left() time.Duration {
+	if w == nil {
+		return transcriptCatchUp
+	}
+	if w.until.IsZero() {
+		w.until = time.Now().Add(transcriptCatchUp)
+	}
+	return max(0, time.Until(w.until))
+}
 
 // continuedAnswer gives the agent's whole answer when its last message
 // (last, the Stop input's last_assistant_message) continues one that was

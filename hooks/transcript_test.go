@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,13 +21,13 @@ import (
 
 func TestLastMessagePrefersInputField(t *testing.T) {
 	msg := "from the input"
-	got, err := lastMessage(Input{LastAssistantMessage: &msg, TranscriptPath: "../testdata/hooks/transcript.jsonl"})
+	got, err := lastMessage(Input{LastAssistantMessage: &msg, TranscriptPath: "../testdata/hooks/transcript.jsonl"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, msg, got)
 }
 
 func TestLastMessageFallsBackToTranscript(t *testing.T) {
-	got, err := lastMessage(Input{TranscriptPath: "../testdata/hooks/transcript.jsonl"})
+	got, err := lastMessage(Input{TranscriptPath: "../testdata/hooks/transcript.jsonl"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "1. First point\n2. Second point", got, "joins the last message's text blocks, skipping sidechains and junk lines")
 }
@@ -59,7 +60,7 @@ func TestLastMessageNoAnswer(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			done := make(chan error, 1)
-			go func() { _, err := lastMessage(tc.in); done <- err }()
+			go func() { _, err := lastMessage(tc.in, nil); done <- err }()
 			select {
 			case err := <-done:
 				var na *NoAnswerError
@@ -360,7 +361,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		path := filepath.Join(dir, fmt.Sprintf("t%d.jsonl", i))
 		require.NoError(t, os.WriteFile(path, []byte(strings.Join(tc.lines, "\n")+"\n"), 0o644))
 		start := time.Now()
-		got, err := lastMessage(Input{LastAssistantMessage: tc.last, TranscriptPath: path})
+		got, err := lastMessage(Input{LastAssistantMessage: tc.last, TranscriptPath: path}, nil)
 		require.NoError(t, err, tc.name)
 		assert.Equal(t, tc.want, got, tc.name)
 		if tc.want == "" {
@@ -389,7 +390,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	// A transcript that cannot be read is looked at once for a message
 	// sent, not waited on (mutation check, review CW).
 	start := time.Now()
-	_, err := lastMessage(Input{TranscriptPath: filepath.Join(dir, "not-there.jsonl")})
+	_, err := lastMessage(Input{TranscriptPath: filepath.Join(dir, "not-there.jsonl")}, nil)
 	require.Error(t, err)
 	assert.Less(t, time.Since(start), transcriptCatchUp/2, "an unreadable transcript is not waited on")
 
@@ -398,7 +399,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	path := filepath.Join(dir, "late.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"), 0o644))
 	appendLater(path, send("1", "## Goal\nlate"), result("1", false), final)
-	got, err := lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
+	got, err := lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
 
@@ -409,7 +410,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 	path = filepath.Join(dir, "late-after-a-call.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"), 0o644))
 	appendLater(path, result("3", false), send("1", "## Goal\nlate"), result("1", false), final)
-	got, err = lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path})
+	got, err = lastMessage(Input{LastAssistantMessage: &empty, TranscriptPath: path}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nlate", got)
 
@@ -426,7 +427,7 @@ func TestABriefAnswerIsTheTurnsLastSentMessage(t *testing.T) {
 		path := filepath.Join(dir, "lagging-"+strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, []byte(prompt+"\n"+read+"\n"+result("3", false)+"\n"), 0o644))
 		appendLater(path, tc.later)
-		got, err := lastMessage(Input{TranscriptPath: path})
+		got, err := lastMessage(Input{TranscriptPath: path}, nil)
 		require.NoError(t, err, name)
 		assert.Equal(t, tc.want, got, name)
 	}
@@ -494,7 +495,7 @@ func TestATranscriptBehindTheStopIsWaitedFor(t *testing.T) {
 		if tc.later != nil {
 			appendLater(path, tc.later...)
 		}
-		got, err := lastMessage(Input{TranscriptPath: path})
+		got, err := lastMessage(Input{TranscriptPath: path}, nil)
 		if tc.noAns != "" {
 			var na *NoAnswerError
 			require.ErrorAs(t, err, &na, tc.name)
@@ -544,7 +545,7 @@ func TestAnotherHooksBlockOnTheSameStopIsNotTheTurnsEnd(t *testing.T) {
 	}
 
 	path := write("brief", prompt, send, result, final, block(5*time.Millisecond))
-	got, err := lastMessage(Input{TranscriptPath: path, Began: began})
+	got, err := lastMessage(Input{TranscriptPath: path, Began: began}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "## Goal\nsent", got, "2.1.330: the plan sent before the other hook's block")
 
@@ -553,7 +554,7 @@ func TestAnotherHooksBlockOnTheSameStopIsNotTheTurnsEnd(t *testing.T) {
 	// survived; the answer was paused after the wait).
 	path = write("text", prompt, said, block(5*time.Millisecond))
 	start := time.Now()
-	got, err = lastMessage(Input{TranscriptPath: path, Began: began})
+	got, err = lastMessage(Input{TranscriptPath: path, Began: began}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "Sent.", got)
 	assert.Less(t, time.Since(start), transcriptCatchUp/2, "not waited for")
@@ -618,4 +619,25 @@ func TestAMissingTranscriptIsNotBehind(t *testing.T) {
 	_, ok, behind = sentMessage(path, 50*time.Millisecond, time.Time{})
 	assert.False(t, ok)
 	assert.False(t, behind)
+}
+
+// A Stop whose transcript never catches up waits for it once in all, not
+// once per read: the empty answer, a message sent, and the rest of a cut
+// answer each waited transcriptCatchUp, 6 s before the agent was asked for
+// its answer again (review EC).
+func TestAStopWaitsForItsTranscriptOnceInAll(t *testing.T) {
+	env, dir := guardedProject(t, func() string { return "/usr/bin" })
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	behind := `{"type":"user","message":{"content":"plan it"}}` + "\n" +
+		`{"type":"assistant","message":{"id":"m3","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t3","name":"Read","input":{"file_path":"a.go"}}]}}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(behind), 0o644))
+	in, err := json.Marshal(map[string]any{"session_id": "s", "cwd": dir, "hook_event_name": "Stop",
+		"transcript_path": path, "last_assistant_message": ""})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	start := time.Now()
+	run(t, "stop", string(in), &out, env)
+	took := time.Since(start)
+	assert.Contains(t, out.String(), "had not caught up", "the agent is asked for its answer again")
+	assert.Less(t, took, 2*transcriptCatchUp, "each read waited on its own")
 }
