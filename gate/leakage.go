@@ -187,6 +187,32 @@ func documented(lines []line) []bool {
 	return out
 }
 
+// OnlyNamesUncertainty reports whether text names sections for uncertainty
+// and says nothing else ("open questions", "risks and known gaps"): after a
+// section's name in a heading ("## Steps: open questions") it says nothing
+// about that section (review EB2).
+func OnlyNamesUncertainty(text string) bool {
+	if !NamesUncertainty(text) {
+		return false
+	}
+	h := strings.ToLower(text)
+	if strings.ContainsAny(h, unicodeHyphens) {
+		h = hyphenFold.Replace(h)
+	}
+	words := map[string]bool{"and": true, "or": true, "known": true}
+	for _, p := range uncertaintyHeadings {
+		for _, w := range strings.Fields(p) {
+			words[w] = true
+		}
+	}
+	for _, w := range strings.FieldsFunc(h, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' }) {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
+}
+
 // NamesUncertainty reports whether a heading names a section in which a
 // plan documents its uncertainty (Risks, Open Questions, Assumptions, …):
 // hedging there is no leak, and the gaps block there is the section's

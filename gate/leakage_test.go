@@ -149,3 +149,21 @@ func TestMergeLeakageKeepsCRLF(t *testing.T) {
 	assert.Len(t, added, 3)
 	assert.NotContains(t, strings.ReplaceAll(out, "\r\n", ""), "\n")
 }
+
+// After a section's name in a heading, words that only name sections for
+// uncertainty say nothing of it (review EB2); anything more does.
+func TestOnlyNamesUncertainty(t *testing.T) {
+	for text, want := range map[string]bool{
+		"open questions":              true,
+		" risks and known gaps":       true,
+		"Risks / Open Questions":      true,
+		"Non‑Goals":                   true,
+		"리스크":                         true,
+		"known issues with the cache": false,
+		"none expected":               false,
+		"add the retry queue":         false,
+		"":                            false,
+	} {
+		assert.Equal(t, want, OnlyNamesUncertainty(text), "%q", text)
+	}
+}

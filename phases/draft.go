@@ -177,7 +177,10 @@ func emptySections(m sectionMatcher, sh shape, names namedSections) (empty, gaps
 // colon or a dash ("Goal: add retries to the sender").
 func saysMore(h string) bool {
 	for _, sep := range []string{":", "：", " — ", " – ", " - "} {
-		if _, after, ok := strings.Cut(h, sep); ok && hasContent(after) {
+		// Words that only name a section for uncertainty say nothing of
+		// this one: "## Steps: open questions" over one gap held no steps
+		// (review EB2).
+		if _, after, ok := strings.Cut(h, sep); ok && hasContent(after) && !gate.OnlyNamesUncertainty(after) {
 			return true
 		}
 	}

@@ -70,7 +70,7 @@ func TestSectionsNeedContent(t *testing.T) {
 	// Gaps count for a section for uncertainty by the section's name, not
 	// the heading's: one heading naming Steps and an uncertainty over only
 	// the gaps block holds no steps (review EB2).
-	for _, heading := range []string{"Steps and Risks", "Steps / Risks", "Risks and Steps", "Steps (known gaps)"} {
+	for _, heading := range []string{"Steps and Risks", "Steps / Risks", "Risks and Steps", "Steps (known gaps)", "Steps: open questions", "Steps — risks and known gaps"} {
 		text := strings.Replace(filled(map[string]string{"Steps": onlyGaps}), "## Steps\n", "## "+heading+"\n", 1)
 		assert.Contains(t, text, "## "+heading+"\n")
 		got := problemLines(Validate(cfg, draft, text))
