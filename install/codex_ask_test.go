@@ -86,3 +86,27 @@ func TestTheAppServerIsLetEndThenStopped(t *testing.T) {
 	require.NoError(t, err)
 	gone(t, pid)
 }
+
+// What Codex wrote to its error output reaches the user readable: no
+// terminal colour codes, and the error line at its end whole (review EC:
+// the first 300 bytes showed colour codes and an ERROR line cut short).
+func TestCodexSaidIsReadable(t *testing.T) {
+	long := strings.Repeat("\x1b[2m2026-11-27T10:00:00Z\x1b[0m \x1b[32m INFO\x1b[0m starting up\n", 20)
+	got := codexSaid(long + "\x1b[31mERROR\x1b[0m codex_core: project /tmp/p is not trusted\n\n")
+	assert.NotContains(t, got, "\x1b")
+	assert.True(t, strings.HasSuffix(got, "ERROR codex_core: project /tmp/p is not trusted"), got)
+	assert.LessOrEqual(t, len(got), 400+len("…"))
+	assert.Equal(t, "one / two", codexSaid("one\n\n  two  \n"))
+	assert.Empty(t, codexSaid(" \n\x1b[0m\n"))
+
+	// As an app server that fails says it.
+	dir := t.TempDir()
+	codex := fakeCodex(t, dir, `for i in $(seq 20); do printf '\033[2m2026-11-27T10:00:00Z\033[0m \033[32m INFO\033[0m starting up\n' >&2; done
+printf '\033[31mERROR\033[0m project is not trusted\n' >&2
+exit 1
+`)
+	_, err := CodexHookStatus(context.Background(), codex, dir, filepath.Join(dir, "hooks.json"), "/usr/local/bin/plansmith", os.Environ())
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "\x1b")
+	assert.True(t, strings.HasSuffix(err.Error(), "ERROR project is not trusted"), err.Error())
+}

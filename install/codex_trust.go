@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -199,10 +200,10 @@ func withAppServer(ctx context.Context, codex, project string, env []string, tal
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting %s app-server: %w", codex, err)
 	}
-	defer func() {
-		// Its input closed, the server ends on its own and tidies its
-		// temporary files (review BO10: killed at once, it left a folder
-		// in CODEX_HOME/.tmp each time); one that does not is stopped.
+	// Its input closed, the server ends on its own and tidies its
+	// temporary files (review BO10: killed at once, it left a folder in
+	// CODEX_HOME/.tmp each time); one that does not is stopped.
+	stop := sync.OnceFunc(func() {
 		stdin.Close()
 		done := make(chan struct{})
 		go func() { _ = cmd.Wait(); close(done) }()
@@ -212,14 +213,18 @@ func withAppServer(ctx context.Context, codex, project string, env []string, tal
 			_ = killProcessGroup(cmd)
 			<-done
 		}
-	}()
+	})
+	defer stop()
 	c := &rpc{w: stdin, r: bufio.NewReaderSize(stdout, 1<<20)}
 	fail := func(err error) error {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (timed out)", err)
 		}
-		if s := strings.TrimSpace(stderr.String()); s != "" {
-			err = fmt.Errorf("%w; codex said: %.300s", err, s)
+		// What it wrote is whole once it has ended (read before, the
+		// error output raced with its copying).
+		stop()
+		if s := codexSaid(stderr.String()); s != "" {
+			err = fmt.Errorf("%w; codex said: %s", err, s)
 		}
 		return err
 	}
@@ -331,4 +336,52 @@ func (c *rpc) call(method string, params any) (json.RawMessage, error) {
 		}
 		return m.Result, nil
 	}
+}
+
+// codexSaid is what Codex wrote to its error output, as a user can read it
+// in plansmith's message: its terminal colour codes taken out, blank lines
+// dropped, and, when it is long, its end, where Codex puts the error (the
+// first 300 bytes showed colour codes and an ERROR line cut short).
+func codexSaid(stderr string) string {
+	var lines []string
+	for _, l := range strings.Split(stripANSI(stderr), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	s := strings.Join(lines, " / ")
+	const most = 400
+	if len(s) > most {
+		cut := len(s) - most
+		for cut < len(s) && s[cut]&0xC0 == 0x80 { // not the first byte of a rune
+			cut++
+		}
+		s = "…" + s[cut:]
+	}
+	return s
+}
+
+// stripANSI removes terminal escape sequences (ESC [ … final byte, and a
+// lone ESC with the byte after it).
+func stripANSI(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != 0x1b {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == '[' {
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j // the final byte
+			continue
+		}
+		i++ // ESC and the byte after it
+	}
+	return b.String()
 }
