@@ -140,16 +140,9 @@ func transcriptSentMessage(path string, limit int64, since time.Time) (message s
 	defer file.Close()
 	failed := map[string]bool{} // the calls refused or failed: their message never reached the user
 	newest := true
-	err := scanLinesBackwards(file, size, limit, func(line []byte) bool {
-		var l transcriptLine
-		if json.Unmarshal(line, &l) != nil || l.IsSidechain {
-			return true
-		}
+	err := scanConversation(file, size, limit, false, since, func(l transcriptLine) bool {
 		switch l.Type {
 		case "user":
-			if blockedSince(l, since) {
-				return true
-			}
 			newest = false
 			var results []struct {
 				Type      string `json:"type"`
@@ -343,11 +336,7 @@ func continuedAnswer(path, last string, sidechain bool, limit int64, since time.
 		}
 		current, id, reading = nil, "", false
 	}
-	err := scanLinesBackwards(file, size, limit, func(line []byte) bool {
-		var l transcriptLine
-		if json.Unmarshal(line, &l) != nil || l.IsSidechain != sidechain {
-			return true
-		}
+	err := scanConversation(file, size, limit, sidechain, since, func(l transcriptLine) bool {
 		switch l.Type {
 		case "assistant":
 			if reading && id != "" && l.Message.ID != "" && l.Message.ID != id {
@@ -370,9 +359,6 @@ func continuedAnswer(path, last string, sidechain bool, limit int64, since time.
 				current = append(current, strings.Join(texts, "\n"))
 			}
 		case "user":
-			if blockedSince(l, since) {
-				return true
-			}
 			if !reading && len(messages) == 0 {
 				return false // no answer after the last prompt: not caught up
 			}
@@ -496,16 +482,9 @@ func transcriptLastMessage(path string, limit int64, since time.Time) (answer st
 	}
 	var lines [][]string // each assistant line's texts, newest line first
 	calls := false       // the newest assistant line calls a tool
-	err = scanLinesBackwards(file, info.Size(), limit, func(line []byte) bool {
-		var l transcriptLine
-		if json.Unmarshal(line, &l) != nil || l.IsSidechain {
-			return true
-		}
+	err = scanConversation(file, info.Size(), limit, false, since, func(l transcriptLine) bool {
 		switch l.Type {
 		case "user":
-			if blockedSince(l, since) {
-				return true
-			}
 			notYet = true
 			return false
 		case "assistant":
@@ -592,6 +571,21 @@ func lineTexts(l transcriptLine) []string {
 		}
 	}
 	return out
+}
+
+// scanConversation calls fn with each line of r's conversation, the main
+// one or, with sidechain, a sub-agent's, newest first, as
+// scanLinesBackwards reads them: lines that do not decode are passed
+// over, and so is the block of another hook on this Stop written after
+// since (blockedSince).
+func scanConversation(r io.ReaderAt, size, limit int64, sidechain bool, since time.Time, fn func(transcriptLine) bool) error {
+	return scanLinesBackwards(r, size, limit, func(line []byte) bool {
+		var l transcriptLine
+		if json.Unmarshal(line, &l) != nil || l.IsSidechain != sidechain || blockedSince(l, since) {
+			return true
+		}
+		return fn(l)
+	})
 }
 
 // scanLinesBackwards calls fn with each line of r (size bytes long), last
