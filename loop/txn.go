@@ -193,22 +193,16 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 	return state.ArchiveRaw(t.paths, state.ExitCorrupt, now)
 }
 
-// openSession is the hooks' way in: the running loop that belongs to s, or
-// nil when there is nothing to do — no state file, an inactive loop,
+// openSessionWith is the hooks' way in: the running loop that belongs to
+// s, or nil when there is nothing to do — no state file, an inactive loop,
 // another session's loop, or a loop recorded for another project folder (a
 // state file committed to a repository and cloned elsewhere). A corrupt
 // file is moved aside with a one-line note. An unbound loop (started
 // without a session id) is bound to s only when bind is set: by the
 // session's own Stop or prompt, never by a tool call, which any session
 // may make; a tool call on an unbound loop is judged by it all the same.
-// The caller commits a non-nil txn.
-func openSession(env Env, s Session, bind bool) *txn {
-	t, _ := openSessionWith(env, s, bind, state.Load)
-	return t
-}
-
-// openSessionWith is openSession with the loader of the state file. When
-// a state file exists but could not be locked or read, it also returns why
+// The caller commits a non-nil txn. load reads the state file. When a
+// state file exists but could not be locked or read, it also returns why
 // (noted on stderr already), for a caller that must tell the user.
 func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) (*txn, error) {
 	return openSessionAs(env, s, bind, load, true)

@@ -448,11 +448,6 @@ func (m sectionMatcher) missing(named namedSections) []string {
 	return out
 }
 
-// sectionsMissing returns the required sections no heading names.
-func (m sectionMatcher) sectionsMissing(headings []string) []string {
-	return m.missing(m.named(headings))
-}
-
 // normHeading prepares a heading for section matching: lower case, without
 // leading numbering ("1.", "2)", "3.1"), emoji or punctuation, and without
 // a trailing colon, question mark or emphasis ("## 1. 🎯 Goal:" → "goal").

@@ -54,7 +54,7 @@ func TestSectionsByMeaning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.missing, newSectionMatcher(tt.required).sectionsMissing(tt.headings))
+			assert.Equal(t, tt.missing, sectionsMissing(newSectionMatcher(tt.required), tt.headings))
 		})
 	}
 }
@@ -149,4 +149,9 @@ func TestPlanShapeBeforeTheDraft(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sectionsMissing returns the required sections no heading names.
+func sectionsMissing(m sectionMatcher, headings []string) []string {
+	return m.missing(m.named(headings))
 }

@@ -292,15 +292,6 @@ func (t *tableShape) compares() bool {
 var criteriaWords = []string{"criteri", "aspect", "dimension", "factor", "concern", "property", "trait", "metric",
 	"consideration", "attribute", "feature", "기준", "항목", "비교", "측면", "요소"}
 
-// headingText returns the text of a heading line (trimmed), and whether the
-// line is a heading at all: an ATX heading or a bold label.
-func headingText(t string) (string, bool) {
-	if _, h, ok := mdtext.Heading(t); ok {
-		return h, true
-	}
-	return mdtext.BoldLabel(t)
-}
-
 // isNumbered reports whether s starts like "12. text", "3) text" or
 // "**1.** text". "1.5 GB" is a number, not an item.
 func isNumbered(s string) bool {
