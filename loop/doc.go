@@ -48,7 +48,7 @@
 // # Inside
 //
 // txn.go is the one transaction on the state file: begin locks and loads
-// (missing, corrupt and other failures classified once), openSession binds
+// (missing, corrupt and other failures classified once), openSessionWith binds
 // the loop to the calling session, commit saves, archive ends the loop.
 // machine.go is the one mapping between the stored loop (state.Loop) and
 // the phase machine (phases.Config, phases.Progress): config, progress,

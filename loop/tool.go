@@ -167,14 +167,14 @@ func stateFile(env Env, s Session) (state.Paths, bool, error) {
 	return p, false, fmt.Errorf("the loop's state file cannot be checked: %w", err)
 }
 
-// openToolSession is openSession for PreToolUse: it never binds, reads
+// openToolSession is openSessionWith for PreToolUse: it never binds, reads
 // only the frontmatter (state.LoadHead: the answers in the body, however
 // large, are neither read nor rewritten), and fails closed: a
 // state file that exists but cannot be checked, locked, read or understood
 // is an error for the caller to refuse on, not a reason to let the call
 // through. A corrupt file is left where it is; the session's own Stop or
 // prompt moves it aside with a note, and plansmith cancel ends the loop.
-// Otherwise it answers as openSession: nil when there is no running loop
+// Otherwise it answers as openSessionWith: nil when there is no running loop
 // of s's.
 func openToolSession(env Env, s Session) (*txn, error) {
 	p, exists, err := stateFile(env, s)

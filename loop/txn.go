@@ -357,7 +357,7 @@ func movedFrom(l *state.Loop, s Session) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// movedAway is openSession's error for a loop movedFrom describes: it is
+// movedAway is openSessionWith's error for a loop movedFrom describes: it is
 // not run where its record names another folder, but its session is told
 // (and its tool calls stay judged), not left with a loop that ended in
 // silence (review CI4).
