@@ -131,6 +131,21 @@ func hookOutputs(t *testing.T, res *Result, event string) []string {
 
 // stopOutputs decodes the Stop hook's answers of a run made with withHookEvents;
 // a silent call is a zero StopOutput.
+// assertSavedAsGiven checks a one-phase loop (--phases revise, no gate)
+// whose plan passed at its first Stop: no block, the one Stop saved it,
+// no retry spent, and the saved text is the whole plan.
+func assertSavedAsGiven(t *testing.T, e *Env, res *Result) {
+	t.Helper()
+	assert.Empty(t, feedback(e.Model.Requests()), "no block: the whole plan passed")
+	stops := stopOutputs(t, res)
+	require.Len(t, stops, 1)
+	assert.Contains(t, stops[0].SystemMessage, "plan saved")
+	out := e.ProjectFile(".claude/plansmith-output.local.md")
+	assert.Contains(t, out, "retries: 0")
+	assert.Contains(t, out, "## Goal")
+	assert.Contains(t, out, "## Open Questions")
+}
+
 func stopOutputs(t *testing.T, res *Result) []hooks.StopOutput {
 	t.Helper()
 	var out []hooks.StopOutput
@@ -363,14 +378,7 @@ func TestPlanCutAtTheOutputLimitIsJudgedWhole(t *testing.T) {
 		reqs := e.Model.Requests()
 		require.Len(t, reqs, 3)
 		assert.NotContains(t, reqs[2].LastUserText, "Stop hook feedback", "the client had the model resume")
-		assert.Empty(t, feedback(reqs), "no block: the whole plan passed")
-		stops := stopOutputs(t, res)
-		require.Len(t, stops, 1)
-		assert.Contains(t, stops[0].SystemMessage, "plan saved")
-		out := e.ProjectFile(".claude/plansmith-output.local.md")
-		assert.Contains(t, out, "retries: 0")
-		assert.Contains(t, out, "## Goal")
-		assert.Contains(t, out, "## Open Questions")
+		assertSavedAsGiven(t, e, res)
 	})
 }
 
@@ -387,11 +395,7 @@ func TestPlanCutInsideAHeadingIsJoinedWhereItWasCut(t *testing.T) {
 		e := plansmithEnv(t, cli, runCommand("plan"), ms.Reply{Text: final[:cut], StopReason: "max_tokens"}, ms.Text(final[cut:]))
 		res := e.Run("/plansmith:plan --no-gate --phases revise "+request, withHookEvents...)
 		assert.Zero(t, e.Model.Remaining())
-		assert.Empty(t, feedback(e.Model.Requests()), "no block: the whole plan passed")
-		stops := stopOutputs(t, res)
-		require.Len(t, stops, 1)
-		assert.Contains(t, stops[0].SystemMessage, "plan saved")
-		assert.Contains(t, e.ProjectFile(".claude/plansmith-output.local.md"), "retries: 0")
+		assertSavedAsGiven(t, e, res)
 	})
 }
 
@@ -427,14 +431,7 @@ func TestPlanSentThroughSendUserMessageInBriefMode(t *testing.T) {
 		if prompted {
 			assert.Contains(t, reqs[3].LastUserText, "no visible output", "the client had the model continue")
 		}
-		assert.Empty(t, feedback(reqs), "no block: the plan sent passed")
-		stops := stopOutputs(t, res)
-		require.Len(t, stops, 1)
-		assert.Contains(t, stops[0].SystemMessage, "plan saved")
-		out := e.ProjectFile(".claude/plansmith-output.local.md")
-		assert.Contains(t, out, "retries: 0")
-		assert.Contains(t, out, "## Goal")
-		assert.Contains(t, out, "## Open Questions")
+		assertSavedAsGiven(t, e, res)
 	})
 }
 
