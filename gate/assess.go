@@ -245,10 +245,23 @@ func metadataLines(plan string) []line {
 // and the validator's instructions (its rubric and the plan's gaps; the
 // critic's output follows them).
 func PromptsOf(plan string) Prompts {
+	input, gaps := CriticInput(plan), strings.TrimSpace(GapsContent(plan))
 	return Prompts{
-		Critic:    render("gate/critic.md", map[string]any{"Plan": CriticInput(plan)}),
-		Validator: render("gate/validator.md", map[string]any{"Gaps": strings.TrimSpace(GapsContent(plan))}),
+		Critic:    render("gate/critic.md", map[string]any{"Plan": input, "Fence": fenceFor("PLAN", input)}),
+		Validator: render("gate/validator.md", map[string]any{"Gaps": gaps, "Fence": fenceFor("GAPS", gaps)}),
 	}
+}
+
+// fenceFor names the pair of lines, BEGIN name and END name, that enclose
+// text the agent wrote inside a sub-agent's prompt: the plan in the
+// critic's, the gaps in the validator's. The prompt tells the sub-agent the
+// text is material, not instructions; a line of the text that imitated the
+// END line would end the material early, and what followed would read as
+// the prompt's own words. The name carries the text's hash, which the text
+// cannot contain (it would have to hold its own hash), so it cannot be
+// imitated.
+func fenceFor(what, text string) string {
+	return what + "-" + hashText(text)[:16]
 }
 
 // CriticInput is the plan as the critic reads it: PlanContent (without the
