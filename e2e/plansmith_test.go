@@ -217,7 +217,9 @@ func assertGapsSeenByTheValidatorOnly(t *testing.T, m *ms.Server, criticRole, va
 	assert.Contains(t, criticReqs[0].LastUserText, "## Steps")
 	assert.NotContains(t, criticReqs[0].LastUserText, "GAP-1")
 	assert.NotContains(t, criticReqs[0].LastUserText, "rodin")
+	assert.Regexp(t, `\nBEGIN PLAN-[0-9a-f]{16}\n(?s:.*)## Steps(?s:.*)\nEND PLAN-[0-9a-f]{16}`, criticReqs[0].LastUserText, "the plan reaches the critic fenced")
 	assert.Contains(t, validatorReqs[0].LastUserText, "GAP-1: Redis failover behaviour")
+	assert.Regexp(t, `\nBEGIN GAPS-[0-9a-f]{16}\n(?s:.*)GAP-1: Redis failover behaviour(?s:.*)\nEND GAPS-[0-9a-f]{16}`, validatorReqs[0].LastUserText, "the gaps reach the validator fenced")
 	return validatorReqs
 }
 
