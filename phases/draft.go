@@ -133,7 +133,8 @@ func dropCrowded(named namedSections, headings []string) (namedSections, string)
 // section). The section has content when a line in it
 // does (hasContent), when its heading says more than a section's name
 // ("## Goal: add retries"), or when a subheading says anything ("### Step
-// 1: the retry type"). gapsOnly are the empty sections that hold gaps,
+// 1: the retry type") but name a section for uncertainty ("### Known
+// gaps"). gapsOnly are the empty sections that hold gaps,
 // which are content only in a section for uncertainty (gate.NamesUncertainty).
 func emptySections(m sectionMatcher, sh shape, names namedSections) (empty, gapsOnly []string) {
 	hs := sectionHeadings(sh)
@@ -150,7 +151,10 @@ func emptySections(m sectionMatcher, sh shape, names namedSections) (empty, gaps
 			if (level > 0 && lj > 0 && lj <= level) || (level == 0 && len(names.of(j)) > 0) {
 				break
 			}
-			full = sh.filled[off+j] || hasContent(hs[j])
+			// A subheading that only names a section for uncertainty says
+			// nothing of this one: "## Steps" over "### Known gaps" over
+			// the gaps block held no steps.
+			full = sh.filled[off+j] || hasContent(hs[j]) && !gate.OnlyNamesUncertainty(hs[j])
 			hasGaps = hasGaps || sh.gapsOnly[off+j]
 		}
 		for _, r := range names.of(i) {
