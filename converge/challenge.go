@@ -69,7 +69,11 @@ type Challenge struct {
 	Concern         string
 	FailureScenario string
 	Mitigation      string
-	Line            int // 1-based line of the heading in the critique
+	// Evidence is what settles a challenge marked RESOLVED or WITHDRAWN: a
+	// file and line read, a command's output, the plan's change. Apply
+	// requires it there and the ledger does not keep it.
+	Evidence string
+	Line     int // 1-based line of the heading in the critique
 }
 
 // Problem is one precise reason a critique cannot be accepted.
@@ -158,13 +162,14 @@ const (
 	fConcern  = "concern"
 	fScenario = "failure scenario"
 	fMitigate = "mitigation"
+	fEvidence = "evidence"
 )
 
 // ParseChallenges reads every challenge block of a critique. A block starts
 // at a `### C<n>: <claim>` heading and runs to the next heading; its fields
 // are bullet lines `- **Name**: value` (a value may continue on the
 // following non-blank lines). Names and values are matched without regard to
-// case; unknown fields are ignored so that critiques may add evidence.
+// case; unknown fields are ignored so that critiques may add their own.
 // Fenced code blocks are skipped: they quote, they do not raise. Bad values,
 // duplicate fields and duplicate ids become Problems; which fields are
 // required depends on whether the id is already in the ledger, so missing
@@ -244,7 +249,7 @@ func ParseChallenges(critique string) Parsed {
 		last = nil
 		target := cur.fieldFor(name)
 		if target == nil {
-			continue // an extra field such as Evidence: allowed, not kept
+			continue // a field of the critique's own: allowed, not kept
 		}
 		if prev, dup := seen[name]; dup {
 			out.Problems = append(out.Problems, Problem{ID: cur.ID, Line: n,
@@ -295,6 +300,8 @@ func (c *Challenge) fieldFor(name string) *string {
 		return &c.FailureScenario
 	case fMitigate:
 		return &c.Mitigation
+	case fEvidence:
+		return &c.Evidence
 	}
 	return nil
 }
@@ -410,4 +417,21 @@ func parseStatus(v string) (Status, bool) {
 		}
 	}
 	return "", false
+}
+
+// settledWithout reports a block that marks its challenge RESOLVED or
+// WITHDRAWN, from any other status (was), without an Evidence line that
+// says something: evidence is what settles a challenge (a status alone
+// would let a critique close every challenge by saying so), and the prompt
+// asks for it.
+func (c Challenge) settledWithout(was Status) (Problem, bool) {
+	if c.Status != Resolved && c.Status != Withdrawn || c.Status == was || mdtext.SaysSomething(c.Evidence) {
+		return Problem{}, false
+	}
+	what := "what settles it: a file and line you read, a command's output, or the change to the plan"
+	if c.Status == Withdrawn {
+		what = "what showed its premise false: a file and line you read, a command's output, a document"
+	}
+	return Problem{ID: c.ID, Line: c.Line, Text: fmt.Sprintf(
+		"marked %s without evidence: add a `- **Evidence**: <%s>` line, or leave its status as it was", c.Status, what)}, true
 }

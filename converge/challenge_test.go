@@ -57,9 +57,9 @@ func TestParseChallenges(t *testing.T) {
 			want: []Challenge{{ID: "C2", Claim: "claim", Severity: Minor, Status: Open, Concern: "first line second line", FailureScenario: "x", Line: 1}},
 		},
 		{
-			name: "unknown fields are ignored",
-			in:   "### C1: claim\n- **Status**: RESOLVED\n- **Evidence**: main.go:12 handles it\n",
-			want: []Challenge{{ID: "C1", Claim: "claim", Status: Resolved, Line: 1}},
+			name: "evidence is read, unknown fields are ignored",
+			in:   "### C1: claim\n- **Status**: RESOLVED\n- **Evidence**: main.go:12 handles it\n- **Reviewer**: the resolver\n",
+			want: []Challenge{{ID: "C1", Claim: "claim", Status: Resolved, Evidence: "main.go:12 handles it", Line: 1}},
 		},
 		{
 			name: "another heading ends the block",

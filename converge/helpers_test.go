@@ -16,8 +16,14 @@ func block(id, claim string, sev Severity, st Status, mitigation string) string 
 }
 
 // update writes a block that only changes the status of an existing id.
+// update is a block that changes only a challenge's status, with the
+// evidence RESOLVED and WITHDRAWN need.
 func update(id string, st Status) string {
-	return fmt.Sprintf("### %s: same claim\n- **Status**: %s\n", id, st)
+	s := fmt.Sprintf("### %s: same claim\n- **Status**: %s\n", id, st)
+	if st == Resolved || st == Withdrawn {
+		s += "- **Evidence**: evidence about " + id + " in limiter.go:40\n"
+	}
+	return s
 }
 
 func critique(blocks ...string) string {

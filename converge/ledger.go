@@ -125,7 +125,8 @@ func (l Ledger) NextID() string {
 // ledger holds updates that challenge; any other id raises a new one. When
 // the critique breaks a rule — a malformed block, more than MaxNew new
 // challenges, more than MaxActive active afterwards, DEFERRED on anything
-// but MINOR, a severity lowered, a critique after the last iteration — the
+// but MINOR, a severity lowered, a challenge marked RESOLVED or WITHDRAWN
+// with no evidence, a critique after the last iteration — the
 // report lists every problem, Accepted is false and the ledger comes back
 // unchanged. Challenges the critique does not mention keep their status.
 func Apply(l Ledger, critique string) (Ledger, Report) {
@@ -185,6 +186,9 @@ func Apply(l Ledger, critique string) (Ledger, Report) {
 		}
 		if c.Status == Deferred && sev != Minor {
 			ps = append(ps, deferProblem(c, sev))
+		}
+		if p, bare := c.settledWithout(e.Status); bare {
+			ps = append(ps, p)
 		}
 		problems = append(problems, ps...)
 		if len(ps) > 0 {

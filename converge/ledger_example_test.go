@@ -19,7 +19,7 @@ func ExampleApply() {
 	d := converge.Decide(l)
 	fmt.Println(r.Accepted, r.New, l.Active(), d.Next)
 
-	l, r = converge.Apply(l, "### C1: same claim\n- **Status**: RESOLVED\n")
+	l, r = converge.Apply(l, "### C1: same claim\n- **Status**: RESOLVED\n- **Evidence**: the plan's step 2 now holds the lock with a TTL\n")
 	d = converge.Decide(l)
 	fmt.Println(r.Accepted, r.Resolved, l.Active(), d.Verdict, d.Next)
 	// Output:

@@ -109,6 +109,28 @@ func TestApply(t *testing.T) {
 			problems: []string{"C9 (line 3): not in the ledger, so it cannot start as RESOLVED: raise it as OPEN or UNRESOLVED, drop it, or use the id of the existing challenge you meant (C1–C3)"},
 		},
 		{
+			// A status alone would let a critique close every challenge by
+			// saying so: RESOLVED and WITHDRAWN need an Evidence line that
+			// says something.
+			name:   "settled without evidence",
+			before: three,
+			in: critique("### C1: b\n- **Status**: RESOLVED\n", "### C2: s\n- **Status**: WITHDRAWN\n- **Evidence**: TBD\n",
+				"### C3: m\n- **Status**: RESOLVED\n- **Evidence**:\n"),
+			problems: []string{"C1 (line 3): marked RESOLVED without evidence: add a `- **Evidence**: <what settles it",
+				"C2 (line 6): marked WITHDRAWN without evidence: add a `- **Evidence**: <what showed its premise false",
+				"C3 (line 10): marked RESOLVED without evidence"},
+		},
+		{
+			name:   "evidence is asked for only when the status changes to settled",
+			before: []string{three[0], critique(update("C1", Resolved), update("C2", Withdrawn))},
+			in:     critique("### C1: b\n- **Status**: RESOLVED\n", "### C2: s\n- **Status**: WITHDRAWN\n", "### C3: m\n- **Status**: DEFERRED\n"),
+			check: func(t *testing.T, l Ledger, r Report) {
+				e, _ := l.Get("C3")
+				assert.Equal(t, Deferred, e.Status, "DEFERRED needs no evidence")
+				assert.Equal(t, 1, r.Resolved)
+			},
+		},
+		{
 			name:     "parse problems reject the critique",
 			in:       critique("### C1: x\n- **Severity**: HUGE\n- **Status**: OPEN\n- **Concern**: c\n- **Failure scenario**: f\n"),
 			problems: []string{`C1 (line 4): severity "HUGE"`},

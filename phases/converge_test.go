@@ -33,7 +33,11 @@ func challenge(id string, sev converge.Severity, st converge.Status, mitigation 
 
 // statusOnly updates an existing challenge.
 func statusOnly(id string, st converge.Status) string {
-	return fmt.Sprintf("### %s: same claim\n- **Status**: %s\n\n", id, st)
+	s := fmt.Sprintf("### %s: same claim\n- **Status**: %s\n", id, st)
+	if st == converge.Resolved || st == converge.Withdrawn {
+		s += "- **Evidence**: evidence about " + id + " in limiter.go:40\n"
+	}
+	return s + "\n"
 }
 
 func convCritique(blocks ...string) string {
