@@ -6,6 +6,7 @@
 #   - a hook call as a whole process (start to exit) and in-process;
 #   - the Stop hook on a 1 MiB assistant message;
 #   - peak memory (max RSS) of the hook process (bench/peak.sh);
+#   - what each linked package's initialisation costs every start (bench/inits.sh);
 #   - the phase validators and the tool policy in-process.
 # Results are saved under bench/out/ (ignored by git). COUNT=N sets the Go
 # benchmarks' repetitions, ROUNDS=N the interleaved rounds, PLUGIN=DIR the plugin
@@ -44,3 +45,5 @@ END {
 }' "$out" | sort
 echo
 bash bench/peak.sh build/plansmith | tee -a "$out"
+echo
+bash bench/inits.sh build/plansmith | tee -a "$out"
