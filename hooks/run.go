@@ -444,9 +444,6 @@ func toolEvent(in Input) loop.ToolEvent {
 		Response: in.ToolResponse, PermissionMode: in.PermissionMode, AgentID: in.AgentID}
 }
 
-// DefaultBlockCap is Claude Code's cap when the variable is unset.
-const DefaultBlockCap = loop.DefaultBlockCap
-
 // blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (loop.BlockCap).
 func blockCap(env loop.Env) int { return loop.BlockCap(env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")) }
 
