@@ -56,8 +56,9 @@ func lookup(event string) (handler, bool) {
 // Run handles one hook call: it decodes the input from env.Stdin and writes
 // the hook's JSON answer (or nothing) to env.Stdout. It never panics and
 // never asks for a non-zero exit: a hook that fails reports on stderr and
-// lets Claude Code carry on, except where a rule says to fail closed
-// (ExitPlanMode).
+// lets Claude Code carry on, except PreToolUse, which fails closed: a call
+// it could not decode (loop.UndecodableTool), or not judge in time or
+// without a panic (unjudged), is refused.
 func Run(event string, env loop.Env) {
 	judgesTools := event == "pretooluse" || event == "pretooluse-loop"
 	var in Input
