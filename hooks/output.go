@@ -49,24 +49,16 @@ func toolAnswer(o loop.ToolOutcome) any {
 	}}
 }
 
-// subagentAnswer tells the agent (and the user) about its sub-agent run
-// when the loop has something to say of it: the Agent call's PostToolUse.
-func subagentAnswer(o loop.PromptOutcome) any {
+// contextAnswer is the answer of event (UserPromptSubmit, SessionStart, or
+// the sub-agent tool's PostToolUse, which tells the agent and the user
+// about its run) when the loop has something to say: Context for the
+// model, Message for the user.
+func contextAnswer(event string, o loop.PromptOutcome) any {
 	if o.Context == "" && o.Message == "" {
 		return nil
 	}
 	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
-		HookEventName:     "PostToolUse",
-		AdditionalContext: o.Context,
-	}, SystemMessage: o.Message}
-}
-
-func promptAnswer(o loop.PromptOutcome) any {
-	if o.Context == "" && o.Message == "" {
-		return nil
-	}
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
-		HookEventName:     "UserPromptSubmit",
+		HookEventName:     event,
 		AdditionalContext: o.Context,
 	}, SystemMessage: o.Message}
 }

@@ -312,11 +312,7 @@ func subagentStop(in Input, env loop.Env) any {
 // sessionStart gives a compacted or resumed session its planning loop's
 // instructions back.
 func sessionStart(in Input, env loop.Env) any {
-	o := loop.SessionStart(env, loop.SessionEvent{Session: session(in), Source: in.Source})
-	if o.Context == "" && o.Message == "" {
-		return nil
-	}
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{HookEventName: "SessionStart", AdditionalContext: o.Context}, SystemMessage: o.Message}
+	return contextAnswer("SessionStart", loop.SessionStart(env, loop.SessionEvent{Session: session(in), Source: in.Source}))
 }
 
 // sessionEnd notes a planning session the user cleared, for the session
@@ -360,14 +356,14 @@ func postToolUse(in Input, env loop.Env) any {
 		}
 		_ = json.Unmarshal(in.ToolResponse, &resp)
 		if json.Unmarshal(in.ToolInput, &msg) == nil && (msg.To != "" || resp.Pin.ID != "") {
-			return subagentAnswer(loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
+			return contextAnswer("PostToolUse", loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
 				AgentID: msg.To, Resolved: resp.Pin.ID, Steered: true}))
 		}
 		return nil
 	}
 	if in.ToolName == "Agent" || in.ToolName == "Task" {
 		if ev, ok := subagentLaunch(in); ok {
-			return subagentAnswer(loop.RecordSubagent(env, ev))
+			return contextAnswer("PostToolUse", loop.RecordSubagent(env, ev))
 		}
 		return nil
 	}
@@ -437,7 +433,7 @@ func subagentTranscript(session, id string) string {
 }
 
 func userPromptSubmit(in Input, env loop.Env) any {
-	return promptAnswer(loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt, Source: in.Source}))
+	return contextAnswer("UserPromptSubmit", loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt, Source: in.Source}))
 }
 
 func toolEvent(in Input) loop.ToolEvent {
