@@ -108,7 +108,7 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 }
 
 // bashPaths are the PATHs a command of the Bash tool may be looked up in:
-// the ones the user's shell snapshots export (shellSnapshot), which the
+// the ones the user's shell snapshots export (snapshotPath), which the
 // tool's shell runs with, else the hook's own.
 func bashPaths(hook string, snapshots []string) []string {
 	if len(snapshots) == 0 {

@@ -17,6 +17,7 @@ import (
 	ms "github.com/plansmith/plansmith/e2e/modelserver"
 	gatepkg "github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/hooks"
+	looppkg "github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -526,7 +527,7 @@ func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {
 		script := []ms.Reply{runCommand("plan")}
-		for range hooks.DefaultBlockCap + 1 {
+		for range looppkg.DefaultBlockCap + 1 {
 			script = append(script, ms.Text(failing))
 		}
 		script = append(script, answer(t, "01-understand.md"), answer(t, "08-final.md"))
@@ -539,15 +540,15 @@ func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 			func(_ int, res *Result) {
 				assert.Equal(t, failing, res.Result, "plansmith let the ninth stop happen, so Claude Code's cap never cut the turn")
 				reqs := e.Model.Requests()
-				require.Len(t, reqs, hooks.DefaultBlockCap+2)
+				require.Len(t, reqs, looppkg.DefaultBlockCap+2)
 				got := feedback(reqs)
-				require.Len(t, got, hooks.DefaultBlockCap)
+				require.Len(t, got, looppkg.DefaultBlockCap)
 				for i, reason := range got {
 					assert.Contains(t, reason, fmt.Sprintf("✗ understand [1/2]: this answer did not pass the phase's checks (attempt %d;", i+1))
 				}
 				stops := stopOutputs(t, res)
-				require.Len(t, stops, hooks.DefaultBlockCap+1)
-				paused := stops[hooks.DefaultBlockCap]
+				require.Len(t, stops, looppkg.DefaultBlockCap+1)
+				paused := stops[looppkg.DefaultBlockCap]
 				assert.Empty(t, paused.Decision)
 				assert.Contains(t, paused.SystemMessage, "plansmith paused the planning loop at understand [1/2]")
 				l := loop(t, e)
@@ -555,7 +556,7 @@ func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 				assert.True(t, l.Active)
 				assert.True(t, l.Paused)
 				assert.Equal(t, res.SessionID, l.SessionID)
-				assert.Equal(t, hooks.DefaultBlockCap+1, l.Retries)
+				assert.Equal(t, looppkg.DefaultBlockCap+1, l.Retries)
 				held = l.PausedReason
 				assert.Contains(t, held, "✗ understand [1/2]: this answer did not pass the phase's checks (attempt 9;")
 			})
@@ -566,8 +567,8 @@ func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 		assert.Equal(t, sessionText(t, "08-final.md"), res2.Result)
 		assert.Zero(t, e.Model.Overruns())
 		reqs := e.Model.Requests()
-		require.Len(t, reqs, hooks.DefaultBlockCap+4)
-		resumed := reqs[hooks.DefaultBlockCap+2]
+		require.Len(t, reqs, looppkg.DefaultBlockCap+4)
+		resumed := reqs[looppkg.DefaultBlockCap+2]
 		assert.Equal(t, "continue", resumed.LastUserText)
 		assert.Contains(t, resumed.Notes, "plansmith: the planning loop was paused at understand [1/2] and resumes now.")
 		assert.Contains(t, resumed.Notes, held)
@@ -575,13 +576,13 @@ func TestPlanPausesBeforeTheBlockCapAndResumes(t *testing.T) {
 		require.Len(t, ctx, 1)
 		assert.Contains(t, ctx[0], `"hookEventName":"UserPromptSubmit"`)
 
-		after := feedback(reqs[hooks.DefaultBlockCap+2:])
+		after := feedback(reqs[looppkg.DefaultBlockCap+2:])
 		require.Len(t, after, 1)
 		assert.Contains(t, after[0], "✓ understand [1/2] passed its checks. Now: revise [2/2].")
 		assert.Nil(t, loop(t, e))
 		out := e.ProjectFile(".claude/plansmith-output.local.md")
 		assert.Contains(t, out, "exit_reason: \"completed\"")
-		assert.Contains(t, out, fmt.Sprintf("retries: %d", hooks.DefaultBlockCap+1))
+		assert.Contains(t, out, fmt.Sprintf("retries: %d", looppkg.DefaultBlockCap+1))
 	})
 }
 

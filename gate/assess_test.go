@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,6 +31,12 @@ const (
 	failNoRefs    = "### VERDICT: FAIL\n**Reason**: Several findings are not covered."
 	garbageCritic = "The plan seems mostly fine, a few concerns maybe."
 )
+
+// wrap puts body in <tag>…</tag>, as the agent relays a sub-agent's output
+// (SplitReply takes it out again).
+func wrap(tag, body string) string {
+	return fmt.Sprintf("<%s>\n%s\n</%s>", tag, body, tag)
+}
 
 func reply(critic, validator string) string {
 	return wrap(CriticTag, critic) + "\n" + wrap(ValidatorTag, validator)

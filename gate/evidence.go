@@ -69,7 +69,7 @@ func (p Prompts) Recognise(prompt string) Role {
 // followed by the critic run's output and nothing else, white space aside:
 // a validator told anything more (its verdict, say) is no evidence. The
 // output may come as the client handed it back to the agent, framed, but
-// only by the client's own frame, word for word (handBackFrame): text
+// only by the client's own frame, word for word (unframeExact): text
 // shaped like a frame line is otherwise part of what the validator was
 // told (review Z1: orders hidden in an "agentId:" line or a <usage> block
 // were dropped before the comparison, and a steered PASS stood).

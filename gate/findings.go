@@ -28,9 +28,6 @@ type Counts struct {
 	Low    int `yaml:"low" json:"low"`
 }
 
-// Serious is the number of findings that decide a verdict (high + medium).
-func (c Counts) Serious() int { return c.High + c.Medium }
-
 // Findings is a parsed critic output. NoIssues is true only when the critic
 // declared "### NO ISSUES FOUND" and reported no findings.
 type Findings struct {

@@ -169,6 +169,6 @@ func TestFindingsHelpers(t *testing.T) {
 	assert.Equal(t, Medium, got.Severity)
 	_, ok = f.ByID(3)
 	assert.False(t, ok)
-	assert.Equal(t, 2, f.Counts().Serious())
+	assert.Equal(t, Counts{High: 1, Medium: 1, Low: 1}, f.Counts())
 	assert.Equal(t, "FINDING-4", f.Items[1].Label())
 }

@@ -69,7 +69,7 @@ func ParsePhrases(src string) []string {
 // which Korean particles attach to. Hits come in line order, one per phrase
 // per line.
 //
-// Not every occurrence is a hedge (see documented and isIdentifierHit):
+// Not every occurrence is a hedge (see documented and quotedOrIdentifier):
 // headings are titles, not hedges; text under a heading that documents
 // uncertainty (Risks, Assumptions, Open Questions, Unknowns, Non-Scope, and
 // their Korean names) has already been written down as such, tables there

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
@@ -56,11 +55,6 @@ func cut(s, tag string) (string, bool, string) {
 	inner := s[i+len(open) : i+len(open)+j]
 	after := s[i+len(open)+j+len(close):]
 	return strings.TrimSpace(inner), true, s[:i] + after
-}
-
-// wrap is the inverse of cut, for messages and tests.
-func wrap(tag, body string) string {
-	return fmt.Sprintf("<%s>\n%s\n</%s>", tag, body, tag)
 }
 
 // handBack starts the header line Claude Code (2.1.330) puts above a

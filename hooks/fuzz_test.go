@@ -156,7 +156,7 @@ func FuzzPlanMode(f *testing.F) {
 		if out.Len() != 0 {
 			t.Fatalf("PostToolUse answered: %s", out.String())
 		}
-		in, err := DecodeInput(bytes.NewReader(input))
+		in, _, err := readInput(bytes.NewReader(input))
 		if err != nil || in.ToolName != "ExitPlanMode" {
 			return
 		}

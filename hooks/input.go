@@ -50,14 +50,9 @@ type Input struct {
 	Unreadable []string `json:"-"`
 }
 
-// DecodeInput reads one hook input object from r.
-func DecodeInput(r io.Reader) (Input, error) {
-	in, _, err := readInput(r)
-	return in, err
-}
-
-// readInput is DecodeInput that also returns the bytes it read, for the one
-// caller that must look at input it could not decode (ExitPlanMode).
+// readInput reads one hook input object from r. It also returns the bytes
+// it read: a tool call it could not decode is judged on them
+// (loop.UndecodableTool).
 func readInput(r io.Reader) (Input, []byte, error) {
 	data, err := hookjson.Read(r)
 	if err != nil {

@@ -56,8 +56,9 @@ func lookup(event string) (handler, bool) {
 // Run handles one hook call: it decodes the input from env.Stdin and writes
 // the hook's JSON answer (or nothing) to env.Stdout. It never panics and
 // never asks for a non-zero exit: a hook that fails reports on stderr and
-// lets Claude Code carry on, except where a rule says to fail closed
-// (ExitPlanMode).
+// lets Claude Code carry on, except PreToolUse, which fails closed: a call
+// it could not decode (loop.UndecodableTool), or not judge in time or
+// without a panic (unjudged), is refused.
 func Run(event string, env loop.Env) {
 	judgesTools := event == "pretooluse" || event == "pretooluse-loop"
 	var in Input
@@ -311,11 +312,7 @@ func subagentStop(in Input, env loop.Env) any {
 // sessionStart gives a compacted or resumed session its planning loop's
 // instructions back.
 func sessionStart(in Input, env loop.Env) any {
-	o := loop.SessionStart(env, loop.SessionEvent{Session: session(in), Source: in.Source})
-	if o.Context == "" && o.Message == "" {
-		return nil
-	}
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{HookEventName: "SessionStart", AdditionalContext: o.Context}, SystemMessage: o.Message}
+	return contextAnswer("SessionStart", loop.SessionStart(env, loop.SessionEvent{Session: session(in), Source: in.Source}))
 }
 
 // sessionEnd notes a planning session the user cleared, for the session
@@ -359,14 +356,14 @@ func postToolUse(in Input, env loop.Env) any {
 		}
 		_ = json.Unmarshal(in.ToolResponse, &resp)
 		if json.Unmarshal(in.ToolInput, &msg) == nil && (msg.To != "" || resp.Pin.ID != "") {
-			return subagentAnswer(loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
+			return contextAnswer("PostToolUse", loop.RecordSubagent(env, loop.SubagentEvent{Session: session(in), PermissionMode: in.PermissionMode,
 				AgentID: msg.To, Resolved: resp.Pin.ID, Steered: true}))
 		}
 		return nil
 	}
 	if in.ToolName == "Agent" || in.ToolName == "Task" {
 		if ev, ok := subagentLaunch(in); ok {
-			return subagentAnswer(loop.RecordSubagent(env, ev))
+			return contextAnswer("PostToolUse", loop.RecordSubagent(env, ev))
 		}
 		return nil
 	}
@@ -436,16 +433,13 @@ func subagentTranscript(session, id string) string {
 }
 
 func userPromptSubmit(in Input, env loop.Env) any {
-	return promptAnswer(loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt, Source: in.Source}))
+	return contextAnswer("UserPromptSubmit", loop.PromptSubmit(env, loop.PromptEvent{Session: session(in), Prompt: in.Prompt, Source: in.Source}))
 }
 
 func toolEvent(in Input) loop.ToolEvent {
 	return loop.ToolEvent{Session: session(in), Tool: in.ToolName, Input: in.ToolInput,
 		Response: in.ToolResponse, PermissionMode: in.PermissionMode, AgentID: in.AgentID}
 }
-
-// DefaultBlockCap is Claude Code's cap when the variable is unset.
-const DefaultBlockCap = loop.DefaultBlockCap
 
 // blockCap reads CLAUDE_CODE_STOP_HOOK_BLOCK_CAP (loop.BlockCap).
 func blockCap(env loop.Env) int { return loop.BlockCap(env.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")) }
@@ -458,50 +452,4 @@ func blockCapSet(env loop.Env) string {
 		return ""
 	}
 	return v
-}
-
-// The outcome → answer mappings: Claude Code's JSON for each loop outcome.
-// A nil answer writes nothing.
-
-func stopAnswer(o loop.StopOutcome) any {
-	switch o.Kind {
-	case loop.Block:
-		return &StopOutput{Decision: "block", Reason: o.Reason, SystemMessage: o.Message}
-	case loop.Pause, loop.Finish:
-		return &StopOutput{SystemMessage: o.Message}
-	}
-	return nil
-}
-
-func toolAnswer(o loop.ToolOutcome) any {
-	if !o.Deny {
-		return nil
-	}
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
-		HookEventName:            "PreToolUse",
-		PermissionDecision:       "deny",
-		PermissionDecisionReason: o.Reason,
-	}}
-}
-
-// subagentAnswer tells the agent (and the user) about its sub-agent run
-// when the loop has something to say of it: the Agent call's PostToolUse.
-func subagentAnswer(o loop.PromptOutcome) any {
-	if o.Context == "" && o.Message == "" {
-		return nil
-	}
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
-		HookEventName:     "PostToolUse",
-		AdditionalContext: o.Context,
-	}, SystemMessage: o.Message}
-}
-
-func promptAnswer(o loop.PromptOutcome) any {
-	if o.Context == "" && o.Message == "" {
-		return nil
-	}
-	return &SpecificAnswer{HookSpecificOutput: SpecificOutput{
-		HookEventName:     "UserPromptSubmit",
-		AdditionalContext: o.Context,
-	}, SystemMessage: o.Message}
 }

@@ -10,7 +10,9 @@ import "strings"
 // and a planning loop's read-only rule is gone (review Y, A1–A6). So each
 // command first sets an EXIT trap, which dash runs when exec fails, and in
 // bash turns on execfail, so that the command goes on to its last word;
-// both end in the event's BrokenAnswer.
+// both end in the event's BrokenAnswer. The plugin's hooks/hooks.json
+// commands are written out in that file, not built here; failclosed_test.go
+// holds them to these same pieces (pluginFailClosed).
 
 // execFailOn makes bash go on after a failed exec (dash needs nothing: it
 // runs the EXIT trap). zsh, /bin/sh where a Mac is set so (its sh(1) runs
@@ -39,42 +41,6 @@ const execFailOn = `set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=
 func FailClosed(event, loopTest string) string {
 	return "x() { trap - EXIT; " + BrokenAnswer(event, loopTest) + "; }; trap x EXIT; " + execFailOn
 }
-
-// PluginFailClosed is FailClosed for the plugin's hooks/hooks.json commands,
-// whose loop already looked for a loop's state file where one matters (or
-// needs none), and which exec bin/native/plansmith first, setting q=1 just
-// before (and call x at once, in bash, when that exec failed and the
-// command went on). When that exec fails, the answer first runs the
-// launcher once
-// with PLANSMITH_REPLACE=1, which checks this machine's prebuilt binary,
-// places it over the one that failed and runs it: a plugin folder shared by
-// two machines (a devcontainer that mounts ~/.claude, a home on NFS) holds
-// the binary of whichever placed it first, and dash, which ends at a failed
-// exec, refused every tool call of a loop, and ExitPlanMode everywhere, on
-// the other (review CQ; bash, with execfail, went on to the launcher). The
-// launcher runs as a child, not by exec, so that should it not start the
-// command still answers.
-func PluginFailClosed(event string) string {
-	return "x() { trap - EXIT; if [ -n \"${q:-}\" ]; then q=; PLANSMITH_REPLACE=1 GOMAXPROCS=1 \"" + PluginPlaceholder + "\" hook " + event +
-		"; e=$?; [ \"$e\" -ge 126 ] || exit \"$e\"; fi; " + BrokenAnswer(event, ":") + "; }; trap x EXIT; " + execFailOn + runsHere
-}
-
-// runsHere defines u, which fails when the file $1 is a program for
-// another machine, and is asked only under busybox's ash (/bin/sh on
-// Alpine, whose devcontainers may mount the host's plugin folder). ash
-// runs a file that execve refuses (ENOEXEC) as a shell script, with no
-// check that it is text: another machine's binary in bin/native/ ended the
-// hook with "syntax error" and status 2, so a Stop and every prompt were
-// blocked with that for a reason, and the binary was never replaced
-// (review CU). The commands then run x at once, whose launcher places this
-// machine's binary. Builtins only: ash's read drops NUL bytes, so the first
-// 20 bytes of an ELF file read as its magic, class, byte order and version,
-// then its ABI and type, and last its machine; those of the file and of the
-// shell's own program (/proc/$$/exe) must agree in the first four and the
-// machine. A script (#!) passes, as does
-// anything when the shell's own program cannot be read as ELF. ash is told
-// by $RANDOM (dash has none) without a bash, zsh or ksh version.
-const runsHere = `u() { [ -n "${RANDOM:-}" ] && [ -z "${BASH_VERSION:-}${ZSH_VERSION:-}${KSH_VERSION:-}" ] || return 0; a=; b=; IFS= read -r -n 20 b </proc/$$/exe 2>/dev/null; case $b in ?ELF*) ;; *) return 0 ;; esac; IFS= read -r -n 20 a <"$1" 2>/dev/null; case $a in '#!'*) return 0 ;; esac; [ "${a%"${a#???????}"}${a#"${a%?}"}" = "${b%"${b#???????}"}${b#"${b%?}"}" ]; }; `
 
 // StateTest is the shell test for a loop's state file in the project folder
 // or in the working folder or any folder above it (Codex sets no project

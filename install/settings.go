@@ -264,23 +264,11 @@ func skipAssignments(s string) string {
 // HookSubcommands names the `plansmith hook EVENT` subcommands the plugin's
 // embedded hooks/hooks.json runs, sorted.
 var HookSubcommands = sync.OnceValue(func() []string {
-	var doc struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
-	data, _ := fs.ReadFile(plansmith.Plugin, "hooks/hooks.json")
-	_ = json.Unmarshal(data, &doc) // embedded and tested: TestHookSubcommands
+	commands, _ := plansmith.HookCommands() // embedded and tested: hooks.TestEventsMatchThePlugin
 	var out []string
-	for _, groups := range doc.Hooks {
-		for _, g := range groups {
-			for _, h := range g.Hooks {
-				if ev, ok := pluginHookEvent(h.Command); ok && !slices.Contains(out, ev) {
-					out = append(out, ev)
-				}
-			}
+	for _, cmd := range commands {
+		if ev, ok := pluginHookEvent(cmd); ok && !slices.Contains(out, ev) {
+			out = append(out, ev)
 		}
 	}
 	slices.Sort(out)

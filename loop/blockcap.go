@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/plansmith/plansmith/state"
 )
 
 // DefaultBlockCap is how many consecutive Stop-hook blocks Claude Code obeys
@@ -67,5 +69,49 @@ func endsBlockRun(tool string) bool {
 	case "SetGoal", "ProposeGoal", "PauseGoal", "GetGoal":
 		return false
 	}
+	return true
+}
+
+// blocksOf is session's run of consecutive Stop blocks. The client counts
+// each session's apart (reviews BI9, BP2: one count for all let a fork's
+// step reset the planner's, or two sessions' runs wipe each other's, and
+// the client cut a turn at its cap before plansmith paused).
+func blocksOf(l *state.Loop, session string) int {
+	if l.Blocks == nil && (l.SessionID == "" || l.SessionID == session) {
+		return l.ConsecutiveBlocks // a file from before the runs were kept apart
+	}
+	return l.Blocks[session]
+}
+
+// setBlocks sets session's run to n, and ConsecutiveBlocks to the longest.
+func setBlocks(l *state.Loop, session string, n int) {
+	if l.Blocks == nil {
+		l.Blocks = map[string]int{}
+		if l.ConsecutiveBlocks > 0 && l.SessionID != "" {
+			l.Blocks[l.SessionID] = l.ConsecutiveBlocks
+		}
+	}
+	if n == 0 {
+		delete(l.Blocks, session)
+	} else {
+		l.Blocks[session] = n
+	}
+	l.ConsecutiveBlocks = 0
+	for _, m := range l.Blocks {
+		l.ConsecutiveBlocks = max(l.ConsecutiveBlocks, m)
+	}
+	if len(l.Blocks) == 0 {
+		l.Blocks = nil
+	}
+}
+
+// endBlocks ends session's run of Stop blocks, as the client does at the
+// session's own tool step or new turn; another session's run goes on. It
+// reports whether anything changed.
+func endBlocks(l *state.Loop, session string) bool {
+	if blocksOf(l, session) == 0 {
+		return false
+	}
+	setBlocks(l, session, 0)
 	return true
 }

@@ -11,7 +11,11 @@
 //	PreToolUse(env, ToolEvent) ToolOutcome     read-only policy; ExitPlanMode gate
 //	PostToolUse(env, ToolEvent)                plan-mode metadata after an edit
 //	PromptSubmit(env, PromptEvent) PromptOutcome  resume a paused loop / remind
+//	RecordSubagent(env, SubagentEvent) PromptOutcome  a sub-agent run: the gate's evidence
+//	SessionStart(env, SessionEvent) PromptOutcome  instructions back after compaction or resume
+//	SessionEnd(env, SessionEvent)              a cleared planning session, for the next to continue
 //	UndecodableTool(env, Session, tool, raw, err) ToolOutcome  input that could not be decoded
+//	UnreadableStop(env, Session, err) StopOutcome  a Stop whose input could not be decoded
 //
 // Every event embeds Session{ID, Cwd}. StopEvent carries LastMessage (a
 // func, called only when the project has a state file, before the lock is
@@ -20,7 +24,7 @@
 // Input, Response (JSON) and PermissionMode. StopOutcome.Kind is LetStop,
 // Block (Reason for the model), Pause (Message for the user) or Finish
 // (ExitReason, Message); ToolOutcome is {Deny, Reason}; PromptOutcome is
-// {Context}. Zero values mean "nothing to do". An answer that cannot be
+// {Context, Message}. Zero values mean "nothing to do". An answer that cannot be
 // read (LastMessage's error, ideally a *NoAnswerError) pauses the loop
 // instead of being judged.
 //
@@ -53,8 +57,10 @@
 // machine.go is the one mapping between the stored loop (state.Loop) and
 // the phase machine (phases.Config, phases.Progress): config, progress,
 // store, label. Convergence mode is recorded once, as critique_mode:
-// converge (older files' `converge: true` is ignored). stop.go drives the machine, gate.go the gap-coverage gate
-// in the final revise, converge.go convergence mode's record, finish.go
+// converge (older files' `converge: true` is ignored). stop.go drives the
+// machine; blockcap.go holds the client's cap on Stop blocks and each
+// session's run of them (counted by Stop, ended by a tool call or a new
+// turn); gate.go the gap-coverage gate in the final revise, converge.go convergence mode's record, finish.go
 // the end of a loop (saved plan, memory, archive). tool.go judges a tool
 // call: it hands the policy (hooks/policy) what the call's text alone
 // cannot tell, each answered only when asked: what git would run

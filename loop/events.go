@@ -60,9 +60,10 @@ type StopEvent struct {
 	// AgentID is set when the stop comes from inside a sub-agent: never a
 	// phase answer.
 	AgentID string
-	// InFlight is how many sub-agents or other background tasks are still
-	// running: the agent is waiting for them, so the stop is not an answer
-	// (nothing is judged, no retry spent; their completion wakes the agent).
+	// InFlight is how many sub-agents are still running (other background
+	// work, a shell, does not count: hooks' subagentsInFlight): the agent
+	// is waiting for them, so the stop is not an answer (nothing is
+	// judged, no retry spent; their completion wakes the agent).
 	InFlight int
 	// ReportsRuns says the agent reports its sub-agents' runs to the hooks
 	// (RecordSubagent): the gate then judges the runs it observed, and

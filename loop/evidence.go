@@ -414,6 +414,10 @@ func SessionEnd(env Env, ev SessionEvent) {
 	}
 }
 
+// unjoined is continueLoop's answer when the loop could not be read (the
+// lock held): the session could not be joined to it.
+const unjoined = "\x00unjoined"
+
 // continueLoop holds session to the project's running loop when it belongs
 // to another session (Loop.Continued): a fork (Claude Code names no
 // parent, so any fork of a session in the project is taken to continue
@@ -421,10 +425,6 @@ func SessionEnd(env Env, ev SessionEvent) {
 // before in the same client (clearNote). A clear anywhere else in the
 // project is left alone (that session is not planning), and continueLoop
 // returns the running loop's label for SessionStart to say so.
-// unjoined is continueLoop's answer when the loop could not be read (the
-// lock held): the session could not be joined to it.
-const unjoined = "\x00unjoined"
-
 func continueLoop(env Env, s Session, source string) (left string) {
 	p, err := env.Paths(s)
 	if err != nil || !exists(p.State()) {

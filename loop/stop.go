@@ -27,9 +27,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return StopOutcome{} // a sub-agent's stop: not an answer
 	}
 	if ev.InFlight > 0 {
-		// The agent waiting for background work: not an answer. Nothing is
-		// judged and no retry is spent; the work's completion wakes the
-		// agent and the loop goes on then.
+		// The agent waiting for its sub-agents: not an answer. Nothing is
+		// judged and no retry is spent; their completion wakes the agent
+		// and the loop goes on then.
 		return whileRunning(env, ev)
 	}
 	p, err := env.Paths(ev.Session)
@@ -39,45 +39,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	if found, err := lookState(p); err == nil && !found {
 		return StopOutcome{} // no loop: neither the lock nor the answer is touched
 	}
-	// Read the answer before taking the lock: a transcript can be large,
-	// and cancel and PreToolUse wait on the lock meanwhile.
-	var msg string
-	var msgErr error
-	if ev.LastMessage != nil {
-		msg, msgErr = ev.LastMessage()
-	}
-	// An answer that fails its phase may be more than the final text
-	// shows; the transcript is read, and each candidate judged, only then
-	// (a 1 MiB answer takes tens of milliseconds to judge). Not for an
-	// answer this Stop's other hook has judged already: against the phase
-	// it moved on to it fails, and the transcript, which by then ends with
-	// that hook's feedback, held it up for the whole of both waits (seen:
-	// 4 s on every answer, plansmith registered as a plugin and in
-	// settings).
-	behind := false
-	if msgErr == nil && (ev.WholeMessage != nil || ev.SentMessage != nil) && !judgedAlready(p, ev, msg, env.Now()) && failsItsPhase(p, ev.Session, msg) {
-		fails := true
-		if ev.WholeMessage != nil {
-			// Judged by its resumed part alone, a cut answer misses what
-			// came before the cut (review CO6).
-			if whole, ok := ev.WholeMessage(); ok {
-				msg, fails = whole, failsItsPhase(p, ev.Session, whole)
-			}
-		}
-		if fails && ev.SentMessage != nil {
-			// In brief mode the answer is what the agent sent the user;
-			// its final text ("Sent.", or the client's prompt for visible
-			// output answered) is not (review CT). Taken only when it
-			// passes: a progress note sent before a failing answer is not
-			// the answer.
-			if sent, ok := ev.SentMessage(); ok && !failsItsPhase(p, ev.Session, sent) {
-				msg, fails = sent, false
-			}
-		}
-		// A failing final text read while the transcript was still behind
-		// may be only the end of the answer: not judged (answerBehind).
-		behind = fails && ev.TranscriptBehind != nil && ev.TranscriptBehind()
-	}
+	msg, behind, msgErr := readAnswer(env, p, ev)
 	t, err := openSessionWith(env, ev.Session, true, state.Load)
 	var held *state.LockTimeoutError
 	var lock *lockError
@@ -179,6 +141,50 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 	return out
 }
 
+// readAnswer reads the answer of ev's turn in p, before Stop takes the
+// lock: a transcript can be large, and cancel and PreToolUse wait on the
+// lock meanwhile. It is the last message, or, when that fails its phase,
+// the whole of an answer the client cut, or the message brief mode sent.
+// behind reports a failing answer read while the transcript was still
+// behind (answerBehind); err is LastMessage's (noAnswer).
+func readAnswer(env Env, p state.Paths, ev StopEvent) (msg string, behind bool, err error) {
+	if ev.LastMessage != nil {
+		msg, err = ev.LastMessage()
+	}
+	// An answer that fails its phase may be more than the final text
+	// shows; the transcript is read, and each candidate judged, only then
+	// (a 1 MiB answer takes tens of milliseconds to judge). Not for an
+	// answer this Stop's other hook has judged already: against the phase
+	// it moved on to it fails, and the transcript, which by then ends with
+	// that hook's feedback, held it up for the whole of both waits (seen:
+	// 4 s on every answer, plansmith registered as a plugin and in
+	// settings).
+	if err == nil && (ev.WholeMessage != nil || ev.SentMessage != nil) && !judgedAlready(p, ev, msg, env.Now()) && failsItsPhase(p, ev.Session, msg) {
+		fails := true
+		if ev.WholeMessage != nil {
+			// Judged by its resumed part alone, a cut answer misses what
+			// came before the cut (review CO6).
+			if whole, ok := ev.WholeMessage(); ok {
+				msg, fails = whole, failsItsPhase(p, ev.Session, whole)
+			}
+		}
+		if fails && ev.SentMessage != nil {
+			// In brief mode the answer is what the agent sent the user;
+			// its final text ("Sent.", or the client's prompt for visible
+			// output answered) is not (review CT). Taken only when it
+			// passes: a progress note sent before a failing answer is not
+			// the answer.
+			if sent, ok := ev.SentMessage(); ok && !failsItsPhase(p, ev.Session, sent) {
+				msg, fails = sent, false
+			}
+		}
+		// A failing final text read while the transcript was still behind
+		// may be only the end of the answer: not judged (answerBehind).
+		behind = fails && ev.TranscriptBehind != nil && ev.TranscriptBehind()
+	}
+	return msg, behind, err
+}
+
 // checkAgain looks once more at the transcript of each run whose output
 // its hooks could not check (gate.Run.Unchecked): by the Stop it has most
 // likely caught up, and an honest run counts without being run again. One
@@ -217,7 +223,7 @@ func judgedAlready(p state.Paths, ev StopEvent, msg string, now time.Time) bool 
 	return err == nil && f.Loop.LastStop.Repeats(ev.Session.ID, msg, ev.Began, now)
 }
 
-// whileRunning answers a Stop while background work runs: nothing, unless
+// whileRunning answers a Stop while sub-agents run: nothing, unless
 // the reply is an answer that would have passed the phase's checks, which
 // would be lost in silence: the agent, not told, takes it as given, and
 // the reply it makes when the work reports is judged in its place (review
@@ -486,50 +492,6 @@ func (r *stop) block(reason string) StopOutcome {
 	}
 	setBlocks(l, r.session, n+1)
 	return StopOutcome{Kind: Block, Reason: reason}
-}
-
-// blocksOf is session's run of consecutive Stop blocks. The client counts
-// each session's apart (reviews BI9, BP2: one count for all let a fork's
-// step reset the planner's, or two sessions' runs wipe each other's, and
-// the client cut a turn at its cap before plansmith paused).
-func blocksOf(l *state.Loop, session string) int {
-	if l.Blocks == nil && (l.SessionID == "" || l.SessionID == session) {
-		return l.ConsecutiveBlocks // a file from before the runs were kept apart
-	}
-	return l.Blocks[session]
-}
-
-// setBlocks sets session's run to n, and ConsecutiveBlocks to the longest.
-func setBlocks(l *state.Loop, session string, n int) {
-	if l.Blocks == nil {
-		l.Blocks = map[string]int{}
-		if l.ConsecutiveBlocks > 0 && l.SessionID != "" {
-			l.Blocks[l.SessionID] = l.ConsecutiveBlocks
-		}
-	}
-	if n == 0 {
-		delete(l.Blocks, session)
-	} else {
-		l.Blocks[session] = n
-	}
-	l.ConsecutiveBlocks = 0
-	for _, m := range l.Blocks {
-		l.ConsecutiveBlocks = max(l.ConsecutiveBlocks, m)
-	}
-	if len(l.Blocks) == 0 {
-		l.Blocks = nil
-	}
-}
-
-// endBlocks ends session's run of Stop blocks, as the client does at the
-// session's own tool step or new turn; another session's run goes on. It
-// reports whether anything changed.
-func endBlocks(l *state.Loop, session string) bool {
-	if blocksOf(l, session) == 0 {
-		return false
-	}
-	setBlocks(l, session, 0)
-	return true
 }
 
 // loadMemory is the memory the explore prompt shows (shownMemory).

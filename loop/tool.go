@@ -45,14 +45,51 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 		t.dirty = true
 	}
 	project := t.paths.Project
-	// The call is judged after the lock is released: the lookups below read
-	// files the project carries (agent definitions, .git, go.mod, the
+	// The call is judged after the lock is released: the policy's lookups
+	// (policyConfig) read files the project carries (agent definitions, .git, go.mod, the
 	// policy file), and a slow one must not hold up the session's other
 	// hooks, whose timeout would let their calls through.
 	t.close(env)
 	if !l.BlockTools {
 		return ToolOutcome{}
 	}
+	cfg, cfgErr := policyConfig(env, ev, project, &l)
+	d := policy.Tool(ev.Tool, ev.Input, cfg)
+	if d.Allow {
+		return ToolOutcome{}
+	}
+	var untrusted *policy.UntrustedError
+	if errors.As(cfgErr, &untrusted) {
+		// Say why its entries did not count, where the user will see it.
+		d.Reason += "\n- Note: " + cfgErr.Error() + "."
+	}
+	head := ""
+	switch {
+	case elsewhere(&l, project) && movedFrom(&l, ev.Session):
+		// Not "plansmith is planning": the loop is not run here, and the
+		// agent would go on trying (review CK).
+		head = strings.TrimSpace(templates.Show("messages/loop-moved-refusal.md", map[string]any{"From": l.Project}))
+	case plantedHere(env, paths, &l):
+		// Only a refusal reads the record, off the hot path. The headline
+		// "plansmith is planning" gives way to what the loop is.
+		head = strings.TrimSpace(templates.Show("messages/planted-loop-refusal.md", nil))
+	}
+	if head != "" {
+		if _, rest, ok := strings.Cut(d.Reason, "\n\n"); ok {
+			d.Reason = head + "\n\n" + rest
+		} else {
+			d.Reason += "\n\n" + head
+		}
+	}
+	return ToolOutcome{Deny: true, Reason: d.Reason}
+}
+
+// policyConfig is the tool policy's Config for ev's call in project, whose
+// loop is l: the project's policy extension (a broken or unapproved one is
+// noted and the call judged with none; its error is returned for the
+// refusal to mention), and what the call's text alone cannot tell, each
+// looked up only when the policy asks.
+func policyConfig(env Env, ev ToolEvent, project string, l *state.Loop) (policy.Config, error) {
 	cfg, cfgErr := policy.LoadConfig(project, env.Getenv("HOME"))
 	if cfgErr != nil {
 		// A broken or unapproved extension file must not widen the policy:
@@ -87,34 +124,7 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	// options), every assignment is an export.
 	cfg.Inherited = func(name string) bool { return env.Getenv(name) != "" || shell().ExportsAll() }
 	cfg.AgentDefinition = func(agent string) string { return agentTrouble(agentDirs(env, project), agent) }
-	d := policy.Tool(ev.Tool, ev.Input, cfg)
-	if d.Allow {
-		return ToolOutcome{}
-	}
-	var untrusted *policy.UntrustedError
-	if errors.As(cfgErr, &untrusted) {
-		// Say why its entries did not count, where the user will see it.
-		d.Reason += "\n- Note: " + cfgErr.Error() + "."
-	}
-	head := ""
-	switch {
-	case elsewhere(&l, project) && movedFrom(&l, ev.Session):
-		// Not "plansmith is planning": the loop is not run here, and the
-		// agent would go on trying (review CK).
-		head = strings.TrimSpace(templates.Show("messages/loop-moved-refusal.md", map[string]any{"From": l.Project}))
-	case plantedHere(env, paths, &l):
-		// Only a refusal reads the record, off the hot path. The headline
-		// "plansmith is planning" gives way to what the loop is.
-		head = strings.TrimSpace(templates.Show("messages/planted-loop-refusal.md", nil))
-	}
-	if head != "" {
-		if _, rest, ok := strings.Cut(d.Reason, "\n\n"); ok {
-			d.Reason = head + "\n\n" + rest
-		} else {
-			d.Reason += "\n\n" + head
-		}
-	}
-	return ToolOutcome{Deny: true, Reason: d.Reason}
+	return cfg, cfgErr
 }
 
 // PostToolUse maintains the plan-mode gate's metadata after the agent

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/state"
 )
@@ -106,16 +104,6 @@ func loadFile(path string) (Setting, bool, error) {
 		return def, false, nil
 	}
 	return Setting{On: on, Source: path}, true, nil
-}
-
-// parseSetting reads plan_mode_gate from a settings file: set is
-// false when the key is absent or empty.
-func parseSetting(data []byte) (on, set bool, err error) {
-	var doc gateDoc
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return true, false, fmt.Errorf("not valid YAML settings: %w", err)
-	}
-	return doc.setting()
 }
 
 // gateDoc is the one key of the settings file this package reads.

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestParseSetting reads plan_mode_gate from one settings file, as
+// LoadSetting reads the project's and the user's.
 func TestParseSetting(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -36,14 +38,16 @@ func TestParseSetting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			on, set, err := parseSetting([]byte(tt.yaml))
+			path := filepath.Join(t.TempDir(), "plansmith.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(tt.yaml), 0o644))
+			s, set, err := loadFile(path)
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.err)
 			} else {
 				require.NoError(t, err)
 			}
-			assert.Equal(t, tt.on, on, "on")
+			assert.Equal(t, tt.on, s.On, "on")
 			assert.Equal(t, tt.set, set, "set")
 		})
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -417,23 +416,8 @@ func TestHooksJSONCommands(t *testing.T) {
 	script(filepath.Join(root, "bin", "native", "plansmith"), "native")
 	assert.Equal(t, "native hook stop 1\n", runHook(root))
 	assert.Equal(t, "launcher hook stop 1\n", runHook(root, "PLANSMITH_BIN=/x"), "PLANSMITH_BIN goes through the launcher")
-
-	// Every command is one of two shapes: the run (its answer should
-	// plansmith not start, then the native binary, else the launcher), or
-	// the same run behind the look for a loop's state file.
-	guard, run, ok := strings.Cut(stop, install.PluginFailClosed("stop"))
-	require.True(t, ok, stop)
-	var guarded []string
-	for ev, cmd := range commands {
-		want := install.PluginFailClosed(ev) + strings.ReplaceAll(run, "hook stop", "hook "+ev)
-		if cmd != want {
-			assert.Equal(t, guard+want, cmd, ev)
-			guarded = append(guarded, ev)
-		}
-	}
-	slices.Sort(guarded)
-	assert.Equal(t, []string{"pretooluse-loop", "sessionend", "sessionstart", "stop", "stopfailure", "userpromptsubmit"}, guarded,
-		"the events with nothing to do without a loop; ExitPlanMode (pretooluse), posttooluse and subagentstop serve the plan-mode gate, which needs none")
+	// Every other command has the same shape: install's
+	// TestPluginHooksFailClosed.
 }
 
 // TestHooksJSONStartsNothingWithoutALoop runs each hook command of
@@ -677,11 +661,7 @@ func TestLauncherPlacesTheBinaryUnderARaceWithBSDMv(t *testing.T) {
 // bash: a binary built for another machine in bin/native/, a launcher that
 // lost its execute bit (review Y, A1, A3, A4).
 func TestHooksJSONFailsClosed(t *testing.T) {
-	commands := hooksJSON(t)
-	for ev, cmd := range commands {
-		assert.Contains(t, cmd, install.PluginFailClosed(ev), ev)
-		assert.True(t, strings.HasSuffix(cmd, "; x"), ev)
-	}
+	commands := hooksJSON(t) // in pluginFailClosed's form: install's TestPluginHooksFailClosed
 	root := t.TempDir()
 	project := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))

@@ -102,9 +102,6 @@ var handlers = map[string]func(Input, loop.Env) any{
 	"sessionstart":     sessionStart,
 }
 
-// Events names the events registered for Codex (install's codex/hooks.json).
-var Events = []string{"stop", "pretooluse", "userpromptsubmit", "sessionstart"}
-
 // fallbackDeny is given when a refusal came without a reason: Codex would
 // run a call denied without one.
 const fallbackDeny = "plansmith is planning, so the project stays read-only: this call was refused."

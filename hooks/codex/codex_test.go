@@ -36,7 +36,7 @@ func TestRunWithoutALoopSaysNothing(t *testing.T) {
 	for _, p := range payloads {
 		data, err := os.ReadFile(p)
 		require.NoError(t, err)
-		for _, ev := range Events {
+		for ev := range handlers {
 			env, out, errb := testEnv(t, strings.ReplaceAll(string(data), `"/project"`, `""`))
 			Run(ev, env)
 			assert.Empty(t, out.String(), "%s on %s", ev, p)

@@ -8,9 +8,9 @@ import (
 )
 
 // gitReads are git subcommands that only read, whatever their arguments
-// (apart from the options refused in gitOption). Not whatchanged: git 3.0
-// removes it, and git then runs an alias of that name, which a
-// repository's config may define (review O).
+// (apart from the options their grammars in grammars.go refuse). Not
+// whatchanged: git 3.0 removes it, and git then runs an alias of that
+// name, which a repository's config may define (review O).
 var gitReads = sync.OnceValue(func() map[string]bool {
 	return set("status", "log", "show", "diff", "blame", "annotate", "grep", "ls-files", "ls-tree",
 		"rev-parse", "rev-list", "describe", "shortlog", "cat-file", "for-each-ref", "show-ref", "name-rev",

@@ -29,14 +29,12 @@ func (r *Regexp) Regexp() *regexp.Regexp { return r.re() }
 
 // The methods below are regexp.Regexp's, for the uses plansmith has.
 
-func (r *Regexp) String() string                       { return r.re().String() }
 func (r *Regexp) MatchString(s string) bool            { return r.re().MatchString(s) }
 func (r *Regexp) FindString(s string) string           { return r.re().FindString(s) }
 func (r *Regexp) FindStringSubmatch(s string) []string { return r.re().FindStringSubmatch(s) }
 func (r *Regexp) FindStringSubmatchIndex(s string) []int {
 	return r.re().FindStringSubmatchIndex(s)
 }
-func (r *Regexp) FindAllString(s string, n int) []string { return r.re().FindAllString(s, n) }
 func (r *Regexp) FindAllStringSubmatch(s string, n int) [][]string {
 	return r.re().FindAllStringSubmatch(s, n)
 }
