@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -106,15 +107,20 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 		if err != nil {
 			return err
 		}
-		keys, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, opts.HooksFile(), bin, os.Environ())
+		events, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, opts.HooksFile(), bin, os.Environ())
 		if err != nil {
 			// The hooks are in place; only the trust is missing, which the
 			// user can still give (review CQ: "--trust: starting codex
 			// app-server: exec: "codex": executable file not found" said
 			// neither).
+			if errors.Is(err, install.ErrNoneListed) {
+				// The advice is in the error: /hooks lists none of them
+				// either until Codex reads the file (review FA).
+				return fmt.Errorf("--trust: %w. The hooks are installed, but Codex runs them only once they are trusted", err)
+			}
 			return fmt.Errorf("--trust: %w. The hooks are installed, but Codex runs them only once they are trusted: open /hooks in codex and trust plansmith's, or run this again with --codex naming the Codex CLI", err)
 		}
-		fmt.Fprintf(env.Stdout, "  trusted in Codex: %s\n", strings.Join(keys, ", "))
+		fmt.Fprintf(env.Stdout, "  trusted in Codex: plansmith's %s hooks in %s\n", strings.Join(events, ", "), opts.HooksFile())
 	} else {
 		fmt.Fprintln(env.Stdout, "Codex runs new hooks only after you trust them: open /hooks in codex and trust plansmith's (or install again with --trust).")
 	}
