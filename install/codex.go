@@ -362,8 +362,11 @@ func codexTrusts(configFile, project string) bool {
 
 // codexOnly softens Claude Code's "hooks not registered anywhere" to a
 // warning when plansmith is installed for Codex: planning works there.
-func codexOnly(claude, codex []Check) []Check {
-	if len(codex) == 0 || codex[0].Level != OK || !strings.HasPrefix(codex[0].Detail, "hooks registered") {
+// Installed twice for Codex (project and user) is installed too: codex's
+// own check warns of that (review FA: "no planning loop can run", exit
+// status 1, for a user whose Codex ran every hook).
+func codexOnly(claude []Check, e DoctorEnv) []Check {
+	if found, bad := codexRegistrations(e); bad != nil || len(found) == 0 {
 		return claude
 	}
 	out := append([]Check(nil), claude...)

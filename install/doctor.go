@@ -62,7 +62,7 @@ const StaleAfter = 24 * time.Hour
 func Doctor(e DoctorEnv) []Check {
 	checks := []Check{{Name: "binary", Level: OK, Detail: fmt.Sprintf("%s at %s", e.Version, e.Binary)}}
 	codex := CodexChecks(e)
-	checks = append(checks, codexOnly(registrationChecks(e), codex)...)
+	checks = append(checks, codexOnly(registrationChecks(e), e)...)
 	checks = append(checks, codex...)
 	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Home, e.Now))
 	checks = append(checks, GateCheck(e.Project))
