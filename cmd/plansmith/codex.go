@@ -12,6 +12,7 @@ import (
 	"github.com/plansmith/plansmith/hooks/codex"
 	"github.com/plansmith/plansmith/install"
 	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
 
@@ -51,6 +52,17 @@ func codexNames(env *Env) {
 		n.Kind = templates.KindCodex
 		return n
 	})
+}
+
+// loopNames has the texts of a terminal command name plansmith's commands
+// as the loop's agent has them: a Codex loop's user is told the
+// plansmith-plan skill and the command line, not /plansmith:cancel, which
+// Codex does not have (review FA2). A Claude Code loop keeps the install's
+// names.
+func loopNames(env *Env, agent string) {
+	if agent == state.AgentCodex {
+		codexNames(env)
+	}
 }
 
 // runAgentInstall is `plansmith install|uninstall --agent AGENT`.

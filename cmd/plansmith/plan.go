@@ -204,7 +204,7 @@ func planRun(env *Env, o *PlanOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if !o.AgentSet && env.Getenv("CODEX_THREAD_ID") != "" && env.Getenv("CODEX_TOOL_CALL_ID") != "" && env.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
+	if !o.AgentSet && insideCodex(env.Getenv) {
 		// Codex gives every command the model runs its thread's id and its
 		// tool call's (a shell that merely inherited the thread's id, review
 		// BO8, has no call): a plan
