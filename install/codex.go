@@ -272,6 +272,11 @@ func CodexChecks(e DoctorEnv) []Check {
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
+	if slices.ContainsFunc(s.regs, func(r Registration) bool { return r.Stale }) {
+		checks = append(checks, Check{Name: "codex hooks", Level: Warn,
+			Detail: s.file + ": written by an older plansmith, whose hook commands, run by zsh (Codex runs hooks with your login shell; zsh is macOS's default), answer that plansmith could not start after it has answered, so every tool call of a planning loop is refused",
+			Fix:    templates.CLI("install --agent codex"+flag+" --trust")})
+	}
 	if why := codexRunsHooks(e, s); why != "" {
 		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
 			Fix: "trust them in codex's /hooks review, or run " + templates.CLI("install --agent codex"+flag+" --trust")})
