@@ -275,7 +275,7 @@ func CodexChecks(e DoctorEnv) []Check {
 	if slices.ContainsFunc(s.regs, func(r Registration) bool { return r.Stale }) {
 		checks = append(checks, Check{Name: "codex hooks", Level: Warn,
 			Detail: s.file + ": written by an older plansmith, whose hook commands, run by zsh (Codex runs hooks with your login shell; zsh is macOS's default), answer that plansmith could not start after it has answered, so every tool call of a planning loop is refused",
-			Fix:    templates.CLI("install --agent codex"+flag+" --trust")})
+			Fix:    templates.CLI("install --agent codex" + flag + " --trust")})
 	}
 	if why := codexRunsHooks(e, s); why != "" {
 		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
