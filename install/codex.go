@@ -370,18 +370,29 @@ func codexTrusts(configFile, project string) bool {
 // Installed twice for Codex (project and user) is installed too: codex's
 // own check warns of that (review FA: "no planning loop can run", exit
 // status 1, for a user whose Codex ran every hook).
-func codexOnly(claude []Check, e DoctorEnv) []Check {
+// It reports whether it did: plansmith runs for Codex alone.
+func codexOnly(claude []Check, e DoctorEnv) ([]Check, bool) {
 	if found, bad := codexRegistrations(e); bad != nil || len(found) == 0 {
-		return claude
+		return claude, false
 	}
 	out := append([]Check(nil), claude...)
+	only := false
 	for i, c := range out {
 		if c.Name == "hooks" && c.Level == Problem && strings.Contains(c.Detail, "not registered anywhere") {
 			out[i].Level = Warn
 			out[i].Detail += " for Claude Code (installed for Codex only)"
+			only = true
 		}
 	}
-	return out
+	return out, only
+}
+
+// forClaudeCodeOnly says of a check about a setting of Claude Code's (its
+// plan mode, its cap on Stop blocks), shown where plansmith is installed
+// for Codex alone, that Codex has no such thing (review FA4).
+func forClaudeCodeOnly(c Check, what string) Check {
+	c.Detail += " — " + what
+	return c
 }
 
 // eachHookEntry calls f for each hook entry of the hooks document doc, in
