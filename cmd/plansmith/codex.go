@@ -137,7 +137,8 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 		fmt.Fprintln(env.Stdout, "Codex runs new hooks only after you trust them: open /hooks in codex and trust plansmith's (or install again with --trust).")
 	}
 	if !o.User {
-		fmt.Fprintln(env.Stdout, "Project hooks are read only in a project Codex trusts.")
+		// Say how, not only that (review FA).
+		fmt.Fprintln(env.Stdout, "Codex reads a project's .codex/hooks.json only in a project it trusts: open codex here and trust the folder when it asks.")
 	}
 	fmt.Fprintln(env.Stdout, "Start a loop in codex with $"+install.CodexSkill+" <request>.")
 	return nil
