@@ -99,6 +99,14 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 			fmt.Fprintf(env.Stdout, "plansmith: nothing of plansmith's to remove for Codex in %s\n", opts.Dir)
 		}
 		fmt.Fprint(env.Stdout, res.Lines())
+		if home := loop.CodexHome(env.Getenv); res.Changed() && home != "" {
+			// The trust --trust recorded is Codex's to keep; say it stays
+			// (review FA: uninstall seemed to remove all it had added).
+			if left := install.CodexTrustLeft(home, opts.HooksFile()); len(left) > 0 {
+				fmt.Fprintf(env.Stdout, "  %s still records Codex's trust for plansmith's %d removed hooks ([hooks.state.\"%s:…\"]): they name hooks that no longer exist and do nothing; delete those tables if you like.\n",
+					filepath.Join(home, "config.toml"), len(left), opts.HooksFile())
+			}
+		}
 		if res.Changed() {
 			warnLoopLeft(env)
 		}
