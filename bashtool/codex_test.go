@@ -114,3 +114,31 @@ func TestCodexSnapshotsBoundedSayWhose(t *testing.T) {
 	assert.Contains(t, why, "Codex's snapshot a.1.sh")
 	assert.NotContains(t, why, "Claude Code")
 }
+
+// FuzzSnapshotPath: reading a snapshot's PATH, in any of the forms the two
+// clients write, never panics, and a tied array read is its words joined
+// with ":" (review FA1 added the Codex forms).
+func FuzzSnapshotPath(f *testing.F) {
+	for _, seed := range []string{
+		"export PATH=/usr/bin:/bin\n",
+		"export PATH='/Applications/Visual Studio Code.app/bin':/usr/bin\n",
+		"export PATH=/home/jos$'\\303'$'\\251'/bin\n",
+		"declare -x PATH=\"/opt/fa-bin:/usr/bin\"\n",
+		"export -T PATH path=( /opt/a '/x y' /usr/bin )\n",
+		"export -T PATH path=( /a\\ b $'c\\'d' \"e f\" )\n",
+		"export -T PATH path=( 'unclosed )\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		path, ok := snapshotPath(text)
+		if ok && !exportPath.MatchString(text) && !tiedPath.MatchString(text) {
+			t.Fatalf("a PATH %q read from text with none: %q", path, text)
+		}
+		for _, w := range splitWords(text) {
+			if w == "" || w[0] == ' ' || w[0] == '\t' {
+				t.Fatalf("word %q of %q", w, text)
+			}
+		}
+	})
+}
