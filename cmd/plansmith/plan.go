@@ -344,8 +344,8 @@ func planPaths(env *Env, agent string) (state.Paths, error) {
 				return state.Paths{}, fmt.Errorf("no loop started: cannot tell which folder Codex thread %s runs in "+
 					"(no record of it under %s; a session run with --ephemeral keeps none), and Codex's hooks would "+
 					"miss a loop kept anywhere else. Start planning in a Codex session that keeps its record, or run "+
-					"plansmith plan --agent codex in a terminal, in the folder you then start Codex in",
-					thread, filepath.Join(loop.CodexHome(env.Getenv), "sessions"))
+					"%s in a terminal, in the folder you then start Codex in",
+					thread, filepath.Join(loop.CodexHome(env.Getenv), "sessions"), templates.CLI("plan --agent codex"))
 			}
 			base, what = folder, "where Codex's hooks look from the folder this Codex session runs in"
 		}
