@@ -15,4 +15,8 @@
 // in a shell that is not interactive too (review CN5). The snapshots are
 // in the Claude configuration folder's shell-snapshots, one per running
 // session, all from the same startup files; every one is read.
+//
+// Codex CLI's shell tool runs commands from Codex's own snapshots of the
+// user's shell, which ReadCodex reads instead (codex.go says what Codex's
+// commands see of them).
 package bashtool

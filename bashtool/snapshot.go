@@ -69,7 +69,29 @@ func (s Shell) Lookup(hook, project, pluginBin, shell string) func(name string) 
 // Read reads the user's shell snapshots, found where getenv (the hook's
 // environment) says Claude Code keeps them.
 func Read(getenv func(string) string) Shell {
-	return snapshotsIn(snapshotFolder(getenv))
+	return snapshotsIn(claudeSnapshots(snapshotFolder(getenv)))
+}
+
+// snapshots is where one client keeps its snapshots of the user's shell,
+// and how to read them.
+type snapshots struct {
+	dir   string
+	owner string // whose they are, for messages: "Claude Code's"
+	// is reports whether the file named name is one of them.
+	is func(name string) bool
+	// zsh reports whether the snapshot named name, whose candidateLines are
+	// lines, is of zsh.
+	zsh func(name, lines string) bool
+}
+
+// claudeSnapshots are Claude Code's in dir: snapshot-SHELL-….sh.
+func claudeSnapshots(dir string) snapshots {
+	return snapshots{dir: dir, owner: "Claude Code's",
+		is: func(name string) bool {
+			return strings.HasPrefix(name, "snapshot-") && strings.HasSuffix(name, ".sh")
+		},
+		zsh: func(name, _ string) bool { return strings.HasPrefix(name, "snapshot-zsh-") },
+	}
 }
 
 // Defines is policy.Config.ShellDefines: what the user's shell makes of
@@ -99,12 +121,13 @@ func snapshotFolder(getenv func(string) string) string {
 	return ""
 }
 
-// snapshotsIn reads every snapshot in dir: for each name that a snapshot
+// snapshotsIn reads every snapshot in src: for each name that a snapshot
 // defines as a function, or as an alias for another program, what it is;
 // and each PATH a snapshot exports.
-func snapshotsIn(dir string) Shell {
+func snapshotsIn(src snapshots) Shell {
 	defs := map[string]string{}
 	snap := Shell{defs: defs}
+	dir, owner := src.dir, src.owner
 	if dir == "" {
 		return snap
 	}
@@ -114,17 +137,17 @@ func snapshotsIn(dir string) Shell {
 	}
 	count, total, folders := 0, int64(0), 0
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "snapshot-") || !strings.HasSuffix(e.Name(), ".sh") {
+		if !src.is(e.Name()) {
 			continue
 		}
 		if count++; count > snapshotsCount {
-			snap.unreadable = fmt.Sprintf("%s holds more than %d of Claude Code's shell snapshots, too many to read before every command (remove the old ones: each session makes its own), so the PATH your shell exports could not be read", dir, snapshotsCount)
+			snap.unreadable = fmt.Sprintf("%s holds more than %d of %s shell snapshots, too many to read before every command (remove the old ones: each session makes its own), so the PATH your shell exports could not be read", dir, snapshotsCount, owner)
 			return snap
 		}
 		data, err := plainfile.Read(filepath.Join(dir, e.Name()), min(snapshotLimit, snapshotsLimit-total))
 		if errors.Is(err, plainfile.ErrTooLarge) {
 			// The PATH comes last: what was left unread may export one.
-			snap.unreadable = fmt.Sprintf("Claude Code's shell snapshots in %s hold more than %d MiB (one alone or all together), too much to read before every command (remove the old ones: each session makes its own), so the PATH your shell exports (the one %s ends with) could not be read", dir, snapshotsLimit>>20, e.Name())
+			snap.unreadable = fmt.Sprintf("%s shell snapshots in %s hold more than %d MiB (one alone or all together), too much to read before every command (remove the old ones: each session makes its own), so the PATH your shell exports (the one %s ends with) could not be read", owner, dir, snapshotsLimit>>20, e.Name())
 			return snap
 		}
 		if err != nil {
@@ -135,14 +158,14 @@ func snapshotsIn(dir string) Shell {
 		lines := candidateLines(text)
 		if path, ok := snapshotPath(lines); ok && !slices.Contains(snap.paths, path) {
 			if folders += len(filepath.SplitList(path)); folders > pathEntries {
-				snap.unreadable = fmt.Sprintf("the PATHs your shell exports (in Claude Code's shell snapshots in %s) hold more than %d folders, too many to look every program up in (remove the old ones: each session makes its own snapshot)", dir, pathEntries)
+				snap.unreadable = fmt.Sprintf("the PATHs your shell exports (in %s shell snapshots in %s) hold more than %d folders, too many to look every program up in (remove the old ones: each session makes its own snapshot)", owner, dir, pathEntries)
 				return snap
 			}
 			snap.paths = append(snap.paths, path)
-		} else if !ok && exportPath.MatchString(lines) {
-			snap.unreadable = fmt.Sprintf("the PATH your shell exports (Claude Code's snapshot %s) could not be read", e.Name())
+		} else if !ok && (exportPath.MatchString(lines) || tiedPath.MatchString(lines)) {
+			snap.unreadable = fmt.Sprintf("the PATH your shell exports (%s snapshot %s) could not be read", owner, e.Name())
 		}
-		if strings.HasPrefix(e.Name(), "snapshot-zsh-") && !posixBuiltins.MatchString(lines) && defs[policy.CommandSkipsBuiltins] == "" {
+		if src.zsh(e.Name(), lines) && !posixBuiltins.MatchString(lines) && defs[policy.CommandSkipsBuiltins] == "" {
 			defs[policy.CommandSkipsBuiltins] = zshCommand
 		}
 		for name, what := range snapshotNames(text) {
@@ -171,8 +194,12 @@ var (
 	// The options come as set -o NAME (bash) or setopt NAME (zsh, which
 	// prints allexport for ALL_EXPORT).
 	allExport = lazyre.New(`(?mi)^(?:set -o allexport|setopt all_?export)[ \t]*$`)
-	// Claude Code ends a snapshot with the PATH, printed with printf %q.
-	exportPath = lazyre.New(`(?m)^export PATH=(.*)$`)
+	// Claude Code ends a snapshot with the PATH, printed with printf %q;
+	// Codex's of bash has it as declare -p prints it (codex.go).
+	exportPath = lazyre.New(`(?m)^(?:export|declare -x) PATH=(.*)$`)
+	// Codex's snapshot of zsh has it as typeset -p prints a tied array:
+	// export -T PATH path=( /usr/bin /bin ).
+	tiedPath = lazyre.New(`(?m)^export -T PATH path=\( ?(.*?) ?\)[ \t]*$`)
 	// zsh's POSIX_BUILTINS, which lets command run builtins.
 	posixBuiltins = lazyre.New(`(?mi)^setopt posix_?builtins[ \t]*$`)
 	// bash's keyword option (set -k): arguments NAME=VALUE are assignments.
@@ -254,21 +281,102 @@ func unquoteAlias(v string) string {
 }
 
 // snapshotPath returns the PATH the snapshot text exports last, and
-// whether there is one it can read. Claude Code prints it with printf %q:
-// bash escapes with a backslash what the shell would read otherwise, and
-// writes two single quotes for an empty value and $'...' for one with a control
+// whether there is one it can read: export PATH=WORD (Claude Code's, with
+// printf %q), declare -x PATH=WORD (Codex's of bash) or export -T PATH
+// path=( WORD … ) (Codex's of zsh), each WORD as decodeWord reads it. A
+// PATH written otherwise is not read.
+func snapshotPath(text string) (string, bool) {
+	all := exportPath.Regexp().FindAllStringSubmatchIndex(text, -1)
+	tied := tiedPath.Regexp().FindAllStringSubmatchIndex(text, -1)
+	switch {
+	case len(tied) > 0 && (len(all) == 0 || tied[len(tied)-1][0] > all[len(all)-1][0]):
+		m := tied[len(tied)-1]
+		return tiedFolders(text[m[2]:m[3]])
+	case len(all) == 0:
+		return "", false
+	}
+	m := all[len(all)-1]
+	return decodeWord(strings.TrimRight(text[m[2]:m[3]], " \t\r"))
+}
+
+// tiedFolders is the PATH whose folders zsh printed as the words of a
+// tied array (each quoted as zsh quotes a word), joined with ":"; false
+// when one cannot be read.
+func tiedFolders(words string) (string, bool) {
+	var folders []string
+	for _, w := range splitWords(words) {
+		f, ok := decodeWord(w)
+		if !ok {
+			return "", false
+		}
+		folders = append(folders, f)
+	}
+	return strings.Join(folders, ":"), true
+}
+
+// splitWords splits text at the spaces and tabs outside quotes ('…',
+// "…", $'…') and not escaped with a backslash; each word keeps its quoting.
+func splitWords(text string) []string {
+	var words []string
+	start := -1
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c == ' ' || c == '\t' {
+			if start >= 0 {
+				words = append(words, text[start:i])
+				start = -1
+			}
+			i++
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+		i = wordPartEnd(text, i)
+	}
+	if start >= 0 {
+		words = append(words, text[start:])
+	}
+	return words
+}
+
+// wordPartEnd is the index just past the part of a word that starts at i:
+// a quoted string, an escaped byte, or one byte. An unclosed quote runs to
+// the end (decodeWord then refuses the word).
+func wordPartEnd(text string, i int) int {
+	switch c := text[i]; {
+	case c == '\\':
+		return min(i+2, len(text))
+	case c == '\'' || c == '"':
+		if end := strings.IndexByte(text[i+1:], c); end >= 0 {
+			return i + end + 2
+		}
+		return len(text)
+	case c == '$' && i+1 < len(text) && text[i+1] == '\'':
+		for j := i + 2; j < len(text); j++ {
+			switch text[j] {
+			case '\\':
+				j++
+			case '\'':
+				return j + 1
+			}
+		}
+		return len(text)
+	}
+	return i + 1
+}
+
+// decodeWord is the text one shell word, quoted as printf %q or zsh's
+// typeset -p quote it, stands for, and whether it could be read: bash
+// escapes with a backslash what the shell would read otherwise, and writes
+// two single quotes for an empty value and $'...' for one with a control
 // character, or any byte not ASCII where the locale is C (a folder
 // /home/josé/bin); zsh writes only those bytes so, inside the word
 // (/home/jos$'\303'$'\251'/bin). Claude Code 2.1.197 quotes the whole
 // value with single quotes instead, when it holds a character other than
 // letters, digits and _./:=@+,- (a space: /Applications/Visual Studio
-// Code.app/...). A PATH written otherwise is not read.
-func snapshotPath(text string) (string, bool) {
-	all := exportPath.FindAllStringSubmatch(text, -1)
-	if len(all) == 0 {
-		return "", false
-	}
-	quoted := strings.TrimRight(all[len(all)-1][1], " \t\r")
+// Code.app/...). A word written otherwise is not read.
+func decodeWord(quoted string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(quoted); i++ {
 		switch c := quoted[i]; c {
@@ -296,7 +404,8 @@ func snapshotPath(text string) (string, bool) {
 			i += 1 + n
 		case '"':
 			// Claude Code 2.1.197 quotes with '...' and writes a quote
-			// inside as '"'"'.
+			// inside as '"'"'; declare -p quotes the whole value so, and
+			// escapes " $ ` and \ inside, which is not read.
 			end := strings.IndexByte(quoted[i+1:], '"')
 			if end < 0 || strings.ContainsAny(quoted[i+1:i+1+end], "$`\\!") {
 				return "", false
@@ -362,6 +471,7 @@ func candidateLines(text string) string {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
 		if strings.HasPrefix(line, "alias ") || strings.HasPrefix(line, "eval ") || strings.HasPrefix(line, "export PATH=") ||
+			strings.HasPrefix(line, "declare -x PATH=") || strings.HasPrefix(line, "export -T PATH ") ||
 			len(line) >= 3 && strings.EqualFold(line[:3], "set") || strings.Contains(line, " ()") {
 			b.WriteString(line)
 			b.WriteByte('\n')

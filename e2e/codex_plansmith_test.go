@@ -37,7 +37,10 @@ func codexPlansmithEnv(t *testing.T, bin string, script ...cs.Reply) *CodexEnv {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "plansmith: installed for Codex in "+e.Home)
-	require.Contains(t, string(out), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":pre_tool_use:0:0")
+	// The hooks by their events, not by Codex's keys for them
+	// ("<file>:pre_tool_use:0:0", review FA3).
+	require.Contains(t, string(out), "trusted in Codex: plansmith's Stop, PreToolUse, UserPromptSubmit, SessionStart hooks in "+filepath.Join(e.Home, "hooks.json")+"\n")
+	require.NotContains(t, string(out), ":pre_tool_use:")
 	// doctor reads the trust Codex itself wrote into config.toml (review
 	// BK4: a loop in Codex whose hooks are not trusted is checked by
 	// nothing, and plan and doctor say so).
@@ -268,14 +271,19 @@ func TestCodexInstallTrustNeedsATrustedProject(t *testing.T) {
 	out, err := install()
 	require.Error(t, err, out)
 	assert.Contains(t, out, "codex lists none of plansmith's hooks for "+e.Project)
+	// What to do is to trust the project, not what it said before (review
+	// FA: "install them first", just after installing them, and "--codex
+	// naming the Codex CLI", which it had found).
+	assert.Contains(t, out, "trust the folder when it asks (or run codex exec --trust there once), then run this again")
+	assert.NotContains(t, out, "install them first")
+	assert.NotContains(t, out, "--codex naming")
 	assert.FileExists(t, filepath.Join(e.Project, ".codex", "hooks.json"), "the hooks are installed all the same")
 
 	res := e.Run("hello", "--trust") // codex exec --trust marks the project trusted
 	require.Equal(t, 0, res.ExitCode)
 	out, err = install()
 	require.NoError(t, err, out)
-	assert.Contains(t, out, "trusted in Codex: "+filepath.Join(e.Project, ".codex", "hooks.json")+":")
-	assert.Contains(t, out, filepath.Join(e.Project, ".codex", "hooks.json")+":stop:0:0")
+	assert.Contains(t, out, "trusted in Codex: plansmith's Stop, PreToolUse, UserPromptSubmit, SessionStart hooks in "+filepath.Join(e.Project, ".codex", "hooks.json")+"\n")
 
 	// A hook the repository carries beside them, running a file it names
 	// plansmith, is not plansmith's: --user --trust trusts only what it
@@ -288,12 +296,28 @@ func TestCodexInstallTrustNeedsATrustedProject(t *testing.T) {
 	planted := strings.Replace(hooks, `"hooks": {`, `"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "tools/plansmith hook sessionstart --agent codex"}]}],`, 1)
 	require.NotEqual(t, hooks, planted)
 	e.WriteProjectFile(".codex/hooks.json", planted)
+	// What config.toml records of the trust of hooks from file: each
+	// hooks.state table that names it, with the line after its header.
+	trustOf := func(file string) string {
+		config, err := os.ReadFile(filepath.Join(e.Home, "config.toml"))
+		require.NoError(t, err)
+		var out []string
+		lines := strings.Split(string(config), "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "[hooks.state.") && strings.Contains(l, file) && i+1 < len(lines) {
+				out = append(out, l, lines[i+1])
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	projectTrust := trustOf(filepath.Join(e.Project, ".codex", "hooks.json"))
+	require.NotEmpty(t, projectTrust)
 	cmd := exec.Command(bin, "install", "--agent", "codex", "--user", "--trust", "--codex", e.Codex)
 	cmd.Dir, cmd.Env = e.Project, e.environ()
 	b, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", b)
-	assert.Contains(t, string(b), "trusted in Codex: "+filepath.Join(e.Home, "hooks.json")+":")
-	assert.NotContains(t, string(b), ".codex/hooks.json:session_start", "the repository's hook is not trusted")
+	assert.Contains(t, string(b), "trusted in Codex: plansmith's Stop, PreToolUse, UserPromptSubmit, SessionStart hooks in "+filepath.Join(e.Home, "hooks.json")+"\n")
+	assert.Equal(t, projectTrust, trustOf(filepath.Join(e.Project, ".codex", "hooks.json")), "the repository's hooks are trusted as they were")
 	_, err = os.Stat(ran)
 	assert.ErrorIs(t, err, os.ErrNotExist, "the repository's script did not run")
 }

@@ -161,3 +161,40 @@ func TestCodexProjectShellVariablesRefuseTheShell(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexCommandsRunWithCodexsShellSnapshot: Codex runs a command with the
+// PATH its own snapshot of the user's shell exports (the startup files'),
+// not the one its hooks get, and never reads Claude Code's snapshots. A
+// relative folder that ~/.bashrc (or ~/.zshrc, or $ENV for sh: whichever
+// the login shell here is) puts first on PATH ran the project's tools/cat
+// for a `cat` the policy had judged by the hook's PATH and let through
+// (review FA1). Now it is refused while planning; once the loop is
+// cancelled the same command runs the project's file, which shows that
+// this PATH is the commands' own.
+func TestCodexCommandsRunWithCodexsShellSnapshot(t *testing.T) {
+	t.Parallel()
+	bin := BuildPlansmith(t)
+	e := codexPlansmithEnv(t, bin,
+		startPlan(bin, "--no-memory"),
+		cs.Exec("cat README.md"),
+		cs.Exec(quoteBin(bin)+" cancel"),
+		cs.Exec("cat README.md"),
+		cs.Text("done"),
+	)
+	for _, rc := range []string{".bashrc", ".zshrc", ".shrc"} {
+		e.WriteHomeFile(rc, "export PATH=tools:$PATH\n")
+	}
+	e.ExtraEnv = append(e.ExtraEnv, "ENV="+filepath.Join(e.Home, ".shrc"))
+	e.WriteProjectFile("README.md", "hello\n")
+	e.WriteProjectFile("tools/cat", "#!/bin/sh\necho ran >> \"$(dirname \"$0\")/../ran-cat\"\n")
+	require.NoError(t, os.Chmod(filepath.Join(e.Project, "tools", "cat"), 0o755))
+	res := runCodex(e, "plan")
+	require.Equal(t, 0, res.ExitCode)
+	reqs := e.Model.Requests()
+	require.Len(t, reqs, 5)
+	refused := reqs[2].Outputs[0].Output
+	assert.Contains(t, refused, "Command blocked by PreToolUse hook:")
+	assert.Contains(t, refused, `PATH holds "tools", relative to the folder a command runs in`)
+	assert.Contains(t, reqs[3].Outputs[0].Output, "cancelled the planning loop")
+	assert.Equal(t, "ran\n", e.ProjectFile("ran-cat"), "the project's cat ran once: after the loop, not while planning")
+}

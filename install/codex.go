@@ -272,6 +272,11 @@ func CodexChecks(e DoctorEnv) []Check {
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
+	if slices.ContainsFunc(s.regs, func(r Registration) bool { return r.Stale }) {
+		checks = append(checks, Check{Name: "codex hooks", Level: Warn,
+			Detail: s.file + ": written by an older plansmith, whose hook commands, run by zsh (Codex runs hooks with your login shell; zsh is macOS's default), answer that plansmith could not start after it has answered, so every tool call of a planning loop is refused",
+			Fix:    templates.CLI("install --agent codex" + flag + " --trust")})
+	}
 	if why := codexRunsHooks(e, s); why != "" {
 		checks = append(checks, Check{Name: "codex hook trust", Level: Warn, Detail: why + ": a loop started in Codex would be checked by nothing",
 			Fix: "trust them in codex's /hooks review, or run " + templates.CLI("install --agent codex"+flag+" --trust")})
@@ -362,18 +367,32 @@ func codexTrusts(configFile, project string) bool {
 
 // codexOnly softens Claude Code's "hooks not registered anywhere" to a
 // warning when plansmith is installed for Codex: planning works there.
-func codexOnly(claude, codex []Check) []Check {
-	if len(codex) == 0 || codex[0].Level != OK || !strings.HasPrefix(codex[0].Detail, "hooks registered") {
-		return claude
+// Installed twice for Codex (project and user) is installed too: codex's
+// own check warns of that (review FA: "no planning loop can run", exit
+// status 1, for a user whose Codex ran every hook).
+// It reports whether it did: plansmith runs for Codex alone.
+func codexOnly(claude []Check, e DoctorEnv) ([]Check, bool) {
+	if found, bad := codexRegistrations(e); bad != nil || len(found) == 0 {
+		return claude, false
 	}
 	out := append([]Check(nil), claude...)
+	only := false
 	for i, c := range out {
 		if c.Name == "hooks" && c.Level == Problem && strings.Contains(c.Detail, "not registered anywhere") {
 			out[i].Level = Warn
 			out[i].Detail += " for Claude Code (installed for Codex only)"
+			only = true
 		}
 	}
-	return out
+	return out, only
+}
+
+// forClaudeCodeOnly says of a check about a setting of Claude Code's (its
+// plan mode, its cap on Stop blocks), shown where plansmith is installed
+// for Codex alone, that Codex has no such thing (review FA4).
+func forClaudeCodeOnly(c Check, what string) Check {
+	c.Detail += " — " + what
+	return c
 }
 
 // eachHookEntry calls f for each hook entry of the hooks document doc, in

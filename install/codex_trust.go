@@ -41,7 +41,9 @@ type codexHook struct {
 
 // TrustCodexHooks records Codex's trust for the hooks install just wrote for
 // self into hooksFile, as Codex sees them from project, through `codex
-// app-server` run with env. It returns the hooks it trusted, and fails when
+// app-server` run with env. It returns the events whose hooks it trusted
+// (Stop, PreToolUse, …: Codex's keys for them, "<file>:pre_tool_use:0:0",
+// are its own bookkeeping and mean nothing to a user), and fails when
 // Codex lists none of them (in an untrusted project Codex does not read
 // .codex/hooks.json) or does not report them trusted afterwards. A hook is
 // plansmith's only when it comes from hooksFile and its command is, to the
@@ -53,6 +55,10 @@ func TrustCodexHooks(ctx context.Context, codex, project, hooksFile, self string
 	if err != nil {
 		return nil, err
 	}
+	want, err := CodexHooks(self)
+	if err != nil {
+		return nil, err
+	}
 	var trusted []string
 	err = withAppServer(ctx, codex, project, env, func(c *rpc) error {
 		mine, err := c.plansmithHooks(project, ours)
@@ -60,7 +66,7 @@ func TrustCodexHooks(ctx context.Context, codex, project, hooksFile, self string
 			return err
 		}
 		if len(mine) == 0 {
-			return fmt.Errorf("codex lists none of plansmith's hooks for %s (install them first; project hooks are read only in a trusted project)", project)
+			return noneListed(project, hooksFile)
 		}
 		var edits []map[string]any
 		for _, h := range mine {
@@ -80,9 +86,14 @@ func TrustCodexHooks(ctx context.Context, codex, project, hooksFile, self string
 		}
 		for _, h := range after {
 			if h.TrustStatus != "trusted" {
-				return fmt.Errorf("codex still reports hook %s as %s", h.Key, h.TrustStatus)
+				return fmt.Errorf("codex still reports plansmith's %s as %s", hookNames([]string{h.event(want.Events())}), h.TrustStatus)
 			}
-			trusted = append(trusted, h.Key)
+		}
+		// In the order install registers them, each once.
+		for _, ev := range want.Events() {
+			if slices.ContainsFunc(after, func(h codexHook) bool { return h.event(want.Events()) == ev }) {
+				trusted = append(trusted, ev)
+			}
 		}
 		return nil
 	})
@@ -154,6 +165,39 @@ func CodexHookStatus(ctx context.Context, codex, project, hooksFile, self string
 		return nil
 	})
 	return why, err
+}
+
+// ErrNoneListed is TrustCodexHooks' error when Codex lists none of the
+// hooks install wrote: there is nothing it could trust.
+var ErrNoneListed = errors.New("codex lists none of plansmith's hooks")
+
+// noneListed says why Codex, asked from project, lists none of plansmith's
+// hooks in hooksFile, which install has just written: a project's
+// .codex/hooks.json is read only in a project Codex trusts (docs/codex.md),
+// and the user's own file only while the hooks feature is on.
+func noneListed(project, hooksFile string) error {
+	if samePath(filepath.Dir(hooksFile), filepath.Join(project, ".codex")) {
+		return fmt.Errorf("%w for %s: Codex reads a project's .codex/hooks.json only in a project it trusts. Open codex there and trust the folder when it asks (or run codex exec --trust there once), then run this again (were it trusted already, Codex's hooks feature would be off: codex features list shows it)", ErrNoneListed, project)
+	}
+	return fmt.Errorf("%w in %s for %s (is Codex's hooks feature turned off? codex features list shows it)", ErrNoneListed, hooksFile, project)
+}
+
+// event is the hook event h runs for, spelled as in events (PreToolUse)
+// when one of them is the event its key names (pre_tool_use), else as the
+// key has it. A key is "<hooks file>:<event>:<group>:<index>"; the file's
+// path may hold a colon, so it is read from the end.
+func (h codexHook) event(events []string) string {
+	parts := strings.Split(h.Key, ":")
+	if len(parts) < 3 {
+		return h.Key
+	}
+	snake := parts[len(parts)-3]
+	for _, ev := range events {
+		if snakeCase(ev) == snake {
+			return ev
+		}
+	}
+	return snake
 }
 
 // hookNames names events' hooks: "Stop hook", "PreToolUse, Stop hooks".

@@ -2,8 +2,12 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -124,6 +128,30 @@ func codexUntrusted(configFile, projectConfig string, keys map[string][]string) 
 		return fmt.Sprintf("Codex has no trust recorded for plansmith's %s in %s, and runs no hook until it is trusted", hookNames(untrusted), configFile)
 	}
 	return ""
+}
+
+// CodexTrustLeft lists the hooks of hooksFile that Codex's config.toml in
+// codexHome still records trust for ([hooks.state."<hooksFile>:<event>:…"]),
+// once hooksFile is gone (uninstall removed it: it held only plansmith's
+// hooks, so each such entry was plansmith's and now names nothing). Nothing
+// while the file is there: a hook of the user's may then hold the key.
+func CodexTrustLeft(codexHome, hooksFile string) []string {
+	if _, err := os.Lstat(hooksFile); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	data, _ := plainfile.Read(filepath.Join(codexHome, "config.toml"), codexConfigLimit)
+	var left []string
+	for _, kv := range tomlPairs(string(data)) {
+		rest, ok := strings.CutPrefix(kv.key, "hooks.state."+hooksFile+":")
+		if !ok {
+			continue
+		}
+		key, _, _ := strings.Cut(rest, ".")
+		if !slices.Contains(left, key) {
+			left = append(left, key)
+		}
+	}
+	return left
 }
 
 // tomlPair is one key = value of a TOML file: the key's whole path

@@ -62,11 +62,16 @@ const StaleAfter = 24 * time.Hour
 func Doctor(e DoctorEnv) []Check {
 	checks := []Check{{Name: "binary", Level: OK, Detail: fmt.Sprintf("%s at %s", e.Version, e.Binary)}}
 	codex := CodexChecks(e)
-	checks = append(checks, codexOnly(registrationChecks(e), codex)...)
+	claude, codexAlone := codexOnly(registrationChecks(e), e)
+	checks = append(checks, claude...)
 	checks = append(checks, codex...)
 	checks = append(checks, loopCheck(state.Paths{Project: e.Project}, e.Home, e.Now))
-	checks = append(checks, GateCheck(e.Project))
-	checks = append(checks, BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")))
+	gate, blockCap := GateCheck(e.Project), BlockCapCheck(e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"))
+	if codexAlone {
+		gate = forClaudeCodeOnly(gate, "it guards Claude Code's plan mode (ExitPlanMode), which Codex does not have")
+		blockCap = forClaudeCodeOnly(blockCap, "Claude Code's alone: Codex obeys every Stop block, and plansmith's retry budget ends a loop there")
+	}
+	checks = append(checks, gate, blockCap)
 	checks = append(checks, goCheck(e.LookGo, e.Binary))
 	return checks
 }

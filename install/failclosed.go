@@ -30,8 +30,26 @@ import "strings"
 // fork on every call (review CU). set +e first: bash takes errexit from an
 // exported SHELLOPTS, as sh too, and with errexit and execfail it exits 1
 // at a failed exec, without the EXIT trap (review CU).
-const execFailOn = `set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+//
+// zsh run as zsh, not as sh, keeps a trap set or reset in a function for
+// that function: the function's "trap - EXIT" left the command's own armed,
+// and every hook that had answered then gave BrokenAnswer as well. Codex runs
+// a hook with the user's login shell as the password file names it (zsh -c
+// COMMAND; the default on macOS), so there every tool call of a loop was
+// refused as if plansmith could not start, and a Stop was answered twice
+// (review FA5). POSIX_TRAPS, which zsh sets when it runs as sh, makes the
+// function's trap the command's.
+const execFailOn = `set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'setopt posix_traps; exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
 	`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
+
+// execFailOnBefore are the forms of execFailOn that earlier plansmiths
+// wrote, still recognised as plansmith's (cutFailClosed) so that install
+// replaces them and uninstall removes them; Registration.Stale marks them.
+var execFailOnBefore = []string{
+	// Before review FA5: under zsh -c it answered twice (see execFailOn).
+	`set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+		`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `,
+}
 
 // FailClosed is the start of a hook command for event whose last word runs
 // plansmith: it defines x, the answer when plansmith cannot be started, and
@@ -74,11 +92,20 @@ func BrokenAnswer(event, loopTest string) string {
 
 // cutFailClosed drops a FailClosed start from cmd, for ParseCommand.
 func cutFailClosed(cmd string) string {
+	rest, _ := cutFailClosedStart(cmd)
+	return rest
+}
+
+// cutFailClosedStart is cutFailClosed, and whether the start cut is one an
+// earlier plansmith wrote (execFailOnBefore).
+func cutFailClosedStart(cmd string) (string, bool) {
 	if !strings.HasPrefix(cmd, "x() { trap - EXIT; ") {
-		return cmd
+		return cmd, false
 	}
-	if _, rest, ok := strings.Cut(cmd, "; }; trap x EXIT; "+execFailOn); ok {
-		return rest
+	for i, start := range append([]string{execFailOn}, execFailOnBefore...) {
+		if _, rest, ok := strings.Cut(cmd, "; }; trap x EXIT; "+start); ok {
+			return rest, i > 0
+		}
 	}
-	return cmd
+	return cmd, false
 }

@@ -1,6 +1,8 @@
 package install
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,5 +119,119 @@ func TestSettingsCommandFailsClosed(t *testing.T) {
 		code, out = run("stop", sub)
 		assert.Equal(t, 0, code, shell)
 		assert.Contains(t, out, `{"systemMessage":`)
+	}
+}
+
+// Codex runs a hook as the user's login shell does, zsh -c COMMAND for a
+// zsh user (the default on macOS; seen with Codex 0.169.0, review FA5). A
+// Codex hook command that started plansmith answers with plansmith's answer
+// and status alone: the trap armed for a binary that cannot start is
+// disarmed (zsh, as zsh, kept the function's "trap - EXIT" for the
+// function, and every answered call of a loop was then refused as if
+// plansmith could not start). A binary that cannot start is still answered
+// for, and so is one that dies of a signal.
+func TestCodexHookCommandsUnderZsh(t *testing.T) {
+	zsh, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Skip("zsh is not installed")
+	}
+	project := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "plansmith.local.md"), []byte("---\n"), 0o644))
+	dir := t.TempDir()
+	program := func(name, body string) string {
+		p := filepath.Join(dir, name, "plansmith")
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755))
+		return p
+	}
+	run := func(bin string, as string) map[string][3]string {
+		h, err := CodexHooks(bin)
+		require.NoError(t, err)
+		out := map[string][3]string{}
+		for _, command := range h.Commands() {
+			_, event, ok := ParseCommand(command, bin)
+			require.True(t, ok, command)
+			cmd := exec.Command(as, "-c", command)
+			cmd.Dir = project
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			cmd.Stdin = strings.NewReader("{}")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			code := 0
+			if err := cmd.Run(); err != nil {
+				ee, ok := err.(*exec.ExitError)
+				require.True(t, ok, "%v", err)
+				code = ee.ExitCode()
+			}
+			out[event] = [3]string{fmt.Sprint(code), stdout.String(), stderr.String()}
+		}
+		return out
+	}
+	answers := program("answers", "cat >/dev/null; echo '{\"decision\":\"block\",\"reason\":\"r\"}'\n")
+	for event, got := range run(answers, zsh) {
+		assert.Equal(t, [3]string{"0", "{\"decision\":\"block\",\"reason\":\"r\"}\n", ""}, got, event)
+	}
+	fails := program("fails", "echo oops >&2; exit 3\n")
+	for event, got := range run(fails, zsh) {
+		assert.Equal(t, [3]string{"3", "", "oops\n"}, got, "%s: plansmith's own status", event)
+	}
+	gone := filepath.Join(dir, "gone", "plansmith")
+	for event, got := range run(gone, zsh) {
+		if event == "pretooluse" {
+			assert.Equal(t, "2", got[0], "a tool call in a loop, with no plansmith: %v", got)
+			assert.Contains(t, got[2], "so this tool call is refused")
+		} else {
+			assert.Equal(t, "0", got[0], event)
+			assert.Contains(t, got[1], "could not be started", event)
+		}
+	}
+	killed := program("killed", "kill -9 $$\n")
+	for event, got := range run(killed, zsh) {
+		assert.Contains(t, got[1]+got[2], "could not be started", "%s: died of a signal", event)
+	}
+}
+
+// A Codex hook command written by a plansmith from before review FA5 is
+// still plansmith's: install replaces it with the corrected one (which
+// Codex must then trust again), and doctor says why until it does.
+func TestCodexHooksOfAnOlderPlansmithAreReplaced(t *testing.T) {
+	o := codexOpts(t)
+	_, err := InstallCodex(o)
+	require.NoError(t, err)
+	data, err := os.ReadFile(o.HooksFile())
+	require.NoError(t, err)
+	quoted := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+	old := strings.ReplaceAll(string(data), quoted(execFailOn), quoted(execFailOnBefore[0]))
+	require.NotEqual(t, string(data), old)
+	require.NoError(t, os.WriteFile(o.HooksFile(), []byte(old), 0o644))
+
+	regs, err := Find([]byte(old), o.Binary)
+	require.NoError(t, err)
+	require.Len(t, regs, 4, "the older commands are plansmith's")
+	for _, r := range regs {
+		assert.True(t, r.Stale, r.Event)
+	}
+	project := filepath.Dir(o.Dir)
+	env := DoctorEnv{Project: project, Home: t.TempDir(), Binary: o.Binary, Getenv: func(string) string { return "" }}
+	var stale *Check
+	for _, c := range CodexChecks(env) {
+		if c.Name == "codex hooks" {
+			stale = &c
+		}
+	}
+	require.NotNil(t, stale, "doctor names the older commands")
+	assert.Equal(t, Warn, stale.Level)
+	assert.Contains(t, stale.Detail, "zsh")
+	assert.Contains(t, stale.Fix, "install --agent codex --trust")
+
+	res, err := InstallCodex(o)
+	require.NoError(t, err)
+	assert.True(t, res.Changed(), res.Lines())
+	now, err := os.ReadFile(o.HooksFile())
+	require.NoError(t, err)
+	assert.Equal(t, string(data), string(now), "replaced by this plansmith's commands, nothing doubled")
+	for _, c := range CodexChecks(env) {
+		assert.NotEqual(t, "codex hooks", c.Name, c.Detail)
 	}
 }

@@ -320,6 +320,9 @@ type Registration struct {
 	// Unguarded is set for a command an older plansmith registered, with no
 	// answer of its own should the binary not start (FailClosed).
 	Unguarded bool
+	// Stale is set for a command an older plansmith registered with a
+	// fail-closed start since corrected (execFailOnBefore).
+	Stale bool
 }
 
 // Find lists plansmith's hook entries in settings; self is this binary's
@@ -352,7 +355,8 @@ func Find(settings []byte, self string) ([]Registration, error) {
 			entries, _ := parseArray(raw)
 			for _, e := range entries {
 				if bin, hook, cmd, ok := entryCommand(e, self); ok {
-					out = append(out, Registration{ev.key, matcher, bin, hook, cutFailClosed(cmd) == cmd})
+					rest, stale := cutFailClosedStart(cmd)
+					out = append(out, Registration{ev.key, matcher, bin, hook, rest == cmd, stale})
 				}
 			}
 		}

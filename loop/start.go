@@ -68,10 +68,13 @@ const (
 type ActiveError struct {
 	Label     string
 	StartedAt time.Time
+	// Codex marks a loop running in Codex CLI, whose users have no
+	// /plansmith:cancel (review FA2).
+	Codex bool
 }
 
 func (e *ActiveError) Error() string {
-	if templates.Codex() {
+	if templates.Codex() || e.Codex {
 		// The command line is the one way to cancel there.
 		return fmt.Sprintf("a planning loop is already active (%s, started %s)\nRun `%s` to end it first",
 			e.Label, e.StartedAt.Format("2006-01-02 15:04 UTC"), templates.CLI("cancel"))
@@ -214,7 +217,7 @@ func (t *txn) clearLeftover() error {
 	case t.file == nil:
 		return nil
 	case t.active() && !elsewhere(&t.file.Loop, t.paths.Project):
-		return &ActiveError{Label: label(t.file), StartedAt: t.file.Loop.StartedAt}
+		return &ActiveError{Label: label(t.file), StartedAt: t.file.Loop.StartedAt, Codex: t.file.Loop.Agent == state.AgentCodex}
 	case t.active():
 		// Another folder's loop, which no hook here runs (a repository
 		// carried it): archived like a finished one, not a reason to

@@ -53,6 +53,10 @@ type View struct {
 	// was moved or renamed, and the session that started the loop is still
 	// held read-only by it (movedFrom), not left alone.
 	Moved bool `json:"moved,omitempty"`
+	// Agent is the agent the loop runs in: "" for Claude Code,
+	// state.AgentCodex for Codex CLI, whose users are named commands as
+	// Codex has them. Not read from a loop plansmith did not start here.
+	Agent string `json:"agent,omitempty"`
 }
 
 // PlanModeGateView is the plan-mode gate's switch in a project.
@@ -86,6 +90,7 @@ func Status(env Env, p state.Paths) (View, error) {
 	switch {
 	case t.active() && elsewhere(&t.file.Loop, t.paths.Project):
 		v.Elsewhere = t.file.Loop.Project // review V8: it was shown as this project's loop
+		v.Agent = t.file.Loop.Agent
 		if _, err := os.Lstat(v.Elsewhere); errors.Is(err, fs.ErrNotExist) {
 			v.Moved = true
 		}
@@ -123,6 +128,7 @@ func viewOf(f *state.File) View {
 		StartedAt:         l.StartedAt.Format("2006-01-02T15:04:05Z07:00"),
 		LastProblems:      l.LastProblems,
 		Converge:          convergeView(f),
+		Agent:             l.Agent,
 	}
 	if v.Phase == "" {
 		v.Phase = label(f)

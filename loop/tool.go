@@ -103,10 +103,16 @@ func policyConfig(env Env, ev ToolEvent, project string, l *state.Loop) (policy.
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
-	// The user's shell (Claude Code's snapshots of it) is read, and PATH
+	// The user's shell (the client's snapshots of it) is read, and PATH
 	// looked into, only when a command needs them: most calls while
-	// planning are reads (Read, Grep, Glob), which never ask.
-	shell := sync.OnceValue(func() bashtool.Shell { return bashtool.Read(env.Getenv) })
+	// planning are reads (Read, Grep, Glob), which never ask. Codex runs
+	// its commands from its own snapshots, never Claude Code's
+	// (bashtool/codex.go, review FA1).
+	read := bashtool.Read
+	if l.Agent == state.AgentCodex {
+		read = bashtool.ReadCodex
+	}
+	shell := sync.OnceValue(func() bashtool.Shell { return read(env.Getenv) })
 	lookup := sync.OnceValue(func() func(string) string {
 		return shell().Lookup(env.Getenv("PATH"), project, pluginBin(env), env.Getenv("SHELL"))
 	})

@@ -214,3 +214,35 @@ func TestEveryTemplateRenders(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, data, seen, "renderData has an entry for a template that no longer exists")
 }
+
+// TestCodexTextsNameEachCommandOnce renders every template as a Codex hook
+// shows it: Codex has no slash commands, so a text names none
+// (/plansmith:…), and "X (or Y in a terminal)", where both are the same
+// command line there, says it once (review FA: "`plansmith cancel` (or
+// `plansmith cancel` in a terminal)" in the refusal and the Stop message
+// about a loop plansmith did not start).
+func TestCodexTextsNameEachCommandOnce(t *testing.T) {
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindCodex, CLI: "plansmith"} })
+	for path, v := range renderData(t) {
+		if strings.HasPrefix(path, "gate/") {
+			continue // Claude Code's plan mode and its gate: never shown in Codex
+		}
+		out, err := templates.Render(path, v)
+		require.NoError(t, err, path)
+		assert.NotContains(t, out, "/plansmith:", path)
+		for rest := out; ; {
+			i := strings.Index(rest, "` (or `")
+			if i < 0 {
+				break
+			}
+			before := rest[strings.LastIndex(rest[:i], "`")+1 : i]
+			after := rest[i+len("` (or `"):]
+			after = after[:strings.Index(after, "`")]
+			assert.NotEqual(t, before, after, "%s names %q twice: %s", path, before, out)
+			rest = rest[i+1:]
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"github.com/plansmith/plansmith/hooks/codex"
 	"github.com/plansmith/plansmith/install"
 	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
 
@@ -52,6 +54,17 @@ func codexNames(env *Env) {
 	})
 }
 
+// loopNames has the texts of a terminal command name plansmith's commands
+// as the loop's agent has them: a Codex loop's user is told the
+// plansmith-plan skill and the command line, not /plansmith:cancel, which
+// Codex does not have (review FA2). A Claude Code loop keeps the install's
+// names.
+func loopNames(env *Env, agent string) {
+	if agent == state.AgentCodex {
+		codexNames(env)
+	}
+}
+
 // runAgentInstall is `plansmith install|uninstall --agent AGENT`.
 func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 	if o.Agent != "codex" {
@@ -86,6 +99,14 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 			fmt.Fprintf(env.Stdout, "plansmith: nothing of plansmith's to remove for Codex in %s\n", opts.Dir)
 		}
 		fmt.Fprint(env.Stdout, res.Lines())
+		if home := loop.CodexHome(env.Getenv); res.Changed() && home != "" {
+			// The trust --trust recorded is Codex's to keep; say it stays
+			// (review FA: uninstall seemed to remove all it had added).
+			if left := install.CodexTrustLeft(home, opts.HooksFile()); len(left) > 0 {
+				fmt.Fprintf(env.Stdout, "  %s still records Codex's trust for plansmith's %d removed hooks ([hooks.state.\"%s:…\"]): they name hooks that no longer exist and do nothing; delete those tables if you like.\n",
+					filepath.Join(home, "config.toml"), len(left), opts.HooksFile())
+			}
+		}
 		if res.Changed() {
 			warnLoopLeft(env)
 		}
@@ -106,20 +127,26 @@ func runAgentInstall(env *Env, o *InstallOptions, add bool) error {
 		if err != nil {
 			return err
 		}
-		keys, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, opts.HooksFile(), bin, os.Environ())
+		events, err := install.TrustCodexHooks(context.Background(), o.Codex, p.Project, opts.HooksFile(), bin, os.Environ())
 		if err != nil {
 			// The hooks are in place; only the trust is missing, which the
 			// user can still give (review CQ: "--trust: starting codex
 			// app-server: exec: "codex": executable file not found" said
 			// neither).
+			if errors.Is(err, install.ErrNoneListed) {
+				// The advice is in the error: /hooks lists none of them
+				// either until Codex reads the file (review FA).
+				return fmt.Errorf("--trust: %w. The hooks are installed, but Codex runs them only once they are trusted", err)
+			}
 			return fmt.Errorf("--trust: %w. The hooks are installed, but Codex runs them only once they are trusted: open /hooks in codex and trust plansmith's, or run this again with --codex naming the Codex CLI", err)
 		}
-		fmt.Fprintf(env.Stdout, "  trusted in Codex: %s\n", strings.Join(keys, ", "))
+		fmt.Fprintf(env.Stdout, "  trusted in Codex: plansmith's %s hooks in %s\n", strings.Join(events, ", "), opts.HooksFile())
 	} else {
 		fmt.Fprintln(env.Stdout, "Codex runs new hooks only after you trust them: open /hooks in codex and trust plansmith's (or install again with --trust).")
 	}
 	if !o.User {
-		fmt.Fprintln(env.Stdout, "Project hooks are read only in a project Codex trusts.")
+		// Say how, not only that (review FA).
+		fmt.Fprintln(env.Stdout, "Codex reads a project's .codex/hooks.json only in a project it trusts: open codex here and trust the folder when it asks.")
 	}
 	fmt.Fprintln(env.Stdout, "Start a loop in codex with $"+install.CodexSkill+" <request>.")
 	return nil

@@ -11,7 +11,8 @@ import (
 
 // installNames finds how this install names plansmith's commands, for every
 // text that names one (templates.Slash, templates.CLI):
-//   - the kind: $PLANSMITH_INSTALL when the launcher (plugin) or a settings
+//   - the kind: Codex's when the model runs it in Codex (insideCodex);
+//     else $PLANSMITH_INSTALL when the launcher (plugin) or a settings
 //     install's hook command sets it; else a plugin when Claude Code runs us
 //     as one ($CLAUDE_PLUGIN_ROOT); else a settings install when its command
 //     files exist in the project or the user's .claude/commands (command
@@ -21,6 +22,12 @@ import (
 //     binary, else the binary's absolute path, quoted.
 func installNames(getenv func(string) string, getwd func() (string, error)) templates.Names {
 	n := templates.Names{Kind: templates.KindPlugin, CLI: shellName()}
+	if insideCodex(getenv) {
+		// The model runs it in Codex (plansmith status, plans show): it
+		// relays the text to a user who has no slash commands (review FA2).
+		n.Kind = templates.KindCodex
+		return n
+	}
 	switch getenv(install.KindEnv) {
 	case templates.KindSettings:
 		n.Kind = templates.KindSettings
@@ -31,6 +38,14 @@ func installNames(getenv func(string) string, getwd func() (string, error)) temp
 		}
 	}
 	return n
+}
+
+// insideCodex reports whether this process is a command the model runs in
+// Codex CLI: Codex gives each one its thread's id and its tool call's (a
+// shell that merely inherited the thread's id has no call, review BO8), and
+// Claude Code's Bash tool gives its own session's id.
+func insideCodex(getenv func(string) string) bool {
+	return getenv("CODEX_THREAD_ID") != "" && getenv("CODEX_TOOL_CALL_ID") != "" && getenv("CLAUDE_CODE_SESSION_ID") == ""
 }
 
 // settingsCommands reports whether a settings install's command files are

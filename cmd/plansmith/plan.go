@@ -204,7 +204,7 @@ func planRun(env *Env, o *PlanOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if !o.AgentSet && env.Getenv("CODEX_THREAD_ID") != "" && env.Getenv("CODEX_TOOL_CALL_ID") != "" && env.Getenv("CLAUDE_CODE_SESSION_ID") == "" {
+	if !o.AgentSet && insideCodex(env.Getenv) {
 		// Codex gives every command the model runs its thread's id and its
 		// tool call's (a shell that merely inherited the thread's id, review
 		// BO8, has no call): a plan
@@ -344,8 +344,8 @@ func planPaths(env *Env, agent string) (state.Paths, error) {
 				return state.Paths{}, fmt.Errorf("no loop started: cannot tell which folder Codex thread %s runs in "+
 					"(no record of it under %s; a session run with --ephemeral keeps none), and Codex's hooks would "+
 					"miss a loop kept anywhere else. Start planning in a Codex session that keeps its record, or run "+
-					"plansmith plan --agent codex in a terminal, in the folder you then start Codex in",
-					thread, filepath.Join(loop.CodexHome(env.Getenv), "sessions"))
+					"%s in a terminal, in the folder you then start Codex in",
+					thread, filepath.Join(loop.CodexHome(env.Getenv), "sessions"), templates.CLI("plan --agent codex"))
 			}
 			base, what = folder, "where Codex's hooks look from the folder this Codex session runs in"
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/templates"
 )
 
 func TestSplitPlanArgs(t *testing.T) {
@@ -135,4 +137,25 @@ func TestPlanRefusesARequestTooLongToKeep(t *testing.T) {
 	assert.Contains(t, stderr.String(), "the request is too long to keep in the loop's state file")
 	assert.NoFileExists(t, filepath.Join(dir, ".claude", "plansmith.local.md"))
 	assert.Equal(t, 0, run([]string{"plan", strings.Repeat("a", 900<<10)}, env), "a long request that fits starts")
+}
+
+// A Codex thread with no record starts no loop, and the message names the
+// command to run in a terminal as this install spells it (review FA: it
+// said "plansmith plan", another program where plansmith on PATH is not
+// this binary).
+func TestPlanInAThreadWithNoRecordNamesTheCommandAsItRuns(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	vars := map[string]string{"CODEX_THREAD_ID": "0199ffff-bbbb-7ccc-8ddd-eeeeeeeeeeee", "CODEX_HOME": t.TempDir()}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		Getenv: func(k string) string { return vars[k] }, Getwd: func() (string, error) { return dir, nil }, Now: time.Now}
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	templates.SetNames(func() templates.Names {
+		return templates.Names{Kind: templates.KindCodex, CLI: `"/opt/tools/plansmith"`}
+	})
+	_, err := planPaths(env, "codex")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `run "/opt/tools/plansmith" plan --agent codex in a terminal`)
 }

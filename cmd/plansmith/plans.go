@@ -185,7 +185,10 @@ func runPlansShow(o *plansOptions) error {
 			output = &saved
 		}
 		if e, ok = plans.Latest(entries, output); !ok {
-			return fmt.Errorf("no plan is saved yet (neither in %s/ nor %s); /plansmith:plan makes one", cfg.Dir, p.Rel(p.Output()))
+			if v, err := loop.Status(*o.env, p); err == nil {
+				loopNames(o.env, v.Agent)
+			}
+			return fmt.Errorf("no plan is saved yet (neither in %s/ nor %s); %s makes one", cfg.Dir, p.Rel(p.Output()), templates.Slash("plan"))
 		}
 	} else {
 		if cfg.Off {
@@ -205,6 +208,7 @@ func runPlansShow(o *plansOptions) error {
 	active := false
 	if v, err := loop.Status(*o.env, p); err == nil {
 		active = v.Active
+		loopNames(o.env, v.Agent)
 	}
 	evidence := e.Evidence
 	if e.Verified && e.Relayed() {

@@ -35,6 +35,7 @@ func runStatus(env *Env, o *statusOptions) error {
 	if err != nil {
 		return err
 	}
+	loopNames(env, v.Agent)
 	if o.JSON && !v.Active {
 		// No loop, no settings: zero values would read as options.
 		return printJSON(env, noLoopJSON{Message: "no planning loop is active", PlanModeGate: v.PlanModeGate})

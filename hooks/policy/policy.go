@@ -249,11 +249,17 @@ func deny(f finding) Decision {
 			alt = a
 		}
 	}
+	why := r.why
+	if r.whyFor != nil {
+		if w := r.whyFor(); w != "" {
+			why = w
+		}
+	}
 	text := templates.Show("policy/deny.md", map[string]string{
 		"What":        f.what,
 		"Detail":      f.detail,
 		"Rule":        f.rule,
-		"Why":         r.why,
+		"Why":         why,
 		"Alternative": alt,
 	})
 	return Decision{Rule: f.rule, Reason: strings.TrimSpace(text)}

@@ -1554,7 +1554,14 @@ func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
 		assert.NotContains(t, instead, "Glob", rule)
 		assert.NotContains(t, instead, "git", rule)
 		assert.NotContains(t, instead, "/plansmith:", rule)
+		// Nor does the reason speak of Claude Code, whose shell does not
+		// run the command (review FA1: "Claude Code restores them before
+		// every command", to a Codex user).
+		assert.NotContains(t, d.Reason, "Claude Code", rule)
 	}
+	fn := refusals()["shell-function"].Reason
+	assert.Contains(t, fn, "Codex's snapshot of the user's shell lists it")
+	assert.Contains(t, fn, "zsh reads ~/.zshenv before every command")
 	// With no program to run, Codex reads through the builtins alone: the
 	// path-lookup advice shows how, and what it shows passes (review EC5:
 	// it named echo, printf, pwd and test, none of which reads a file).
@@ -1569,6 +1576,7 @@ func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
 	for rule, d := range refusals() {
 		assert.Contains(t, d.Reason, "Read, Grep", "%s: Claude Code keeps its tools", rule)
 	}
+	assert.Contains(t, refusals()["shell-function"].Reason, "(Claude Code restores them before every command)", "Claude Code's words stay")
 }
 
 // TestBlindCmdExe: where a program named cmd is on PATH (cmd.exe on

@@ -17,6 +17,9 @@ type rule struct {
 	// tools the agent has (Codex has no Read, Grep or Glob tool). "" keeps
 	// alt.
 	altFor func() string
+	// whyFor, when set, words the reason at the time of the refusal, for
+	// the client whose shell runs the command. "" keeps why.
+	whyFor func() string
 }
 
 var rules = sync.OnceValue(func() map[string]rule {
@@ -94,6 +97,14 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"shell-function": {
 			why: "the user's shell startup defines this name as an alias or a function (Claude Code restores them before every command), so something other than the command judged would run: an alias to another program, a function, or zsh's chpwd at a change of folder (nvm's and similar hooks read the project's .nvmrc and install what it names)",
+			whyFor: func() string {
+				if templates.Codex() {
+					// Codex's own snapshot names them, not Claude Code's;
+					// what its commands see of them: bashtool/codex.go.
+					return "the user's shell startup files define this name as an alias or a function (Codex's snapshot of the user's shell lists it), and Codex's shell can run that instead of the command judged: zsh reads ~/.zshenv before every command, and when Codex's shell snapshot is off or could not be taken, every command runs in a login shell, which reads the profile files; so an alias to another program, a function, or zsh's chpwd at a change of folder could run (nvm's and similar hooks read the project's .nvmrc and install what it names)"
+				}
+				return ""
+			},
 			alt: "run the program itself with command NAME ... (command skips aliases and functions; the read-only rules still apply), or use the Read, Grep and Glob tools; instead of cd, give the folder to the command (ls sub, git -C sub log, grep -rn x sub)",
 			altFor: func() string {
 				if templates.Codex() {

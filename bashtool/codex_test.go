@@ -1,0 +1,144 @@
+package bashtool
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/plansmith/plansmith/hooks/policy"
+)
+
+// Codex's snapshots of the user's shell, in its own folder, as Codex 0.169.0
+// writes them (review FA1): bash's functions as declare -f prints them, its
+// aliases as alias -p, PATH as declare -x; zsh's as functions, setopt lines,
+// alias -L and a tied PATH array. The sections are made by the real shells
+// where they are installed. ReadCodex reads these and never Claude Code's,
+// which Codex does not run its commands with.
+func TestReadCodexReadsCodexsSnapshots(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	codexHome, home := t.TempDir(), t.TempDir()
+	folder := filepath.Join(codexHome, "shell_snapshots")
+	require.NoError(t, os.MkdirAll(folder, 0o755))
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(folder, name), []byte(text), 0o644))
+	}
+	shells := 0
+	if bash, err := exec.LookPath("bash"); err == nil {
+		shells++
+		out, err := exec.Command(bash, "-c", `cat() { command cat "$@"; }
+alias ls='echo x; ls'
+export PATH="tools:/usr/bin"
+echo '# Snapshot file'
+echo 'unalias -a 2>/dev/null || true'
+shopt -p
+echo '# Functions'
+declare -f
+echo '# aliases 1'
+alias -p
+echo '# exports (native declarations)'
+declare -xp PATH`).Output()
+		require.NoError(t, err)
+		write("0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.1795783697444429113.sh", string(out))
+	}
+	if zsh, err := exec.LookPath("zsh"); err == nil {
+		shells++
+		out, err := exec.Command(zsh, "-fc", `head() { command head "$@"; }
+alias tree='eza --tree'
+path=(/opt/bin '/x y' /usr/bin); export PATH
+print '# Snapshot file'
+print '# Functions'
+functions
+print '# setopts 1'
+print 'setopt nohashdirs'
+print '# aliases 1'
+alias -L
+print '# exports (native declarations)'
+typeset -xp PATH`).Output()
+		require.NoError(t, err)
+		write("0199ffff-bbbb-7ccc-8ddd-eeeeeeeeeeee.1795783697444429114.sh", string(out))
+	}
+	if shells == 0 {
+		t.Skip("neither bash nor zsh is installed")
+	}
+	// What Codex writes before it has checked a snapshot is none yet.
+	write("0199aaaa-bbbb-7ccc-8ddd-000000000000.tmp-4242", "evil () {\n\t:\n}\n")
+	// Claude Code's, which Codex never reads.
+	claude := filepath.Join(home, ".claude", "shell-snapshots")
+	require.NoError(t, os.MkdirAll(claude, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(claude, "snapshot-bash-1.sh"), []byte("grep () \n{ \n    :\n}\nexport PATH=/claude/bin\n"), 0o644))
+
+	getenv := func(name string) string {
+		return map[string]string{"CODEX_HOME": codexHome, "HOME": home}[name]
+	}
+	s := ReadCodex(getenv)
+	if _, err := exec.LookPath("bash"); err == nil {
+		assert.Contains(t, s.Defines("cat", ""), "cat is a function of your shell")
+		assert.Contains(t, s.Defines("ls", ""), "ls is an alias of your shell")
+		assert.Contains(t, s.paths, "tools:/usr/bin")
+		// The relative folder the commands' PATH holds refuses a program,
+		// which the hook's own PATH would have let run.
+		assert.Contains(t, s.Lookup("/usr/bin:/bin", t.TempDir(), "", "")("cat"), `PATH holds "tools"`)
+	}
+	if _, err := exec.LookPath("zsh"); err == nil {
+		assert.Contains(t, s.Defines("head", ""), "head is a function of your shell")
+		assert.Contains(t, s.Defines("tree", ""), "tree is an alias of your shell")
+		assert.Contains(t, s.paths, "/opt/bin:/x y:/usr/bin")
+		// zsh's command runs programs only (review CR1), told by the
+		// snapshot's setopt lines, whatever $SHELL says.
+		assert.NotEmpty(t, s.Defines(policy.CommandSkipsBuiltins, "/bin/bash"))
+	}
+	assert.Empty(t, s.Defines("evil", ""), "a snapshot Codex has not finished")
+	assert.Empty(t, s.Defines("grep", ""), "Claude Code's snapshot")
+	assert.NotContains(t, s.paths, "/claude/bin")
+
+	// Without $CODEX_HOME, Codex's home is ~/.codex.
+	require.NoError(t, os.Rename(codexHome, filepath.Join(home, ".codex")))
+	s = ReadCodex(func(name string) string { return map[string]string{"HOME": home}[name] })
+	assert.NotEmpty(t, s.paths)
+	assert.Empty(t, s.Defines("grep", ""))
+}
+
+// Past the bounds, Codex's snapshots are said to be Codex's.
+func TestCodexSnapshotsBoundedSayWhose(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.1.sh"), []byte("export -T PATH path=( /usr/bin 'unclosed )\n"), 0o644))
+	s := snapshotsIn(codexSnapshots(dir))
+	why := s.Lookup("/usr/bin", t.TempDir(), "", "")("cat")
+	assert.Contains(t, why, "Codex's snapshot a.1.sh")
+	assert.NotContains(t, why, "Claude Code")
+}
+
+// FuzzSnapshotPath: reading a snapshot's PATH, in any of the forms the two
+// clients write, never panics, and a tied array read is its words joined
+// with ":" (review FA1 added the Codex forms).
+func FuzzSnapshotPath(f *testing.F) {
+	for _, seed := range []string{
+		"export PATH=/usr/bin:/bin\n",
+		"export PATH='/Applications/Visual Studio Code.app/bin':/usr/bin\n",
+		"export PATH=/home/jos$'\\303'$'\\251'/bin\n",
+		"declare -x PATH=\"/opt/fa-bin:/usr/bin\"\n",
+		"export -T PATH path=( /opt/a '/x y' /usr/bin )\n",
+		"export -T PATH path=( /a\\ b $'c\\'d' \"e f\" )\n",
+		"export -T PATH path=( 'unclosed )\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		path, ok := snapshotPath(text)
+		if ok && !exportPath.MatchString(text) && !tiedPath.MatchString(text) {
+			t.Fatalf("a PATH %q read from text with none: %q", path, text)
+		}
+		for _, w := range splitWords(text) {
+			if w == "" || w[0] == ' ' || w[0] == '\t' {
+				t.Fatalf("word %q of %q", w, text)
+			}
+		}
+	})
+}
