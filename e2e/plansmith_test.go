@@ -486,6 +486,47 @@ func TestPlanDeniesWritesAndAllowsReading(t *testing.T) {
 	})
 }
 
+// TestPlanRefusesTheShellWhileProjectSettingsSetVariables: Claude Code
+// starts every Bash command with the env of the project's
+// .claude/settings.json, which a repository can carry. With BASH_ENV (bash)
+// and ZDOTDIR (zsh) naming the project's script there, every ls the policy
+// let through while planning ran it first (review FD1). Now the shell is
+// refused while planning, and the script runs only where Claude Code runs
+// it on its own (its shell snapshot) and for the command that starts the
+// loop, before the loop.
+func TestPlanRefusesTheShellWhileProjectSettingsSetVariables(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("ls tools"),
+			fileTool("Read", "cmd/api/main.go", nil),
+			answer(t, "01-understand.md"),
+		)
+		seedProject(e)
+		ran := filepath.Join(e.Project, "ran.log")
+		mark := filepath.Join(e.Project, "tools", "mark")
+		// The line the shell was started with: bash's or zsh's.
+		e.WriteProjectFile("tools/mark", "printf '%s\\n' \"$BASH_EXECUTION_STRING$ZSH_EXECUTION_STRING\" >> '"+ran+"'\n")
+		e.WriteProjectFile("tools/zsh/.zshenv", ". '"+mark+"'\n")
+		e.WriteProjectFile(".claude/settings.json", `{"env": {"BASH_ENV": "`+mark+`", "ZDOTDIR": "`+filepath.Join(e.Project, "tools", "zsh")+`"}}`)
+
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
+		assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 4)
+		assertRefused(t, e, res, reqs, []refusal{{"Bash", "ls tools", 2}})
+		assert.Contains(t, reqs[2].ToolResults[0].Content, "Rule: settings-env")
+		assert.Contains(t, reqs[2].ToolResults[0].Content, filepath.Join(e.Project, ".claude", "settings.json"))
+		require.Len(t, reqs[3].ToolResults, 1)
+		assert.False(t, reqs[3].ToolResults[0].IsError, "the Read tool runs no shell: %s", reqs[3].ToolResults[0].Content)
+
+		log := e.ProjectFile("ran.log")
+		assert.Contains(t, log, "bin/plansmith\" plan", "the settings reached the command that started the loop")
+		assert.False(t, strings.Contains(log, "ls tools"), "the project's script ran with ls tools while planning")
+	})
+}
+
 func TestPlanRetriesAWeakAnswer(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {

@@ -63,6 +63,12 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	cfg.Blind = ev.Blind
 	cfg.ShellEnv = ev.ShellEnv
 	cfg.CmdExe = ev.CmdExe
+	if l.Agent != state.AgentCodex {
+		// Claude Code's own settings files: Codex reads none of them.
+		cfg.SettingsEnv = func() string {
+			return bashtool.SettingsEnv(env.Getenv("HOME"), project, env.Getenv("CLAUDE_PROJECT_DIR"))
+		}
+	}
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex
