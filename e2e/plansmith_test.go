@@ -527,6 +527,36 @@ func TestPlanRefusesTheShellWhileProjectSettingsSetVariables(t *testing.T) {
 	})
 }
 
+// TestPlanSaysSoWhenProjectSettingsTurnTheHooksOff: a project's
+// .claude/settings.json with disableAllHooks: true turns off every hook,
+// the plugin's included: the loop's touch went through and its Stop hook
+// never ran, while plan said the session was read-only (review FD2). No
+// hook can refuse anything then; plan says nothing checks the session,
+// and how to change that.
+func TestPlanSaysSoWhenProjectSettingsTurnTheHooksOff(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("touch unchecked.txt"),
+			ms.Text("done"),
+		)
+		e.WriteProjectFile(".claude/settings.json", `{"disableAllHooks": true}`)
+		res := e.Run("/plansmith:plan --no-gate "+request, withHookEvents...)
+		assert.Equal(t, "done", res.Result, "no Stop hook held the turn")
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 3)
+		require.Len(t, reqs[1].ToolResults, 1)
+		started := reqs[1].ToolResults[0].Content
+		assert.Contains(t, started, "planning loop started")
+		assert.Contains(t, started, "NOT CHECKED: Claude Code runs no hooks, plansmith's included: disableAllHooks is true in "+filepath.Join(e.Project, ".claude", "settings.json"))
+		assert.Contains(t, started, "remove disableAllHooks from that file")
+		assert.NotContains(t, started, "read-only while planning")
+		assert.FileExists(t, filepath.Join(e.Project, "unchecked.txt"), "the client ran the command with no hook: what plan now says")
+		assert.Empty(t, denials(t, res))
+	})
+}
+
 func TestPlanRetriesAWeakAnswer(t *testing.T) {
 	t.Parallel()
 	EachCLI(t, func(t *testing.T, cli string) {

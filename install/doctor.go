@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,6 +164,52 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 	return checks, registered, pluginEnabled
 }
 
+// hooksOff says why Claude Code runs no hook at all, plansmith's included,
+// or "": a settings file sets disableAllHooks to true, and none that
+// Claude Code ranks above it sets it otherwise. Of the files read here,
+// the project's local settings outrank the project's, which outrank the
+// user's (seen with 2.1.197 and 2.1.330: a local false kept the hooks of a
+// project true; a project false, those of a user true). A repository can
+// carry the project's files: with true there, a loop's Write and touch went
+// through, its Stop hook never ran, and plan said the session was
+// read-only (review FD2). A file Claude Code skips sets nothing.
+func hooksOff(e DoctorEnv) string {
+	files := []string{
+		filepath.Join(e.Project, ".claude", "settings.local.json"),
+		filepath.Join(e.Project, ".claude", "settings.json"),
+	}
+	if e.Home != "" {
+		files = append(files, filepath.Join(e.Home, ".claude", "settings.json"))
+	}
+	for _, f := range files {
+		data, existed, err := readClaudeSettings(f)
+		if err != nil || !existed || ClaudeSkips(data) != "" {
+			continue
+		}
+		var s map[string]json.RawMessage
+		if json.Unmarshal(data, &s) != nil {
+			continue
+		}
+		v, ok := s["disableAllHooks"]
+		if !ok {
+			continue
+		}
+		if string(bytes.TrimSpace(v)) == "true" {
+			return "Claude Code runs no hooks, plansmith's included: disableAllHooks is true in " + f
+		}
+		return ""
+	}
+	return ""
+}
+
+// HooksOffFix is what to do when a settings file turns every hook off.
+const HooksOffFix = "remove disableAllHooks from that file (a repository can carry one), then start Claude Code again"
+
+// HooksOff reports whether Unenforced's answer for Claude Code is that a
+// settings file turns every hook off (hooksOff), which installing again
+// does not change.
+func HooksOff(e DoctorEnv) bool { return hooksOff(e) != "" }
+
 // Unenforced says why no hook of plansmith's would run for a loop in the
 // project for agent ("codex" for Codex CLI, else Claude Code), or "" when
 // one is registered: in a settings file, as an enabled plugin or as the
@@ -184,6 +231,9 @@ func Unenforced(e DoctorEnv, agent string) string {
 		}
 		return codexRunsHooks(e, s)
 	}
+	if off := hooksOff(e); off != "" {
+		return off
+	}
 	checks, registered, pluginEnabled := claudeRegistrations(e)
 	for _, c := range checks {
 		if c.Level == Problem {
@@ -200,6 +250,9 @@ func Unenforced(e DoctorEnv, agent string) string {
 
 func registrationChecks(e DoctorEnv) []Check {
 	checks, registered, pluginEnabled := claudeRegistrations(e)
+	if off := hooksOff(e); off != "" {
+		checks = append(checks, Check{"hooks", Problem, off, HooksOffFix})
+	}
 	root, loadable := PluginRoot(e.Binary)
 	if pluginEnabled != "" {
 		registered = append(registered, pluginEnabled)
