@@ -164,51 +164,89 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 	return checks, registered, pluginEnabled
 }
 
-// hooksOff says why Claude Code runs no hook at all, plansmith's included,
-// or "": a settings file sets disableAllHooks to true, and none that
-// Claude Code ranks above it sets it otherwise. Of the files read here,
-// the project's local settings outrank the project's, which outrank the
-// user's (seen with 2.1.197 and 2.1.330: a local false kept the hooks of a
-// project true; a project false, those of a user true). A repository can
-// carry the project's files: with true there, a loop's Write and touch went
-// through, its Stop hook never ran, and plan said the session was
-// read-only (review FD2). A file Claude Code skips sets nothing.
-func hooksOff(e DoctorEnv) string {
-	files := []string{
-		filepath.Join(e.Project, ".claude", "settings.local.json"),
-		filepath.Join(e.Project, ".claude", "settings.json"),
+// rankedSettings are the Claude Code settings files read here, highest
+// rank first, as Claude Code merges them: the project's local settings
+// outrank the project's, which outrank the user's (seen with 2.1.197 and
+// 2.1.330: a local false kept the hooks of a project disableAllHooks true,
+// a project false those of a user true). Each is decoded to its top-level
+// keys; a file that is missing, cannot be read or is skipped by Claude
+// Code (ClaudeSkips) sets nothing and is left out. repo is set for the
+// project's files, which a repository can carry.
+func rankedSettings(e DoctorEnv) []settingsKeys {
+	files := []settingsKeys{
+		{path: filepath.Join(e.Project, ".claude", "settings.local.json"), repo: true},
+		{path: filepath.Join(e.Project, ".claude", "settings.json"), repo: true},
 	}
 	if e.Home != "" {
-		files = append(files, filepath.Join(e.Home, ".claude", "settings.json"))
+		files = append(files, settingsKeys{path: filepath.Join(e.Home, ".claude", "settings.json")})
 	}
+	var out []settingsKeys
 	for _, f := range files {
-		data, existed, err := readClaudeSettings(f)
-		if err != nil || !existed || ClaudeSkips(data) != "" {
+		data, existed, err := readClaudeSettings(f.path)
+		if err != nil || !existed || ClaudeSkips(data) != "" || json.Unmarshal(data, &f.keys) != nil {
 			continue
 		}
-		var s map[string]json.RawMessage
-		if json.Unmarshal(data, &s) != nil {
-			continue
-		}
-		v, ok := s["disableAllHooks"]
+		out = append(out, f)
+	}
+	return out
+}
+
+type settingsKeys struct {
+	path string
+	repo bool
+	keys map[string]json.RawMessage
+}
+
+// hooksBypassed says why Claude Code would not act on what plansmith's
+// hooks answer, and what to do about it, or "", "". A settings file sets
+// disableAllHooks to true, and none ranked above it sets it otherwise:
+// Claude Code runs no hook, plansmith's included. Or the env of the
+// project's own settings sets CLAUDE_CODE_SHELL_PREFIX: Claude Code then
+// runs every hook command, plansmith's included, through the program it
+// names, which gets to say what Claude Code receives. A repository can
+// carry either: with disableAllHooks, a loop's touch went through, its
+// Stop hook never ran, and plan said the session was read-only (review
+// FD2); with a prefix that dropped the hook's answer, the same (FD3). A
+// user's own prefix (in their settings or environment) is theirs, and
+// trusted to hand the answer on.
+func hooksBypassed(e DoctorEnv) (why, fix string) {
+	files := rankedSettings(e)
+	for _, f := range files {
+		v, ok := f.keys["disableAllHooks"]
 		if !ok {
 			continue
 		}
 		if string(bytes.TrimSpace(v)) == "true" {
-			return "Claude Code runs no hooks, plansmith's included: disableAllHooks is true in " + f
+			return "Claude Code runs no hooks, plansmith's included: disableAllHooks is true in " + f.path,
+				"remove disableAllHooks from that file (a repository can carry one), then start Claude Code again"
 		}
-		return ""
+		break
 	}
-	return ""
+	for _, f := range files {
+		var env map[string]json.RawMessage
+		if json.Unmarshal(f.keys["env"], &env) != nil {
+			continue
+		}
+		v, ok := env["CLAUDE_CODE_SHELL_PREFIX"]
+		if !ok {
+			continue
+		}
+		var prefix string
+		if f.repo && (json.Unmarshal(v, &prefix) != nil || strings.TrimSpace(prefix) != "") {
+			return "the project's " + f.path + " sets CLAUDE_CODE_SHELL_PREFIX under env, so Claude Code runs every hook, plansmith's included, through " + strconv.Quote(prefix) + ", which decides what Claude Code receives of their answers",
+				"remove CLAUDE_CODE_SHELL_PREFIX from that file's env (a repository can carry one), then start Claude Code again"
+		}
+		break
+	}
+	return "", ""
 }
 
-// HooksOffFix is what to do when a settings file turns every hook off.
-const HooksOffFix = "remove disableAllHooks from that file (a repository can carry one), then start Claude Code again"
-
-// HooksOff reports whether Unenforced's answer for Claude Code is that a
-// settings file turns every hook off (hooksOff), which installing again
-// does not change.
-func HooksOff(e DoctorEnv) bool { return hooksOff(e) != "" }
+// UnenforcedFix is what to do when Unenforced's answer for Claude Code is
+// one that installing again does not change (hooksBypassed), or "".
+func UnenforcedFix(e DoctorEnv) string {
+	_, fix := hooksBypassed(e)
+	return fix
+}
 
 // Unenforced says why no hook of plansmith's would run for a loop in the
 // project for agent ("codex" for Codex CLI, else Claude Code), or "" when
@@ -231,8 +269,8 @@ func Unenforced(e DoctorEnv, agent string) string {
 		}
 		return codexRunsHooks(e, s)
 	}
-	if off := hooksOff(e); off != "" {
-		return off
+	if why, _ := hooksBypassed(e); why != "" {
+		return why
 	}
 	checks, registered, pluginEnabled := claudeRegistrations(e)
 	for _, c := range checks {
@@ -250,8 +288,8 @@ func Unenforced(e DoctorEnv, agent string) string {
 
 func registrationChecks(e DoctorEnv) []Check {
 	checks, registered, pluginEnabled := claudeRegistrations(e)
-	if off := hooksOff(e); off != "" {
-		checks = append(checks, Check{"hooks", Problem, off, HooksOffFix})
+	if why, fix := hooksBypassed(e); why != "" {
+		checks = append(checks, Check{"hooks", Problem, why, fix})
 	}
 	root, loadable := PluginRoot(e.Binary)
 	if pluginEnabled != "" {
