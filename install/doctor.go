@@ -222,23 +222,57 @@ func hooksBypassed(e DoctorEnv) (why, fix string) {
 		}
 		break
 	}
+	// Each variable takes its value from the highest-ranked file that sets
+	// it under env.
+	seen := map[string]bool{}
+	var names []string
 	for _, f := range files {
 		var env map[string]json.RawMessage
 		if json.Unmarshal(f.keys["env"], &env) != nil {
 			continue
 		}
-		v, ok := env["CLAUDE_CODE_SHELL_PREFIX"]
-		if !ok {
-			continue
+		names = names[:0]
+		for name := range env {
+			names = append(names, name)
 		}
-		var prefix string
-		if f.repo && (json.Unmarshal(v, &prefix) != nil || strings.TrimSpace(prefix) != "") {
-			return "the project's " + f.path + " sets CLAUDE_CODE_SHELL_PREFIX under env, so Claude Code runs every hook, plansmith's included, through " + strconv.Quote(prefix) + ", which decides what Claude Code receives of their answers",
-				"remove CLAUDE_CODE_SHELL_PREFIX from that file's env (a repository can carry one), then start Claude Code again"
+		slices.Sort(names)
+		for _, name := range names {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			var value string
+			if !f.repo || !hookStartEnv(name) || json.Unmarshal(env[name], &value) == nil && value == "" {
+				continue
+			}
+			return "the project's " + f.path + " sets " + name + " under env, which Claude Code gives its hooks too: " + hookStartWhy(name) + ", so a program the project carries can decide what Claude Code receives of plansmith's answers",
+				"remove " + name + " from that file's env (a repository can carry one), then start Claude Code again"
 		}
-		break
 	}
 	return "", ""
+}
+
+// hookStartEnv reports whether a variable changes how plansmith's hook
+// command starts rather than only what a command of the agent's does:
+// CLAUDE_CODE_SHELL_PREFIX (Claude Code runs every hook command through the
+// program it names, review FD3), the dynamic loader's LD_* (the hook's
+// /bin/sh loads a library LD_PRELOAD names before it starts plansmith:
+// one that ended the shell at once let a touch through while planning,
+// seen with 2.1.197 and 2.1.330, review FD4) and plansmith's own
+// PLANSMITH_* (PLANSMITH_BIN names the binary the hook runs: a project
+// script there that answered nothing did the same, FD4).
+func hookStartEnv(name string) bool {
+	return name == "CLAUDE_CODE_SHELL_PREFIX" || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "PLANSMITH_")
+}
+
+func hookStartWhy(name string) string {
+	switch {
+	case name == "CLAUDE_CODE_SHELL_PREFIX":
+		return "it runs every hook, plansmith's included, through the program it names"
+	case strings.HasPrefix(name, "LD_"):
+		return "the shell that starts each hook loads what the dynamic loader is told to"
+	}
+	return "it changes which program plansmith's hooks run"
 }
 
 // UnenforcedFix is what to do when Unenforced's answer for Claude Code is
