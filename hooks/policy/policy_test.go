@@ -1585,7 +1585,7 @@ func TestSettingsEnvRefusesTheShell(t *testing.T) {
 		d := Tool("Bash", json.RawMessage(`{"command":"`+command+`"}`), cfg)
 		assert.Equal(t, "settings-env", d.Rule, command)
 		assert.Contains(t, d.Reason, "BASH_ENV", command)
-		assert.Contains(t, d.Reason, "Read, Grep and Glob", command)
+		assert.Contains(t, d.Reason, "the Read tool", command)
 	}
 	assert.Equal(t, 3, asked)
 	assert.True(t, Tool("Read", json.RawMessage(`{"file_path":"/p/a.go"}`), cfg).Allow)
