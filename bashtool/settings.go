@@ -3,6 +3,7 @@ package bashtool
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,7 +50,10 @@ func SettingsEnv(home string, dirs ...string) string {
 			continue
 		}
 		dir = filepath.Clean(dir)
-		if seen[dir] || home != "" && dir == filepath.Clean(home) {
+		// The home folder's settings are the user's, unless they move HOME:
+		// a project whose settings set HOME to its own folder would pass
+		// for it (Claude Code 2.1.197 gives the hooks that HOME; review FD5).
+		if seen[dir] || home != "" && dir == filepath.Clean(home) && !SettingsSet("HOME", dir) {
 			continue
 		}
 		seen[dir] = true
@@ -62,32 +66,67 @@ func SettingsEnv(home string, dirs ...string) string {
 	return ""
 }
 
+// SettingsSet reports whether a project settings file in one of dirs'
+// .claude folders sets name under env, or may (it cannot be read or
+// understood). The hooks get those variables too (Claude Code 2.1.197
+// does): a HOME set there names a folder the repository fills, whose
+// approvals (plansmith policy trust) are not the user's (review FD5).
+func SettingsSet(name string, dirs ...string) bool {
+	for _, dir := range dirs {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		for _, file := range settingsFiles {
+			path := filepath.Join(filepath.Clean(dir), ".claude", file)
+			vars, err := settingsVars(path)
+			if err != nil {
+				return true
+			}
+			if _, ok := vars[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// settingsVars returns the variables the settings file at path sets under
+// env: none when there is no such file, an error saying what is wrong when
+// it cannot be read or understood. A map, not a struct: encoding/json
+// matches a struct's fields without regard to case, and Claude Code reads
+// "env" alone.
+func settingsVars(path string) (map[string]json.RawMessage, error) {
+	data, err := plainfile.Read(path, settingsLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(path); lerr != nil {
+			return nil, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot be read (%v)", err)
+	}
+	var settings map[string]json.RawMessage
+	if err := json.Unmarshal(data, &settings); err != nil {
+		return nil, fmt.Errorf("cannot be understood as JSON (%v)", err)
+	}
+	raw, ok := settings["env"]
+	if !ok || string(raw) == "null" {
+		return nil, nil
+	}
+	var vars map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &vars); err != nil {
+		return nil, errors.New("has an env setting that is not an object of variables")
+	}
+	return vars, nil
+}
+
 // settingsFileEnv says why the settings file at path may set the Bash
 // tool's variables, or "" (no such file, or one whose env sets only inert
 // variables).
 func settingsFileEnv(path string) string {
-	data, err := plainfile.Read(path, settingsLimit)
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, lerr := os.Lstat(path); lerr != nil {
-			return ""
-		}
-	}
+	vars, err := settingsVars(path)
 	if err != nil {
-		return path + " cannot be read (" + err.Error() + "), and Claude Code may take variables for the Bash tool's commands from it"
-	}
-	// A map, not a struct: encoding/json matches a struct's fields without
-	// regard to case, and Claude Code reads "env" alone.
-	var settings map[string]json.RawMessage
-	if err := json.Unmarshal(data, &settings); err != nil {
-		return path + " cannot be understood as JSON (" + err.Error() + "), and Claude Code may take variables for the Bash tool's commands from it"
-	}
-	raw, ok := settings["env"]
-	if !ok || string(raw) == "null" {
-		return ""
-	}
-	var vars map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &vars); err != nil {
-		return path + " has an env setting that is not an object of variables, and Claude Code may take variables for the Bash tool's commands from it"
+		return path + " " + err.Error() + ", and Claude Code may take variables for the Bash tool's commands from it"
 	}
 	var names []string
 	for name := range vars {

@@ -67,6 +67,11 @@ func TestSettingsEnvFolders(t *testing.T) {
 	home, project, started := t.TempDir(), t.TempDir(), t.TempDir()
 	write(home, "settings.json", `{"env": {"BASH_ENV": "/home/me/.bashenv"}}`)
 	assert.Empty(t, SettingsEnv(home, home, project), "the user's own settings")
+	// A project that sets HOME to its own folder does not pass for the
+	// user's home (review FD5).
+	write(project, "settings.json", `{"env": {"HOME": "`+project+`", "BASH_ENV": "x"}}`)
+	assert.Contains(t, SettingsEnv(project, project), `"BASH_ENV"`)
+	require.NoError(t, os.Remove(filepath.Join(project, ".claude", "settings.json")))
 	assert.Empty(t, SettingsEnv(home, "", "relative/dir", project), "no folder to read")
 	write(started, "settings.local.json", `{"env": {"LD_PRELOAD": "./x.so"}}`)
 	assert.Contains(t, SettingsEnv(home, project, started), `"LD_PRELOAD"`, "where Claude Code was started")
@@ -79,4 +84,20 @@ func TestSettingsEnvFolders(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dangling, ".claude"), 0o755))
 	require.NoError(t, os.Symlink(filepath.Join(dangling, "gone"), filepath.Join(dangling, ".claude", "settings.json")))
 	assert.Contains(t, SettingsEnv(home, dangling), "cannot be read")
+}
+
+// TestSettingsSet: whether a project's settings set a variable under env,
+// counting a file that cannot be understood.
+func TestSettingsSet(t *testing.T) {
+	project := t.TempDir()
+	assert.False(t, SettingsSet("HOME", project), "no settings")
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	local := filepath.Join(project, ".claude", "settings.local.json")
+	require.NoError(t, os.WriteFile(local, []byte(`{"env": {"TZ": "UTC"}}`), 0o644))
+	assert.False(t, SettingsSet("HOME", project))
+	assert.True(t, SettingsSet("TZ", project))
+	require.NoError(t, os.WriteFile(local, []byte(`{"env": {"HOME": "/elsewhere"}}`), 0o644))
+	assert.True(t, SettingsSet("HOME", "", "relative", project))
+	require.NoError(t, os.WriteFile(local, []byte(`{"env": `), 0o644))
+	assert.True(t, SettingsSet("HOME", project), "a file that cannot be understood may set it")
 }

@@ -53,7 +53,15 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if !l.BlockTools {
 		return ToolOutcome{}
 	}
-	cfg, cfgErr := policy.LoadConfig(project, env.Getenv("HOME"))
+	home := env.Getenv("HOME")
+	if l.Agent != state.AgentCodex && bashtool.SettingsSet("HOME", project, env.Getenv("CLAUDE_PROJECT_DIR")) {
+		// A HOME the project's Claude Code settings set holds the
+		// repository's approvals, not the user's: Claude Code 2.1.197
+		// gives it to the hooks, and a project's own trust list there made
+		// its plansmith-policy.yaml count (review FD5).
+		home = ""
+	}
+	cfg, cfgErr := policy.LoadConfig(project, home)
 	if cfgErr != nil {
 		// A broken or unapproved extension file must not widen the policy:
 		// judge with none.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -314,4 +315,40 @@ func TestPreToolUseRefusesTheShellWhileProjectSettingsSetVariables(t *testing.T)
 	require.True(t, ls().Deny)
 	rewriteLoop(t, p, func(l *state.Loop) { l.Agent = state.AgentCodex })
 	assert.False(t, ls().Deny, "Codex reads no .claude/settings.json")
+}
+
+// A project's Claude Code settings may set HOME, and Claude Code 2.1.197
+// gives the hooks that HOME (review FD5). Set to a folder the repository
+// fills, it held a list approving the project's own
+// .claude/plansmith-policy.yaml, whose tools: entry then let the Skill tool
+// run while planning; set to the project itself, it passed the project's
+// settings off as the user's, and BASH_ENV there went unjudged. Neither
+// counts now.
+func TestPreToolUseTakesNoApprovalFromAHomeTheProjectSets(t *testing.T) {
+	env, p := blockingLoop(t)
+	fake := filepath.Join(p.Project, "fh")
+	vars := map[string]string{"HOME": fake}
+	env.Getenv = func(k string) string { return vars[k] }
+	policyFile := "tools:\n  - Skill\n"
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Project, ".claude", "plansmith-policy.yaml"), []byte(policyFile), 0o644))
+	require.NoError(t, policy.Approve(fake, p.Project, []byte(policyFile)))
+	skill := func() ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Skill", Input: json.RawMessage(`{"skill":"evil"}`)})
+	}
+	require.False(t, skill().Deny, "an approval in HOME counts while nothing says the project chose that HOME")
+
+	settings := filepath.Join(p.Project, ".claude", "settings.json")
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"HOME": "`+fake+`"}}`), 0o644))
+	out := skill()
+	assert.True(t, out.Deny, "the project's settings chose this HOME: its approvals are the repository's")
+	assert.Contains(t, out.Reason, "Rule: unknown-tool")
+
+	// HOME set to the project itself: its settings are not the user's.
+	vars["HOME"] = p.Project
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"HOME": "`+p.Project+`", "BASH_ENV": "`+filepath.Join(p.Project, "x")+`"}}`), 0o644))
+	ls := bashCall(t, env, p.Project, "ls")
+	assert.True(t, ls.Deny)
+	assert.Contains(t, ls.Reason, "Rule: settings-env")
+	assert.Contains(t, ls.Reason, `"BASH_ENV"`)
 }
