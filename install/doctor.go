@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/bashtool"
 	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/planmode"
@@ -173,11 +174,16 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 // Code (ClaudeSkips) sets nothing and is left out. repo is set for the
 // project's files, which a repository can carry.
 func rankedSettings(e DoctorEnv) []settingsKeys {
+	// A session started in the home folder has the user's settings for
+	// its project's, unless they move HOME there: Claude Code 2.1.197
+	// gives the Bash tool, plan included, the HOME a project's settings
+	// set, and one set to the project would pass for it (review FD5).
+	repo := e.Home == "" || filepath.Clean(e.Project) != filepath.Clean(e.Home) || bashtool.SettingsSet("HOME", e.Project)
 	files := []settingsKeys{
-		{path: filepath.Join(e.Project, ".claude", "settings.local.json"), repo: true},
-		{path: filepath.Join(e.Project, ".claude", "settings.json"), repo: true},
+		{path: filepath.Join(e.Project, ".claude", "settings.local.json"), repo: repo},
+		{path: filepath.Join(e.Project, ".claude", "settings.json"), repo: repo},
 	}
-	if e.Home != "" {
+	if e.Home != "" && repo {
 		files = append(files, settingsKeys{path: filepath.Join(e.Home, ".claude", "settings.json")})
 	}
 	var out []settingsKeys
