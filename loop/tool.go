@@ -53,15 +53,16 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 	if !l.BlockTools {
 		return ToolOutcome{}
 	}
-	home := env.Getenv("HOME")
-	if l.Agent != state.AgentCodex && bashtool.SettingsSet("HOME", project, env.Getenv("CLAUDE_PROJECT_DIR")) {
+	cfg, cfgErr := policy.LoadConfig(project, env.Getenv("HOME"))
+	if cfgErr == nil && len(cfg.Allow)+len(cfg.Tools) > 0 && l.Agent != state.AgentCodex &&
+		bashtool.SettingsSet("HOME", project, env.Getenv("CLAUDE_PROJECT_DIR")) {
 		// A HOME the project's Claude Code settings set holds the
 		// repository's approvals, not the user's: Claude Code 2.1.197
 		// gives it to the hooks, and a project's own trust list there made
-		// its plansmith-policy.yaml count (review FD5).
-		home = ""
+		// its plansmith-policy.yaml count (review FD5). Looked for only
+		// when an approval would widen the policy.
+		cfg, cfgErr = policy.LoadConfig(project, "")
 	}
-	cfg, cfgErr := policy.LoadConfig(project, home)
 	if cfgErr != nil {
 		// A broken or unapproved extension file must not widen the policy:
 		// judge with none.
