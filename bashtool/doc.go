@@ -2,8 +2,9 @@
 // beyond the command's text, for the read-only tool policy (hooks/policy),
 // which loop asks through the policy's Config: the user's shell as Claude
 // Code's snapshot of it restores it (Read, Shell.Defines,
-// Shell.ExportsAll), and what a command name finds on the PATH that shell
-// runs with (Shell.Lookup).
+// Shell.ExportsAll), what a command name finds on the PATH that shell
+// runs with (Shell.Lookup), and the variables the project's own settings
+// files start it with (SettingsEnv).
 //
 // Claude Code runs every Bash command in a shell that first sources a
 // snapshot of the user's interactive shell, taken from its startup files:

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/bashtool"
 	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/planmode"
@@ -168,6 +170,129 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 	return checks, registered, pluginEnabled
 }
 
+// rankedSettings are the Claude Code settings files read here, highest
+// rank first, as Claude Code merges them: the project's local settings
+// outrank the project's, which outrank the user's (seen with 2.1.197 and
+// 2.1.330: a local false kept the hooks of a project disableAllHooks true,
+// a project false those of a user true). Each is decoded to its top-level
+// keys; a file that is missing, cannot be read or is skipped by Claude
+// Code (ClaudeSkips) sets nothing and is left out. repo is set for the
+// project's files, which a repository can carry.
+func rankedSettings(e DoctorEnv) []settingsKeys {
+	// A session started in the home folder has the user's settings for
+	// its project's, unless they move HOME there: Claude Code 2.1.197
+	// gives the Bash tool, plan included, the HOME a project's settings
+	// set, and one set to the project would pass for it (review FD5).
+	repo := e.Home == "" || filepath.Clean(e.Project) != filepath.Clean(e.Home) || bashtool.SettingsSet("HOME", e.Project)
+	files := []settingsKeys{
+		{path: filepath.Join(e.Project, ".claude", "settings.local.json"), repo: repo},
+		{path: filepath.Join(e.Project, ".claude", "settings.json"), repo: repo},
+	}
+	if e.Home != "" && repo {
+		files = append(files, settingsKeys{path: filepath.Join(e.Home, ".claude", "settings.json")})
+	}
+	var out []settingsKeys
+	for _, f := range files {
+		data, existed, err := readClaudeSettings(f.path)
+		if err != nil || !existed || ClaudeSkips(data) != "" || json.Unmarshal(data, &f.keys) != nil {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+type settingsKeys struct {
+	path string
+	repo bool
+	keys map[string]json.RawMessage
+}
+
+// hooksBypassed says why Claude Code would not act on what plansmith's
+// hooks answer, and what to do about it, or "", "". A settings file sets
+// disableAllHooks to true, and none ranked above it sets it otherwise:
+// Claude Code runs no hook, plansmith's included. Or the env of the
+// project's own settings sets CLAUDE_CODE_SHELL_PREFIX: Claude Code then
+// runs every hook command, plansmith's included, through the program it
+// names, which gets to say what Claude Code receives. A repository can
+// carry either: with disableAllHooks, a loop's touch went through, its
+// Stop hook never ran, and plan said the session was read-only (review
+// FD2); with a prefix that dropped the hook's answer, the same (FD3). A
+// user's own prefix (in their settings or environment) is theirs, and
+// trusted to hand the answer on.
+func hooksBypassed(e DoctorEnv) (why, fix string) {
+	files := rankedSettings(e)
+	for _, f := range files {
+		v, ok := f.keys["disableAllHooks"]
+		if !ok {
+			continue
+		}
+		if string(bytes.TrimSpace(v)) == "true" {
+			return "Claude Code runs no hooks, plansmith's included: disableAllHooks is true in " + f.path,
+				"remove disableAllHooks from that file (a repository can carry one), then start Claude Code again"
+		}
+		break
+	}
+	// Each variable takes its value from the highest-ranked file that sets
+	// it under env.
+	seen := map[string]bool{}
+	var names []string
+	for _, f := range files {
+		var env map[string]json.RawMessage
+		if json.Unmarshal(f.keys["env"], &env) != nil {
+			continue
+		}
+		names = names[:0]
+		for name := range env {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			var value string
+			if !f.repo || !hookStartEnv(name) || json.Unmarshal(env[name], &value) == nil && value == "" {
+				continue
+			}
+			return "the project's " + f.path + " sets " + name + " under env, which Claude Code gives its hooks too: " + hookStartWhy(name) + ", so a program the project carries can decide what Claude Code receives of plansmith's answers",
+				"remove " + name + " from that file's env (a repository can carry one), then start Claude Code again"
+		}
+	}
+	return "", ""
+}
+
+// hookStartEnv reports whether a variable changes how plansmith's hook
+// command starts rather than only what a command of the agent's does:
+// CLAUDE_CODE_SHELL_PREFIX (Claude Code runs every hook command through the
+// program it names, review FD3), the dynamic loader's LD_* (the hook's
+// /bin/sh loads a library LD_PRELOAD names before it starts plansmith:
+// one that ended the shell at once let a touch through while planning,
+// seen with 2.1.197 and 2.1.330, review FD4) and plansmith's own
+// PLANSMITH_* (PLANSMITH_BIN names the binary the hook runs: a project
+// script there that answered nothing did the same, FD4).
+func hookStartEnv(name string) bool {
+	return name == "CLAUDE_CODE_SHELL_PREFIX" || strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "PLANSMITH_")
+}
+
+func hookStartWhy(name string) string {
+	switch {
+	case name == "CLAUDE_CODE_SHELL_PREFIX":
+		return "it runs every hook, plansmith's included, through the program it names"
+	case strings.HasPrefix(name, "LD_"):
+		return "the shell that starts each hook loads what the dynamic loader is told to"
+	}
+	return "it changes which program plansmith's hooks run"
+}
+
+// UnenforcedFix is what to do when Unenforced's answer for Claude Code is
+// one that installing again does not change (hooksBypassed), or "".
+func UnenforcedFix(e DoctorEnv) string {
+	_, fix := hooksBypassed(e)
+	return fix
+}
+
 // Unenforced says why no hook of plansmith's would run for a loop in the
 // project for agent ("codex" for Codex CLI, else Claude Code), or "" when
 // one is registered: in a settings file, as an enabled plugin or as the
@@ -189,6 +314,9 @@ func Unenforced(e DoctorEnv, agent string) string {
 		}
 		return codexRunsHooks(e, s)
 	}
+	if why, _ := hooksBypassed(e); why != "" {
+		return why
+	}
 	checks, registered, pluginEnabled := claudeRegistrations(e)
 	for _, c := range checks {
 		if c.Level == Problem {
@@ -205,6 +333,9 @@ func Unenforced(e DoctorEnv, agent string) string {
 
 func registrationChecks(e DoctorEnv) []Check {
 	checks, registered, pluginEnabled := claudeRegistrations(e)
+	if why, fix := hooksBypassed(e); why != "" {
+		checks = append(checks, Check{"hooks", Problem, why, fix})
+	}
 	root, loadable := PluginRoot(e.Binary)
 	if pluginEnabled != "" {
 		registered = append(registered, pluginEnabled)

@@ -48,6 +48,10 @@ type Started struct {
 	// Unenforced, set by the caller, says why no hook would check the loop
 	// (install.Unenforced), "" when hooks are registered.
 	Unenforced string
+	// UnenforcedFix, set with Unenforced, says what to do when installing
+	// would not help (a settings file turns every hook off); "" for the
+	// usual advice.
+	UnenforcedFix string
 }
 
 // loopIDKind is what the provenance ledger files loop IDs under, and

@@ -91,6 +91,15 @@ func PreToolUse(env Env, ev ToolEvent) ToolOutcome {
 // looked up only when the policy asks.
 func policyConfig(env Env, ev ToolEvent, project string, l *state.Loop) (policy.Config, error) {
 	cfg, cfgErr := policy.LoadConfig(project, env.Getenv("HOME"))
+	if cfgErr == nil && len(cfg.Allow)+len(cfg.Tools) > 0 && l.Agent != state.AgentCodex &&
+		bashtool.SettingsSet("HOME", project, env.Getenv("CLAUDE_PROJECT_DIR")) {
+		// A HOME the project's Claude Code settings set holds the
+		// repository's approvals, not the user's: Claude Code 2.1.197
+		// gives it to the hooks, and a project's own trust list there made
+		// its plansmith-policy.yaml count (review FD5). Looked for only
+		// when an approval would widen the policy.
+		cfg, cfgErr = policy.LoadConfig(project, "")
+	}
 	if cfgErr != nil {
 		// A broken or unapproved extension file must not widen the policy:
 		// judge with none.
@@ -100,6 +109,12 @@ func policyConfig(env Env, ev ToolEvent, project string, l *state.Loop) (policy.
 	cfg.Blind = ev.Blind
 	cfg.ShellEnv = ev.ShellEnv
 	cfg.CmdExe = ev.CmdExe
+	if l.Agent != state.AgentCodex {
+		// Claude Code's own settings files: Codex reads none of them.
+		cfg.SettingsEnv = func() string {
+			return bashtool.SettingsEnv(env.Getenv("HOME"), project, env.Getenv("CLAUDE_PROJECT_DIR"))
+		}
+	}
 	// Codex has no command the user types that its hooks could tell apart
 	// from words the agent read: there the agent may cancel (docs/codex.md).
 	cfg.CancelAsked = l.CancelAsked || l.Agent == state.AgentCodex

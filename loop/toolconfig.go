@@ -26,8 +26,9 @@ import (
 // and the sub-agent definitions (Config.AgentDefinition); gotoolchain.go
 // holds the Go toolchain a go.mod would have go fetch (Config.GoToolchain).
 // What a command name finds on PATH and what the user's shell defines
-// (Config.PathLookup, Config.ShellDefines) are package bashtool's. Each is
-// looked up only when a call needs it.
+// (Config.PathLookup, Config.ShellDefines), and the variables the project's
+// Claude Code settings give its commands (Config.SettingsEnv), are package
+// bashtool's. Each is looked up only when a call needs it.
 
 // workingFolder is the session's folder, cwd, or the process's when the
 // input names none.

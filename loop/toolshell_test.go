@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plansmith/plansmith/hooks/policy"
+	"github.com/plansmith/plansmith/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -268,4 +270,85 @@ func bashCall(t *testing.T, env Env, cwd, command string) ToolOutcome {
 	in, err := json.Marshal(map[string]string{"command": command})
 	require.NoError(t, err)
 	return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: cwd}, Tool: "Bash", Input: in})
+}
+
+// A project whose .claude/settings.json sets BASH_ENV under env: Claude Code
+// starts every Bash command with it, so the shell runs the project's script
+// before ls (review FD1, seen with Claude Code 2.1.197 and 2.1.330). While
+// planning, shell commands are refused, plansmith's own included; the Read
+// tool is not, and a Codex loop, whose client reads no such file, is left
+// alone.
+func TestPreToolUseRefusesTheShellWhileProjectSettingsSetVariables(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(p.Project, "tools", "env.sh")
+	require.NoError(t, os.MkdirAll(filepath.Dir(script), 0o755))
+	require.NoError(t, os.WriteFile(script, []byte("touch "+marker+"\n"), 0o644))
+	if bash, err := exec.LookPath("bash"); err == nil {
+		cmd := exec.Command(bash, "-c", "ls >/dev/null")
+		cmd.Dir = p.Project
+		cmd.Env = []string{"BASH_ENV=" + script}
+		require.NoError(t, cmd.Run())
+		require.FileExists(t, marker, "bash runs BASH_ENV's script before ls")
+	}
+	ls := func() ToolOutcome { return bashCall(t, env, p.Project, "ls -la") }
+	require.False(t, ls().Deny, "no settings file yet")
+
+	settings := filepath.Join(p.Project, ".claude", "settings.json")
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"BASH_ENV": "`+script+`"}}`), 0o644))
+	out := ls()
+	require.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "Rule: settings-env")
+	assert.Contains(t, out.Reason, settings)
+	assert.Contains(t, out.Reason, `"BASH_ENV"`)
+	assert.True(t, bashCall(t, env, p.Project, "plansmith status").Deny, "the shell runs BASH_ENV before plansmith too")
+	read := PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Read", Input: json.RawMessage(`{"file_path":"x"}`)})
+	assert.False(t, read.Deny, "the Read tool runs no shell")
+
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"DISABLE_TELEMETRY": "1"}}`), 0o644))
+	assert.False(t, ls().Deny, "a variable only Claude Code reads")
+
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"CLAUDE_ENV_FILE": "`+script+`"}}`), 0o644))
+	require.True(t, ls().Deny)
+	rewriteLoop(t, p, func(l *state.Loop) { l.Agent = state.AgentCodex })
+	assert.False(t, ls().Deny, "Codex reads no .claude/settings.json")
+}
+
+// A project's Claude Code settings may set HOME, and Claude Code 2.1.197
+// gives the hooks that HOME (review FD5). Set to a folder the repository
+// fills, it held a list approving the project's own
+// .claude/plansmith-policy.yaml, whose tools: entry then let the Skill tool
+// run while planning; set to the project itself, it passed the project's
+// settings off as the user's, and BASH_ENV there went unjudged. Neither
+// counts now.
+func TestPreToolUseTakesNoApprovalFromAHomeTheProjectSets(t *testing.T) {
+	env, p := blockingLoop(t)
+	fake := filepath.Join(p.Project, "fh")
+	vars := map[string]string{"HOME": fake}
+	env.Getenv = func(k string) string { return vars[k] }
+	policyFile := "tools:\n  - Skill\n"
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Project, ".claude", "plansmith-policy.yaml"), []byte(policyFile), 0o644))
+	require.NoError(t, policy.Approve(fake, p.Project, []byte(policyFile)))
+	skill := func() ToolOutcome {
+		return PreToolUse(env, ToolEvent{Session: Session{ID: "s", Cwd: p.Project}, Tool: "Skill", Input: json.RawMessage(`{"skill":"evil"}`)})
+	}
+	require.False(t, skill().Deny, "an approval in HOME counts while nothing says the project chose that HOME")
+
+	settings := filepath.Join(p.Project, ".claude", "settings.json")
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"HOME": "`+fake+`"}}`), 0o644))
+	out := skill()
+	assert.True(t, out.Deny, "the project's settings chose this HOME: its approvals are the repository's")
+	assert.Contains(t, out.Reason, "Rule: unknown-tool")
+
+	// HOME set to the project itself: its settings are not the user's.
+	vars["HOME"] = p.Project
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"HOME": "`+p.Project+`", "BASH_ENV": "`+filepath.Join(p.Project, "x")+`"}}`), 0o644))
+	ls := bashCall(t, env, p.Project, "ls")
+	assert.True(t, ls.Deny)
+	assert.Contains(t, ls.Reason, "Rule: settings-env")
+	assert.Contains(t, ls.Reason, `"BASH_ENV"`)
 }

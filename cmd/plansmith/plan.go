@@ -307,6 +307,9 @@ func planRun(env *Env, o *PlanOptions) error {
 			de.Codex, de.Environ = lookCodex(), os.Environ()
 		}
 		started.Unenforced = install.Unenforced(de, o.Agent)
+		if started.Unenforced != "" && o.Agent != "codex" {
+			started.UnenforcedFix = install.UnenforcedFix(de)
+		}
 	}
 	text, err := templates.Render("cli/started.md", started)
 	if err != nil {

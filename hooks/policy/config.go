@@ -141,6 +141,16 @@ type Config struct {
 	// name a project file that any command, however read-only, starts.
 	// While it is set, every shell command is refused.
 	ShellEnv string `yaml:"-"`
+	// SettingsEnv says why a shell command may run with variables that a
+	// settings file the repository carries sets, or "": Claude Code starts
+	// every Bash command with the env of the project's
+	// .claude/settings.json and .claude/settings.local.json, so BASH_ENV,
+	// CLAUDE_ENV_FILE, ZDOTDIR or an exported function there runs a
+	// program of the project with any command, however read-only (review
+	// FD1). While it says so, every shell command is refused. Set by the
+	// caller, who reads the files only for a shell command; nil means none
+	// were read, as in the policy's own tests.
+	SettingsEnv func() string `yaml:"-"`
 	// CmdExe is set when Codex would run a command with a program named
 	// cmd, found on PATH, for the shell "cmd" the model may name (cmd /c
 	// <text>; always there on Windows): cmd.exe reads quotes and operators

@@ -108,6 +108,12 @@ func Tool(name string, input json.RawMessage, cfg Config) Decision {
 		// BASH_ENV first.
 		return deny(finding{rule: "shell-env", what: clip(command), detail: cfg.ShellEnv})
 	}
+	if cfg.SettingsEnv != nil {
+		// Even plansmith's own commands, for the same reason.
+		if why := cfg.SettingsEnv(); why != "" {
+			return deny(finding{rule: "settings-env", what: clip(command), detail: why})
+		}
+	}
 	return Bash(command, cfg)
 }
 

@@ -1579,6 +1579,28 @@ func TestCodexAlternativesNameWhatCodexHas(t *testing.T) {
 	assert.Contains(t, refusals()["shell-function"].Reason, "(Claude Code restores them before every command)", "Claude Code's words stay")
 }
 
+// TestSettingsEnvRefusesTheShell: while the project's Claude Code settings
+// set variables for every Bash command (Config.SettingsEnv, review FD1),
+// every shell command is refused, plansmith's own too, and the Read tool
+// is not; the files are read only for a shell command.
+func TestSettingsEnvRefusesTheShell(t *testing.T) {
+	asked := 0
+	cfg := Config{SettingsEnv: func() string {
+		asked++
+		return "/p/.claude/settings.json sets \"BASH_ENV\" under env"
+	}}
+	for _, command := range []string{"ls", "cat go.mod", "plansmith status"} {
+		d := Tool("Bash", json.RawMessage(`{"command":"`+command+`"}`), cfg)
+		assert.Equal(t, "settings-env", d.Rule, command)
+		assert.Contains(t, d.Reason, "BASH_ENV", command)
+		assert.Contains(t, d.Reason, "the Read tool", command)
+	}
+	assert.Equal(t, 3, asked)
+	assert.True(t, Tool("Read", json.RawMessage(`{"file_path":"/p/a.go"}`), cfg).Allow)
+	assert.Equal(t, 3, asked, "a Read call reads no settings")
+	assert.True(t, Tool("Bash", json.RawMessage(`{"command":"ls"}`), Config{SettingsEnv: func() string { return "" }}).Allow)
+}
+
 // TestBlindCmdExe: where a program named cmd is on PATH (cmd.exe on
 // Windows), Codex runs a command with it for the shell "cmd", its hook told
 // the text alone. A line in which cmd.exe would read an & | < or > that bash

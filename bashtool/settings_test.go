@@ -1,0 +1,103 @@
+package bashtool
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSettingsEnv: a project's Claude Code settings files whose env sets a
+// variable that is not known to be inert make the Bash tool's commands
+// suspect (review FD1: BASH_ENV, CLAUDE_ENV_FILE, ZDOTDIR and an exported
+// function there ran a project script with every ls while planning).
+func TestSettingsEnv(t *testing.T) {
+	for _, c := range []struct {
+		name, file, content string
+		want                string // a part of the reason; "" for none
+	}{
+		{"no settings", "", "", ""},
+		{"settings without env", "settings.json", `{"permissions": {"allow": ["Bash(ls:*)"]}}`, ""},
+		{"an empty env", "settings.json", `{"env": {}}`, ""},
+		{"a null env", "settings.json", `{"env": null}`, ""},
+		{"only Claude Code's own variables", "settings.json", `{"env": {"ANTHROPIC_MODEL": "x", "DISABLE_TELEMETRY": "1", "BASH_DEFAULT_TIMEOUT_MS": "60000"}}`, ""},
+		{"BASH_ENV", "settings.json", `{"env": {"BASH_ENV": "./tools/x"}}`, `sets "BASH_ENV" under env`},
+		{"CLAUDE_ENV_FILE", "settings.json", `{"env": {"CLAUDE_ENV_FILE": "tools/env"}}`, `"CLAUDE_ENV_FILE"`},
+		{"Claude Code's shell prefix", "settings.json", `{"env": {"CLAUDE_CODE_SHELL_PREFIX": "tools/wrap"}}`, `"CLAUDE_CODE_SHELL_PREFIX"`},
+		{"ZDOTDIR among inert ones", "settings.json", `{"env": {"ZDOTDIR": "z", "DISABLE_TELEMETRY": "1"}}`, `sets "ZDOTDIR" under env`},
+		{"an exported function", "settings.json", `{"env": {"BASH_FUNC_ls%%": "() { x; }"}}`, `"BASH_FUNC_ls%%"`},
+		{"a name spelled with a JSON escape", "settings.json", `{"env": {"BASH\u005fENV": "x"}}`, `"BASH_ENV"`},
+		{"the local settings file", "settings.local.json", `{"env": {"PATH": "./bin:/usr/bin"}}`, "settings.local.json sets \"PATH\""},
+		{"the last of two env keys", "settings.json", `{"env": {"A": "1"}, "env": {"BASH_ENV": "x"}}`, `"BASH_ENV"`},
+		{"an env that is no object", "settings.json", `{"env": ["BASH_ENV=x"]}`, "not an object"},
+		{"a file that is no JSON", "settings.json", `{"env": {"BASH_ENV": "x"},}`, "cannot be understood"},
+		// Claude Code reads the key env alone.
+		{"another key's case", "settings.json", `{"Env": {"BASH_ENV": "x"}}`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			project := t.TempDir()
+			if c.file != "" {
+				require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", c.file), []byte(c.content), 0o644))
+			}
+			got := SettingsEnv(t.TempDir(), project)
+			if c.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			assert.Contains(t, got, c.want)
+			assert.Contains(t, got, filepath.Join(project, ".claude", c.file))
+		})
+	}
+}
+
+// TestSettingsEnvFolders: the folders looked in are the ones given (the
+// loop's project and where Claude Code was started), never the user's home,
+// whose .claude/settings.json holds the user's own settings; a settings
+// file that cannot be read counts, and so does a dangling link, whose
+// target may appear while the session runs (as .codex/config.toml's does).
+func TestSettingsEnvFolders(t *testing.T) {
+	write := func(dir, file, content string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", file), []byte(content), 0o644))
+	}
+	home, project, started := t.TempDir(), t.TempDir(), t.TempDir()
+	write(home, "settings.json", `{"env": {"BASH_ENV": "/home/me/.bashenv"}}`)
+	assert.Empty(t, SettingsEnv(home, home, project), "the user's own settings")
+	// A project that sets HOME to its own folder does not pass for the
+	// user's home (review FD5).
+	write(project, "settings.json", `{"env": {"HOME": "`+project+`", "BASH_ENV": "x"}}`)
+	assert.Contains(t, SettingsEnv(project, project), `"BASH_ENV"`)
+	require.NoError(t, os.Remove(filepath.Join(project, ".claude", "settings.json")))
+	assert.Empty(t, SettingsEnv(home, "", "relative/dir", project), "no folder to read")
+	write(started, "settings.local.json", `{"env": {"LD_PRELOAD": "./x.so"}}`)
+	assert.Contains(t, SettingsEnv(home, project, started), `"LD_PRELOAD"`, "where Claude Code was started")
+
+	unreadable := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(unreadable, ".claude", "settings.json"), 0o755))
+	assert.Contains(t, SettingsEnv(home, unreadable), "cannot be read")
+
+	dangling := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dangling, ".claude"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(dangling, "gone"), filepath.Join(dangling, ".claude", "settings.json")))
+	assert.Contains(t, SettingsEnv(home, dangling), "cannot be read")
+}
+
+// TestSettingsSet: whether a project's settings set a variable under env,
+// counting a file that cannot be understood.
+func TestSettingsSet(t *testing.T) {
+	project := t.TempDir()
+	assert.False(t, SettingsSet("HOME", project), "no settings")
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	local := filepath.Join(project, ".claude", "settings.local.json")
+	require.NoError(t, os.WriteFile(local, []byte(`{"env": {"TZ": "UTC"}}`), 0o644))
+	assert.False(t, SettingsSet("HOME", project))
+	assert.True(t, SettingsSet("TZ", project))
+	require.NoError(t, os.WriteFile(local, []byte(`{"env": {"HOME": "/elsewhere"}}`), 0o644))
+	assert.True(t, SettingsSet("HOME", "", "relative", project))
+	require.NoError(t, os.WriteFile(local, []byte(`{"env": `), 0o644))
+	assert.True(t, SettingsSet("HOME", project), "a file that cannot be understood may set it")
+}
