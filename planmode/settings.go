@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plansmith/plansmith/bashtool"
 	"github.com/plansmith/plansmith/hooks/policy"
 	"github.com/plansmith/plansmith/state"
 )
@@ -35,14 +36,26 @@ const UserSettingsFile = state.SettingsFile
 // A repository can carry the project's file, so its "off" counts only once
 // the user has approved the file as it stands (plansmith policy trust,
 // policy.Trusted); until then the gate stays on and the error says why.
+//
+// The home folder is where the user's approvals and file are, unless the
+// project's own Claude Code settings set HOME (or may: one that cannot be
+// read): Claude Code 2.1.197 hands that HOME to the hooks, and it names a
+// folder the repository fills, whose plansmith.yaml turned the gate off and
+// whose approvals passed the project's own "off" (review FD5's note). Then
+// neither counts: the gate is on unless the project's file turns it off,
+// which then cannot be approved.
 func LoadSetting(project string) (Setting, error) {
 	def := Setting{On: true}
 	home, herr := os.UserHomeDir()
+	projectHome := project != "" && bashtool.SettingsSet("HOME", project, os.Getenv("CLAUDE_PROJECT_DIR"))
+	if projectHome {
+		home = ""
+	}
 	if project != "" {
 		path := filepath.Join(project, SettingsFile)
 		s, set, err := loadFile(path)
-		if err == nil && set && !s.On && !offTrusted(home, project, path) {
-			return def, &UntrustedOffError{Path: path}
+		if err == nil && set && !s.On && (projectHome || !offTrusted(home, project, path)) {
+			return def, &UntrustedOffError{Path: path, ProjectHome: projectHome}
 		}
 		if err != nil || set {
 			return s, err
@@ -59,9 +72,15 @@ func LoadSetting(project string) (Setting, error) {
 // that turns the gate off without the user's approval: the gate stays on.
 type UntrustedOffError struct {
 	Path string
+	// ProjectHome says the project's Claude Code settings set HOME, so no
+	// approval can be told from the repository's own.
+	ProjectHome bool
 }
 
 func (e *UntrustedOffError) Error() string {
+	if e.ProjectHome {
+		return fmt.Sprintf("%s turns the plan-mode gate off, but the project's Claude Code settings (.claude/settings.json or settings.local.json) set HOME, so plansmith cannot tell your approvals from the repository's and the gate stays on: remove HOME from the project's env settings, then run `plansmith policy trust` in the project", e.Path)
+	}
 	return fmt.Sprintf("%s turns the plan-mode gate off, but a repository can carry that file, so it counts only once you approve it as it stands: read it, then run `plansmith policy trust` in the project", e.Path)
 }
 

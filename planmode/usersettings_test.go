@@ -53,3 +53,44 @@ func TestExitRefusalNamesTheSwitch(t *testing.T) {
 		assert.Contains(t, msg, "in .claude/plansmith.yaml (this project) and then run `plansmith policy trust` in the project", name)
 	}
 }
+
+// A HOME the project's Claude Code settings set is a folder the repository
+// fills (Claude Code 2.1.197 hands it to the hooks): its plansmith.yaml and
+// its approvals are not the user's, and the gate stays on.
+func TestLoadSettingIgnoresAHomeTheProjectSets(t *testing.T) {
+	fake, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", fake)
+	t.Setenv("CLAUDE_PROJECT_DIR", project)
+	write := func(path, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	write(filepath.Join(fake, UserSettingsFile), "plan_mode_gate: off\n")
+	s, err := LoadSetting(project)
+	require.NoError(t, err)
+	require.False(t, s.On, "without the project's HOME the user's file turns the gate off")
+
+	write(filepath.Join(project, ".claude", "settings.json"), `{"env": {"HOME": "`+fake+`"}}`)
+	s, err = LoadSetting(project)
+	require.NoError(t, err)
+	assert.True(t, s.On, "the repository's home turns nothing off")
+
+	// The project's own off, approved in that home, stays unapproved.
+	proj := filepath.Join(project, SettingsFile)
+	write(proj, "plan_mode_gate: off\n")
+	approved, err := TrustSetting(project, fake)
+	require.NoError(t, err)
+	require.True(t, approved)
+	s, err = LoadSetting(project)
+	var untrusted *UntrustedOffError
+	require.ErrorAs(t, err, &untrusted)
+	assert.True(t, untrusted.ProjectHome)
+	assert.Contains(t, err.Error(), "set HOME")
+	assert.True(t, s.On)
+
+	// Without HOME in the project's settings the same approval counts.
+	write(filepath.Join(project, ".claude", "settings.json"), `{"env": {"NODE_ENV": "test"}}`)
+	s, err = LoadSetting(project)
+	require.NoError(t, err)
+	assert.False(t, s.On)
+}
