@@ -191,7 +191,7 @@ func ParseChallenges(critique string) Parsed {
 		if cur != nil {
 			pending = append(pending, *cur)
 		}
-		cur, last, code = nil, nil, nil
+		cur, last = nil, nil
 		clear(seen)
 	}
 	for i, raw := range strings.Split(critique, "\n") {
@@ -208,7 +208,7 @@ func ParseChallenges(critique string) Parsed {
 		}
 		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
 		if line != "" {
-			code = nil
+			code = nil // any line of text, a heading too, ends what a code block adds to
 		}
 		if strings.HasPrefix(line, "#") {
 			flush()

@@ -57,6 +57,15 @@ func TestParseChallenges(t *testing.T) {
 			want: []Challenge{{ID: "C2", Claim: "claim", Severity: Minor, Status: Open, Concern: "first line second line", FailureScenario: "x", Line: 1}},
 		},
 		{
+			// A command's output in a code block under the Evidence line is
+			// part of it, the block's fences aside; under any other field a
+			// code block stays out, as before (review FF3).
+			name: "a code block under evidence is read into it, under other fields not",
+			in: "### C1: claim\n- **Status**: RESOLVED\n- **Mitigation**: retry\n  ```\n  retry()\n  ```\n" +
+				"- **Evidence**: grep shows\n  the TTL:\n  ```\n  40: ttl\n  ```\n",
+			want: []Challenge{{ID: "C1", Claim: "claim", Status: Resolved, Mitigation: "retry", Evidence: "grep shows the TTL: 40: ttl", Line: 1}},
+		},
+		{
 			name: "evidence is read, unknown fields are ignored",
 			in:   "### C1: claim\n- **Status**: RESOLVED\n- **Evidence**: main.go:12 handles it\n- **Reviewer**: the resolver\n",
 			want: []Challenge{{ID: "C1", Claim: "claim", Status: Resolved, Evidence: "main.go:12 handles it", Line: 1}},
