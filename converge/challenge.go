@@ -455,13 +455,17 @@ func (c Challenge) settledWithout(was Status) (Problem, bool) {
 		"marked %s without evidence: add a `- **Evidence**: <%s>` line, or leave its status as it was", c.Status, what)}, true
 }
 
-// noEvidence are what an Evidence line says when it says there is none.
+// noEvidence are what an Evidence line says when it says there is none,
+// or only repeats the status it should support ("Resolved.", "Verified").
 var noEvidence = map[string]bool{"none": true, "no evidence": true, "nothing": true, "no": true,
-	"unknown": true, "not checked": true, "not verified": true, "unverified": true}
+	"unknown": true, "not checked": true, "not verified": true, "unverified": true,
+	"yes": true, "ok": true, "done": true, "fixed": true, "resolved": true, "withdrawn": true,
+	"verified": true, "confirmed": true, "checked": true, "evidence": true, "see above": true, "see below": true}
 
 // givesEvidence reports whether an Evidence value says something
 // (mdtext.SaysSomething) other than that there is no evidence ("None.",
-// "(no evidence)"): that says the challenge is not settled (review FF4).
+// "(no evidence)"), which says the challenge is not settled, or the status
+// again ("Resolved."), which says nothing that settles it (review FF4).
 func givesEvidence(v string) bool {
 	if !mdtext.SaysSomething(v) {
 		return false

@@ -155,6 +155,13 @@ func TestApply(t *testing.T) {
 			problems: []string{"C1 (line 3): marked RESOLVED without evidence", "C2 (line 7): marked WITHDRAWN without evidence", "C3 (line 11): marked RESOLVED without evidence"},
 		},
 		{
+			name:   "evidence that only repeats the status",
+			before: three,
+			in: critique("### C1: b\n- **Status**: RESOLVED\n- **Evidence**: Resolved.\n", "### C2: s\n- **Status**: WITHDRAWN\n- **Evidence**: *verified*\n",
+				"### C3: m\n- **Status**: RESOLVED\n- **Evidence**: see above\n"),
+			problems: []string{"C1 (line 3): marked RESOLVED without evidence", "C2 (line 7): marked WITHDRAWN without evidence", "C3 (line 11): marked RESOLVED without evidence"},
+		},
+		{
 			name:   "evidence is asked for only when the status changes to settled",
 			before: []string{three[0], critique(update("C1", Resolved), update("C2", Withdrawn))},
 			in:     critique("### C1: b\n- **Status**: RESOLVED\n", "### C2: s\n- **Status**: WITHDRAWN\n", "### C3: m\n- **Status**: DEFERRED\n"),
