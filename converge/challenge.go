@@ -180,19 +180,26 @@ func ParseChallenges(critique string) Parsed {
 	var (
 		out     = Parsed{invalid: map[string]bool{}}
 		cur     *Challenge
-		seen    = map[string]int{} // field name -> line, within the current block
-		ids     = map[string]int{} // id -> heading line
-		last    *string            // the field a continuation line extends
-		code    *string            // the field a code block under it adds to, blank lines aside
+		seen    = map[string]int{}       // field name -> line, within the current block
+		ids     = map[string]int{}       // id -> heading line
+		last    *string                  // the field a continuation line extends
+		code    *string                  // the field a code block under it adds to, blank lines aside
+		more    = map[*string][]string{} // lines that continue a field, joined once when its block ends
 		fence   mdtext.Fence
 		pending []Challenge
 	)
+	// A field's further lines are joined once, when its block ends: one
+	// join a line made a 1 MiB critique take seconds (review FF7).
 	flush := func() {
 		if cur != nil {
+			for f, lines := range more {
+				*f = strings.TrimSpace(*f + " " + strings.Join(lines, " "))
+			}
 			pending = append(pending, *cur)
 		}
 		cur, last = nil, nil
 		clear(seen)
+		clear(more)
 	}
 	for i, raw := range strings.Split(critique, "\n") {
 		n := i + 1
@@ -202,7 +209,9 @@ func ParseChallenges(critique string) Parsed {
 				last = nil // a code block ends the field it follows
 			} else if fence.Open() && code != nil {
 				// A command's output under the Evidence line is evidence.
-				*code = strings.TrimSpace(*code + " " + strings.TrimSpace(raw))
+				if t := strings.TrimSpace(raw); t != "" {
+					more[code] = append(more[code], t)
+				}
 			}
 			continue
 		}
@@ -250,7 +259,7 @@ func ParseChallenges(critique string) Parsed {
 		m := matchField(line)
 		if m == nil {
 			if last != nil {
-				*last = strings.TrimSpace(*last + " " + line)
+				more[last] = append(more[last], line)
 			}
 			code = evidenceOf(cur, last)
 			continue

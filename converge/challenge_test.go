@@ -2,6 +2,7 @@ package converge
 
 import (
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -211,4 +212,37 @@ func FuzzParseChallenges(f *testing.F) {
 		// Apply must not panic either, whatever the parser made of it.
 		Apply(Ledger{}, in)
 	})
+}
+
+// A field's value runs on over its further lines, and under Evidence over a
+// code block: a command's output may be long. Joined a line at a time, each
+// line copied all that came before it, and a 1 MiB critique took seconds
+// and gigabytes in the Stop hook (review FF7). The bytes allocated, not the
+// time, tell the two apart on any machine: twice the lines must cost about
+// twice the bytes, not four times.
+func TestLongFieldsAreReadInLinearSpace(t *testing.T) {
+	line := "40: ttl := 30 * time.Second // one line of the output\n"
+	allocated := func(critique string) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p := ParseChallenges(critique)
+		runtime.ReadMemStats(&after)
+		require.Len(t, p.Challenges, 1)
+		c := p.Challenges[0]
+		require.Equal(t, strings.Count(critique, "40: ttl"), strings.Count(c.Evidence+c.Concern, "40: ttl"), "every line is read")
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for name, shape := range map[string]func(body string) string{
+		"code under evidence": func(body string) string {
+			return "### C1: b\n- **Status**: RESOLVED\n- **Evidence**:\n```\n" + body + "```\n"
+		},
+		"continued concern": func(body string) string {
+			return "### C1: b\n- **Severity**: MINOR\n- **Status**: OPEN\n- **Failure scenario**: f\n- **Concern**: c\n" + body
+		},
+	} {
+		n := (128 << 10) / len(line)
+		once, twice := allocated(shape(strings.Repeat(line, n))), allocated(shape(strings.Repeat(line, 2*n)))
+		assert.Less(t, float64(twice), 3*float64(once), "%s: %d bytes allocated for %d lines, %d for %d", name, once, n, twice, 2*n)
+	}
 }
