@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/plansmith/plansmith/internal/lazyre"
 	"github.com/plansmith/plansmith/internal/mdtext"
@@ -147,7 +148,7 @@ func matchField(line string) []string {
 		// this package reads: "1. User A: saves" in a numbered failure
 		// scenario goes on being its text.
 		switch normName(name) {
-		case fSeverity, fStatus, fConcern, fScenario, fMitigate:
+		case fSeverity, fStatus, fConcern, fScenario, fMitigate, fEvidence:
 		default:
 			return nil
 		}
@@ -170,7 +171,8 @@ const (
 // are bullet lines `- **Name**: value` (a value may continue on the
 // following non-blank lines). Names and values are matched without regard to
 // case; unknown fields are ignored so that critiques may add their own.
-// Fenced code blocks are skipped: they quote, they do not raise. Bad values,
+// Fenced code blocks are skipped: they quote, they do not raise (one under
+// the Evidence line is part of the evidence). Bad values,
 // duplicate fields and duplicate ids become Problems; which fields are
 // required depends on whether the id is already in the ledger, so missing
 // fields are checked by Apply, not here.
@@ -178,18 +180,26 @@ func ParseChallenges(critique string) Parsed {
 	var (
 		out     = Parsed{invalid: map[string]bool{}}
 		cur     *Challenge
-		seen    = map[string]int{} // field name -> line, within the current block
-		ids     = map[string]int{} // id -> heading line
-		last    *string            // the field a continuation line extends
+		seen    = map[string]int{}       // field name -> line, within the current block
+		ids     = map[string]int{}       // id -> heading line
+		last    *string                  // the field a continuation line extends
+		code    *string                  // the field a code block under it adds to, blank lines aside
+		more    = map[*string][]string{} // lines that continue a field, joined once when its block ends
 		fence   mdtext.Fence
 		pending []Challenge
 	)
+	// A field's further lines are joined once, when its block ends: one
+	// join a line made a 1 MiB critique take seconds (review FF7).
 	flush := func() {
 		if cur != nil {
+			for f, lines := range more {
+				*f = strings.TrimSpace(*f + " " + strings.Join(lines, " "))
+			}
 			pending = append(pending, *cur)
 		}
 		cur, last = nil, nil
 		clear(seen)
+		clear(more)
 	}
 	for i, raw := range strings.Split(critique, "\n") {
 		n := i + 1
@@ -197,10 +207,18 @@ func ParseChallenges(critique string) Parsed {
 		if fence.Step(raw) {
 			if !wasCode {
 				last = nil // a code block ends the field it follows
+			} else if fence.Open() && code != nil {
+				// A command's output under the Evidence line is evidence.
+				if t := strings.TrimSpace(raw); t != "" {
+					more[code] = append(more[code], t)
+				}
 			}
 			continue
 		}
 		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
+		if line != "" {
+			code = nil // any line of text, a heading too, ends what a code block adds to
+		}
 		if strings.HasPrefix(line, "#") {
 			flush()
 			if isNoChallenges(line) {
@@ -241,8 +259,9 @@ func ParseChallenges(critique string) Parsed {
 		m := matchField(line)
 		if m == nil {
 			if last != nil {
-				*last = strings.TrimSpace(*last + " " + line)
+				more[last] = append(more[last], line)
 			}
+			code = evidenceOf(cur, last)
 			continue
 		}
 		name, value := normName(m[1]), cleanValue(m[2])
@@ -278,12 +297,21 @@ func ParseChallenges(critique string) Parsed {
 			cur.Status = s
 		default:
 			*target = value
-			last = target
+			last, code = target, evidenceOf(cur, target)
 		}
 	}
 	flush()
 	out.Challenges = pending
 	return out
+}
+
+// evidenceOf is field when it is c's Evidence, the one field a code block
+// under it adds to (a command's output, review FF3), and nil otherwise.
+func evidenceOf(c *Challenge, field *string) *string {
+	if field == &c.Evidence {
+		return field
+	}
+	return nil
 }
 
 // fieldFor returns where a field's text is kept, or nil for a field this
@@ -425,7 +453,7 @@ func parseStatus(v string) (Status, bool) {
 // would let a critique close every challenge by saying so), and the prompt
 // asks for it.
 func (c Challenge) settledWithout(was Status) (Problem, bool) {
-	if c.Status != Resolved && c.Status != Withdrawn || c.Status == was || mdtext.SaysSomething(c.Evidence) {
+	if c.Status != Resolved && c.Status != Withdrawn || c.Status == was || givesEvidence(c.Evidence) {
 		return Problem{}, false
 	}
 	what := "what settles it: a file and line you read, a command's output, or the change to the plan"
@@ -434,4 +462,23 @@ func (c Challenge) settledWithout(was Status) (Problem, bool) {
 	}
 	return Problem{ID: c.ID, Line: c.Line, Text: fmt.Sprintf(
 		"marked %s without evidence: add a `- **Evidence**: <%s>` line, or leave its status as it was", c.Status, what)}, true
+}
+
+// noEvidence are what an Evidence line says when it says there is none,
+// or only repeats the status it should support ("Resolved.", "Verified").
+var noEvidence = map[string]bool{"none": true, "no evidence": true, "nothing": true, "no": true,
+	"unknown": true, "not checked": true, "not verified": true, "unverified": true,
+	"yes": true, "ok": true, "done": true, "fixed": true, "resolved": true, "withdrawn": true,
+	"verified": true, "confirmed": true, "checked": true, "evidence": true, "see above": true, "see below": true}
+
+// givesEvidence reports whether an Evidence value says something
+// (mdtext.SaysSomething) other than that there is no evidence ("None.",
+// "(no evidence)"), which says the challenge is not settled, or the status
+// again ("Resolved."), which says nothing that settles it (review FF4).
+func givesEvidence(v string) bool {
+	if !mdtext.SaysSomething(v) {
+		return false
+	}
+	words := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return !noEvidence[strings.Join(words, " ")]
 }

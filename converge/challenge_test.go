@@ -2,6 +2,7 @@ package converge
 
 import (
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -55,6 +56,15 @@ func TestParseChallenges(t *testing.T) {
 			name: "continuation lines extend a field until a blank line",
 			in:   "### C2: claim\n- **Severity**: MINOR\n- **Status**: OPEN\n- **Concern**: first line\n  second line\n\nnot part of it\n- **Failure scenario**: x\n",
 			want: []Challenge{{ID: "C2", Claim: "claim", Severity: Minor, Status: Open, Concern: "first line second line", FailureScenario: "x", Line: 1}},
+		},
+		{
+			// A command's output in a code block under the Evidence line is
+			// part of it, the block's fences aside; under any other field a
+			// code block stays out, as before (review FF3).
+			name: "a code block under evidence is read into it, under other fields not",
+			in: "### C1: claim\n- **Status**: RESOLVED\n- **Mitigation**: retry\n  ```\n  retry()\n  ```\n" +
+				"- **Evidence**: grep shows\n  the TTL:\n  ```\n  40: ttl\n  ```\n",
+			want: []Challenge{{ID: "C1", Claim: "claim", Status: Resolved, Mitigation: "retry", Evidence: "grep shows the TTL: 40: ttl", Line: 1}},
 		},
 		{
 			name: "evidence is read, unknown fields are ignored",
@@ -202,4 +212,37 @@ func FuzzParseChallenges(f *testing.F) {
 		// Apply must not panic either, whatever the parser made of it.
 		Apply(Ledger{}, in)
 	})
+}
+
+// A field's value runs on over its further lines, and under Evidence over a
+// code block: a command's output may be long. Joined a line at a time, each
+// line copied all that came before it, and a 1 MiB critique took seconds
+// and gigabytes in the Stop hook (review FF7). The bytes allocated, not the
+// time, tell the two apart on any machine: twice the lines must cost about
+// twice the bytes, not four times.
+func TestLongFieldsAreReadInLinearSpace(t *testing.T) {
+	line := "40: ttl := 30 * time.Second // one line of the output\n"
+	allocated := func(critique string) uint64 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p := ParseChallenges(critique)
+		runtime.ReadMemStats(&after)
+		require.Len(t, p.Challenges, 1)
+		c := p.Challenges[0]
+		require.Equal(t, strings.Count(critique, "40: ttl"), strings.Count(c.Evidence+c.Concern, "40: ttl"), "every line is read")
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	for name, shape := range map[string]func(body string) string{
+		"code under evidence": func(body string) string {
+			return "### C1: b\n- **Status**: RESOLVED\n- **Evidence**:\n```\n" + body + "```\n"
+		},
+		"continued concern": func(body string) string {
+			return "### C1: b\n- **Severity**: MINOR\n- **Status**: OPEN\n- **Failure scenario**: f\n- **Concern**: c\n" + body
+		},
+	} {
+		n := (128 << 10) / len(line)
+		once, twice := allocated(shape(strings.Repeat(line, n))), allocated(shape(strings.Repeat(line, 2*n)))
+		assert.Less(t, float64(twice), 3*float64(once), "%s: %d bytes allocated for %d lines, %d for %d", name, once, n, twice, 2*n)
+	}
 }

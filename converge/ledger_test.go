@@ -121,6 +121,47 @@ func TestApply(t *testing.T) {
 				"C3 (line 10): marked RESOLVED without evidence"},
 		},
 		{
+			// A bold name alone and a numbered line are fields for every
+			// name the parser reads: Evidence is one now (review FF2).
+			name:   "evidence in the shapes the other fields take",
+			before: three,
+			in: critique("### C1: b\n**Status**: RESOLVED\n**Evidence**: limiter.go:40 sets the TTL\n",
+				"### C2: s\n1. **Status**: WITHDRAWN\n2. **Evidence**: the API doc says retries are idempotent\n"),
+			check: func(t *testing.T, l Ledger, r Report) { assert.Equal(t, 2, r.Resolved) },
+		},
+		{
+			// The prompt asks for a command's output; in a code block under
+			// the Evidence line, blank line or not, it is the evidence
+			// (review FF3). Code under another field is not.
+			name:   "evidence given as a command's output in a code block",
+			before: three,
+			in: critique("### C1: b\n- **Status**: RESOLVED\n- **Evidence**:\n  ```\n  $ grep -n TTL limiter.go\n  40: ttl := 30 * time.Second\n  ```\n",
+				"### C2: s\n- **Status**: WITHDRAWN\n- **Evidence**:\n\n```\n$ curl -sI api/v1/export\nHTTP/1.1 200 OK\n```\n"),
+			check: func(t *testing.T, l Ledger, r Report) { assert.Equal(t, 2, r.Resolved) },
+		},
+		{
+			name:     "a code block under another field is no evidence",
+			before:   three,
+			in:       critique("### C1: b\n- **Status**: RESOLVED\n- **Evidence**:\n- **Note**: see\n```\n40: ttl := 30\n```\n"),
+			problems: []string{"C1 (line 3): marked RESOLVED without evidence"},
+		},
+		{
+			// An Evidence line that says there is none says something, and
+			// what it says is that the challenge is not settled (review FF4).
+			name:   "evidence that says there is none",
+			before: three,
+			in: critique("### C1: b\n- **Status**: RESOLVED\n- **Evidence**: None.\n", "### C2: s\n- **Status**: WITHDRAWN\n- **Evidence**: (no evidence)\n",
+				"### C3: m\n- **Status**: RESOLVED\n- **Evidence**: nothing\n"),
+			problems: []string{"C1 (line 3): marked RESOLVED without evidence", "C2 (line 7): marked WITHDRAWN without evidence", "C3 (line 11): marked RESOLVED without evidence"},
+		},
+		{
+			name:   "evidence that only repeats the status",
+			before: three,
+			in: critique("### C1: b\n- **Status**: RESOLVED\n- **Evidence**: Resolved.\n", "### C2: s\n- **Status**: WITHDRAWN\n- **Evidence**: *verified*\n",
+				"### C3: m\n- **Status**: RESOLVED\n- **Evidence**: see above\n"),
+			problems: []string{"C1 (line 3): marked RESOLVED without evidence", "C2 (line 7): marked WITHDRAWN without evidence", "C3 (line 11): marked RESOLVED without evidence"},
+		},
+		{
 			name:   "evidence is asked for only when the status changes to settled",
 			before: []string{three[0], critique(update("C1", Resolved), update("C2", Withdrawn))},
 			in:     critique("### C1: b\n- **Status**: RESOLVED\n", "### C2: s\n- **Status**: WITHDRAWN\n", "### C3: m\n- **Status**: DEFERRED\n"),

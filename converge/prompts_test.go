@@ -34,7 +34,8 @@ func TestCritiquePrompt(t *testing.T) {
 		absent   []string
 	}{
 		{"first round, base", Ledger{}, Base,
-			[]string{"iteration 1 of 3", "as the challenger.", "**Challenger**", "No challenges yet", "start at **C1**", "At most 5 new", "at most 8 active", "### Scores\n- Approach soundness: <n>/10"},
+			[]string{"iteration 1 of 3", "as the challenger.", "**Challenger**", "No challenges yet", "start at **C1**", "At most 5 new", "at most 8 active", "### Scores\n- Approach soundness: <n>/10",
+				"- **Evidence**: <what settles it", "either needs an **Evidence** line"},
 			[]string{"Degradation", "(the last)", "**Resolver**"}},
 		{"first round, scaled pairs perspectives", Ledger{}, Scaled,
 			[]string{"as the challenger and the devil's advocate", "**Devil's advocate**"}, nil},

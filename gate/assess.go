@@ -248,7 +248,7 @@ func PromptsOf(plan string) Prompts {
 	input, gaps := CriticInput(plan), strings.TrimSpace(GapsContent(plan))
 	return Prompts{
 		Critic:    render("gate/critic.md", map[string]any{"Plan": input, "Fence": fenceFor("PLAN", input)}),
-		Validator: render("gate/validator.md", map[string]any{"Gaps": gaps, "Fence": fenceFor("GAPS", gaps)}),
+		Validator: render("gate/validator.md", map[string]any{"Gaps": gaps, "Fence": fenceFor("GAPS", input+"\n"+gaps)}),
 	}
 }
 
@@ -257,9 +257,13 @@ func PromptsOf(plan string) Prompts {
 // critic's, the gaps in the validator's. The prompt tells the sub-agent the
 // text is material, not instructions; a line of the text that imitated the
 // END line would end the material early, and what followed would read as
-// the prompt's own words. The name carries the text's hash, which the text
-// cannot contain (it would have to hold its own hash), so it cannot be
-// imitated.
+// the prompt's own words. The name carries the hash of a text that holds
+// the fenced one, which the text cannot contain (it would have to hold its
+// own hash), so it cannot be imitated. The gaps' fence hashes the plan the
+// critic reads too: the critic's output follows the gaps in the
+// validator's prompt, and a fence named by the gaps alone was a name the
+// agent could write into the plan, with the gaps kept, for the critic to
+// quote (review FF1).
 func fenceFor(what, text string) string {
 	return what + "-" + hashText(text)[:16]
 }

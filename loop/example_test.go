@@ -3,9 +3,14 @@ package loop_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/loop"
 	"github.com/plansmith/plansmith/state"
@@ -19,14 +24,19 @@ import (
 // maps each outcome to Claude Code's answer ({"decision":"block",…}); the
 // Codex adapter to Codex's.
 func ExampleStop() {
-	dir, _ := os.MkdirTemp("", "plansmith-example")
+	dir, err := os.MkdirTemp("", "plansmith-example")
+	if err != nil { // no dir: the loop would be started in the working directory
+		fmt.Println(err)
+		return
+	}
 	defer os.RemoveAll(dir)
 	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	env := loop.Env{Stderr: os.Stderr, Getenv: func(string) string { return "" },
 		Getwd: func() (string, error) { return dir, nil }, Now: func() time.Time { return now }}
 	paths := state.Paths{Project: dir}
 
-	started, err := loop.Start(env, paths, loop.Options{Request: "add a cache to the API", Phases: []string{"understand", "draft", "revise"},
+	var started loop.Started
+	started, err = loop.Start(env, paths, loop.Options{Request: "add a cache to the API", Phases: []string{"understand", "draft", "revise"},
 		MaxRetries: 2, CritiqueMode: state.CritiquePrinciples, RequiredSections: []string{"Goal"}, CompletionPromise: "OK"})
 	if err != nil {
 		fmt.Println(err)
@@ -54,4 +64,20 @@ func ExampleStop() {
 	// block: ✓ draft [2/3] passed its checks. Now: revise [3/3].
 	// finish: plansmith: plan saved to .claude/plansmith-output.local.md (3 phases, 1 failed check on the way).
 	// saved: true
+}
+
+// The example starts its loop in a directory of its own: with no temporary
+// directory to make (TMPDIR unusable), it says so and writes nothing, where
+// it started a loop in the working directory, the package's source, and
+// left its .claude there (review FF5).
+func TestExampleStopWritesOnlyInItsOwnDir(t *testing.T) {
+	cwd := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^ExampleStop$", "-test.count=1")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(cwd, "missing"))
+	out, _ := cmd.CombinedOutput() // the example fails: it cannot run there
+	entries, err := os.ReadDir(cwd)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the example wrote into the working directory:\n%s", out)
+	assert.Contains(t, string(out), filepath.Join(cwd, "missing"), "the example says what failed")
 }

@@ -191,6 +191,15 @@ func saysMore(h string) bool {
 	return false
 }
 
+// onlyNamesUncertainty reports whether a line of text, its list marker
+// aside, only names a section for uncertainty ("Known gaps:", "- Open
+// questions") and so says nothing of the section it stands in, as such a
+// subheading says nothing (emptySections): "## Steps" over "Known gaps:"
+// over the gaps block held no steps (review FF6).
+func onlyNamesUncertainty(line string) bool {
+	return gate.OnlyNamesUncertainty(strings.TrimLeft(line, "-+*> \t")) // a number is no word to it
+}
+
 // hasContent reports whether a line outside code says something
 // (mdtext.SaysSomething), its promise tags aside.
 func hasContent(line string) bool {

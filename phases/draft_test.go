@@ -80,7 +80,8 @@ func TestSectionsNeedContent(t *testing.T) {
 	}
 	// Nor does a subheading that only names a section for uncertainty
 	// make the gaps under it the section's content.
-	for _, sub := range []string{"### Known gaps", "### 1. Open questions", "### Risks and known gaps"} {
+	// Nor does such a line of text, a label in prose (review FF6).
+	for _, sub := range []string{"### Known gaps", "### 1. Open questions", "### Risks and known gaps", "Known gaps:", "- Open questions", "1. Risks and known gaps:"} {
 		text := filled(map[string]string{"Steps": sub + "\n" + onlyGaps})
 		got := problemLines(Validate(cfg, draft, text))
 		if assert.Len(t, got, 1, sub) {
@@ -103,6 +104,8 @@ func TestSectionsNeedContent(t *testing.T) {
 		{"the heading says it", strings.Replace(filled(nil), "## Goal\nSomething said about Goal.", "## Goal: retries for the webhook sender", 1)},
 		{"subheadings carry the steps", filled(map[string]string{"Steps": "### Step 1: add the retry type\n### Step 2: call it from Send"})},
 		{"a subheading for uncertainty over text", filled(map[string]string{"Steps": "1. Add the retry type.\n### Known gaps\nThe cap is a guess."})},
+		{"subheadings that name an uncertainty and say more carry the steps", filled(map[string]string{"Steps": "### 1. Settle the open questions with a spike\n### 2. Mitigate the risks behind a flag"})}, // mutation check, review FF
+		{"a label for uncertainty over text", filled(map[string]string{"Steps": "Known gaps:\n- The cap is a guess.", "Risks": "- Open questions\n- Whether the API retries itself."})},
 		{"subheadings that name no section carry the steps", filled(map[string]string{"Steps": "### 1. Add the retry type\n### 2. Call it from Send"})}, // mutation check, review CW
 		{"a subsection named like another section belongs to its parent", filled(map[string]string{"Non-Scope": "### 1. Backward paging 구현\nLater, once the API settles."})},
 		{"a table", filled(map[string]string{"Risks": "| Risk | Mitigation |\n|---|---|\n| duplicates | idempotency key |"})},

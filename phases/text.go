@@ -123,7 +123,7 @@ func scan(text string) shape {
 		} else if h, ok := mdtext.BoldLabel(t); ok {
 			sh.headings, sh.levels, sh.filled = append(sh.headings, h), append(sh.levels, 0), append(sh.filled, false)
 			body = h
-		} else if n := len(sh.filled); n > 0 && !sh.filled[n-1] && !firstRow && (table.inBody && rowHasContent(t) || !table.inBody && hasContent(t)) {
+		} else if n := len(sh.filled); n > 0 && !sh.filled[n-1] && !firstRow && (table.inBody && rowHasContent(t) || !table.inBody && hasContent(t) && !onlyNamesUncertainty(t)) {
 			sh.filled[n-1] = true
 		}
 		if isNumbered(body) {
