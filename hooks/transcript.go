@@ -16,14 +16,9 @@ import (
 	"github.com/plansmith/plansmith/loop"
 )
 
-// NoAnswerError says the agent's last answer could not be read at all (no
-// last_assistant_message and no readable transcript): the loop's error for
-// it, so the loop pauses instead of judging.
-type NoAnswerError = loop.NoAnswerError
-
 // lastMessage is the agent's final answer: last_assistant_message when
 // Claude Code sent it, else the last assistant message in the transcript.
-// Every error is a *NoAnswerError. It takes no lock and should be called
+// Every error is a *loop.NoAnswerError. It takes no lock and should be called
 // before the project lock is taken: a transcript may be large or slow.
 func lastMessage(in Input, wait *transcriptWait) (string, error) {
 	var msg string
@@ -33,7 +28,7 @@ func lastMessage(in Input, wait *transcriptWait) (string, error) {
 	case in.LastAssistantMessage != nil:
 		msg = *in.LastAssistantMessage
 	case in.TranscriptPath == "":
-		return "", &NoAnswerError{Why: "the Stop hook input has neither last_assistant_message nor transcript_path"}
+		return "", &loop.NoAnswerError{Why: "the Stop hook input has neither last_assistant_message nor transcript_path"}
 	default:
 		msg, notYet, err = transcriptLastMessage(in.TranscriptPath, maxTranscriptTail, in.Began)
 	}
@@ -62,7 +57,7 @@ func lastMessage(in Input, wait *transcriptWait) (string, error) {
 			if againErr == nil {
 				return again, nil
 			}
-			var na *NoAnswerError
+			var na *loop.NoAnswerError
 			if stillNot && errors.As(againErr, &na) {
 				na.Why += fmt.Sprintf(", %s after the turn ended", catchUp)
 			}
@@ -470,15 +465,15 @@ func openTranscript(path string) (file *os.File, size int64, missing bool) {
 func transcriptLastMessage(path string, limit int64, since time.Time) (answer string, notYet bool, err error) {
 	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be opened (%s)", path, errText(err))}
+		return "", false, &loop.NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be opened (%s)", path, errText(err))}
 	}
 	defer file.Close()
 	info, err := file.Stat()
 	if err != nil {
-		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be read (%s)", path, errText(err))}
+		return "", false, &loop.NoAnswerError{Why: fmt.Sprintf("the transcript %s cannot be read (%s)", path, errText(err))}
 	}
 	if !info.Mode().IsRegular() {
-		return "", false, &NoAnswerError{Why: fmt.Sprintf("the transcript %s is not a regular file", path)}
+		return "", false, &loop.NoAnswerError{Why: fmt.Sprintf("the transcript %s is not a regular file", path)}
 	}
 	var lines [][]string // each assistant line's texts, newest line first
 	calls := false       // the newest assistant line calls a tool
@@ -496,19 +491,19 @@ func transcriptLastMessage(path string, limit int64, since time.Time) (answer st
 		return true
 	})
 	if err != nil {
-		return "", false, &NoAnswerError{Why: fmt.Sprintf("reading the transcript %s: %s", path, errText(err))}
+		return "", false, &loop.NoAnswerError{Why: fmt.Sprintf("reading the transcript %s: %s", path, errText(err))}
 	}
 	if calls {
 		// A message that calls a tool is not the turn's last: its result
 		// and the answer after it are not written yet (seen: 2.1.330's
 		// transcript ended with the Bash call that started the loop when
 		// the Stop began). Its text, often empty, is no answer.
-		return "", true, &NoAnswerError{Why: "the session's transcript ends with a tool call of the agent's and holds no answer after it"}
+		return "", true, &loop.NoAnswerError{Why: "the session's transcript ends with a tool call of the agent's and holds no answer after it"}
 	}
 	if len(lines) == 0 {
 		// No answer found is not an empty answer (review X, F5: it was
 		// judged as one, and spent the loop's retries).
-		return "", notYet, &NoAnswerError{Why: fmt.Sprintf("the session's transcript holds no answer of the agent's after its last prompt, in its last %d MiB", limit>>20)}
+		return "", notYet, &loop.NoAnswerError{Why: fmt.Sprintf("the session's transcript holds no answer of the agent's after its last prompt, in its last %d MiB", limit>>20)}
 	}
 	var parts []string
 	for i := len(lines) - 1; i >= 0; i-- {

@@ -32,7 +32,7 @@ func TestLastMessageFallsBackToTranscript(t *testing.T) {
 	assert.Equal(t, "1. First point\n2. Second point", got, "joins the last message's text blocks, skipping sidechains and junk lines")
 }
 
-// Every way the answer cannot be read is a *NoAnswerError, returned at
+// Every way the answer cannot be read is a *loop.NoAnswerError, returned at
 // once: a FIFO or a device never blocks the hook.
 func TestLastMessageNoAnswer(t *testing.T) {
 	dir := t.TempDir()
@@ -63,7 +63,7 @@ func TestLastMessageNoAnswer(t *testing.T) {
 			go func() { _, err := lastMessage(tc.in, nil); done <- err }()
 			select {
 			case err := <-done:
-				var na *NoAnswerError
+				var na *loop.NoAnswerError
 				require.ErrorAs(t, err, &na)
 				assert.Contains(t, na.Why, tc.want)
 			case <-time.After(5 * time.Second):
@@ -497,7 +497,7 @@ func TestATranscriptBehindTheStopIsWaitedFor(t *testing.T) {
 		}
 		got, err := lastMessage(Input{TranscriptPath: path}, nil)
 		if tc.noAns != "" {
-			var na *NoAnswerError
+			var na *loop.NoAnswerError
 			require.ErrorAs(t, err, &na, tc.name)
 			assert.Contains(t, na.Why, tc.noAns, tc.name)
 			// The user reads it: Claude Code's file, under a session id,
