@@ -150,7 +150,7 @@ func leakage(plan string, phrases []string) []Hit {
 // uncertaintyHeadings name the sections in which a plan documents its
 // uncertainty; a heading naming one, anywhere in it, opens such a section.
 var uncertaintyHeadings = []string{"risk", "risks", "mitigation", "mitigations", "assumption", "assumptions",
-	"open question", "open questions", "questions", "unknowns", "unresolved", "limitations", "known issues",
+	"open question", "open questions", "questions", "unknowns", "unresolved", "uncertainty", "uncertainties", "limitations", "known issues", "open issues",
 	"trade-offs", "tradeoffs", "non-scope", "non-goals", "out of scope", "future work", "caveats", "gaps", "known gaps",
 	"리스크", "위험", "대응 방안", "가정", "질문", "미결", "미해결", "미정", "제약 사항", "범위 밖", "범위 외", "비범위",
 	"제외 범위", "향후", "한계"}

@@ -81,7 +81,7 @@ func TestSectionsNeedContent(t *testing.T) {
 	// Nor does a subheading that only names a section for uncertainty
 	// make the gaps under it the section's content.
 	// Nor does such a line of text, a label in prose (review FF6).
-	for _, sub := range []string{"### Known gaps", "### 1. Open questions", "### Risks and known gaps", "Known gaps:", "- Open questions", "1. Risks and known gaps:"} {
+	for _, sub := range []string{"### Known gaps", "### 1. Open questions", "### Risks and known gaps", "Known gaps:", "- Open questions", "1. Risks and known gaps:", "### Uncertainties", "### Open issues"} {
 		text := filled(map[string]string{"Steps": sub + "\n" + onlyGaps})
 		got := problemLines(Validate(cfg, draft, text))
 		if assert.Len(t, got, 1, sub) {
