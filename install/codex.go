@@ -101,7 +101,7 @@ func installCodex(o CodexOptions) (Result, error) {
 	}
 
 	rel := filepath.Join(CodexSkill, "SKILL.md")
-	cur, err := os.ReadFile(o.SkillFile())
+	cur, err := readWritten(o.SkillFile())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := state.WriteFile(o.SkillFile(), skill); err != nil {
@@ -169,7 +169,7 @@ func uninstallCodex(o CodexOptions) (Result, error) {
 	}
 
 	rel := filepath.Join(CodexSkill, "SKILL.md")
-	cur, err := os.ReadFile(o.SkillFile())
+	cur, err := readWritten(o.SkillFile())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

@@ -56,6 +56,62 @@ func TestSettingsThatAreNoFile(t *testing.T) {
 	}
 }
 
+// The files install writes beside the settings, a slash command and the
+// Codex skill, are read first to see whether install wrote them: a
+// repository can carry a FIFO or a link to /dev/zero at their names, and
+// install (and uninstall) then waited for a writer that never came, or
+// read until memory ran out. Each is named as no regular file instead.
+func TestWrittenFilesThatAreNoFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or /dev/zero")
+	}
+	kinds := map[string]func(t *testing.T, path string){
+		"a FIFO": func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) },
+		"a link to /dev/zero": func(t *testing.T, path string) {
+			require.NoError(t, os.Symlink("/dev/zero", path))
+		},
+	}
+	for name, plant := range kinds {
+		t.Run("a command that is "+name, func(t *testing.T) {
+			w := newWorld(t)
+			dir := filepath.Join(w.env.Project, ".claude")
+			cmds, err := Commands(w.env.Binary)
+			require.NoError(t, err)
+			path := filepath.Join(dir, "commands", cmds[0].Name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			plant(t, path)
+			within(t, 10*time.Second, func() {
+				o := Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()}
+				_, err := Install(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), path)
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+				_, err = Uninstall(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+			})
+		})
+		t.Run("a Codex skill that is "+name, func(t *testing.T) {
+			o := codexOpts(t)
+			require.NoError(t, os.MkdirAll(filepath.Dir(o.SkillFile()), 0o755))
+			plant(t, o.SkillFile())
+			within(t, 10*time.Second, func() {
+				_, err := InstallCodex(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), o.SkillFile())
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+				_, err = UninstallCodex(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+			})
+		})
+	}
+}
+
 // within runs f, failing the test if it has not returned after d.
 func within(t *testing.T, d time.Duration, f func()) {
 	t.Helper()

@@ -124,7 +124,7 @@ func install(o Options) (Result, error) {
 	for _, c := range cmds {
 		rel := filepath.Join("commands", c.Name)
 		p := filepath.Join(o.Dir, rel)
-		cur, err := os.ReadFile(p)
+		cur, err := readWritten(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if err := state.WriteFile(p, c.Data); err != nil {
@@ -213,7 +213,7 @@ func uninstall(o Options) (Result, error) {
 	for _, name := range sorted {
 		rel := filepath.Join("commands", name)
 		p := filepath.Join(o.Dir, rel)
-		cur, err := os.ReadFile(p)
+		cur, err := readWritten(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
@@ -255,6 +255,15 @@ const settingsLimit = 16 << 20
 // to settingsLimit, it is an error naming it, not a hang or a memory fill
 // (review BV; doctor reads it, and so does `plan` to say whether hooks
 // check the loop).
+// readWritten reads a file install writes and uninstall removes (a slash
+// command, the Codex skill) as a settings file is read: a repository can
+// carry a FIFO at its name, which os.ReadFile waits on for a writer that
+// never comes, or a link to /dev/zero, which it reads until memory runs
+// out. Such a file is an error naming it.
+func readWritten(path string) ([]byte, error) {
+	return plainfile.Read(path, settingsLimit)
+}
+
 func readSettings(path string) (data []byte, existed bool, err error) {
 	defer afterRead(path)
 	data, err = plainfile.Read(path, settingsLimit)
