@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/internal/smalldisk"
 	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/state"
@@ -743,4 +744,74 @@ func TestAFinishThatCannotEndTheLoopNamesCodexsCancelOnce(t *testing.T) {
 	msg := stillActiveTrouble(errors.New("no space left on device"))
 	assert.Equal(t, 1, strings.Count(msg, "plansmith cancel"), msg)
 	assert.NotContains(t, msg, "/plansmith")
+}
+
+// Memory is recorded under the home before it is written. With the home's
+// disk full, the lessons were written and their record was not, with no
+// word: the next run took the memory for one plansmith did not write, did
+// not show it, and moved it aside, earlier lessons and all (review FB2).
+// Now the run says the lessons were not added, and the memory as it was
+// stays plansmith's.
+func TestMemoryWhoseRecordCannotBeWrittenIsNotWritten(t *testing.T) {
+	env, p := homeEnv(t)
+	home := smalldisk.Mount(t, "64k")
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	require.Equal(t, Finish, Stop(env, startAtFinalRevise(t, env, p)).Kind)
+	before, err := os.ReadFile(p.Memory())
+	require.NoError(t, err)
+
+	// The home's disk fills: the record ends on a page's end (a line that
+	// does not parse pads it), and no page is left for it to grow into.
+	ev := startAtFinalRevise(t, env, p)
+	records, err := filepath.Glob(filepath.Join(home, filepath.FromSlash(provenance.Dir), "*[0-9a-f]"))
+	require.NoError(t, err)
+	require.Len(t, records, 1)
+	info, err := os.Stat(records[0])
+	require.NoError(t, err)
+	pad := 4096 - info.Size()%4096
+	f, err := os.OpenFile(records[0], os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(strings.Repeat("x", int(pad)-1) + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	filler := filepath.Join(home, "filler")
+	require.NoError(t, os.WriteFile(filler, nil, 0o644))
+	for buf := make([]byte, 4096); ; {
+		w, err := os.OpenFile(filler, os.O_WRONLY|os.O_APPEND, 0)
+		require.NoError(t, err)
+		_, err = w.Write(buf)
+		w.Close()
+		if err != nil {
+			break
+		}
+	}
+
+	out := Stop(env, ev)
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "the lessons were not added to memory: plansmith could not record under your home that it wrote them (no space left on device)")
+	after, err := os.ReadFile(p.Memory())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the memory is as it was")
+
+	// Room again: the memory is still plansmith's, shown and added to.
+	require.NoError(t, os.Remove(filler))
+	o := testOptions()
+	o.Phases = []string{"explore", "draft", "revise"}
+	o.UseMemory, o.SessionID = true, "s"
+	started, err := Start(env, p, o)
+	require.NoError(t, err)
+	assert.Contains(t, started.Prompt, "no rollback")
+	_, err = Cancel(env, p)
+	require.NoError(t, err)
+	out = Stop(env, startAtFinalRevise(t, env, p))
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.NotContains(t, out.Message, "memory")
+	runs, err := memory.Load(p.Memory())
+	require.NoError(t, err)
+	assert.Len(t, runs, 2)
 }
