@@ -370,8 +370,7 @@ func postToolUse(in Input, env loop.Env) any {
 		}
 		return nil
 	}
-	loop.PostToolUse(env, toolEvent(in))
-	return nil
+	return subagentAnswer(loop.PostToolUse(env, toolEvent(in)))
 }
 
 // subagentLaunch reads the sub-agent tool's call and response: the prompt
@@ -485,7 +484,8 @@ func toolAnswer(o loop.ToolOutcome) any {
 }
 
 // subagentAnswer tells the agent (and the user) about its sub-agent run
-// when the loop has something to say of it: the Agent call's PostToolUse.
+// when the loop has something to say of it: the Agent call's PostToolUse,
+// and a plan file's edit whose gate record could not be written.
 func subagentAnswer(o loop.PromptOutcome) any {
 	if o.Context == "" && o.Message == "" {
 		return nil

@@ -33,15 +33,29 @@ import (
 func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 	call := sessionPlanCall(env, ev.Session)
 	wasCut := once(ev.WasCut)
+	var planErr error
 	switch {
 	case ev.Steered:
 		// Whatever the permission mode: the run may have been launched in
 		// plan mode and be messaged after, or the other way round.
-		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
+		planErr = planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
-		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
+		planErr = planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
 			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && cutOf(wasCut), Unchecked: ev.Done && !checkedOf(wasCut)}, env.Stderr)
 	}
+	o := recordLoopRun(env, ev, wasCut)
+	var unrecorded *planmode.UnrecordedError
+	if o == (PromptOutcome{}) && errors.As(planErr, &unrecorded) {
+		// The plan-mode gate's record could not be written: said as the
+		// loop's gate says a run it could not record (review FB3).
+		text := unrecorded.Message()
+		return PromptOutcome{Context: text, Message: text}
+	}
+	return o
+}
+
+// recordLoopRun is RecordSubagent for the loop's gate.
+func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) PromptOutcome {
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
 		return PromptOutcome{}

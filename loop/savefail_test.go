@@ -2,6 +2,7 @@ package loop
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"errors"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/internal/smalldisk"
 	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -814,4 +816,92 @@ func TestMemoryWhoseRecordCannotBeWrittenIsNotWritten(t *testing.T) {
 	runs, err := memory.Load(p.Memory())
 	require.NoError(t, err)
 	assert.Len(t, runs, 2)
+}
+
+// fillDisk fills the file system of dir to the last byte and returns a
+// function that frees it again.
+func fillDisk(t *testing.T, dir string) (free func()) {
+	t.Helper()
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	require.NoError(t, err)
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			require.True(t, errors.Is(err, syscall.ENOSPC), "%v", err)
+			break
+		}
+	}
+	for {
+		if _, err := f.Write(buf[:1]); err != nil {
+			break
+		}
+	}
+	return func() { require.NoError(t, os.Remove(filler)) }
+}
+
+// The plan-mode gate keeps its record under the home: the metadata in the
+// plan file (~/.claude/plans) and the runs its hooks saw. With the home's
+// disk full neither could be written, and only stderr said so: the agent
+// ran the critic and the validator to no avail and was told at
+// ExitPlanMode to run the gate again, which could not help (review FB3).
+// Now the hook that could not write tells the agent and the user what
+// was lost and what to do.
+func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
+	env, p := homeEnv(t)
+	home := smalldisk.Mount(t, "256k")
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	plans := filepath.Join(home, planmode.PlansDir)
+	require.NoError(t, os.MkdirAll(plans, 0o755))
+	path := filepath.Join(plans, "brave-otter.md")
+	plan := "# Backups\n\n## Goals\n- Nightly backups.\n\n## Steps\n1. Add the cron job.\n\n" +
+		gate.GapsStart + "\n### GAP-1: Restore untested\n- **Severity**: medium\n- **Description**: Restores are not rehearsed.\n" + gate.GapsEnd + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(plan), 0o644))
+	s := Session{ID: sessionID, Cwd: p.Project}
+	wrote, err := json.Marshal(map[string]string{"file_path": path})
+	require.NoError(t, err)
+	edit := ToolEvent{Session: s, Tool: "Write", Input: wrote, PermissionMode: "plan"}
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit))
+	prompts := gate.PromptsOf(plan)
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "c1",
+		AgentType: "general-purpose", Requested: "opus", Background: true, Prompt: prompts.Critic}))
+
+	// The agent edits its plan, and the disk is full when the hook runs.
+	kept, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(kept), "cron job.", "cron job.\n2. Check the dump.", 1)), 0o644))
+	free := fillDisk(t, home)
+	out := PostToolUse(env, edit)
+	assert.Contains(t, out.Context, "could not write the gate's record into the plan file "+path+": no space left on device")
+	assert.Contains(t, out.Context, "save the plan file again")
+	assert.Equal(t, out.Context, out.Message, "the user hears it too")
+
+	out = RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true})
+	assert.Contains(t, out.Context, "could not record your message to the sub-agent c1: no space left on device")
+	assert.Contains(t, out.Context, "do not message them")
+
+	out = RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", AgentID: "c1", Done: true, Output: "### NO ISSUES FOUND"})
+	assert.Contains(t, out.Context, "could not record the output of the critic run c1: no space left on device")
+	assert.Contains(t, out.Context, "this critic run will not count")
+
+	out = RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "v1", AgentType: "general-purpose",
+		Requested: "haiku", Prompt: prompts.Validator + "\n\n### NO ISSUES FOUND", Done: true, Output: "### VERDICT: PASS\n**Reason**: none."})
+	assert.Contains(t, out.Context, "could not record the output of the validator run v1")
+
+	// Another sub-agent's run, or an ordinary edit: nothing to say.
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "x1",
+		Prompt: "list the cron files", Done: true, Output: "x"}))
+	other, err := json.Marshal(map[string]string{"file_path": filepath.Join(p.Project, "main.go")})
+	require.NoError(t, err)
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, ToolEvent{Session: s, Tool: "Write", Input: other, PermissionMode: "plan"}))
+
+	// Room again: the edit's record is written, and nothing is said.
+	free()
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit))
 }

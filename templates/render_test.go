@@ -129,6 +129,8 @@ func renderData(t *testing.T) map[string]any {
 		"gate/unchanged.md":     map[string]any{"Uncovered": findings, "Start": gate.GapsStart, "End": gate.GapsEnd},
 		"gate/unobserved.md":    with(gateData, map[string]any{"Critic": true, "Role": "critic", "Why": "claimed"}),
 		"gate/unrecorded.md":    map[string]any{"What": "output", "Role": "critic", "AgentID": "a14d79f1d4d6fc023", "Why": "another plansmith process has held the project's lock /p/.claude/plansmith/lock for 15s"},
+		"gate/plan-unrecorded.md": map[string]any{"What": "output", "Role": "critic", "AgentID": "a14d79f1d4d6fc023", "Why": "no space left on device",
+			"Path": "/home/u/.claude/plans/brave-otter.md", "Command": "/plansmith:gate"},
 		"gate/while-running.md": nil,
 		"gate/pending.md":       with(gateData, map[string]any{"Label": label, "HasCritic": true, "HasValidator": false, "Stale": true, "CriticRunning": "", "ValidatorRunning": ""}),
 		"gate/elsewhere.md": with(gateData, map[string]any{"Critic": true, "Role": "critic",
