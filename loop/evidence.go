@@ -150,9 +150,12 @@ func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcom
 	return PromptOutcome{Context: text, Message: text}
 }
 
-// appliedSteers applies the messages noteSteer kept to runs (gate.Runs.Steered)
-// and removes the note; the caller holds the lock.
-func appliedSteers(env Env, p state.Paths, runs gate.Runs) (gate.Runs, bool) {
+// appliedSteers applies the messages noteSteer kept to runs
+// (gate.Runs.Steered); the caller holds the lock, and removes the note
+// (doneSteers) once the runs it changed are saved: removed before, a Stop
+// whose state could not be saved (a full disk) forgot the message, and the
+// messaged critic counted at the next (review FB4).
+func appliedSteers(p state.Paths, runs gate.Runs) (gate.Runs, bool) {
 	b, err := state.ReadOwnedLimit(p.Steers(), 64<<10)
 	if err != nil {
 		return runs, false
@@ -162,10 +165,14 @@ func appliedSteers(env Env, p state.Paths, runs gate.Runs) (gate.Runs, bool) {
 			runs, _ = runs.Steered(names...)
 		}
 	}
+	return runs, true
+}
+
+// doneSteers removes the note of messages appliedSteers applied.
+func doneSteers(env Env, p state.Paths) {
 	if err := state.RemoveOwned(p.Steers()); err != nil {
 		env.note("%v", err)
 	}
-	return runs, true
 }
 
 // unrecorded is what RecordSubagent says when it could not take the lock

@@ -905,3 +905,37 @@ func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
 	free()
 	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit))
 }
+
+// A message to a gate run, noted while another process held the lock
+// (noteSteer), is applied by the next Stop. When that Stop's state cannot
+// be saved (a full disk), the note must stay for the Stop after: removed
+// at once, the message was forgotten, and the messaged critic counted as
+// evidence once there was room again (review FB4).
+func TestAMessageNotedForTheGateOutlivesAStopThatCannotSave(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	// Noted as RecordSubagent notes it when the lock is held (a wait for
+	// the lock given up leaves its file open a moment, which the small
+	// disk's unmount would trip on).
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	require.Equal(t, PromptOutcome{}, noteSteer(env, p, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true}, lockErr))
+	require.FileExists(t, p.Steers())
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+
+	fill()
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Pause, stop.Kind, stop.Reason)
+	require.Contains(t, stop.Message, "could not save the planning loop's state")
+	assert.FileExists(t, p.Steers(), "kept until a Stop that applied it is saved")
+
+	free()
+	stop = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, stop.Kind, stop.Message)
+	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
+	assert.NoFileExists(t, p.Steers(), "applied, and saved")
+}
