@@ -55,7 +55,7 @@ func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 }
 
 // recordLoopRun is RecordSubagent for the loop's gate.
-func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) PromptOutcome {
+func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) (out PromptOutcome) {
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
 		return PromptOutcome{}
@@ -80,7 +80,22 @@ func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) Prompt
 		}
 		return PromptOutcome{}
 	}
-	defer t.close(env)
+	defer func() {
+		err := t.commit()
+		if err == nil || out != (PromptOutcome{}) {
+			return
+		}
+		env.note("%v", err)
+		// Not saved (a full disk): what was recorded is lost. A message
+		// to a run is noted beside the state, as when the lock could not
+		// be had; lost in silence, the messaged critic counted once there
+		// was room (review FB6). A run is said not to count.
+		if ev.Steered {
+			out = noteSteer(env, p, ev, err)
+			return
+		}
+		out = unrecorded(p, ev, err)
+	}()
 	l := &t.file.Loop
 	if !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
 		return PromptOutcome{}
@@ -146,7 +161,7 @@ func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcom
 	}
 	env.note("%v; noting the message to %s: %v", err, names[0], werr)
 	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
-		"What": "message", "Role": "", "AgentID": names[0], "Why": plainError(err)}))
+		"What": "message", "Role": "", "AgentID": names[0], "Why": plainError(err), "Held": heldLock(err)}))
 	return PromptOutcome{Context: text, Message: text}
 }
 
@@ -175,8 +190,8 @@ func doneSteers(env Env, p state.Paths) {
 	}
 }
 
-// unrecorded is what RecordSubagent says when it could not take the lock
-// (err) to record ev: the state, read without the lock, decides whether ev
+// unrecorded is what RecordSubagent says when it could not take the lock,
+// or save what it recorded (err), to record ev: the state, read without the lock, decides whether ev
 // was a run the loop's gate awaits (a launch it recognises, or an output
 // of a run it knows as its critic or validator, or does not know yet: a
 // foreground run's output comes before its launch). Anything else, as
@@ -210,8 +225,16 @@ func unrecorded(p state.Paths, ev SubagentEvent, err error) PromptOutcome {
 		}
 	}
 	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
-		"What": what, "Role": string(role), "AgentID": ev.AgentID, "Why": plainError(err)}))
+		"What": what, "Role": string(role), "AgentID": ev.AgentID, "Why": plainError(err), "Held": heldLock(err)}))
 	return PromptOutcome{Context: text, Message: text}
+}
+
+// heldLock reports whether err is the project's lock that another process
+// held: what to wait for before running again, rather than a fault (a full
+// disk) to fix.
+func heldLock(err error) bool {
+	var lock *lockError
+	return errors.As(err, &lock)
 }
 
 // once is f called at most once, its answer kept; not cut, and checked,

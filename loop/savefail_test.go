@@ -939,3 +939,50 @@ func TestAMessageNotedForTheGateOutlivesAStopThatCannotSave(t *testing.T) {
 	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
 	assert.NoFileExists(t, p.Steers(), "applied, and saved")
 }
+
+// A message to a gate run, or its output, recorded while the project's
+// disk is full cannot be saved. The message was lost in silence, and once
+// there was room the messaged critic passed the gate (review FB6): it is
+// now noted beside the state when a page is left for the note, and said
+// to the agent and the user when not. A run's output not saved is said
+// not to count, with what to do.
+func TestAGateRunRecordedOnAFullDiskIsNotLostInSilence(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	info, err := os.Stat(p.State())
+	require.NoError(t, err)
+	require.Greater(t, info.Size(), int64(4096), "the state needs more than the one page left below")
+
+	// No room at all: told.
+	fill()
+	out := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true})
+	assert.Contains(t, out.Context, "could not record your message to the sub-agent c1")
+	assert.Contains(t, out.Context, "no space left on device")
+	assert.Contains(t, out.Context, "once that is fixed (room on the disk, say)")
+	assert.NotContains(t, out.Context, "plansmith process", "no other process is in the way")
+	assert.Equal(t, out.Context, out.Message)
+	out = RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	assert.Contains(t, out.Message, "could not record the output of the critic run c1: no space left on device")
+	assert.Contains(t, out.Message, "this critic run will not count. Once that is fixed (room on the disk, say), run the critic again")
+
+	// One page left: the state still cannot be saved, the note can.
+	free()
+	fill()
+	filler := filepath.Join(p.Project, "filler")
+	fi, err := os.Stat(filler)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(filler, fi.Size()/4096*4096-4096))
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true}), "noted: nothing to say")
+	require.FileExists(t, p.Steers())
+
+	free()
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, stop.Kind, stop.Message)
+	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
+}

@@ -128,7 +128,7 @@ func renderData(t *testing.T) map[string]any {
 		"gate/revise.md":        with(gateData, map[string]any{"Uncovered": findings, "Unreadable": ""}),
 		"gate/unchanged.md":     map[string]any{"Uncovered": findings, "Start": gate.GapsStart, "End": gate.GapsEnd},
 		"gate/unobserved.md":    with(gateData, map[string]any{"Critic": true, "Role": "critic", "Why": "claimed"}),
-		"gate/unrecorded.md":    map[string]any{"What": "output", "Role": "critic", "AgentID": "a14d79f1d4d6fc023", "Why": "another plansmith process has held the project's lock /p/.claude/plansmith/lock for 15s"},
+		"gate/unrecorded.md":    map[string]any{"What": "output", "Role": "critic", "AgentID": "a14d79f1d4d6fc023", "Why": "another plansmith process has held the project's lock /p/.claude/plansmith/lock for 15s", "Held": true},
 		"gate/plan-unrecorded.md": map[string]any{"What": "output", "Role": "critic", "AgentID": "a14d79f1d4d6fc023", "Why": "no space left on device",
 			"Path": "/home/u/.claude/plans/brave-otter.md", "Command": "/plansmith:gate"},
 		"gate/while-running.md": nil,
