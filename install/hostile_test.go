@@ -1,6 +1,7 @@
 package install
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -141,4 +142,45 @@ func TestSettingsTooLargeToRead(t *testing.T) {
 	assert.Contains(t, got[0].Detail, "larger than")
 	assert.Contains(t, got[0].Fix, "make the file smaller")
 	assert.NotContains(t, got[0].Fix, "permissions")
+}
+
+// A settings or Codex hooks file that is a link (a dotfiles folder's, or
+// one a repository carries to the user's own ~/.codex/hooks.json) is
+// edited where it leads, as before, and the result says where: a project
+// install was said to be made in the project while it changed the user's
+// file for every project (review FB7).
+func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
+	for _, linked := range []string{"file", "folder"} {
+		t.Run("a linked "+linked, func(t *testing.T) {
+			o := codexOpts(t)
+			home := t.TempDir()
+			own := filepath.Join(home, ".codex", "hooks.json")
+			require.NoError(t, os.MkdirAll(filepath.Dir(own), 0o755))
+			require.NoError(t, os.WriteFile(own, []byte(`{"hooks":{}}`), 0o644))
+			link := o.HooksFile()
+			if linked == "file" {
+				require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+				require.NoError(t, os.Symlink(own, link))
+			} else {
+				link = o.Dir
+				require.NoError(t, os.Symlink(filepath.Dir(own), o.Dir))
+			}
+			res, err := InstallCodex(o)
+			require.NoError(t, err)
+			real, err := filepath.EvalSymlinks(own)
+			require.NoError(t, err)
+			assert.Contains(t, res.Lines(), "registered hooks for Stop, PreToolUse, UserPromptSubmit, SessionStart in "+real+", where the link "+link+" leads")
+			data, err := os.ReadFile(own)
+			require.NoError(t, err)
+			assert.Contains(t, string(data), "hook stop --agent codex", "edited where the link leads, as before")
+			fi, err := os.Lstat(link)
+			require.NoError(t, err)
+			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link stays")
+		})
+	}
+	// No link: nothing more is said.
+	o := codexOpts(t)
+	res, err := InstallCodex(o)
+	require.NoError(t, err)
+	assert.NotContains(t, res.Lines(), "where the link")
 }

@@ -339,6 +339,13 @@ func unchangedSince(path string, from []byte) error {
 // something else by now, nothing is written (errChangedMeanwhile).
 func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, did *string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if linked := linkedAway(path, real); linked != "" {
+			// Said, not refused: a dotfiles folder links its settings so on
+			// purpose. A repository can link a project's to the user's own
+			// (~/.codex/hooks.json), and the edit was said to be made in the
+			// project (review FB7).
+			*did += " in " + real + ", where " + linked + " leads"
+		}
 		path = real // a settings file linked from a dotfiles folder stays a link
 	} else if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
 		// A link whose target is not there yet (a dotfiles folder not
@@ -380,6 +387,22 @@ func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, 
 		*did += " (new file)"
 		return nil
 	})
+}
+
+// linkedAway names the link by which path, a file in a settings folder
+// (<project or home>/.claude/settings.json, <…>/.codex/hooks.json), leads
+// to real, somewhere else: the file or its folder. "" when neither is a
+// link (links above them, the project's own path, are not judged).
+func linkedAway(path, real string) string {
+	dir := filepath.Dir(path)
+	top, err := filepath.EvalSymlinks(filepath.Dir(dir))
+	if err != nil || real == filepath.Join(top, filepath.Base(dir), filepath.Base(path)) {
+		return ""
+	}
+	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return "the link " + path
+	}
+	return "the link " + dir
 }
 
 // backupFile copies path to path.plansmith-backup-<UTC time>, never
