@@ -107,7 +107,7 @@ func installCodex(o CodexOptions) (Result, error) {
 		if err := state.WriteFile(o.SkillFile(), skill); err != nil {
 			return r, err
 		}
-		r.add(rel, true, "written to %s", o.Skills)
+		r.add(rel, true, "written to %s%s", o.Skills, throughLink(filepath.Dir(o.Dir), o.SkillFile()))
 	case err != nil:
 		return r, fmt.Errorf("reading %s: %w", o.SkillFile(), err)
 	case string(cur) == string(skill):

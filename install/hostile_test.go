@@ -169,7 +169,7 @@ func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
 			require.NoError(t, err)
 			real, err := filepath.EvalSymlinks(own)
 			require.NoError(t, err)
-			assert.Contains(t, res.Lines(), "registered hooks for Stop, PreToolUse, UserPromptSubmit, SessionStart in "+real+", where the link "+link+" leads")
+			assert.Contains(t, res.Lines(), "registered hooks for Stop, PreToolUse, UserPromptSubmit, SessionStart (in "+real+", where the link "+link+" leads)")
 			data, err := os.ReadFile(own)
 			require.NoError(t, err)
 			assert.Contains(t, string(data), "hook stop --agent codex", "edited where the link leads, as before")
@@ -178,9 +178,35 @@ func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
 			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link stays")
 		})
 	}
-	// No link: nothing more is said.
+	// The skills folder, and Claude Code's commands folder, linked to the
+	// user's own: said too.
 	o := codexOpts(t)
+	own := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
+	require.NoError(t, os.Symlink(own, o.Skills))
 	res, err := InstallCodex(o)
+	require.NoError(t, err)
+	real, err := filepath.EvalSymlinks(own)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "written to "+o.Skills+" (in "+filepath.Join(real, CodexSkill, "SKILL.md")+", where the link "+o.Skills+" leads)")
+	assert.NotContains(t, strings.Split(res.Lines(), "\n")[0], "where the link", "hooks.json is no link")
+
+	w := newWorld(t)
+	dir := filepath.Join(w.env.Project, ".claude")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.Symlink(own, filepath.Join(dir, "commands")))
+	res, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	cmds, err := Commands(w.env.Binary)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "written (in "+filepath.Join(real, cmds[0].Name)+", where the link "+filepath.Join(dir, "commands")+" leads)")
+
+	// No link: nothing more is said.
+	o = codexOpts(t)
+	res, err = InstallCodex(o)
+	require.NoError(t, err)
+	assert.NotContains(t, res.Lines(), "where the link")
+	res, err = Install(Options{Dir: filepath.Join(newWorld(t).env.Project, ".claude"), Binary: w.env.Binary, Now: time.Now()})
 	require.NoError(t, err)
 	assert.NotContains(t, res.Lines(), "where the link")
 }

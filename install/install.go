@@ -130,7 +130,7 @@ func install(o Options) (Result, error) {
 			if err := state.WriteFile(p, c.Data); err != nil {
 				return r, err
 			}
-			r.add(rel, true, "written")
+			r.add(rel, true, "written%s", throughLink(filepath.Dir(o.Dir), p))
 		case err != nil:
 			return r, fmt.Errorf("reading %s: %w", p, err)
 		case string(cur) == string(c.Data):
@@ -139,7 +139,7 @@ func install(o Options) (Result, error) {
 			if err := state.WriteFile(p, c.Data); err != nil {
 				return r, err
 			}
-			r.add(rel, true, "updated")
+			r.add(rel, true, "updated%s", throughLink(filepath.Dir(o.Dir), p))
 		case Inspect(cur) == Edited:
 			r.add(rel, false, "kept: it was edited since install (delete it and run install again to replace it)")
 		default:
@@ -339,13 +339,7 @@ func unchangedSince(path string, from []byte) error {
 // something else by now, nothing is written (errChangedMeanwhile).
 func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, did *string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
-		if linked := linkedAway(path, real); linked != "" {
-			// Said, not refused: a dotfiles folder links its settings so on
-			// purpose. A repository can link a project's to the user's own
-			// (~/.codex/hooks.json), and the edit was said to be made in the
-			// project (review FB7).
-			*did += " in " + real + ", where " + linked + " leads"
-		}
+		*did += throughLink(filepath.Dir(filepath.Dir(path)), path)
 		path = real // a settings file linked from a dotfiles folder stays a link
 	} else if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
 		// A link whose target is not there yet (a dotfiles folder not
@@ -389,20 +383,42 @@ func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, 
 	})
 }
 
-// linkedAway names the link by which path, a file in a settings folder
-// (<project or home>/.claude/settings.json, <…>/.codex/hooks.json), leads
-// to real, somewhere else: the file or its folder. "" when neither is a
-// link (links above them, the project's own path, are not judged).
-func linkedAway(path, real string) string {
-	dir := filepath.Dir(path)
-	top, err := filepath.EvalSymlinks(filepath.Dir(dir))
-	if err != nil || real == filepath.Join(top, filepath.Base(dir), filepath.Base(path)) {
-		return ""
+// linkOnTheWay finds the first link among the components of path below
+// root (the project, or the home, whose own path is not judged): "" when
+// there is none. Install edits a settings file where its link leads, as a
+// dotfiles folder links it on purpose, but a repository can link a
+// project's file or folder to the user's own (~/.codex/hooks.json,
+// ~/.claude/commands), and the edit, said to be made in the project, was
+// made for every project (review FB7). where says where path leads.
+func linkOnTheWay(root, path string) (link, where string) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", ""
 	}
-	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
-		return "the link " + path
+	cur := root
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, c)
+		info, err := os.Lstat(cur)
+		if err != nil {
+			return "", ""
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			if where, err = filepath.EvalSymlinks(path); err != nil {
+				return "", ""
+			}
+			return cur, where
+		}
 	}
-	return "the link " + dir
+	return "", ""
+}
+
+// throughLink is what an action on path says when a link below root
+// leads it elsewhere: " (in X, where the link Y leads)", or "".
+func throughLink(root, path string) string {
+	if link, where := linkOnTheWay(root, path); link != "" {
+		return " (in " + where + ", where the link " + link + " leads)"
+	}
+	return ""
 }
 
 // backupFile copies path to path.plansmith-backup-<UTC time>, never
