@@ -3,7 +3,6 @@ package loop
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -150,11 +149,9 @@ func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcom
 	if len(names) == 0 {
 		return PromptOutcome{}
 	}
-	old, rerr := state.ReadOwnedLimit(p.Steers(), 64<<10)
-	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-		old = nil
-	}
-	werr := state.WriteOwned(p.Steers(), append(old, []byte(strings.Join(names, "\t")+"\n")...))
+	// Appended, not read and written again: the hooks of messages sent at
+	// once wait out the lock together, and lost each other's notes.
+	werr := state.AppendOwned(p.Steers(), []byte(strings.Join(names, "\t")+"\n"))
 	if werr == nil {
 		env.note("%v; the message to %s is noted in %s for the gate", err, names[0], p.Rel(p.Steers()))
 		return PromptOutcome{}

@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -985,4 +987,30 @@ func TestAGateRunRecordedOnAFullDiskIsNotLostInSilence(t *testing.T) {
 	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
 	require.Equal(t, Block, stop.Kind, stop.Message)
 	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
+}
+
+// Messages to gate runs noted at once (the hooks of messages sent in one
+// turn wait out the held lock together) are all kept: read, changed and
+// written again, the notes replaced each other, and a messaged critic
+// whose note was lost counted (review FB8).
+func TestMessagesNotedAtOnceAreAllKept(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: fmt.Sprintf("a%02d", i), Steered: true}, lockErr)
+		}()
+	}
+	wg.Wait()
+	b, err := os.ReadFile(p.Steers())
+	require.NoError(t, err)
+	for i := range n {
+		assert.Contains(t, string(b), fmt.Sprintf("a%02d\n", i))
+	}
 }

@@ -172,6 +172,36 @@ func WriteOwned(path string, data []byte) error {
 	return nil
 }
 
+// AppendOwned appends line, which ends in a newline, to one of plansmith's
+// own files in one write, creating the file and its folders when missing,
+// after refusing any symbolic link on the way (*LinkError). Hooks that
+// append side by side keep each other's lines, where a read, change and
+// write lost all but the last (review FB8: messages to gate runs noted by
+// two hooks at once). A line a full disk cut short stays on its own.
+func AppendOwned(path string, line []byte) error {
+	if err := mkdirOwned(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := CheckOwned(path); err != nil {
+		return err
+	}
+	f, err := openRegular(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	if plainfile.EndsMidLine(f) {
+		line = append([]byte("\n"), line...)
+	}
+	_, werr := f.Write(line)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
 // RemoveOwned removes one of plansmith's own files, after refusing any
 // symbolic link on the way (*LinkError), a .claude leading out of the
 // project among them: a repository's .claude linked to another project's
