@@ -188,11 +188,11 @@ func doneSteers(env Env, p state.Paths) {
 }
 
 // unrecorded is what RecordSubagent says when it could not take the lock,
-// or save what it recorded (err), to record ev: the state, read without the lock, decides whether ev
-// was a run the loop's gate awaits (a launch it recognises, or an output
-// of a run it knows as its critic or validator, or does not know yet: a
-// foreground run's output comes before its launch). Anything else, as
-// when recorded, is nothing to say.
+// or save what it recorded (err), to record ev: the state, read without
+// the lock, decides whether ev was a run the loop's gate awaits (a launch
+// it recognises, or an output of a run it knows as its critic or
+// validator, or does not know yet: a foreground run's output comes before
+// its launch). Anything else, as when recorded, is nothing to say.
 func unrecorded(p state.Paths, ev SubagentEvent, err error) PromptOutcome {
 	f, lerr := state.LoadHead(p.State())
 	if lerr != nil || ev.Steered {
