@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1004,6 +1005,8 @@ func TestMessagesNotedAtOnceAreAllKept(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			env := env
+			env.Stderr = io.Discard // each hook is a process of its own
 			noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: fmt.Sprintf("a%02d", i), Steered: true}, lockErr)
 		}()
 	}
