@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -163,26 +164,41 @@ func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcom
 }
 
 // appliedSteers applies the messages noteSteer kept to runs
-// (gate.Runs.Steered); the caller holds the lock, and removes the note
+// (gate.Runs.Steered), and returns the note as it read it (nil when there
+// is none); the caller holds the lock, and removes what it applied
 // (doneSteers) once the runs it changed are saved: removed before, a Stop
 // whose state could not be saved (a full disk) forgot the message, and the
 // messaged critic counted at the next (review FB4).
-func appliedSteers(p state.Paths, runs gate.Runs) (gate.Runs, bool) {
+func appliedSteers(p state.Paths, runs gate.Runs) (gate.Runs, []byte) {
 	b, err := state.ReadOwnedLimit(p.Steers(), 64<<10)
 	if err != nil {
-		return runs, false
+		return runs, nil
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if names := strings.Split(line, "\t"); strings.TrimSpace(line) != "" {
 			runs, _ = runs.Steered(names...)
 		}
 	}
-	return runs, true
+	return runs, b
 }
 
-// doneSteers removes the note of messages appliedSteers applied.
-func doneSteers(env Env, p state.Paths) {
-	if err := state.RemoveOwned(p.Steers()); err != nil {
+// doneSteers removes from the note what appliedSteers applied. A hook that
+// could not have the lock this Stop holds may have noted another message
+// meanwhile: removed with the note, it was lost (review FB9). The note is
+// taken whole, and what it holds beyond what was applied goes back.
+func doneSteers(env Env, p state.Paths, applied []byte) {
+	b, err := state.TakeOwned(p.Steers(), p.Steers()+".applied", 64<<10)
+	if err != nil {
+		env.note("%v", err)
+	}
+	rest := b
+	if bytes.HasPrefix(b, applied) {
+		rest = b[len(applied):]
+	}
+	if len(bytes.TrimSpace(rest)) == 0 {
+		return
+	}
+	if err := state.AppendOwned(p.Steers(), rest); err != nil {
 		env.note("%v", err)
 	}
 }

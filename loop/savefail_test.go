@@ -1017,3 +1017,29 @@ func TestMessagesNotedAtOnceAreAllKept(t *testing.T) {
 		assert.Contains(t, string(b), fmt.Sprintf("a%02d\n", i))
 	}
 }
+
+// A message noted while the Stop that applies the note holds the lock (the
+// hook that noted it could not have the lock) stays for the next Stop: the
+// Stop removed the whole note, and that message with it (review FB9).
+func TestAMessageNotedWhileTheNoteIsAppliedIsKept(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	noteSteer(env, p, SubagentEvent{Session: s, AgentID: "c1", Steered: true}, lockErr)
+	runs, applied := appliedSteers(p, gate.Runs{{AgentID: "c1", Role: gate.RoleCritic}, {AgentID: "v1", Role: gate.RoleValidator}})
+	require.True(t, runs[0].Reopened)
+	require.False(t, runs[1].Reopened)
+
+	noteSteer(env, p, SubagentEvent{Session: s, AgentID: "v1", Steered: true}, lockErr)
+	doneSteers(env, p, applied)
+	b, err := os.ReadFile(p.Steers())
+	require.NoError(t, err, "the later message is kept")
+	assert.Equal(t, "v1\n", string(b))
+	runs, applied = appliedSteers(p, gate.Runs{{AgentID: "v1", Role: gate.RoleValidator}})
+	assert.True(t, runs[0].Reopened, "and applied by the next Stop")
+	doneSteers(env, p, applied)
+	assert.NoFileExists(t, p.Steers())
+	assert.NoFileExists(t, p.Steers()+".applied")
+}

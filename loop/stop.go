@@ -144,7 +144,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// waited for (review AD1).
 		t.file.Loop.GateRuns, _ = t.file.Loop.GateRuns.Gone(ev.Session.ID, env.Now())
 	}
-	steered := false
+	var steered []byte
 	if len(t.file.Loop.GateRuns) > 0 {
 		// Messages to runs noted while the lock was held (noteSteer).
 		t.file.Loop.GateRuns, steered = appliedSteers(t.paths, t.file.Loop.GateRuns)
@@ -177,8 +177,8 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		env.note("%v", err)
 		return saveFailed(before, err)
 	}
-	if steered {
-		doneSteers(env, t.paths)
+	if steered != nil {
+		doneSteers(env, t.paths, steered)
 	}
 	return out
 }

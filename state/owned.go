@@ -220,6 +220,31 @@ func RemoveOwned(path string) error {
 	return nil
 }
 
+// TakeOwned moves one of plansmith's own files out of the way, to to
+// beside it (replacing what is there), and returns what it held, at most
+// limit bytes: a file others append to (AppendOwned) is taken whole, and
+// what is appended after goes to a new file of that name, not lost with
+// the old one. Links on the way are refused (*LinkError), as for every
+// owned file. The taken file is removed.
+func TakeOwned(path, to string, limit int64) ([]byte, error) {
+	for _, p := range []string{path, to} {
+		if err := CheckOwned(p); err != nil {
+			return nil, err
+		}
+		if err := claudeInside(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Rename(path, to); err != nil {
+		return nil, err
+	}
+	data, err := ReadOwnedLimit(to, limit)
+	if rerr := os.Remove(to); err == nil && rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		err = rerr
+	}
+	return data, err
+}
+
 // mkdirOwned creates dir and its parents after checking that no existing
 // component below .claude is a link (MkdirAll would follow one), and that
 // .claude, when it is a link, leads to a folder inside the project: it is

@@ -340,3 +340,29 @@ func TestAppendOwned(t *testing.T) {
 	var nf *NotFileError
 	assert.ErrorAs(t, AppendOwned(fifo, []byte("x\n")), &nf)
 }
+
+// TakeOwned moves a file of plansmith's aside and returns what it held:
+// an append after it makes a new file, and a link is refused, its target
+// untouched (review FB9).
+func TestTakeOwned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "plansmith")
+	path := filepath.Join(dir, "notes")
+	require.NoError(t, AppendOwned(path, []byte("a\n")))
+	b, err := TakeOwned(path, path+".taken", 1<<10)
+	require.NoError(t, err)
+	assert.Equal(t, "a\n", string(b))
+	assert.NoFileExists(t, path)
+	assert.NoFileExists(t, path+".taken")
+
+	outside := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(outside, []byte("s"), 0o644))
+	require.NoError(t, os.Symlink(outside, path))
+	var le *LinkError
+	_, err = TakeOwned(path, path+".taken", 1<<10)
+	assert.ErrorAs(t, err, &le)
+	b, err = os.ReadFile(outside)
+	require.NoError(t, err)
+	assert.Equal(t, "s", string(b))
+	_, err = os.Lstat(path)
+	assert.NoError(t, err, "the link is left where it was")
+}
