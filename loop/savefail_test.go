@@ -1043,3 +1043,22 @@ func TestAMessageNotedWhileTheNoteIsAppliedIsKept(t *testing.T) {
 	assert.NoFileExists(t, p.Steers())
 	assert.NoFileExists(t, p.Steers()+".applied")
 }
+
+// A note of messages to gate runs that an ended loop left (cancelled before
+// a Stop applied it) is not applied to the next loop's runs: it marked the
+// new critic, of the same name, as messaged (review FB10).
+func TestANewLoopTakesNoMessagesOfAnEarlierOne(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: "crit", Steered: true}, lockErr)
+	require.FileExists(t, p.Steers())
+	_, err = Cancel(env, p)
+	require.NoError(t, err)
+	_, err = Start(env, p, testOptions())
+	require.NoError(t, err)
+	assert.NoFileExists(t, p.Steers())
+	runs, _ := appliedSteers(p, gate.Runs{{AgentID: "a1", Name: "crit", Role: gate.RoleCritic}})
+	assert.False(t, runs[0].Reopened)
+}
