@@ -1062,3 +1062,39 @@ func TestANewLoopTakesNoMessagesOfAnEarlierOne(t *testing.T) {
 	runs, _ := appliedSteers(p, gate.Runs{{AgentID: "a1", Name: "crit", Role: gate.RoleCritic}})
 	assert.False(t, runs[0].Reopened)
 }
+
+// A plan kept where plansDirectory says (in the project), with the home's
+// disk full: the plan file is maintained, but its entry in the plan index
+// under the home cannot be written, and without it the gate's runs were
+// not recorded, in silence; ExitPlanMode then sent the agent to run the
+// gate again (review FB11). The edit's hook now says so.
+func TestAPlanModePlanThatCannotBeIndexedIsSaidSo(t *testing.T) {
+	env, p := homeEnv(t)
+	home := smalldisk.Mount(t, "64k")
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Project, ".claude", "settings.json"), []byte(`{"plansDirectory": "plans"}`), 0o644))
+	path := filepath.Join(p.Project, "plans", "brave-otter.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte("# Backups\n\n## Goals\n- Nightly backups.\n"), 0o644))
+	wrote, err := json.Marshal(map[string]string{"file_path": path})
+	require.NoError(t, err)
+	edit := ToolEvent{Session: Session{ID: sessionID, Cwd: p.Project}, Tool: "Write", Input: wrote, PermissionMode: "plan"}
+
+	free := fillDisk(t, home)
+	out := PostToolUse(env, edit)
+	assert.Contains(t, out.Context, "could not record the plan file "+path+" in its plan index under your home: no space left on device")
+	assert.Contains(t, out.Context, "cannot record the critic and validator runs on this plan")
+	assert.Equal(t, out.Context, out.Message)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "rodin:session="+sessionID, "the plan file itself is maintained")
+
+	free()
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit), "indexed once there is room")
+}

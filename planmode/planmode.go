@@ -130,19 +130,25 @@ func Maintain(c Call, now time.Time, notes io.Writer) error {
 	if gate.OwnedBy(out, c.SessionID) {
 		if err := indexPlan(c.Home, c.SessionID, path, now); err != nil {
 			fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+			// The runs are recorded only for an indexed plan (RecordRun):
+			// without the entry none was, in silence (review FB11: a
+			// plansDirectory plan, with the home's disk full).
+			return &NotMaintainedError{Path: path, Err: err, Index: true}
 		}
 	}
 	return nil
 }
 
 // NotMaintainedError says that the plan-mode gate's metadata in the plan
-// file at Path could not be written (Err). The gate then refuses
+// file at Path, or the plan's entry in the plan index, could not be
+// written (Err). The gate then refuses
 // ExitPlanMode as if the plan had never been assessed, and advises running
 // the gate again, which cannot help (review FB3: a full disk under the
 // home, told only on stderr).
 type NotMaintainedError struct {
-	Path string
-	Err  error
+	Path  string
+	Err   error
+	Index bool // the plan index's entry, not the plan file, could not be written
 }
 
 func (e *NotMaintainedError) Error() string {
@@ -154,7 +160,11 @@ func (e *NotMaintainedError) Unwrap() error { return e.Err }
 // Message tells the agent and the user that the plan's record is behind,
 // and what to do.
 func (e *NotMaintainedError) Message() string {
-	return unrecordedMessage(map[string]any{"What": "plan", "Path": e.Path, "Why": errText(e.Err)})
+	what := "plan"
+	if e.Index {
+		what = "index"
+	}
+	return unrecordedMessage(map[string]any{"What": what, "Path": e.Path, "Why": errText(e.Err)})
 }
 
 // planFile returns the canonical path of target when it is a .md file
