@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/planmode"
@@ -171,6 +172,15 @@ func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcom
 // messaged critic counted at the next (review FB4).
 func appliedSteers(p state.Paths, runs gate.Runs) (gate.Runs, []byte) {
 	b, err := state.ReadOwnedLimit(p.Steers(), 64<<10)
+	if errors.Is(err, plainfile.ErrTooLarge) {
+		// Larger than the notes of any session: which runs it names cannot
+		// be read, so none is taken on its word (appended to since FB8, it
+		// would otherwise never be applied, and its runs would count).
+		for _, r := range runs {
+			runs, _ = runs.Steered(r.AgentID)
+		}
+		return runs, []byte{}
+	}
 	if err != nil {
 		return runs, nil
 	}

@@ -1098,3 +1098,20 @@ func TestAPlanModePlanThatCannotBeIndexedIsSaidSo(t *testing.T) {
 	free()
 	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit), "indexed once there is room")
 }
+
+// A note of messages too large to read (no session notes 64 KiB of them)
+// takes no run on its word: every run counts as messaged, once, and the
+// note goes (review FB8: appended to, such a note was never applied).
+func TestANoteTooLargeToReadTakesNoRunOnItsWord(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p.Steers(), []byte(strings.Repeat("someone-else\n", 6000)), 0o644))
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: "c1", Steered: true}, lockErr)
+	runs, applied := appliedSteers(p, gate.Runs{{AgentID: "c1", Role: gate.RoleCritic}, {AgentID: "v1", Role: gate.RoleValidator}})
+	assert.True(t, runs[0].Reopened, "the messaged critic does not count")
+	assert.True(t, runs[1].Reopened)
+	doneSteers(env, p, applied)
+	assert.NoFileExists(t, p.Steers())
+}
