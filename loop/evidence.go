@@ -83,10 +83,13 @@ func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) (out P
 	}
 	defer func() {
 		err := t.commit()
-		if err == nil || out != (PromptOutcome{}) {
+		if err == nil {
 			return
 		}
 		env.note("%v", err)
+		if out != (PromptOutcome{}) {
+			return
+		}
 		// Not saved (a full disk): what was recorded is lost. A message
 		// to a run is noted beside the state, as when the lock could not
 		// be had; lost in silence, the messaged critic counted once there
