@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/smalldisk"
 	"github.com/plansmith/plansmith/loop"
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 )
 
@@ -352,4 +354,37 @@ func TestAStopWhoseTranscriptStaysBehindJudgesNothing(t *testing.T) {
 	f, err := state.Load(p.State())
 	require.NoError(t, err)
 	assert.Zero(t, f.Loop.RetriesTotal)
+}
+
+// The plan-mode gate's record of a plan edit that cannot be written (a
+// full disk under the home) is said in the edit's PostToolUse answer, to
+// the agent and the user (review FB3: stderr alone said it).
+func TestAPlanRecordNotWrittenIsSaidInPostToolUse(t *testing.T) {
+	home := smalldisk.Mount(t, "256k")
+	env := testEnv(home)
+	plan := filepath.Join(home, planmode.PlansDir, "brave-otter.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(plan), 0o755))
+	require.NoError(t, os.WriteFile(plan, []byte("# Plan\n\n## Goal\nShip it.\n"), 0o644))
+	edit := `{"session_id":"s1","cwd":"` + home + `","permission_mode":"plan","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"` + plan + `"},"tool_response":{"filePath":"` + plan + `"}}`
+	var out bytes.Buffer
+	run(t, "posttooluse", edit, &out, env)
+	require.Empty(t, out.String(), "written: nothing to say")
+
+	b, err := os.ReadFile(plan)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(plan, append(b, "\n## Steps\n1. Ship.\n"...), 0o644))
+	filler, err := os.Create(filepath.Join(home, "filler"))
+	require.NoError(t, err)
+	for buf := make([]byte, 4096); ; {
+		if _, err := filler.Write(buf); err != nil {
+			break
+		}
+	}
+	require.NoError(t, filler.Close())
+	run(t, "posttooluse", edit, &out, env)
+	var answer SpecificAnswer
+	require.NoError(t, json.Unmarshal(out.Bytes(), &answer), out.String())
+	assert.Equal(t, "PostToolUse", answer.HookSpecificOutput.HookEventName)
+	assert.Contains(t, answer.HookSpecificOutput.AdditionalContext, "could not write the gate's record into the plan file "+plan+": no space left on device")
+	assert.Equal(t, answer.HookSpecificOutput.AdditionalContext, answer.SystemMessage)
 }

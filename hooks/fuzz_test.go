@@ -124,7 +124,8 @@ func testEnv(home string) loop.Env {
 }
 
 // FuzzPlanMode feeds arbitrary input to the plan-mode gate's two hooks with
-// a real plans folder: neither may panic, PostToolUse never answers, and an
+// a real plans folder: neither may panic, PostToolUse never answers (its
+// writes succeed here: it answers only one that fails), and an
 // ExitPlanMode answer is always a denial.
 func FuzzPlanMode(f *testing.F) {
 	home := f.TempDir()

@@ -50,9 +50,9 @@ func toolAnswer(o loop.ToolOutcome) any {
 }
 
 // contextAnswer is the answer of event (UserPromptSubmit, SessionStart, or
-// the sub-agent tool's PostToolUse, which tells the agent and the user
-// about its run) when the loop has something to say: Context for the
-// model, Message for the user.
+// PostToolUse, which tells the agent and the user about a sub-agent's run
+// or a plan file's edit whose gate record could not be written) when the
+// loop has something to say: Context for the model, Message for the user.
 func contextAnswer(event string, o loop.PromptOutcome) any {
 	if o.Context == "" && o.Message == "" {
 		return nil

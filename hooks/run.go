@@ -367,8 +367,7 @@ func postToolUse(in Input, env loop.Env) any {
 		}
 		return nil
 	}
-	loop.PostToolUse(env, toolEvent(in))
-	return nil
+	return contextAnswer("PostToolUse", loop.PostToolUse(env, toolEvent(in)))
 }
 
 // subagentLaunch reads the sub-agent tool's call and response: the prompt

@@ -59,7 +59,9 @@ func lastMessage(in Input, wait *transcriptWait) (string, error) {
 			}
 			var na *loop.NoAnswerError
 			if stillNot && errors.As(againErr, &na) {
-				na.Why += fmt.Sprintf(", %s after the turn ended", catchUp)
+				// Rounded: what is left of a wait begun a moment ago
+				// is 1.99999989s, which the user reads (review FB5).
+				na.Why += fmt.Sprintf(", %s after the turn ended", catchUp.Round(100*time.Millisecond))
 			}
 			return "", againErr
 		}

@@ -101,13 +101,13 @@ func installCodex(o CodexOptions) (Result, error) {
 	}
 
 	rel := filepath.Join(CodexSkill, "SKILL.md")
-	cur, err := os.ReadFile(o.SkillFile())
+	cur, err := readWritten(o.SkillFile())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := state.WriteFile(o.SkillFile(), skill); err != nil {
 			return r, err
 		}
-		r.add(rel, true, "written to %s", o.Skills)
+		r.add(rel, true, "written to %s%s", o.Skills, throughLink(filepath.Dir(o.Dir), o.SkillFile()))
 	case err != nil:
 		return r, fmt.Errorf("reading %s: %w", o.SkillFile(), err)
 	case string(cur) == string(skill):
@@ -169,7 +169,7 @@ func uninstallCodex(o CodexOptions) (Result, error) {
 	}
 
 	rel := filepath.Join(CodexSkill, "SKILL.md")
-	cur, err := os.ReadFile(o.SkillFile())
+	cur, err := readWritten(o.SkillFile())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

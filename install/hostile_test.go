@@ -1,6 +1,7 @@
 package install
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -56,6 +57,62 @@ func TestSettingsThatAreNoFile(t *testing.T) {
 	}
 }
 
+// The files install writes beside the settings, a slash command and the
+// Codex skill, are read first to see whether install wrote them: a
+// repository can carry a FIFO or a link to /dev/zero at their names, and
+// install (and uninstall) then waited for a writer that never came, or
+// read until memory ran out. Each is named as no regular file instead.
+func TestWrittenFilesThatAreNoFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs or /dev/zero")
+	}
+	kinds := map[string]func(t *testing.T, path string){
+		"a FIFO": func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) },
+		"a link to /dev/zero": func(t *testing.T, path string) {
+			require.NoError(t, os.Symlink("/dev/zero", path))
+		},
+	}
+	for name, plant := range kinds {
+		t.Run("a command that is "+name, func(t *testing.T) {
+			w := newWorld(t)
+			dir := filepath.Join(w.env.Project, ".claude")
+			cmds, err := Commands(w.env.Binary)
+			require.NoError(t, err)
+			path := filepath.Join(dir, "commands", cmds[0].Name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			plant(t, path)
+			within(t, 10*time.Second, func() {
+				o := Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()}
+				_, err := Install(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), path)
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+				_, err = Uninstall(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+			})
+		})
+		t.Run("a Codex skill that is "+name, func(t *testing.T) {
+			o := codexOpts(t)
+			require.NoError(t, os.MkdirAll(filepath.Dir(o.SkillFile()), 0o755))
+			plant(t, o.SkillFile())
+			within(t, 10*time.Second, func() {
+				_, err := InstallCodex(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), o.SkillFile())
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+				_, err = UninstallCodex(o)
+				if assert.Error(t, err) {
+					assert.Contains(t, err.Error(), "not a regular file")
+				}
+			})
+		})
+	}
+}
+
 // within runs f, failing the test if it has not returned after d.
 func within(t *testing.T, d time.Duration, f func()) {
 	t.Helper()
@@ -85,4 +142,71 @@ func TestSettingsTooLargeToRead(t *testing.T) {
 	assert.Contains(t, got[0].Detail, "larger than")
 	assert.Contains(t, got[0].Fix, "make the file smaller")
 	assert.NotContains(t, got[0].Fix, "permissions")
+}
+
+// A settings or Codex hooks file that is a link (a dotfiles folder's, or
+// one a repository carries to the user's own ~/.codex/hooks.json) is
+// edited where it leads, as before, and the result says where: a project
+// install was said to be made in the project while it changed the user's
+// file for every project (review FB7).
+func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
+	for _, linked := range []string{"file", "folder"} {
+		t.Run("a linked "+linked, func(t *testing.T) {
+			o := codexOpts(t)
+			home := t.TempDir()
+			own := filepath.Join(home, ".codex", "hooks.json")
+			require.NoError(t, os.MkdirAll(filepath.Dir(own), 0o755))
+			require.NoError(t, os.WriteFile(own, []byte(`{"hooks":{}}`), 0o644))
+			link := o.HooksFile()
+			if linked == "file" {
+				require.NoError(t, os.MkdirAll(o.Dir, 0o755))
+				require.NoError(t, os.Symlink(own, link))
+			} else {
+				link = o.Dir
+				require.NoError(t, os.Symlink(filepath.Dir(own), o.Dir))
+			}
+			res, err := InstallCodex(o)
+			require.NoError(t, err)
+			real, err := filepath.EvalSymlinks(own)
+			require.NoError(t, err)
+			assert.Contains(t, res.Lines(), "registered hooks for Stop, PreToolUse, UserPromptSubmit, SessionStart (in "+real+", where the link "+link+" leads)")
+			data, err := os.ReadFile(own)
+			require.NoError(t, err)
+			assert.Contains(t, string(data), "hook stop --agent codex", "edited where the link leads, as before")
+			fi, err := os.Lstat(link)
+			require.NoError(t, err)
+			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link stays")
+		})
+	}
+	// The skills folder, and Claude Code's commands folder, linked to the
+	// user's own: said too.
+	o := codexOpts(t)
+	own := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
+	require.NoError(t, os.Symlink(own, o.Skills))
+	res, err := InstallCodex(o)
+	require.NoError(t, err)
+	real, err := filepath.EvalSymlinks(own)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "written to "+o.Skills+" (in "+filepath.Join(real, CodexSkill, "SKILL.md")+", where the link "+o.Skills+" leads)")
+	assert.NotContains(t, strings.Split(res.Lines(), "\n")[0], "where the link", "hooks.json is no link")
+
+	w := newWorld(t)
+	dir := filepath.Join(w.env.Project, ".claude")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.Symlink(own, filepath.Join(dir, "commands")))
+	res, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	cmds, err := Commands(w.env.Binary)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "written (in "+filepath.Join(real, cmds[0].Name)+", where the link "+filepath.Join(dir, "commands")+" leads)")
+
+	// No link: nothing more is said.
+	o = codexOpts(t)
+	res, err = InstallCodex(o)
+	require.NoError(t, err)
+	assert.NotContains(t, res.Lines(), "where the link")
+	res, err = Install(Options{Dir: filepath.Join(newWorld(t).env.Project, ".claude"), Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	assert.NotContains(t, res.Lines(), "where the link")
 }

@@ -124,13 +124,13 @@ func install(o Options) (Result, error) {
 	for _, c := range cmds {
 		rel := filepath.Join("commands", c.Name)
 		p := filepath.Join(o.Dir, rel)
-		cur, err := os.ReadFile(p)
+		cur, err := readWritten(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if err := state.WriteFile(p, c.Data); err != nil {
 				return r, err
 			}
-			r.add(rel, true, "written")
+			r.add(rel, true, "written%s", throughLink(filepath.Dir(o.Dir), p))
 		case err != nil:
 			return r, fmt.Errorf("reading %s: %w", p, err)
 		case string(cur) == string(c.Data):
@@ -139,7 +139,7 @@ func install(o Options) (Result, error) {
 			if err := state.WriteFile(p, c.Data); err != nil {
 				return r, err
 			}
-			r.add(rel, true, "updated")
+			r.add(rel, true, "updated%s", throughLink(filepath.Dir(o.Dir), p))
 		case Inspect(cur) == Edited:
 			r.add(rel, false, "kept: it was edited since install (delete it and run install again to replace it)")
 		default:
@@ -213,7 +213,7 @@ func uninstall(o Options) (Result, error) {
 	for _, name := range sorted {
 		rel := filepath.Join("commands", name)
 		p := filepath.Join(o.Dir, rel)
-		cur, err := os.ReadFile(p)
+		cur, err := readWritten(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
@@ -255,6 +255,15 @@ const settingsLimit = 16 << 20
 // to settingsLimit, it is an error naming it, not a hang or a memory fill
 // (review BV; doctor reads it, and so does `plan` to say whether hooks
 // check the loop).
+// readWritten reads a file install writes and uninstall removes (a slash
+// command, the Codex skill) as a settings file is read: a repository can
+// carry a FIFO at its name, which os.ReadFile waits on for a writer that
+// never comes, or a link to /dev/zero, which it reads until memory runs
+// out. Such a file is an error naming it.
+func readWritten(path string) ([]byte, error) {
+	return plainfile.Read(path, settingsLimit)
+}
+
 func readSettings(path string) (data []byte, existed bool, err error) {
 	defer afterRead(path)
 	data, err = plainfile.Read(path, settingsLimit)
@@ -330,6 +339,7 @@ func unchangedSince(path string, from []byte) error {
 // something else by now, nothing is written (errChangedMeanwhile).
 func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, did *string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
+		*did += throughLink(filepath.Dir(filepath.Dir(path)), path)
 		path = real // a settings file linked from a dotfiles folder stays a link
 	} else if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
 		// A link whose target is not there yet (a dotfiles folder not
@@ -371,6 +381,44 @@ func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, 
 		*did += " (new file)"
 		return nil
 	})
+}
+
+// linkOnTheWay finds the first link among the components of path below
+// root (the project, or the home, whose own path is not judged): "" when
+// there is none. Install edits a settings file where its link leads, as a
+// dotfiles folder links it on purpose, but a repository can link a
+// project's file or folder to the user's own (~/.codex/hooks.json,
+// ~/.claude/commands), and the edit, said to be made in the project, was
+// made for every project (review FB7). where says where path leads.
+func linkOnTheWay(root, path string) (link, where string) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", ""
+	}
+	cur := root
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, c)
+		info, err := os.Lstat(cur)
+		if err != nil {
+			return "", ""
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			if where, err = filepath.EvalSymlinks(path); err != nil {
+				return "", ""
+			}
+			return cur, where
+		}
+	}
+	return "", ""
+}
+
+// throughLink is what an action on path says when a link below root
+// leads it elsewhere: " (in X, where the link Y leads)", or "".
+func throughLink(root, path string) string {
+	if link, where := linkOnTheWay(root, path); link != "" {
+		return " (in " + where + ", where the link " + link + " leads)"
+	}
+	return ""
 }
 
 // backupFile copies path to path.plansmith-backup-<UTC time>, never

@@ -1,15 +1,16 @@
 package loop
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/plainfile"
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/planmode"
@@ -33,15 +34,29 @@ import (
 func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 	call := sessionPlanCall(env, ev.Session)
 	wasCut := once(ev.WasCut)
+	var planErr error
 	switch {
 	case ev.Steered:
 		// Whatever the permission mode: the run may have been launched in
 		// plan mode and be messaged after, or the other way round.
-		planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
+		planErr = planmode.RecordSteer(call, env.Stderr, ev.Resolved, ev.AgentID)
 	case ev.PermissionMode == "plan":
-		planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
+		planErr = planmode.RecordRun(call, ev.Launched, gate.Run{AgentID: ev.AgentID, Name: ev.Name, Model: ev.Model, Requested: ev.Requested, AgentType: ev.AgentType,
 			Background: ev.Background, Prompt: ev.Prompt, Done: ev.Done, Output: ev.Output, Cut: ev.Done && cutOf(wasCut), Unchecked: ev.Done && !checkedOf(wasCut)}, env.Stderr)
 	}
+	o := recordLoopRun(env, ev, wasCut)
+	var unrecorded *planmode.UnrecordedError
+	if o == (PromptOutcome{}) && errors.As(planErr, &unrecorded) {
+		// The plan-mode gate's record could not be written: said as the
+		// loop's gate says a run it could not record (review FB3).
+		text := unrecorded.Message()
+		return PromptOutcome{Context: text, Message: text}
+	}
+	return o
+}
+
+// recordLoopRun is RecordSubagent for the loop's gate.
+func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) (out PromptOutcome) {
 	p, err := env.Paths(ev.Session)
 	if err != nil || !exists(p.State()) {
 		return PromptOutcome{}
@@ -66,7 +81,25 @@ func RecordSubagent(env Env, ev SubagentEvent) PromptOutcome {
 		}
 		return PromptOutcome{}
 	}
-	defer t.close(env)
+	defer func() {
+		err := t.commit()
+		if err == nil {
+			return
+		}
+		env.note("%v", err)
+		if out != (PromptOutcome{}) {
+			return
+		}
+		// Not saved (a full disk): what was recorded is lost. A message
+		// to a run is noted beside the state, as when the lock could not
+		// be had; lost in silence, the messaged critic counted once there
+		// was room (review FB6). A run is said not to count.
+		if ev.Steered {
+			out = noteSteer(env, p, ev, err)
+			return
+		}
+		out = unrecorded(p, ev, err)
+	}()
 	l := &t.file.Loop
 	if !l.Gate || l.GateSession.Status != gate.StatusAwaiting {
 		return PromptOutcome{}
@@ -121,45 +154,74 @@ func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcom
 	if len(names) == 0 {
 		return PromptOutcome{}
 	}
-	old, rerr := state.ReadOwnedLimit(p.Steers(), 64<<10)
-	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-		old = nil
-	}
-	werr := state.WriteOwned(p.Steers(), append(old, []byte(strings.Join(names, "\t")+"\n")...))
+	// Appended, not read and written again: the hooks of messages sent at
+	// once wait out the lock together, and lost each other's notes.
+	werr := state.AppendOwned(p.Steers(), []byte(strings.Join(names, "\t")+"\n"))
 	if werr == nil {
 		env.note("%v; the message to %s is noted in %s for the gate", err, names[0], p.Rel(p.Steers()))
 		return PromptOutcome{}
 	}
 	env.note("%v; noting the message to %s: %v", err, names[0], werr)
 	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
-		"What": "message", "Role": "", "AgentID": names[0], "Why": plainError(err)}))
+		"What": "message", "Role": "", "AgentID": names[0], "Why": plainError(err), "Held": heldLock(err)}))
 	return PromptOutcome{Context: text, Message: text}
 }
 
-// appliedSteers applies the messages noteSteer kept to runs (gate.Runs.Steered)
-// and removes the note; the caller holds the lock.
-func appliedSteers(env Env, p state.Paths, runs gate.Runs) (gate.Runs, bool) {
+// appliedSteers applies the messages noteSteer kept to runs
+// (gate.Runs.Steered), and returns the note as it read it (nil when there
+// is none); the caller holds the lock, and removes what it applied
+// (doneSteers) once the runs it changed are saved: removed before, a Stop
+// whose state could not be saved (a full disk) forgot the message, and the
+// messaged critic counted at the next (review FB4).
+func appliedSteers(p state.Paths, runs gate.Runs) (gate.Runs, []byte) {
 	b, err := state.ReadOwnedLimit(p.Steers(), 64<<10)
+	if errors.Is(err, plainfile.ErrTooLarge) {
+		// Larger than the notes of any session: which runs it names cannot
+		// be read, so none is taken on its word (appended to since FB8, it
+		// would otherwise never be applied, and its runs would count).
+		for _, r := range runs {
+			runs, _ = runs.Steered(r.AgentID)
+		}
+		return runs, []byte{}
+	}
 	if err != nil {
-		return runs, false
+		return runs, nil
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if names := strings.Split(line, "\t"); strings.TrimSpace(line) != "" {
 			runs, _ = runs.Steered(names...)
 		}
 	}
-	if err := state.RemoveOwned(p.Steers()); err != nil {
-		env.note("%v", err)
-	}
-	return runs, true
+	return runs, b
 }
 
-// unrecorded is what RecordSubagent says when it could not take the lock
-// (err) to record ev: the state, read without the lock, decides whether ev
-// was a run the loop's gate awaits (a launch it recognises, or an output
-// of a run it knows as its critic or validator, or does not know yet: a
-// foreground run's output comes before its launch). Anything else, as
-// when recorded, is nothing to say.
+// doneSteers removes from the note what appliedSteers applied. A hook that
+// could not have the lock this Stop holds may have noted another message
+// meanwhile: removed with the note, it was lost (review FB9). The note is
+// taken whole, and what it holds beyond what was applied goes back.
+func doneSteers(env Env, p state.Paths, applied []byte) {
+	b, err := state.TakeOwned(p.Steers(), p.Steers()+".applied", 64<<10)
+	if err != nil {
+		env.note("%v", err)
+	}
+	rest := b
+	if bytes.HasPrefix(b, applied) {
+		rest = b[len(applied):]
+	}
+	if len(bytes.TrimSpace(rest)) == 0 {
+		return
+	}
+	if err := state.AppendOwned(p.Steers(), rest); err != nil {
+		env.note("%v", err)
+	}
+}
+
+// unrecorded is what RecordSubagent says when it could not take the lock,
+// or save what it recorded (err), to record ev: the state, read without
+// the lock, decides whether ev was a run the loop's gate awaits (a launch
+// it recognises, or an output of a run it knows as its critic or
+// validator, or does not know yet: a foreground run's output comes before
+// its launch). Anything else, as when recorded, is nothing to say.
 func unrecorded(p state.Paths, ev SubagentEvent, err error) PromptOutcome {
 	f, lerr := state.LoadHead(p.State())
 	if lerr != nil || ev.Steered {
@@ -189,8 +251,16 @@ func unrecorded(p state.Paths, ev SubagentEvent, err error) PromptOutcome {
 		}
 	}
 	text := strings.TrimSpace(templates.Show("gate/unrecorded.md", map[string]any{
-		"What": what, "Role": string(role), "AgentID": ev.AgentID, "Why": plainError(err)}))
+		"What": what, "Role": string(role), "AgentID": ev.AgentID, "Why": plainError(err), "Held": heldLock(err)}))
 	return PromptOutcome{Context: text, Message: text}
+}
+
+// heldLock reports whether err is the project's lock that another process
+// held: what to wait for before running again, rather than a fault (a full
+// disk) to fix.
+func heldLock(err error) bool {
+	var lock *lockError
+	return errors.As(err, &lock)
 }
 
 // once is f called at most once, its answer kept; not cut, and checked,

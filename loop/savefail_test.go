@@ -3,11 +3,15 @@ package loop
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,8 +20,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/plansmith/plansmith/gate"
+	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/internal/smalldisk"
 	"github.com/plansmith/plansmith/memory"
+	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -743,4 +749,369 @@ func TestAFinishThatCannotEndTheLoopNamesCodexsCancelOnce(t *testing.T) {
 	msg := stillActiveTrouble(errors.New("no space left on device"))
 	assert.Equal(t, 1, strings.Count(msg, "plansmith cancel"), msg)
 	assert.NotContains(t, msg, "/plansmith")
+}
+
+// Memory is recorded under the home before it is written. With the home's
+// disk full, the lessons were written and their record was not, with no
+// word: the next run took the memory for one plansmith did not write, did
+// not show it, and moved it aside, earlier lessons and all (review FB2).
+// Now the run says the lessons were not added, and the memory as it was
+// stays plansmith's.
+func TestMemoryWhoseRecordCannotBeWrittenIsNotWritten(t *testing.T) {
+	env, p := homeEnv(t)
+	home := smalldisk.Mount(t, "64k")
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	require.Equal(t, Finish, Stop(env, startAtFinalRevise(t, env, p)).Kind)
+	before, err := os.ReadFile(p.Memory())
+	require.NoError(t, err)
+
+	// The home's disk fills: the record ends on a page's end (a line that
+	// does not parse pads it), and no page is left for it to grow into.
+	ev := startAtFinalRevise(t, env, p)
+	records, err := filepath.Glob(filepath.Join(home, filepath.FromSlash(provenance.Dir), "*[0-9a-f]"))
+	require.NoError(t, err)
+	require.Len(t, records, 1)
+	info, err := os.Stat(records[0])
+	require.NoError(t, err)
+	pad := 4096 - info.Size()%4096
+	f, err := os.OpenFile(records[0], os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(strings.Repeat("x", int(pad)-1) + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	filler := filepath.Join(home, "filler")
+	require.NoError(t, os.WriteFile(filler, nil, 0o644))
+	for buf := make([]byte, 4096); ; {
+		w, err := os.OpenFile(filler, os.O_WRONLY|os.O_APPEND, 0)
+		require.NoError(t, err)
+		_, err = w.Write(buf)
+		w.Close()
+		if err != nil {
+			break
+		}
+	}
+
+	out := Stop(env, ev)
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.Contains(t, out.Message, "the lessons were not added to memory: plansmith could not record under your home that it wrote them (no space left on device)")
+	after, err := os.ReadFile(p.Memory())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after), "the memory is as it was")
+
+	// Room again: the memory is still plansmith's, shown and added to.
+	require.NoError(t, os.Remove(filler))
+	o := testOptions()
+	o.Phases = []string{"explore", "draft", "revise"}
+	o.UseMemory, o.SessionID = true, "s"
+	started, err := Start(env, p, o)
+	require.NoError(t, err)
+	assert.Contains(t, started.Prompt, "no rollback")
+	_, err = Cancel(env, p)
+	require.NoError(t, err)
+	out = Stop(env, startAtFinalRevise(t, env, p))
+	require.Equal(t, Finish, out.Kind, out.Message)
+	assert.NotContains(t, out.Message, "memory")
+	runs, err := memory.Load(p.Memory())
+	require.NoError(t, err)
+	assert.Len(t, runs, 2)
+}
+
+// fillDisk fills the file system of dir to the last byte and returns a
+// function that frees it again.
+func fillDisk(t *testing.T, dir string) (free func()) {
+	t.Helper()
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	require.NoError(t, err)
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			require.True(t, errors.Is(err, syscall.ENOSPC), "%v", err)
+			break
+		}
+	}
+	for {
+		if _, err := f.Write(buf[:1]); err != nil {
+			break
+		}
+	}
+	return func() { require.NoError(t, os.Remove(filler)) }
+}
+
+// The plan-mode gate keeps its record under the home: the metadata in the
+// plan file (~/.claude/plans) and the runs its hooks saw. With the home's
+// disk full neither could be written, and only stderr said so: the agent
+// ran the critic and the validator to no avail and was told at
+// ExitPlanMode to run the gate again, which could not help (review FB3).
+// Now the hook that could not write tells the agent and the user what
+// was lost and what to do.
+func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
+	env, p := homeEnv(t)
+	home := smalldisk.Mount(t, "256k")
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	plans := filepath.Join(home, planmode.PlansDir)
+	require.NoError(t, os.MkdirAll(plans, 0o755))
+	path := filepath.Join(plans, "brave-otter.md")
+	plan := "# Backups\n\n## Goals\n- Nightly backups.\n\n## Steps\n1. Add the cron job.\n\n" +
+		gate.GapsStart + "\n### GAP-1: Restore untested\n- **Severity**: medium\n- **Description**: Restores are not rehearsed.\n" + gate.GapsEnd + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(plan), 0o644))
+	s := Session{ID: sessionID, Cwd: p.Project}
+	wrote, err := json.Marshal(map[string]string{"file_path": path})
+	require.NoError(t, err)
+	edit := ToolEvent{Session: s, Tool: "Write", Input: wrote, PermissionMode: "plan"}
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit))
+	prompts := gate.PromptsOf(plan)
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "c1",
+		AgentType: "general-purpose", Requested: "opus", Background: true, Prompt: prompts.Critic}))
+
+	// The agent edits its plan, and the disk is full when the hook runs.
+	kept, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(kept), "cron job.", "cron job.\n2. Check the dump.", 1)), 0o644))
+	free := fillDisk(t, home)
+	out := PostToolUse(env, edit)
+	assert.Contains(t, out.Context, "could not write the gate's record into the plan file "+path+": no space left on device")
+	assert.Contains(t, out.Context, "save the plan file again")
+	assert.Equal(t, out.Context, out.Message, "the user hears it too")
+
+	out = RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true})
+	assert.Contains(t, out.Context, "could not record your message to the sub-agent c1: no space left on device")
+	assert.Contains(t, out.Context, "do not message them")
+
+	out = RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", AgentID: "c1", Done: true, Output: "### NO ISSUES FOUND"})
+	assert.Contains(t, out.Context, "could not record the output of the critic run c1: no space left on device")
+	assert.Contains(t, out.Context, "this critic run will not count")
+
+	out = RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "v1", AgentType: "general-purpose",
+		Requested: "haiku", Prompt: prompts.Validator + "\n\n### NO ISSUES FOUND", Done: true, Output: "### VERDICT: PASS\n**Reason**: none."})
+	assert.Contains(t, out.Context, "could not record the output of the validator run v1")
+
+	// Another sub-agent's run, or an ordinary edit: nothing to say.
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "x1",
+		Prompt: "list the cron files", Done: true, Output: "x"}))
+	other, err := json.Marshal(map[string]string{"file_path": filepath.Join(p.Project, "main.go")})
+	require.NoError(t, err)
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, ToolEvent{Session: s, Tool: "Write", Input: other, PermissionMode: "plan"}))
+
+	// Room again: the edit's record is written, and nothing is said.
+	free()
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit))
+}
+
+// A message to a gate run, noted while another process held the lock
+// (noteSteer), is applied by the next Stop. When that Stop's state cannot
+// be saved (a full disk), the note must stay for the Stop after: removed
+// at once, the message was forgotten, and the messaged critic counted as
+// evidence once there was room again (review FB4).
+func TestAMessageNotedForTheGateOutlivesAStopThatCannotSave(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	// Noted as RecordSubagent notes it when the lock is held (a wait for
+	// the lock given up leaves its file open a moment, which the small
+	// disk's unmount would trip on).
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	require.Equal(t, PromptOutcome{}, noteSteer(env, p, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true}, lockErr))
+	require.FileExists(t, p.Steers())
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+
+	fill()
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Pause, stop.Kind, stop.Reason)
+	require.Contains(t, stop.Message, "could not save the planning loop's state")
+	assert.FileExists(t, p.Steers(), "kept until a Stop that applied it is saved")
+
+	free()
+	stop = Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, stop.Kind, stop.Message)
+	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
+	assert.NoFileExists(t, p.Steers(), "applied, and saved")
+}
+
+// A message to a gate run, or its output, recorded while the project's
+// disk is full cannot be saved. The message was lost in silence, and once
+// there was room the messaged critic passed the gate (review FB6): it is
+// now noted beside the state when a page is left for the note, and said
+// to the agent and the user when not. A run's output not saved is said
+// not to count, with what to do.
+func TestAGateRunRecordedOnAFullDiskIsNotLostInSilence(t *testing.T) {
+	env, p, _ := testEnv(t)
+	fill, free := smallDisk(t, &p)
+	env.Getwd = func() (string, error) { return p.Project, nil }
+	criticPrompt, validatorPrompt := gateLoop(t, env, p)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "c1", Prompt: criticPrompt, Background: true})
+	info, err := os.Stat(p.State())
+	require.NoError(t, err)
+	require.Greater(t, info.Size(), int64(4096), "the state needs more than the one page left below")
+
+	// No room at all: told.
+	fill()
+	out := RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true})
+	assert.Contains(t, out.Context, "could not record your message to the sub-agent c1")
+	assert.Contains(t, out.Context, "no space left on device")
+	assert.Contains(t, out.Context, "once that is fixed (room on the disk, say)")
+	assert.NotContains(t, out.Context, "plansmith process", "no other process is in the way")
+	assert.Equal(t, out.Context, out.Message)
+	out = RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	assert.Contains(t, out.Message, "could not record the output of the critic run c1: no space left on device")
+	assert.Contains(t, out.Message, "this critic run will not count. Once that is fixed (room on the disk, say), run the critic again")
+
+	// One page left: the state still cannot be saved, the note can.
+	free()
+	fill()
+	filler := filepath.Join(p.Project, "filler")
+	fi, err := os.Stat(filler)
+	require.NoError(t, err)
+	require.NoError(t, os.Truncate(filler, fi.Size()/4096*4096-4096))
+	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Resolved: "c1", Steered: true}), "noted: nothing to say")
+	require.FileExists(t, p.Steers())
+
+	free()
+	RecordSubagent(env, SubagentEvent{Session: s, AgentID: "c1", Done: true, Output: critic})
+	RecordSubagent(env, SubagentEvent{Session: s, Launched: true, AgentID: "v1", Prompt: validatorPrompt + "\n" + critic, Done: true, Output: passing})
+	stop := Stop(env, StopEvent{Session: s, LastMessage: answer("Both have finished."), BlockCap: 8, ReportsRuns: true})
+	require.Equal(t, Block, stop.Kind, stop.Message)
+	assert.Contains(t, stop.Reason, "continued or sent a message after it started")
+}
+
+// Messages to gate runs noted at once (the hooks of messages sent in one
+// turn wait out the held lock together) are all kept: read, changed and
+// written again, the notes replaced each other, and a messaged critic
+// whose note was lost counted (review FB8).
+func TestMessagesNotedAtOnceAreAllKept(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env := env
+			env.Stderr = io.Discard // each hook is a process of its own
+			noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: fmt.Sprintf("a%02d", i), Steered: true}, lockErr)
+		}()
+	}
+	wg.Wait()
+	b, err := os.ReadFile(p.Steers())
+	require.NoError(t, err)
+	for i := range n {
+		assert.Contains(t, string(b), fmt.Sprintf("a%02d\n", i))
+	}
+}
+
+// A message noted while the Stop that applies the note holds the lock (the
+// hook that noted it could not have the lock) stays for the next Stop: the
+// Stop removed the whole note, and that message with it (review FB9).
+func TestAMessageNotedWhileTheNoteIsAppliedIsKept(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	s := Session{ID: sessionID, Cwd: p.Project}
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	noteSteer(env, p, SubagentEvent{Session: s, AgentID: "c1", Steered: true}, lockErr)
+	runs, applied := appliedSteers(p, gate.Runs{{AgentID: "c1", Role: gate.RoleCritic}, {AgentID: "v1", Role: gate.RoleValidator}})
+	require.True(t, runs[0].Reopened)
+	require.False(t, runs[1].Reopened)
+
+	noteSteer(env, p, SubagentEvent{Session: s, AgentID: "v1", Steered: true}, lockErr)
+	doneSteers(env, p, applied)
+	b, err := os.ReadFile(p.Steers())
+	require.NoError(t, err, "the later message is kept")
+	assert.Equal(t, "v1\n", string(b))
+	runs, applied = appliedSteers(p, gate.Runs{{AgentID: "v1", Role: gate.RoleValidator}})
+	assert.True(t, runs[0].Reopened, "and applied by the next Stop")
+	doneSteers(env, p, applied)
+	assert.NoFileExists(t, p.Steers())
+	assert.NoFileExists(t, p.Steers()+".applied")
+}
+
+// A note of messages to gate runs that an ended loop left (cancelled before
+// a Stop applied it) is not applied to the next loop's runs: it marked the
+// new critic, of the same name, as messaged (review FB10).
+func TestANewLoopTakesNoMessagesOfAnEarlierOne(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: "crit", Steered: true}, lockErr)
+	require.FileExists(t, p.Steers())
+	_, err = Cancel(env, p)
+	require.NoError(t, err)
+	_, err = Start(env, p, testOptions())
+	require.NoError(t, err)
+	assert.NoFileExists(t, p.Steers())
+	runs, _ := appliedSteers(p, gate.Runs{{AgentID: "a1", Name: "crit", Role: gate.RoleCritic}})
+	assert.False(t, runs[0].Reopened)
+}
+
+// A plan kept where plansDirectory says (in the project), with the home's
+// disk full: the plan file is maintained, but its entry in the plan index
+// under the home cannot be written, and without it the gate's runs were
+// not recorded, in silence; ExitPlanMode then sent the agent to run the
+// gate again (review FB11). The edit's hook now says so.
+func TestAPlanModePlanThatCannotBeIndexedIsSaidSo(t *testing.T) {
+	env, p := homeEnv(t)
+	home := smalldisk.Mount(t, "64k")
+	env.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p.Project, ".claude", "settings.json"), []byte(`{"plansDirectory": "plans"}`), 0o644))
+	path := filepath.Join(p.Project, "plans", "brave-otter.md")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte("# Backups\n\n## Goals\n- Nightly backups.\n"), 0o644))
+	wrote, err := json.Marshal(map[string]string{"file_path": path})
+	require.NoError(t, err)
+	edit := ToolEvent{Session: Session{ID: sessionID, Cwd: p.Project}, Tool: "Write", Input: wrote, PermissionMode: "plan"}
+
+	free := fillDisk(t, home)
+	out := PostToolUse(env, edit)
+	assert.Contains(t, out.Context, "could not record the plan file "+path+" in its plan index under your home: no space left on device")
+	assert.Contains(t, out.Context, "cannot record the critic and validator runs on this plan")
+	assert.Equal(t, out.Context, out.Message)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "rodin:session="+sessionID, "the plan file itself is maintained")
+
+	free()
+	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit), "indexed once there is room")
+}
+
+// A note of messages too large to read (no session notes 64 KiB of them)
+// takes no run on its word: every run counts as messaged, once, and the
+// note goes (review FB8: appended to, such a note was never applied).
+func TestANoteTooLargeToReadTakesNoRunOnItsWord(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p.Steers(), []byte(strings.Repeat("someone-else\n", 6000)), 0o644))
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: "c1", Steered: true}, lockErr)
+	runs, applied := appliedSteers(p, gate.Runs{{AgentID: "c1", Role: gate.RoleCritic}, {AgentID: "v1", Role: gate.RoleValidator}})
+	assert.True(t, runs[0].Reopened, "the messaged critic does not count")
+	assert.True(t, runs[1].Reopened)
+	doneSteers(env, p, applied)
+	assert.NoFileExists(t, p.Steers())
 }

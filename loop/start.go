@@ -157,6 +157,12 @@ func Start(env Env, p state.Paths, o Options) (Started, error) {
 		// AN10).
 		return Started{}, fmt.Errorf("no loop started: the previous loop's state file could not be moved to the archive (%w). Fix what is in the way, then run plan again", err)
 	}
+	// Messages to gate runs noted for an earlier loop (noteSteer) are no
+	// business of this one: left, they marked this loop's first critic as
+	// messaged when the agent gave it the same name (review FB10).
+	if err := state.RemoveOwned(p.Steers()); err != nil {
+		env.note("%v", err)
+	}
 	if o.ClearMemory {
 		if err := memory.Clear(p.Memory()); err != nil {
 			return Started{}, err

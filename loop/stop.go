@@ -106,9 +106,10 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// waited for (review AD1).
 		t.file.Loop.GateRuns, _ = t.file.Loop.GateRuns.Gone(ev.Session.ID, env.Now())
 	}
+	var steered []byte
 	if len(t.file.Loop.GateRuns) > 0 {
 		// Messages to runs noted while the lock was held (noteSteer).
-		t.file.Loop.GateRuns, _ = appliedSteers(env, t.paths, t.file.Loop.GateRuns)
+		t.file.Loop.GateRuns, steered = appliedSteers(t.paths, t.file.Loop.GateRuns)
 	}
 	if ev.RunCut != nil && t.file.Loop.Gate && t.file.Loop.GateSession.Status == gate.StatusAwaiting {
 		t.file.Loop.GateRuns = checkAgain(t.file.Loop.GateRuns, ev.RunCut)
@@ -137,6 +138,9 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		// state file still holds the loop as it was.
 		env.note("%v", err)
 		return saveFailed(before, err)
+	}
+	if steered != nil {
+		doneSteers(env, t.paths, steered)
 	}
 	return out
 }

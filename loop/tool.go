@@ -149,9 +149,17 @@ func policyConfig(env Env, ev ToolEvent, project string, l *state.Loop) (policy.
 }
 
 // PostToolUse maintains the plan-mode gate's metadata after the agent
-// writes its plan file in plan mode (planmode.Maintain). It never answers.
-func PostToolUse(env Env, ev ToolEvent) {
-	planmode.Maintain(planCall(env, ev), env.Now(), env.Stderr)
+// writes its plan file in plan mode (planmode.Maintain). It answers only
+// when the metadata could not be written: ExitPlanMode would refuse the
+// plan as unassessed, and running the gate again would not help (review
+// FB3: a full disk under the home was told on stderr alone).
+func PostToolUse(env Env, ev ToolEvent) PromptOutcome {
+	var stale *planmode.NotMaintainedError
+	if errors.As(planmode.Maintain(planCall(env, ev), env.Now(), env.Stderr), &stale) {
+		text := stale.Message()
+		return PromptOutcome{Context: text, Message: text}
+	}
+	return PromptOutcome{}
 }
 
 // UndecodableTool judges a tool call whose input could not be decoded: raw

@@ -97,19 +97,31 @@ func Format(runs []Run) string {
 // Append records a run under the caps. A run with no lessons is not kept:
 // a plan the critics found nothing wrong with teaches nothing.
 func Append(path string, r Run) error {
+	data, err := WithRun(path, r)
+	if err != nil || data == nil {
+		return err
+	}
+	return state.WriteOwned(path, data)
+}
+
+// WithRun returns what the memory file at path holds once Append has added
+// r, without writing it: nil when r has no lessons and nothing changes. A
+// caller that must record the new contents elsewhere before they are
+// written (loop: the provenance ledger) writes them itself.
+func WithRun(path string, r Run) ([]byte, error) {
 	r.Lessons = capLessons(r.Lessons)
 	if len(r.Lessons) == 0 {
-		return nil
+		return nil, nil
 	}
 	runs, err := Load(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	runs = append(runs, r)
 	if len(runs) > MaxRuns {
 		runs = runs[len(runs)-MaxRuns:]
 	}
-	return state.WriteOwned(path, []byte(Format(runs)))
+	return []byte(Format(runs)), nil
 }
 
 // Clear erases the memory; clearing an absent memory is not an error.

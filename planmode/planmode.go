@@ -66,25 +66,28 @@ type Call struct {
 // when something changed, and records the file in the plan index (see
 // index.go). Anything else, and any input it cannot make sense
 // of, is left alone: no output, and a stderr note only for real I/O errors.
-func Maintain(c Call, now time.Time, notes io.Writer) {
+// A plan file whose metadata could not be written is a *NotMaintainedError,
+// for the agent to hear: the edit stands, but ExitPlanMode will refuse the
+// plan as not assessed until the metadata is written.
+func Maintain(c Call, now time.Time, notes io.Writer) error {
 	switch c.Tool {
 	case "Write", "Edit", "MultiEdit":
 	default:
-		return
+		return nil
 	}
 	if c.PermissionMode != "plan" || strings.TrimSpace(c.SessionID) == "" {
-		return
+		return nil
 	}
 	target := rawString(c.Input, "file_path")
 	if target == "" {
 		target = rawString(c.Response, "filePath")
 	}
 	if target == "" || !filepath.IsAbs(target) || !On(c.Project, notes) || c.Home == "" {
-		return
+		return nil
 	}
 	folders, err := c.plansFolders()
 	if err != nil {
-		return
+		return nil
 	}
 	path, ok := "", false
 	for _, f := range folders {
@@ -95,40 +98,73 @@ func Maintain(c Call, now time.Time, notes io.Writer) {
 		}
 	}
 	if !ok {
-		return
+		return nil
 	}
 	info, err := os.Stat(path)
 	if err != nil || !info.Mode().IsRegular() {
-		return
+		return nil
 	}
 	if info.Size() > maxPlanFile {
 		fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", tooLarge(path, info.Size()))
-		return
+		return nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(notes, "plansmith: plan-mode gate: reading %s: %v\n", path, err)
-		return
+		return nil
 	}
 	// A pass verdict signal stands only on runs this session's hooks saw.
 	content := checkSignal(string(data), c.Home, c.SessionID)
 	out, err := gate.Maintain(content, c.SessionID, now)
 	if err != nil {
-		return
+		return nil
 	}
 	if out != content {
 		// A plan the user keeps private stays private.
 		if err := state.WriteFileMode(path, []byte(out), info.Mode().Perm()); err != nil {
 			fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
-			return
+			return &NotMaintainedError{Path: path, Err: err}
 		}
 	}
 	// CheckExit finds the plan through the index, not a scan of the folder.
 	if gate.OwnedBy(out, c.SessionID) {
 		if err := indexPlan(c.Home, c.SessionID, path, now); err != nil {
 			fmt.Fprintf(notes, "plansmith: plan-mode gate: %v\n", err)
+			// The runs are recorded only for an indexed plan (RecordRun):
+			// without the entry none was, in silence (review FB11: a
+			// plansDirectory plan, with the home's disk full).
+			return &NotMaintainedError{Path: path, Err: err, Index: true}
 		}
 	}
+	return nil
+}
+
+// NotMaintainedError says that the plan-mode gate's metadata in the plan
+// file at Path, or the plan's entry in the plan index, could not be
+// written (Err). The gate then refuses
+// ExitPlanMode as if the plan had never been assessed, and advises running
+// the gate again, which cannot help (review FB3: a full disk under the
+// home, told only on stderr).
+type NotMaintainedError struct {
+	Path  string
+	Err   error
+	Index bool // the plan index's entry, not the plan file, could not be written
+}
+
+func (e *NotMaintainedError) Error() string {
+	return fmt.Sprintf("plan-mode gate: writing the metadata of %s: %v", e.Path, e.Err)
+}
+
+func (e *NotMaintainedError) Unwrap() error { return e.Err }
+
+// Message tells the agent and the user that the plan's record is behind,
+// and what to do.
+func (e *NotMaintainedError) Message() string {
+	what := "plan"
+	if e.Index {
+		what = "index"
+	}
+	return unrecordedMessage(map[string]any{"What": what, "Path": e.Path, "Why": errText(e.Err)})
 }
 
 // planFile returns the canonical path of target when it is a .md file

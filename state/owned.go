@@ -172,6 +172,36 @@ func WriteOwned(path string, data []byte) error {
 	return nil
 }
 
+// AppendOwned appends line, which ends in a newline, to one of plansmith's
+// own files in one write, creating the file and its folders when missing,
+// after refusing any symbolic link on the way (*LinkError). Hooks that
+// append side by side keep each other's lines, where a read, change and
+// write lost all but the last (review FB8: messages to gate runs noted by
+// two hooks at once). A line a full disk cut short stays on its own.
+func AppendOwned(path string, line []byte) error {
+	if err := mkdirOwned(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := CheckOwned(path); err != nil {
+		return err
+	}
+	f, err := openRegular(path, os.O_RDWR|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	if plainfile.EndsMidLine(f) {
+		line = append([]byte("\n"), line...)
+	}
+	_, werr := f.Write(line)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("writing %s: %w", path, werr)
+	}
+	return nil
+}
+
 // RemoveOwned removes one of plansmith's own files, after refusing any
 // symbolic link on the way (*LinkError), a .claude leading out of the
 // project among them: a repository's .claude linked to another project's
@@ -188,6 +218,31 @@ func RemoveOwned(path string) error {
 		return err
 	}
 	return nil
+}
+
+// TakeOwned moves one of plansmith's own files out of the way, to to
+// beside it (replacing what is there), and returns what it held, at most
+// limit bytes: a file others append to (AppendOwned) is taken whole, and
+// what is appended after goes to a new file of that name, not lost with
+// the old one. Links on the way are refused (*LinkError), as for every
+// owned file. The taken file is removed.
+func TakeOwned(path, to string, limit int64) ([]byte, error) {
+	for _, p := range []string{path, to} {
+		if err := CheckOwned(p); err != nil {
+			return nil, err
+		}
+		if err := claudeInside(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.Rename(path, to); err != nil {
+		return nil, err
+	}
+	data, err := ReadOwnedLimit(to, limit)
+	if rerr := os.Remove(to); err == nil && rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		err = rerr
+	}
+	return data, err
 }
 
 // mkdirOwned creates dir and its parents after checking that no existing

@@ -306,3 +306,63 @@ func TestWriteOwnedSweepsOldTemps(t *testing.T) {
 	assert.True(t, exists(link), "a link is never swept")
 	assert.True(t, exists(victim))
 }
+
+// AppendOwned adds a line to a file of plansmith's: never through a link,
+// never to a FIFO, and on a line of its own after one a full disk cut
+// short (review FB8).
+func TestAppendOwned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "plansmith")
+	path := filepath.Join(dir, "notes")
+	require.NoError(t, AppendOwned(path, []byte("a\n")))
+	require.NoError(t, AppendOwned(path, []byte("b\n")))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "a\nb\n", string(b))
+
+	require.NoError(t, os.WriteFile(path, []byte("a\ntor"), 0o644))
+	require.NoError(t, AppendOwned(path, []byte("c\n")))
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "a\ntor\nc\n", string(b))
+
+	outside := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(outside, []byte("s"), 0o644))
+	link := filepath.Join(dir, "link")
+	require.NoError(t, os.Symlink(outside, link))
+	var le *LinkError
+	assert.ErrorAs(t, AppendOwned(link, []byte("x\n")), &le)
+	b, err = os.ReadFile(outside)
+	require.NoError(t, err)
+	assert.Equal(t, "s", string(b))
+
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	var nf *NotFileError
+	assert.ErrorAs(t, AppendOwned(fifo, []byte("x\n")), &nf)
+}
+
+// TakeOwned moves a file of plansmith's aside and returns what it held:
+// an append after it makes a new file, and a link is refused, its target
+// untouched (review FB9).
+func TestTakeOwned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude", "plansmith")
+	path := filepath.Join(dir, "notes")
+	require.NoError(t, AppendOwned(path, []byte("a\n")))
+	b, err := TakeOwned(path, path+".taken", 1<<10)
+	require.NoError(t, err)
+	assert.Equal(t, "a\n", string(b))
+	assert.NoFileExists(t, path)
+	assert.NoFileExists(t, path+".taken")
+
+	outside := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(outside, []byte("s"), 0o644))
+	require.NoError(t, os.Symlink(outside, path))
+	var le *LinkError
+	_, err = TakeOwned(path, path+".taken", 1<<10)
+	assert.ErrorAs(t, err, &le)
+	b, err = os.ReadFile(outside)
+	require.NoError(t, err)
+	assert.Equal(t, "s", string(b))
+	_, err = os.Lstat(path)
+	assert.NoError(t, err, "the link is left where it was")
+}

@@ -97,6 +97,29 @@ func TestTheRecordIsTrimmed(t *testing.T) {
 	assert.Equal(t, int64(1199), m.When.Unix())
 }
 
+// Bytes recorded before they are written vouch for the file once it holds
+// them, and for nothing else; the file's earlier contents stay vouched for
+// by their own record (review FB2: the memory is recorded so, first).
+func TestBytesRecordedBeforeTheyAreWritten(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	l := Open(home, project)
+	mem := filepath.Join(project, "memory.md")
+	require.NoError(t, os.WriteFile(mem, []byte("old"), 0o644))
+	require.NoError(t, l.Record(mem, time.Unix(1, 0)))
+	require.NoError(t, l.RecordBytes(mem, []byte("new"), time.Unix(2, 0)))
+	m, ok := l.Written(mem)
+	require.True(t, ok, "not written yet: the old bytes are still plansmith's")
+	assert.Equal(t, int64(1), m.When.Unix())
+	require.NoError(t, os.WriteFile(mem, []byte("new"), 0o644))
+	m, ok = l.Written(mem)
+	require.True(t, ok)
+	assert.Equal(t, int64(2), m.When.Unix())
+	require.NoError(t, os.WriteFile(mem, []byte("other"), 0o644))
+	_, ok = l.Written(mem)
+	assert.False(t, ok)
+	assert.Error(t, l.RecordBytes(filepath.Join(t.TempDir(), "x.md"), []byte("x"), time.Unix(3, 0)), "outside the project")
+}
+
 // A file recorded long ago and still there keeps its record through every
 // trim, however many loops and files came after (review AA5: after about
 // 720 plans the memory's record was gone, and with it the memory).
