@@ -878,7 +878,8 @@ func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
 	// The agent edits its plan, and the disk is full when the hook runs.
 	kept, err := os.ReadFile(path)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(kept), "cron job.", "cron job.\n2. Check the dump.", 1)), 0o644))
+	edited := strings.Replace(string(kept), "cron job.", "cron job.\n2. Check the dump.", 1)
+	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
 	free := fillDisk(t, home)
 	out := PostToolUse(env, edit)
 	assert.Contains(t, out.Context, "could not write the gate's record into the plan file "+path+": no space left on device")
@@ -894,7 +895,7 @@ func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
 	assert.Contains(t, out.Context, "this critic run will not count")
 
 	out = RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "v1", AgentType: "general-purpose",
-		Requested: "haiku", Prompt: prompts.Validator + "\n\n### NO ISSUES FOUND", Done: true, Output: "### VERDICT: PASS\n**Reason**: none."})
+		Requested: "haiku", Prompt: gate.PromptsOf(edited).Validator + "\n\n### NO ISSUES FOUND", Done: true, Output: "### VERDICT: PASS\n**Reason**: none."})
 	assert.Contains(t, out.Context, "could not record the output of the validator run v1")
 
 	// Another sub-agent's run, or an ordinary edit: nothing to say.
