@@ -12,7 +12,8 @@ import (
 
 // links answers, for the PATH lookups of one tool call, what the file
 // system says about a path: its links resolved as filepath.EvalSymlinks
-// resolves them (eval), and os.Lstat and os.Stat (lstat, stat). It asks
+// resolves them (eval), os.Lstat and os.Stat (lstat, stat), and the
+// program a script's "#!/usr/bin/env NAME" line runs (interpreter). It asks
 // the file system about each path once: PATH entries share their first
 // folders (/usr, /home/me/.local), a user's shell snapshots export PATHs
 // that share most entries, and EvalSymlinks looks at every folder of every
@@ -24,6 +25,7 @@ type links struct {
 	lstats map[string]lstatResult
 	stats  map[string]statResult
 	reals  map[string]realResult
+	interp map[string]string // envInterpreter's answers
 }
 
 type lstatResult struct {
@@ -45,7 +47,7 @@ type realResult struct {
 }
 
 func newLinks() *links {
-	return &links{lstats: map[string]lstatResult{}, stats: map[string]statResult{}, reals: map[string]realResult{}}
+	return &links{lstats: map[string]lstatResult{}, stats: map[string]statResult{}, reals: map[string]realResult{}, interp: map[string]string{}}
 }
 
 // stat is os.Stat(path), asked once.
@@ -81,6 +83,16 @@ func (l *links) readlink(path string) (string, error) {
 		l.lstats[path] = r
 	}
 	return r.target, r.rerr
+}
+
+// interpreter is envInterpreter(file), read once.
+func (l *links) interpreter(file string) string {
+	n, ok := l.interp[file]
+	if !ok {
+		n = envInterpreter(file)
+		l.interp[file] = n
+	}
+	return n
 }
 
 // eval is filepath.EvalSymlinks(path): the same path or the same failure

@@ -103,7 +103,7 @@ func pathLookupWith(fsys *links, path, project, pluginBin, shell string) func(na
 		}
 		// A script run through env starts its interpreter by name: npm is
 		// "#!/usr/bin/env node".
-		if n := envInterpreter(program); n != "" {
+		if n := fsys.interpreter(program); n != "" {
 			if dir := foundIn(fsys, entries, n); dir != "" && (shimFolder(dir) || launcher(fsys, filepath.Join(dir, n))) {
 				return shimmed(n, dir)
 			}
