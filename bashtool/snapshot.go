@@ -132,20 +132,20 @@ func snapshotsIn(dir string) Shell {
 		}
 		total += int64(len(data))
 		text := string(data)
-		lines := candidateLines(text)
-		if path, ok := snapshotPath(lines); ok && !slices.Contains(snap.paths, path) {
+		lines := scanSnapshot(text)
+		if path, ok := lines.path(); ok && !slices.Contains(snap.paths, path) {
 			if folders += len(filepath.SplitList(path)); folders > pathEntries {
 				snap.unreadable = fmt.Sprintf("the PATHs your shell exports (in Claude Code's shell snapshots in %s) hold more than %d folders, too many to look every program up in (remove the old ones: each session makes its own snapshot)", dir, pathEntries)
 				return snap
 			}
 			snap.paths = append(snap.paths, path)
-		} else if !ok && exportPath.MatchString(lines) {
+		} else if !ok && len(lines.exports) > 0 {
 			snap.unreadable = fmt.Sprintf("the PATH your shell exports (Claude Code's snapshot %s) could not be read", e.Name())
 		}
-		if strings.HasPrefix(e.Name(), "snapshot-zsh-") && !posixBuiltins.MatchString(lines) && defs[policy.CommandSkipsBuiltins] == "" {
+		if strings.HasPrefix(e.Name(), "snapshot-zsh-") && !lines.posixBuiltins && defs[policy.CommandSkipsBuiltins] == "" {
 			defs[policy.CommandSkipsBuiltins] = zshCommand
 		}
-		for name, what := range snapshotNames(text) {
+		for name, what := range lines.names(text) {
 			if _, seen := defs[name]; !seen {
 				defs[name] = what
 			}
@@ -194,17 +194,20 @@ const zshCommand = "the user's shell is zsh, whose command runs only programs fo
 
 // snapshotNames reads one snapshot's functions and aliases.
 func snapshotNames(text string) map[string]string {
-	whole := text
-	text = candidateLines(text)
+	return scanSnapshot(text).names(text)
+}
+
+// names is snapshotNames of whole, the snapshot s was scanned from.
+func (s snapshotLines) names(whole string) map[string]string {
 	names := map[string]string{}
 	function := func(name string) {
 		names[name] = fmt.Sprintf("%s is a function of your shell (from its startup files)", name)
 	}
-	for _, m := range plainFunction.FindAllStringSubmatch(text, -1) {
-		function(m[1])
+	for _, name := range s.functions {
+		function(name)
 	}
-	for _, m := range evalFunction.FindAllStringSubmatch(text, -1) {
-		function(m[1])
+	for _, name := range s.evals {
+		function(name)
 	}
 	for _, m := range base64Functions(whole) {
 		decoded, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(m[1]), ""))
@@ -215,13 +218,13 @@ func snapshotNames(text string) map[string]string {
 			function(f[1])
 		}
 	}
-	if allExport.MatchString(text) {
+	if s.allExport {
 		names[exportsAll] = "the user's shell exports every variable it assigns (allexport)"
 	}
-	if keyword.MatchString(text) {
+	if s.keyword {
 		names[policy.KeywordOption] = "the user's shell takes NAME=VALUE arguments for assignments (set -k)"
 	}
-	for _, m := range aliasLine.FindAllStringSubmatch(text, -1) {
+	for _, m := range s.aliases {
 		name, value := m[1], unquoteAlias(m[2])
 		first := ""
 		if words := strings.Fields(value); len(words) > 0 {
@@ -264,11 +267,15 @@ func unquoteAlias(v string) string {
 // letters, digits and _./:=@+,- (a space: /Applications/Visual Studio
 // Code.app/...). A PATH written otherwise is not read.
 func snapshotPath(text string) (string, bool) {
-	all := exportPath.FindAllStringSubmatch(text, -1)
-	if len(all) == 0 {
+	return scanSnapshot(text).path()
+}
+
+// path is snapshotPath of the snapshot s was scanned from.
+func (s snapshotLines) path() (string, bool) {
+	if len(s.exports) == 0 {
 		return "", false
 	}
-	quoted := strings.TrimRight(all[len(all)-1][1], " \t\r")
+	quoted := strings.TrimRight(s.exports[len(s.exports)-1], " \t\r")
 	var b strings.Builder
 	for i := 0; i < len(quoted); i++ {
 		switch c := quoted[i]; c {
@@ -351,23 +358,54 @@ func ansiC(s string, b *strings.Builder) (int, bool) {
 	return 0, false
 }
 
-// candidateLines keeps the lines of a snapshot that one of the anchored
-// expressions above could match (each matches within one line), and drops
-// the rest: the bodies of the user's functions, most of a snapshot. Run
-// over a whole 300 KiB snapshot, the expressions took 30 ms before every
-// Bash command (review CV); over these lines, a small part of that.
-func candidateLines(text string) string {
-	var b strings.Builder
+// snapshotLines is what the anchored expressions above find in a
+// snapshot. Each matches within one line, from its start, so each is
+// asked of the lines it can match alone, picked by the text it starts
+// with or holds, and finds there what it would find in the whole text
+// (snapshot_test.go holds the two together): run over a whole 300 KiB
+// snapshot, the expressions took 30 ms before every Bash command (review
+// CV); over the lines that could match, joined, still 2–3 ms, most of it
+// in the regular expression machine's scan of the joined text (review FE).
+type snapshotLines struct {
+	functions                         []string   // plainFunction's names, in order
+	evals                             []string   // evalFunction's
+	aliases                           [][]string // aliasLine's matches
+	exports                           []string   // what each export PATH= line sets, quoted
+	allExport, keyword, posixBuiltins bool
+}
+
+func scanSnapshot(text string) snapshotLines {
+	var s snapshotLines
 	for len(text) > 0 {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
-		if strings.HasPrefix(line, "alias ") || strings.HasPrefix(line, "eval ") || strings.HasPrefix(line, "export PATH=") ||
-			len(line) >= 3 && strings.EqualFold(line[:3], "set") || strings.Contains(line, " ()") {
-			b.WriteString(line)
-			b.WriteByte('\n')
+		switch {
+		case strings.HasPrefix(line, "alias "):
+			if m := aliasLine.FindStringSubmatch(line); m != nil {
+				s.aliases = append(s.aliases, m)
+			}
+		case strings.HasPrefix(line, "eval "):
+			if m := evalFunction.FindStringSubmatch(line); m != nil {
+				s.evals = append(s.evals, m[1])
+			}
+		case strings.HasPrefix(line, "export PATH="):
+			if m := exportPath.FindStringSubmatch(line); m != nil {
+				s.exports = append(s.exports, m[1])
+			}
+		case len(line) >= 3 && strings.EqualFold(line[:3], "set"):
+			s.allExport = s.allExport || allExport.MatchString(line)
+			s.keyword = s.keyword || keyword.MatchString(line)
+			s.posixBuiltins = s.posixBuiltins || posixBuiltins.MatchString(line)
+		}
+		// A function's header starts with its name, which may be alias,
+		// eval, export or set.
+		if strings.Contains(line, " ()") {
+			if m := plainFunction.FindStringSubmatch(line); m != nil {
+				s.functions = append(s.functions, m[1])
+			}
 		}
 	}
-	return b.String()
+	return s
 }
 
 // base64Functions is base64Function's matches in text, whose encoded
