@@ -124,3 +124,30 @@ func candidateLines(text string) string {
 	}
 	return b.String()
 }
+
+// functionHeader matches what plainFunction matches on one line, and
+// takes the same name: lines made of the characters the expression
+// treats apart, and of the text around them.
+func TestFunctionHeaderIsPlainFunction(t *testing.T) {
+	parts := []string{"f", "my-fn", "é", "\xff", " ", "  ", "\t", "\r", "\f", "\v", "(", ")", " ()", "()", "{", " {", "}", "=", "$", "'", `"`, `\`, "x", ";"}
+	r := rand.New(rand.NewPCG(rand.Uint64(), 4))
+	matched := 0
+	lines := []string{"", "f ()", "f () {", "f (){", "f ()  ", "f ()\t{", "f () {{", "f () { ", " f ()", "é\xff ()"}
+	for range 200000 {
+		var b strings.Builder
+		for range r.IntN(7) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		lines = append(lines, b.String())
+	}
+	for _, line := range lines {
+		name, ok := functionHeader(line)
+		m := plainFunction.FindStringSubmatch(line)
+		require.Equal(t, m != nil, ok, "%q", line)
+		if ok {
+			matched++
+			require.Equal(t, m[1], name, "%q", line)
+		}
+	}
+	assert.Greater(t, matched, 100)
+}

@@ -201,7 +201,7 @@ func snapshotNames(text string) map[string]string {
 func (s snapshotLines) names(whole string) map[string]string {
 	names := map[string]string{}
 	function := func(name string) {
-		names[name] = fmt.Sprintf("%s is a function of your shell (from its startup files)", name)
+		names[name] = name + " is a function of your shell (from its startup files)"
 	}
 	for _, name := range s.functions {
 		function(name)
@@ -374,6 +374,31 @@ type snapshotLines struct {
 	allExport, keyword, posixBuiltins bool
 }
 
+// functionHeader is plainFunction's name on one line, matched by hand:
+// a zsh framework's snapshot holds hundreds of function headers, and the
+// expression machine took a sixth of a PreToolUse that read one (review
+// FE). The name runs to the first blank or ()=$'"\\ (none of which it may
+// hold), then come " ()", a blank and a "{", each optional, and blanks.
+func functionHeader(line string) (string, bool) {
+	end := strings.IndexAny(line, " \t\n\f\r()=$'\"\\")
+	if end <= 0 {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(line[end:], " ()")
+	if !ok {
+		return "", false
+	}
+	if r, ok := strings.CutPrefix(rest, " {"); ok {
+		rest = r
+	} else {
+		rest = strings.TrimPrefix(rest, "{")
+	}
+	if strings.Trim(rest, " \t") != "" {
+		return "", false
+	}
+	return line[:end], true
+}
+
 func scanSnapshot(text string) snapshotLines {
 	var s snapshotLines
 	for len(text) > 0 {
@@ -400,8 +425,8 @@ func scanSnapshot(text string) snapshotLines {
 		// A function's header starts with its name, which may be alias,
 		// eval, export or set.
 		if strings.Contains(line, " ()") {
-			if m := plainFunction.FindStringSubmatch(line); m != nil {
-				s.functions = append(s.functions, m[1])
+			if name, ok := functionHeader(line); ok {
+				s.functions = append(s.functions, name)
 			}
 		}
 	}
