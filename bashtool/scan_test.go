@@ -54,7 +54,8 @@ func TestScanSnapshotFindsWhatTheWholeTextDoes(t *testing.T) {
 	}
 	// Snapshots Claude Code made of this machine's shells, where the
 	// tests left some.
-	for _, glob := range []string{"/root/.claude/shell-snapshots/*.sh", os.TempDir() + "/*/*/.claude/shell-snapshots/*.sh"} {
+	home, _ := os.UserHomeDir()
+	for _, glob := range []string{filepath.Join(home, ".claude", "shell-snapshots", "*.sh"), filepath.Join(os.TempDir(), "*", "*", ".claude", "shell-snapshots", "*.sh")} {
 		files, _ := filepath.Glob(glob)
 		for _, f := range files {
 			if data, err := os.ReadFile(f); err == nil && len(data) < 4<<20 {
