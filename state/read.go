@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -63,24 +62,21 @@ func (r *blockReader) line(indent int) (string, bool) {
 // a map with string keys). first, when not "", is the first pair's text,
 // already taken from a sequence item's line.
 func (r *blockReader) mapping(v reflect.Value, indent int, first string) bool {
-	var fields structKeys
-	var seen map[string]bool // a map's keys; a struct's fields are marked in seenField
-	var seenField []bool
+	fields := map[string]reflect.Value{}
 	switch v.Kind() {
 	case reflect.Struct:
-		if fields = keysOf(v.Type()); !fields.ok {
+		if !structFields(v, fields) {
 			return false
 		}
-		seenField = make([]bool, v.NumField())
 	case reflect.Map:
 		if v.Type().Key().Kind() != reflect.String || !settable(v.Type().Elem()) {
 			return false
 		}
 		v.Set(reflect.MakeMap(v.Type()))
-		seen = map[string]bool{}
 	default:
 		return false
 	}
+	seen := map[string]bool{}
 	for n := 0; ; n++ {
 		text := first
 		if n > 0 || first == "" {
@@ -91,14 +87,11 @@ func (r *blockReader) mapping(v reflect.Value, indent int, first string) bool {
 		}
 		r.at++
 		key, rest, ok := splitPair(text)
-		if !ok {
+		if !ok || seen[key] {
 			return false
 		}
+		seen[key] = true
 		if v.Kind() == reflect.Map {
-			if seen[key] {
-				return false
-			}
-			seen[key] = true
 			e := reflect.New(v.Type().Elem()).Elem()
 			if !r.value(e, indent, rest) {
 				return false
@@ -106,47 +99,28 @@ func (r *blockReader) mapping(v reflect.Value, indent int, first string) bool {
 			v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), e)
 			continue
 		}
-		i, known := fields.index[key]
-		if !known || seenField[i] {
-			return false
-		}
-		seenField[i] = true
-		if !r.value(v.Field(i), indent, rest) {
+		f, known := fields[key]
+		if !known || !r.value(f, indent, rest) {
 			return false
 		}
 	}
 }
 
-// structKeys maps each yaml key of a struct type to its field's index, as
-// yaml.v3 names them; ok is false for a shape readBlock does not decode
-// the same way.
-type structKeys struct {
-	index map[string]int
-	ok    bool
-}
-
-// structTypes holds each struct type's structKeys once made: a state's
-// lists hold many structs of one type, and the hooks read it on every call.
-var structTypes sync.Map // reflect.Type → structKeys
-
-func keysOf(t reflect.Type) structKeys {
-	if k, ok := structTypes.Load(t); ok {
-		return k.(structKeys)
-	}
-	k := structKeys{index: make(map[string]int, t.NumField()), ok: true}
+// structFields maps each yaml key of a struct to its field, as yaml.v3
+// names them; false for a shape it does not decode the same way.
+func structFields(v reflect.Value, fields map[string]reflect.Value) bool {
+	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		name, opts, ok := yamlKey(t.Field(i))
 		if !ok {
 			continue
 		}
 		if strings.Contains(opts, "inline") || strings.Contains(opts, "flow") {
-			k = structKeys{}
-			break
+			return false
 		}
-		k.index[name] = i
+		fields[name] = v.Field(i)
 	}
-	structTypes.Store(t, k)
-	return k
+	return true
 }
 
 // splitPair splits `key: value`, `key:` and `"key": value`.
