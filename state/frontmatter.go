@@ -119,11 +119,9 @@ func splitFrontmatter(data []byte) (front, body []byte, err error) {
 	return frontLF(data[n:end]), bodyLF(data[bodyAt:], bytes.HasSuffix(data[:bodyAt], crlf)), nil
 }
 
-// headChunk is how much LoadHead reads first, doubling after: a
-// frontmatter is a few KiB, a convergence ledger a few tens. A larger first
-// buffer costs every tool call its pages (32 KiB took 0.01–0.02 ms more
-// than 8 KiB a PreToolUse, review FE).
-const headChunk = 8 << 10
+// headChunk is how much LoadHead reads at a time: a frontmatter is a few
+// KiB, a convergence ledger a few tens.
+const headChunk = 32 << 10
 
 // frontLimit is the longest frontmatter a state file may have: readHead
 // reads no further before calling the file corrupt (a planted state file of
