@@ -199,7 +199,7 @@ func snapshotNames(text string) map[string]string {
 
 // names is snapshotNames of whole, the snapshot s was scanned from.
 func (s snapshotLines) names(whole string) map[string]string {
-	names := make(map[string]string, len(s.functions)+len(s.evals)+len(s.aliases))
+	names := map[string]string{}
 	function := func(name string) {
 		names[name] = name + " is a function of your shell (from its startup files)"
 	}
