@@ -19,8 +19,9 @@ import (
 // that share most entries, and EvalSymlinks looks at every folder of every
 // path it is given anew (a PreToolUse on one command made ~40 such calls
 // for 13 entries). What it learns is kept for as long as it lives, so a
-// links serves one call's lookups and no more: the judgment of one command
-// already rests on the file system as the hook saw it then.
+// links serves one call's lookups and no more (from one goroutine: its
+// maps are not locked): the judgment of one command already rests on the
+// file system as the hook saw it then.
 type links struct {
 	lstats map[string]lstatResult
 	stats  map[string]statResult
