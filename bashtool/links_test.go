@@ -92,10 +92,12 @@ func TestLinksEvalIsEvalSymlinks(t *testing.T) {
 }
 
 // The PATH rule decides through the cache as it did entry by entry with
-// filepath.EvalSymlinks (insideBefore): an entry is the project's when it
-// lies in it as written or once resolved, whatever the entries before it
-// resolved to, and a lookup shared between several PATHs judges each as
-// it would alone.
+// filepath.EvalSymlinks (insideBefore): an empty or relative entry is
+// refused, and an absolute one is the project's when it lies in it as
+// written or once resolved (links in it, ".." through a link, a project
+// named through a link), whatever the entries before it resolved to; a
+// lookup shared between several PATHs judges each as it would alone.
+// 2000 random PATHs over linkTree, each checked against that rule.
 func TestPathLookupThroughSharedLinks(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX PATH lists")
@@ -107,7 +109,10 @@ func TestPathLookupThroughSharedLinks(t *testing.T) {
 		root + "/p/sub/out/bin", root + "/dangling", root + "/loop1", root + "/tofile", root + "/q/abs2/../a/bin",
 		root + "/up/bin", root + "/q/intop", root + "/q/intop/deep", root + "/a/b/back/p", root + "/abs/back/up/sub",
 		root + "/q/abs2/intop/../bin", root + "/rel/../../p/bin", root + "/a/b/c/parent/back/p", root + "/p/sub/out/../bin",
-		root + "/p/sub/out/../b", root + "/q/intop/out/b/back/q", root + "/toroot" + root + "/p"}
+		root + "/p/sub/out/../b", root + "/q/intop/out/b/back/q", root + "/toroot" + root + "/p",
+		// Relative and empty entries are refused before any link is
+		// looked at; they must stay so, wherever they stand.
+		"", ".", "node_modules/.bin", "rel", "p/bin"}
 	projects := []string{root + "/p", root + "/up", root + "/q/intop", root + "/rel/back/p/", root + "/a"}
 	r := rand.New(rand.NewPCG(rand.Uint64(), 2))
 	var inside, outside int
@@ -125,8 +130,14 @@ func TestPathLookupThroughSharedLinks(t *testing.T) {
 				continue
 			}
 			for _, e := range path {
-				if insideBefore(e, project) {
+				if e == "" {
+					want = "an empty entry (the current folder)"
+				} else if !filepath.IsAbs(e) {
+					want = fmt.Sprintf("%q, relative to the folder a command runs in", e)
+				} else if insideBefore(e, project) {
 					want = fmt.Sprintf("%q, a folder of the project", e)
+				}
+				if want != "" {
 					break
 				}
 			}
