@@ -171,3 +171,41 @@ func insideBefore(dir, project string) bool {
 	real, err := filepath.EvalSymlinks(dir)
 	return err == nil && within(real, roots)
 }
+
+// links asks the file system about a path once: a link changed after it
+// was looked at is seen as it was by the rest of the call, through every
+// path that passes it (what lets the entries of one PATH, and the PATHs
+// of several snapshots, share the folders they have in common), while a
+// new links sees it as it is.
+func TestLinksAskEachPathOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("eval is EvalSymlinks itself there")
+	}
+	root := linkTree(t)
+	l := newLinks()
+	got, err := l.eval(root + "/abs/c")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "a/b/c"), got)
+	_, err = l.stat(root + "/a/file")
+	require.NoError(t, err)
+
+	require.NoError(t, os.Remove(filepath.Join(root, "abs")))
+	require.NoError(t, os.Symlink(filepath.Join(root, "p"), filepath.Join(root, "abs")))
+	require.NoError(t, os.Remove(filepath.Join(root, "a/file")))
+
+	for _, p := range []string{root + "/abs/c/", root + "/abs/./c", root + "/abs/back/p"} {
+		got, err := l.eval(p)
+		require.NoError(t, err, p)
+		want, err := newLinks().eval(strings.Replace(p, "/abs/", "/a/b/", 1))
+		require.NoError(t, err, p)
+		assert.Equal(t, want, got, "%s: through abs as it was first seen", p)
+		now, nowErr := filepath.EvalSymlinks(p)
+		fresh, freshErr := newLinks().eval(p)
+		assert.Equal(t, now, fresh, p)
+		assert.Equal(t, nowErr == nil, freshErr == nil, p)
+	}
+	_, err = l.stat(root + "/a/file")
+	assert.NoError(t, err, "the file as first seen")
+	_, err = newLinks().stat(root + "/a/file")
+	assert.Error(t, err)
+}
