@@ -2,6 +2,7 @@ package bashtool
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -63,8 +64,8 @@ func codexSnapshots(dir string) snapshots {
 		},
 		// Codex names no shell in the file's name: a snapshot of zsh has
 		// its options as setopt lines and PATH as a tied array.
-		zsh: func(_, lines string) bool {
-			return strings.HasPrefix(lines, "setopt ") || strings.Contains(lines, "\nsetopt ") || tiedPath.MatchString(lines)
+		zsh: func(_ string, lines snapshotLines) bool {
+			return lines.setopt || slices.ContainsFunc(lines.exports, func(p pathLine) bool { return p.tied })
 		},
 	}
 }

@@ -46,11 +46,16 @@ import (
 // shell (its path, $SHELL, or ""): to bash, shopt and help are builtins,
 // found without PATH; to zsh they are names it looks up like any other.
 func pathLookupIn(path, project, pluginBin, shell string) func(name string) string {
+	return pathLookupWith(newLinks(), path, project, pluginBin, shell)
+}
+
+// pathLookupWith is pathLookupIn asking fsys about the file system.
+func pathLookupWith(fsys *links, path, project, pluginBin, shell string) func(name string) string {
 	entries := filepath.SplitList(path)
 	if path == "" {
 		return nil // no PATH at all: the shell's default, all absolute
 	}
-	roots := projectRoots(project)
+	roots := projectRoots(fsys, project)
 	shims := false
 	for _, e := range entries {
 		var what string
@@ -61,10 +66,10 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 			what = fmt.Sprintf("%q, relative to the folder a command runs in", e)
 		case pluginBin != "" && filepath.Clean(e) == filepath.Clean(pluginBin):
 			continue
-		case insideProject(e, roots):
+		case insideProject(fsys, e, roots):
 			what = fmt.Sprintf("%q, a folder of the project", e)
 		default:
-			shims = shims || shimFolder(e) || launcher(filepath.Join(e, "node")) || launcher(filepath.Join(e, "npm"))
+			shims = shims || shimFolder(e) || launcher(fsys, filepath.Join(e, "node")) || launcher(fsys, filepath.Join(e, "npm"))
 			continue
 		}
 		return func(name string) string {
@@ -81,7 +86,7 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 	return func(name string) string {
 		program := name
 		if !strings.Contains(name, "/") {
-			dir := foundIn(search, name)
+			dir := foundIn(fsys, search, name)
 			if dir == "" {
 				if bashOnlyBuiltin[name] && !zsh || bundled[name] {
 					return ""
@@ -89,7 +94,7 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 				return notInstalled(name)
 			}
 			program = filepath.Join(dir, name)
-			if shims && (shimFolder(dir) || launcher(program)) {
+			if shims && (shimFolder(dir) || launcher(fsys, program)) {
 				return shimmed(name, dir)
 			}
 		}
@@ -98,8 +103,8 @@ func pathLookupIn(path, project, pluginBin, shell string) func(name string) stri
 		}
 		// A script run through env starts its interpreter by name: npm is
 		// "#!/usr/bin/env node".
-		if n := envInterpreter(program); n != "" {
-			if dir := foundIn(entries, n); dir != "" && (shimFolder(dir) || launcher(filepath.Join(dir, n))) {
+		if n := fsys.interpreter(program); n != "" {
+			if dir := foundIn(fsys, entries, n); dir != "" && (shimFolder(dir) || launcher(fsys, filepath.Join(dir, n))) {
 				return shimmed(n, dir)
 			}
 		}
@@ -118,11 +123,14 @@ func bashPaths(hook string, snapshots []string) []string {
 }
 
 // pathsLookup is pathLookupIn for a command that may run with any of paths:
-// the first reason one of them gives, or "".
+// the first reason one of them gives, or "". The paths' lookups share what
+// they learn about the file system (links): the PATHs of a user's shell
+// snapshots share most of their entries.
 func pathsLookup(paths []string, project, pluginBin, shell string) func(name string) string {
 	var lookups []func(string) string
+	fsys := newLinks()
 	for _, p := range paths {
-		if f := pathLookupIn(p, project, pluginBin, shell); f != nil {
+		if f := pathLookupWith(fsys, p, project, pluginBin, shell); f != nil {
 			lookups = append(lookups, f)
 		}
 	}
@@ -194,12 +202,12 @@ func shimFolder(dir string) bool {
 // script in Corepack's dist folder (corepack enable links npm, npx, yarn
 // and pnpm there), which runs the package manager package.json names.
 // The launcher named as itself is not one: it is no link.
-func launcher(program string) bool {
-	info, err := os.Lstat(program)
-	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+func launcher(fsys *links, program string) bool {
+	mode, err := fsys.lstat(program)
+	if err != nil || mode&os.ModeSymlink == 0 {
 		return false
 	}
-	real, err := filepath.EvalSymlinks(program)
+	real, err := fsys.eval(program)
 	if err != nil {
 		return false
 	}
@@ -210,9 +218,9 @@ func launcher(program string) bool {
 
 // foundIn returns the first of the (absolute) PATH entries that holds an
 // executable file named name, or "".
-func foundIn(entries []string, name string) string {
+func foundIn(fsys *links, entries []string, name string) string {
 	for _, e := range entries {
-		if info, err := os.Stat(filepath.Join(e, name)); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+		if info, err := fsys.stat(filepath.Join(e, name)); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
 			return e
 		}
 	}
@@ -220,12 +228,12 @@ func foundIn(entries []string, name string) string {
 }
 
 // projectRoots is the project folder as named and as its links resolve.
-func projectRoots(project string) []string {
+func projectRoots(fsys *links, project string) []string {
 	if project == "" {
 		return nil
 	}
 	roots := []string{filepath.Clean(project)}
-	if real, err := filepath.EvalSymlinks(project); err == nil && real != roots[0] {
+	if real, err := fsys.eval(project); err == nil && real != roots[0] {
 		roots = append(roots, real)
 	}
 	return roots
@@ -235,11 +243,11 @@ func projectRoots(project string) []string {
 // as written or once its links resolve (a link into the project, or an
 // entry like x/../bin through a link x: review R). An entry that does not
 // exist holds nothing to run.
-func insideProject(dir string, roots []string) bool {
+func insideProject(fsys *links, dir string, roots []string) bool {
 	if within(filepath.Clean(dir), roots) {
 		return true
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := fsys.eval(dir)
 	return err == nil && within(real, roots)
 }
 

@@ -91,6 +91,16 @@ func TestPathLookupShims(t *testing.T) {
 	assert.Empty(t, l("python3"), "found before the shims")
 	assert.Contains(t, l("not-installed-anywhere"), "found in no folder of PATH")
 	assert.Empty(t, pathLookup(bin+":/usr/bin", project, "")("ls"), "no shims")
+	// Several PATHs (the shell snapshots') share what they read of the
+	// file system: npm's first line, read for the PATH with shims, does
+	// not make the one without refuse it, nor the other way round.
+	assert.Empty(t, pathsLookup([]string{bin + ":/usr/bin", bin + ":" + shims}, project, "", "")("tool"))
+	for _, paths := range [][]string{{bin + ":/usr/bin", bin + ":" + shims + ":/usr/bin"}, {bin + ":" + shims + ":/usr/bin", bin + ":/usr/bin"}} {
+		both := pathsLookup(paths, project, "", "")
+		assert.Contains(t, both("npm"), "node", paths)
+		assert.Contains(t, both(filepath.Join(bin, "npm")), "node", paths)
+		assert.Empty(t, both("ls"), paths)
+	}
 
 	// A program named by its path is read for its "#!" line: a FIFO there
 	// must not hold the hook up until its deadline.

@@ -79,9 +79,9 @@ type snapshots struct {
 	owner string // whose they are, for messages: "Claude Code's"
 	// is reports whether the file named name is one of them.
 	is func(name string) bool
-	// zsh reports whether the snapshot named name, whose candidateLines are
-	// lines, is of zsh.
-	zsh func(name, lines string) bool
+	// zsh reports whether the snapshot named name, scanned as lines, is
+	// of zsh.
+	zsh func(name string, lines snapshotLines) bool
 }
 
 // claudeSnapshots are Claude Code's in dir: snapshot-SHELL-….sh.
@@ -90,7 +90,7 @@ func claudeSnapshots(dir string) snapshots {
 		is: func(name string) bool {
 			return strings.HasPrefix(name, "snapshot-") && strings.HasSuffix(name, ".sh")
 		},
-		zsh: func(name, _ string) bool { return strings.HasPrefix(name, "snapshot-zsh-") },
+		zsh: func(name string, _ snapshotLines) bool { return strings.HasPrefix(name, "snapshot-zsh-") },
 	}
 }
 
@@ -155,20 +155,20 @@ func snapshotsIn(src snapshots) Shell {
 		}
 		total += int64(len(data))
 		text := string(data)
-		lines := candidateLines(text)
-		if path, ok := snapshotPath(lines); ok && !slices.Contains(snap.paths, path) {
+		lines := scanSnapshot(text)
+		if path, ok := lines.path(); ok && !slices.Contains(snap.paths, path) {
 			if folders += len(filepath.SplitList(path)); folders > pathEntries {
 				snap.unreadable = fmt.Sprintf("the PATHs your shell exports (in %s shell snapshots in %s) hold more than %d folders, too many to look every program up in (remove the old ones: each session makes its own snapshot)", owner, dir, pathEntries)
 				return snap
 			}
 			snap.paths = append(snap.paths, path)
-		} else if !ok && (exportPath.MatchString(lines) || tiedPath.MatchString(lines)) {
+		} else if !ok && len(lines.exports) > 0 {
 			snap.unreadable = fmt.Sprintf("the PATH your shell exports (%s snapshot %s) could not be read", owner, e.Name())
 		}
-		if src.zsh(e.Name(), lines) && !posixBuiltins.MatchString(lines) && defs[policy.CommandSkipsBuiltins] == "" {
+		if src.zsh(e.Name(), lines) && !lines.posixBuiltins && defs[policy.CommandSkipsBuiltins] == "" {
 			defs[policy.CommandSkipsBuiltins] = zshCommand
 		}
-		for name, what := range snapshotNames(text) {
+		for name, what := range lines.names(text) {
 			if _, seen := defs[name]; !seen {
 				defs[name] = what
 			}
@@ -221,17 +221,20 @@ const zshCommand = "the user's shell is zsh, whose command runs only programs fo
 
 // snapshotNames reads one snapshot's functions and aliases.
 func snapshotNames(text string) map[string]string {
-	whole := text
-	text = candidateLines(text)
+	return scanSnapshot(text).names(text)
+}
+
+// names is snapshotNames of whole, the snapshot s was scanned from.
+func (s snapshotLines) names(whole string) map[string]string {
 	names := map[string]string{}
 	function := func(name string) {
-		names[name] = fmt.Sprintf("%s is a function of your shell (from its startup files)", name)
+		names[name] = name + " is a function of your shell (from its startup files)"
 	}
-	for _, m := range plainFunction.FindAllStringSubmatch(text, -1) {
-		function(m[1])
+	for _, name := range s.functions {
+		function(name)
 	}
-	for _, m := range evalFunction.FindAllStringSubmatch(text, -1) {
-		function(m[1])
+	for _, name := range s.evals {
+		function(name)
 	}
 	for _, m := range base64Functions(whole) {
 		decoded, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(m[1]), ""))
@@ -242,13 +245,13 @@ func snapshotNames(text string) map[string]string {
 			function(f[1])
 		}
 	}
-	if allExport.MatchString(text) {
+	if s.allExport {
 		names[exportsAll] = "the user's shell exports every variable it assigns (allexport)"
 	}
-	if keyword.MatchString(text) {
+	if s.keyword {
 		names[policy.KeywordOption] = "the user's shell takes NAME=VALUE arguments for assignments (set -k)"
 	}
-	for _, m := range aliasLine.FindAllStringSubmatch(text, -1) {
+	for _, m := range s.aliases {
 		name, value := m[1], unquoteAlias(m[2])
 		first := ""
 		if words := strings.Fields(value); len(words) > 0 {
@@ -286,17 +289,19 @@ func unquoteAlias(v string) string {
 // path=( WORD … ) (Codex's of zsh), each WORD as decodeWord reads it. A
 // PATH written otherwise is not read.
 func snapshotPath(text string) (string, bool) {
-	all := exportPath.Regexp().FindAllStringSubmatchIndex(text, -1)
-	tied := tiedPath.Regexp().FindAllStringSubmatchIndex(text, -1)
-	switch {
-	case len(tied) > 0 && (len(all) == 0 || tied[len(tied)-1][0] > all[len(all)-1][0]):
-		m := tied[len(tied)-1]
-		return tiedFolders(text[m[2]:m[3]])
-	case len(all) == 0:
+	return scanSnapshot(text).path()
+}
+
+// path is snapshotPath of the snapshot s was scanned from.
+func (s snapshotLines) path() (string, bool) {
+	if len(s.exports) == 0 {
 		return "", false
 	}
-	m := all[len(all)-1]
-	return decodeWord(strings.TrimRight(text[m[2]:m[3]], " \t\r"))
+	last := s.exports[len(s.exports)-1]
+	if last.tied {
+		return tiedFolders(last.value)
+	}
+	return decodeWord(strings.TrimRight(last.value, " \t\r"))
 }
 
 // tiedFolders is the PATH whose folders zsh printed as the words of a
@@ -460,24 +465,94 @@ func ansiC(s string, b *strings.Builder) (int, bool) {
 	return 0, false
 }
 
-// candidateLines keeps the lines of a snapshot that one of the anchored
-// expressions above could match (each matches within one line), and drops
-// the rest: the bodies of the user's functions, most of a snapshot. Run
-// over a whole 300 KiB snapshot, the expressions took 30 ms before every
-// Bash command (review CV); over these lines, a small part of that.
-func candidateLines(text string) string {
-	var b strings.Builder
+// snapshotLines is what the anchored expressions above find in a
+// snapshot. Each matches within one line, from its start, so each is
+// asked of the lines it can match alone, picked by the text it starts
+// with or holds, and finds there what it would find in the whole text
+// (scan_test.go holds the two together): run over a whole 300 KiB
+// snapshot, the expressions took 30 ms before every Bash command (review
+// CV); over the lines that could match, joined, still about 3.5 ms (go
+// test -bench Read), most of it in the regular expression machine's scan
+// of the joined text; line by line, 0.5–1.3 ms (review FE).
+type snapshotLines struct {
+	functions                         []string   // plainFunction's names, in order
+	evals                             []string   // evalFunction's
+	aliases                           [][]string // aliasLine's matches
+	exports                           []pathLine // each line that sets PATH, in order
+	allExport, keyword, posixBuiltins bool
+	setopt                            bool // a line starts with setopt (zsh prints its options so)
+}
+
+// pathLine is what one line of a snapshot sets PATH to, as written: a
+// word (exportPath: export PATH=WORD, declare -x PATH=WORD) or the words
+// of zsh's tied array (tiedPath: export -T PATH path=( WORD … )).
+type pathLine struct {
+	value string
+	tied  bool
+}
+
+// functionHeader is plainFunction's name on one line, matched by hand:
+// a zsh framework's snapshot holds hundreds of function headers, and the
+// expression machine took a sixth of a PreToolUse that read one (review
+// FE). The name runs to the first blank or ()=$'"\\ (none of which it may
+// hold), then come " ()", a blank and a "{", each optional, and blanks.
+func functionHeader(line string) (string, bool) {
+	end := strings.IndexAny(line, " \t\n\f\r()=$'\"\\")
+	if end <= 0 {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(line[end:], " ()")
+	if !ok {
+		return "", false
+	}
+	if r, ok := strings.CutPrefix(rest, " {"); ok {
+		rest = r
+	} else {
+		rest = strings.TrimPrefix(rest, "{")
+	}
+	if strings.Trim(rest, " \t") != "" {
+		return "", false
+	}
+	return line[:end], true
+}
+
+func scanSnapshot(text string) snapshotLines {
+	var s snapshotLines
 	for len(text) > 0 {
 		line, rest, _ := strings.Cut(text, "\n")
 		text = rest
-		if strings.HasPrefix(line, "alias ") || strings.HasPrefix(line, "eval ") || strings.HasPrefix(line, "export PATH=") ||
-			strings.HasPrefix(line, "declare -x PATH=") || strings.HasPrefix(line, "export -T PATH ") ||
-			len(line) >= 3 && strings.EqualFold(line[:3], "set") || strings.Contains(line, " ()") {
-			b.WriteString(line)
-			b.WriteByte('\n')
+		switch {
+		case strings.HasPrefix(line, "alias "):
+			if m := aliasLine.FindStringSubmatch(line); m != nil {
+				s.aliases = append(s.aliases, m)
+			}
+		case strings.HasPrefix(line, "eval "):
+			if m := evalFunction.FindStringSubmatch(line); m != nil {
+				s.evals = append(s.evals, m[1])
+			}
+		case strings.HasPrefix(line, "export PATH=") || strings.HasPrefix(line, "declare -x PATH="):
+			if m := exportPath.FindStringSubmatch(line); m != nil {
+				s.exports = append(s.exports, pathLine{value: m[1]})
+			}
+		case strings.HasPrefix(line, "export -T PATH "):
+			if m := tiedPath.FindStringSubmatch(line); m != nil {
+				s.exports = append(s.exports, pathLine{value: m[1], tied: true})
+			}
+		case len(line) >= 3 && strings.EqualFold(line[:3], "set"):
+			s.setopt = s.setopt || strings.HasPrefix(line, "setopt ")
+			s.allExport = s.allExport || allExport.MatchString(line)
+			s.keyword = s.keyword || keyword.MatchString(line)
+			s.posixBuiltins = s.posixBuiltins || posixBuiltins.MatchString(line)
+		}
+		// A function's header starts with its name, which may be alias,
+		// eval, export or set.
+		if strings.Contains(line, " ()") {
+			if name, ok := functionHeader(line); ok {
+				s.functions = append(s.functions, name)
+			}
 		}
 	}
-	return b.String()
+	return s
 }
 
 // base64Functions is base64Function's matches in text, whose encoded

@@ -61,3 +61,47 @@ func TestAKernelFileIsNotRead(t *testing.T) {
 	assert.ErrorContains(t, err, "a file of the kernel's")
 	assert.False(t, systemFile("/dev/shm/project/.claude/plansmith.yaml"), "/dev/shm is an ordinary folder")
 }
+
+// Read and Head read what io.ReadAll would, whatever the file's size
+// against the limit and the buffer made for it, and one allocation holds
+// a file of known size (review FE: a 300 KiB snapshot took ten).
+func TestReadSizes(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, 255, 256, 257, 511, 512, 513, 4095, 4096, 4097, 300 << 10} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte('a' + i%26)
+		}
+		file := filepath.Join(dir, "f")
+		require.NoError(t, os.WriteFile(file, data, 0o644))
+		for _, limit := range []int{0, 1, size - 1, size, size + 1, 2 * size, 1 << 20} {
+			if limit < 0 {
+				continue
+			}
+			got, err := Read(file, int64(limit))
+			if size > limit {
+				assert.ErrorIs(t, err, ErrTooLarge, "%d bytes, limit %d", size, limit)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, data, got, "%d bytes, limit %d", size, limit)
+			}
+			head, err := Head(file, int64(limit))
+			require.NoError(t, err)
+			assert.Equal(t, data[:min(size, limit)], head, "%d bytes, head %d", size, limit)
+		}
+	}
+	big := filepath.Join(dir, "big")
+	require.NoError(t, os.WriteFile(big, make([]byte, 300<<10), 0o644))
+	f, err := os.Open(big)
+	require.NoError(t, err)
+	defer f.Close()
+	read := 0
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, err := f.Seek(0, 0); err == nil {
+			b, _ := readAll(f, 300<<10)
+			read = len(b)
+		}
+	})
+	assert.Equal(t, 300<<10, read)
+	assert.Equal(t, 1.0, allocs, "one buffer for a file of known size")
+}
