@@ -22,13 +22,14 @@ type fixtures struct {
 	bigLoop         string // the same with a 50 MiB answer in the state's body
 	original        string // a project with the bash original's state file
 	home10, home10k string // homes with 10 and 10,000 plan-mode plan files
+	homeSnap        string // a home with one 300 KiB zsh snapshot of Claude Code's
 	loopState       []byte
 	originalState   []byte
 }
 
 func newFixtures(work, root, bin string) (*fixtures, error) {
 	fx := &fixtures{work: work, root: root, bin: bin}
-	for _, d := range []*string{&fx.noLoop, &fx.loop, &fx.bigLoop, &fx.original, &fx.home10, &fx.home10k} {
+	for _, d := range []*string{&fx.noLoop, &fx.loop, &fx.bigLoop, &fx.original, &fx.home10, &fx.home10k, &fx.homeSnap} {
 		var err error
 		if *d, err = os.MkdirTemp(work, "d"); err != nil {
 			return nil, err
@@ -55,7 +56,29 @@ func newFixtures(work, root, bin string) (*fixtures, error) {
 	if err := fx.plans(fx.home10k, 10000); err != nil {
 		return nil, err
 	}
+	snapshot := filepath.Join(fx.homeSnap, ".claude", "shell-snapshots", "snapshot-zsh-1764000000000-bench.sh")
+	if err := writeFile(snapshot, zshSnapshot(300<<10, os.Getenv("PATH"))); err != nil {
+		return nil, err
+	}
 	return fx, nil
+}
+
+// zshSnapshot is a shell snapshot as Claude Code writes one of a zsh with a
+// framework's functions loaded, of about n bytes: functions (their bodies
+// most of it), aliases, options, and the PATH last. Every user has one per
+// running session, and a PreToolUse on a Bash command reads them all.
+func zshSnapshot(n int, path string) []byte {
+	var b bytes.Buffer
+	b.WriteString("# Snapshot file\n# Unset all aliases to avoid conflicts with functions\nunalias -a 2>/dev/null || true\n# Functions\n")
+	for i := 0; b.Len() < n*9/10; i++ {
+		fmt.Fprintf(&b, "_prompt_part_%d () {\n\tlocal ret=$? dir=\"${PWD/#$HOME/~}\"\n\tif [[ -n \"$VIRTUAL_ENV\" ]]; then\n\t\tprint -n \"(${VIRTUAL_ENV:t}) \"\n\tfi\n\tgit rev-parse --abbrev-ref HEAD 2>/dev/null | read -r branch && print -n \"$branch\"\n\treturn $ret\n}\n", i)
+	}
+	b.WriteString("# Shell Options\nsetopt alwaystoend\nsetopt autocd\nsetopt autopushd\nsetopt extendedhistory\nsetopt interactivecomments\n# Aliases\n")
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "alias -- g%d='git log --oneline -%d'\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "# Check for rg availability\nif ! command -v rg >/dev/null 2>&1; then\n  alias rg='/opt/claude --ripgrep'\nfi\nexport PATH=%s\n", path)
+	return b.Bytes()
 }
 
 func writeFile(path string, data []byte) error {
@@ -203,6 +226,13 @@ func (fx *fixtures) variants(commands map[string]string) ([]*variant, error) {
 	add(&variant{name: "plugin pretooluse loop git", cmd: commands["PreToolUse"], dir: fx.loop, env: plugin(fx.loop, fx.home10),
 		stdin: hookInput(fx.loop, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
 			"tool_input": map[string]string{"command": gitCommand}}),
+		reset: resetLoop, check: silent})
+	// What a user's shell snapshot costs a Bash command: the benchmark's
+	// other homes have none, every user's has one per running session
+	// (compare with "plugin pretooluse loop").
+	add(&variant{name: "plugin pretooluse loop zsh-snapshot", cmd: commands["PreToolUse"], dir: fx.loop, env: plugin(fx.loop, fx.homeSnap),
+		stdin: hookInput(fx.loop, map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_input": map[string]string{"command": readOnlyCommand}}),
 		reset: resetLoop, check: silent})
 	// What the read path costs with a 50 MiB answer in the state (compare
 	// with "plugin pretooluse loop").

@@ -26,6 +26,7 @@ var comparisons = []struct{ label, num, den string }{
 	{"original / plugin, stop with a loop", "original stop loop", "plugin stop loop"},
 	{"original / plugin, pretooluse no loop", "original pretooluse no-loop", "plugin pretooluse no-loop"},
 	{"50 MiB state / small state, pretooluse", "plugin pretooluse loop 50MiB-state", "plugin pretooluse loop"},
+	{"a 300 KiB zsh snapshot / none, pretooluse", "plugin pretooluse loop zsh-snapshot", "plugin pretooluse loop"},
 	{"10,000 / 10 plan files, ExitPlanMode", "plugin pretooluse ExitPlanMode 10000-plans", "plugin pretooluse ExitPlanMode 10-plans"},
 	{"plugin / minimal Go program, pretooluse with a loop", "plugin pretooluse loop", "minimal Go program"},
 	{"plugin / minimal Go program, stop with a loop", "plugin stop loop", "minimal Go program"},
