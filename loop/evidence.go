@@ -70,7 +70,7 @@ func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) (out P
 	// never ends it: a state file LoadHead cannot read (its frontmatter has
 	// grown past the limit with runs' outputs) stays for Stop, which reads
 	// it whole, to carry on or end the loop, saying so.
-	t, err := openSessionAs(env, ev.Session, false, state.LoadHead, false)
+	t, err := openSessionAs(env, ev.Session, leaveUnbound, state.LoadHead, keepCorrupt)
 	if t == nil {
 		var lock *lockError
 		if errors.As(err, &lock) && ev.Steered {
@@ -329,7 +329,7 @@ func SessionStart(env Env, ev SessionEvent) PromptOutcome {
 	} else if found, err := lookState(p); err == nil && !found {
 		return PromptOutcome{}
 	}
-	t, err := openSessionWith(env, ev.Session, false, state.Load)
+	t, err := openSessionWith(env, ev.Session, leaveUnbound, state.Load)
 	var moved *movedAside
 	if errors.As(err, &moved) {
 		return moved.told()

@@ -23,7 +23,7 @@ import (
 // cannot be recorded, or the loop is one plansmith did not start here, the
 // prompt's hook ends the loop itself (cancelHere, cancelForeign).
 func PromptSubmit(env Env, ev PromptEvent) PromptOutcome {
-	t, err := openSessionWith(env, ev.Session, true, state.Load)
+	t, err := openSessionWith(env, ev.Session, bindUnbound, state.Load)
 	var foreign *notStartedHere
 	var unread *unreadState
 	var away *movedAway

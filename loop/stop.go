@@ -40,7 +40,7 @@ func Stop(env Env, ev StopEvent) StopOutcome {
 		return StopOutcome{} // no loop: neither the lock nor the answer is touched
 	}
 	msg, behind, msgErr := readAnswer(env, p, ev)
-	t, err := openSessionWith(env, ev.Session, true, state.Load)
+	t, err := openSessionWith(env, ev.Session, bindUnbound, state.Load)
 	var held *state.LockTimeoutError
 	var lock *lockError
 	var moved *movedAside

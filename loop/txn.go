@@ -204,14 +204,34 @@ func (t *txn) archiveCorrupt(now time.Time) (string, error) {
 // The caller commits a non-nil txn. load reads the state file. When a
 // state file exists but could not be locked or read, it also returns why
 // (noted on stderr already), for a caller that must tell the user.
-func openSessionWith(env Env, s Session, bind bool, load func(string) (*state.File, error)) (*txn, error) {
-	return openSessionAs(env, s, bind, load, true)
+func openSessionWith(env Env, s Session, bind binding, load func(string) (*state.File, error)) (*txn, error) {
+	return openSessionAs(env, s, bind, load, moveCorrupt)
 }
 
-// openSessionAs is openSessionWith; with moveCorrupt false a corrupt state
-// file is left where it is (noted, and returned as the error): a hook that
-// only adds to the loop (a sub-agent's run) never ends it.
-func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File, error), moveCorrupt bool) (*txn, error) {
+// binding says whether opening a session's loop binds an unbound one to
+// the session: its own Stop or prompt does, a tool call or a sub-agent's
+// run does not.
+type binding bool
+
+const (
+	bindUnbound  binding = true
+	leaveUnbound binding = false
+)
+
+// onCorrupt says what opening a session's loop does with a corrupt state
+// file: moves it aside (the loop ends), or keeps it where it is, noted and
+// returned as the error, for a hook that only adds to the loop (a
+// sub-agent's run) and so never ends it.
+type onCorrupt bool
+
+const (
+	moveCorrupt onCorrupt = true
+	keepCorrupt onCorrupt = false
+)
+
+// openSessionAs is openSessionWith, saying what to do with a corrupt state
+// file.
+func openSessionAs(env Env, s Session, bind binding, load func(string) (*state.File, error), corruptFile onCorrupt) (*txn, error) {
 	p, err := env.Paths(s)
 	if err != nil {
 		return nil, nil
@@ -219,7 +239,7 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	t, err := beginWith(p, false, load)
 	var corrupt *state.CorruptError
 	switch {
-	case errors.As(err, &corrupt) && !moveCorrupt:
+	case errors.As(err, &corrupt) && corruptFile == keepCorrupt:
 		env.note("%v; nothing recorded", err)
 		t.commit()
 		return nil, err
@@ -256,7 +276,7 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 	case elsewhere(l, p.Project):
 		t.commit()
 		return nil, nil
-	case l.SessionID == "" && s.ID != "" && bind && l.Project == "":
+	case l.SessionID == "" && s.ID != "" && bind == bindUnbound && l.Project == "":
 		// plansmith plan records the folder it starts in; a loop that names
 		// none was not started here (a repository can carry one), and is
 		// not taken on.
@@ -270,7 +290,7 @@ func openSessionAs(env Env, s Session, bind bool, load func(string) (*state.File
 		env.note("the loop in %s was not started by plansmith on this machine (a repository may carry its state file); it is left alone", p.Project)
 		t.commit()
 		return nil, &notStartedHere{}
-	case l.SessionID == "" && s.ID != "" && bind:
+	case l.SessionID == "" && s.ID != "" && bind == bindUnbound:
 		l.SessionID = s.ID
 		t.dirty = true
 		// The ID is spent once the binding is on disk: a bind whose save
