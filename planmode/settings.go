@@ -1,6 +1,7 @@
 package planmode
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,6 +61,9 @@ func LoadSetting(project string) (Setting, error) {
 		if err != nil || set {
 			return s, err
 		}
+	}
+	if projectHome {
+		return def, errors.New("the project's Claude Code settings (.claude/settings.json or settings.local.json) set HOME, or cannot be read, so no ~/.claude/plansmith.yaml is taken for yours")
 	}
 	if herr != nil || home == "" {
 		return def, nil

@@ -72,7 +72,7 @@ func TestLoadSettingIgnoresAHomeTheProjectSets(t *testing.T) {
 
 	write(filepath.Join(project, ".claude", "settings.json"), `{"env": {"HOME": "`+fake+`"}}`)
 	s, err = LoadSetting(project)
-	require.NoError(t, err)
+	require.ErrorContains(t, err, "set HOME, or cannot be read, so no ~/.claude/plansmith.yaml is taken for yours")
 	assert.True(t, s.On, "the repository's home turns nothing off")
 
 	// The project's own off, approved in that home, stays unapproved.
