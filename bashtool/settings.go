@@ -1,6 +1,7 @@
 package bashtool
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,6 +106,9 @@ func settingsVars(path string) (map[string]json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot be read (%v)", err)
 	}
+	// Claude Code reads a file that starts with a byte order mark
+	// (install.ClaudeSkips).
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var settings map[string]json.RawMessage
 	if err := json.Unmarshal(data, &settings); err != nil {
 		return nil, fmt.Errorf("cannot be understood as JSON (%v)", err)

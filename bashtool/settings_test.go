@@ -33,6 +33,11 @@ func TestSettingsEnv(t *testing.T) {
 		{"the last of two env keys", "settings.json", `{"env": {"A": "1"}, "env": {"BASH_ENV": "x"}}`, `"BASH_ENV"`},
 		{"an env that is no object", "settings.json", `{"env": ["BASH_ENV=x"]}`, "not an object"},
 		{"a file that is no JSON", "settings.json", `{"env": {"BASH_ENV": "x"},}`, "cannot be understood"},
+		// Claude Code reads a file that starts with a byte order mark
+		// (install.ClaudeSkips): so does the rule.
+		{"a byte order mark, no env", "settings.json", "\ufeff{\"permissions\": {}}", ""},
+		{"a byte order mark, inert env", "settings.json", "\ufeff{\"env\": {\"DISABLE_TELEMETRY\": \"1\"}}", ""},
+		{"a byte order mark, BASH_ENV", "settings.json", "\ufeff{\"env\": {\"BASH_ENV\": \"x\"}}", `sets "BASH_ENV" under env`},
 		// Claude Code reads the key env alone.
 		{"another key's case", "settings.json", `{"Env": {"BASH_ENV": "x"}}`, ""},
 	} {
