@@ -68,7 +68,7 @@ func SettingsEnv(home string, dirs ...string) string {
 		// Claude Code 2.1.330 reads the local settings of the git
 		// repository the folder lies in, at its root (review FG1), except
 		// at the user's home, as it does.
-		for _, root := range localSettingsRoots(dir) {
+		for _, root := range LocalSettingsRoots(dir) {
 			if seen[".local "+root] || home != "" && root == filepath.Clean(home) && !homeSet() {
 				continue
 			}
@@ -96,7 +96,7 @@ func SettingsSet(name string, dirs ...string) bool {
 		for _, file := range settingsFiles {
 			paths = append(paths, filepath.Join(dir, ".claude", file))
 		}
-		for _, root := range localSettingsRoots(dir) {
+		for _, root := range LocalSettingsRoots(dir) {
 			paths = append(paths, filepath.Join(root, ".claude", "settings.local.json"))
 		}
 		for _, path := range paths {
@@ -123,7 +123,7 @@ func SettingsSet(name string, dirs ...string) bool {
 // folder at or above dir holding a .git entry; a .git file (a linked
 // worktree's) names the main checkout through its gitdir and commondir.
 // Both the folder with the .git file and the main checkout are given.
-func localSettingsRoots(dir string) []string {
+func LocalSettingsRoots(dir string) []string {
 	for d := dir; ; d = filepath.Dir(d) {
 		git := filepath.Join(d, ".git")
 		info, err := os.Lstat(git)

@@ -188,6 +188,15 @@ func rankedSettings(e DoctorEnv) []settingsKeys {
 		{path: filepath.Join(e.Project, ".claude", "settings.local.json"), repo: repo},
 		{path: filepath.Join(e.Project, ".claude", "settings.json"), repo: repo},
 	}
+	// Claude Code 2.1.330 reads the local settings of the git repository
+	// the session starts in at its root, however deep (review FG1: an
+	// LD_PRELOAD there reached every hook). Ranked below the project's own
+	// files, which may be the ones it merges above them.
+	for _, root := range bashtool.LocalSettingsRoots(filepath.Clean(e.Project)) {
+		if e.Home == "" || root != filepath.Clean(e.Home) || bashtool.SettingsSet("HOME", e.Project) {
+			files = append(files, settingsKeys{path: filepath.Join(root, ".claude", "settings.local.json"), repo: true})
+		}
+	}
 	if e.Home != "" && repo {
 		files = append(files, settingsKeys{path: filepath.Join(e.Home, ".claude", "settings.json")})
 	}
