@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,6 +35,8 @@ func TestSettingsEnv(t *testing.T) {
 		{"the last of two env keys", "settings.json", `{"env": {"A": "1"}, "env": {"BASH_ENV": "x"}}`, `"BASH_ENV"`},
 		{"an env that is no object", "settings.json", `{"env": ["BASH_ENV=x"]}`, "not an object"},
 		{"a file that is no JSON", "settings.json", `{"env": {"BASH_ENV": "x"},}`, "cannot be understood"},
+		{"ANTHROPIC_ alone", "settings.json", `{"env": {"ANTHROPIC_": "x"}}`, `"ANTHROPIC_"`},
+		{"a name that only starts like the API's", "settings.json", `{"env": {"ANTHROPICS_KEY": "x"}}`, `"ANTHROPICS_KEY"`},
 		// Claude Code reads the key env alone.
 		{"another key's case", "settings.json", `{"Env": {"BASH_ENV": "x"}}`, ""},
 	} {
@@ -133,6 +136,10 @@ func TestSettingsEnvGitRoot(t *testing.T) {
 	assert.True(t, SettingsSet("LD_PRELOAD", sub))
 	assert.Contains(t, SettingsEnv(home, root, root), local, "at the root itself")
 	assert.Empty(t, SettingsEnv(root, sub, sub), "a repository at the user's home holds the user's settings")
+	// Unless the repository moves HOME there (review FD5).
+	write(root, "settings.local.json", `{"env": {"HOME": "`+root+`", "LD_PRELOAD": "./x.so"}}`)
+	assert.Contains(t, SettingsEnv(root, sub, sub), local, "a HOME the repository's own settings move there")
+	write(root, "settings.local.json", `{"env": {"LD_PRELOAD": "./x.so"}}`)
 	assert.Empty(t, SettingsEnv(home, t.TempDir()), "no repository")
 
 	// A linked worktree: the main checkout's local settings.
@@ -147,6 +154,18 @@ func TestSettingsEnvGitRoot(t *testing.T) {
 	assert.Empty(t, SettingsEnv(home, inTree))
 	write(tree, "settings.local.json", `{"env": {"PAGER": "./x"}}`)
 	assert.Contains(t, SettingsEnv(home, inTree), filepath.Join(tree, ".claude", "settings.local.json"), "the worktree's own root")
+	require.NoError(t, os.RemoveAll(filepath.Join(tree, ".claude")))
+
+	// A worktree whose .git file names its gitdir relatively (git
+	// worktree add --relative-paths, or worktree.useRelativePaths).
+	write(root, "settings.local.json", `{"env": {"LD_PRELOAD": "./x.so"}}`)
+	gitdir, err := os.ReadFile(filepath.Join(tree, ".git"))
+	require.NoError(t, err)
+	abs := strings.TrimSpace(strings.TrimPrefix(string(gitdir), "gitdir:"))
+	rel, err := filepath.Rel(tree, abs)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(tree, ".git"), []byte("gitdir: "+rel+"\n"), 0o644))
+	assert.Contains(t, SettingsEnv(home, inTree), local, "a relative gitdir")
 }
 
 func git(t *testing.T, dir string, args ...string) {
