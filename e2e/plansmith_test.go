@@ -653,6 +653,46 @@ func TestPlanSaysSoWhenProjectSettingsTurnTheHooksOff(t *testing.T) {
 	})
 }
 
+// TestPlanSaysSoWhenTheRepositorysLocalSettingsTurnTheHooksOff: Claude
+// Code 2.1.330 reads the local settings at the root of the git repository a
+// session starts in, however deep, above the session folder's own files:
+// disableAllHooks true there turned every hook off although both files of
+// the folder the session started in said false, and plan said read-only
+// while a touch went through (review FG1). 2.1.197 does not read that file
+// and runs the hooks; plan cannot tell the versions apart and says NOT
+// CHECKED for both.
+func TestPlanSaysSoWhenTheRepositorysLocalSettingsTurnTheHooksOff(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("touch unchecked.txt"),
+			ms.Text("done"),
+		)
+		root := e.Project
+		git := exec.Command("git", "init", "-q", root)
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		e.WriteProjectFile(".claude/settings.local.json", `{"disableAllHooks": true}`)
+		e.WriteProjectFile("sub/.claude/settings.local.json", `{"disableAllHooks": false}`)
+		e.WriteProjectFile("sub/.claude/settings.json", `{"disableAllHooks": false}`)
+		e.Project = filepath.Join(root, "sub") // Claude Code starts there
+
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
+		reqs := e.Model.Requests()
+		require.GreaterOrEqual(t, len(reqs), 2)
+		require.Len(t, reqs[1].ToolResults, 1)
+		started := reqs[1].ToolResults[0].Content
+		assert.Contains(t, started, "planning loop started")
+		assert.Contains(t, started, "NOT CHECKED: Claude Code runs no hooks, plansmith's included: disableAllHooks is true in "+filepath.Join(root, ".claude", "settings.local.json"))
+		assert.NotContains(t, started, "read-only while planning")
+		if cli != "2.1.197" {
+			assert.Equal(t, "done", res.Result, "no Stop hook held the turn")
+			assert.FileExists(t, filepath.Join(e.Project, "unchecked.txt"), "the client ran the command with no hook: what plan now says")
+		}
+	})
+}
+
 // TestPlanSaysSoWhenProjectSettingsWrapTheHooks: Claude Code gives its
 // hooks the env of the project's .claude/settings.json too. There
 // CLAUDE_CODE_SHELL_PREFIX runs every hook command, the plugin's included,
