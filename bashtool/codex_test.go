@@ -142,3 +142,31 @@ func FuzzSnapshotPath(f *testing.F) {
 		}
 	})
 }
+
+// Codex names no shell in a snapshot's name: zsh is told by a line that
+// starts "setopt " (or a tied PATH), and its posix_builtins option, which
+// makes command run builtins again, is read as in Claude Code's zsh
+// snapshots; a word that only starts with setopt tells nothing, and a PATH
+// line ended by CR is read without it (review FG: mutants no other test
+// told apart).
+func TestCodexSnapshotTellsZshByItsLines(t *testing.T) {
+	for text, want := range map[string]bool{
+		"setopt nohashdirs\nexport PATH=/usr/bin\n":                        true,
+		"setopt nohashdirs\nsetopt posixbuiltins\nexport PATH=/usr/bin\n":  false,
+		"setopt nohashdirs\nSETOPT POSIX_BUILTINS\nexport PATH=/usr/bin\n": false,
+		"setoptions=1\nexport PATH=/usr/bin\n":                             false,
+		"export -T PATH path=( /usr/bin )\n":                               true,
+		"declare -x PATH=\"/usr/bin\"\n":                                   false,
+		"setopt nohashdirs\r\nexport PATH=/usr/bin:/bin\r\n":               true,
+	} {
+		codexHome := t.TempDir()
+		folder := filepath.Join(codexHome, "shell_snapshots")
+		require.NoError(t, os.MkdirAll(folder, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(folder, "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee.1.sh"), []byte(text), 0o644))
+		s := ReadCodex(func(name string) string { return map[string]string{"CODEX_HOME": codexHome}[name] })
+		assert.Equal(t, want, s.Defines(policy.CommandSkipsBuiltins, "") != "", "%q", text)
+	}
+	got, ok := snapshotPath("export PATH=/usr/bin:/bin\r\n")
+	assert.True(t, ok)
+	assert.Equal(t, "/usr/bin:/bin", got, "a CR at the line's end is not PATH's")
+}

@@ -209,3 +209,35 @@ func TestLinksAskEachPathOnce(t *testing.T) {
 	_, err = newLinks().stat(root + "/a/file")
 	assert.Error(t, err)
 }
+
+// eval stops where EvalSymlinks stops, after 255 links (a chain of 256
+// fails, one of 255 resolves), and keeps the ".." a relative path cannot
+// take off, however many (review FG: mutants of walk that no other test
+// told apart).
+func TestLinksEvalChainsAndLeadingDots(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("eval is EvalSymlinks itself there")
+	}
+	root := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(root, "end"), 0o755))
+	prev := "end"
+	for i := range 256 {
+		name := fmt.Sprintf("l%d", i)
+		require.NoError(t, os.Symlink(prev, filepath.Join(root, name)))
+		prev = name
+	}
+	deep := filepath.Join(root, "end", "a", "b", "c")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+	t.Chdir(deep)
+	for _, p := range []string{filepath.Join(root, "l254"), filepath.Join(root, "l255"), filepath.Join(root, "l255", "a"),
+		"../../..", "../../../..", "../../../../x/..", "../../../a/../..", "../.."} {
+		want, wantErr := filepath.EvalSymlinks(p)
+		got, err := newLinks().eval(p)
+		assert.Equal(t, want, got, p)
+		assert.Equal(t, wantErr == nil, err == nil, "%s: %v, EvalSymlinks %v", p, err, wantErr)
+	}
+	_, err := newLinks().eval(filepath.Join(root, "l255"))
+	assert.Error(t, err, "256 links")
+	_, err = newLinks().eval(filepath.Join(root, "l254"))
+	assert.NoError(t, err, "255 links")
+}

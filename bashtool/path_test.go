@@ -280,3 +280,28 @@ func TestPathLookupRefusesAProgramNotInstalled(t *testing.T) {
 func pathLookup(path, project, pluginBin string) func(name string) string {
 	return pathLookupIn(path, project, pluginBin, "")
 }
+
+// What the shell would not run is not found: a folder named like the
+// program in an earlier PATH entry does not hide the shim after it; a
+// folder that only begins with the project's name is not the project's;
+// and env named by any path ("#!/bin/env node") looks its program up as
+// /usr/bin/env does (review FG: mutants no other test told apart).
+func TestPathLookupLooksAsTheShellDoes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX PATH lists")
+	}
+	base := t.TempDir()
+	project := filepath.Join(base, "proj")
+	sibling := filepath.Join(base, "proj-tools")
+	shims := filepath.Join(base, "mise", "shims")
+	bin := filepath.Join(base, "bin")
+	for _, d := range []string{project, sibling, shims, filepath.Join(bin, "node")} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(shims, "node"), []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "npm2"), []byte("#!/bin/env node\n"), 0o755))
+	l := pathLookup(bin+":"+sibling+":"+shims, project, "")
+	assert.Contains(t, l("node"), "shim", "bin/node is a folder: the shell runs the shim")
+	assert.Contains(t, l("npm2"), "node would run through the shim")
+	assert.Empty(t, pathLookup(sibling+":/usr/bin", project, "")("ls"), "proj-tools is not the project proj")
+}

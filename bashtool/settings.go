@@ -39,13 +39,16 @@ var settingsFiles = []string{"settings.json", "settings.local.json"}
 // SettingsEnv says why a Bash command Claude Code runs may start with
 // variables that settings files of the project set, or "": one of the
 // project's settings files (settingsFiles in dirs' .claude folders: the
-// loop's project and $CLAUDE_PROJECT_DIR, where Claude Code was started)
+// loop's project and $CLAUDE_PROJECT_DIR, where Claude Code was started;
+// and the settings.local.json at the root of the git repository each lies
+// in, localSettingsRoots)
 // sets under env a variable that is not known to be inert, or cannot be
 // read or understood (Claude Code may read it otherwise). home is the
 // user's home folder, whose .claude/settings.json is the user's own
 // settings, not a repository's.
 func SettingsEnv(home string, dirs ...string) string {
 	seen := map[string]bool{}
+	homeSet := func() bool { return SettingsSet("HOME", dirs...) }
 	for _, dir := range dirs {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
@@ -54,12 +57,24 @@ func SettingsEnv(home string, dirs ...string) string {
 		// The home folder's settings are the user's, unless they move HOME:
 		// a project whose settings set HOME to its own folder would pass
 		// for it (Claude Code 2.1.197 gives the hooks that HOME; review FD5).
-		if seen[dir] || home != "" && dir == filepath.Clean(home) && !SettingsSet("HOME", dir) {
+		if seen[dir] || home != "" && dir == filepath.Clean(home) && !homeSet() {
 			continue
 		}
 		seen[dir] = true
 		for _, name := range settingsFiles {
 			if why := settingsFileEnv(filepath.Join(dir, ".claude", name)); why != "" {
+				return why
+			}
+		}
+		// Claude Code 2.1.330 reads the local settings of the git
+		// repository the folder lies in, at its root (review FG1), except
+		// at the user's home, as it does.
+		for _, root := range LocalSettingsRoots(dir) {
+			if seen[".local "+root] || home != "" && root == filepath.Clean(home) && !homeSet() {
+				continue
+			}
+			seen[".local "+root] = true
+			if why := settingsFileEnv(filepath.Join(root, ".claude", "settings.local.json")); why != "" {
 				return why
 			}
 		}
@@ -77,8 +92,15 @@ func SettingsSet(name string, dirs ...string) bool {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
+		dir = filepath.Clean(dir)
+		var paths []string
 		for _, file := range settingsFiles {
-			path := filepath.Join(filepath.Clean(dir), ".claude", file)
+			paths = append(paths, filepath.Join(dir, ".claude", file))
+		}
+		for _, root := range LocalSettingsRoots(dir) {
+			paths = append(paths, filepath.Join(root, ".claude", "settings.local.json"))
+		}
+		for _, path := range paths {
 			vars, err := settingsVars(path)
 			if err != nil {
 				return true
@@ -89,6 +111,69 @@ func SettingsSet(name string, dirs ...string) bool {
 		}
 	}
 	return false
+}
+
+// localSettingsRoots are the folders other than dir whose
+// .claude/settings.local.json Claude Code reads as the local settings of a
+// session started in dir: Claude Code 2.1.330 keeps a git repository's
+// local settings at its root, the main checkout's for a linked worktree,
+// however deep in it the session starts (seen: LD_PRELOAD in the root's
+// settings.local.json reached every Bash command, and every hook, of a
+// session started in a subfolder; review FG1). 2.1.197 does not, but a
+// file that sets nothing costs nothing. The repository is the nearest
+// folder at or above dir holding a .git entry; a .git file (a linked
+// worktree's) names the main checkout through its gitdir and commondir.
+// Both the folder with the .git file and the main checkout are given.
+func LocalSettingsRoots(dir string) []string {
+	for d := dir; ; d = filepath.Dir(d) {
+		git := filepath.Join(d, ".git")
+		info, err := os.Lstat(git)
+		if err == nil {
+			var roots []string
+			if d != dir {
+				roots = append(roots, d)
+			}
+			if !info.IsDir() {
+				if main := mainCheckout(d, git); main != "" && main != dir && main != d {
+					roots = append(roots, main)
+				}
+			}
+			return roots
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
+}
+
+// mainCheckout is the main checkout of the linked worktree at dir whose
+// .git file is git ("gitdir: …/.git/worktrees/NAME", whose commondir names
+// the main .git), or "" when that cannot be told.
+func mainCheckout(dir, git string) string {
+	data, err := plainfile.Read(git, 4096)
+	if err != nil {
+		return ""
+	}
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(dir, gitdir)
+	}
+	common := gitdir
+	if data, err := plainfile.Read(filepath.Join(gitdir, "commondir"), 4096); err == nil {
+		common = strings.TrimSpace(string(data))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitdir, common)
+		}
+	}
+	common = filepath.Clean(common)
+	if filepath.Base(common) != ".git" {
+		return ""
+	}
+	return filepath.Dir(common)
 }
 
 // settingsVars returns the variables the settings file at path sets under

@@ -2,7 +2,9 @@ package bashtool
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +40,8 @@ func TestSettingsEnv(t *testing.T) {
 		{"a byte order mark, no env", "settings.json", "\ufeff{\"permissions\": {}}", ""},
 		{"a byte order mark, inert env", "settings.json", "\ufeff{\"env\": {\"DISABLE_TELEMETRY\": \"1\"}}", ""},
 		{"a byte order mark, BASH_ENV", "settings.json", "\ufeff{\"env\": {\"BASH_ENV\": \"x\"}}", `sets "BASH_ENV" under env`},
+		{"ANTHROPIC_ alone", "settings.json", `{"env": {"ANTHROPIC_": "x"}}`, `"ANTHROPIC_"`},
+		{"a name that only starts like the API's", "settings.json", `{"env": {"ANTHROPICS_KEY": "x"}}`, `"ANTHROPICS_KEY"`},
 		// Claude Code reads the key env alone.
 		{"another key's case", "settings.json", `{"Env": {"BASH_ENV": "x"}}`, ""},
 	} {
@@ -105,4 +109,74 @@ func TestSettingsSet(t *testing.T) {
 	assert.True(t, SettingsSet("HOME", "", "relative", project))
 	require.NoError(t, os.WriteFile(local, []byte(`{"env": `), 0o644))
 	assert.True(t, SettingsSet("HOME", project), "a file that cannot be understood may set it")
+}
+
+// TestSettingsEnvGitRoot: Claude Code 2.1.330 reads the local settings of
+// the git repository a session starts in at the repository's root (the
+// main checkout's, for a linked worktree), however deep the session
+// starts: LD_PRELOAD in the root's .claude/settings.local.json reached
+// every Bash command of a session started in a subfolder, and the rule,
+// which read only the folder Claude Code was started in, let ls run
+// (review FG1). Its settings.json is not read there, and a repository at
+// the user's home holds the user's own settings.
+func TestSettingsEnvGitRoot(t *testing.T) {
+	write := func(dir, file, content string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", file), []byte(content), 0o644))
+	}
+	home, root := t.TempDir(), t.TempDir()
+	git(t, root, "init", "-q")
+	sub := filepath.Join(root, "a", "sub")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+
+	write(root, "settings.json", `{"env": {"BASH_ENV": "x"}}`)
+	assert.Empty(t, SettingsEnv(home, sub, sub), "Claude Code reads no settings.json above where it starts")
+	require.NoError(t, os.Remove(filepath.Join(root, ".claude", "settings.json")))
+	write(root, "settings.local.json", `{"env": {"LD_PRELOAD": "./x.so"}}`)
+	local := filepath.Join(root, ".claude", "settings.local.json")
+	got := SettingsEnv(home, sub, sub)
+	assert.Contains(t, got, `"LD_PRELOAD"`)
+	assert.Contains(t, got, local)
+	assert.True(t, SettingsSet("LD_PRELOAD", sub))
+	assert.Contains(t, SettingsEnv(home, root, root), local, "at the root itself")
+	assert.Empty(t, SettingsEnv(root, sub, sub), "a repository at the user's home holds the user's settings")
+	// Unless the repository moves HOME there (review FD5).
+	write(root, "settings.local.json", `{"env": {"HOME": "`+root+`", "LD_PRELOAD": "./x.so"}}`)
+	assert.Contains(t, SettingsEnv(root, sub, sub), local, "a HOME the repository's own settings move there")
+	write(root, "settings.local.json", `{"env": {"LD_PRELOAD": "./x.so"}}`)
+	assert.Empty(t, SettingsEnv(home, t.TempDir()), "no repository")
+
+	// A linked worktree: the main checkout's local settings.
+	git(t, root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x")
+	tree := filepath.Join(t.TempDir(), "tree")
+	git(t, root, "worktree", "add", "-q", tree)
+	assert.Contains(t, SettingsEnv(home, tree), local, "a linked worktree")
+	inTree := filepath.Join(tree, "deep")
+	require.NoError(t, os.MkdirAll(inTree, 0o755))
+	assert.Contains(t, SettingsEnv(home, inTree), local, "a folder of a linked worktree")
+	require.NoError(t, os.Remove(local))
+	assert.Empty(t, SettingsEnv(home, inTree))
+	write(tree, "settings.local.json", `{"env": {"PAGER": "./x"}}`)
+	assert.Contains(t, SettingsEnv(home, inTree), filepath.Join(tree, ".claude", "settings.local.json"), "the worktree's own root")
+	require.NoError(t, os.RemoveAll(filepath.Join(tree, ".claude")))
+
+	// A worktree whose .git file names its gitdir relatively (git
+	// worktree add --relative-paths, or worktree.useRelativePaths).
+	write(root, "settings.local.json", `{"env": {"LD_PRELOAD": "./x.so"}}`)
+	gitdir, err := os.ReadFile(filepath.Join(tree, ".git"))
+	require.NoError(t, err)
+	abs := strings.TrimSpace(strings.TrimPrefix(string(gitdir), "gitdir:"))
+	rel, err := filepath.Rel(tree, abs)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(tree, ".git"), []byte("gitdir: "+rel+"\n"), 0o644))
+	assert.Contains(t, SettingsEnv(home, inTree), local, "a relative gitdir")
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
 }

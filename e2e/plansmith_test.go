@@ -536,6 +536,51 @@ func TestPlanRefusesTheShellWhileProjectSettingsSetVariables(t *testing.T) {
 	})
 }
 
+// TestPlanRefusesTheShellWhileTheRepositorysLocalSettingsSetVariables:
+// Claude Code 2.1.330 reads the local settings of the git repository a
+// session starts in at the repository's root, however deep in it the
+// session starts; a BASH_ENV in the root's .claude/settings.local.json ran
+// a project script with every command of a session started in a
+// subfolder, while the rule read only that subfolder's settings and let ls
+// through (review FG1). 2.1.197 reads only the subfolder's, but the
+// refusal holds with either.
+func TestPlanRefusesTheShellWhileTheRepositorysLocalSettingsSetVariables(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("ls -a"),
+			answer(t, "01-understand.md"),
+		)
+		root := e.Project
+		git := exec.Command("git", "init", "-q", root)
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		seedProject(e)
+		ran := filepath.Join(root, "ran.log")
+		mark := filepath.Join(root, "tools", "mark")
+		e.WriteProjectFile("tools/mark", "printf '%s\\n' \"$BASH_EXECUTION_STRING$ZSH_EXECUTION_STRING\" >> '"+ran+"'\n")
+		e.WriteProjectFile("tools/zsh/.zshenv", ". '"+mark+"'\n")
+		e.WriteProjectFile(".claude/settings.local.json", `{"env": {"BASH_ENV": "`+mark+`", "ZDOTDIR": "`+filepath.Join(root, "tools", "zsh")+`"}}`)
+		e.WriteProjectFile("sub/notes.txt", "notes\n")
+		e.Project = filepath.Join(root, "sub") // Claude Code starts there
+
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
+		assert.Equal(t, sessionText(t, "01-understand.md"), res.Result)
+		reqs := e.Model.Requests()
+		require.Len(t, reqs, 3)
+		require.Contains(t, reqs[1].ToolResults[0].Content, "planning loop started")
+		assertRefused(t, e, res, reqs, []refusal{{"Bash", "ls -a", 2}})
+		assert.Contains(t, reqs[2].ToolResults[0].Content, "Rule: settings-env")
+		assert.Contains(t, reqs[2].ToolResults[0].Content, filepath.Join(root, ".claude", "settings.local.json"))
+		log, _ := os.ReadFile(ran)
+		if cli != "2.1.197" {
+			assert.NotEmpty(t, string(log), "the root's local settings reached no shell: this Claude Code no longer reads them there")
+		}
+		assert.False(t, strings.Contains(string(log), "ls -a"), "the project's script ran with ls -a while planning")
+	})
+}
+
 // TestPlanTakesNoApprovalFromAHomeTheProjectSets: a project's settings may
 // set HOME, and Claude Code 2.1.197 gives that HOME to the Bash tool and to
 // the hooks (2.1.330 gives it to neither). plan then finds no transcript
@@ -605,6 +650,46 @@ func TestPlanSaysSoWhenProjectSettingsTurnTheHooksOff(t *testing.T) {
 		assert.NotContains(t, started, "read-only while planning")
 		assert.FileExists(t, filepath.Join(e.Project, "unchecked.txt"), "the client ran the command with no hook: what plan now says")
 		assert.Empty(t, denials(t, res))
+	})
+}
+
+// TestPlanSaysSoWhenTheRepositorysLocalSettingsTurnTheHooksOff: Claude
+// Code 2.1.330 reads the local settings at the root of the git repository a
+// session starts in, however deep, above the session folder's own files:
+// disableAllHooks true there turned every hook off although both files of
+// the folder the session started in said false, and plan said read-only
+// while a touch went through (review FG1). 2.1.197 does not read that file
+// and runs the hooks; plan cannot tell the versions apart and says NOT
+// CHECKED for both.
+func TestPlanSaysSoWhenTheRepositorysLocalSettingsTurnTheHooksOff(t *testing.T) {
+	t.Parallel()
+	EachCLI(t, func(t *testing.T, cli string) {
+		e := plansmithEnv(t, cli,
+			runCommand("plan"),
+			bash("touch unchecked.txt"),
+			ms.Text("done"),
+		)
+		root := e.Project
+		git := exec.Command("git", "init", "-q", root)
+		out, err := git.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		e.WriteProjectFile(".claude/settings.local.json", `{"disableAllHooks": true}`)
+		e.WriteProjectFile("sub/.claude/settings.local.json", `{"disableAllHooks": false}`)
+		e.WriteProjectFile("sub/.claude/settings.json", `{"disableAllHooks": false}`)
+		e.Project = filepath.Join(root, "sub") // Claude Code starts there
+
+		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
+		reqs := e.Model.Requests()
+		require.GreaterOrEqual(t, len(reqs), 2)
+		require.Len(t, reqs[1].ToolResults, 1)
+		started := reqs[1].ToolResults[0].Content
+		assert.Contains(t, started, "planning loop started")
+		assert.Contains(t, started, "NOT CHECKED: Claude Code runs no hooks, plansmith's included: disableAllHooks is true in "+filepath.Join(root, ".claude", "settings.local.json"))
+		assert.NotContains(t, started, "read-only while planning")
+		if cli != "2.1.197" {
+			assert.Equal(t, "done", res.Result, "no Stop hook held the turn")
+			assert.FileExists(t, filepath.Join(e.Project, "unchecked.txt"), "the client ran the command with no hook: what plan now says")
+		}
 	})
 }
 

@@ -171,14 +171,20 @@ func claudeRegistrations(e DoctorEnv) (checks []Check, registered []string, plug
 }
 
 // rankedSettings are the Claude Code settings files read here, highest
-// rank first, as Claude Code merges them: the project's local settings
-// outrank the project's, which outrank the user's (seen with 2.1.197 and
-// 2.1.330: a local false kept the hooks of a project disableAllHooks true,
-// a project false those of a user true). Each is decoded to its top-level
-// keys; a file that is missing, cannot be read or is skipped by Claude
-// Code (ClaudeSkips) sets nothing and is left out. repo is set for the
-// project's files, which a repository can carry.
-func rankedSettings(e DoctorEnv) []settingsKeys {
+// rank first, as Claude Code merges them, one list for each way the
+// versions rank them: the project's local settings outrank the project's,
+// which outrank the user's (seen with 2.1.197 and 2.1.330: a local false
+// kept the hooks of a project disableAllHooks true, a project false those
+// of a user true). Claude Code 2.1.330 also reads the local settings of
+// the git repository the session starts in at the repository's root,
+// however deep, above all of those (review FG1: its disableAllHooks true
+// turned the hooks off over a false in both of the session folder's
+// files; an LD_PRELOAD there reached every hook); 2.1.197 does not read
+// it, so a false there does not keep its hooks. Each file is decoded to
+// its top-level keys; a file that is missing, cannot be read or is skipped
+// by Claude Code (ClaudeSkips) sets nothing and is left out. repo is set
+// for the project's files, which a repository can carry.
+func rankedSettings(e DoctorEnv) [][]settingsKeys {
 	// A session started in the home folder has the user's settings for
 	// its project's, unless they move HOME there: Claude Code 2.1.197
 	// gives the Bash tool, plan included, the HOME a project's settings
@@ -191,6 +197,22 @@ func rankedSettings(e DoctorEnv) []settingsKeys {
 	if e.Home != "" && repo {
 		files = append(files, settingsKeys{path: filepath.Join(e.Home, ".claude", "settings.json")})
 	}
+	var roots []settingsKeys
+	for _, root := range bashtool.LocalSettingsRoots(filepath.Clean(e.Project)) {
+		if e.Home == "" || root != filepath.Clean(e.Home) || bashtool.SettingsSet("HOME", e.Project) {
+			roots = append(roots, settingsKeys{path: filepath.Join(root, ".claude", "settings.local.json"), repo: true})
+		}
+	}
+	rankings := [][]settingsKeys{readSettingsKeys(files)}
+	if roots := readSettingsKeys(roots); len(roots) > 0 {
+		rankings = append(rankings, append(roots, rankings[0]...))
+	}
+	return rankings
+}
+
+// readSettingsKeys is files, each with its keys, less those that set
+// nothing.
+func readSettingsKeys(files []settingsKeys) []settingsKeys {
 	var out []settingsKeys
 	for _, f := range files {
 		data, existed, err := readClaudeSettings(f.path)
@@ -221,7 +243,16 @@ type settingsKeys struct {
 // user's own prefix (in their settings or environment) is theirs, and
 // trusted to hand the answer on.
 func hooksBypassed(e DoctorEnv) (why, fix string) {
-	files := rankedSettings(e)
+	for _, files := range rankedSettings(e) {
+		if why, fix := bypassedBy(files); why != "" {
+			return why, fix
+		}
+	}
+	return "", ""
+}
+
+// bypassedBy is hooksBypassed for the settings files of one ranking.
+func bypassedBy(files []settingsKeys) (why, fix string) {
 	for _, f := range files {
 		v, ok := f.keys["disableAllHooks"]
 		if !ok {

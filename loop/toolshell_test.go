@@ -352,3 +352,27 @@ func TestPreToolUseTakesNoApprovalFromAHomeTheProjectSets(t *testing.T) {
 	assert.Contains(t, ls.Reason, "Rule: settings-env")
 	assert.Contains(t, ls.Reason, `"BASH_ENV"`)
 }
+
+// The settings Claude Code takes its env from are where it was started
+// ($CLAUDE_PROJECT_DIR), which may not be the loop's project (a loop found
+// in the folder a cd went to): both are read (review FG, a mutant that
+// read the loop's project alone survived every test).
+func TestPreToolUseReadsTheSettingsWhereClaudeCodeStarted(t *testing.T) {
+	env, p := blockingLoop(t)
+	started := t.TempDir()
+	getenv := env.Getenv
+	env.Getenv = func(k string) string {
+		if k == "CLAUDE_PROJECT_DIR" {
+			return started
+		}
+		return getenv(k)
+	}
+	require.False(t, bashCall(t, env, p.Project, "ls -la").Deny, "no settings file yet")
+	settings := filepath.Join(started, ".claude", "settings.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(settings), 0o755))
+	require.NoError(t, os.WriteFile(settings, []byte(`{"env": {"BASH_ENV": "`+filepath.Join(started, "x")+`"}}`), 0o644))
+	out := bashCall(t, env, p.Project, "ls -la")
+	require.True(t, out.Deny)
+	assert.Contains(t, out.Reason, "Rule: settings-env")
+	assert.Contains(t, out.Reason, settings)
+}

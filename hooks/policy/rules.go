@@ -142,7 +142,7 @@ var rules = sync.OnceValue(func() map[string]rule {
 			alt: "answer from what you have read so far; the user can look at the project's .codex/config.toml, or end the loop with plansmith cancel in a terminal",
 		},
 		"settings-env": {
-			why: "Claude Code starts every Bash command with the variables the env setting of the project's .claude/settings.json or .claude/settings.local.json names, which the repository can carry: BASH_ENV, CLAUDE_ENV_FILE, ZDOTDIR, PATH or an exported function there can run a program of the project before or instead of any command",
+			why: "Claude Code starts every Bash command with the variables the env setting of the project's .claude/settings.json or .claude/settings.local.json names (and 2.1.330 the git repository root's .claude/settings.local.json), which the repository can carry: BASH_ENV, CLAUDE_ENV_FILE, ZDOTDIR, PATH or an exported function there can run a program of the project before or instead of any command",
 			alt: "read files with the Read tool (and Grep and Glob where Claude Code offers them), which run no shell and stay allowed; the user can move the variables into their own ~/.claude/settings.json or remove them and restart Claude Code, or end the loop with plansmith cancel in a terminal",
 		},
 		"blind-pwsh": {

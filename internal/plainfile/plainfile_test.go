@@ -1,10 +1,15 @@
 package plainfile
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -104,4 +109,34 @@ func TestReadSizes(t *testing.T) {
 	})
 	assert.Equal(t, 300<<10, read)
 	assert.Equal(t, 1.0, allocs, "one buffer for a file of known size")
+}
+
+// A file far larger than the limit is read into a buffer made for the
+// limit, not for the file: a settings file the repository carries (read
+// before every Bash command) or a snapshot may be a sparse file of any
+// size, and a buffer made for its size would take that much memory.
+func TestReadBufferIsBoundedByTheLimit(t *testing.T) {
+	huge := filepath.Join(t.TempDir(), "huge")
+	f, err := os.Create(huge)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(1<<30))
+	require.NoError(t, f.Close())
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = Read(huge, 4<<10)
+	assert.ErrorIs(t, err, ErrTooLarge)
+	head, err := Head(huge, 4<<10)
+	require.NoError(t, err)
+	assert.Len(t, head, 4<<10)
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated to read 4 KiB of a 1 GiB file")
+}
+
+// readAll hands on a read's failure, as io.ReadAll does: only EOF ends a
+// read well.
+func TestReadAllFails(t *testing.T) {
+	broken := errors.New("input/output error")
+	got, err := readAll(io.MultiReader(strings.NewReader("part"), iotest.ErrReader(broken)), 10)
+	assert.ErrorIs(t, err, broken)
+	assert.Equal(t, "part", string(got))
 }
