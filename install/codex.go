@@ -272,9 +272,9 @@ func CodexChecks(e DoctorEnv) []Check {
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
-	if slices.ContainsFunc(s.regs, func(r Registration) bool { return r.Stale }) {
+	if i := slices.IndexFunc(s.regs, func(r Registration) bool { return r.Stale != "" }); i >= 0 {
 		checks = append(checks, Check{Name: "codex hooks", Level: Warn,
-			Detail: s.file + ": written by an older plansmith, whose hook commands, run by zsh (Codex runs hooks with your login shell; zsh is macOS's default), answer that plansmith could not start after it has answered, so every tool call of a planning loop is refused",
+			Detail: s.file + ": written by an older plansmith, whose hook commands, run by zsh (Codex runs hooks with your login shell; zsh is macOS's default), " + s.regs[i].Stale,
 			Fix:    templates.CLI("install --agent codex" + flag + " --trust")})
 	}
 	if why := codexRunsHooks(e, s); why != "" {
