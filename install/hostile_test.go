@@ -178,21 +178,45 @@ func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
 			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link stays")
 		})
 	}
-	// The skills folder, and Claude Code's commands folder, linked to the
-	// user's own: said too.
+	// A linked folder that holds no hooks file yet: the new file is made
+	// where the link leads, and said so (review FH2: said as the
+	// project's "(new file)" alone).
 	o := codexOpts(t)
-	own := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
-	require.NoError(t, os.Symlink(own, o.Skills))
+	own := filepath.Join(t.TempDir(), ".codex")
+	require.NoError(t, os.MkdirAll(own, 0o755))
+	require.NoError(t, os.Symlink(own, o.Dir))
 	res, err := InstallCodex(o)
 	require.NoError(t, err)
 	real, err := filepath.EvalSymlinks(own)
 	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "registered hooks for Stop, PreToolUse, UserPromptSubmit, SessionStart (in "+filepath.Join(real, "hooks.json")+", where the link "+o.Dir+" leads) (new file)")
+	assert.FileExists(t, filepath.Join(own, "hooks.json"))
+	w := newWorld(t)
+	dir := filepath.Join(w.env.Project, ".claude")
+	own = filepath.Join(t.TempDir(), ".claude")
+	require.NoError(t, os.MkdirAll(own, 0o755))
+	require.NoError(t, os.Symlink(own, dir))
+	res, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	real, err = filepath.EvalSymlinks(own)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "(in "+filepath.Join(real, "settings.json")+", where the link "+dir+" leads) (new file)")
+
+	// The skills folder, and Claude Code's commands folder, linked to the
+	// user's own: said too.
+	o = codexOpts(t)
+	own = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
+	require.NoError(t, os.Symlink(own, o.Skills))
+	res, err = InstallCodex(o)
+	require.NoError(t, err)
+	real, err = filepath.EvalSymlinks(own)
+	require.NoError(t, err)
 	assert.Contains(t, res.Lines(), "written to "+o.Skills+" (in "+filepath.Join(real, CodexSkill, "SKILL.md")+", where the link "+o.Skills+" leads)")
 	assert.NotContains(t, strings.Split(res.Lines(), "\n")[0], "where the link", "hooks.json is no link")
 
-	w := newWorld(t)
-	dir := filepath.Join(w.env.Project, ".claude")
+	w = newWorld(t)
+	dir = filepath.Join(w.env.Project, ".claude")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.Symlink(own, filepath.Join(dir, "commands")))
 	res, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})

@@ -346,6 +346,10 @@ func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, 
 		// cloned): replacing the link with a file would undo the user's
 		// setup (review Y, C5).
 		return fmt.Errorf("%s is a link to something that does not exist (%w); create its target, or remove the link, then install again", path, err)
+	} else {
+		// A new file, made where a linked folder leads (a project's .codex
+		// linked to ~/.codex, which holds no hooks.json yet: review FH2).
+		*did += throughLink(filepath.Dir(filepath.Dir(path)), path)
 	}
 	mode := fs.FileMode(0o644)
 	if existed {
@@ -403,10 +407,15 @@ func linkOnTheWay(root, path string) (link, where string) {
 			return "", ""
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
-			if where, err = filepath.EvalSymlinks(path); err != nil {
+			if where, err = filepath.EvalSymlinks(path); err == nil {
+				return cur, where
+			}
+			// A file not made yet: where its folder leads.
+			dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
+			if derr != nil || !errors.Is(err, fs.ErrNotExist) || cur == path {
 				return "", ""
 			}
-			return cur, where
+			return cur, filepath.Join(dir, filepath.Base(path))
 		}
 	}
 	return "", ""
