@@ -178,7 +178,7 @@ func uninstallCodex(o CodexOptions) (Result, error) {
 		if err := os.Remove(o.SkillFile()); err != nil {
 			return r, fmt.Errorf("removing %s: %w", o.SkillFile(), err)
 		}
-		_ = os.Remove(filepath.Dir(o.SkillFile())) // only when nothing else is in it
+		removeEmptyFolder(filepath.Dir(o.SkillFile()))
 		r.add(rel, true, "removed")
 	default:
 		r.add(rel, false, "kept: it was edited since install, or plansmith did not write it")
@@ -187,11 +187,11 @@ func uninstallCodex(o CodexOptions) (Result, error) {
 		// The folders install made, when nothing else is left in them, as
 		// Uninstall does for .claude (review CQ: a project was left with an
 		// empty .codex/ and .agents/skills/).
-		_ = os.Remove(o.Skills)
+		removeEmptyFolder(o.Skills)
 		if filepath.Base(filepath.Dir(o.Skills)) == ".agents" {
-			_ = os.Remove(filepath.Dir(o.Skills))
+			removeEmptyFolder(filepath.Dir(o.Skills))
 		}
-		_ = os.Remove(o.Dir)
+		removeEmptyFolder(o.Dir)
 	}
 	return r, nil
 }

@@ -234,3 +234,58 @@ func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotContains(t, res.Lines(), "where the link")
 }
+
+// Uninstall removes the folders install made when nothing is left in them,
+// never a link the user made to a folder of their own, whatever that folder
+// holds (review FH3: os.Remove unlinked a project's .codex linked to
+// ~/.codex, .agents with its skills link, and a linked .claude).
+func TestUninstallKeepsLinkedFolders(t *testing.T) {
+	o := codexOpts(t)
+	own := t.TempDir()
+	codexHome, skills := filepath.Join(own, ".codex"), filepath.Join(own, "skills")
+	for _, d := range []string{codexHome, skills} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "keep"), []byte("x"), 0o644))
+	}
+	require.NoError(t, os.Symlink(codexHome, o.Dir))
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
+	require.NoError(t, os.Symlink(skills, o.Skills))
+	_, err := InstallCodex(o)
+	require.NoError(t, err)
+	res, err := UninstallCodex(o)
+	require.NoError(t, err)
+	assert.True(t, res.Changed(), res.Lines())
+	for _, link := range []string{o.Dir, o.Skills} {
+		fi, err := os.Lstat(link)
+		if assert.NoError(t, err, "the user's link %s stays", link) {
+			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, link)
+		}
+	}
+	assert.NoFileExists(t, filepath.Join(codexHome, "hooks.json"))
+	assert.NoDirExists(t, filepath.Join(skills, CodexSkill))
+
+	w := newWorld(t)
+	dir := filepath.Join(w.env.Project, ".claude")
+	claude := filepath.Join(t.TempDir(), "dotclaude")
+	require.NoError(t, os.MkdirAll(claude, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(claude, "keep"), []byte("x"), 0o644))
+	require.NoError(t, os.Symlink(claude, dir))
+	_, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	res, err = Uninstall(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	assert.True(t, res.Changed(), res.Lines())
+	fi, err := os.Lstat(dir)
+	if assert.NoError(t, err, "the user's .claude link stays") {
+		assert.NotZero(t, fi.Mode()&fs.ModeSymlink)
+	}
+
+	// A folder install made, left empty, still goes.
+	o = codexOpts(t)
+	_, err = InstallCodex(o)
+	require.NoError(t, err)
+	_, err = UninstallCodex(o)
+	require.NoError(t, err)
+	assert.NoDirExists(t, o.Dir)
+	assert.NoDirExists(t, o.Skills)
+}

@@ -233,12 +233,23 @@ func uninstall(o Options) (Result, error) {
 		}
 	}
 	if removed {
-		_ = os.Remove(o.CommandsDir()) // only succeeds when nothing else is left in it
+		removeEmptyFolder(o.CommandsDir())
 	}
 	if r.Changed() {
-		_ = os.Remove(o.Dir) // likewise: a .claude folder install made and nothing else uses
+		removeEmptyFolder(o.Dir) // a .claude folder install made and nothing else uses
 	}
 	return r, nil
+}
+
+// removeEmptyFolder removes dir when it is a folder with nothing left in
+// it. A link is kept, whatever it leads to: os.Remove unlinks a link to a
+// folder that holds files (review FH3: uninstall removed a project's .codex
+// linked to ~/.codex, and .agents with its skills link, and .claude linked
+// from a dotfiles folder; what they led to stayed, the user's links went).
+func removeEmptyFolder(dir string) {
+	if info, err := os.Lstat(dir); err == nil && info.IsDir() {
+		_ = os.Remove(dir)
+	}
 }
 
 func isPlainFile(path string) bool {
