@@ -1141,3 +1141,24 @@ func TestAFinishWithNoLessonsLeavesTheMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after))
 }
+
+// A message noted while the lock was held names the run as noteSteer wrote
+// it, its spaces run together; the run, named with more, is still the one
+// messaged (review FH: Claude Code 2.1.197 gives no agent id with the
+// message, and a critic named "crit  a" messaged so counted).
+func TestANotedMessageFindsARunWhoseNameHasMoreSpaces(t *testing.T) {
+	env, p, _ := testEnv(t)
+	_, err := Start(env, p, testOptions())
+	require.NoError(t, err)
+	lockErr := &lockError{err: &state.LockTimeoutError{Path: p.Lock(), Wait: state.LockWait}}
+	for _, to := range []string{"crit  a", " Crit\ta "} {
+		require.NoError(t, os.RemoveAll(p.Steers()))
+		noteSteer(env, p, SubagentEvent{Session: Session{ID: sessionID, Cwd: p.Project}, AgentID: to, Steered: true}, lockErr)
+		runs, _ := appliedSteers(p, gate.Runs{
+			{AgentID: "c1", Name: "crit  a", Role: gate.RoleCritic},
+			{AgentID: "v1", Name: "crit a b", Role: gate.RoleValidator},
+		})
+		assert.True(t, runs[0].Reopened, "%q: the messaged critic does not count", to)
+		assert.False(t, runs[1].Reopened, "%q: another run still counts", to)
+	}
+}
