@@ -170,3 +170,35 @@ func TestCodexSnapshotTellsZshByItsLines(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, "/usr/bin:/bin", got, "a CR at the line's end is not PATH's")
 }
+
+// Which files in Codex's folder are its snapshots, and which snapshots are
+// of zsh, each told apart on its own (review FH: every mutant that dropped
+// one of these tests lived, as the snapshots above have both signs of zsh
+// and no other file).
+func TestCodexSnapshotsToldApart(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("a.1.sh.tmp-4242", "one () \n{\n\t:\n}\n")
+	write("a.2.tmp-4242.sh", "two () \n{\n\t:\n}\n")
+	write("a.3.ps1", "three () \n{\n\t:\n}\n")
+	write("notes.txt", "four () \n{\n\t:\n}\n")
+	write("a.4.sh", "five () \n{\n\t:\n}\n")
+	s := snapshotsIn(codexSnapshots(dir))
+	for _, name := range []string{"one", "two", "three", "four"} {
+		assert.Empty(t, s.Defines(name, ""), "%s: no snapshot of Codex's", name)
+	}
+	assert.NotEmpty(t, s.Defines("five", ""))
+	assert.Empty(t, s.Defines(policy.CommandSkipsBuiltins, "/bin/bash"), "no sign of zsh")
+
+	for what, text := range map[string]string{
+		"its setopt lines alone": "# setopts 1\nsetopt nohashdirs\n",
+		"its tied PATH alone":    "export -T PATH path=( /usr/bin /bin )\n",
+	} {
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "z.1.sh"), []byte("# Snapshot file\n"+text), 0o644))
+		s := snapshotsIn(codexSnapshots(dir))
+		assert.NotEmpty(t, s.Defines(policy.CommandSkipsBuiltins, "/bin/bash"), "a snapshot of zsh, told by %s", what)
+	}
+}

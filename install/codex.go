@@ -178,7 +178,7 @@ func uninstallCodex(o CodexOptions) (Result, error) {
 		if err := os.Remove(o.SkillFile()); err != nil {
 			return r, fmt.Errorf("removing %s: %w", o.SkillFile(), err)
 		}
-		_ = os.Remove(filepath.Dir(o.SkillFile())) // only when nothing else is in it
+		removeEmptyFolder(filepath.Dir(o.SkillFile()))
 		r.add(rel, true, "removed")
 	default:
 		r.add(rel, false, "kept: it was edited since install, or plansmith did not write it")
@@ -187,11 +187,11 @@ func uninstallCodex(o CodexOptions) (Result, error) {
 		// The folders install made, when nothing else is left in them, as
 		// Uninstall does for .claude (review CQ: a project was left with an
 		// empty .codex/ and .agents/skills/).
-		_ = os.Remove(o.Skills)
+		removeEmptyFolder(o.Skills)
 		if filepath.Base(filepath.Dir(o.Skills)) == ".agents" {
-			_ = os.Remove(filepath.Dir(o.Skills))
+			removeEmptyFolder(filepath.Dir(o.Skills))
 		}
-		_ = os.Remove(o.Dir)
+		removeEmptyFolder(o.Dir)
 	}
 	return r, nil
 }
@@ -272,9 +272,9 @@ func CodexChecks(e DoctorEnv) []Check {
 	default:
 		checks = append(checks, Check{Name: "codex", Level: OK, Detail: "hooks registered in " + s.file})
 	}
-	if slices.ContainsFunc(s.regs, func(r Registration) bool { return r.Stale }) {
+	if i := slices.IndexFunc(s.regs, func(r Registration) bool { return r.Stale != "" }); i >= 0 {
 		checks = append(checks, Check{Name: "codex hooks", Level: Warn,
-			Detail: s.file + ": written by an older plansmith, whose hook commands, run by zsh (Codex runs hooks with your login shell; zsh is macOS's default), answer that plansmith could not start after it has answered, so every tool call of a planning loop is refused",
+			Detail: s.file + ": written by an older plansmith, whose hook commands, run by zsh (Codex runs hooks with your login shell; zsh is macOS's default), " + s.regs[i].Stale,
 			Fix:    templates.CLI("install --agent codex" + flag + " --trust")})
 	}
 	if why := codexRunsHooks(e, s); why != "" {

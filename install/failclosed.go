@@ -38,17 +38,26 @@ import "strings"
 // COMMAND; the default on macOS), so there every tool call of a loop was
 // refused as if plansmith could not start, and a Stop was answered twice
 // (review FA5). POSIX_TRAPS, which zsh sets when it runs as sh, makes the
-// function's trap the command's.
-const execFailOn = `set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'setopt posix_traps; exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+// function's trap the command's. zsh -c reads ~/.zshenv first, and with
+// ERR_RETURN set there (set +e clears ERR_EXIT only) the exec function
+// returned at the failed start and the shell ended at once, with the trap
+// armed before POSIX_TRAPS was set never run: a tool call of a loop went
+// unchecked (status 127, no refusal) and a Stop said nothing (review FH1).
+const execFailOn = `set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'setopt posix_traps no_err_return; exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
 	`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `
 
 // execFailOnBefore are the forms of execFailOn that earlier plansmiths
 // wrote, still recognised as plansmith's (cutFailClosed) so that install
 // replaces them and uninstall removes them; Registration.Stale marks them.
-var execFailOnBefore = []string{
-	// Before review FA5: under zsh -c it answered twice (see execFailOn).
-	`set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+var execFailOnBefore = []struct{ start, why string }{
+	{`set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
 		`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `,
+		// Before review FA5: under zsh -c it answered twice (see execFailOn).
+		"answer that plansmith could not start after it has answered, so every tool call of a planning loop is refused"},
+	{`set +e; [ -z "${ZSH_VERSION:-}" ] || eval 'setopt posix_traps; exec() { "$@"; e=$?; [ "$e" -le 128 ] || { q=; x; }; [ "$e" = 126 ] || [ "$e" = 127 ] || { trap - EXIT; exit "$e"; }; }'; ` +
+		`[ -z "${BASH_VERSION:-}" ] || shopt -s execfail; `,
+		// Before review FH1: ERR_RETURN in ~/.zshenv ended it unanswered.
+		"end unanswered when plansmith cannot start and ~/.zshenv sets ERR_RETURN, so a tool call of a planning loop goes unchecked"},
 }
 
 // FailClosed is the start of a hook command for event whose last word runs
@@ -96,16 +105,19 @@ func cutFailClosed(cmd string) string {
 	return rest
 }
 
-// cutFailClosedStart is cutFailClosed, and whether the start cut is one an
-// earlier plansmith wrote (execFailOnBefore).
-func cutFailClosedStart(cmd string) (string, bool) {
+// cutFailClosedStart is cutFailClosed, and, when the start cut is one an
+// earlier plansmith wrote (execFailOnBefore), what is wrong with it.
+func cutFailClosedStart(cmd string) (string, string) {
 	if !strings.HasPrefix(cmd, "x() { trap - EXIT; ") {
-		return cmd, false
+		return cmd, ""
 	}
-	for i, start := range append([]string{execFailOn}, execFailOnBefore...) {
-		if _, rest, ok := strings.Cut(cmd, "; }; trap x EXIT; "+start); ok {
-			return rest, i > 0
+	if _, rest, ok := strings.Cut(cmd, "; }; trap x EXIT; "+execFailOn); ok {
+		return rest, ""
+	}
+	for _, before := range execFailOnBefore {
+		if _, rest, ok := strings.Cut(cmd, "; }; trap x EXIT; "+before.start); ok {
+			return rest, before.why
 		}
 	}
-	return cmd, false
+	return cmd, ""
 }

@@ -145,6 +145,7 @@ func TestCodexHookCommandsUnderZsh(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755))
 		return p
 	}
+	zdotdir := "" // a ~/.zshenv's folder, read by zsh -c before the command
 	run := func(bin string, as string) map[string][3]string {
 		h, err := CodexHooks(bin)
 		require.NoError(t, err)
@@ -155,6 +156,9 @@ func TestCodexHookCommandsUnderZsh(t *testing.T) {
 			cmd := exec.Command(as, "-c", command)
 			cmd.Dir = project
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			if zdotdir != "" {
+				cmd.Env = append(cmd.Env, "ZDOTDIR="+zdotdir)
+			}
 			cmd.Stdin = strings.NewReader("{}")
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -190,48 +194,80 @@ func TestCodexHookCommandsUnderZsh(t *testing.T) {
 	for event, got := range run(killed, zsh) {
 		assert.Contains(t, got[1]+got[2], "could not be started", "%s: died of a signal", event)
 	}
-}
 
-// A Codex hook command written by a plansmith from before review FA5 is
-// still plansmith's: install replaces it with the corrected one (which
-// Codex must then trust again), and doctor says why until it does.
-func TestCodexHooksOfAnOlderPlansmithAreReplaced(t *testing.T) {
-	o := codexOpts(t)
-	_, err := InstallCodex(o)
-	require.NoError(t, err)
-	data, err := os.ReadFile(o.HooksFile())
-	require.NoError(t, err)
-	quoted := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
-	old := strings.ReplaceAll(string(data), quoted(execFailOn), quoted(execFailOnBefore[0]))
-	require.NotEqual(t, string(data), old)
-	require.NoError(t, os.WriteFile(o.HooksFile(), []byte(old), 0o644))
-
-	regs, err := Find([]byte(old), o.Binary)
-	require.NoError(t, err)
-	require.Len(t, regs, 4, "the older commands are plansmith's")
-	for _, r := range regs {
-		assert.True(t, r.Stale, r.Event)
-	}
-	project := filepath.Dir(o.Dir)
-	env := DoctorEnv{Project: project, Home: t.TempDir(), Binary: o.Binary, Getenv: func(string) string { return "" }}
-	var stale *Check
-	for _, c := range CodexChecks(env) {
-		if c.Name == "codex hooks" {
-			stale = &c
+	// A user's ~/.zshenv with ERR_RETURN (review FH1): the exec function
+	// returned at the failed start, the shell ended there with status 127
+	// and said nothing, and Codex ran the tool call.
+	zdotdir = t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(zdotdir, ".zshenv"), []byte("setopt err_return\n"), 0o644))
+	for event, got := range run(gone, zsh) {
+		if event == "pretooluse" {
+			assert.Equal(t, "2", got[0], "ERR_RETURN: a tool call in a loop, with no plansmith: %v", got)
+			assert.Contains(t, got[2], "so this tool call is refused")
+		} else {
+			assert.Equal(t, "0", got[0], "ERR_RETURN: %s", event)
+			assert.Contains(t, got[1], "could not be started", "ERR_RETURN: %s", event)
 		}
 	}
-	require.NotNil(t, stale, "doctor names the older commands")
-	assert.Equal(t, Warn, stale.Level)
-	assert.Contains(t, stale.Detail, "zsh")
-	assert.Contains(t, stale.Fix, "install --agent codex --trust")
-
-	res, err := InstallCodex(o)
-	require.NoError(t, err)
-	assert.True(t, res.Changed(), res.Lines())
-	now, err := os.ReadFile(o.HooksFile())
-	require.NoError(t, err)
-	assert.Equal(t, string(data), string(now), "replaced by this plansmith's commands, nothing doubled")
-	for _, c := range CodexChecks(env) {
-		assert.NotEqual(t, "codex hooks", c.Name, c.Detail)
+	for event, got := range run(killed, zsh) {
+		assert.Contains(t, got[1]+got[2], "could not be started", "ERR_RETURN: %s: died of a signal", event)
 	}
+	for event, got := range run(answers, zsh) {
+		assert.Equal(t, [3]string{"0", "{\"decision\":\"block\",\"reason\":\"r\"}\n", ""}, got, "ERR_RETURN: %s", event)
+	}
+	for event, got := range run(fails, zsh) {
+		assert.Equal(t, [3]string{"3", "", "oops\n"}, got, "ERR_RETURN: %s: plansmith's own status", event)
+	}
+}
+
+// A Codex hook command written by a plansmith from before review FA5 (or
+// FH1) is still plansmith's: install replaces it with the corrected one
+// (which Codex must then trust again), and doctor says why until it does.
+func TestCodexHooksOfAnOlderPlansmithAreReplaced(t *testing.T) {
+	for i, before := range execFailOnBefore {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			o := codexOpts(t)
+			_, err := InstallCodex(o)
+			require.NoError(t, err)
+			data, err := os.ReadFile(o.HooksFile())
+			require.NoError(t, err)
+			quoted := func(s string) string { b, _ := json.Marshal(s); return string(b[1 : len(b)-1]) }
+			old := strings.ReplaceAll(string(data), quoted(execFailOn), quoted(before.start))
+			require.NotEqual(t, string(data), old)
+			require.NoError(t, os.WriteFile(o.HooksFile(), []byte(old), 0o644))
+
+			regs, err := Find([]byte(old), o.Binary)
+			require.NoError(t, err)
+			require.Len(t, regs, 4, "the older commands are plansmith's")
+			for _, r := range regs {
+				assert.Equal(t, before.why, r.Stale, r.Event)
+			}
+			project := filepath.Dir(o.Dir)
+			env := DoctorEnv{Project: project, Home: t.TempDir(), Binary: o.Binary, Getenv: func(string) string { return "" }}
+			var stale *Check
+			for _, c := range CodexChecks(env) {
+				if c.Name == "codex hooks" {
+					stale = &c
+				}
+			}
+			require.NotNil(t, stale, "doctor names the older commands")
+			assert.Equal(t, Warn, stale.Level)
+			assert.Contains(t, stale.Detail, "zsh")
+			assert.Contains(t, stale.Detail, before.why, "what these commands do wrong")
+			assert.Contains(t, stale.Fix, "install --agent codex --trust")
+
+			res, err := InstallCodex(o)
+			require.NoError(t, err)
+			assert.True(t, res.Changed(), res.Lines())
+			now, err := os.ReadFile(o.HooksFile())
+			require.NoError(t, err)
+			assert.Equal(t, string(data), string(now), "replaced by this plansmith's commands, nothing doubled")
+			for _, c := range CodexChecks(env) {
+				assert.NotEqual(t, "codex hooks", c.Name, c.Detail)
+			}
+		})
+	}
+	regs, err := Find([]byte(`{"hooks":{}}`), "/x/plansmith")
+	require.NoError(t, err)
+	assert.Empty(t, regs)
 }

@@ -178,21 +178,45 @@ func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
 			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link stays")
 		})
 	}
-	// The skills folder, and Claude Code's commands folder, linked to the
-	// user's own: said too.
+	// A linked folder that holds no hooks file yet: the new file is made
+	// where the link leads, and said so (review FH2: said as the
+	// project's "(new file)" alone).
 	o := codexOpts(t)
-	own := t.TempDir()
-	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
-	require.NoError(t, os.Symlink(own, o.Skills))
+	own := filepath.Join(t.TempDir(), ".codex")
+	require.NoError(t, os.MkdirAll(own, 0o755))
+	require.NoError(t, os.Symlink(own, o.Dir))
 	res, err := InstallCodex(o)
 	require.NoError(t, err)
 	real, err := filepath.EvalSymlinks(own)
 	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "registered hooks for Stop, PreToolUse, UserPromptSubmit, SessionStart (in "+filepath.Join(real, "hooks.json")+", where the link "+o.Dir+" leads) (new file)")
+	assert.FileExists(t, filepath.Join(own, "hooks.json"))
+	w := newWorld(t)
+	dir := filepath.Join(w.env.Project, ".claude")
+	own = filepath.Join(t.TempDir(), ".claude")
+	require.NoError(t, os.MkdirAll(own, 0o755))
+	require.NoError(t, os.Symlink(own, dir))
+	res, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	real, err = filepath.EvalSymlinks(own)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "(in "+filepath.Join(real, "settings.json")+", where the link "+dir+" leads) (new file)")
+
+	// The skills folder, and Claude Code's commands folder, linked to the
+	// user's own: said too.
+	o = codexOpts(t)
+	own = t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
+	require.NoError(t, os.Symlink(own, o.Skills))
+	res, err = InstallCodex(o)
+	require.NoError(t, err)
+	real, err = filepath.EvalSymlinks(own)
+	require.NoError(t, err)
 	assert.Contains(t, res.Lines(), "written to "+o.Skills+" (in "+filepath.Join(real, CodexSkill, "SKILL.md")+", where the link "+o.Skills+" leads)")
 	assert.NotContains(t, strings.Split(res.Lines(), "\n")[0], "where the link", "hooks.json is no link")
 
-	w := newWorld(t)
-	dir := filepath.Join(w.env.Project, ".claude")
+	w = newWorld(t)
+	dir = filepath.Join(w.env.Project, ".claude")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	require.NoError(t, os.Symlink(own, filepath.Join(dir, "commands")))
 	res, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
@@ -209,4 +233,59 @@ func TestAnEditThroughALinkSaysWhereItWent(t *testing.T) {
 	res, err = Install(Options{Dir: filepath.Join(newWorld(t).env.Project, ".claude"), Binary: w.env.Binary, Now: time.Now()})
 	require.NoError(t, err)
 	assert.NotContains(t, res.Lines(), "where the link")
+}
+
+// Uninstall removes the folders install made when nothing is left in them,
+// never a link the user made to a folder of their own, whatever that folder
+// holds (review FH3: os.Remove unlinked a project's .codex linked to
+// ~/.codex, .agents with its skills link, and a linked .claude).
+func TestUninstallKeepsLinkedFolders(t *testing.T) {
+	o := codexOpts(t)
+	own := t.TempDir()
+	codexHome, skills := filepath.Join(own, ".codex"), filepath.Join(own, "skills")
+	for _, d := range []string{codexHome, skills} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "keep"), []byte("x"), 0o644))
+	}
+	require.NoError(t, os.Symlink(codexHome, o.Dir))
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.Skills), 0o755))
+	require.NoError(t, os.Symlink(skills, o.Skills))
+	_, err := InstallCodex(o)
+	require.NoError(t, err)
+	res, err := UninstallCodex(o)
+	require.NoError(t, err)
+	assert.True(t, res.Changed(), res.Lines())
+	for _, link := range []string{o.Dir, o.Skills} {
+		fi, err := os.Lstat(link)
+		if assert.NoError(t, err, "the user's link %s stays", link) {
+			assert.NotZero(t, fi.Mode()&fs.ModeSymlink, link)
+		}
+	}
+	assert.NoFileExists(t, filepath.Join(codexHome, "hooks.json"))
+	assert.NoDirExists(t, filepath.Join(skills, CodexSkill))
+
+	w := newWorld(t)
+	dir := filepath.Join(w.env.Project, ".claude")
+	claude := filepath.Join(t.TempDir(), "dotclaude")
+	require.NoError(t, os.MkdirAll(claude, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(claude, "keep"), []byte("x"), 0o644))
+	require.NoError(t, os.Symlink(claude, dir))
+	_, err = Install(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	res, err = Uninstall(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
+	require.NoError(t, err)
+	assert.True(t, res.Changed(), res.Lines())
+	fi, err := os.Lstat(dir)
+	if assert.NoError(t, err, "the user's .claude link stays") {
+		assert.NotZero(t, fi.Mode()&fs.ModeSymlink)
+	}
+
+	// A folder install made, left empty, still goes.
+	o = codexOpts(t)
+	_, err = InstallCodex(o)
+	require.NoError(t, err)
+	_, err = UninstallCodex(o)
+	require.NoError(t, err)
+	assert.NoDirExists(t, o.Dir)
+	assert.NoDirExists(t, o.Skills)
 }

@@ -233,12 +233,23 @@ func uninstall(o Options) (Result, error) {
 		}
 	}
 	if removed {
-		_ = os.Remove(o.CommandsDir()) // only succeeds when nothing else is left in it
+		removeEmptyFolder(o.CommandsDir())
 	}
 	if r.Changed() {
-		_ = os.Remove(o.Dir) // likewise: a .claude folder install made and nothing else uses
+		removeEmptyFolder(o.Dir) // a .claude folder install made and nothing else uses
 	}
 	return r, nil
+}
+
+// removeEmptyFolder removes dir when it is a folder with nothing left in
+// it. A link is kept, whatever it leads to: os.Remove unlinks a link to a
+// folder that holds files (review FH3: uninstall removed a project's .codex
+// linked to ~/.codex, and .agents with its skills link, and .claude linked
+// from a dotfiles folder; what they led to stayed, the user's links went).
+func removeEmptyFolder(dir string) {
+	if info, err := os.Lstat(dir); err == nil && info.IsDir() {
+		_ = os.Remove(dir)
+	}
 }
 
 func isPlainFile(path string) bool {
@@ -346,6 +357,10 @@ func writeBackedUp(path string, data, from []byte, existed bool, now time.Time, 
 		// cloned): replacing the link with a file would undo the user's
 		// setup (review Y, C5).
 		return fmt.Errorf("%s is a link to something that does not exist (%w); create its target, or remove the link, then install again", path, err)
+	} else {
+		// A new file, made where a linked folder leads (a project's .codex
+		// linked to ~/.codex, which holds no hooks.json yet: review FH2).
+		*did += throughLink(filepath.Dir(filepath.Dir(path)), path)
 	}
 	mode := fs.FileMode(0o644)
 	if existed {
@@ -403,10 +418,15 @@ func linkOnTheWay(root, path string) (link, where string) {
 			return "", ""
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
-			if where, err = filepath.EvalSymlinks(path); err != nil {
+			if where, err = filepath.EvalSymlinks(path); err == nil {
+				return cur, where
+			}
+			// A file not made yet: where its folder leads.
+			dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
+			if derr != nil || !errors.Is(err, fs.ErrNotExist) || cur == path {
 				return "", ""
 			}
-			return cur, where
+			return cur, filepath.Join(dir, filepath.Base(path))
 		}
 	}
 	return "", ""

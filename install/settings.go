@@ -320,9 +320,10 @@ type Registration struct {
 	// Unguarded is set for a command an older plansmith registered, with no
 	// answer of its own should the binary not start (FailClosed).
 	Unguarded bool
-	// Stale is set for a command an older plansmith registered with a
-	// fail-closed start since corrected (execFailOnBefore).
-	Stale bool
+	// Stale says, for a command an older plansmith registered with a
+	// fail-closed start since corrected (execFailOnBefore), what its
+	// commands do wrong under zsh; "" for any other.
+	Stale string
 }
 
 // Find lists plansmith's hook entries in settings; self is this binary's

@@ -41,15 +41,15 @@ func TestPluginHooksMatchHooksJSON(t *testing.T) {
 	regs, err := Find(out, bin)
 	require.NoError(t, err)
 	assert.Equal(t, []Registration{
-		{"Stop", "", bin, "stop", false, false},
-		{"PreToolUse", "ExitPlanMode", bin, "pretooluse", false, false},
-		{"PreToolUse", "*", bin, "pretooluse-loop", false, false},
-		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task|SendMessage", bin, "posttooluse", false, false},
-		{"UserPromptSubmit", "", bin, "userpromptsubmit", false, false},
-		{"SubagentStop", "", bin, "subagentstop", false, false},
-		{"SessionStart", "", bin, "sessionstart", false, false},
-		{"SessionEnd", "", bin, "sessionend", false, false},
-		{"StopFailure", "", bin, "stopfailure", false, false},
+		{"Stop", "", bin, "stop", false, ""},
+		{"PreToolUse", "ExitPlanMode", bin, "pretooluse", false, ""},
+		{"PreToolUse", "*", bin, "pretooluse-loop", false, ""},
+		{"PostToolUse", "Write|Edit|MultiEdit|Agent|Task|SendMessage", bin, "posttooluse", false, ""},
+		{"UserPromptSubmit", "", bin, "userpromptsubmit", false, ""},
+		{"SubagentStop", "", bin, "subagentstop", false, ""},
+		{"SessionStart", "", bin, "sessionstart", false, ""},
+		{"SessionEnd", "", bin, "sessionend", false, ""},
+		{"StopFailure", "", bin, "stopfailure", false, ""},
 	}, regs)
 	assert.Contains(t, string(out), strings.ReplaceAll(`trap x EXIT; `+execFailOn+`PLANSMITH_INSTALL=settings GOMAXPROCS=1 exec "/opt/plansmith/bin/plansmith" hook stop; x`, `"`, `\"`)+`"`)
 	assert.Contains(t, string(out), `"timeout": 60`)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,7 +148,7 @@ func recordLoopRun(env Env, ev SubagentEvent, wasCut func() (bool, bool)) (out P
 func noteSteer(env Env, p state.Paths, ev SubagentEvent, err error) PromptOutcome {
 	var names []string
 	for _, n := range []string{ev.Resolved, ev.AgentID} {
-		if n = strings.Join(strings.Fields(n), " "); n != "" && !strings.Contains(n, "\t") {
+		if n = oneLine(n); n != "" {
 			names = append(names, n)
 		}
 	}
@@ -189,11 +190,23 @@ func appliedSteers(p state.Paths, runs gate.Runs) (gate.Runs, []byte) {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if names := strings.Split(line, "\t"); strings.TrimSpace(line) != "" {
+			// noteSteer writes a name with its spaces run together (a tab
+			// or a line break would break the note); a run's name matches
+			// so too, or a run named "crit  a" messaged by that name
+			// counted (review FH).
+			for _, r := range runs {
+				if r.Name != "" && r.Name != oneLine(r.Name) && slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, oneLine(r.Name)) }) {
+					names = append(names, r.Name)
+				}
+			}
 			runs, _ = runs.Steered(names...)
 		}
 	}
 	return runs, b
 }
+
+// oneLine is name as noteSteer notes it: its words joined by one space.
+func oneLine(name string) string { return strings.Join(strings.Fields(name), " ") }
 
 // doneSteers removes from the note what appliedSteers applied. A hook that
 // could not have the lock this Stop holds may have noted another message

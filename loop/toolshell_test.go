@@ -376,3 +376,34 @@ func TestPreToolUseReadsTheSettingsWhereClaudeCodeStarted(t *testing.T) {
 	assert.Contains(t, out.Reason, "Rule: settings-env")
 	assert.Contains(t, out.Reason, settings)
 }
+
+// A Codex loop's commands are judged by Codex's own snapshots of the
+// user's shell, a Claude Code loop's by Claude Code's (review FA1; review
+// FH: with Claude Code's read for a Codex loop, no test but the e2e one
+// with the real Codex failed).
+func TestPreToolUseReadsTheSnapshotsOfTheLoopsClient(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX shells")
+	}
+	env, p := blockingLoop(t)
+	claude, codex := t.TempDir(), t.TempDir()
+	write := func(path, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	}
+	write(filepath.Join(claude, "shell-snapshots", "snapshot-bash-1.sh"), "export PATH=claude-tools:/usr/bin:/bin\n")
+	write(filepath.Join(codex, "shell_snapshots", "0199aaaa.1.sh"), "declare -x PATH=\"codex-tools:/usr/bin:/bin\"\n")
+	env.Getenv = func(k string) string {
+		return map[string]string{"CLAUDE_CONFIG_DIR": claude, "CODEX_HOME": codex, "PATH": "/usr/bin:/bin"}[k]
+	}
+	out := bashCall(t, env, p.Project, "ls sub")
+	require.True(t, out.Deny)
+	assert.Contains(t, out.Reason, `"claude-tools"`)
+	assert.NotContains(t, out.Reason, "codex-tools")
+
+	rewriteLoop(t, p, func(l *state.Loop) { l.Agent = state.AgentCodex })
+	out = bashCall(t, env, p.Project, "ls sub")
+	require.True(t, out.Deny)
+	assert.Contains(t, out.Reason, `"codex-tools"`)
+	assert.NotContains(t, out.Reason, "claude-tools")
+}
