@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,71 +165,6 @@ func stillActiveTrouble(err error) string {
 	}
 	return "the loop could not be archived, nor marked ended (" + plainError(err) + "), so it is still active and judges the agent's next answer as the final plan again. " +
 		"Fix what is in the way, then ask the agent to send the plan again; or end the loop with " + cancel
-}
-
-// keepLessons adds run to the project's memory and records the file as
-// plansmith's. A memory file plansmith did not write here (a repository's,
-// or one from before the record existed) is first moved to the archive,
-// so that its lessons are never added to and passed on as plansmith's
-// (review V2). It returns what went wrong, for the user.
-func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Time) []string {
-	var trouble []string
-	p := r.t.paths
-	mem := p.Memory()
-	// A file larger than plansmith lets its memory grow was not written by
-	// it, record or none: without a home to keep the record, it would
-	// otherwise stay, and every run would fail to add its lessons (review
-	// CF3).
-	_, err := memory.Load(mem)
-	oversized := errors.Is(err, plainfile.ErrTooLarge)
-	if _, ok := ledger.Written(mem); (ledger.Known() && !ok && exists(mem)) || oversized {
-		_, edited := ledger.Recorded(mem) // plansmith wrote it, and it changed since (review AH6)
-		// Moved as every archive is: never through a link out of the
-		// project (review BM: a repository's archive link took it away).
-		dst, err := state.ArchiveFile(p, mem, "memory-not-kept-here", now)
-		if err != nil {
-			r.env.note("%v", err)
-			return append(trouble, "the lessons were not added to memory: "+p.Rel(mem)+" was not written by plansmith on this machine and could not be moved aside ("+plainError(err)+")")
-		}
-		why := " was not written by plansmith on this machine for this folder (a repository may carry one; memory from before plansmith kept a record, or from before the project moved, looks the same)"
-		switch {
-		case oversized:
-			why = " is larger than plansmith ever lets its memory grow (a repository may carry such a file)"
-		case edited:
-			why = " was changed since plansmith last wrote it (by hand, or by a checkout), and plansmith cannot tell who wrote the change"
-		}
-		trouble = append(trouble, p.Rel(mem)+why+", so its lessons were not shown; it is kept at "+p.Rel(dst)+" and memory starts afresh")
-	}
-	data, err := memory.WithRun(mem, run)
-	if err != nil {
-		r.env.note("%v", err)
-		return append(trouble, "the lessons were not added to memory: "+plainError(err))
-	}
-	if data == nil {
-		return trouble
-	}
-	// Recorded before it is written: written first and then not recorded
-	// (a full disk under the home), the memory was taken at the next run
-	// for one plansmith did not write, its lessons not shown and the file
-	// moved aside, with no word now (review FB2). Not written, the memory
-	// as it was stays vouched for by its earlier record.
-	if err := ledger.RecordBytes(mem, data, now); err != nil {
-		r.env.note("%v", err)
-		return append(trouble, "the lessons were not added to memory: plansmith could not record under your home that it wrote them ("+plainError(err)+"), and the next run is shown only memory it has a record of")
-	}
-	if err := state.WriteOwned(mem, data); err != nil {
-		r.env.note("%v", err)
-		if exists(mem) {
-			// The newest record names bytes that were not written; the
-			// file's own is made newest again, as a trim keeps only a
-			// file's newest record.
-			if err := ledger.Record(mem, now); err != nil {
-				r.env.note("%v", err)
-			}
-		}
-		return append(trouble, "the lessons were not added to memory: "+plainError(err))
-	}
-	return trouble
 }
 
 // keepInProject keeps an approved plan in the project's plans folder under

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/plansmith/plansmith/gate"
-	"github.com/plansmith/plansmith/internal/provenance"
-	"github.com/plansmith/plansmith/memory"
 	"github.com/plansmith/plansmith/phases"
 	"github.com/plansmith/plansmith/principles"
 	"github.com/plansmith/plansmith/state"
@@ -500,38 +498,6 @@ func (r *stop) block(reason string) StopOutcome {
 
 // loadMemory is the memory the explore prompt shows (shownMemory).
 func (r *stop) loadMemory() string { return shownMemory(r.env, r.t.paths, &r.f.Loop) }
-
-// shownMemory is the memory the explore prompt shows, rendered: only a
-// memory file plansmith wrote on this machine, its bytes unchanged. A
-// repository can carry one, whose "lessons" would reach the agent as
-// plansmith's own (review V2); it is not shown, and the next finished run
-// moves it aside. Start and Stop both use it: explore's prompt comes from
-// Start when explore is the first phase (review DD2).
-func shownMemory(env Env, p state.Paths, l *state.Loop) string {
-	if !l.UseMemory {
-		return ""
-	}
-	path := p.Memory()
-	if !exists(path) {
-		return ""
-	}
-	if ledger := provenance.Open(env.Getenv("HOME"), p.Project); ledger.Known() {
-		if _, ok := ledger.Written(path); !ok {
-			why := "was not written by plansmith on this machine (a repository may carry it)"
-			if _, edited := ledger.Recorded(path); edited {
-				why = "was changed since plansmith last wrote it" // review AN7
-			}
-			env.note("%s %s: its lessons are not shown", p.Rel(path), why)
-			return ""
-		}
-	}
-	runs, err := memory.Load(path)
-	if err != nil {
-		env.note("%v (continuing without memory)", err)
-		return ""
-	}
-	return memory.Render(runs)
-}
 
 // problemsOf says which text the last answer's problems are about when
 // the plan saved is an earlier one (bestPlan): the saved plan's frontmatter
