@@ -10,9 +10,10 @@ import (
 	"github.com/plansmith/plansmith/internal/plainfile"
 )
 
-// pathLookupIn returns what the policy asks before it allows a program to run
-// (Config.PathLookup), for one PATH the Bash tool's shell may run with
-// (Shell.Lookup). With an entry anywhere in it that
+// pathLookupWith returns what the policy asks before it allows a program
+// to run (Config.PathLookup), for one PATH the Bash tool's shell may run
+// with (Shell.Lookup), asking fsys about the file system (each path once a
+// tool call, whichever PATH asks: links). With an entry anywhere in it that
 // the project decides the contents of — relative or empty ("." or
 // "node_modules/.bin"; an empty one is the current folder), or an absolute
 // folder inside the project (direnv's PATH_add, an activated .venv,
@@ -45,11 +46,6 @@ import (
 // the project's, even in a checkout of plansmith. shell is the user's
 // shell (its path, $SHELL, or ""): to bash, shopt and help are builtins,
 // found without PATH; to zsh they are names it looks up like any other.
-func pathLookupIn(path, project, pluginBin, shell string) func(name string) string {
-	return pathLookupWith(newLinks(), path, project, pluginBin, shell)
-}
-
-// pathLookupWith is pathLookupIn asking fsys about the file system.
 func pathLookupWith(fsys *links, path, project, pluginBin, shell string) func(name string) string {
 	entries := filepath.SplitList(path)
 	if path == "" {
@@ -113,7 +109,7 @@ func pathLookupWith(fsys *links, path, project, pluginBin, shell string) func(na
 }
 
 // bashPaths are the PATHs a command of the Bash tool may be looked up in:
-// the ones the user's shell snapshots export (snapshotPath), which the
+// the ones the user's shell snapshots export (snapshotLines.path), which the
 // tool's shell runs with, else the hook's own.
 func bashPaths(hook string, snapshots []string) []string {
 	if len(snapshots) == 0 {
@@ -122,7 +118,7 @@ func bashPaths(hook string, snapshots []string) []string {
 	return snapshots
 }
 
-// pathsLookup is pathLookupIn for a command that may run with any of paths:
+// pathsLookup is pathLookupWith for a command that may run with any of paths:
 // the first reason one of them gives, or "". The paths' lookups share what
 // they learn about the file system (links): the PATHs of a user's shell
 // snapshots share most of their entries.

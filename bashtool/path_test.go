@@ -305,3 +305,9 @@ func TestPathLookupLooksAsTheShellDoes(t *testing.T) {
 	assert.Contains(t, l("npm2"), "node would run through the shim")
 	assert.Empty(t, pathLookup(sibling+":/usr/bin", project, "")("ls"), "proj-tools is not the project proj")
 }
+
+// pathLookupIn is pathLookupWith for one PATH, with a tool call's own
+// cache of the file system.
+func pathLookupIn(path, project, pluginBin, shell string) func(name string) string {
+	return pathLookupWith(newLinks(), path, project, pluginBin, shell)
+}

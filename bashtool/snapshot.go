@@ -38,7 +38,7 @@ const (
 const pathEntries = 10000
 
 // Shell is what the user's shell snapshots say: the names they
-// define (snapshotNames, merged), and the PATH each exports, which is the
+// define (snapshotLines.names, merged), and the PATH each exports, which is the
 // one the Bash tool's commands run with (Claude Code ends a snapshot with
 // export PATH=, the PATH of the user's shell, plus the plugins' bin
 // folders it lacks). The hook's own PATH is Claude Code's, which may lack
@@ -96,7 +96,7 @@ func claudeSnapshots(dir string) snapshots {
 
 // Defines is policy.Config.ShellDefines: what the user's shell makes of
 // name (a function, an alias for another program, an option; see
-// snapshotNames), or "". shell is $SHELL: zsh's command runs programs
+// snapshotLines.names), or "". shell is $SHELL: zsh's command runs programs
 // only, whatever the snapshots say.
 func (s Shell) Defines(name, shell string) string {
 	if name == policy.CommandSkipsBuiltins && filepath.Base(shell) == "zsh" {
@@ -206,7 +206,7 @@ var (
 	keyword = lazyre.New(`(?m)^set -o keyword[ \t]*$`)
 )
 
-// exportsAll is the key under which snapshotNames records that the shell
+// exportsAll is the key under which snapshotLines.names records that the shell
 // exports every variable it assigns (allexport): a plain X=v; cmd then
 // reaches cmd's programs (review CN7: GROFF_BIN_PATH=$PWD; man jq ran the
 // project's troff). No command name holds a NUL.
@@ -219,12 +219,8 @@ const exportsAll = "\x00allexport"
 // CR1).
 const zshCommand = "the user's shell is zsh, whose command runs only programs found in PATH, never its builtins"
 
-// snapshotNames reads one snapshot's functions and aliases.
-func snapshotNames(text string) map[string]string {
-	return scanSnapshot(text).names(text)
-}
-
-// names is snapshotNames of whole, the snapshot s was scanned from.
+// names reads the functions and aliases of the snapshot whole, which s was
+// scanned from.
 func (s snapshotLines) names(whole string) map[string]string {
 	names := map[string]string{}
 	function := func(name string) {
@@ -283,16 +279,11 @@ func unquoteAlias(v string) string {
 	return v
 }
 
-// snapshotPath returns the PATH the snapshot text exports last, and
+// path returns the PATH the snapshot s was scanned from exports last, and
 // whether there is one it can read: export PATH=WORD (Claude Code's, with
 // printf %q), declare -x PATH=WORD (Codex's of bash) or export -T PATH
 // path=( WORD … ) (Codex's of zsh), each WORD as decodeWord reads it. A
 // PATH written otherwise is not read.
-func snapshotPath(text string) (string, bool) {
-	return scanSnapshot(text).path()
-}
-
-// path is snapshotPath of the snapshot s was scanned from.
 func (s snapshotLines) path() (string, bool) {
 	if len(s.exports) == 0 {
 		return "", false

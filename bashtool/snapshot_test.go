@@ -205,3 +205,15 @@ func TestSnapshotsBounded(t *testing.T) {
 	getenv := func(k string) string { return map[string]string{"CLAUDE_CONFIG_DIR": config}[k] }
 	assert.Empty(t, Read(getenv).Lookup("/usr/bin:/bin", t.TempDir(), "", "")("ls"))
 }
+
+// snapshotNames reads one snapshot's functions and aliases, as snapshotsIn
+// does.
+func snapshotNames(text string) map[string]string {
+	return scanSnapshot(text).names(text)
+}
+
+// snapshotPath is the PATH the snapshot text exports last, as snapshotsIn
+// reads it.
+func snapshotPath(text string) (string, bool) {
+	return scanSnapshot(text).path()
+}

@@ -94,20 +94,11 @@ func Format(runs []Run) string {
 	return b.String()
 }
 
-// Append records a run under the caps. A run with no lessons is not kept:
-// a plan the critics found nothing wrong with teaches nothing.
-func Append(path string, r Run) error {
-	data, err := WithRun(path, r)
-	if err != nil || data == nil {
-		return err
-	}
-	return state.WriteOwned(path, data)
-}
-
-// WithRun returns what the memory file at path holds once Append has added
-// r, without writing it: nil when r has no lessons and nothing changes. A
-// caller that must record the new contents elsewhere before they are
-// written (loop: the provenance ledger) writes them itself.
+// WithRun returns what the memory file at path holds once r is added under
+// the caps, without writing it: nil when r has no lessons and nothing
+// changes (a plan the critics found nothing wrong with teaches nothing).
+// The caller records the new contents elsewhere before it writes them
+// (loop: the provenance ledger, review FB2).
 func WithRun(path string, r Run) ([]byte, error) {
 	r.Lessons = capLessons(r.Lessons)
 	if len(r.Lessons) == 0 {

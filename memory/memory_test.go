@@ -174,3 +174,14 @@ func TestLoadHoldsAPlantedFileToTheCaps(t *testing.T) {
 	_, err = Load(path)
 	assert.ErrorIs(t, err, plainfile.ErrTooLarge)
 }
+
+// Append writes run into the memory file at path as a finished loop does
+// (loop.keepLessons, which records the contents first): WithRun, then the
+// owned write.
+func Append(path string, r Run) error {
+	data, err := WithRun(path, r)
+	if err != nil || data == nil {
+		return err
+	}
+	return state.WriteOwned(path, data)
+}
