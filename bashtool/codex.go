@@ -1,7 +1,6 @@
 package bashtool
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -46,13 +45,7 @@ func ReadCodex(getenv func(string) string) Shell {
 // codexSnapshotFolder is $CODEX_HOME/shell_snapshots, or
 // ~/.codex/shell_snapshots.
 func codexSnapshotFolder(getenv func(string) string) string {
-	if dir := getenv("CODEX_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "shell_snapshots")
-	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".codex", "shell_snapshots")
-	}
-	return ""
+	return clientFolder(getenv, "CODEX_HOME", ".codex", "shell_snapshots")
 }
 
 // codexSnapshots are Codex's in dir: NAME.sh, but not the NAME.tmp-PID

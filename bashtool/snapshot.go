@@ -112,11 +112,18 @@ func (s Shell) ExportsAll() bool { return s.defs[exportsAll] != "" }
 // snapshotFolder is where Claude Code keeps its shell snapshots:
 // $CLAUDE_CONFIG_DIR/shell-snapshots, or ~/.claude/shell-snapshots.
 func snapshotFolder(getenv func(string) string) string {
-	if dir := getenv("CLAUDE_CONFIG_DIR"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "shell-snapshots")
+	return clientFolder(getenv, "CLAUDE_CONFIG_DIR", ".claude", "shell-snapshots")
+}
+
+// clientFolder is the folder sub of a client's configuration: under the
+// folder the variable names when it is absolute, else under ~/home; "" when
+// neither is known.
+func clientFolder(getenv func(string) string, variable, home, sub string) string {
+	if dir := getenv(variable); filepath.IsAbs(dir) {
+		return filepath.Join(dir, sub)
 	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".claude", "shell-snapshots")
+	if h := getenv("HOME"); filepath.IsAbs(h) {
+		return filepath.Join(h, home, sub)
 	}
 	return ""
 }
