@@ -39,6 +39,9 @@ import (
 // ReadCodex reads Codex's snapshots of the user's shell, found where getenv
 // (the hook's environment) says Codex keeps them: $CODEX_HOME, or ~/.codex.
 func ReadCodex(getenv func(string) string) Shell {
+	if why := relativeFolder(getenv, "CODEX_HOME", "Codex"); why != "" {
+		return Shell{defs: map[string]string{}, unreadable: why}
+	}
 	return snapshotsIn(codexSnapshots(codexSnapshotFolder(getenv)))
 }
 

@@ -202,3 +202,28 @@ func TestCodexSnapshotsToldApart(t *testing.T) {
 		assert.NotEmpty(t, s.Defines(policy.CommandSkipsBuiltins, "/bin/bash"), "a snapshot of zsh, told by %s", what)
 	}
 }
+
+// A relative CODEX_HOME (or CLAUDE_CONFIG_DIR) is taken by the client from
+// the folder it started in, which the hook cannot know: the snapshots, and
+// the PATH the commands run with, cannot be found, and every program is
+// refused with the reason (review FH: it was passed over, and the hook's
+// own PATH judged the commands).
+func TestARelativeClientFolderLeavesThePATHUnknown(t *testing.T) {
+	for _, c := range []struct {
+		variable string
+		read     func(func(string) string) Shell
+	}{{"CODEX_HOME", ReadCodex}, {"CLAUDE_CONFIG_DIR", Read}} {
+		home := t.TempDir()
+		s := c.read(func(name string) string {
+			return map[string]string{c.variable: "cfg", "HOME": home}[name]
+		})
+		why := s.Lookup("/usr/bin:/bin", t.TempDir(), "", "/bin/bash")("ls")
+		assert.Contains(t, why, c.variable+` is the relative path "cfg"`, c.variable)
+		assert.Contains(t, why, "set "+c.variable+" to an absolute path")
+
+		abs := c.read(func(name string) string {
+			return map[string]string{c.variable: filepath.Join(home, "cfg"), "HOME": home}[name]
+		})
+		assert.Empty(t, abs.Lookup("/usr/bin:/bin", t.TempDir(), "", "/bin/bash")("ls"), "%s absolute, no snapshots: the hook's PATH", c.variable)
+	}
+}

@@ -69,7 +69,22 @@ func (s Shell) Lookup(hook, project, pluginBin, shell string) func(name string) 
 // Read reads the user's shell snapshots, found where getenv (the hook's
 // environment) says Claude Code keeps them.
 func Read(getenv func(string) string) Shell {
+	if why := relativeFolder(getenv, "CLAUDE_CONFIG_DIR", "Claude Code"); why != "" {
+		return Shell{defs: map[string]string{}, unreadable: why}
+	}
 	return snapshotsIn(claudeSnapshots(snapshotFolder(getenv)))
+}
+
+// relativeFolder says why a client's snapshots cannot be found when the
+// variable naming its folder is set to a relative path, which the client
+// takes from the folder it was started in (Codex resolves a relative
+// CODEX_HOME so), not the hook's; "" otherwise. The commands then run
+// with a PATH nobody can judge.
+func relativeFolder(getenv func(string) string, variable, client string) string {
+	if dir := getenv(variable); dir != "" && !filepath.IsAbs(dir) {
+		return fmt.Sprintf("%s is the relative path %q, which %s takes from the folder it was started in, so its snapshots of your shell, and the PATH your commands run with, cannot be found (set %s to an absolute path)", variable, dir, client, variable)
+	}
+	return ""
 }
 
 // snapshots is where one client keeps its snapshots of the user's shell,
