@@ -1601,6 +1601,27 @@ func TestSettingsEnvRefusesTheShell(t *testing.T) {
 	assert.True(t, Tool("Bash", json.RawMessage(`{"command":"ls"}`), Config{SettingsEnv: func() string { return "" }}).Allow)
 }
 
+// TestEnvRefusalsNameCancelAsInstalled: settings-env and shell-env refuse
+// plansmith's own cancel too, so they send the user to a terminal; there
+// the command is the one this install runs (a plugin's binary is on no
+// PATH), not a bare "plansmith cancel" (review FI1).
+func TestEnvRefusalsNameCancelAsInstalled(t *testing.T) {
+	t.Cleanup(func() {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: templates.KindPlugin, CLI: "plansmith"} })
+	})
+	const cli = `"/opt/plugin/bin/plansmith"`
+	for _, kind := range []string{templates.KindPlugin, templates.KindCodex} {
+		templates.SetNames(func() templates.Names { return templates.Names{Kind: kind, CLI: cli} })
+		for _, d := range []Decision{
+			Tool("Bash", json.RawMessage(`{"command":"ls"}`), Config{SettingsEnv: func() string { return "x sets BASH_ENV" }}),
+			Tool("Bash", json.RawMessage(`{"command":"ls"}`), Config{ShellEnv: "x sets BASH_ENV"}),
+		} {
+			assert.Contains(t, d.Reason, cli+" cancel in a terminal", d.Rule)
+			assert.NotContains(t, d.Reason, "with plansmith cancel", d.Rule)
+		}
+	}
+}
+
 // TestBlindCmdExe: where a program named cmd is on PATH (cmd.exe on
 // Windows), Codex runs a command with it for the shell "cmd", its hook told
 // the text alone. A line in which cmd.exe would read an & | < or > that bash

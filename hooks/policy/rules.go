@@ -139,11 +139,18 @@ var rules = sync.OnceValue(func() map[string]rule {
 		},
 		"shell-env": {
 			why: "the shell runs with variables set by a configuration file the repository carries (Codex's shell_environment_policy), which the hook cannot see: BASH_ENV, PATH or LD_PRELOAD there can start a program of the project with any command",
-			alt: "answer from what you have read so far; the user can look at the project's .codex/config.toml, or end the loop with plansmith cancel in a terminal",
+			// The cancel command runs in this shell too: only a terminal
+			// ends the loop, and there by the path this install spells.
+			altFor: func() string {
+				return "answer from what you have read so far; the user can look at the project's .codex/config.toml, or end the loop with " + templates.CLI("cancel") + " in a terminal"
+			},
 		},
 		"settings-env": {
 			why: "Claude Code starts every Bash command with the variables the env setting of the project's .claude/settings.json or .claude/settings.local.json names (and 2.1.330 the git repository root's .claude/settings.local.json), which the repository can carry: BASH_ENV, CLAUDE_ENV_FILE, ZDOTDIR, PATH or an exported function there can run a program of the project before or instead of any command",
-			alt: "read files with the Read tool (and Grep and Glob where Claude Code offers them), which run no shell and stay allowed; the user can move the variables into their own ~/.claude/settings.json or remove them and restart Claude Code, or end the loop with plansmith cancel in a terminal",
+			// /plansmith:cancel runs through the Bash tool, refused here too.
+			altFor: func() string {
+				return "read files with the Read tool (and Grep and Glob where Claude Code offers them), which run no shell and stay allowed; the user can move the variables into their own ~/.claude/settings.json or remove them and restart Claude Code, or end the loop with " + templates.CLI("cancel") + " in a terminal"
+			},
 		},
 		"blind-pwsh": {
 			why: "Codex runs a command with PowerShell when the model names pwsh as its shell, and its hook is not told so: PowerShell escapes with a backtick, not a backslash, and takes typographic quotes for quotes, so this line may run code where bash reads plain words",
