@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plansmith/plansmith/bashtool"
 	"github.com/plansmith/plansmith/gate"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
@@ -209,7 +210,7 @@ func rawString(raw json.RawMessage, key string) string {
 func CheckExit(c Call, notes io.Writer) (deny string) {
 	defer func() {
 		if r := recover(); r != nil {
-			deny = exitMessage("unreadable", fmt.Sprintf("internal error: %v", r))
+			deny = exitMessage(c.Project, "unreadable", fmt.Sprintf("internal error: %v", r))
 		}
 	}()
 	if !On(c.Project, notes) {
@@ -220,7 +221,7 @@ func CheckExit(c Call, notes io.Writer) (deny string) {
 	}
 	content, dir, err := sessionPlan(c)
 	if err != nil {
-		return exitMessage("unreadable", err.Error())
+		return exitMessage(c.Project, "unreadable", err.Error())
 	}
 	// No plan carries the marker: CheckExit says "no assessment", and the
 	// agent is told where plansmith looked (review BG8: a plan kept
@@ -228,7 +229,7 @@ func CheckExit(c Call, notes io.Writer) (deny string) {
 	ex := gate.CheckExit(content, c.SessionID)
 	if ex.Case == gate.ExitNoAssessment {
 		return strings.TrimSpace(ex.Message) + "\n" + strings.TrimSpace(templates.Show("gate/exit-looked.md", map[string]any{"Dir": dir})) +
-			"\n" + strings.TrimSpace(templates.Show("gate/exit-switch.md", nil))
+			"\n" + switchText(c.Project)
 	}
 	if !ex.Allow {
 		return ex.Message
@@ -237,7 +238,7 @@ func CheckExit(c Call, notes io.Writer) (deny string) {
 	// (outside plan mode PostToolUse does not look: review T2): it stands
 	// only on the runs this session's hooks saw, judged again now.
 	if ok, why := gate.JudgePlanRuns(content, loadRuns(c.Home, c.SessionID)); !ok {
-		return exitMessage("unobserved", why)
+		return exitMessage(c.Project, "unobserved", why)
 	}
 	return ""
 }
@@ -322,7 +323,7 @@ func CheckMalformed(project string, raw []byte, err error, notes io.Writer) (den
 	if !bytes.Contains(raw, []byte("ExitPlanMode")) || !On(project, notes) {
 		return ""
 	}
-	return exitMessage("malformed-input", err.Error())
+	return exitMessage(project, "malformed-input", err.Error())
 }
 
 // On reads the project's switch; a broken settings file leaves the gate
@@ -335,7 +336,15 @@ func On(project string, notes io.Writer) bool {
 	return s.On
 }
 
-func exitMessage(name, detail string) string {
+func exitMessage(project, name, detail string) string {
 	msg := strings.TrimSpace(templates.Show("gate/exit/"+name+".md", map[string]any{"Command": templates.Slash("gate"), "Detail": detail}))
-	return msg + "\n" + strings.TrimSpace(templates.Show("gate/exit-switch.md", nil))
+	return msg + "\n" + switchText(project)
+}
+
+// switchText says how the user turns the gate off. Where the project's
+// Claude Code settings set HOME, neither the user's file nor an approval
+// counts (LoadSetting), so it says what must change first (review FI).
+func switchText(project string) string {
+	home := project != "" && bashtool.SettingsSet("HOME", project, os.Getenv("CLAUDE_PROJECT_DIR"))
+	return strings.TrimSpace(templates.Show("gate/exit-switch.md", map[string]any{"ProjectHome": home}))
 }

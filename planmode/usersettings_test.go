@@ -46,12 +46,22 @@ func TestLoadSettingUserLevel(t *testing.T) {
 }
 
 func TestExitRefusalNamesTheSwitch(t *testing.T) {
+	project := t.TempDir()
+	t.Setenv("CLAUDE_PROJECT_DIR", project)
 	for _, name := range []string{"pending", "no-assessment", "failed"} {
-		msg := exitMessage(name, "x")
+		msg := exitMessage(project, name, "x")
 		assert.Contains(t, msg, "`plan_mode_gate: off` in ~/.claude/plansmith.yaml (every project)", name)
 		// The project's file counts only once approved (review BL6).
 		assert.Contains(t, msg, "in .claude/plansmith.yaml (this project) and then run `plansmith policy trust` in the project", name)
 	}
+	// Where the project's settings set HOME neither switch counts
+	// (LoadSetting), so the refusal says what must change first, not
+	// advice that leaves the gate on (review FI2).
+	require.NoError(t, os.MkdirAll(filepath.Join(project, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(project, ".claude", "settings.json"), []byte(`{"env": {"HOME": "`+project+`"}}`), 0o644))
+	msg := exitMessage(project, "pending", "x")
+	assert.Contains(t, msg, "remove HOME from that env and start Claude Code again, then put `plan_mode_gate: off` in ~/.claude/plansmith.yaml")
+	assert.NotContains(t, msg, "policy trust")
 }
 
 // A HOME the project's Claude Code settings set is a folder the repository

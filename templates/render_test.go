@@ -184,7 +184,7 @@ func renderData(t *testing.T) map[string]any {
 	for _, e := range entries {
 		data["gate/exit/"+e.Name()] = exit
 	}
-	data["gate/exit-switch.md"] = nil
+	data["gate/exit-switch.md"] = map[string]any{"ProjectHome": false}
 	data["messages/not-joined.md"] = nil
 	data["gate/exit-looked.md"] = map[string]any{"Dir": "/home/u/.claude/plans"}
 	return data
