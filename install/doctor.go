@@ -614,8 +614,21 @@ func GateCheck(project string) Check {
 	const name = "plan-mode gate"
 	s, err := planmode.LoadSetting(project)
 	var untrusted *planmode.UntrustedOffError
+	// Where the project's settings set HOME, no approval and no file of
+	// the user's counts until that HOME goes (review FI3).
+	const dropHome = "remove HOME from the env of the project's .claude/settings.json or settings.local.json and start Claude Code again, then "
 	if errors.As(err, &untrusted) {
-		return Check{name, Warn, "on: " + err.Error(), "read " + untrusted.Path + ", then run '" + templates.CLI("policy trust") + "' in the project to turn the gate off"}
+		fix := "read " + untrusted.Path + ", then run '" + templates.CLI("policy trust") + "' in the project to turn the gate off"
+		if untrusted.ProjectHome {
+			// The error's own advice would be said twice.
+			return Check{name, Warn, "on: " + untrusted.Path + " turns the plan-mode gate off, but the project's Claude Code settings set HOME, so plansmith cannot tell your approvals from the repository's",
+				dropHome + fix}
+		}
+		return Check{name, Warn, "on: " + err.Error(), fix}
+	}
+	if errors.Is(err, planmode.ErrProjectHome) {
+		return Check{name, Problem, err.Error() + "; the gate stays on",
+			dropHome + "your ~/.claude/plansmith.yaml counts; or put 'plan_mode_gate: on' in " + planmode.SettingsFile + " to keep the gate on without this problem"}
 	}
 	if err != nil {
 		return Check{name, Problem, err.Error() + "; the gate stays on",

@@ -83,6 +83,28 @@ func TestGateCheck(t *testing.T) {
 	assert.Equal(t, Warn, GateCheck(dir).Level, "an edit needs a new approval")
 }
 
+// TestGateCheckWithTheProjectsHome: where the project's Claude Code
+// settings set HOME, neither an approval nor the user's file turns the
+// gate off, so doctor's fix says to remove that HOME first; "off" in the
+// project's file, which it offered, leaves the gate on (review FI3).
+func TestGateCheckWithTheProjectsHome(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_PROJECT_DIR", dir)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".claude"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "settings.json"), []byte(`{"env": {"HOME": "`+dir+`"}}`), 0o644))
+	c := GateCheck(dir)
+	assert.Equal(t, Problem, c.Level)
+	assert.Contains(t, c.Fix, "remove HOME from the env of the project's .claude/settings.json")
+	assert.NotContains(t, c.Fix, "plan_mode_gate: off")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".claude", "plansmith.yaml"), []byte("plan_mode_gate: off\n"), 0o644))
+	c = GateCheck(dir)
+	assert.Equal(t, Warn, c.Level)
+	assert.True(t, strings.HasPrefix(c.Fix, "remove HOME from the env"), c.Fix)
+	assert.Equal(t, 1, strings.Count(c.Detail+c.Fix, "policy trust"), "the advice is said once")
+}
+
 func TestLoopCheck(t *testing.T) {
 	tests := []struct {
 		name  string

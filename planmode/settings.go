@@ -63,7 +63,7 @@ func LoadSetting(project string) (Setting, error) {
 		}
 	}
 	if projectHome {
-		return def, errors.New("the project's Claude Code settings (.claude/settings.json or settings.local.json) set HOME, or cannot be read, so no ~/.claude/plansmith.yaml is taken for yours")
+		return def, ErrProjectHome
 	}
 	if herr != nil || home == "" {
 		return def, nil
@@ -71,6 +71,10 @@ func LoadSetting(project string) (Setting, error) {
 	s, _, err := loadFile(filepath.Join(home, UserSettingsFile))
 	return s, err
 }
+
+// ErrProjectHome is LoadSetting's error when the project's Claude Code
+// settings set HOME (or may) and the project's own file sets no switch.
+var ErrProjectHome = errors.New("the project's Claude Code settings (.claude/settings.json or settings.local.json) set HOME, or cannot be read, so no ~/.claude/plansmith.yaml is taken for yours")
 
 // UntrustedOffError is LoadSetting's answer for a project settings file
 // that turns the gate off without the user's approval: the gate stays on.
