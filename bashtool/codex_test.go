@@ -220,6 +220,15 @@ func TestARelativeClientFolderLeavesThePATHUnknown(t *testing.T) {
 		why := s.Lookup("/usr/bin:/bin", t.TempDir(), "", "/bin/bash")("ls")
 		assert.Contains(t, why, c.variable+` is the relative path "cfg"`, c.variable)
 		assert.Contains(t, why, "set "+c.variable+" to an absolute path")
+		// The refusal's rule and advice fit a PATH nobody knows: not one
+		// shown to search the project, whose fix is another PATH (review
+		// FI4).
+		d := policy.Bash("ls", policy.Config{PathLookup: s.Lookup("/usr/bin:/bin", t.TempDir(), "", "/bin/bash")})
+		assert.Equal(t, "path-lookup", d.Rule)
+		assert.Contains(t, d.Reason, "snapshots of your shell, which could not be read", c.variable)
+		assert.Contains(t, d.Reason, "once the user fixes what the Refused line names", c.variable)
+		assert.NotContains(t, d.Reason, "(a relative entry, or a folder inside the project)", c.variable)
+		assert.NotContains(t, d.Reason, "starts Claude Code with a PATH", c.variable)
 
 		abs := c.read(func(name string) string {
 			return map[string]string{c.variable: filepath.Join(home, "cfg"), "HOME": home}[name]

@@ -60,7 +60,7 @@ type Shell struct {
 func (s Shell) Lookup(hook, project, pluginBin, shell string) func(name string) string {
 	if s.unreadable != "" {
 		return func(name string) string {
-			return fmt.Sprintf("%s, so where %s would be found is unknown", s.unreadable, name)
+			return policy.PathUnknown(fmt.Sprintf("%s, so where %s would be found is unknown", s.unreadable, name))
 		}
 	}
 	return pathsLookup(bashPaths(hook, s.paths), project, pluginBin, shell)

@@ -247,6 +247,12 @@ func (c *checker) foundOutside(n syntax.Node, name arg, shell bool) bool {
 		if missing, ok := strings.CutPrefix(why, missingMark); ok {
 			return c.deny(n, "not-installed", missing)
 		}
+		if unknown, ok := strings.CutPrefix(why, unknownMark); ok {
+			if c.found == nil {
+				c.found = &finding{rule: "path-lookup", words: "path-unknown", what: c.text(n), detail: unknown}
+			}
+			return false
+		}
 		return c.deny(n, "path-lookup", why)
 	}
 	return true

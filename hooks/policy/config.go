@@ -172,6 +172,14 @@ func NotInstalled(why string) string { return missingMark + why }
 
 const missingMark = "\x1fnot-installed\x1f"
 
+// PathUnknown marks a PathLookup answer given because the PATH the
+// commands run with could not be read (a snapshot unreadable, a relative
+// CLAUDE_CONFIG_DIR or CODEX_HOME): still rule path-lookup, but worded for
+// a PATH nobody knows, not one shown to search the project (review FI4).
+func PathUnknown(why string) string { return unknownMark + why }
+
+const unknownMark = "\x1fpath-unknown\x1f"
+
 func parseConfig(path string, data []byte) (Config, error) {
 	var raw struct {
 		Allow []yaml.Node `yaml:"allow"`

@@ -242,10 +242,18 @@ type finding struct {
 	rule   string
 	what   string
 	detail string
+	// words, when set, names the table entry whose texts word the refusal
+	// in place of the rule's own (a case of the rule that needs other
+	// advice); the refusal still names rule.
+	words string
 }
 
 func deny(f finding) Decision {
-	r, ok := rules()[f.rule]
+	key := f.rule
+	if f.words != "" {
+		key = f.words
+	}
+	r, ok := rules()[key]
 	if !ok {
 		r = rules()["internal"]
 	}

@@ -288,6 +288,26 @@ var rules = sync.OnceValue(func() map[string]rule {
 				return ""
 			},
 		},
+		// The words of path-lookup when the PATH could not be read at all
+		// (policy.PathUnknown): the PATH is not known to search the
+		// project, and no PATH the user starts with helps until what the
+		// refusal names is fixed (review FI4).
+		"path-unknown": {
+			why: "the PATH your commands run with comes from Claude Code's snapshots of your shell, which could not be read, so plansmith cannot tell whether it searches a folder the project decides the contents of, where a file the project carries could run in place of this program or of one it starts",
+			whyFor: func() string {
+				if templates.Codex() {
+					return "the PATH your commands run with comes from Codex's snapshots of your shell, which could not be read, so plansmith cannot tell whether it searches a folder the project decides the contents of, where a file the project carries could run in place of this program or of one it starts"
+				}
+				return ""
+			},
+			alt: "use the Read, Grep and Glob tools, which need no PATH, and the shell's builtins (echo, printf, pwd, test); programs run again once the user fixes what the Refused line names",
+			altFor: func() string {
+				if templates.Codex() {
+					return "read with the shell's builtins alone: echo sub/* lists a folder, while IFS= read -r l; do printf '%s\\n' \"$l\"; done < FILE prints a file; programs run again once the user fixes what the Refused line names"
+				}
+				return ""
+			},
+		},
 		"not-installed": {
 			why: "the program is not installed (found in no folder of PATH), and the shell would then run the command-not-found handler the user's shell startup defines, which can install and run a tool the project names (mise installs what .tool-versions asks for)",
 			alt: "do without it: the Read, Grep and Glob tools, and the commands that are installed (ls -R or find . -name PATTERN for a tree, grep -rn PATTERN . for a search); command -v NAME tells whether a program is there",
