@@ -460,6 +460,15 @@ func (c Challenge) settledWithout(was Status) (Problem, bool) {
 	if c.Status == Withdrawn {
 		what = "what showed its premise false: a file and line you read, a command's output, a document"
 	}
+	if said := oneLine(c.Evidence); said != "" {
+		// The critique has an Evidence line: asked to add one, it cannot
+		// tell what is wrong with it (review FI5).
+		if len(said) > 60 {
+			said = strings.ToValidUTF8(said[:60], "") + "…"
+		}
+		return Problem{ID: c.ID, Line: c.Line, Text: fmt.Sprintf(
+			"marked %s without evidence: its Evidence line (%q) names none; write there %s), or leave its status as it was", c.Status, said, strings.Replace(what, ": ", " (", 1))}, true
+	}
 	return Problem{ID: c.ID, Line: c.Line, Text: fmt.Sprintf(
 		"marked %s without evidence: add a `- **Evidence**: <%s>` line, or leave its status as it was", c.Status, what)}, true
 }

@@ -117,7 +117,7 @@ func TestApply(t *testing.T) {
 			in: critique("### C1: b\n- **Status**: RESOLVED\n", "### C2: s\n- **Status**: WITHDRAWN\n- **Evidence**: TBD\n",
 				"### C3: m\n- **Status**: RESOLVED\n- **Evidence**:\n"),
 			problems: []string{"C1 (line 3): marked RESOLVED without evidence: add a `- **Evidence**: <what settles it",
-				"C2 (line 6): marked WITHDRAWN without evidence: add a `- **Evidence**: <what showed its premise false",
+				`C2 (line 6): marked WITHDRAWN without evidence: its Evidence line ("TBD") names none; write there what showed its premise false (a file and line you read, a command's output, a document), or leave its status as it was`,
 				"C3 (line 10): marked RESOLVED without evidence"},
 		},
 		{
@@ -159,7 +159,9 @@ func TestApply(t *testing.T) {
 			before: three,
 			in: critique("### C1: b\n- **Status**: RESOLVED\n- **Evidence**: Resolved.\n", "### C2: s\n- **Status**: WITHDRAWN\n- **Evidence**: *verified*\n",
 				"### C3: m\n- **Status**: RESOLVED\n- **Evidence**: see above\n"),
-			problems: []string{"C1 (line 3): marked RESOLVED without evidence", "C2 (line 7): marked WITHDRAWN without evidence", "C3 (line 11): marked RESOLVED without evidence"},
+			problems: []string{`C1 (line 3): marked RESOLVED without evidence: its Evidence line ("Resolved.") names none; write there what settles it`,
+				`C2 (line 7): marked WITHDRAWN without evidence: its Evidence line ("verified") names none; write there what showed its premise false (a file`,
+				`C3 (line 11): marked RESOLVED without evidence: its Evidence line ("see above") names none`},
 		},
 		{
 			name:   "evidence is asked for only when the status changes to settled",
