@@ -146,10 +146,16 @@ func uninstallCodex(o CodexOptions) (Result, error) {
 			if err := unchangedSince(o.HooksFile(), old); err != nil {
 				return r, err
 			}
+			where := throughLink(filepath.Dir(o.Dir), o.HooksFile())
 			if err := os.Remove(o.HooksFile()); err != nil {
 				return r, fmt.Errorf("removing %s: %w", o.HooksFile(), err)
 			}
-			r.add("hooks.json", true, "removed (it held only plansmith's hooks)")
+			if where != "" {
+				// A folder linked elsewhere: the user's own file (review FI6).
+				r.add("hooks.json", true, "removed%s: it held only plansmith's hooks", where)
+			} else {
+				r.add("hooks.json", true, "removed (it held only plansmith's hooks)")
+			}
 		case changed:
 			did := "removed plansmith's hooks"
 			if moved := codexHooksMoved(old, out, o.Binary); len(moved) > 0 {

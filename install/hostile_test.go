@@ -263,6 +263,11 @@ func TestUninstallKeepsLinkedFolders(t *testing.T) {
 	}
 	assert.NoFileExists(t, filepath.Join(codexHome, "hooks.json"))
 	assert.NoDirExists(t, filepath.Join(skills, CodexSkill))
+	// The file removed was the user's own, and the line says so, as
+	// install's does (review FI6).
+	realHome, err := filepath.EvalSymlinks(codexHome)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "removed (in "+filepath.Join(realHome, "hooks.json")+", where the link "+o.Dir+" leads)")
 
 	w := newWorld(t)
 	dir := filepath.Join(w.env.Project, ".claude")
@@ -275,6 +280,9 @@ func TestUninstallKeepsLinkedFolders(t *testing.T) {
 	res, err = Uninstall(Options{Dir: dir, Binary: w.env.Binary, Now: time.Now()})
 	require.NoError(t, err)
 	assert.True(t, res.Changed(), res.Lines())
+	realClaude, err := filepath.EvalSymlinks(claude)
+	require.NoError(t, err)
+	assert.Contains(t, res.Lines(), "removed (in "+filepath.Join(realClaude, "settings.json")+", where the link "+dir+" leads)")
 	fi, err := os.Lstat(dir)
 	if assert.NoError(t, err, "the user's .claude link stays") {
 		assert.NotZero(t, fi.Mode()&fs.ModeSymlink)

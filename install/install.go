@@ -176,10 +176,16 @@ func uninstall(o Options) (Result, error) {
 			if err := unchangedSince(o.Settings(), old); err != nil {
 				return r, err
 			}
+			where := throughLink(filepath.Dir(o.Dir), o.Settings())
 			if err := os.Remove(o.Settings()); err != nil {
 				return r, fmt.Errorf("removing %s: %w", o.Settings(), err)
 			}
-			r.add("settings.json", true, "removed (it held only plansmith's hooks)")
+			if where != "" {
+				// A folder linked elsewhere: the user's own file (review FI6).
+				r.add("settings.json", true, "removed%s: it held only plansmith's hooks", where)
+			} else {
+				r.add("settings.json", true, "removed (it held only plansmith's hooks)")
+			}
 		case changed:
 			did := "removed plansmith's hooks"
 			if err := writeSettings(o, out, old, true, &did); err != nil {
