@@ -94,7 +94,7 @@ func (r *stop) keepLessons(ledger provenance.Ledger, run memory.Run, now time.Ti
 	// as it was stays vouched for by its earlier record.
 	if err := ledger.RecordBytes(mem, data, now); err != nil {
 		r.env.note("%v", err)
-		return append(trouble, "the lessons were not added to memory: plansmith could not record under your home that it wrote them ("+plainError(err)+"), and the next run is shown only memory it has a record of")
+		return append(trouble, "the lessons were not added to memory: plansmith could not record under your home that it wrote them ("+plainError(err)+"), so it left the memory as it was; once there is room there, later runs add their lessons again")
 	}
 	if err := state.WriteOwned(mem, data); err != nil {
 		r.env.note("%v", err)

@@ -798,7 +798,10 @@ func TestMemoryWhoseRecordCannotBeWrittenIsNotWritten(t *testing.T) {
 
 	out := Stop(env, ev)
 	require.Equal(t, Finish, out.Kind, out.Message)
-	assert.Contains(t, out.Message, "the lessons were not added to memory: plansmith could not record under your home that it wrote them (no space left on device)")
+	// What this means for the user's memory, and what to do, in their
+	// words (review FI7: "the next run is shown only memory it has a
+	// record of").
+	assert.Contains(t, out.Message, "the lessons were not added to memory: plansmith could not record under your home that it wrote them (no space left on device), so it left the memory as it was; once there is room there, later runs add their lessons again")
 	after, err := os.ReadFile(p.Memory())
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "the memory is as it was")
