@@ -287,7 +287,7 @@ func bypassedBy(files []settingsKeys) (why, fix string) {
 			if !f.repo || !hookStartEnv(name) || json.Unmarshal(env[name], &value) == nil && value == "" {
 				continue
 			}
-			return "the project's " + f.path + " sets " + name + " under env, which Claude Code gives its hooks too: " + hookStartWhy(name) + ", so a program the project carries can decide what Claude Code receives of plansmith's answers",
+			return "the project's " + f.path + " sets " + name + " under env, which Claude Code gives its hooks too: " + hookStartWhy(name) + "; a program the project carries can thus decide what Claude Code receives of plansmith's answers",
 				"remove " + name + " from that file's env (a repository can carry one), then start Claude Code again"
 		}
 	}
@@ -314,7 +314,9 @@ func hookStartWhy(name string) string {
 	case strings.HasPrefix(name, "LD_"):
 		return "the shell that starts each hook loads what the dynamic loader is told to"
 	}
-	return "it changes which program plansmith's hooks run"
+	// Only PLANSMITH_BIN names the program; the others change what
+	// plansmith's launcher does (review FI8).
+	return "plansmith's hooks read their PLANSMITH_ variables (PLANSMITH_BIN names the program they run)"
 }
 
 // UnenforcedFix is what to do when Unenforced's answer for Claude Code is
