@@ -57,56 +57,46 @@ func TestCodexCallsItDidNotOfferRunNothing(t *testing.T) {
 
 // TestCodexRunsPowerShellTheHookCannotSee: Codex runs exec_command's text
 // with pwsh from PATH when the model names pwsh as its shell, and tells the
-// hook the text alone (review CL2). A pwsh on PATH here records what it is
-// given; a line PowerShell reads otherwise than bash is refused and never
-// reaches it, while a plain one does.
+// hook the text alone (review CL2). A line PowerShell reads otherwise than
+// bash is refused and never reaches the pwsh, while a plain one does.
 func TestCodexRunsPowerShellTheHookCannotSee(t *testing.T) {
 	t.Parallel()
-	bin := BuildPlansmith(t)
-	fake := t.TempDir()
-	logFile := filepath.Join(t.TempDir(), "pwsh.log")
-	require.NoError(t, os.WriteFile(filepath.Join(fake, "pwsh"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '"+logFile+"'\n"), 0o755))
-	pwsh := func(cmd string) cs.Reply {
-		return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": cmd, "shell": "pwsh"}}}
-	}
-	e := codexPlansmithEnv(t, bin,
-		startPlan(bin, "--no-memory"),
-		pwsh(`echo "\$(New-Item escaped.txt)"`),
-		pwsh("echo plain"),
-		cs.Exec(quoteBin(bin)+" cancel"),
-		cs.Text("done"),
-	)
-	e.ExtraEnv = append(e.ExtraEnv, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
-	res := runCodex(e, "plan")
-	require.Equal(t, 0, res.ExitCode)
-	reqs := e.Model.Requests()
-	require.GreaterOrEqual(t, len(reqs), 3)
-	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: blind-pwsh")
-	b, err := os.ReadFile(logFile)
-	require.NoError(t, err, "Codex ran the pwsh on PATH")
-	assert.Contains(t, string(b), "-Command")
-	assert.Contains(t, string(b), "echo plain")
-	assert.NotContains(t, string(b), "New-Item", strings.TrimSpace(string(b)))
+	got := codexThroughFakeShell(t, "pwsh", `echo "\$(New-Item escaped.txt)"`, "blind-pwsh")
+	assert.Contains(t, got, "-Command")
+	assert.Contains(t, got, "echo plain")
+	assert.NotContains(t, got, "New-Item", strings.TrimSpace(got))
 }
 
 // TestCodexRunsCmdTheHookCannotSee: for the shell "cmd" Codex runs a
 // program named cmd from PATH with /c and the text (cmd.exe on Windows),
-// and tells the hook the text alone. A cmd on PATH here records what it is
-// given; a line in which cmd.exe reads an operator where bash reads text is
-// refused and never reaches it, while a plain one does (review DA6).
+// and tells the hook the text alone. A line in which cmd.exe reads an
+// operator where bash reads text is refused and never reaches the cmd,
+// while a plain one does (review DA6).
 func TestCodexRunsCmdTheHookCannotSee(t *testing.T) {
 	t.Parallel()
+	got := codexThroughFakeShell(t, "cmd", `echo 'a & del escaped.txt'`, "blind-cmd")
+	assert.Contains(t, got, "/c\necho plain")
+	assert.NotContains(t, got, "del", strings.TrimSpace(got))
+}
+
+// codexThroughFakeShell runs a planning loop in the real Codex whose model
+// has exec_command run two lines with the given shell, a program of that
+// name put first on PATH that records its arguments: escaped, which the
+// hook must refuse by rule, then "echo plain". It returns what the program
+// recorded.
+func codexThroughFakeShell(t *testing.T, shell, escaped, rule string) string {
+	t.Helper()
 	bin := BuildPlansmith(t)
 	fake := t.TempDir()
-	logFile := filepath.Join(t.TempDir(), "cmd.log")
-	require.NoError(t, os.WriteFile(filepath.Join(fake, "cmd"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '"+logFile+"'\n"), 0o755))
-	cmd := func(line string) cs.Reply {
-		return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": line, "shell": "cmd"}}}
+	logFile := filepath.Join(t.TempDir(), shell+".log")
+	require.NoError(t, os.WriteFile(filepath.Join(fake, shell), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" >> '"+logFile+"'\n"), 0o755))
+	run := func(line string) cs.Reply {
+		return cs.Reply{Call: &cs.Call{Name: "exec_command", Input: map[string]any{"cmd": line, "shell": shell}}}
 	}
 	e := codexPlansmithEnv(t, bin,
 		startPlan(bin, "--no-memory"),
-		cmd(`echo 'a & del escaped.txt'`),
-		cmd("echo plain"),
+		run(escaped),
+		run("echo plain"),
 		cs.Exec(quoteBin(bin)+" cancel"),
 		cs.Text("done"),
 	)
@@ -115,11 +105,10 @@ func TestCodexRunsCmdTheHookCannotSee(t *testing.T) {
 	require.Equal(t, 0, res.ExitCode)
 	reqs := e.Model.Requests()
 	require.GreaterOrEqual(t, len(reqs), 3)
-	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: blind-cmd")
+	assert.Contains(t, reqs[2].Outputs[0].Output, "Rule: "+rule)
 	b, err := os.ReadFile(logFile)
-	require.NoError(t, err, "Codex ran the cmd on PATH")
-	assert.Contains(t, string(b), "/c\necho plain")
-	assert.NotContains(t, string(b), "del", strings.TrimSpace(string(b)))
+	require.NoError(t, err, "Codex ran the %s on PATH", shell)
+	return string(b)
 }
 
 // TestCodexProjectShellVariablesRefuseTheShell: a trusted repository's
