@@ -642,12 +642,9 @@ func TestPlanSaysSoWhenProjectSettingsTurnTheHooksOff(t *testing.T) {
 		assert.Equal(t, "done", res.Result, "no Stop hook held the turn")
 		reqs := e.Model.Requests()
 		require.Len(t, reqs, 3)
-		require.Len(t, reqs[1].ToolResults, 1)
-		started := reqs[1].ToolResults[0].Content
-		assert.Contains(t, started, "planning loop started")
+		started := uncheckedStart(t, reqs)
 		assert.Contains(t, started, "NOT CHECKED: Claude Code runs no hooks, plansmith's included: disableAllHooks is true in "+filepath.Join(e.Project, ".claude", "settings.json"))
 		assert.Contains(t, started, "remove disableAllHooks from that file")
-		assert.NotContains(t, started, "read-only while planning")
 		assert.FileExists(t, filepath.Join(e.Project, "unchecked.txt"), "the client ran the command with no hook: what plan now says")
 		assert.Empty(t, denials(t, res))
 	})
@@ -679,13 +676,8 @@ func TestPlanSaysSoWhenTheRepositorysLocalSettingsTurnTheHooksOff(t *testing.T) 
 		e.Project = filepath.Join(root, "sub") // Claude Code starts there
 
 		res := e.Run("/plansmith:plan --no-gate --max-phases 1 "+request, withHookEvents...)
-		reqs := e.Model.Requests()
-		require.GreaterOrEqual(t, len(reqs), 2)
-		require.Len(t, reqs[1].ToolResults, 1)
-		started := reqs[1].ToolResults[0].Content
-		assert.Contains(t, started, "planning loop started")
+		started := uncheckedStart(t, e.Model.Requests())
 		assert.Contains(t, started, "NOT CHECKED: Claude Code runs no hooks, plansmith's included: disableAllHooks is true in "+filepath.Join(root, ".claude", "settings.local.json"))
-		assert.NotContains(t, started, "read-only while planning")
 		if cli != "2.1.197" {
 			assert.Equal(t, "done", res.Result, "no Stop hook held the turn")
 			assert.FileExists(t, filepath.Join(e.Project, "unchecked.txt"), "the client ran the command with no hook: what plan now says")
@@ -748,16 +740,26 @@ func TestPlanSaysSoWhenProjectSettingsWrapTheHooks(t *testing.T) {
 				res := e.Run("/plansmith:plan --no-gate "+request, withHookEvents...)
 				reqs := e.Model.Requests()
 				require.Len(t, reqs, 3)
-				require.Len(t, reqs[1].ToolResults, 1)
-				started := reqs[1].ToolResults[0].Content
-				assert.Contains(t, started, "planning loop started")
+				started := uncheckedStart(t, reqs)
 				assert.Contains(t, started, "NOT CHECKED: the project's "+filepath.Join(e.Project, ".claude", "settings.json")+" sets "+c.variable+" under env")
-				assert.NotContains(t, started, "read-only while planning")
 				assert.FileExists(t, filepath.Join(e.Project, "unchecked.txt"), "the hook's answer was dropped: what plan now says")
 				assert.Equal(t, "done", res.Result)
 			})
 		})
 	}
+}
+
+// uncheckedStart is what the command that started the loop printed, the
+// second request's one tool result: a loop started, and not called
+// read-only.
+func uncheckedStart(t *testing.T, reqs []ms.Request) string {
+	t.Helper()
+	require.GreaterOrEqual(t, len(reqs), 2)
+	require.Len(t, reqs[1].ToolResults, 1)
+	started := reqs[1].ToolResults[0].Content
+	assert.Contains(t, started, "planning loop started")
+	assert.NotContains(t, started, "read-only while planning")
+	return started
 }
 
 // dropLibrary ends, as it loads, any process whose command line names the
