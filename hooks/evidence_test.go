@@ -373,14 +373,7 @@ func TestAPlanRecordNotWrittenIsSaidInPostToolUse(t *testing.T) {
 	b, err := os.ReadFile(plan)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(plan, append(b, "\n## Steps\n1. Ship.\n"...), 0o644))
-	filler, err := os.Create(filepath.Join(home, "filler"))
-	require.NoError(t, err)
-	for buf := make([]byte, 4096); ; {
-		if _, err := filler.Write(buf); err != nil {
-			break
-		}
-	}
-	require.NoError(t, filler.Close())
+	smalldisk.Fill(t, home)
 	run(t, "posttooluse", edit, &out, env)
 	var answer SpecificAnswer
 	require.NoError(t, json.Unmarshal(out.Bytes(), &answer), out.String())

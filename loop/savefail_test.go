@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,26 +34,9 @@ func smallDisk(t *testing.T, p *state.Paths) (fill, free func()) {
 	t.Helper()
 	dir := smalldisk.Mount(t, "256k")
 	p.Project = dir
-	filler := filepath.Join(dir, "filler")
-	fill = func() {
-		f, err := os.Create(filler)
-		require.NoError(t, err)
-		defer f.Close()
-		buf := make([]byte, 4096)
-		for {
-			if _, err := f.Write(buf); err != nil {
-				require.True(t, errors.Is(err, syscall.ENOSPC), "%v", err)
-				break
-			}
-		}
-		// Fill the last partial page too.
-		for {
-			if _, err := f.Write(buf[:1]); err != nil {
-				break
-			}
-		}
-	}
-	free = func() { require.NoError(t, os.Remove(filler)) }
+	release := func() { t.Fatal("the disk was freed before it was filled") }
+	fill = func() { release = smalldisk.Fill(t, dir) }
+	free = func() { release() }
 	return fill, free
 }
 
@@ -824,29 +806,6 @@ func TestMemoryWhoseRecordCannotBeWrittenIsNotWritten(t *testing.T) {
 	assert.Len(t, runs, 2)
 }
 
-// fillDisk fills the file system of dir to the last byte and returns a
-// function that frees it again.
-func fillDisk(t *testing.T, dir string) (free func()) {
-	t.Helper()
-	filler := filepath.Join(dir, "filler")
-	f, err := os.Create(filler)
-	require.NoError(t, err)
-	defer f.Close()
-	buf := make([]byte, 4096)
-	for {
-		if _, err := f.Write(buf); err != nil {
-			require.True(t, errors.Is(err, syscall.ENOSPC), "%v", err)
-			break
-		}
-	}
-	for {
-		if _, err := f.Write(buf[:1]); err != nil {
-			break
-		}
-	}
-	return func() { require.NoError(t, os.Remove(filler)) }
-}
-
 // The plan-mode gate keeps its record under the home: the metadata in the
 // plan file (~/.claude/plans) and the runs its hooks saw. With the home's
 // disk full neither could be written, and only stderr said so: the agent
@@ -883,7 +842,7 @@ func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
 	require.NoError(t, err)
 	edited := strings.Replace(string(kept), "cron job.", "cron job.\n2. Check the dump.", 1)
 	require.NoError(t, os.WriteFile(path, []byte(edited), 0o644))
-	free := fillDisk(t, home)
+	free := smalldisk.Fill(t, home)
 	out := PostToolUse(env, edit)
 	assert.Contains(t, out.Context, "could not write the gate's record into the plan file "+path+": no space left on device")
 	assert.Contains(t, out.Context, "save the plan file again")
@@ -1090,7 +1049,7 @@ func TestAPlanModePlanThatCannotBeIndexedIsSaidSo(t *testing.T) {
 	require.NoError(t, err)
 	edit := ToolEvent{Session: Session{ID: sessionID, Cwd: p.Project}, Tool: "Write", Input: wrote, PermissionMode: "plan"}
 
-	free := fillDisk(t, home)
+	free := smalldisk.Fill(t, home)
 	out := PostToolUse(env, edit)
 	assert.Contains(t, out.Context, "could not record the plan file "+path+" in its plan index under your home: no space left on device")
 	assert.Contains(t, out.Context, "cannot record the critic and validator runs on this plan")

@@ -3,8 +3,11 @@
 package smalldisk
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"syscall"
 	"testing"
 )
 
@@ -24,4 +27,36 @@ func Mount(t testing.TB, size string) string {
 	}
 	t.Cleanup(func() { exec.Command("umount", dir).Run() })
 	return dir
+}
+
+// Fill writes a file into dir until its file system is full, to the last
+// byte, and returns a function that removes the file again.
+func Fill(t testing.TB, dir string) (free func()) {
+	t.Helper()
+	filler := filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("filling %s: %v", dir, err)
+			}
+			break
+		}
+	}
+	// The last partial page too.
+	for {
+		if _, err := f.Write(buf[:1]); err != nil {
+			break
+		}
+	}
+	return func() {
+		if err := os.Remove(filler); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
