@@ -141,24 +141,33 @@ func newTmuxTerm(t *testing.T, why string) *tmuxTerm {
 func startTmux(t *testing.T, e *Env, args ...string) *tmuxTerm {
 	t.Helper()
 	tt := newTmuxTerm(t, "the interactive plan-mode scenario needs it (ExitPlanMode is off in claude -p)")
-	// The client starts in a script so its environment is exactly ours,
-	// not the tmux server's.
+	tt.start(e.Home, e.environ(), e.Project, append([]string{e.Claude, "--plugin-dir", e.PluginDir}, args...), nil)
+	return tt
+}
+
+// start runs argv in dir in a tmux session, from a script (written into
+// home) so that its environment is exactly environ, not the tmux server's.
+// When the test ends, the pane's process group and the tmux server are
+// killed and waited for, so nothing writes into the temp folders as they
+// are removed and no server outlives the test; then atEnd, if any, runs.
+func (tt *tmuxTerm) start(home string, environ []string, dir string, argv []string, atEnd func()) {
+	t := tt.t
+	t.Helper()
 	var sb strings.Builder
 	sb.WriteString("#!/bin/sh\n")
-	for _, kv := range append(e.environ(), "TERM=xterm-256color") {
+	for _, kv := range append(environ, "TERM=xterm-256color") {
 		k, v, _ := strings.Cut(kv, "=")
 		if !envNameRe.MatchString(k) {
 			continue // not a name sh can export
 		}
 		fmt.Fprintf(&sb, "export %s=%s\n", k, shellQuote(v))
 	}
-	sb.WriteString("cd " + shellQuote(e.Project) + " || exit 1\n")
-	sb.WriteString("exec " + shellQuote(e.Claude))
-	for _, a := range append([]string{"--plugin-dir", e.PluginDir}, args...) {
+	sb.WriteString("cd " + shellQuote(dir) + " || exit 1\nexec")
+	for _, a := range argv {
 		sb.WriteString(" " + shellQuote(a))
 	}
 	sb.WriteString("\n")
-	script := filepath.Join(e.Home, "run-claude.sh")
+	script := filepath.Join(home, "run-"+filepath.Base(argv[0])+".sh")
 	require.NoError(t, os.WriteFile(script, []byte(sb.String()), 0o755))
 	out, err := tt.tmux("new-session", "-d", "-s", "cli", "-x", "200", "-y", "50", script)
 	require.NoError(t, err, "tmux new-session: %s", out)
@@ -167,10 +176,8 @@ func startTmux(t *testing.T, e *Env, args ...string) *tmuxTerm {
 	var pane, server int
 	_, err = fmt.Sscan(out, &pane, &server)
 	require.NoError(t, err, "pane and server pids %q", out)
-	// The pane's process (the CLI: the script execs it) leads its own
-	// process group. The cleanup kills that group and the tmux server and
-	// waits until both are gone, so nothing writes into the temp folders as
-	// they are removed and no server outlives the test.
+	// The pane's process (the program: the script execs it) leads its own
+	// process group.
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("screen at the end:\n%s", tt.screen())
@@ -182,8 +189,10 @@ func startTmux(t *testing.T, e *Env, args ...string) *tmuxTerm {
 				break
 			}
 		}
+		if atEnd != nil {
+			atEnd()
+		}
 	})
-	return tt
 }
 
 var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

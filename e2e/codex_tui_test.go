@@ -37,37 +37,7 @@ func startCodexTmux(t *testing.T, e *CodexEnv, args ...string) *tmuxTerm {
 		"[notice.model_migrations]\n\"gpt-5.5\" = \"gpt-6-sol\"\n[projects.%q]\ntrust_level = \"trusted\"\n", e.Project)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	var sb strings.Builder
-	sb.WriteString("#!/bin/sh\n")
-	for _, kv := range append(e.environ(), "TERM=xterm-256color") {
-		k, v, _ := strings.Cut(kv, "=")
-		if envNameRe.MatchString(k) {
-			fmt.Fprintf(&sb, "export %s=%s\n", k, shellQuote(v))
-		}
-	}
-	sb.WriteString("cd " + shellQuote(e.Project) + " || exit 1\n")
-	sb.WriteString("exec " + shellQuote(e.Codex))
-	for _, a := range append([]string{"-m", CodexModel}, args...) {
-		sb.WriteString(" " + shellQuote(a))
-	}
-	sb.WriteString("\n")
-	script := filepath.Join(e.Home, "run-codex.sh")
-	require.NoError(t, os.WriteFile(script, []byte(sb.String()), 0o755))
-	out, err := tt.tmux("new-session", "-d", "-s", "cli", "-x", "200", "-y", "50", script)
-	require.NoError(t, err, "tmux new-session: %s", out)
-	out, err = tt.tmux("display-message", "-p", "-t", "cli", "#{pane_pid}")
-	require.NoError(t, err, "tmux display-message: %s", out)
-	var pane int
-	_, err = fmt.Sscan(out, &pane)
-	require.NoError(t, err, "pane pid %q", out)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("screen at the end:\n%s", tt.screen())
-		}
-		_ = syscall.Kill(-pane, syscall.SIGKILL)
-		_, _ = tt.tmux("kill-server")
-		stopCodexDaemons(t, e.Home)
-	})
+	tt.start(e.Home, e.environ(), e.Project, append([]string{e.Codex, "-m", CodexModel}, args...), func() { stopCodexDaemons(t, e.Home) })
 	// Any dialog left, until the prompt shows and stays for three seconds
 	// (a dialog may come up after the prompt is drawn).
 	ready := 0
