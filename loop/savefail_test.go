@@ -22,7 +22,6 @@ import (
 	"github.com/plansmith/plansmith/internal/provenance"
 	"github.com/plansmith/plansmith/internal/smalldisk"
 	"github.com/plansmith/plansmith/memory"
-	"github.com/plansmith/plansmith/planmode"
 	"github.com/plansmith/plansmith/state"
 	"github.com/plansmith/plansmith/templates"
 )
@@ -822,16 +821,8 @@ func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
 		}
 		return ""
 	}
-	plans := filepath.Join(home, planmode.PlansDir)
-	require.NoError(t, os.MkdirAll(plans, 0o755))
-	path := filepath.Join(plans, "brave-otter.md")
-	plan := "# Backups\n\n## Goals\n- Nightly backups.\n\n## Steps\n1. Add the cron job.\n\n" +
-		gate.GapsStart + "\n### GAP-1: Restore untested\n- **Severity**: medium\n- **Description**: Restores are not rehearsed.\n" + gate.GapsEnd + "\n"
-	require.NoError(t, os.WriteFile(path, []byte(plan), 0o644))
-	s := Session{ID: sessionID, Cwd: p.Project}
-	wrote, err := json.Marshal(map[string]string{"file_path": path})
-	require.NoError(t, err)
-	edit := ToolEvent{Session: s, Tool: "Write", Input: wrote, PermissionMode: "plan"}
+	path, plan, edit := planModePlan(t, home, p.Project)
+	s := edit.Session
 	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit))
 	prompts := gate.PromptsOf(plan)
 	assert.Equal(t, PromptOutcome{}, RecordSubagent(env, SubagentEvent{Session: s, PermissionMode: "plan", Launched: true, AgentID: "c1",
