@@ -20,8 +20,13 @@ import (
 // homeEnv is testEnv with a HOME, where plansmith records what it wrote.
 func homeEnv(t *testing.T) (Env, state.Paths) {
 	t.Helper()
+	return homeEnvAt(t, t.TempDir())
+}
+
+// homeEnvAt is homeEnv with home as the user's home folder.
+func homeEnvAt(t *testing.T, home string) (Env, state.Paths) {
+	t.Helper()
 	env, p, _ := testEnv(t)
-	home := t.TempDir()
 	env.Getenv = func(k string) string {
 		if k == "HOME" {
 			return home

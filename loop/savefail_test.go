@@ -739,14 +739,8 @@ func TestAFinishThatCannotEndTheLoopNamesCodexsCancelOnce(t *testing.T) {
 // Now the run says the lessons were not added, and the memory as it was
 // stays plansmith's.
 func TestMemoryWhoseRecordCannotBeWrittenIsNotWritten(t *testing.T) {
-	env, p := homeEnv(t)
 	home := smalldisk.Mount(t, "64k")
-	env.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
+	env, p := homeEnvAt(t, home)
 	require.Equal(t, Finish, Stop(env, startAtFinalRevise(t, env, p)).Kind)
 	before, err := os.ReadFile(p.Memory())
 	require.NoError(t, err)
@@ -813,14 +807,8 @@ func TestMemoryWhoseRecordCannotBeWrittenIsNotWritten(t *testing.T) {
 // Now the hook that could not write tells the agent and the user what
 // was lost and what to do.
 func TestAPlanModeGateOnAFullHomeSaysWhatItCouldNotRecord(t *testing.T) {
-	env, p := homeEnv(t)
 	home := smalldisk.Mount(t, "256k")
-	env.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
+	env, p := homeEnvAt(t, home)
 	path, plan, edit := planModePlan(t, home, p.Project)
 	s := edit.Session
 	assert.Equal(t, PromptOutcome{}, PostToolUse(env, edit))
@@ -1023,14 +1011,8 @@ func TestANewLoopTakesNoMessagesOfAnEarlierOne(t *testing.T) {
 // not recorded, in silence; ExitPlanMode then sent the agent to run the
 // gate again (review FB11). The edit's hook now says so.
 func TestAPlanModePlanThatCannotBeIndexedIsSaidSo(t *testing.T) {
-	env, p := homeEnv(t)
 	home := smalldisk.Mount(t, "64k")
-	env.Getenv = func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		return ""
-	}
+	env, p := homeEnvAt(t, home)
 	require.NoError(t, os.MkdirAll(filepath.Join(p.Project, ".claude"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(p.Project, ".claude", "settings.json"), []byte(`{"plansDirectory": "plans"}`), 0o644))
 	path := filepath.Join(p.Project, "plans", "brave-otter.md")
