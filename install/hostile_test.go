@@ -2,6 +2,7 @@ package install
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// notFiles plant, at a path, what a repository can carry that is no
+// regular file: a FIFO (opened, it waits for a writer that never comes)
+// and a link to /dev/zero (read, it never ends).
+var notFiles = map[string]func(t *testing.T, path string){
+	"a FIFO": func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) },
+	"a link to /dev/zero": func(t *testing.T, path string) {
+		require.NoError(t, os.Symlink("/dev/zero", path))
+	},
+}
+
 // A repository may carry a .claude/settings.json that is no file: a FIFO
 // (opened, it waits for a writer that never comes) or a link to /dev/zero
 // (read, it never ends). install, uninstall and doctor, and `plan`, which
@@ -23,13 +34,8 @@ func TestSettingsThatAreNoFile(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no FIFOs or /dev/zero")
 	}
-	kinds := map[string]func(t *testing.T, path string){
-		"a FIFO": func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) },
-		"a link to /dev/zero": func(t *testing.T, path string) {
-			require.NoError(t, os.Symlink("/dev/zero", path))
-		},
-		"a folder": func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) },
-	}
+	kinds := maps.Clone(notFiles)
+	kinds["a folder"] = func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }
 	for name, plant := range kinds {
 		t.Run(name, func(t *testing.T) {
 			w := newWorld(t)
@@ -66,13 +72,7 @@ func TestWrittenFilesThatAreNoFile(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no FIFOs or /dev/zero")
 	}
-	kinds := map[string]func(t *testing.T, path string){
-		"a FIFO": func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) },
-		"a link to /dev/zero": func(t *testing.T, path string) {
-			require.NoError(t, os.Symlink("/dev/zero", path))
-		},
-	}
-	for name, plant := range kinds {
+	for name, plant := range notFiles {
 		t.Run("a command that is "+name, func(t *testing.T) {
 			w := newWorld(t)
 			dir := filepath.Join(w.env.Project, ".claude")
